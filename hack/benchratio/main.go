@@ -1,0 +1,120 @@
+// Command benchratio reads `go test -bench` output on stdin and prints, for every
+// benchmark that ran as both `.../impl=ours` and `.../impl=client-go`, the median
+// of each metric for both and the ratio in our favour (>1 means we are better:
+// client-go/ours for costs such as ns/op, B/op, allocs/op and B/obj; ours/client-go
+// for rates, units ending in "/s").
+//
+// Usage: go test -run '^$' -bench . -benchmem -count 5 ./bench | go run ./hack/benchratio
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+const (
+	ours     = "ours"
+	clientGo = "client-go"
+)
+
+// benchLine matches "BenchmarkName-8   	 1000	 123 ns/op	 45 B/op ...".
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+type key struct{ bench, unit string }
+
+func main() {
+	samples := map[key]map[string][]float64{} // -> impl -> values
+	var order []key
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		fmt.Fprintln(os.Stderr, line) // keep the raw output visible
+		m := benchLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		name, impl, ok := splitImpl(m[1])
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(m[2])
+		for i := 0; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			k := key{name, fields[i+1]}
+			if samples[k] == nil {
+				samples[k] = map[string][]float64{}
+				order = append(order, k)
+			}
+			samples[k][impl] = append(samples[k][impl], v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchratio:", err)
+		os.Exit(1)
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "benchmark\tunit\tours\tclient-go\tours better by\t")
+	paired := 0
+	for _, k := range order {
+		o, c := samples[k][ours], samples[k][clientGo]
+		if len(o) == 0 || len(c) == 0 {
+			continue
+		}
+		mo, mc := median(o), median(c)
+		ratio := "n/a"
+		switch {
+		case strings.HasSuffix(k.unit, "/s") && mc > 0:
+			ratio = fmt.Sprintf("%.2fx", mo/mc)
+		case mo > 0:
+			ratio = fmt.Sprintf("%.2fx", mc/mo)
+		case mc == 0:
+			ratio = "equal"
+		default:
+			ratio = "inf"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t\n", k.bench, k.unit, num(mo), num(mc), ratio)
+		paired++
+	}
+	w.Flush()
+	if paired == 0 {
+		fmt.Fprintln(os.Stderr, "benchratio: no benchmark ran as both impl=ours and impl=client-go")
+		os.Exit(1)
+	}
+}
+
+// splitImpl splits "BenchmarkX/case/impl=ours/more" into ("BenchmarkX/case/more", "ours").
+func splitImpl(name string) (string, string, bool) {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		if impl, ok := strings.CutPrefix(p, "impl="); ok {
+			return strings.Join(slices.Delete(parts, i, i+1), "/"), impl, true
+		}
+	}
+	return "", "", false
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func num(f float64) string {
+	if f >= 100 || f == float64(int64(f)) {
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(f, 'f', 2, 64)
+}
