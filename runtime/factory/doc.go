@@ -1,0 +1,24 @@
+// Package factory is the runtime that generated informer code calls: a Type
+// describes one API kind (resource, scope, list type, indexes), and a Factory
+// hands out one shared informer per resource, builds REST clients from the
+// API packages' schemes, and starts, syncs and stops the informers together.
+//
+// Design choices:
+//   - No generated clientset is needed. For each group-version the factory
+//     builds its own runtime.Scheme from the Type's AddToScheme and one REST
+//     client (package listwatch) decoding straight into the typed objects. A
+//     scheme per group-version means no scheme is ever written after a client
+//     uses it (runtime.Scheme is not safe for that).
+//   - Informers are created lazily, on first InformerFor, so a controller pays
+//     only for the types it reads; Register creates them eagerly so that
+//     ForResource works before first typed use.
+//   - Per-type overrides are keyed by GroupVersionResource in Options.Types.
+//     Fields that depend on the Go type (ListerWatcher, informer options) are
+//     held as any and set type-safely by SetListerWatcher and
+//     SetInformerOptions; a mismatch panics at first use, naming the resource.
+//   - Construction errors (no rest.Config, a failing AddToScheme) do not panic
+//     and are not lost: the informer's source returns them, so LastError and
+//     WaitForCacheSync report them with the resource name.
+//   - Start is non-blocking and may be called again; Shutdown cancels every
+//     informer and waits for all their goroutines, so nothing outlives it.
+package factory

@@ -1,0 +1,460 @@
+package factory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/listwatch"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// Type describes one API type to the runtime. Generated code declares one
+// package-level Type per kind (FooType); it is plain data and safe to share.
+type Type[T store.Object[T], L runtime.Object] struct {
+	// Resource is the group, version and plural resource name.
+	Resource schema.GroupVersionResource
+	// Namespaced is false for cluster-scoped types.
+	Namespaced bool
+	// AddToScheme registers the type's group-version (the API package's
+	// AddToScheme). The factory calls it once per group-version on a scheme of
+	// its own.
+	AddToScheme func(*runtime.Scheme) error
+	// NewList returns an empty list to decode a LIST into.
+	NewList func() L
+	// Items returns the items of a list as T (usually via Pointers).
+	Items func(L) []T
+	// Indexers, when not nil, returns the type's declared indexes; NewInformer
+	// adds them to every informer of the type.
+	Indexers func() store.Indexers[T]
+}
+
+// Pointers returns pointers to the elements of items, in order, without
+// copying them: list.Items stays the backing array. It is how a Type's Items
+// turns a FooList's []Foo into []*Foo.
+func Pointers[E any](items []E) []*E {
+	if items == nil {
+		return nil
+	}
+	out := make([]*E, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}
+
+// Options configures a Factory. The zero value watches every namespace with
+// no selectors and no resync.
+type Options struct {
+	// Namespace limits every namespaced informer to one namespace ("" = all).
+	Namespace string
+	// LabelSelector and FieldSelector apply to every informer.
+	LabelSelector string
+	FieldSelector string
+	// Tweak edits the ListOptions of every LIST and WATCH, after selectors.
+	Tweak func(*metav1.ListOptions)
+	// ResyncPeriod is the default handler resync of every informer (0 = none).
+	ResyncPeriod time.Duration
+	// Transform runs on every object before it is cached; it must return an
+	// object of the same Go type. It runs in addition to the default removal of
+	// managedFields unless KeepManagedFields is set.
+	Transform func(runtime.Object) (runtime.Object, error)
+	// KeepManagedFields keeps metadata.managedFields in cached objects.
+	KeepManagedFields bool
+	// HTTPClient, when set, is shared by the REST clients of every
+	// group-version; otherwise one is built from the rest.Config.
+	HTTPClient *http.Client
+	// Types holds per-type overrides keyed by resource; set typed fields with
+	// SetListerWatcher and SetInformerOptions.
+	Types map[schema.GroupVersionResource]TypeOptions
+}
+
+// TypeOptions overrides Options for one type. Nil pointers inherit the
+// factory-wide value.
+type TypeOptions struct {
+	Namespace     *string
+	LabelSelector *string
+	FieldSelector *string
+	ResyncPeriod  *time.Duration
+	// Transform replaces Options.Transform for this type.
+	Transform func(runtime.Object) (runtime.Object, error)
+	// ListerWatcher, when not nil, must be a reflector.ListerWatcher[T] for the
+	// type's T; it replaces the REST source (a fake, or a clientset adapter).
+	// SetListerWatcher sets it type-safely; a wrong type panics at first use.
+	ListerWatcher any
+	// Informer, when not nil, must be a func(*informer.Options[T]); it edits
+	// the informer options last. SetInformerOptions sets it type-safely.
+	Informer any
+}
+
+// SetListerWatcher makes the factory read typ from lw instead of the API
+// server (for tests with runtimetest's fake source, or to reuse an existing
+// clientset). Call it before the factory is created from opts.
+func SetListerWatcher[T store.Object[T], L runtime.Object](opts *Options, typ Type[T, L], lw reflector.ListerWatcher[T]) {
+	o := opts.typeOptions(typ.Resource)
+	o.ListerWatcher = lw
+	opts.Types[typ.Resource] = o
+}
+
+// SetInformerOptions registers fn to edit the informer.Options of typ's shared
+// informer after the factory applied its own settings.
+func SetInformerOptions[T store.Object[T], L runtime.Object](opts *Options, typ Type[T, L], fn func(*informer.Options[T])) {
+	o := opts.typeOptions(typ.Resource)
+	o.Informer = fn
+	opts.Types[typ.Resource] = o
+}
+
+func (o *Options) typeOptions(gvr schema.GroupVersionResource) TypeOptions {
+	if o.Types == nil {
+		o.Types = map[schema.GroupVersionResource]TypeOptions{}
+	}
+	return o.Types[gvr]
+}
+
+// Factory hands out one shared informer per resource and runs them.
+// All methods are safe for concurrent use.
+//
+// Lifecycle: informers are created on first use (InformerFor) or by
+// Register; Start runs every informer not yet running and keeps running the
+// ones created later; Shutdown stops them all and waits for their goroutines.
+type Factory struct {
+	cfg  *rest.Config
+	opts Options
+
+	mu        sync.Mutex
+	gvs       map[schema.GroupVersion]*groupVersion
+	entries   map[schema.GroupVersionResource]*entry
+	order     []schema.GroupVersionResource // creation order, for deterministic Start
+	startCtx  context.Context               // ctx of the last Start, nil before
+	shutdown  bool
+	cancels   []context.CancelFunc
+	wg        sync.WaitGroup
+	httpOnce  sync.Once
+	http      *http.Client
+	httpError error
+}
+
+type groupVersion struct {
+	scheme *runtime.Scheme
+	client rest.Interface
+	err    error
+}
+
+// entry is one shared informer; inf is an *informer.Informer[T].
+type entry struct {
+	inf     any
+	run     func(context.Context) error
+	sync    informer.Syncable
+	generic Generic
+	started bool
+}
+
+// New returns a factory that talks to the server in cfg, decoding with
+// schemes built from the types' AddToScheme (one scheme and one REST client
+// per group-version, built lazily). cfg may be nil when every type used has a
+// ListerWatcher in opts. New starts nothing.
+func New(cfg *rest.Config, opts Options) *Factory {
+	return &Factory{
+		cfg:     cfg,
+		opts:    opts,
+		gvs:     map[schema.GroupVersion]*groupVersion{},
+		entries: map[schema.GroupVersionResource]*entry{},
+	}
+}
+
+// NewInformer returns a standalone (unshared, not started) informer for typ
+// over lw, with typ's indexes added to opts.Indexers and opts.Reflector.Name
+// defaulting to the resource name. Run it with its Run method.
+func NewInformer[T store.Object[T], L runtime.Object](typ Type[T, L], lw reflector.ListerWatcher[T], opts informer.Options[T]) *informer.Informer[T] {
+	if typ.Indexers != nil {
+		if idx := typ.Indexers(); len(idx) > 0 {
+			merged := make(store.Indexers[T], len(idx)+len(opts.Indexers))
+			for k, v := range idx {
+				merged[k] = v
+			}
+			for k, v := range opts.Indexers {
+				merged[k] = v
+			}
+			opts.Indexers = merged
+		}
+	}
+	if opts.Reflector.Name == "" {
+		opts.Reflector.Name = resourceName(typ.Resource)
+	}
+	return informer.New(lw, opts)
+}
+
+// resourceName is "foos.v1alpha1.samplecontroller.example.com" (or "pods.v1").
+func resourceName(gvr schema.GroupVersionResource) string {
+	if gvr.Group == "" {
+		return gvr.Resource + "." + gvr.Version
+	}
+	return gvr.Resource + "." + gvr.Version + "." + gvr.Group
+}
+
+// InformerFor returns the factory's shared informer for typ, creating it on
+// first use. An informer created after Start is started at once with the ctx
+// of the last Start. It panics if the per-type ListerWatcher or Informer
+// override in Options has the wrong type for T, or if two Types with different
+// Go types claim the same resource: both are programming errors.
+func InformerFor[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e, ok := f.entries[typ.Resource]; ok {
+		inf, ok := e.inf.(*informer.Informer[T])
+		if !ok {
+			panic(fmt.Sprintf("factory: resource %s already has an informer of type %T, not %T", typ.Resource, e.inf, inf))
+		}
+		return inf
+	}
+	inf := newSharedLocked(f, typ)
+	e := &entry{
+		inf:     inf,
+		run:     inf.Run,
+		sync:    inf,
+		generic: newGeneric(typ, inf),
+	}
+	f.entries[typ.Resource] = e
+	f.order = append(f.order, typ.Resource)
+	if f.startCtx != nil && !f.shutdown {
+		f.startLocked(f.startCtx, typ.Resource, e)
+	}
+	return inf
+}
+
+// Register makes types known to ForResource (creating their shared informers,
+// which Start then runs). Generated factories call it once with every type.
+func Register(f *Factory, types ...Registrant) {
+	for _, t := range types {
+		t.register(f)
+	}
+}
+
+// Registrant is implemented by every Type; it lets Register take types with
+// different type parameters in one call.
+type Registrant interface{ register(f *Factory) }
+
+func (typ Type[T, L]) register(f *Factory) { InformerFor(f, typ) }
+
+func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
+	to := f.opts.Types[typ.Resource]
+	ns, lsel, fsel, resync := f.opts.Namespace, f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
+	if to.Namespace != nil {
+		ns = *to.Namespace
+	}
+	if !typ.Namespaced {
+		ns = ""
+	}
+	if to.LabelSelector != nil {
+		lsel = *to.LabelSelector
+	}
+	if to.FieldSelector != nil {
+		fsel = *to.FieldSelector
+	}
+	if to.ResyncPeriod != nil {
+		resync = *to.ResyncPeriod
+	}
+
+	var lw reflector.ListerWatcher[T]
+	if to.ListerWatcher != nil {
+		var ok bool
+		if lw, ok = to.ListerWatcher.(reflector.ListerWatcher[T]); !ok {
+			panic(fmt.Sprintf("factory: Options.Types[%s].ListerWatcher is %T, not a reflector.ListerWatcher[%T]", typ.Resource, to.ListerWatcher, *new(T)))
+		}
+	} else {
+		client, err := f.clientLocked(typ.Resource.GroupVersion(), typ.AddToScheme)
+		if err != nil {
+			lw = failingLW[T]{err: fmt.Errorf("%s: %w", resourceName(typ.Resource), err)}
+		} else {
+			lw = listwatch.New(client, listwatch.Options[T, L]{
+				Resource:      typ.Resource.Resource,
+				Namespace:     ns,
+				LabelSelector: lsel,
+				FieldSelector: fsel,
+				Tweak:         f.opts.Tweak,
+				NewList:       typ.NewList,
+				Items:         typ.Items,
+			})
+		}
+	}
+
+	opts := informer.Options[T]{
+		ResyncPeriod:      resync,
+		KeepManagedFields: f.opts.KeepManagedFields,
+	}
+	transform := f.opts.Transform
+	if to.Transform != nil {
+		transform = to.Transform
+	}
+	if transform != nil {
+		opts.Transform = typedTransform[T](typ.Resource, transform)
+	}
+	if to.Informer != nil {
+		fn, ok := to.Informer.(func(*informer.Options[T]))
+		if !ok {
+			panic(fmt.Sprintf("factory: Options.Types[%s].Informer is %T, not a func(*informer.Options[%T])", typ.Resource, to.Informer, *new(T)))
+		}
+		fn(&opts)
+	}
+	return NewInformer(typ, lw, opts)
+}
+
+func typedTransform[T store.Object[T]](gvr schema.GroupVersionResource, fn func(runtime.Object) (runtime.Object, error)) func(T) (T, error) {
+	return func(obj T) (T, error) {
+		out, err := fn(obj)
+		if err != nil {
+			return obj, fmt.Errorf("transform %s %s: %w", resourceName(gvr), store.Key(obj), err)
+		}
+		t, ok := out.(T)
+		if !ok {
+			return obj, fmt.Errorf("transform %s %s: returned %T, want %T", resourceName(gvr), store.Key(obj), out, obj)
+		}
+		return t, nil
+	}
+}
+
+// clientLocked returns the REST client of gv, building its scheme (with
+// addToScheme) and client on first use.
+func (f *Factory) clientLocked(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, error) {
+	if g, ok := f.gvs[gv]; ok {
+		return g.client, g.err
+	}
+	g := &groupVersion{scheme: runtime.NewScheme()}
+	f.gvs[gv] = g
+	switch {
+	case f.cfg == nil:
+		g.err = errors.New("factory has no rest.Config and no ListerWatcher was set for this type")
+	case addToScheme == nil:
+		g.err = fmt.Errorf("type of group-version %s has no AddToScheme", gv)
+	default:
+		if err := addToScheme(g.scheme); err != nil {
+			g.err = fmt.Errorf("add %s to scheme: %w", gv, err)
+			break
+		}
+		hc := f.opts.HTTPClient
+		if hc == nil {
+			f.httpOnce.Do(func() { f.http, f.httpError = rest.HTTPClientFor(f.cfg) })
+			if f.httpError != nil {
+				g.err = fmt.Errorf("http client: %w", f.httpError)
+				break
+			}
+			hc = f.http
+		}
+		g.client, g.err = listwatch.NewRESTClient(f.cfg, hc, g.scheme, gv)
+	}
+	return g.client, g.err
+}
+
+// failingLW reports a construction error (bad config, scheme error) through
+// the informer, so WaitForCacheSync names the resource and the cause.
+type failingLW[T any] struct{ err error }
+
+func (l failingLW[T]) List(context.Context, metav1.ListOptions) (*reflector.ListResult[T], error) {
+	return nil, l.err
+}
+func (l failingLW[T]) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return nil, l.err
+}
+
+// Start runs every informer not yet running, each in its own goroutine with a
+// context derived from ctx, and returns at once. Informers created later by
+// InformerFor are started with the same ctx. Cancelling ctx stops the
+// informers it started; Shutdown stops all and waits. Start after Shutdown
+// does nothing.
+func (f *Factory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shutdown {
+		return
+	}
+	f.startCtx = ctx
+	for _, gvr := range f.order {
+		if e := f.entries[gvr]; !e.started {
+			f.startLocked(ctx, gvr, e)
+		}
+	}
+}
+
+func (f *Factory) startLocked(ctx context.Context, gvr schema.GroupVersionResource, e *entry) {
+	e.started = true
+	ctx, cancel := context.WithCancel(ctx)
+	f.cancels = append(f.cancels, cancel)
+	name := resourceName(gvr)
+	f.wg.Go(func() {
+		defer cancel()
+		logger := klog.FromContext(ctx).WithValues("resource", name)
+		logger.V(4).Info("informer starting")
+		if err := e.run(klog.NewContext(ctx, logger)); err != nil && !errors.Is(err, context.Canceled) {
+			logger.Error(err, "informer stopped")
+		}
+	})
+}
+
+// WaitForCacheSync blocks until every started informer has synced (nil) or
+// ctx ends. On ctx's end the error names each unsynced resource and wraps
+// the informer's last error (a 403 on LIST, say) rather than only timing out.
+func (f *Factory) WaitForCacheSync(ctx context.Context) error {
+	f.mu.Lock()
+	var names []string
+	var syncs []informer.Syncable
+	for _, gvr := range f.order {
+		if e := f.entries[gvr]; e.started {
+			names = append(names, resourceName(gvr))
+			syncs = append(syncs, e.sync)
+		}
+	}
+	f.mu.Unlock()
+	err := informer.WaitForCacheSync(ctx, syncs...)
+	if err == nil {
+		return nil
+	}
+	var unsynced []string
+	for i, s := range syncs {
+		select {
+		case <-s.Synced():
+		default:
+			unsynced = append(unsynced, names[i])
+		}
+	}
+	slices.Sort(unsynced)
+	return fmt.Errorf("caches not synced for %s: %w", strings.Join(unsynced, ", "), err)
+}
+
+// Shutdown stops every informer the factory started and waits until all of
+// their goroutines have exited. Safe to call more than once and concurrently
+// with other methods; after it, Start and late InformerFor start nothing.
+func (f *Factory) Shutdown() {
+	f.mu.Lock()
+	f.shutdown = true
+	for _, c := range f.cancels {
+		c()
+	}
+	f.cancels = nil
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// ForResource returns the untyped view of the informer for gvr, which must
+// have been created by InformerFor or Register.
+func (f *Factory) ForResource(gvr schema.GroupVersionResource) (Generic, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e, ok := f.entries[gvr]; ok {
+		return e.generic, nil
+	}
+	return nil, fmt.Errorf("no informer for resource %s", gvr)
+}

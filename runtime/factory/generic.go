@@ -1,0 +1,123 @@
+package factory
+
+import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// Generic is the untyped view of one shared informer that ForResource
+// returns, for code that works on any resource (garbage collectors, quota,
+// generic controllers). Typed code should use the generated accessors.
+type Generic interface {
+	// Resource is the group, version and resource of the informer.
+	Resource() schema.GroupVersionResource
+	Informer() GenericInformer
+	Lister() GenericLister
+}
+
+// GenericInformer is the untyped informer of a Generic. Safe for concurrent
+// use; see informer.Informer for the contract of each method.
+type GenericInformer interface {
+	HasSynced() bool
+	Synced() <-chan struct{}
+	LastError() error
+	LastSyncResourceVersion() string
+	// AddHandler registers h, which receives the typed objects as
+	// runtime.Object (always the informer's T).
+	AddHandler(h informer.Handler[runtime.Object], opts informer.HandlerOptions) (*informer.Registration, error)
+	RemoveHandler(r *informer.Registration) error
+}
+
+// GenericLister reads the informer's cache as runtime.Object. Returned objects
+// are shared with the cache: do not mutate them.
+type GenericLister interface {
+	// List returns every cached object matching sel.
+	List(sel labels.Selector) ([]runtime.Object, error)
+	// Get returns the object with the given name of a cluster-scoped
+	// resource, or, for a namespaced one, with key "namespace/name".
+	Get(name string) (runtime.Object, error)
+	// ByNamespace scopes reads to one namespace.
+	ByNamespace(namespace string) GenericNamespaceLister
+}
+
+// GenericNamespaceLister reads the objects of one namespace.
+type GenericNamespaceLister interface {
+	List(sel labels.Selector) ([]runtime.Object, error)
+	Get(name string) (runtime.Object, error)
+}
+
+type generic[T store.Object[T]] struct {
+	gvr schema.GroupVersionResource
+	inf *informer.Informer[T]
+}
+
+func newGeneric[T store.Object[T], L runtime.Object](typ Type[T, L], inf *informer.Informer[T]) Generic {
+	return &generic[T]{gvr: typ.Resource, inf: inf}
+}
+
+func (g *generic[T]) Resource() schema.GroupVersionResource { return g.gvr }
+func (g *generic[T]) Informer() GenericInformer             { return genericInformer[T]{g} }
+func (g *generic[T]) Lister() GenericLister                 { return genericLister[T]{g, ""} }
+
+type genericInformer[T store.Object[T]] struct{ g *generic[T] }
+
+func (i genericInformer[T]) HasSynced() bool         { return i.g.inf.HasSynced() }
+func (i genericInformer[T]) Synced() <-chan struct{} { return i.g.inf.Synced() }
+func (i genericInformer[T]) LastError() error        { return i.g.inf.LastError() }
+func (i genericInformer[T]) LastSyncResourceVersion() string {
+	return i.g.inf.LastSyncResourceVersion()
+}
+func (i genericInformer[T]) RemoveHandler(r *informer.Registration) error {
+	return i.g.inf.RemoveHandler(r)
+}
+func (i genericInformer[T]) AddHandler(h informer.Handler[runtime.Object], opts informer.HandlerOptions) (*informer.Registration, error) {
+	return i.g.inf.AddHandler(untypedHandler[T]{h}, opts)
+}
+
+type untypedHandler[T store.Object[T]] struct {
+	h informer.Handler[runtime.Object]
+}
+
+func (u untypedHandler[T]) OnAdd(obj T, initial bool)         { u.h.OnAdd(obj, initial) }
+func (u untypedHandler[T]) OnUpdate(oldObj, newObj T)         { u.h.OnUpdate(oldObj, newObj) }
+func (u untypedHandler[T]) OnDelete(obj T, finalUnknown bool) { u.h.OnDelete(obj, finalUnknown) }
+
+// genericLister serves both GenericLister (ns == "" and all namespaces) and
+// GenericNamespaceLister.
+type genericLister[T store.Object[T]] struct {
+	g  *generic[T]
+	ns string
+}
+
+func (l genericLister[T]) List(sel labels.Selector) ([]runtime.Object, error) {
+	if sel == nil {
+		sel = labels.Everything()
+	}
+	items := l.g.inf.Indexer().ListSelector(l.ns, sel)
+	out := make([]runtime.Object, len(items))
+	for i, o := range items {
+		out[i] = o
+	}
+	return out, nil
+}
+
+func (l genericLister[T]) Get(name string) (runtime.Object, error) {
+	key := name
+	if l.ns != "" {
+		key = l.ns + "/" + name
+	}
+	obj, ok := l.g.inf.Indexer().Get(key)
+	if !ok {
+		return nil, apierrors.NewNotFound(l.g.gvr.GroupResource(), name)
+	}
+	return obj, nil
+}
+
+func (l genericLister[T]) ByNamespace(namespace string) GenericNamespaceLister {
+	return genericLister[T]{l.g, namespace}
+}

@@ -1,0 +1,200 @@
+package listwatch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+)
+
+// Options configures New.
+type Options[T any, L runtime.Object] struct {
+	// Resource is the lower-case plural resource name, e.g. "foos". Required.
+	Resource string
+	// Namespace scopes LIST and WATCH to one namespace; "" means all
+	// namespaces (and is the only valid value for cluster-scoped resources).
+	Namespace string
+	// LabelSelector and FieldSelector, when not empty, are set on every
+	// request and override whatever the caller put in metav1.ListOptions.
+	LabelSelector string
+	FieldSelector string
+	// Tweak, when not nil, edits the ListOptions of every request last, after
+	// the selectors were applied (upstream's TweakListOptionsFunc).
+	Tweak func(*metav1.ListOptions)
+	// NewList returns an empty list object to decode a LIST response into,
+	// e.g. func() *v1alpha1.FooList { return new(v1alpha1.FooList) }. Required.
+	NewList func() L
+	// Items returns the items of a decoded list as T, e.g.
+	// func(l *v1alpha1.FooList) []*v1alpha1.Foo { return factory.Pointers(l.Items) }.
+	// Required.
+	Items func(L) []T
+	// ParameterCodec encodes ListOptions into the query string; nil means
+	// metav1.ParameterCodec, which is right for every API type.
+	ParameterCodec runtime.ParameterCodec
+}
+
+// ListerWatcher lists and watches one resource through a rest.Interface and
+// decodes straight into T and its list type L with the scheme the client was
+// built with: no dynamic client, no unstructured round trip.
+//
+// It implements reflector.ListerWatcher[T]. It holds no state besides its
+// configuration and is safe for concurrent use.
+type ListerWatcher[T any, L runtime.Object] struct {
+	client rest.Interface
+	opts   Options[T, L]
+}
+
+var _ reflector.ListerWatcher[*metav1.PartialObjectMetadata] = (*ListerWatcher[*metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList])(nil)
+
+// New returns a ListerWatcher for opts.Resource over client, which must have
+// been built for the resource's group-version with a serializer that knows T
+// and L (NewRESTClient builds one). It panics if a required option is missing:
+// that is a programming error, not a runtime condition.
+func New[T any, L runtime.Object](client rest.Interface, opts Options[T, L]) *ListerWatcher[T, L] {
+	if client == nil || opts.Resource == "" || opts.NewList == nil || opts.Items == nil {
+		panic("listwatch.New: client, Resource, NewList and Items are required")
+	}
+	if opts.ParameterCodec == nil {
+		opts.ParameterCodec = metav1.ParameterCodec
+	}
+	return &ListerWatcher[T, L]{client: client, opts: opts}
+}
+
+func (lw *ListerWatcher[T, L]) listOptions(opts metav1.ListOptions) *metav1.ListOptions {
+	if lw.opts.LabelSelector != "" {
+		opts.LabelSelector = lw.opts.LabelSelector
+	}
+	if lw.opts.FieldSelector != "" {
+		opts.FieldSelector = lw.opts.FieldSelector
+	}
+	if lw.opts.Tweak != nil {
+		lw.opts.Tweak(&opts)
+	}
+	return &opts
+}
+
+func (lw *ListerWatcher[T, L]) where() string {
+	if lw.opts.Namespace == "" {
+		return lw.opts.Resource
+	}
+	return lw.opts.Resource + " in namespace " + lw.opts.Namespace
+}
+
+// List performs one LIST request (one page when opts.Limit is set) and returns
+// the decoded items with the list's resourceVersion, continue token and
+// remaining item count. Errors wrap the API error, so apierrors.IsResourceExpired
+// and friends still work on them. Cancelling ctx aborts the request.
+func (lw *ListerWatcher[T, L]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[T], error) {
+	lo := lw.listOptions(opts)
+	list := lw.opts.NewList()
+	err := lw.client.Get().
+		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
+		Resource(lw.opts.Resource).
+		VersionedParams(lo, lw.opts.ParameterCodec).
+		Do(ctx).
+		Into(list)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", lw.where(), err)
+	}
+	acc, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", lw.where(), err)
+	}
+	res := &reflector.ListResult[T]{
+		Items:              lw.opts.Items(list),
+		ResourceVersion:    acc.GetResourceVersion(),
+		Continue:           acc.GetContinue(),
+		RemainingItemCount: acc.GetRemainingItemCount(),
+	}
+	klog.FromContext(ctx).V(5).Info("listed", "resource", lw.opts.Resource, "namespace", lw.opts.Namespace,
+		"items", len(res.Items), "resourceVersion", res.ResourceVersion, "more", res.Continue != "")
+	return res, nil
+}
+
+// Watch starts a WATCH request; events carry decoded T values (and
+// *metav1.Status for ERROR events). The stream ends when ctx is cancelled,
+// when the server closes it (after opts.TimeoutSeconds), or on Stop.
+func (lw *ListerWatcher[T, L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	lo := lw.listOptions(opts)
+	lo.Watch = true
+	var timeout time.Duration
+	if lo.TimeoutSeconds != nil {
+		timeout = time.Duration(*lo.TimeoutSeconds) * time.Second
+	}
+	w, err := lw.client.Get().
+		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
+		Resource(lw.opts.Resource).
+		VersionedParams(lo, lw.opts.ParameterCodec).
+		Timeout(timeout).
+		Watch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", lw.where(), err)
+	}
+	return w, nil
+}
+
+// Default client-side rate limits that ConfigFor sets when cfg leaves them at
+// zero. client-go's own defaults (5 QPS, burst 10) make a paged initial LIST
+// of 100k objects (200 pages of 500) take 40 s; an informer-only client makes
+// few requests, so it can afford more.
+const (
+	DefaultQPS   = 50
+	DefaultBurst = 100
+)
+
+// ConfigFor returns a copy of cfg set up for the group-version gv with a
+// serializer built from scheme: APIPath "/api" for the core group and
+// "/apis" otherwise, NegotiatedSerializer
+// serializer.NewCodecFactory(scheme).WithoutConversion(), a default user
+// agent, and DefaultQPS/DefaultBurst when cfg has no limits. scheme must not be
+// modified afterwards (runtime.Scheme is not safe for concurrent writes and
+// reads).
+func ConfigFor(cfg *rest.Config, scheme *runtime.Scheme, gv schema.GroupVersion) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &gv
+	if gv.Group == "" {
+		c.APIPath = "/api"
+	} else {
+		c.APIPath = "/apis"
+	}
+	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
+	if c.UserAgent == "" {
+		c.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	if c.QPS == 0 && c.RateLimiter == nil {
+		c.QPS = DefaultQPS
+	}
+	if c.Burst == 0 && c.RateLimiter == nil {
+		c.Burst = DefaultBurst
+	}
+	return c
+}
+
+// NewRESTClient returns a REST client for gv configured by ConfigFor. When
+// httpClient is nil one is built from cfg; pass a shared one so that clients
+// for several group-versions share connections.
+func NewRESTClient(cfg *rest.Config, httpClient *http.Client, scheme *runtime.Scheme, gv schema.GroupVersion) (*rest.RESTClient, error) {
+	c := ConfigFor(cfg, scheme, gv)
+	if httpClient == nil {
+		var err error
+		if httpClient, err = rest.HTTPClientFor(c); err != nil {
+			return nil, fmt.Errorf("http client for %s: %w", gv, err)
+		}
+	}
+	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("rest client for %s: %w", gv, err)
+	}
+	return rc, nil
+}
