@@ -1,0 +1,130 @@
+package bench_test
+
+import (
+	"strconv"
+	"sync"
+	"testing"
+
+	"k8s.io/client-go/util/workqueue"
+
+	ourwq "github.com/informer-gen/informer-gen/runtime/workqueue"
+)
+
+// wqUnderTest is the part of the API both queues share.
+type wqUnderTest interface {
+	Add(string)
+	Get() (string, bool)
+	Done(string)
+	ShutDownWithDrain()
+}
+
+type wqImpl struct {
+	name string
+	new  func() wqUnderTest
+}
+
+// wqImpls pairs our queue with client-go's plain typed queue; wqRateLimitedImpls
+// with client-go's rate-limiting queue (a delaying queue with its own
+// goroutine underneath), which is what controllers use. Ours is one type for
+// both.
+var (
+	wqImpls = []wqImpl{
+		{"ours", func() wqUnderTest { return ourwq.New(ourwq.Options[string]{}) }},
+		{"client-go", func() wqUnderTest { return workqueue.NewTyped[string]() }},
+	}
+	wqRateLimitedImpls = []wqImpl{
+		{"ours", func() wqUnderTest { return ourwq.New(ourwq.Options[string]{}) }},
+		{"client-go", func() wqUnderTest {
+			return workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+		}},
+	}
+)
+
+// wqKeys returns n distinct "namespace/name" keys.
+func wqKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "namespace-" + strconv.Itoa(i%100) + "/object-" + strconv.Itoa(i)
+	}
+	return keys
+}
+
+// benchWQThroughput: one producer adds b.N distinct keys while `workers`
+// goroutines Get and Done them; the clock stops when the drained queue has
+// shut down. ns/op is per key end to end.
+func benchWQThroughput(b *testing.B, impls []wqImpl, workers int) {
+	for _, impl := range impls {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			keys := wqKeys(b.N)
+			q := impl.new()
+			b.ReportAllocs()
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					for {
+						k, shutdown := q.Get()
+						if shutdown {
+							return
+						}
+						q.Done(k)
+					}
+				})
+			}
+			for _, k := range keys {
+				q.Add(k)
+			}
+			q.ShutDownWithDrain()
+			wg.Wait()
+		})
+	}
+}
+
+func BenchmarkWorkQueueWorkers1(b *testing.B) { benchWQThroughput(b, wqImpls, 1) }
+func BenchmarkWorkQueueWorkers8(b *testing.B) { benchWQThroughput(b, wqImpls, 8) }
+func BenchmarkWorkQueueRateLimitingWorkers1(b *testing.B) {
+	benchWQThroughput(b, wqRateLimitedImpls, 1)
+}
+func BenchmarkWorkQueueRateLimitingWorkers8(b *testing.B) {
+	benchWQThroughput(b, wqRateLimitedImpls, 8)
+}
+
+// BenchmarkWorkQueueAddGetDone is one goroutine doing Add, Get, Done on a
+// queue that already holds 1000 keys: the cost of the bookkeeping without
+// any handoff between goroutines.
+func BenchmarkWorkQueueAddGetDone(b *testing.B) {
+	for _, impl := range wqImpls {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			keys := wqKeys(4096)
+			q := impl.new()
+			for _, k := range keys[:1000] {
+				q.Add(k)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				q.Add(keys[i%len(keys)])
+				k, _ := q.Get()
+				q.Done(k)
+			}
+			b.StopTimer()
+			drainWQ(q)
+		})
+	}
+}
+
+func drainWQ(q wqUnderTest) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			k, shutdown := q.Get()
+			if shutdown {
+				return
+			}
+			q.Done(k)
+		}
+	}()
+	q.ShutDownWithDrain()
+	<-done
+}

@@ -1,0 +1,31 @@
+// Package workqueue is the last runtime stage: the queue of keys between an
+// informer's handlers and a controller's workers.
+//
+// One type, Queue[K], does what client-go spreads over three twins (plain,
+// delaying, rate-limiting queue, each also in an untyped and a Typed form):
+// Add/Get/Done with deduplication and the one-worker-per-key guarantee,
+// AddAfter, and AddRateLimited/Forget/NumRequeues over a pluggable
+// RateLimiter[K].
+//
+// Design choices:
+//   - Semantics follow client-go's workqueue exactly where controllers depend
+//     on them: a key waiting in the queue is stored once; a key handed out by
+//     Get is not handed out again before Done, and adds meanwhile requeue it
+//     once at Done; after ShutDown, Get still returns the queued keys and only
+//     then reports shutdown; ShutDownWithDrain also waits for in-flight keys.
+//     Unlike client-go, ShutDownWithDrain also waits for keys that are queued
+//     but not yet taken, which is what "drain" promises.
+//   - The state of a key (queued, processing, re-added while processing) is
+//     one small bit set in one map, and ready keys sit in a ring buffer: fewer
+//     hash operations and no slice re-copying per item.
+//   - No goroutine unless needed: the delay goroutine (one timer, one heap) is
+//     started by the first AddAfter/AddRateLimited with a positive delay, the
+//     metrics goroutine only when a MetricsProvider is set. ShutDown stops
+//     both and waits for them. To stop a queue with a context, use
+//     context.AfterFunc(ctx, q.ShutDown) (or ShutDownWithDrain).
+//   - The token bucket is written here (golang.org/x/time/rate is not a
+//     dependency) with the reservation semantics client-go relies on.
+//   - Metrics have client-go's set and meaning, through a MetricsProvider
+//     whose methods return tiny interfaces that Prometheus types satisfy.
+//     Without a provider, the hot path pays one nil check.
+package workqueue

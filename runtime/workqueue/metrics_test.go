@@ -1,0 +1,127 @@
+package workqueue_test
+
+import (
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/informer-gen/informer-gen/runtime/workqueue"
+)
+
+// recorder is a MetricsProvider that keeps every value, for assertions.
+type recorder struct {
+	mu     sync.Mutex
+	names  []string
+	values map[string]float64 // gauges and counters
+	obs    map[string][]float64
+}
+
+func newRecorder() *recorder {
+	return &recorder{values: map[string]float64{}, obs: map[string][]float64{}}
+}
+
+type recMetric struct {
+	r    *recorder
+	name string
+}
+
+func (m recMetric) Inc() { m.r.mu.Lock(); m.r.values[m.name]++; m.r.mu.Unlock() }
+func (m recMetric) Dec() { m.r.mu.Lock(); m.r.values[m.name]--; m.r.mu.Unlock() }
+func (m recMetric) Set(v float64) {
+	m.r.mu.Lock()
+	m.r.values[m.name] = v
+	m.r.mu.Unlock()
+}
+func (m recMetric) Observe(v float64) {
+	m.r.mu.Lock()
+	m.r.obs[m.name] = append(m.r.obs[m.name], v)
+	m.r.mu.Unlock()
+}
+
+func (r *recorder) metric(kind, name string) recMetric {
+	r.names = append(r.names, name)
+	return recMetric{r, kind}
+}
+func (r *recorder) NewDepthMetric(n string) workqueue.Gauge       { return r.metric("depth", n) }
+func (r *recorder) NewAddsMetric(n string) workqueue.Counter      { return r.metric("adds", n) }
+func (r *recorder) NewLatencyMetric(n string) workqueue.Histogram { return r.metric("latency", n) }
+func (r *recorder) NewWorkDurationMetric(n string) workqueue.Histogram {
+	return r.metric("work", n)
+}
+func (r *recorder) NewUnfinishedWorkSecondsMetric(n string) workqueue.SettableGauge {
+	return r.metric("unfinished", n)
+}
+func (r *recorder) NewLongestRunningProcessorSecondsMetric(n string) workqueue.SettableGauge {
+	return r.metric("longest", n)
+}
+func (r *recorder) NewRetriesMetric(n string) workqueue.Counter { return r.metric("retries", n) }
+
+func (r *recorder) value(name string) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.values[name]
+}
+
+func (r *recorder) observed(name string) []float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]float64(nil), r.obs[name]...)
+}
+
+func TestMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder()
+		q := workqueue.New(workqueue.Options[string]{
+			Name:                "foos",
+			Metrics:             rec,
+			MetricsUpdatePeriod: time.Second,
+			RateLimiter:         workqueue.NewExponentialRateLimiter[string](time.Second, time.Minute),
+		})
+		for _, n := range rec.names {
+			if n != "foos" {
+				t.Fatalf("metric created with name %q, want foos", n)
+			}
+		}
+		q.Add("a")
+		q.Add("a") // deduplicated: not counted
+		q.Add("b")
+		if v := rec.value("adds"); v != 2 {
+			t.Fatalf("adds = %v, want 2", v)
+		}
+		if v := rec.value("depth"); v != 2 {
+			t.Fatalf("depth = %v, want 2", v)
+		}
+		time.Sleep(3 * time.Second)
+		a := get(t, q)
+		if v := rec.value("depth"); v != 1 {
+			t.Fatalf("depth after Get = %v, want 1", v)
+		}
+		if got := rec.observed("latency"); len(got) != 1 || got[0] != 3 {
+			t.Fatalf("latency = %v, want [3]", got)
+		}
+		time.Sleep(2500 * time.Millisecond) // ticks at +1s and +2s
+		synctest.Wait()
+		if v := rec.value("unfinished"); v != 2 {
+			t.Fatalf("unfinished work = %v, want 2 (seconds a has been processing at the last tick)", v)
+		}
+		if v := rec.value("longest"); v != 2 {
+			t.Fatalf("longest running = %v, want 2", v)
+		}
+		q.Done(a)
+		if got := rec.observed("work"); len(got) != 1 || got[0] != 2.5 {
+			t.Fatalf("work duration = %v, want [2.5]", got)
+		}
+		q.AddRateLimited("c")
+		q.AddRateLimited("c")
+		if v := rec.value("retries"); v != 2 {
+			t.Fatalf("retries = %v, want 2", v)
+		}
+		time.Sleep(time.Second) // first tick after Done: nothing in flight
+		synctest.Wait()
+		if v := rec.value("unfinished"); v != 0 {
+			t.Fatalf("unfinished work after Done = %v, want 0", v)
+		}
+		q.ShutDown() // stops the metrics goroutine
+	})
+}

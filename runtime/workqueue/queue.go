@@ -1,0 +1,450 @@
+package workqueue
+
+import (
+	"sync"
+	"time"
+)
+
+// Options configures New. The zero value is a usable queue with
+// DefaultRateLimiter and no metrics.
+type Options[K comparable] struct {
+	// Name identifies the queue to the MetricsProvider (the "name" label of
+	// client-go's workqueue metrics).
+	Name string
+	// RateLimiter decides the delay of AddRateLimited; nil means
+	// DefaultRateLimiter[K]().
+	RateLimiter RateLimiter[K]
+	// Metrics, when not nil, receives the queue's metrics. With metrics the
+	// queue runs one goroutine that refreshes the unfinished-work and
+	// longest-running gauges every MetricsUpdatePeriod until ShutDown.
+	Metrics MetricsProvider
+	// MetricsUpdatePeriod defaults to 500ms, as in client-go.
+	MetricsUpdatePeriod time.Duration
+}
+
+// Item states in Queue.state. A key is in the ready ring iff it is dirty and
+// not processing (the invariant client-go keeps with two sets; one map with a
+// bit set halves the hashing per Add/Get/Done).
+const (
+	dirty      uint8 = 1 << iota // needs processing (queued, or re-added while processing)
+	processing                   // handed out by Get, Done not yet called
+)
+
+// Queue is a work queue of keys K for controllers: Add deduplicates keys
+// that are waiting, Get hands each key to one worker at a time, AddAfter and
+// AddRateLimited delay keys, and the shutdown methods stop it.
+//
+// Guarantees, the same as client-go's workqueue:
+//   - A key waiting in the queue is stored once however often it is added.
+//   - A key is never handed to two workers at once: between Get returning k
+//     and Done(k), k is not returned again. If k is added meanwhile, it is
+//     queued once more when Done(k) is called.
+//   - Keys are handed out in the order they became ready (FIFO).
+//
+// All methods are safe for concurrent use. Every key returned by Get must be
+// passed to Done exactly once, or it is never processed again and
+// ShutDownWithDrain blocks.
+//
+// The queue runs a goroutine only for AddAfter/AddRateLimited (started on the
+// first delayed add) and for metrics; ShutDown and ShutDownWithDrain stop them
+// and return only after they have exited. To tie a queue to a context, call
+// context.AfterFunc(ctx, q.ShutDown).
+type Queue[K comparable] struct {
+	mu   sync.Mutex
+	cond sync.Cond // L is &mu; signalled when ready gets a key, on shutdown and when work finishes while draining
+
+	state map[K]uint8
+	ready ring[K]
+	// nProcessing counts keys between Get and Done.
+	nProcessing int
+	// waiters counts workers blocked in Get, so Add signals only when one is.
+	waiters int
+
+	shuttingDown bool
+	drain        bool
+
+	rl RateLimiter[K]
+
+	// delayed holds AddAfter keys until they are ready; the delay goroutine
+	// moves them to ready. Started lazily.
+	delayed      delayHeap[K]
+	delayedIndex map[K]int
+	delayRunning bool
+	wake         chan struct{} // cap 1: nudges the delay goroutine
+	stop         chan struct{} // closed by shutdown
+	wg           sync.WaitGroup
+
+	m *metrics[K] // nil without a MetricsProvider
+}
+
+// New returns an empty queue configured by opts. See Queue for its contract.
+func New[K comparable](opts Options[K]) *Queue[K] {
+	q := &Queue[K]{
+		state: make(map[K]uint8),
+		rl:    opts.RateLimiter,
+		wake:  make(chan struct{}, 1),
+		stop:  make(chan struct{}),
+	}
+	q.cond.L = &q.mu
+	if q.rl == nil {
+		q.rl = DefaultRateLimiter[K]()
+	}
+	if opts.Metrics != nil {
+		q.m = newMetrics[K](opts.Metrics, opts.Name)
+		period := opts.MetricsUpdatePeriod
+		if period <= 0 {
+			period = 500 * time.Millisecond
+		}
+		q.wg.Go(func() { q.metricsLoop(period) })
+	}
+	return q
+}
+
+// Add marks key as needing processing. It never blocks on workers. After
+// ShutDown or ShutDownWithDrain, Add does nothing (as client-go).
+func (q *Queue[K]) Add(key K) {
+	q.mu.Lock()
+	q.addLocked(key)
+	q.mu.Unlock()
+}
+
+func (q *Queue[K]) addLocked(key K) {
+	if q.shuttingDown {
+		return
+	}
+	s := q.state[key]
+	if s&dirty != 0 {
+		return
+	}
+	q.state[key] = s | dirty
+	if q.m != nil {
+		q.m.add(key)
+	}
+	if s&processing != 0 {
+		return // queued again by Done
+	}
+	q.ready.push(key)
+	if q.waiters > 0 {
+		q.cond.Signal()
+	}
+}
+
+// Get blocks until a key is ready and returns it; the caller must call
+// Done(key) when finished with it. After ShutDown, Get keeps returning the
+// keys still queued and then returns shutdown=true (client-go semantics): a
+// worker loop ends when shutdown is true. Get has no ctx: shut the queue down
+// to release blocked workers.
+func (q *Queue[K]) Get() (key K, shutdown bool) {
+	q.mu.Lock()
+	for q.ready.len() == 0 && !q.shuttingDown {
+		q.waiters++
+		q.cond.Wait()
+		q.waiters--
+	}
+	if q.ready.len() == 0 {
+		q.mu.Unlock()
+		return key, true
+	}
+	key = q.ready.pop()
+	q.state[key] = processing
+	q.nProcessing++
+	if q.m != nil {
+		q.m.get(key)
+	}
+	q.mu.Unlock()
+	return key, false
+}
+
+// Done marks key as finished. If key was added while it was being processed,
+// it is queued again now (once, however many adds there were). Done of a key
+// that is not being processed does nothing.
+func (q *Queue[K]) Done(key K) {
+	q.mu.Lock()
+	s, ok := q.state[key]
+	if !ok || s&processing == 0 {
+		q.mu.Unlock()
+		return
+	}
+	q.nProcessing--
+	if q.m != nil {
+		q.m.done(key)
+	}
+	if s&dirty != 0 {
+		q.state[key] = dirty
+		q.ready.push(key)
+		if q.waiters > 0 {
+			q.cond.Signal()
+		}
+	} else {
+		delete(q.state, key)
+		if q.drain && q.nProcessing == 0 && q.ready.len() == 0 {
+			q.cond.Broadcast() // wake ShutDownWithDrain
+		}
+	}
+	q.mu.Unlock()
+}
+
+// Len returns the number of keys ready to be handed out (not those being
+// processed or waiting in AddAfter). Informational only: do not gate Add or
+// Get on it.
+func (q *Queue[K]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ready.len()
+}
+
+// AddAfter adds key once delay has passed; delay <= 0 adds it now. If key is
+// already waiting, the earlier of the two deadlines wins. Keys still waiting
+// at shutdown are dropped. The first delayed add starts the queue's timer
+// goroutine, which ShutDown stops.
+func (q *Queue[K]) AddAfter(key K, delay time.Duration) {
+	q.addAfter(key, delay, false)
+}
+
+func (q *Queue[K]) addAfter(key K, delay time.Duration, retry bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.shuttingDown {
+		return
+	}
+	if retry && q.m != nil {
+		q.m.retry()
+	}
+	if delay <= 0 {
+		q.addLocked(key)
+		return
+	}
+	at := time.Now().Add(delay)
+	if q.delayedIndex == nil {
+		q.delayedIndex = make(map[K]int)
+	}
+	if i, ok := q.delayedIndex[key]; ok {
+		if !at.Before(q.delayed.items[i].at) {
+			return
+		}
+		q.delayed.items[i].at = at
+		q.delayed.fix(i, q.delayedIndex)
+	} else {
+		q.delayed.push(delayed[K]{key: key, at: at}, q.delayedIndex)
+	}
+	if !q.delayRunning {
+		q.delayRunning = true
+		q.wg.Go(q.delayLoop)
+		return
+	}
+	if q.delayed.items[0].key == key {
+		// New earliest deadline: re-arm the timer.
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// AddRateLimited adds key after the delay the RateLimiter gives it (for the
+// default limiter: 5ms doubling per failure of key up to 1000s, and at most
+// 10 per second overall with bursts of 100).
+func (q *Queue[K]) AddRateLimited(key K) {
+	q.addAfter(key, q.rl.When(key), true)
+}
+
+// Forget tells the RateLimiter that key succeeded, resetting its backoff.
+// It does not remove key from the queue.
+func (q *Queue[K]) Forget(key K) { q.rl.Forget(key) }
+
+// NumRequeues returns how many times key was rate-limited since its last
+// Forget.
+func (q *Queue[K]) NumRequeues(key K) int { return q.rl.NumRequeues(key) }
+
+// ShutDown makes Add and AddAfter no-ops, drops delayed keys, and releases
+// workers: Get returns the keys still queued, then shutdown=true. It does
+// not wait for workers, only for the queue's own goroutines. Safe to call
+// more than once; it ends a concurrent ShutDownWithDrain's wait.
+func (q *Queue[K]) ShutDown() {
+	q.mu.Lock()
+	q.drain = false
+	q.shutdownLocked()
+	q.mu.Unlock()
+	q.wg.Wait()
+}
+
+// ShutDownWithDrain is ShutDown, then it blocks until every queued key has
+// been handed out and every handed-out key is Done (including keys requeued
+// by Done). Workers must keep calling Get and Done, or it blocks forever; a
+// concurrent ShutDown ends the wait early.
+func (q *Queue[K]) ShutDownWithDrain() {
+	q.mu.Lock()
+	q.drain = true
+	q.shutdownLocked()
+	for q.drain && (q.nProcessing > 0 || q.ready.len() > 0) {
+		q.cond.Wait()
+	}
+	q.mu.Unlock()
+	q.wg.Wait()
+}
+
+func (q *Queue[K]) shutdownLocked() {
+	if !q.shuttingDown {
+		q.shuttingDown = true
+		close(q.stop)
+		q.delayed.items = nil
+		q.delayedIndex = nil
+	}
+	q.cond.Broadcast()
+}
+
+// ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
+func (q *Queue[K]) ShuttingDown() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.shuttingDown
+}
+
+// delayLoop moves delayed keys to the ready ring when their time comes.
+func (q *Queue[K]) delayLoop() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		q.mu.Lock()
+		if q.shuttingDown {
+			q.mu.Unlock()
+			return
+		}
+		now := time.Now()
+		for len(q.delayed.items) > 0 && !q.delayed.items[0].at.After(now) {
+			d := q.delayed.pop(q.delayedIndex)
+			q.addLocked(d.key)
+		}
+		wait := time.Duration(-1)
+		if len(q.delayed.items) > 0 {
+			wait = q.delayed.items[0].at.Sub(now)
+		}
+		q.mu.Unlock()
+
+		if wait < 0 {
+			select {
+			case <-q.wake:
+			case <-q.stop:
+				return
+			}
+			continue
+		}
+		timer.Reset(wait) // Go 1.23+: Reset drains, no stale fire
+		select {
+		case <-timer.C:
+		case <-q.wake:
+		case <-q.stop:
+			return
+		}
+	}
+}
+
+// ring is a growable circular FIFO buffer: push and pop are O(1) without the
+// reslicing and re-copying of an append/[1:] slice.
+type ring[K any] struct {
+	buf        []K
+	head, size int
+}
+
+func (r *ring[K]) len() int { return r.size }
+
+func (r *ring[K]) push(k K) {
+	if r.size == len(r.buf) {
+		n := max(16, 2*len(r.buf))
+		buf := make([]K, n)
+		m := copy(buf, r.buf[r.head:])
+		copy(buf[m:], r.buf[:r.head])
+		r.buf, r.head = buf, 0
+	}
+	i := r.head + r.size
+	if i >= len(r.buf) {
+		i -= len(r.buf)
+	}
+	r.buf[i] = k
+	r.size++
+}
+
+func (r *ring[K]) pop() K {
+	var zero K
+	k := r.buf[r.head]
+	r.buf[r.head] = zero // let the GC have it
+	r.head++
+	if r.head == len(r.buf) {
+		r.head = 0
+	}
+	r.size--
+	return k
+}
+
+type delayed[K comparable] struct {
+	key K
+	at  time.Time
+}
+
+// delayHeap is a min-heap on at that keeps index (key → position) current, so
+// a re-added key's deadline can be moved earlier in O(log n).
+type delayHeap[K comparable] struct{ items []delayed[K] }
+
+func (h *delayHeap[K]) push(d delayed[K], index map[K]int) {
+	h.items = append(h.items, d)
+	index[d.key] = len(h.items) - 1
+	h.up(len(h.items)-1, index)
+}
+
+func (h *delayHeap[K]) pop(index map[K]int) delayed[K] {
+	top := h.items[0]
+	last := len(h.items) - 1
+	h.swap(0, last, index)
+	h.items[last] = delayed[K]{}
+	h.items = h.items[:last]
+	delete(index, top.key)
+	if last > 0 {
+		h.down(0, index)
+	}
+	return top
+}
+
+func (h *delayHeap[K]) fix(i int, index map[K]int) {
+	if !h.up(i, index) {
+		h.down(i, index)
+	}
+}
+
+func (h *delayHeap[K]) swap(i, j int, index map[K]int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	index[h.items[i].key] = i
+	index[h.items[j].key] = j
+}
+
+func (h *delayHeap[K]) up(i int, index map[K]int) bool {
+	moved := false
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.items[i].at.Before(h.items[p].at) {
+			break
+		}
+		h.swap(i, p, index)
+		i = p
+		moved = true
+	}
+	return moved
+}
+
+func (h *delayHeap[K]) down(i int, index map[K]int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.items[r].at.Before(h.items[l].at) {
+			m = r
+		}
+		if !h.items[m].at.Before(h.items[i].at) {
+			return
+		}
+		h.swap(i, m, index)
+		i = m
+	}
+}

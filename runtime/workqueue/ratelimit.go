@@ -1,0 +1,150 @@
+package workqueue
+
+import (
+	"math"
+	"sync"
+	"time"
+)
+
+// RateLimiter decides how long a key waits before it is retried. Every
+// implementation here is safe for concurrent use; custom ones must be too.
+type RateLimiter[K comparable] interface {
+	// When records one more failure of key and returns how long to wait
+	// before retrying it.
+	When(key K) time.Duration
+	// Forget clears key's failure history (call it when key succeeded).
+	Forget(key K)
+	// NumRequeues is the number of failures of key since its last Forget.
+	NumRequeues(key K) int
+}
+
+// DefaultRateLimiter is the limiter controllers expect (client-go's
+// DefaultTypedControllerRateLimiter): the max of a per-key exponential
+// backoff from 5ms to 1000s and an overall token bucket of 10 per second
+// with a burst of 100.
+func DefaultRateLimiter[K comparable]() RateLimiter[K] {
+	return NewMaxOfRateLimiter(
+		NewExponentialRateLimiter[K](5*time.Millisecond, 1000*time.Second),
+		NewBucketRateLimiter[K](10, 100),
+	)
+}
+
+// ExponentialRateLimiter waits base·2^n for a key's n-th failure (counting
+// from 0), capped at max.
+type ExponentialRateLimiter[K comparable] struct {
+	base, max time.Duration
+	mu        sync.Mutex
+	failures  map[K]int
+}
+
+// NewExponentialRateLimiter returns a per-key exponential backoff from base
+// to max.
+func NewExponentialRateLimiter[K comparable](base, max time.Duration) *ExponentialRateLimiter[K] {
+	return &ExponentialRateLimiter[K]{base: base, max: max, failures: make(map[K]int)}
+}
+
+// When implements RateLimiter.
+func (r *ExponentialRateLimiter[K]) When(key K) time.Duration {
+	r.mu.Lock()
+	n := r.failures[key]
+	r.failures[key] = n + 1
+	r.mu.Unlock()
+	d := float64(r.base) * math.Pow(2, float64(n))
+	if d >= float64(r.max) || d > math.MaxInt64 {
+		return r.max
+	}
+	return time.Duration(d)
+}
+
+// Forget implements RateLimiter.
+func (r *ExponentialRateLimiter[K]) Forget(key K) {
+	r.mu.Lock()
+	delete(r.failures, key)
+	r.mu.Unlock()
+}
+
+// NumRequeues implements RateLimiter.
+func (r *ExponentialRateLimiter[K]) NumRequeues(key K) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[key]
+}
+
+// BucketRateLimiter is an overall (not per-key) token bucket: burst tokens,
+// refilled at qps per second. Each When takes a token, going into debt when
+// the bucket is empty, and returns how long until that debt is repaid — the
+// semantics of rate.Limiter.Reserve().Delay() that client-go uses. It keeps
+// no per-key state: Forget does nothing and NumRequeues is 0.
+type BucketRateLimiter[K comparable] struct {
+	qps   float64
+	burst float64
+	mu    sync.Mutex
+	// tokens at time last; may be negative (reserved ahead).
+	tokens float64
+	last   time.Time
+}
+
+// NewBucketRateLimiter returns a token bucket of burst tokens refilled at qps
+// per second. qps <= 0 means no limit.
+func NewBucketRateLimiter[K comparable](qps float64, burst int) *BucketRateLimiter[K] {
+	return &BucketRateLimiter[K]{qps: qps, burst: float64(burst), tokens: float64(burst)}
+}
+
+// When implements RateLimiter.
+func (r *BucketRateLimiter[K]) When(K) time.Duration {
+	if r.qps <= 0 {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	if !r.last.IsZero() {
+		r.tokens = min(r.burst, r.tokens+now.Sub(r.last).Seconds()*r.qps)
+	}
+	r.last = now
+	r.tokens--
+	if r.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-r.tokens / r.qps * float64(time.Second))
+}
+
+// Forget implements RateLimiter; it does nothing.
+func (r *BucketRateLimiter[K]) Forget(K) {}
+
+// NumRequeues implements RateLimiter; it is always 0.
+func (r *BucketRateLimiter[K]) NumRequeues(K) int { return 0 }
+
+// MaxOfRateLimiter combines limiters: When asks every one and returns the
+// longest delay, Forget forgets in all, NumRequeues is the largest count.
+type MaxOfRateLimiter[K comparable] struct{ limiters []RateLimiter[K] }
+
+// NewMaxOfRateLimiter returns the max-of combination of limiters.
+func NewMaxOfRateLimiter[K comparable](limiters ...RateLimiter[K]) *MaxOfRateLimiter[K] {
+	return &MaxOfRateLimiter[K]{limiters: limiters}
+}
+
+// When implements RateLimiter.
+func (r *MaxOfRateLimiter[K]) When(key K) time.Duration {
+	var d time.Duration
+	for _, l := range r.limiters {
+		d = max(d, l.When(key))
+	}
+	return d
+}
+
+// Forget implements RateLimiter.
+func (r *MaxOfRateLimiter[K]) Forget(key K) {
+	for _, l := range r.limiters {
+		l.Forget(key)
+	}
+}
+
+// NumRequeues implements RateLimiter.
+func (r *MaxOfRateLimiter[K]) NumRequeues(key K) int {
+	n := 0
+	for _, l := range r.limiters {
+		n = max(n, l.NumRequeues(key))
+	}
+	return n
+}
