@@ -1,21 +1,26 @@
-// Package fifo is the DeltaFIFO stage: the queue between the Reflector
-// (producer) and the informer (the single consumer).
 package fifo
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
-
-// SKELETON: signatures agreed between stages; bodies are filled in by the fifo owner.
 
 // DeltaType says what happened to an object.
 type DeltaType uint8
 
 const (
+	// Added is an object created (a watch ADDED event).
 	Added DeltaType = iota + 1
+	// Updated is an object changed (a watch MODIFIED event).
 	Updated
+	// Deleted is an object removed (a watch DELETED event), or a tombstone that
+	// Replace synthesized (then Delta.FinalStateUnknown is set).
 	Deleted
 	// Replaced is an object seen in a relist (List or WatchList).
 	Replaced
@@ -23,10 +28,28 @@ const (
 	Sync
 )
 
+// String returns the name of t ("Added", "Updated", ...).
+func (t DeltaType) String() string {
+	switch t {
+	case Added:
+		return "Added"
+	case Updated:
+		return "Updated"
+	case Deleted:
+		return "Deleted"
+	case Replaced:
+		return "Replaced"
+	case Sync:
+		return "Sync"
+	}
+	return fmt.Sprintf("DeltaType(%d)", uint8(t))
+}
+
 // Delta is one change to one key.
 type Delta[T any] struct {
 	Type DeltaType
-	Key  string
+	// Key is store.Key of Object, computed once by the FIFO.
+	Key string
 	// Object is the new state, or for Deleted the last known state.
 	Object T
 	// FinalStateUnknown is set on a Deleted delta that Replace synthesized: the
@@ -38,15 +61,25 @@ type Delta[T any] struct {
 // Batch is what Pop hands to the consumer. Deltas are in arrival order. When
 // Atomic is set (a relist), the consumer must apply all Deltas as one
 // transaction (store.Writer.Batch) so readers never see half a relist.
+//
+// A Batch, and its Deltas slice, are valid only during the process call that
+// receives them: the FIFO reuses the backing array for the next Pop.
 type Batch[T any] struct {
-	Deltas          []Delta[T]
-	Atomic          bool
+	Deltas []Delta[T]
+	Atomic bool
+	// ResourceVersion is the resourceVersion passed to Replace (Atomic
+	// batches only).
 	ResourceVersion string
+	// InitialList is true when the batch was popped before the FIFO synced
+	// (see HasSynced), i.e. it belongs to the initial population. A batch
+	// never mixes initial and later deltas.
+	InitialList bool
 }
 
 // KnownObjects is the consumer's view of what it has applied; Replace and
 // Resync use it to synthesize tombstones and Sync deltas. *store.Indexer[T]
-// satisfies it.
+// satisfies it. It must be safe to call concurrently with the consumer's
+// writes (the FIFO reads it while the consumer processes a batch).
 type KnownObjects[T any] interface {
 	Get(key string) (T, bool)
 	ListKeys() []string
@@ -55,24 +88,474 @@ type KnownObjects[T any] interface {
 // Options configures New.
 type Options[T store.Object[T]] struct {
 	// Known is the consumer's store (required for tombstones and resync).
+	// Without it, Replace produces no tombstones for keys that are not
+	// queued, Resync does nothing and Delete never drops a delete of an
+	// unknown key.
 	Known KnownObjects[T]
-	// Transform, when set, runs on every object before it is queued.
+	// Transform, when set, runs on every object passed to Add, Update,
+	// Delete and Replace before it is queued (and before its key is
+	// computed). It never runs on tombstones or Sync objects, which come from
+	// Known and were transformed already. It may modify obj in place: the FIFO
+	// hands it objects that nobody else references (fresh from the decoder).
 	Transform func(T) (T, error)
+	// Name names the queue in errors, e.g. "foos.v1alpha1.example.com".
+	Name string
+	// MaxBatch caps how many single (non-relist) deltas one Pop hands over;
+	// 0 means DefaultMaxBatch. Atomic batches are never split.
+	MaxBatch int
 }
 
-// FIFO is a DeltaFIFO. Producer methods and Pop are safe for concurrent use;
-// there must be only one consumer.
-type FIFO[T store.Object[T]] struct{ _ [0]T }
+// DefaultMaxBatch is the default Options.MaxBatch.
+const DefaultMaxBatch = 1000
 
-func New[T store.Object[T]](opts Options[T]) *FIFO[T]             { panic("unimplemented") }
-func (f *FIFO[T]) Add(obj T) error                                { panic("unimplemented") }
-func (f *FIFO[T]) Update(obj T) error                             { panic("unimplemented") }
-func (f *FIFO[T]) Delete(obj T) error                             { panic("unimplemented") }
-func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error { panic("unimplemented") }
-func (f *FIFO[T]) Resync() error                                  { panic("unimplemented") }
+// ErrClosed is returned by Pop once the FIFO is closed and drained, and by
+// the producer methods after Close.
+var ErrClosed = errors.New("fifo: closed")
+
+// ErrConcurrentPop is returned by Pop when another Pop is in progress: the
+// FIFO has one consumer.
+var ErrConcurrentPop = errors.New("fifo: concurrent Pop: the FIFO has a single consumer")
+
+// entry is one slot of the queue: a single delta, or an atomic relist.
+type entry[T any] struct {
+	d     Delta[T]
+	batch *replaceBatch[T] // non-nil: an atomic batch from Replace
+}
+
+type replaceBatch[T any] struct {
+	deltas []Delta[T]
+	rv     string
+}
+
+// keyState tracks the deltas of one key that are queued or being processed.
+type keyState[T any] struct {
+	n    int32     // queued + in-flight deltas of this key
+	last DeltaType // type of the newest one
+	obj  T         // object of the newest one
+}
+
+// FIFO is a DeltaFIFO: a queue of deltas (Added, Updated, Deleted, Replaced,
+// Sync) delivered in arrival order across keys, with per-key tracking of what
+// is pending for tombstones, resync and deletion dedup.
+//
+// Producer methods (Add, Update, Delete, Replace, Resync), Close, HasSynced,
+// Synced and Len are safe for concurrent use. There must be one consumer:
+// Pop is not reentrant and two concurrent Pops get ErrConcurrentPop.
+// Producers never wait for the consumer: the queue is unbounded.
+type FIFO[T store.Object[T]] struct {
+	known     KnownObjects[T]
+	transform func(T) (T, error)
+	name      string
+	maxBatch  int
+
+	notify   chan struct{} // cap 1: "something was queued"
+	closedCh chan struct{}
+	synced   chan struct{}
+
+	mu sync.Mutex
+	// ring buffer of entries: ring[(head+i)%len(ring)] for i < count.
+	ring    []entry[T]
+	head    int
+	count   int
+	ndeltas int // deltas queued (not in flight)
+	pending map[string]keyState[T]
+	// pendingPeak is the largest len(pending) since it was last allocated.
+	pendingPeak int
+	closed      bool
+	popping     bool
+	// populated is set by the first Replace; initialLeft
+	// is the number of entries of the initial population not yet processed.
+	populated    bool
+	initialLeft  int
+	syncedClosed bool
+
+	out []Delta[T] // consumer-owned buffer reused by Pop
+}
+
+// New returns an empty, open FIFO.
+func New[T store.Object[T]](opts Options[T]) *FIFO[T] {
+	mb := opts.MaxBatch
+	if mb <= 0 {
+		mb = DefaultMaxBatch
+	}
+	name := opts.Name
+	if name == "" {
+		name = "objects"
+	}
+	return &FIFO[T]{
+		known:     opts.Known,
+		transform: opts.Transform,
+		name:      name,
+		maxBatch:  mb,
+		notify:    make(chan struct{}, 1),
+		closedCh:  make(chan struct{}),
+		synced:    make(chan struct{}),
+		ring:      make([]entry[T], 16),
+		pending:   make(map[string]keyState[T]),
+	}
+}
+
+// Add queues an Added delta for obj (after Transform). It returns ErrClosed
+// after Close, or the Transform error. It never blocks on the consumer.
+func (f *FIFO[T]) Add(obj T) error { return f.single(Added, obj) }
+
+// Update queues an Updated delta for obj (after Transform). See Add.
+func (f *FIFO[T]) Update(obj T) error { return f.single(Updated, obj) }
+
+// Delete queues a Deleted delta for obj (after Transform), carrying obj as
+// the last known state. It is dropped (nil error) when the newest pending
+// delta of the key is already a Deleted (deletion dedup), or when nothing is
+// pending for the key and Known does not have it (a delete of something the
+// consumer never saw, as in client-go's DeltaFIFO).
+func (f *FIFO[T]) Delete(obj T) error { return f.single(Deleted, obj) }
+
+func (f *FIFO[T]) single(t DeltaType, obj T) error {
+	obj, key, err := f.prepare(t, obj)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if t == Deleted && f.dropDeleteLocked(key) {
+		return nil
+	}
+	f.pushLocked(entry[T]{d: Delta[T]{Type: t, Key: key, Object: obj}})
+	f.trackLocked(key, t, obj)
+	f.signal()
+	return nil
+}
+
+// prepare transforms obj and computes its key.
+func (f *FIFO[T]) prepare(t DeltaType, obj T) (T, string, error) {
+	if f.transform != nil {
+		out, err := f.transform(obj)
+		if err != nil {
+			return obj, "", fmt.Errorf("fifo %s: transform of %s %s: %w", f.name, t, store.Key(obj), err)
+		}
+		obj = out
+	}
+	return obj, store.Key(obj), nil
+}
+
+// dropDeleteLocked reports whether a Deleted delta for key is redundant.
+func (f *FIFO[T]) dropDeleteLocked(key string) bool {
+	if st, ok := f.pending[key]; ok {
+		return st.last == Deleted
+	}
+	if f.known == nil {
+		return false
+	}
+	_, ok := f.known.Get(key)
+	return !ok
+}
+
+// Replace queues one atomic batch for a relist of objs at resourceVersion:
+// first a Deleted{FinalStateUnknown: true} tombstone for every key that is
+// pending or in Known but absent from objs (carrying the newest pending
+// object, else Known's; keys whose newest pending delta is a Deleted get
+// none), then a Replaced delta for every object of objs (after Transform),
+// in order. Tombstones are ordered by key. An empty result queues nothing.
+//
+// The first Replace fixes the initial population: everything queued up to
+// and including its batch (see HasSynced). It returns ErrClosed after Close, or the
+// first Transform error, in which case nothing is queued.
+func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
+	deltas := make([]Delta[T], 0, len(objs))
+	newKeys := make(map[string]struct{}, len(objs))
+	for _, o := range objs {
+		o, key, err := f.prepare(Replaced, o)
+		if err != nil {
+			return err
+		}
+		newKeys[key] = struct{}{}
+		deltas = append(deltas, Delta[T]{Type: Replaced, Key: key, Object: o})
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	var tombs []Delta[T]
+	for key, st := range f.pending {
+		if _, ok := newKeys[key]; ok || st.last == Deleted {
+			continue
+		}
+		tombs = append(tombs, Delta[T]{Type: Deleted, Key: key, Object: st.obj, FinalStateUnknown: true})
+	}
+	if f.known != nil {
+		for _, key := range f.known.ListKeys() {
+			if _, ok := newKeys[key]; ok {
+				continue
+			}
+			if _, ok := f.pending[key]; ok {
+				continue
+			}
+			// Keys not pending are not being written by the consumer, so
+			// Get agrees with ListKeys.
+			obj, ok := f.known.Get(key)
+			if !ok {
+				continue
+			}
+			tombs = append(tombs, Delta[T]{Type: Deleted, Key: key, Object: obj, FinalStateUnknown: true})
+		}
+	}
+	slices.SortFunc(tombs, func(a, b Delta[T]) int { return strings.Compare(a.Key, b.Key) })
+	all := append(tombs, deltas...)
+	if len(all) > 0 {
+		f.pushLocked(entry[T]{batch: &replaceBatch[T]{deltas: all, rv: resourceVersion}})
+		for _, d := range all {
+			f.trackLocked(d.Key, d.Type, d.Object)
+		}
+		f.signal()
+	}
+	f.markPopulatedLocked()
+	return nil
+}
+
+// Resync queues a Sync delta, carrying Known's object, for every key of
+// Known that has nothing pending (a pending delta will bring a newer state
+// anyway; a Sync with the older one would go backwards). Without Known it
+// does nothing. It returns ErrClosed after Close.
+func (f *FIFO[T]) Resync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if f.known == nil {
+		return nil
+	}
+	queued := false
+	for _, key := range f.known.ListKeys() {
+		if _, ok := f.pending[key]; ok {
+			continue
+		}
+		obj, ok := f.known.Get(key)
+		if !ok {
+			continue
+		}
+		f.pushLocked(entry[T]{d: Delta[T]{Type: Sync, Key: key, Object: obj}})
+		f.trackLocked(key, Sync, obj)
+		queued = true
+	}
+	if queued {
+		f.signal()
+	}
+	return nil
+}
+
+// Pop waits until a batch is queued, hands it to process and returns
+// process's error. process runs without the FIFO's lock held, so producers
+// are never blocked by the consumer; the deltas of a batch count as pending
+// (for Replace, Resync and Delete) until process returns.
+//
+// A batch is either one atomic relist from Replace, or up to MaxBatch
+// consecutive single deltas (never crossing the end of the initial
+// population). Pop blocks until there is work, ctx ends (it returns
+// ctx.Err() and pops nothing), or the FIFO is closed and empty (ErrClosed):
+// after Close, Pop keeps handing out what was queued before, so the consumer
+// can drain it.
 func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
-	panic("unimplemented")
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f.mu.Lock()
+		if f.popping {
+			f.mu.Unlock()
+			return ErrConcurrentPop
+		}
+		if f.count > 0 {
+			break // with f.mu held
+		}
+		closed := f.closed
+		f.mu.Unlock()
+		if closed {
+			return ErrClosed
+		}
+		select {
+		case <-f.notify:
+		case <-f.closedCh:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	b, taken := f.takeLocked()
+	f.popping = true
+	f.mu.Unlock()
+	defer f.done(b.Deltas, taken) // also when process panics
+	return process(b)
 }
-func (f *FIFO[T]) Close()          { panic("unimplemented") }
-func (f *FIFO[T]) HasSynced() bool { panic("unimplemented") }
-func (f *FIFO[T]) Len() int        { panic("unimplemented") }
+
+// done ends the processing of a popped batch: its keys stop being pending
+// and the initial population shrinks.
+func (f *FIFO[T]) done(deltas []Delta[T], taken int) {
+	f.mu.Lock()
+	f.popping = false
+	for i := range deltas {
+		f.untrackLocked(deltas[i].Key)
+	}
+	if len(f.pending) == 0 && f.pendingPeak > shrinkAbove {
+		// Go maps never shrink; after a large relist start afresh.
+		f.pending = make(map[string]keyState[T])
+		f.pendingPeak = 0
+	}
+	if f.initialLeft > 0 {
+		f.initialLeft -= taken
+		f.checkSyncedLocked()
+	}
+	f.mu.Unlock()
+	clear(deltas) // drop references for the GC
+}
+
+// shrinkAbove is the size above which the ring and the pending map are
+// reallocated once they are empty again, to give a burst's memory back.
+const shrinkAbove = 4096
+
+// takeLocked removes the next batch from the queue; it returns the batch and
+// how many entries it consumed.
+func (f *FIFO[T]) takeLocked() (Batch[T], int) {
+	first := &f.ring[f.head]
+	initial := !f.syncedClosed
+	if first.batch != nil {
+		rb := first.batch
+		*first = entry[T]{}
+		f.head = (f.head + 1) % len(f.ring)
+		f.count--
+		f.ndeltas -= len(rb.deltas)
+		if f.count == 0 && len(f.ring) > shrinkAbove {
+			f.ring, f.head = make([]entry[T], 16), 0
+		}
+		return Batch[T]{Deltas: rb.deltas, Atomic: true, ResourceVersion: rb.rv, InitialList: initial}, 1
+	}
+	limit := f.maxBatch
+	if f.initialLeft > 0 && f.initialLeft < limit {
+		limit = f.initialLeft
+	}
+	out := f.out[:0]
+	n := 0
+	for n < limit && f.count > 0 {
+		e := &f.ring[f.head]
+		if e.batch != nil {
+			break
+		}
+		out = append(out, e.d)
+		*e = entry[T]{}
+		f.head = (f.head + 1) % len(f.ring)
+		f.count--
+		n++
+	}
+	f.ndeltas -= n
+	f.out = out
+	if f.count == 0 && len(f.ring) > shrinkAbove {
+		f.ring, f.head = make([]entry[T], 16), 0
+	}
+	return Batch[T]{Deltas: out, InitialList: initial}, n
+}
+
+// Close closes the FIFO: producers get ErrClosed from now on, and Pop
+// returns ErrClosed once everything queued before has been popped. Safe to
+// call more than once and concurrently with everything else.
+func (f *FIFO[T]) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed {
+		f.closed = true
+		close(f.closedCh)
+	}
+}
+
+// HasSynced reports whether the initial population has been popped and
+// processed: everything queued up to and including the first Replace's
+// batch. Deltas added before the first Replace count toward it (as in
+// client-go's RealFIFO, where they are queued ahead of the relist); unlike
+// client-go, an Add before any Replace does not by itself mark the FIFO
+// synced, since the Reflector always starts with a Replace. It is true right
+// away when the first Replace left the queue empty. Safe for concurrent use.
+func (f *FIFO[T]) HasSynced() bool {
+	select {
+	case <-f.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Synced returns a channel that is closed when HasSynced becomes true.
+func (f *FIFO[T]) Synced() <-chan struct{} { return f.synced }
+
+// Len returns the number of deltas queued, not counting a batch being
+// processed. Safe for concurrent use.
+func (f *FIFO[T]) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ndeltas
+}
+
+func (f *FIFO[T]) markPopulatedLocked() {
+	if f.populated {
+		return
+	}
+	f.populated = true
+	f.initialLeft = f.count
+	f.checkSyncedLocked()
+}
+
+func (f *FIFO[T]) checkSyncedLocked() {
+	if f.populated && f.initialLeft <= 0 && !f.syncedClosed {
+		f.syncedClosed = true
+		close(f.synced)
+	}
+}
+
+func (f *FIFO[T]) signal() {
+	select {
+	case f.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (f *FIFO[T]) pushLocked(e entry[T]) {
+	if f.count == len(f.ring) {
+		grown := make([]entry[T], 2*len(f.ring))
+		n := copy(grown, f.ring[f.head:])
+		copy(grown[n:], f.ring[:f.head])
+		f.ring, f.head = grown, 0
+	}
+	f.ring[(f.head+f.count)%len(f.ring)] = e
+	f.count++
+	if e.batch != nil {
+		f.ndeltas += len(e.batch.deltas)
+	} else {
+		f.ndeltas++
+	}
+}
+
+func (f *FIFO[T]) trackLocked(key string, t DeltaType, obj T) {
+	st := f.pending[key]
+	st.n++
+	st.last = t
+	st.obj = obj
+	f.pending[key] = st
+	if len(f.pending) > f.pendingPeak {
+		f.pendingPeak = len(f.pending)
+	}
+}
+
+func (f *FIFO[T]) untrackLocked(key string) {
+	st, ok := f.pending[key]
+	if !ok {
+		return
+	}
+	if st.n <= 1 {
+		delete(f.pending, key)
+		return
+	}
+	st.n--
+	f.pending[key] = st
+}

@@ -1,0 +1,32 @@
+// Package fifo is the DeltaFIFO stage: the queue between the Reflector
+// (producer) and the informer (the single consumer).
+//
+// Design choices that are not obvious:
+//
+//   - Arrival order across keys. Deltas are not coalesced per key: every
+//     Add/Update/Delete is delivered, in the order it arrived, like client-go's
+//     RealFIFO (the default informer queue since client-go 1.36). The old
+//     DeltaFIFO grouped deltas per key and so reordered keys; handlers then
+//     saw B's update before A's although A changed first.
+//   - Per-key tracking without per-key lists. The FIFO keeps, per key, only
+//     the count and the newest of the deltas that are queued or being
+//     processed. That is all Replace needs (tombstones carry the newest
+//     pending object), all Resync needs (skip keys with something pending)
+//     and all deletion dedup needs (drop a Deleted right after a Deleted).
+//   - A relist is one queue entry. Replace queues the tombstones and the
+//     Replaced deltas as a single atomic Batch, which the consumer applies in
+//     one store transaction, so readers never see half a relist.
+//   - Batching. Pop hands over up to Options.MaxBatch consecutive single
+//     deltas at once, so the consumer takes its locks once per batch instead
+//     of once per event. The queue is a ring buffer and the batch slice is
+//     reused: the steady state allocates nothing per event here (the key
+//     string, made once per event by store.Key, is the only allocation).
+//   - process runs unlocked. Producers never wait for the consumer; keys of
+//     the batch being processed stay "pending" until process returns, so
+//     Replace and Resync, which read Known concurrently, see a consistent
+//     picture: Known plus pending deltas is always the whole state.
+//   - Pop takes a context and Close is separate: cancelling ctx abandons the
+//     wait at once, while Close lets the consumer drain what was queued
+//     before (the informer's stop order: reflector stops, FIFO closes, the
+//     pop loop drains, handlers drain).
+package fifo
