@@ -1,5 +1,7 @@
 // Package store is the bottom stage of the runtime: the Indexer, a thread-safe
-// local cache of typed objects keyed by "namespace/name" with named indices.
+// local cache of typed objects keyed by "namespace/name" with named indices,
+// the Listers that generated code embeds, and Compact, the default memory
+// transform.
 //
 // Ownership is visible in the types (an idea borrowed from kube-rs): New returns
 // the single *Writer, which the informer owns; everyone else gets the *Indexer
@@ -7,4 +9,47 @@
 //
 // Objects returned by any read are shared with the cache and with every other
 // reader. They are read-only: mutate a DeepCopy, never the object itself.
+//
+// # Concurrency
+//
+// One sync.RWMutex guards everything. Writes (Set, Delete, a whole Batch,
+// AddIndexers, and the one-time build of the label index) hold it exclusively
+// and update the objects and every index together, so a reader never sees an
+// object without its index entries or half of a Batch (a relist). Reads hold
+// it shared and copy results into fresh slices before returning.
+//
+// # Memory layout
+//
+// client-go's cache keeps a map[string]interface{} of items plus, per index,
+// map[value]map[key]struct{}: every object costs its key string and a map slot
+// in each index (about 170 bytes with the namespace index and one more). Here:
+//
+//   - objects sit in a slot array addressed by a dense uint32 id; freed ids
+//     are reused;
+//   - keys are not stored: an open-addressing table of (hash, id) pairs maps a
+//     key to its id, comparing the key against the object's own namespace and
+//     name (only a key that differs from Key(obj) is kept, in a side map);
+//   - each index maps a value to a posting set of ids: inline for one id, a
+//     sorted []uint32 while sparse, a bitmap once dense, so a value shared by
+//     many objects costs 4 bytes or less per object and adds and removes stay
+//     cheap;
+//   - ids are stable across updates, so an update whose index values did not
+//     change touches no index at all.
+//
+// See bench/store_test.go for the measured overhead per object.
+//
+// # Label selectors
+//
+// ListSelector answers equality requirements (=, ==, in) from a label index
+// (label key -> value -> posting set), walking the smallest candidate set and
+// checking the full selector on each candidate. The label index is built on
+// the first selector that can use it and maintained from then on, so users
+// that never select by label never pay for it.
+//
+// # Compact
+//
+// Compact drops managedFields and interns repeated strings (namespace, label
+// keys and values, annotation keys, finalizers, owner reference kind and
+// apiVersion) with the unique package. The informer applies it to freshly
+// decoded objects before they reach the cache.
 package store

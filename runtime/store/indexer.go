@@ -1,77 +1,679 @@
 package store
 
 import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
+
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
 )
 
-// SKELETON: signatures agreed between stages; bodies are filled in by the store owner.
-
 // IndexFunc computes the index values of obj for one named index. It must be
-// a pure function of obj: the Indexer calls it on add, update and delete.
+// a pure function of obj: the Indexer calls it on add, update and delete (on
+// the old object, to find where it was indexed), so it must return the same
+// values for the same object every time. Duplicate values are ignored.
 type IndexFunc[T any] func(obj T) ([]string, error)
 
 // Indexers maps index names to index funcs.
 type Indexers[T any] map[string]IndexFunc[T]
 
 // NamespaceIndex is the name of the built-in index on metadata.namespace that
-// every Indexer maintains; namespace-scoped listers use it.
+// every Indexer maintains; namespace-scoped listers use it. Cluster-scoped
+// objects are indexed under "" (as client-go's MetaNamespaceIndexFunc does).
 const NamespaceIndex = "namespace"
+
+// ErrUnknownIndex is wrapped by the errors of reads that name an index the
+// Indexer does not have.
+var ErrUnknownIndex = errors.New("unknown index")
 
 // Options configures New.
 type Options[T any] struct {
 	// Indexers are the named indices maintained from the start, beside the
-	// built-in NamespaceIndex.
+	// built-in NamespaceIndex. An entry named NamespaceIndex is ignored (the
+	// built-in one is equivalent), so client-go style
+	// Indexers{NamespaceIndex: ...} keeps working.
 	Indexers Indexers[T]
+
+	// OnIndexError is called, with the write lock held, when an index func
+	// fails while an object is stored; the object is then not indexed under
+	// that index. It must not call back into the Indexer. When nil, the error
+	// is logged through klog (index name and key only, never the object).
+	OnIndexError func(index, key string, err error)
 }
 
-// Indexer is the read side of the cache. Safe for concurrent use by any number
-// of readers. Returned objects are shared: do not mutate them.
+// Indexer is the read side of the cache: a thread-safe store of typed objects
+// keyed by Key ("namespace/name", or "name" for cluster-scoped objects) with
+// named indices and a label index.
+//
+// All methods are safe for concurrent use by any number of goroutines; reads
+// share a sync.RWMutex with the single Writer and never block each other. A
+// read sees either none or all of a Writer.Batch. Objects returned by reads
+// are shared with the cache and every other reader: they are read-only. Mutate
+// a DeepCopy, never the object itself (doing so corrupts the indices too).
+//
+// Memory layout (see doc.go): objects live in a slot array addressed by a
+// uint32 id; an open-addressing hash table maps keys to ids without storing the
+// key strings (keys are compared against the object's namespace and name);
+// indices map a value to a posting set of ids.
 type Indexer[T Object[T]] struct {
-	_ [0]T
+	mu sync.RWMutex
+
+	seed  maphash.Seed
+	table []uint64 // linear probing; entry = hash<<32 | (id+1); 0 is empty
+	count int
+
+	objs    []T               // by id; zero when the id is free
+	live    []uint64          // bit id is set when objs[id] holds an object
+	free    []uint32          // free ids, reused LIFO
+	oddKeys map[uint32]string // keys given to Set that differ from Key(obj)
+
+	nsIndex map[string]posting
+	indices map[string]*index[T]
+
+	labelsBuilt atomic.Bool // set once labels is non-nil
+	labels      map[string]map[string]posting
+
+	onIndexError func(index, key string, err error)
 }
 
-// Writer is the single write side of the cache, owned by the informer.
-// Not safe for concurrent use: there is one writer.
+type index[T any] struct {
+	fn     IndexFunc[T]
+	values map[string]posting
+}
+
+// Writer is the single write side of the cache, owned by the informer. Its
+// methods must not be called concurrently with each other (there is one
+// writer); they are safe to call concurrently with any Indexer read. Each
+// write takes the Indexer's write lock for its duration.
 type Writer[T Object[T]] struct {
-	_ [0]T
+	ix *Indexer[T]
 }
 
 // New returns an empty cache and its only writer.
-func New[T Object[T]](opts Options[T]) *Writer[T] { panic("unimplemented") }
-
-// Key returns the cache key of obj: "namespace/name", or "name" for
-// cluster-scoped objects.
-func Key(obj interface {
-	GetNamespace() string
-	GetName() string
-}) string {
-	panic("unimplemented")
+func New[T Object[T]](opts Options[T]) *Writer[T] {
+	ix := &Indexer[T]{
+		seed:         maphash.MakeSeed(),
+		nsIndex:      map[string]posting{},
+		indices:      map[string]*index[T]{},
+		onIndexError: opts.OnIndexError,
+	}
+	for name, fn := range opts.Indexers {
+		if name == NamespaceIndex || fn == nil {
+			continue
+		}
+		ix.indices[name] = &index[T]{fn: fn, values: map[string]posting{}}
+	}
+	return &Writer[T]{ix: ix}
 }
 
-// SplitKey splits a key made by Key into namespace and name.
-func SplitKey(key string) (namespace, name string, err error) { panic("unimplemented") }
+// Indexer returns the read side of the cache. Safe for concurrent use.
+func (w *Writer[T]) Indexer() *Indexer[T] { return w.ix }
 
-func (i *Indexer[T]) Get(key string) (obj T, exists bool)                    { panic("unimplemented") }
-func (i *Indexer[T]) List() []T                                              { panic("unimplemented") }
-func (i *Indexer[T]) ListKeys() []string                                     { panic("unimplemented") }
-func (i *Indexer[T]) Len() int                                               { panic("unimplemented") }
-func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T { panic("unimplemented") }
-func (i *Indexer[T]) ByIndex(indexName, value string) ([]T, error)           { panic("unimplemented") }
-func (i *Indexer[T]) IndexKeys(indexName, value string) ([]string, error)    { panic("unimplemented") }
-func (i *Indexer[T]) ListIndexFuncValues(indexName string) []string          { panic("unimplemented") }
-func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error                 { panic("unimplemented") }
-func (w *Writer[T]) Indexer() *Indexer[T]                                    { panic("unimplemented") }
-func (w *Writer[T]) Set(key string, obj T) (old T, existed bool)             { panic("unimplemented") }
-func (w *Writer[T]) Delete(key string) (old T, existed bool)                 { panic("unimplemented") }
+// Set stores obj under key, replacing and returning any previous object, and
+// updates every index. key should be Key(obj); another key works but costs a
+// little memory. Blocks while readers hold the lock.
+func (w *Writer[T]) Set(key string, obj T) (old T, existed bool) {
+	w.ix.mu.Lock()
+	defer w.ix.mu.Unlock()
+	return w.ix.setLocked(key, obj)
+}
+
+// Delete removes the object under key from the cache and every index and
+// returns it. Deleting a missing key is a no-op that returns existed false.
+func (w *Writer[T]) Delete(key string) (old T, existed bool) {
+	w.ix.mu.Lock()
+	defer w.ix.mu.Unlock()
+	return w.ix.deleteLocked(key)
+}
 
 // Batch runs fn with exclusive access: readers see either none or all of the
-// writes fn makes through tx (a relist is applied atomically this way).
-func (w *Writer[T]) Batch(fn func(tx Tx[T])) { panic("unimplemented") }
+// writes fn makes through tx (a relist is applied atomically this way). fn
+// must use only tx: calling the Indexer or the Writer from fn deadlocks. tx is
+// invalid once fn returns. Readers block for as long as fn runs.
+func (w *Writer[T]) Batch(fn func(tx Tx[T])) {
+	w.ix.mu.Lock()
+	defer w.ix.mu.Unlock()
+	tx := &batchTx[T]{ix: w.ix}
+	defer func() { tx.ix = nil }()
+	fn(tx)
+}
 
-// Tx is the write view handed to Writer.Batch; valid only during fn.
+// Tx is the write view handed to Writer.Batch; valid only during fn. Its
+// methods behave as the Writer's and Indexer's methods of the same names.
 type Tx[T Object[T]] interface {
 	Get(key string) (T, bool)
 	Set(key string, obj T) (old T, existed bool)
 	Delete(key string) (old T, existed bool)
 	ListKeys() []string
 }
+
+type batchTx[T Object[T]] struct{ ix *Indexer[T] }
+
+func (t *batchTx[T]) Get(key string) (T, bool) { return t.ix.getLocked(key) }
+func (t *batchTx[T]) Set(key string, obj T) (T, bool) {
+	return t.ix.setLocked(key, obj)
+}
+func (t *batchTx[T]) Delete(key string) (T, bool) { return t.ix.deleteLocked(key) }
+func (t *batchTx[T]) ListKeys() []string          { return t.ix.listKeysLocked() }
+
+// Get returns the object stored under key. The object is shared: read-only.
+func (i *Indexer[T]) Get(key string) (obj T, exists bool) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.getLocked(key)
+}
+
+// List returns every object in the cache, in no particular order. The slice
+// is the caller's; the objects are shared and read-only.
+func (i *Indexer[T]) List() []T {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	out := make([]T, 0, i.count)
+	for w, word := range i.live {
+		for word != 0 {
+			out = append(out, i.objs[w*64+bits.TrailingZeros64(word)])
+			word &= word - 1
+		}
+	}
+	return out
+}
+
+// ListKeys returns the keys of every object in the cache, in no particular
+// order. Keys are not stored, so each is built (and allocated) per call.
+func (i *Indexer[T]) ListKeys() []string {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.listKeysLocked()
+}
+
+// Len returns the number of objects in the cache.
+func (i *Indexer[T]) Len() int {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.count
+}
+
+// ByIndex returns the objects whose index func for indexName returned value.
+// It returns an error wrapping ErrUnknownIndex if there is no such index.
+// Objects are shared and read-only.
+func (i *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	p, err := i.postingLocked(indexName, value)
+	if err != nil {
+		return nil, err
+	}
+	return i.appendPostingLocked(make([]T, 0, p.len()), &p, ""), nil
+}
+
+// IndexKeys is ByIndex returning keys instead of objects.
+func (i *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	p, err := i.postingLocked(indexName, value)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, p.len())
+	p.each(func(id uint32) bool {
+		out = append(out, i.keyOfLocked(id))
+		return true
+	})
+	return out, nil
+}
+
+// ListIndexFuncValues returns every value indexName currently holds objects
+// under, in no particular order; nil for an unknown index.
+func (i *Indexer[T]) ListIndexFuncValues(indexName string) []string {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	var m map[string]posting
+	if indexName == NamespaceIndex {
+		m = i.nsIndex
+	} else if idx := i.indices[indexName]; idx != nil {
+		m = idx.values
+	}
+	out := make([]string, 0, len(m))
+	for v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// AddIndexers adds indices, at any time: the objects already in the cache are
+// indexed before it returns, under the write lock, so no reader ever sees a
+// partially built index. It returns an error, and adds none of indexers, if a
+// name is already in use (NamespaceIndex included), a func is nil, or an index
+// func fails on a cached object. Safe for concurrent use.
+func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	names := make([]string, 0, len(indexers))
+	for name, fn := range indexers {
+		if _, dup := i.indices[name]; dup || name == NamespaceIndex {
+			return fmt.Errorf("add indexers: index %q already exists", name)
+		}
+		if fn == nil {
+			return fmt.Errorf("add indexers: index %q has a nil func", name)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	built := make([]*index[T], len(names))
+	for n, name := range names {
+		idx := &index[T]{fn: indexers[name], values: map[string]posting{}}
+		for w, word := range i.live {
+			for word != 0 {
+				id := uint32(w*64 + bits.TrailingZeros64(word))
+				word &= word - 1
+				vals, err := idx.fn(i.objs[id])
+				if err != nil {
+					return fmt.Errorf("add indexers: index %q on %q: %w", name, i.keyOfLocked(id), err)
+				}
+				for _, v := range vals {
+					i.addPostingLocked(idx.values, v, id)
+				}
+			}
+		}
+		built[n] = idx
+	}
+	for n, name := range names {
+		i.indices[name] = built[n]
+	}
+	return nil
+}
+
+// --- locked internals -------------------------------------------------------
+
+func (i *Indexer[T]) hash(key string) uint32 { return uint32(maphash.String(i.seed, key)) }
+
+// findLocked returns the table slot and id of key.
+func (i *Indexer[T]) findLocked(key string, h uint32) (slot int, id uint32, ok bool) {
+	if len(i.table) == 0 {
+		return 0, 0, false
+	}
+	mask := uint32(len(i.table) - 1)
+	for s := h & mask; ; s = (s + 1) & mask {
+		e := i.table[s]
+		if e == 0 {
+			return 0, 0, false
+		}
+		if uint32(e>>32) == h {
+			id := uint32(e) - 1
+			if i.oddKeys != nil {
+				if k, odd := i.oddKeys[id]; odd {
+					if k == key {
+						return int(s), id, true
+					}
+					continue
+				}
+			}
+			if o := i.objs[id]; keyMatches(key, o.GetNamespace(), o.GetName()) {
+				return int(s), id, true
+			}
+		}
+	}
+}
+
+// getNamespacedLocked looks up namespace/name without allocating the key.
+func (i *Indexer[T]) getNamespacedLocked(ns, name string) (T, bool) {
+	var zero T
+	if len(i.table) == 0 {
+		return zero, false
+	}
+	var buf [128]byte
+	k := buf[:0]
+	if ns != "" {
+		k = append(append(k, ns...), '/')
+	}
+	k = append(k, name...)
+	h := uint32(maphash.Bytes(i.seed, k))
+	mask := uint32(len(i.table) - 1)
+	for s := h & mask; ; s = (s + 1) & mask {
+		e := i.table[s]
+		if e == 0 {
+			return zero, false
+		}
+		if uint32(e>>32) != h {
+			continue
+		}
+		id := uint32(e) - 1
+		if i.oddKeys != nil {
+			if odd, isOdd := i.oddKeys[id]; isOdd {
+				if odd == string(k) {
+					return i.objs[id], true
+				}
+				continue
+			}
+		}
+		if o := i.objs[id]; o.GetName() == name && o.GetNamespace() == ns {
+			return o, true
+		}
+	}
+}
+
+func (i *Indexer[T]) getLocked(key string) (T, bool) {
+	_, id, ok := i.findLocked(key, i.hash(key))
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return i.objs[id], true
+}
+
+func (i *Indexer[T]) keyOfLocked(id uint32) string {
+	if i.oddKeys != nil {
+		if k, ok := i.oddKeys[id]; ok {
+			return k
+		}
+	}
+	return Key(i.objs[id])
+}
+
+func (i *Indexer[T]) listKeysLocked() []string {
+	out := make([]string, 0, i.count)
+	for w, word := range i.live {
+		for word != 0 {
+			out = append(out, i.keyOfLocked(uint32(w*64+bits.TrailingZeros64(word))))
+			word &= word - 1
+		}
+	}
+	return out
+}
+
+func (i *Indexer[T]) insertLocked(h, id uint32) {
+	if (i.count+1)*4 > len(i.table)*3 {
+		i.growLocked()
+	}
+	mask := uint32(len(i.table) - 1)
+	for s := h & mask; ; s = (s + 1) & mask {
+		if i.table[s] == 0 {
+			i.table[s] = uint64(h)<<32 | uint64(id+1)
+			i.count++
+			return
+		}
+	}
+}
+
+func (i *Indexer[T]) growLocked() {
+	n := max(16, 2*len(i.table))
+	t := make([]uint64, n)
+	mask := uint32(n - 1)
+	for _, e := range i.table {
+		if e == 0 {
+			continue
+		}
+		for s := uint32(e>>32) & mask; ; s = (s + 1) & mask {
+			if t[s] == 0 {
+				t[s] = e
+				break
+			}
+		}
+	}
+	i.table = t
+}
+
+// removeSlotLocked empties slot s, shifting later entries of its probe run
+// back so lookups never need tombstones.
+func (i *Indexer[T]) removeSlotLocked(s int) {
+	mask := len(i.table) - 1
+	hole := s
+	for j := (s + 1) & mask; ; j = (j + 1) & mask {
+		e := i.table[j]
+		if e == 0 {
+			break
+		}
+		home := int(uint32(e>>32)) & mask
+		// The entry at j may move into the hole unless its home lies
+		// cyclically in (hole, j].
+		var stays bool
+		if hole <= j {
+			stays = hole < home && home <= j
+		} else {
+			stays = hole < home || home <= j
+		}
+		if !stays {
+			i.table[hole] = e
+			hole = j
+		}
+	}
+	i.table[hole] = 0
+	i.count--
+}
+
+func (i *Indexer[T]) allocLocked(obj T) uint32 {
+	var id uint32
+	if n := len(i.free); n > 0 {
+		id = i.free[n-1]
+		i.free = i.free[:n-1]
+		i.objs[id] = obj
+	} else {
+		id = uint32(len(i.objs))
+		i.objs = append(i.objs, obj)
+		if w := int(id / 64); w >= len(i.live) {
+			i.live = append(i.live, 0)
+		}
+	}
+	i.live[id/64] |= 1 << (id % 64)
+	return id
+}
+
+func (i *Indexer[T]) setOddKeyLocked(id uint32, key string, obj T) {
+	if keyMatches(key, obj.GetNamespace(), obj.GetName()) {
+		if i.oddKeys != nil {
+			delete(i.oddKeys, id)
+		}
+		return
+	}
+	if i.oddKeys == nil {
+		i.oddKeys = map[uint32]string{}
+	}
+	i.oddKeys[id] = key
+}
+
+func (i *Indexer[T]) setLocked(key string, obj T) (T, bool) {
+	h := i.hash(key)
+	if _, id, ok := i.findLocked(key, h); ok {
+		old := i.objs[id]
+		i.objs[id] = obj
+		i.setOddKeyLocked(id, key, obj)
+		i.reindexLocked(id, key, old, obj, true, true)
+		return old, true
+	}
+	id := i.allocLocked(obj)
+	i.setOddKeyLocked(id, key, obj)
+	i.insertLocked(h, id)
+	var zero T
+	i.reindexLocked(id, key, zero, obj, false, true)
+	return zero, false
+}
+
+func (i *Indexer[T]) deleteLocked(key string) (T, bool) {
+	var zero T
+	slot, id, ok := i.findLocked(key, i.hash(key))
+	if !ok {
+		return zero, false
+	}
+	old := i.objs[id]
+	i.removeSlotLocked(slot)
+	i.reindexLocked(id, key, old, zero, true, false)
+	i.objs[id] = zero
+	i.live[id/64] &^= 1 << (id % 64)
+	i.free = append(i.free, id)
+	if i.oddKeys != nil {
+		delete(i.oddKeys, id)
+	}
+	return old, true
+}
+
+func (i *Indexer[T]) addPostingLocked(m map[string]posting, v string, id uint32) {
+	p := m[v]
+	if p.add(id, len(i.objs)) {
+		m[v] = p
+	}
+}
+
+func (i *Indexer[T]) removePostingLocked(m map[string]posting, v string, id uint32) {
+	p, ok := m[v]
+	if !ok || !p.remove(id, len(i.objs)) {
+		return
+	}
+	if p.n == 0 {
+		delete(m, v)
+	} else {
+		m[v] = p
+	}
+}
+
+// reindexLocked moves id from where old was indexed to where obj belongs.
+// hasOld is false for an add, hasNew false for a delete.
+func (i *Indexer[T]) reindexLocked(id uint32, key string, old, obj T, hasOld, hasNew bool) {
+	var oldNS, newNS string
+	if hasOld {
+		oldNS = old.GetNamespace()
+	}
+	if hasNew {
+		newNS = obj.GetNamespace()
+	}
+	if !hasOld || !hasNew || oldNS != newNS {
+		if hasOld {
+			i.removePostingLocked(i.nsIndex, oldNS, id)
+		}
+		if hasNew {
+			i.addPostingLocked(i.nsIndex, newNS, id)
+		}
+	}
+
+	for name, idx := range i.indices {
+		var oldVals, newVals []string
+		var oldErr, newErr error
+		if hasOld {
+			oldVals, oldErr = idx.fn(old)
+		}
+		if hasNew {
+			newVals, newErr = idx.fn(obj)
+			if newErr != nil {
+				i.reportIndexError(name, key, newErr)
+				newVals = nil
+			}
+		}
+		if oldErr != nil {
+			// Where old was indexed is unknown: scrub id from the whole index.
+			for v, p := range idx.values {
+				if p.has(id) {
+					i.removePostingLocked(idx.values, v, id)
+				}
+			}
+			oldVals = nil
+		}
+		if len(oldVals) == 1 && len(newVals) == 1 && oldVals[0] == newVals[0] {
+			continue
+		}
+		for _, v := range oldVals {
+			if !slices.Contains(newVals, v) {
+				i.removePostingLocked(idx.values, v, id)
+			}
+		}
+		for _, v := range newVals {
+			i.addPostingLocked(idx.values, v, id)
+		}
+	}
+
+	if i.labels != nil {
+		var oldL, newL map[string]string
+		if hasOld {
+			oldL = old.GetLabels()
+		}
+		if hasNew {
+			newL = obj.GetLabels()
+		}
+		for k, v := range oldL {
+			if nv, ok := newL[k]; !ok || nv != v {
+				i.removeLabelLocked(k, v, id)
+			}
+		}
+		for k, v := range newL {
+			if ov, ok := oldL[k]; !ok || ov != v {
+				i.addLabelLocked(k, v, id)
+			}
+		}
+	}
+}
+
+func (i *Indexer[T]) reportIndexError(name, key string, err error) {
+	if i.onIndexError != nil {
+		i.onIndexError(name, key, err)
+		return
+	}
+	klog.Background().Error(err, "Index func failed; object not indexed", "index", name, "key", key)
+}
+
+func (i *Indexer[T]) postingLocked(indexName, value string) (posting, error) {
+	if indexName == NamespaceIndex {
+		return i.nsIndex[value], nil
+	}
+	idx := i.indices[indexName]
+	if idx == nil {
+		return posting{}, fmt.Errorf("index %q: %w", indexName, ErrUnknownIndex)
+	}
+	return idx.values[value], nil
+}
+
+// appendPostingLocked appends the objects of p, restricted to namespace ns
+// unless ns is "".
+func (i *Indexer[T]) appendPostingLocked(out []T, p *posting, ns string) []T {
+	add := func(id uint32) {
+		o := i.objs[id]
+		if ns == "" || o.GetNamespace() == ns {
+			out = append(out, o)
+		}
+	}
+	switch {
+	case p.n == 0:
+	case p.n == 1:
+		add(p.one)
+	case p.big.bits != nil:
+		for w, word := range p.big.bits {
+			for word != 0 {
+				add(uint32(w*64 + bits.TrailingZeros64(word)))
+				word &= word - 1
+			}
+		}
+	default:
+		for _, id := range p.big.ids {
+			add(id)
+		}
+	}
+	return out
+}
+
+// byIndexNamespace is ByIndex restricted to namespace ns.
+func (i *Indexer[T]) byIndexNamespace(indexName, value, ns string) ([]T, error) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	p, err := i.postingLocked(indexName, value)
+	if err != nil {
+		return nil, err
+	}
+	if indexName == NamespaceIndex {
+		if value != ns {
+			return nil, nil
+		}
+		ns = ""
+	}
+	return i.appendPostingLocked(nil, &p, ns), nil
+}
+
+// getNamespaced is Get for namespace/name without building the key.
+func (i *Indexer[T]) getNamespaced(ns, name string) (T, bool) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.getNamespacedLocked(ns, name)
+}
+
+var _ labels.Labels = labels.Set(nil)

@@ -1,0 +1,82 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Key returns the cache key of obj: "namespace/name", or "name" for
+// cluster-scoped objects (empty namespace). It is the key every stage of the
+// runtime uses, compatible with client-go's cache.MetaNamespaceKeyFunc for
+// objects that are not tombstones.
+func Key(obj interface {
+	GetNamespace() string
+	GetName() string
+}) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
+
+// SplitKey splits a key made by Key into namespace and name. A key without
+// "/" is a cluster-scoped name (namespace ""). It returns an error for an empty
+// key, an empty namespace or name around the "/", or more than one "/".
+func SplitKey(key string) (namespace, name string, err error) {
+	ns, name, found := strings.Cut(key, "/")
+	switch {
+	case !found && key != "":
+		return "", key, nil
+	case key == "":
+		return "", "", fmt.Errorf("invalid cache key %q: empty", key)
+	case ns == "":
+		return "", "", fmt.Errorf("invalid cache key %q: empty namespace before %q", key, "/")
+	case name == "":
+		return "", "", fmt.Errorf("invalid cache key %q: empty name", key)
+	case strings.Contains(name, "/"):
+		return "", "", fmt.Errorf("invalid cache key %q: more than one %q", key, "/")
+	}
+	return ns, name, nil
+}
+
+// Values returns its arguments without the empty strings, for index funcs:
+// an empty field is not indexed. It returns s itself when nothing is dropped
+// and nil when everything is.
+//
+//	func FooNodeIndexFunc(obj *v1alpha1.Foo) ([]string, error) {
+//		return store.Values(obj.Spec.NodeName), nil
+//	}
+func Values(s ...string) []string {
+	n := 0
+	for _, v := range s {
+		if v != "" {
+			n++
+		}
+	}
+	switch n {
+	case len(s):
+		if n == 0 {
+			return nil
+		}
+		return s
+	case 0:
+		return nil
+	}
+	out := make([]string, 0, n)
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// keyMatches reports whether key is the cache key of an object with the given
+// namespace and name, without building that key.
+func keyMatches(key, ns, name string) bool {
+	if ns == "" {
+		return key == name
+	}
+	return len(key) == len(ns)+1+len(name) &&
+		key[len(ns)] == '/' && key[:len(ns)] == ns && key[len(ns)+1:] == name
+}
