@@ -1,0 +1,148 @@
+package generator
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"go/token"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Config is everything one run of the generator needs. The zero value is not
+// valid: Inputs must name at least one package and OutputDir must be set.
+type Config struct {
+	// Inputs are the API packages to read: import paths or relative
+	// patterns such as ./apis/... (resolved in WorkDir).
+	Inputs []string
+	// OutputDir is the directory that receives listers/ and informers/.
+	OutputDir string
+	// OutputPkg is the Go import path of OutputDir. When empty it is derived
+	// from the module that contains OutputDir.
+	OutputPkg string
+	// HeaderFile, when set, is a file whose content starts every output file
+	// (a license boilerplate); it is copied verbatim.
+	HeaderFile string
+	// PluralExceptions maps a Kind to its plural Go name (upstream's
+	// "Endpoints:Endpoints" form); the resource is its lowercase form. They
+	// are added to DefaultPluralExceptions.
+	PluralExceptions map[string]string
+	// Verify writes nothing: Run returns an error wrapping ErrStale, naming
+	// every file that would change, when the output on disk is stale.
+	Verify bool
+	// WorkDir is the directory patterns are resolved in and positions are
+	// reported relative to; "" means the process working directory.
+	WorkDir string
+}
+
+// DefaultPluralExceptions are the kinds whose plural the English rules of
+// gengo's plural namer get wrong. Upstream code-generator uses the same
+// default; --plural-exceptions adds to it.
+var DefaultPluralExceptions = map[string]string{
+	"Endpoints": "Endpoints",
+}
+
+const usageText = `informer-gen generates typed listers, informers, index funcs and a shared
+informer factory for the API types of a CRD project.
+
+Usage:
+  informer-gen [flags] PACKAGE...
+
+PACKAGE is an import path or a pattern relative to the working directory:
+  informer-gen --output-dir ./pkg/generated ./apis/...
+  informer-gen --output-dir ./pkg/generated example.com/sample/apis/samplecontroller/v1alpha1
+
+Types are selected by +genclient (upstream) or +kubebuilder:object:root=true;
+see "go doc github.com/informer-gen/informer-gen/generator" for every marker.
+
+Flags:
+`
+
+// ParseArgs parses the command line (without the program name). Help and flag
+// errors are printed to stderr; the returned error wraps ErrUsage (exit 2) or
+// is flag.ErrHelp (exit 0).
+func ParseArgs(args []string, stderr io.Writer) (Config, error) {
+	var cfg Config
+	var plurals string
+	fs := flag.NewFlagSet("informer-gen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.OutputDir, "output-dir", "",
+		"directory that receives listers/ and informers/ (required)\n"+
+			"example: --output-dir ./pkg/generated")
+	fs.StringVar(&cfg.OutputPkg, "output-pkg", "",
+		"import path of --output-dir; derived from go.mod when empty\n"+
+			"example: --output-pkg example.com/sample/pkg/generated")
+	fs.StringVar(&cfg.HeaderFile, "go-header-file", "",
+		"file whose content (a license header) starts every generated file\n"+
+			"example: --go-header-file hack/boilerplate.go.txt")
+	fs.StringVar(&plurals, "plural-exceptions", "",
+		"comma-separated Kind:Plural pairs overriding the English plural rules\n"+
+			"(added to the default Endpoints:Endpoints)\n"+
+			"example: --plural-exceptions Endpoints:Endpoints,Chaos:Chaos")
+	fs.BoolVar(&cfg.Verify, "verify", false,
+		"write nothing; exit 1 and list the files when the output on disk is stale\n"+
+			"example: --verify")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, err
+		}
+		return cfg, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	cfg.Inputs = fs.Args()
+	var problems []string
+	if len(cfg.Inputs) == 0 {
+		problems = append(problems, "no input packages given")
+	}
+	if cfg.OutputDir == "" {
+		problems = append(problems, "--output-dir is required")
+	}
+	pe, err := ParsePluralExceptions(plurals)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	cfg.PluralExceptions = pe
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "informer-gen: %s\n", p)
+		}
+		fmt.Fprintln(stderr, `run "informer-gen --help" for usage`)
+		return cfg, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
+	}
+	return cfg, nil
+}
+
+// ParsePluralExceptions parses "Kind:Plural,Kind:Plural". Both sides must be
+// Go identifiers; a Kind may appear once.
+func ParsePluralExceptions(s string) (map[string]string, error) {
+	out := map[string]string{}
+	if strings.TrimSpace(s) == "" {
+		return out, nil
+	}
+	for entry := range strings.SplitSeq(s, ",") {
+		entry = strings.TrimSpace(entry)
+		kind, plural, ok := strings.Cut(entry, ":")
+		if !ok || !token.IsIdentifier(kind) || !token.IsIdentifier(plural) {
+			return nil, fmt.Errorf("--plural-exceptions: malformed entry %q (want Kind:Plural, e.g. Endpoints:Endpoints)", entry)
+		}
+		if _, dup := out[kind]; dup {
+			return nil, fmt.Errorf("--plural-exceptions: kind %q given twice", kind)
+		}
+		out[kind] = plural
+	}
+	return out, nil
+}
+
+// pluralExceptions merges the defaults with cfg's own exceptions.
+func (cfg Config) pluralExceptions() map[string]string {
+	out := maps.Clone(DefaultPluralExceptions)
+	for _, k := range slices.Sorted(maps.Keys(cfg.PluralExceptions)) {
+		out[k] = cfg.PluralExceptions[k]
+	}
+	return out
+}

@@ -1,0 +1,273 @@
+package generator
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// buildIndex checks one +informer-gen:index marker against the type and
+// returns the Index, or diagnostics.
+func buildIndex(pkg *packages.Package, named *types.Named, m marker) (*Index, Diagnostics) {
+	var diags Diagnostics
+	for _, a := range m.args {
+		if !slices.Contains(indexArgs, a.key) {
+			diags = append(diags, Diagnostic{Pos: a.pos,
+				Message: fmt.Sprintf("+informer-gen:index: unknown argument %q", a.key),
+				Hint:    hintOr(didYouMean(a.key, indexArgs...), "known arguments: "+strings.Join(indexArgs, ", "))})
+		}
+	}
+	name, hasName := m.arg("name")
+	field, hasField := m.arg("field")
+	fn, hasFunc := m.arg("func")
+	switch {
+	case !hasName || name.value == "":
+		diags = append(diags, Diagnostic{Pos: m.pos, Message: "+informer-gen:index needs name=",
+			Hint: "e.g. +informer-gen:index:name=Node,field=.spec.nodeName"})
+	case !token.IsIdentifier(name.value):
+		diags = append(diags, Diagnostic{Pos: name.pos,
+			Message: fmt.Sprintf("+informer-gen:index: name %q is not a Go identifier", name.value),
+			Hint:    "it becomes part of the lister method By<Name>"})
+	}
+	if hasField == hasFunc {
+		diags = append(diags, Diagnostic{Pos: m.pos, Message: "+informer-gen:index needs exactly one of field= and func="})
+	}
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	ix := &Index{Name: name.value, GoName: upperFirst(name.value), pos: m.pos}
+	if hasFunc {
+		if d := checkIndexFunc(pkg, named, fn); d != nil {
+			return nil, Diagnostics{*d}
+		}
+		ix.Func, ix.Source = fn.value, fn.value
+		return ix, nil
+	}
+	body, d := fieldIndexBody(named, field)
+	if d != nil {
+		return nil, Diagnostics{*d}
+	}
+	ix.Source, ix.Body = normalizePath(field.value), body
+	return ix, nil
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func normalizePath(p string) string {
+	p = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(p), "{"), "}")
+	if !strings.HasPrefix(p, ".") {
+		p = "." + p
+	}
+	return p
+}
+
+// checkIndexFunc checks that fn names a func(*T) ([]string, error) in the API
+// package.
+func checkIndexFunc(pkg *packages.Package, named *types.Named, fn markerArg) *Diagnostic {
+	scope := pkg.Types.Scope()
+	obj, ok := scope.Lookup(fn.value).(*types.Func)
+	if !ok {
+		var funcs []string
+		for _, n := range scope.Names() {
+			if _, ok := scope.Lookup(n).(*types.Func); ok {
+				funcs = append(funcs, n)
+			}
+		}
+		return &Diagnostic{Pos: fn.pos,
+			Message: fmt.Sprintf("+informer-gen:index: func %s is not declared in package %s", fn.value, pkg.Types.Name()),
+			Hint:    didYouMean(fn.value, funcs...)}
+	}
+	want := fmt.Sprintf("func(*%s) ([]string, error)", named.Obj().Name())
+	sig := obj.Type().(*types.Signature)
+	ok = obj.Exported() && sig.Params().Len() == 1 && sig.Results().Len() == 2 && !sig.Variadic() &&
+		types.Identical(sig.Params().At(0).Type(), types.NewPointer(named)) &&
+		types.Identical(sig.Results().At(0).Type(), types.NewSlice(types.Typ[types.String])) &&
+		types.Identical(sig.Results().At(1).Type(), types.Universe.Lookup("error").Type())
+	if ok {
+		return nil
+	}
+	got := types.TypeString(sig, types.RelativeTo(pkg.Types))
+	msg := fmt.Sprintf("+informer-gen:index: func %s has signature %s, want %s", fn.value, got, want)
+	if !obj.Exported() {
+		msg = fmt.Sprintf("+informer-gen:index: func %s is not exported", fn.value)
+	}
+	return &Diagnostic{Pos: fn.pos, Message: msg}
+}
+
+// fieldIndexBody resolves a field path (JSON names such as .spec.nodeName
+// or Go names such as .Spec.NodeName) on named and returns the body of a
+// nil-safe index func over it.
+func fieldIndexBody(named *types.Named, field markerArg) (string, *Diagnostic) {
+	p := normalizePath(field.value)
+	segs := strings.Split(strings.TrimPrefix(p, "."), ".")
+	var b strings.Builder
+	expr := "obj"
+	var cur types.Type = named
+	typeName := named.Obj().Name()
+	fail := func(msg, hint string) (string, *Diagnostic) {
+		return "", &Diagnostic{Pos: field.pos, Message: "+informer-gen:index: " + msg, Hint: hint}
+	}
+	for i, seg := range segs {
+		sofar := "." + strings.Join(segs[:i], ".")
+		if i == 0 {
+			sofar = typeName
+		}
+		if seg == "" {
+			return fail(fmt.Sprintf("malformed field path %q", field.value), "e.g. field=.spec.nodeName")
+		}
+		if ptr, ok := cur.(*types.Pointer); ok {
+			if i > 0 {
+				fmt.Fprintf(&b, "if %s == nil {\nreturn nil, nil\n}\n", expr)
+			}
+			cur = ptr.Elem()
+		}
+		st, ok := cur.Underlying().(*types.Struct)
+		if !ok {
+			if _, isSlice := cur.Underlying().(*types.Slice); isSlice {
+				return fail(fmt.Sprintf("field path %s crosses the slice %s", p, sofar),
+					"index slice elements with func= instead")
+			}
+			return fail(fmt.Sprintf("field path %s: %s is %s, not a struct", p, sofar, types.TypeString(cur, qualifier)), "")
+		}
+		goPath, ft, candidates := findField(st, seg)
+		if goPath == nil {
+			return fail(fmt.Sprintf("field path %s does not exist: %s has no field %q", p, sofar, seg),
+				didYouMean(seg, candidates...))
+		}
+		for _, g := range goPath {
+			expr += "." + g
+		}
+		cur = ft
+	}
+	leaf := func(t types.Type) (conv string, ok bool) {
+		b, isBasic := t.Underlying().(*types.Basic)
+		if !isBasic || b.Kind() != types.String {
+			return "", false
+		}
+		if types.Identical(t, types.Typ[types.String]) {
+			return "", true
+		}
+		return "string", true
+	}
+	wrap := func(conv, x string) string {
+		if conv == "" {
+			return x
+		}
+		return conv + "(" + x + ")"
+	}
+	switch t := cur.(type) {
+	case *types.Pointer:
+		if conv, ok := leaf(t.Elem()); ok {
+			fmt.Fprintf(&b, "if %s == nil {\nreturn nil, nil\n}\nreturn store.Values(%s), nil", expr, wrap(conv, "*"+expr))
+			return b.String(), nil
+		}
+	case *types.Slice:
+		if conv, ok := leaf(t.Elem()); ok {
+			if conv == "" {
+				fmt.Fprintf(&b, "return store.Values(%s...), nil", expr)
+				return b.String(), nil
+			}
+			fmt.Fprintf(&b, "values := make([]string, 0, len(%s))\nfor _, v := range %s {\nvalues = append(values, %s)\n}\nreturn store.Values(values...), nil",
+				expr, expr, wrap(conv, "v"))
+			return b.String(), nil
+		}
+		if p, isPtr := t.Elem().(*types.Pointer); isPtr {
+			if conv, ok := leaf(p.Elem()); ok {
+				fmt.Fprintf(&b, "values := make([]string, 0, len(%s))\nfor _, v := range %s {\nif v != nil {\nvalues = append(values, %s)\n}\n}\nreturn store.Values(values...), nil",
+					expr, expr, wrap(conv, "*v"))
+				return b.String(), nil
+			}
+		}
+	default:
+		if conv, ok := leaf(t); ok {
+			fmt.Fprintf(&b, "return store.Values(%s), nil", wrap(conv, expr))
+			return b.String(), nil
+		}
+	}
+	return fail(fmt.Sprintf("field %s is %s, not string-like", p, types.TypeString(cur, qualifier)),
+		"index a string, *string, []string or a named string type, or use func=")
+}
+
+func qualifier(p *types.Package) string { return p.Name() }
+
+// findField finds seg in st by JSON name, then by Go name, then in inlined
+// embedded structs (and, by Go name, in any embedded struct: Go promotes
+// their fields). It returns the Go selector path, the field type, and the
+// names that were available, for a hint.
+func findField(st *types.Struct, seg string) ([]string, types.Type, []string) {
+	var candidates []string
+	type level struct {
+		st     *types.Struct
+		prefix []string
+		inline bool // JSON names visible at the top
+	}
+	queue := []level{{st, nil, true}}
+	for len(queue) > 0 {
+		var next []level
+		var byGo []string
+		var byGoType types.Type
+		for _, lv := range queue {
+			for i := range lv.st.NumFields() {
+				f := lv.st.Field(i)
+				if !f.Exported() {
+					continue
+				}
+				jsonName := jsonName(lv.st.Tag(i), f.Name(), f.Embedded())
+				path := append(slices.Clone(lv.prefix), f.Name())
+				if lv.inline && jsonName != "" && jsonName != "-" {
+					candidates = append(candidates, jsonName)
+					if jsonName == seg {
+						return path, f.Type(), nil
+					}
+				}
+				if f.Name() == seg && byGo == nil {
+					byGo, byGoType = path, f.Type()
+				}
+				if f.Embedded() {
+					et := f.Type()
+					if p, ok := et.(*types.Pointer); ok {
+						et = p.Elem()
+					}
+					if est, ok := et.Underlying().(*types.Struct); ok {
+						next = append(next, level{est, path, lv.inline && jsonName == ""})
+					}
+				}
+			}
+		}
+		if byGo != nil {
+			return byGo, byGoType, nil
+		}
+		queue = next
+	}
+	return nil, nil, candidates
+}
+
+// jsonName is the JSON name of a field: the tag name, "" for an inlined
+// embedded struct, or the Go name when there is no tag.
+func jsonName(tag, goName string, embedded bool) string {
+	v, ok := reflect.StructTag(tag).Lookup("json")
+	if !ok {
+		if embedded {
+			return "" // encoding/json inlines untagged embedded structs
+		}
+		return goName
+	}
+	name, opts, _ := strings.Cut(v, ",")
+	if name == "" && strings.Contains(","+opts+",", ",inline,") {
+		return ""
+	}
+	if name == "" {
+		return goName
+	}
+	return name
+}

@@ -1,0 +1,122 @@
+package generator
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// loaded is the result of the load stage: the input packages, parsed and
+// type-checked once, sharing one FileSet.
+type loaded struct {
+	fset *token.FileSet
+	pkgs []*packages.Package // input packages only, sorted by import path
+}
+
+// loadMode asks go/packages for syntax and types of the input packages only.
+// Dependencies are type-checked from the compiler's export data rather than
+// from source (no NeedDeps): this is where upstream's generators, which
+// parse and check every dependency, spend most of their time.
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
+	packages.NeedTypes | packages.NeedTypesInfo | packages.NeedModule | packages.NeedImports
+
+// load is the first stage: it resolves cfg.Inputs with go/packages (the
+// loader gengo's parser is built on) and reports packages that do not exist
+// or do not compile as diagnostics.
+func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Diagnostics, error) {
+	fset := token.NewFileSet()
+	pcfg := &packages.Config{
+		Context: ctx,
+		Mode:    loadMode,
+		Dir:     cfg.WorkDir,
+		Fset:    fset,
+		Tests:   false,
+	}
+	var diags Diagnostics
+	var patterns []string
+	for _, in := range cfg.Inputs {
+		if isLocalPattern(in) {
+			dir := strings.TrimSuffix(strings.TrimSuffix(in, "..."), "/")
+			if _, err := os.Stat(filepath.Join(cfg.WorkDir, dir)); err != nil {
+				diags = append(diags, Diagnostic{Subject: in, Message: "input package does not exist: no such directory"})
+				continue
+			}
+		}
+		patterns = append(patterns, in)
+	}
+	if len(patterns) == 0 {
+		return nil, diags, nil
+	}
+	pkgs, err := packages.Load(pcfg, patterns...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
+	}
+	l := &loaded{fset: fset}
+	matched := map[string]bool{}
+	for _, p := range pkgs {
+		var listErr bool
+		for _, e := range p.Errors {
+			if e.Kind == packages.ListError && len(p.CompiledGoFiles) == 0 {
+				listErr = true
+				continue
+			}
+			diags = append(diags, packageErrorDiagnostic(e, p, rel))
+		}
+		if listErr || len(p.Syntax) == 0 {
+			diags = append(diags, Diagnostic{Subject: p.ID, Message: "input package does not exist"})
+			continue
+		}
+		matched[p.PkgPath] = true
+		l.pkgs = append(l.pkgs, p)
+	}
+	for _, in := range patterns {
+		if strings.HasSuffix(in, "...") && len(l.pkgs) == 0 {
+			diags = append(diags, Diagnostic{Subject: in, Message: "pattern matches no Go packages"})
+		}
+	}
+	sortPackages(l.pkgs)
+	return l, diags, nil
+}
+
+func isLocalPattern(s string) bool {
+	return s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || filepath.IsAbs(s)
+}
+
+// packageErrorDiagnostic turns a go/packages error ("file:line:col: msg")
+// into a Diagnostic with a relative path.
+func packageErrorDiagnostic(e packages.Error, p *packages.Package, rel func(string) string) Diagnostic {
+	pos := e.Pos
+	if pos == "" || pos == "-" {
+		return Diagnostic{Subject: p.PkgPath, Message: e.Msg}
+	}
+	// pos is file:line:col or file:line.
+	var d Diagnostic
+	parts := strings.Split(pos, ":")
+	d.Pos.Filename = pos
+	if len(parts) >= 3 {
+		var line, col int
+		if _, err := fmt.Sscanf(parts[len(parts)-2]+" "+parts[len(parts)-1], "%d %d", &line, &col); err == nil {
+			d.Pos = token.Position{Filename: rel(strings.Join(parts[:len(parts)-2], ":")), Line: line, Column: col}
+		}
+	} else if len(parts) == 2 {
+		var line int
+		if _, err := fmt.Sscanf(parts[1], "%d", &line); err == nil {
+			d.Pos = token.Position{Filename: rel(parts[0]), Line: line, Column: 1}
+		}
+	}
+	d.Message = e.Msg
+	return d
+}
+
+func sortPackages(pkgs []*packages.Package) {
+	for i := 1; i < len(pkgs); i++ {
+		for j := i; j > 0 && pkgs[j].PkgPath < pkgs[j-1].PkgPath; j-- {
+			pkgs[j], pkgs[j-1] = pkgs[j-1], pkgs[j]
+		}
+	}
+}

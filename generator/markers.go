@@ -1,0 +1,280 @@
+package generator
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// marker is one "// +name=value" comment line.
+type marker struct {
+	pos   token.Position // of the '+'
+	name  string         // "genclient:onlyVerbs", "informer-gen:index", "groupName"
+	value string         // text after the first '=' (empty for flags and arg markers)
+	args  []markerArg    // for markers with key=value,... arguments
+	text  string         // the whole marker without '+', for messages
+}
+
+// markerArg is one key=value argument of an argument marker.
+type markerArg struct {
+	key, value string
+	pos        token.Position // of the key
+}
+
+func (m marker) arg(key string) (markerArg, bool) {
+	for _, a := range m.args {
+		if a.key == key {
+			return a, true
+		}
+	}
+	return markerArg{}, false
+}
+
+// argMarkers take "+name:key=value,key=value" arguments rather than
+// "+name=value".
+var argMarkers = []string{"informer-gen:index", "kubebuilder:resource"}
+
+// Known markers. typeMarkers belong on a type's doc comment (or the comment
+// block just above it, as upstream allows), packageMarkers in the package doc
+// comment (doc.go or any file's package comment).
+var (
+	genclientVariants = []string{"nonNamespaced", "noVerbs", "noStatus", "readonly", "onlyVerbs", "skipVerbs", "method"}
+	informerGenKeys   = []string{"index"}
+	indexArgs         = []string{"name", "field", "func"}
+	packageMarkers    = []string{"groupName", "groupGoName"}
+	// ourRoots are the first segments we own or read; a marker whose first
+	// segment is a near miss of one of them is a typo and an error.
+	ourRoots = []string{"genclient", "informer-gen", "groupName", "groupGoName", "resourceName"}
+)
+
+// isTypeMarker reports whether the marker selects or configures a type, so
+// that finding it anywhere else is an error.
+func isTypeMarker(name string) bool {
+	return name == "genclient" || strings.HasPrefix(name, "genclient:") ||
+		name == "resourceName" || strings.HasPrefix(name, "informer-gen:") ||
+		name == "k8s:informer-gen" || name == "k8s:lister-gen"
+}
+
+// scope is where a comment group sits.
+type scope int
+
+const (
+	scopeOther   scope = iota // fields, funcs, vars, floating comments
+	scopePackage              // package doc comment, or any comment of doc.go not attached to a declaration
+	scopeType                 // a type's doc comment or the block above it
+)
+
+// pkgMarkers are the markers of one package by owner.
+type pkgMarkers struct {
+	pkg   []marker
+	types map[string][]marker // by type name
+}
+
+// collectMarkers is the markers stage for one package: it finds every marker
+// line in the package's files, parses it, attributes it to the package or a
+// type, and reports unknown variants, typos and markers in the wrong place.
+func collectMarkers(fset *token.FileSet, files []*ast.File, rel func(string) string) (pkgMarkers, Diagnostics) {
+	pm := pkgMarkers{types: map[string][]marker{}}
+	var diags Diagnostics
+	for _, f := range files {
+		owner := map[*ast.CommentGroup]string{} // type name, for type scope
+		where := map[*ast.CommentGroup]scope{}
+		fileName := filepath.Base(fset.Position(f.Package).Filename)
+		if f.Doc != nil {
+			where[f.Doc] = scopePackage
+		}
+		endLine := map[int]*ast.CommentGroup{}
+		for _, cg := range f.Comments {
+			endLine[fset.Position(cg.End()).Line] = cg
+		}
+		attached := map[*ast.CommentGroup]bool{}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.GenDecl:
+				if d.Doc != nil {
+					attached[d.Doc] = true
+				}
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						doc := s.Doc
+						if doc == nil && !d.Lparen.IsValid() {
+							doc = d.Doc
+						}
+						top := fset.Position(s.Name.Pos()).Line
+						if doc != nil {
+							owner[doc], where[doc] = s.Name.Name, scopeType
+							attached[doc] = true
+							top = fset.Position(doc.Pos()).Line
+						}
+						// upstream (gengo) also reads the comment block that
+						// ends one blank line above the doc comment.
+						if cg := endLine[top-2]; cg != nil && cg != f.Doc {
+							if _, taken := where[cg]; !taken {
+								owner[cg], where[cg] = s.Name.Name, scopeType
+								attached[cg] = true
+							}
+						}
+						if st, ok := s.Type.(*ast.StructType); ok {
+							markFieldComments(st, attached)
+						}
+					case *ast.ValueSpec:
+						if s.Doc != nil {
+							attached[s.Doc] = true
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if d.Doc != nil {
+					attached[d.Doc] = true
+				}
+			}
+		}
+		for _, cg := range f.Comments {
+			sc, ok := where[cg]
+			if !ok {
+				sc = scopeOther
+				if fileName == "doc.go" && !attached[cg] {
+					sc = scopePackage
+				}
+			}
+			for _, c := range cg.List {
+				m, ok, d := parseMarker(fset, c, rel)
+				if !ok {
+					continue
+				}
+				if d != nil {
+					diags = append(diags, *d)
+					continue
+				}
+				diags = append(diags, checkMarker(m, sc, owner[cg])...)
+				switch {
+				case sc == scopeType:
+					pm.types[owner[cg]] = append(pm.types[owner[cg]], m)
+				case sc == scopePackage:
+					pm.pkg = append(pm.pkg, m)
+				}
+			}
+		}
+	}
+	return pm, diags
+}
+
+func markFieldComments(st *ast.StructType, attached map[*ast.CommentGroup]bool) {
+	for _, fld := range st.Fields.List {
+		if fld.Doc != nil {
+			attached[fld.Doc] = true
+		}
+		if fld.Comment != nil {
+			attached[fld.Comment] = true
+		}
+	}
+}
+
+// parseMarker parses one comment line. ok is false when the line is not a
+// marker; d is set when it is one of ours but malformed.
+func parseMarker(fset *token.FileSet, c *ast.Comment, rel func(string) string) (m marker, ok bool, d *Diagnostic) {
+	if !strings.HasPrefix(c.Text, "//") {
+		return m, false, nil
+	}
+	body := c.Text[2:]
+	trimmed := strings.TrimLeft(body, " \t")
+	if !strings.HasPrefix(trimmed, "+") || len(trimmed) < 2 || !isLetter(trimmed[1]) {
+		return m, false, nil
+	}
+	offset := 2 + len(body) - len(trimmed) // of '+' within c.Text
+	pos := fset.Position(c.Slash + token.Pos(offset))
+	pos.Filename = rel(pos.Filename)
+	pos.Offset = 0
+	text := strings.TrimSpace(trimmed[1:])
+	m = marker{pos: pos, text: text}
+	at := func(col int) token.Position { p := pos; p.Column += 1 + col; return p }
+
+	for _, am := range argMarkers {
+		if text == am || strings.HasPrefix(text, am+":") {
+			m.name = am
+			rest := strings.TrimPrefix(strings.TrimPrefix(text, am), ":")
+			col := len(text) - len(rest)
+			for part := range strings.SplitSeq(rest, ",") {
+				k, v, _ := strings.Cut(part, "=")
+				if strings.TrimSpace(k) != "" {
+					lead := len(k) - len(strings.TrimLeft(k, " "))
+					m.args = append(m.args, markerArg{
+						key:   strings.TrimSpace(k),
+						value: strings.Trim(strings.TrimSpace(v), `"`),
+						pos:   at(col + lead),
+					})
+				}
+				col += len(part) + 1
+			}
+			return m, true, nil
+		}
+	}
+	name, value, _ := strings.Cut(text, "=")
+	m.name, m.value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if i := strings.IndexAny(m.name, " \t"); i >= 0 { // "+genclient // comment"
+		m.name = m.name[:i]
+	}
+
+	// Typos of our own markers are errors rather than silently ignored.
+	root, sub, hasSub := strings.Cut(m.name, ":")
+	switch {
+	case root == "informer-gen":
+		key, _, _ := strings.Cut(sub, ":")
+		if !slices.Contains(informerGenKeys, key) {
+			return m, true, &Diagnostic{Pos: pos,
+				Message: fmt.Sprintf("unknown marker key +informer-gen:%s", key),
+				Hint:    hintOr(didYouMean(key, informerGenKeys...), "known keys: "+strings.Join(informerGenKeys, ", "))}
+		}
+	case root == "genclient" && hasSub:
+		if !slices.Contains(genclientVariants, sub) {
+			return m, true, &Diagnostic{Pos: pos,
+				Message: fmt.Sprintf("unknown marker +genclient:%s", sub),
+				Hint:    hintOr(didYouMean(sub, genclientVariants...), "known variants: "+strings.Join(genclientVariants, ", "))}
+		}
+	case !slices.Contains(ourRoots, root):
+		for _, r := range ourRoots {
+			if d := editDistance(strings.ToLower(root), strings.ToLower(r)); d <= 2 && len(root) > 4 {
+				return m, true, &Diagnostic{Pos: pos,
+					Message: fmt.Sprintf("unknown marker +%s", m.name),
+					Hint:    fmt.Sprintf("did you mean %q?", "+"+r+strings.TrimPrefix(m.name, root))}
+			}
+		}
+	}
+	return m, true, nil
+}
+
+func hintOr(h, alt string) string {
+	if h != "" {
+		return h
+	}
+	return alt
+}
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// checkMarker reports markers of ours found where they have no effect.
+func checkMarker(m marker, sc scope, typeName string) Diagnostics {
+	switch {
+	case isTypeMarker(m.name) && sc != scopeType:
+		where := "here"
+		if sc == scopePackage {
+			where = "in the package comment"
+		}
+		return Diagnostics{{Pos: m.pos,
+			Message: fmt.Sprintf("marker +%s is in the wrong place: it has no effect %s", m.name, where),
+			Hint:    "put it in the comment directly above a type declaration"}}
+	case slices.Contains(packageMarkers, m.name) && sc != scopePackage:
+		on := "here"
+		if sc == scopeType {
+			on = "on type " + typeName
+		}
+		return Diagnostics{{Pos: m.pos,
+			Message: fmt.Sprintf("marker +%s is in the wrong place: it has no effect %s", m.name, on),
+			Hint:    "put it in the package comment, usually in doc.go or groupversion_info.go"}}
+	}
+	return nil
+}

@@ -1,0 +1,471 @@
+package generator
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	gengonamer "k8s.io/gengo/v2/namer"
+	gengotypes "k8s.io/gengo/v2/types"
+	"golang.org/x/tools/go/packages"
+)
+
+// Model is what the render stage sees: groups, versions, kinds and indexes,
+// plain data with no go/types in it. Everything is sorted.
+type Model struct {
+	OutputPkg string
+	Groups    []*Group
+}
+
+// Group is one API group, e.g. samplecontroller.example.com.
+type Group struct {
+	Name     string // API group, "" for the core group
+	GoName   string // accessor name: Samplecontroller
+	PkgName  string // output package (directory) name: samplecontroller
+	Versions []*Version
+	pos      token.Position // of +groupName, or of the package clause
+}
+
+// Version is one group-version, backed by one API package.
+type Version struct {
+	Group      *Group
+	Name       string // v1alpha1
+	GoName     string // V1alpha1
+	APIPath    string // import path of the API package
+	GVVar      string // SchemeGroupVersion or GroupVersion
+	Kinds      []*Kind
+	pkgPos     token.Position
+	hasInforms bool
+}
+
+// Kind is one selected type.
+type Kind struct {
+	Version    *Version
+	Name       string // Foo
+	Plural     string // Foos (Go accessor)
+	Resource   string // foos
+	Namespaced bool
+	Informer   bool // false with +k8s:informer-gen=false: lister only
+	Indexes    []*Index
+}
+
+// Index is one +informer-gen:index on a kind.
+type Index struct {
+	Kind   *Kind
+	Name   string // index name, "Node"
+	GoName string // "Node"
+	Source string // ".spec.nodeName" or "FooOwnerIndex"
+	Func   string // name of the API package func for func indexes
+	Body   string // Go statements of the index func for field indexes
+	pos    token.Position
+}
+
+// Template helpers: small methods so templates hold no logic.
+
+func (g *Group) NameQ() string        { return strconv.Quote(g.Name) }
+func (v *Version) InformerKinds() []*Kind {
+	var out []*Kind
+	for _, k := range v.Kinds {
+		if k.Informer {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+func (k *Kind) LowerName() string { return lowerFirst(k.Name) }
+func (k *Kind) ResourceQ() string { return strconv.Quote(k.Resource) }
+func (k *Kind) FileName() string  { return strings.ToLower(k.Name) + ".go" }
+func (ix *Index) NameQ() string   { return strconv.Quote(ix.Name) }
+func (ix *Index) ConstName() string {
+	return ix.Kind.Name + ix.GoName + "Index"
+}
+func (ix *Index) FuncName() string { return ix.Kind.Name + ix.GoName + "IndexFunc" }
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	// "URLMap" -> "urlMap" would need more care; upstream uses the same
+	// simple rule (namer.IL) for private names.
+	return gengonamer.IL(s)
+}
+
+// objectMetaPath is where metav1.ObjectMeta lives.
+const metav1Path = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// buildModel is the model stage: markers and types of every input package
+// become a Model. All problems are collected into diags.
+func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string) (*Model, Diagnostics) {
+	var diags Diagnostics
+	exceptions := cfg.pluralExceptions()
+	pluralGo := gengonamer.NewPublicPluralNamer(exceptions)
+	pluralRes := gengonamer.NewAllLowercasePluralNamer(exceptions)
+	groups := map[string]*Group{} // by API group name
+	type gvKey struct{ group, version string }
+	seenGV := map[gvKey]*Version{}
+
+	posOf := func(p token.Pos) token.Position {
+		pos := l.fset.Position(p)
+		pos.Filename = rel(pos.Filename)
+		pos.Offset = 0
+		return pos
+	}
+
+	for _, pkg := range l.pkgs {
+		pm, ds := collectMarkers(l.fset, pkg.Syntax, rel)
+		diags = append(diags, ds...)
+		pkgPos := packagePos(pkg, posOf)
+
+		// Group and version.
+		groupName := path.Base(path.Dir(pkg.PkgPath))
+		groupPos := pkgPos
+		var goNameOverride string
+		for _, m := range pm.pkg {
+			switch m.name {
+			case "groupName":
+				groupName, groupPos = m.value, m.pos
+			case "groupGoName":
+				goNameOverride = m.value
+			}
+		}
+		nonEmpty := groupName
+		if nonEmpty == "" {
+			nonEmpty = "core"
+		}
+		goName := gengonamer.IC(strings.Split(nonEmpty, ".")[0])
+		if goNameOverride != "" {
+			goName = gengonamer.IC(goNameOverride)
+		}
+		version := &Version{
+			Name:    path.Base(pkg.PkgPath),
+			APIPath: pkg.PkgPath,
+			pkgPos:  pkgPos,
+		}
+		version.GoName = gengonamer.IC(version.Name)
+
+		// Kinds.
+		scope := pkg.Types.Scope()
+		for _, name := range scope.Names() {
+			tn, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			named, ok := tn.Type().(*types.Named)
+			if !ok {
+				continue
+			}
+			ms := pm.types[name]
+			k, ds := selectKind(pkg, named, ms, posOf, pluralGo, pluralRes)
+			diags = append(diags, ds...)
+			if k != nil {
+				k.Version = version
+				version.Kinds = append(version.Kinds, k)
+			}
+		}
+		if len(version.Kinds) == 0 {
+			diags = append(diags, Diagnostic{Pos: pkgPos,
+				Message: fmt.Sprintf("package %s has no selected types", pkg.PkgPath),
+				Hint:    "mark a type with +genclient or +kubebuilder:object:root=true"})
+			continue
+		}
+
+		// Registration.
+		switch {
+		case isVar(scope, "SchemeGroupVersion"):
+			version.GVVar = "SchemeGroupVersion"
+		case isVar(scope, "GroupVersion"):
+			version.GVVar = "GroupVersion"
+		default:
+			diags = append(diags, Diagnostic{Pos: pkgPos,
+				Message: fmt.Sprintf("package %s declares neither SchemeGroupVersion nor GroupVersion", pkg.PkgPath),
+				Hint:    `declare var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "` + version.Name + `"}`})
+		}
+		if !isAddToScheme(scope.Lookup("AddToScheme")) {
+			diags = append(diags, Diagnostic{Pos: pkgPos,
+				Message: fmt.Sprintf("package %s declares no AddToScheme func(*runtime.Scheme) error", pkg.PkgPath),
+				Hint:    "declare var AddToScheme = SchemeBuilder.AddToScheme"})
+		}
+
+		g := groups[groupName]
+		if g == nil {
+			g = &Group{Name: groupName, GoName: goName, PkgName: strings.ToLower(goName), pos: groupPos}
+			groups[groupName] = g
+		}
+		version.Group = g
+		if prev := seenGV[gvKey{groupName, version.Name}]; prev != nil {
+			diags = append(diags, Diagnostic{Pos: pkgPos,
+				Message: fmt.Sprintf("group version %s/%s is already declared by package %s", nonEmpty, version.Name, prev.APIPath)})
+			continue
+		}
+		seenGV[gvKey{groupName, version.Name}] = version
+		g.Versions = append(g.Versions, version)
+	}
+
+	// Two API groups must not share a Go name: their accessors and output
+	// packages would collide.
+	byGoName := map[string][]*Group{}
+	for _, g := range groups {
+		byGoName[g.PkgName] = append(byGoName[g.PkgName], g)
+	}
+	for _, gs := range byGoName {
+		if len(gs) < 2 {
+			continue
+		}
+		slices.SortFunc(gs, func(a, b *Group) int { return strings.Compare(a.Name, b.Name) })
+		for i, g := range gs {
+			other := gs[(i+1)%len(gs)]
+			diags = append(diags, Diagnostic{Pos: g.pos,
+				Message: fmt.Sprintf("groups %q and %q both map to the Go name %s", g.Name, other.Name, g.GoName),
+				Hint:    "set +groupGoName in one package comment to tell them apart"})
+		}
+	}
+
+	m := &Model{OutputPkg: outputPkg}
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		g := groups[name]
+		slices.SortFunc(g.Versions, func(a, b *Version) int { return strings.Compare(a.Name, b.Name) })
+		m.Groups = append(m.Groups, g)
+	}
+	slices.SortFunc(m.Groups, func(a, b *Group) int { return strings.Compare(a.PkgName, b.PkgName) })
+	return m, diags
+}
+
+// packagePos is the package clause of doc.go, or of the first file.
+func packagePos(pkg *packages.Package, posOf func(token.Pos) token.Position) token.Position {
+	var best token.Position
+	for _, f := range pkg.Syntax {
+		p := posOf(f.Package)
+		if strings.HasSuffix(p.Filename, "doc.go") {
+			return p
+		}
+		if best.Filename == "" || p.Filename < best.Filename {
+			best = p
+		}
+	}
+	return best
+}
+
+func isVar(scope *types.Scope, name string) bool {
+	_, ok := scope.Lookup(name).(*types.Var)
+	return ok
+}
+
+// isAddToScheme accepts a func or func-typed var with one param and an error
+// result, as SchemeBuilder.AddToScheme is.
+func isAddToScheme(obj types.Object) bool {
+	if obj == nil {
+		return false
+	}
+	sig, ok := obj.Type().Underlying().(*types.Signature)
+	if !ok || sig.Params().Len() != 1 || sig.Results().Len() != 1 {
+		return false
+	}
+	return sig.Results().At(0).Type().String() == "error"
+}
+
+// selection is what a type's markers say about it.
+type selection struct {
+	genclient, root, clusterScoped, noVerbs bool
+	noInformer, noLister                    bool
+	onlyVerbs, skipVerbs                    []string
+	resource                                string
+	indexes                                 []marker
+}
+
+func readSelection(ms []marker) selection {
+	var s selection
+	for _, m := range ms {
+		switch m.name {
+		case "genclient":
+			s.genclient = m.value != "false"
+		case "genclient:nonNamespaced":
+			s.clusterScoped = true
+		case "genclient:noVerbs":
+			s.noVerbs = true
+		case "genclient:onlyVerbs":
+			s.onlyVerbs = splitList(m.value)
+		case "genclient:skipVerbs":
+			s.skipVerbs = splitList(m.value)
+		case "resourceName":
+			s.resource = m.value
+		case "k8s:informer-gen":
+			s.noInformer = m.value == "false"
+		case "k8s:lister-gen":
+			s.noLister = m.value == "false"
+		case "kubebuilder:object:root":
+			s.root = m.value == "" || m.value == "true"
+		case "kubebuilder:resource":
+			for _, a := range m.args {
+				switch a.key {
+				case "scope":
+					s.clusterScoped = a.value == "Cluster"
+				case "path":
+					s.resource = a.value
+				}
+			}
+		case "informer-gen:index":
+			s.indexes = append(s.indexes, m)
+		}
+	}
+	return s
+}
+
+func splitList(s string) []string {
+	var out []string
+	for v := range strings.SplitSeq(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// listWatch reports whether the verbs the markers leave include list and
+// watch, which an informer needs.
+func (s selection) listWatch() bool {
+	if s.noVerbs {
+		return false
+	}
+	if s.onlyVerbs != nil {
+		return slices.Contains(s.onlyVerbs, "list") && slices.Contains(s.onlyVerbs, "watch")
+	}
+	return !slices.Contains(s.skipVerbs, "list") && !slices.Contains(s.skipVerbs, "watch")
+}
+
+// selectKind decides whether named is generated for and checks it.
+func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf func(token.Pos) token.Position,
+	pluralGo, pluralRes gengonamer.Namer) (*Kind, Diagnostics) {
+	name := named.Obj().Name()
+	pos := posOf(named.Obj().Pos())
+	s := readSelection(ms)
+	st, isStruct := named.Underlying().(*types.Struct)
+	list := isStruct && isListType(st)
+	selected := (s.genclient || s.root) && isStruct && !list && s.listWatch() && !s.noLister
+	if !selected {
+		var diags Diagnostics
+		for _, m := range s.indexes {
+			diags = append(diags, Diagnostic{Pos: m.pos,
+				Message: fmt.Sprintf("marker +informer-gen:index is in the wrong place: type %s is not selected for generation", name),
+				Hint:    "mark the type with +genclient or +kubebuilder:object:root=true, with list and watch verbs"})
+		}
+		return nil, diags
+	}
+
+	var diags Diagnostics
+	if !embedsObjectMeta(st) {
+		diags = append(diags, Diagnostic{Pos: pos,
+			Message: fmt.Sprintf("type %s has no metav1.ObjectMeta", name),
+			Hint:    "embed metav1.ObjectMeta `json:\"metadata,omitempty\"`"})
+	}
+	scope := pkg.Types.Scope()
+	listName := name + "List"
+	switch lt, _ := scope.Lookup(listName).(*types.TypeName); {
+	case lt == nil:
+		diags = append(diags, Diagnostic{Pos: pos,
+			Message: fmt.Sprintf("type %s has no list type %s", name, listName),
+			Hint:    fmt.Sprintf("declare type %s struct { metav1.TypeMeta; metav1.ListMeta; Items []%s }", listName, name)})
+	case !hasItemsOf(lt.Type(), named):
+		diags = append(diags, Diagnostic{Pos: posOf(lt.Pos()),
+			Message: fmt.Sprintf("list type %s has no field Items []%s", listName, name)})
+	default:
+		if !hasMethod(lt.Type(), "DeepCopyObject") {
+			diags = append(diags, Diagnostic{Pos: posOf(lt.Pos()),
+				Message: fmt.Sprintf("type %s has no DeepCopyObject method", listName),
+				Hint:    "generate deepcopy funcs with deepcopy-gen or controller-gen object"})
+		}
+	}
+	if !hasMethod(named, "DeepCopy") || !hasMethod(named, "DeepCopyObject") {
+		diags = append(diags, Diagnostic{Pos: pos,
+			Message: fmt.Sprintf("type %s has no DeepCopy and DeepCopyObject methods", name),
+			Hint:    "generate deepcopy funcs with deepcopy-gen or controller-gen object"})
+	}
+
+	t := &gengotypes.Type{Name: gengotypes.Name{Name: name}}
+	k := &Kind{
+		Name:       name,
+		Plural:     pluralGo.Name(t),
+		Resource:   pluralRes.Name(t),
+		Namespaced: !s.clusterScoped,
+		Informer:   !s.noInformer,
+	}
+	if s.resource != "" {
+		k.Resource = s.resource
+	}
+	seen := map[string]*Index{}
+	for _, m := range s.indexes {
+		ix, ds := buildIndex(pkg, named, m)
+		diags = append(diags, ds...)
+		if ix == nil {
+			continue
+		}
+		ix.Kind = k
+		if prev := seen[ix.GoName]; prev != nil {
+			diags = append(diags, Diagnostic{Pos: m.pos,
+				Message: fmt.Sprintf("duplicate index name %q on type %s", ix.Name, name),
+				Hint:    fmt.Sprintf("first declared at %s:%d:%d", prev.pos.Filename, prev.pos.Line, prev.pos.Column)})
+			continue
+		}
+		seen[ix.GoName] = ix
+		k.Indexes = append(k.Indexes, ix)
+	}
+	slices.SortFunc(k.Indexes, func(a, b *Index) int { return strings.Compare(a.GoName, b.GoName) })
+	return k, diags
+}
+
+func isListType(st *types.Struct) bool {
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if f.Name() == "Items" {
+			_, ok := f.Type().Underlying().(*types.Slice)
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasItemsOf(list types.Type, item *types.Named) bool {
+	st, ok := list.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if f.Name() != "Items" {
+			continue
+		}
+		sl, ok := f.Type().(*types.Slice)
+		return ok && types.Identical(sl.Elem(), item)
+	}
+	return false
+}
+
+func embedsObjectMeta(st *types.Struct) bool {
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Embedded() {
+			continue
+		}
+		if n, ok := f.Type().(*types.Named); ok && n.Obj().Name() == "ObjectMeta" &&
+			n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == metav1Path {
+			return true
+		}
+	}
+	return false
+}
+
+func hasMethod(t types.Type, name string) bool {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for i := range ms.Len() {
+		if ms.At(i).Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}
