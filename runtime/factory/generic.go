@@ -38,9 +38,11 @@ type GenericInformer interface {
 type GenericLister interface {
 	// List returns every cached object matching sel.
 	List(sel labels.Selector) ([]runtime.Object, error)
-	// Get returns the object with the given name of a cluster-scoped
-	// resource, or, for a namespaced one, with key "namespace/name".
-	Get(name string) (runtime.Object, error)
+	// Get returns the object with the given cache key: "name" for a
+	// cluster-scoped resource, "namespace/name" for a namespaced one (as
+	// client-go's GenericLister). A missing object is an error for which
+	// apierrors.IsNotFound is true.
+	Get(key string) (runtime.Object, error)
 	// ByNamespace scopes reads to one namespace.
 	ByNamespace(namespace string) GenericNamespaceLister
 }
@@ -62,7 +64,7 @@ func newGeneric[T store.Object[T], L runtime.Object](typ Type[T, L], inf *inform
 
 func (g *generic[T]) Resource() schema.GroupVersionResource { return g.gvr }
 func (g *generic[T]) Informer() GenericInformer             { return genericInformer[T]{g} }
-func (g *generic[T]) Lister() GenericLister                 { return genericLister[T]{g, ""} }
+func (g *generic[T]) Lister() GenericLister                 { return genericLister[T]{g} }
 
 type genericInformer[T store.Object[T]] struct{ g *generic[T] }
 
@@ -87,37 +89,61 @@ func (u untypedHandler[T]) OnAdd(obj T, initial bool)         { u.h.OnAdd(obj, i
 func (u untypedHandler[T]) OnUpdate(oldObj, newObj T)         { u.h.OnUpdate(oldObj, newObj) }
 func (u untypedHandler[T]) OnDelete(obj T, finalUnknown bool) { u.h.OnDelete(obj, finalUnknown) }
 
-// genericLister serves both GenericLister (ns == "" and all namespaces) and
-// GenericNamespaceLister.
-type genericLister[T store.Object[T]] struct {
-	g  *generic[T]
-	ns string
+// genericLister is the all-namespaces GenericLister.
+type genericLister[T store.Object[T]] struct{ g *generic[T] }
+
+func (l genericLister[T]) lister() store.Lister[T] {
+	return store.NewLister(l.g.inf.Indexer(), l.g.gvr.GroupResource())
 }
 
 func (l genericLister[T]) List(sel labels.Selector) ([]runtime.Object, error) {
 	if sel == nil {
 		sel = labels.Everything()
 	}
-	items := l.g.inf.Indexer().ListSelector(l.ns, sel)
-	out := make([]runtime.Object, len(items))
-	for i, o := range items {
-		out[i] = o
-	}
-	return out, nil
+	items, err := l.lister().List(sel)
+	return objects(items), err
 }
 
-func (l genericLister[T]) Get(name string) (runtime.Object, error) {
-	key := name
-	if l.ns != "" {
-		key = l.ns + "/" + name
-	}
+// Get takes a cache key, as client-go's GenericLister does: "name" for
+// cluster-scoped objects, "namespace/name" for namespaced ones.
+func (l genericLister[T]) Get(key string) (runtime.Object, error) {
 	obj, ok := l.g.inf.Indexer().Get(key)
 	if !ok {
+		_, name, err := store.SplitKey(key)
+		if err != nil {
+			name = key
+		}
 		return nil, apierrors.NewNotFound(l.g.gvr.GroupResource(), name)
 	}
 	return obj, nil
 }
 
 func (l genericLister[T]) ByNamespace(namespace string) GenericNamespaceLister {
-	return genericLister[T]{l.g, namespace}
+	return genericNamespaceLister[T]{l.lister().Namespace(namespace)}
+}
+
+type genericNamespaceLister[T store.Object[T]] struct{ l store.NamespaceLister[T] }
+
+func (l genericNamespaceLister[T]) List(sel labels.Selector) ([]runtime.Object, error) {
+	if sel == nil {
+		sel = labels.Everything()
+	}
+	items, err := l.l.List(sel)
+	return objects(items), err
+}
+
+func (l genericNamespaceLister[T]) Get(name string) (runtime.Object, error) {
+	obj, err := l.l.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func objects[T store.Object[T]](items []T) []runtime.Object {
+	out := make([]runtime.Object, len(items))
+	for i, o := range items {
+		out[i] = o
+	}
+	return out
 }
