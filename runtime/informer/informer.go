@@ -1,22 +1,40 @@
-// Package informer is the SharedIndexInformer stage: it runs a Reflector into
-// a DeltaFIFO, applies the deltas to the Indexer and fans them out to handlers.
 package informer
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/fifo"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// SKELETON: signatures agreed between stages; bodies are filled in by the informer owner.
-
 // Handler receives typed notifications. Tombstones are unwrapped: OnDelete gets
 // the last known object and whether its final state is unknown.
+//
+// The informer calls each registered Handler from one goroutine of its own,
+// in the order the changes arrived, so a Handler needs no locking of its own
+// for its own state. Objects are shared with the cache: read-only.
 type Handler[T any] interface {
+	// OnAdd is called for an object new to this handler. isInInitialList is
+	// true while the informer delivers its initial list (and for the
+	// synthetic adds a handler registered late receives for what is cached).
 	OnAdd(obj T, isInInitialList bool)
+	// OnUpdate is called for a change of an object the handler has seen, a
+	// relist that found it again, and a resync (then oldObj == newObj).
 	OnUpdate(oldObj, newObj T)
+	// OnDelete is called when an object the handler has seen is deleted.
+	// finalStateUnknown is true when the deletion was missed while the watch
+	// was down and noticed on relist: obj is then the last state this process
+	// knew, not the state at deletion.
 	OnDelete(obj T, finalStateUnknown bool)
 }
 
@@ -27,16 +45,21 @@ type HandlerFuncs[T any] struct {
 	DeleteFunc func(obj T, finalStateUnknown bool)
 }
 
+// OnAdd calls AddFunc if it is set.
 func (h HandlerFuncs[T]) OnAdd(obj T, initial bool) {
 	if h.AddFunc != nil {
 		h.AddFunc(obj, initial)
 	}
 }
+
+// OnUpdate calls UpdateFunc if it is set.
 func (h HandlerFuncs[T]) OnUpdate(oldObj, newObj T) {
 	if h.UpdateFunc != nil {
 		h.UpdateFunc(oldObj, newObj)
 	}
 }
+
+// OnDelete calls DeleteFunc if it is set.
 func (h HandlerFuncs[T]) OnDelete(obj T, finalStateUnknown bool) {
 	if h.DeleteFunc != nil {
 		h.DeleteFunc(obj, finalStateUnknown)
@@ -46,46 +69,429 @@ func (h HandlerFuncs[T]) OnDelete(obj T, finalStateUnknown bool) {
 // Options configures New.
 type Options[T store.Object[T]] struct {
 	Indexers store.Indexers[T]
-	// Transform runs on every object before it is stored.
+	// Transform runs on every object before it is stored (before it is
+	// queued, in fact), then the default store.Compact runs unless
+	// KeepManagedFields. It may modify the object in place: it gets freshly
+	// decoded objects nobody else holds.
 	Transform func(T) (T, error)
-	// KeepManagedFields turns off the default transform that drops
-	// metadata.managedFields.
+	// KeepManagedFields turns off the default transform (store.Compact) that
+	// drops metadata.managedFields and interns repeated strings.
 	KeepManagedFields bool
 	// ResyncPeriod is the default resync of handlers added without their own.
 	ResyncPeriod time.Duration
-	Reflector    reflector.Options
+	// Reflector configures the Reflector. Its ResyncPeriod is ignored:
+	// resync is per handler (HandlerOptions.ResyncPeriod) and done by the
+	// informer from its cache, not through the FIFO. Its Name names the
+	// informer in logs and errors.
+	Reflector reflector.Options
+	// HandlerPanic, when set, is called (after logging) with the value of
+	// every panic a handler raises, from that handler's goroutine. The event
+	// is dropped for that handler and delivery goes on with the next one.
+	HandlerPanic func(ctx context.Context, p HandlerPanicInfo)
+}
+
+// HandlerPanicInfo describes a recovered handler panic.
+type HandlerPanicInfo struct {
+	// Registration is the handler that panicked.
+	Registration *Registration
+	// Event is "add", "update" or "delete".
+	Event string
+	// Key is the cache key of the object being delivered.
+	Key string
+	// Value is what the handler passed to panic.
+	Value any
 }
 
 // HandlerOptions configures one handler registration.
 type HandlerOptions struct {
 	// ResyncPeriod, when positive, delivers OnUpdate(obj, obj) for every cached
-	// object at that period to this handler.
+	// object at that period to this handler. 0 means the informer's
+	// Options.ResyncPeriod; negative means never. Periods below MinResyncPeriod
+	// are raised to it.
 	ResyncPeriod time.Duration
 }
 
-// Informer is a shared index informer.
-type Informer[T store.Object[T]] struct{ _ [0]T }
+// MinResyncPeriod is the smallest resync period a handler gets (as in
+// client-go): a resync lists the whole cache.
+const MinResyncPeriod = time.Second
 
-// Registration is the handle AddHandler returns.
-type Registration struct{}
+// Informer is a shared index informer: it runs a Reflector into a DeltaFIFO,
+// applies what it pops to the Indexer, and fans each change out to every
+// registered Handler.
+//
+// All methods are safe for concurrent use. Run runs it once.
+type Informer[T store.Object[T]] struct {
+	name          string
+	writer        *store.Writer[T]
+	indexer       *store.Indexer[T]
+	fifo          *fifo.FIFO[T]
+	refl          *reflector.Reflector[T]
+	defaultResync time.Duration
+	onPanic       func(context.Context, HandlerPanicInfo)
+	running       atomic.Bool
 
+	// mu serializes the pop loop's apply-and-dispatch of each batch with
+	// AddHandler, RemoveHandler and handler resyncs, so a handler's view is
+	// always the cache's view at some point of the event stream.
+	mu         sync.Mutex
+	state      runState
+	runCtx     context.Context
+	handlers   []*listener[T]
+	nextID     int
+	syncedSent bool // the informer synced and handlers got their marker
+	hwg        sync.WaitGroup
+	notes      []note[T] // pop loop scratch, reused
+}
+
+type runState uint8
+
+const (
+	stateNew runState = iota
+	stateRunning
+	stateStopped
+)
+
+// New returns an informer over lw. It starts nothing: handlers and indexers
+// may be added before Run, and Indexer() is usable (empty) at once.
 func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
-	panic("unimplemented")
+	name := opts.Reflector.Name
+	if name == "" {
+		var zero T
+		name = fmt.Sprintf("%T", zero)
+	}
+	w := store.New(store.Options[T]{Indexers: opts.Indexers})
+	i := &Informer[T]{
+		name:          name,
+		writer:        w,
+		indexer:       w.Indexer(),
+		defaultResync: opts.ResyncPeriod,
+		onPanic:       opts.HandlerPanic,
+	}
+	i.fifo = fifo.New(fifo.Options[T]{
+		Known:     i.indexer,
+		Transform: transform(opts.Transform, !opts.KeepManagedFields),
+		Name:      name,
+	})
+	ropts := opts.Reflector
+	ropts.Name = name
+	ropts.ResyncPeriod = 0 // resync is per handler, from the cache
+	i.refl = reflector.New(lw, reflector.Sink[T](i.fifo), ropts)
+	return i
 }
-func (i *Informer[T]) Run(ctx context.Context) error { panic("unimplemented") }
+
+// transform composes the user's transform with store.Compact.
+func transform[T store.Object[T]](user func(T) (T, error), compact bool) func(T) (T, error) {
+	switch {
+	case user == nil && !compact:
+		return nil
+	case user == nil:
+		return func(obj T) (T, error) { return store.Compact(obj), nil }
+	case !compact:
+		return user
+	}
+	return func(obj T) (T, error) {
+		obj, err := user(obj)
+		if err != nil {
+			return obj, err
+		}
+		return store.Compact(obj), nil
+	}
+}
+
+// Name returns the informer's name (Options.Reflector.Name, or the Go type
+// of T), used in logs and in WaitForCacheSync's errors.
+func (i *Informer[T]) Name() string { return i.name }
+
+// Run runs the informer until ctx ends and returns only after every
+// goroutine it started has exited. A second call returns an error at once.
+//
+// The stop order, once ctx ends: the Reflector stops (no more changes come
+// in); the FIFO is closed and the pop loop applies to the cache, and hands to
+// the handlers, whatever was already queued; then every handler goroutine
+// delivers what is in its buffer and exits; then Run returns nil. A handler
+// that blocks forever therefore keeps Run from returning.
+func (i *Informer[T]) Run(ctx context.Context) error {
+	if !i.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("informer %s: Run called twice", i.name)
+	}
+	logger := klog.FromContext(ctx).WithValues("informer", i.name)
+	ctx = klog.NewContext(ctx, logger)
+	logger.V(4).Info("informer starting")
+
+	i.mu.Lock()
+	i.state = stateRunning
+	i.runCtx = ctx
+	for _, l := range i.handlers {
+		i.startLocked(l)
+	}
+	i.mu.Unlock()
+
+	popDone := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := i.refl.Run(ctx); err != nil {
+			logger.Error(err, "reflector stopped")
+		}
+		logger.V(4).Info("reflector stopped; closing the queue")
+		i.fifo.Close()
+	})
+	wg.Go(func() {
+		select {
+		case <-i.fifo.Synced():
+			i.markSynced(ctx)
+		case <-popDone:
+		}
+	})
+
+	i.popLoop(context.WithoutCancel(ctx))
+	close(popDone)
+	wg.Wait()
+
+	logger.V(4).Info("queue drained; draining handlers")
+	i.mu.Lock()
+	i.state = stateStopped
+	for _, l := range i.handlers {
+		l.stop()
+	}
+	i.mu.Unlock()
+	i.hwg.Wait()
+	logger.V(4).Info("informer stopped")
+	return nil
+}
+
+// popLoop pops until the FIFO is closed and empty.
+func (i *Informer[T]) popLoop(ctx context.Context) {
+	process := i.process
+	for {
+		err := i.fifo.Pop(ctx, process)
+		if errors.Is(err, fifo.ErrClosed) {
+			return
+		}
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "processing a batch of changes")
+		}
+	}
+}
+
+// process applies b to the cache and queues the notifications for every
+// handler, all under i.mu (see Informer.mu).
+func (i *Informer[T]) process(b fifo.Batch[T]) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	notes := i.notes[:0]
+	if len(b.Deltas) == 1 && !b.Atomic {
+		notes = apply(writerOps[T]{i.writer}, b.Deltas[0], b.InitialList, notes)
+	} else {
+		i.writer.Batch(func(tx store.Tx[T]) {
+			for _, d := range b.Deltas {
+				notes = apply(tx, d, b.InitialList, notes)
+			}
+		})
+	}
+	if len(notes) > 0 {
+		for _, l := range i.handlers {
+			l.push(notes)
+		}
+	}
+	clear(notes)
+	i.notes = notes[:0]
+	return nil
+}
+
+// ops is what apply needs of the cache: store.Tx, or the Writer outside a
+// transaction.
+type ops[T any] interface {
+	Get(key string) (T, bool)
+	Set(key string, obj T) (T, bool)
+	Delete(key string) (T, bool)
+}
+
+type writerOps[T store.Object[T]] struct{ w *store.Writer[T] }
+
+func (o writerOps[T]) Get(key string) (T, bool)        { return o.w.Indexer().Get(key) }
+func (o writerOps[T]) Set(key string, obj T) (T, bool) { return o.w.Set(key, obj) }
+func (o writerOps[T]) Delete(key string) (T, bool)     { return o.w.Delete(key) }
+
+// apply applies d to the cache and appends the notification it makes.
+func apply[T store.Object[T], O ops[T]](c O, d fifo.Delta[T], initial bool, notes []note[T]) []note[T] {
+	switch d.Type {
+	case fifo.Added, fifo.Updated, fifo.Replaced:
+		old, existed := c.Set(d.Key, d.Object)
+		if existed {
+			return append(notes, note[T]{op: opUpdate, old: old, obj: d.Object})
+		}
+		return append(notes, note[T]{op: opAdd, obj: d.Object, flag: initial})
+	case fifo.Deleted:
+		// A delete of something the cache (hence every handler) never held
+		// is not news to anyone.
+		if _, existed := c.Delete(d.Key); existed {
+			return append(notes, note[T]{op: opDelete, obj: d.Object, flag: d.FinalStateUnknown})
+		}
+	case fifo.Sync:
+		// Only Reflector-driven resyncs produce these, and the informer turns
+		// those off; deliver them as resyncs all the same.
+		if cur, ok := c.Get(d.Key); ok {
+			return append(notes, note[T]{op: opResync, old: cur, obj: cur})
+		}
+	}
+	return notes
+}
+
+// markSynced sends every handler its "initial list delivered" marker, once.
+func (i *Informer[T]) markSynced(ctx context.Context) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.syncedSent {
+		return
+	}
+	i.syncedSent = true
+	klog.FromContext(ctx).V(4).Info("informer synced", "objects", i.indexer.Len(), "resourceVersion", i.refl.LastSyncResourceVersion())
+	for _, l := range i.handlers {
+		l.push1(note[T]{op: opSynced})
+	}
+}
+
+func (i *Informer[T]) startLocked(l *listener[T]) {
+	ctx := i.runCtx
+	i.hwg.Go(func() { l.run(ctx) })
+}
+
+// AddHandler registers h, before or while the informer runs:
+// before Run, h gets everything from the start; after, h first gets a
+// synthetic OnAdd(obj, true) for every cached object, then every later change
+// (no gap, no duplicate: the cache snapshot and the event stream are cut at
+// the same point). h runs on a goroutine of its own with an unbounded buffer,
+// so a slow h never delays the informer or other handlers. It returns an
+// error once Run is stopping: after ctx ended and the queue was drained, while
+// the handlers drain, and after Run returned.
 func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
-	panic("unimplemented")
+	if h == nil {
+		return nil, fmt.Errorf("informer %s: AddHandler with a nil handler", i.name)
+	}
+	resync := opts.ResyncPeriod
+	if resync == 0 {
+		resync = i.defaultResync
+	}
+	if resync < 0 {
+		resync = 0
+	}
+	if resync > 0 && resync < MinResyncPeriod {
+		resync = MinResyncPeriod
+	}
+
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.state == stateStopped {
+		return nil, fmt.Errorf("informer %s: handler not added: the informer has stopped", i.name)
+	}
+	i.nextID++
+	reg := &Registration{
+		owner:  i,
+		name:   fmt.Sprintf("%s handler %d", i.name, i.nextID),
+		synced: make(chan struct{}),
+	}
+	l := newListener(i, h, reg, resync)
+	i.handlers = append(slices.Clip(i.handlers), l)
+	if objs := i.indexer.List(); len(objs) > 0 {
+		notes := make([]note[T], len(objs))
+		for n, o := range objs {
+			notes[n] = note[T]{op: opAdd, obj: o, flag: true}
+		}
+		l.push(notes)
+	}
+	if i.syncedSent {
+		l.push1(note[T]{op: opSynced})
+	}
+	if i.state == stateRunning {
+		i.startLocked(l)
+	}
+	return reg, nil
 }
-func (i *Informer[T]) RemoveHandler(r *Registration) error          { panic("unimplemented") }
-func (i *Informer[T]) Indexer() *store.Indexer[T]                   { panic("unimplemented") }
-func (i *Informer[T]) AddIndexers(indexers store.Indexers[T]) error { panic("unimplemented") }
-func (i *Informer[T]) HasSynced() bool                              { panic("unimplemented") }
-func (i *Informer[T]) Synced() <-chan struct{}                      { panic("unimplemented") }
-func (i *Informer[T]) LastError() error                             { panic("unimplemented") }
-func (i *Informer[T]) LastSyncResourceVersion() string              { panic("unimplemented") }
-func (r *Registration) HasSynced() bool                             { panic("unimplemented") }
-func (r *Registration) Synced() <-chan struct{}                     { panic("unimplemented") }
-func (r *Registration) LastError() error                            { panic("unimplemented") }
+
+// RemoveHandler unregisters r. Once it returns, r's handler gets no new call
+// (one already in progress finishes) and its goroutine exits; what was
+// buffered for it is dropped. It returns an error if r is not registered with
+// this informer (or was removed already). Safe to call from the handler
+// itself.
+func (i *Informer[T]) RemoveHandler(r *Registration) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	for n, l := range i.handlers {
+		if l.reg == r {
+			i.handlers = slices.Delete(slices.Clip(i.handlers), n, n+1)
+			l.remove()
+			return nil
+		}
+	}
+	name := "<nil>"
+	if r != nil {
+		name = r.name
+	}
+	return fmt.Errorf("informer %s: RemoveHandler: %s is not registered", i.name, name)
+}
+
+// Indexer returns the informer's cache (read side). Objects are shared:
+// read-only.
+func (i *Informer[T]) Indexer() *store.Indexer[T] { return i.indexer }
+
+// AddIndexers adds indexes to the cache, before or after Run (existing
+// objects are indexed at once). See store.Indexer.AddIndexers.
+func (i *Informer[T]) AddIndexers(indexers store.Indexers[T]) error {
+	return i.indexer.AddIndexers(indexers)
+}
+
+// HasSynced reports whether the cache holds the initial list (the FIFO's
+// initial population has been applied). Handlers may still be delivering
+// it: use Registration.HasSynced for a handler's view.
+func (i *Informer[T]) HasSynced() bool { return i.fifo.HasSynced() }
+
+// Synced returns a channel closed when HasSynced becomes true.
+func (i *Informer[T]) Synced() <-chan struct{} { return i.fifo.Synced() }
+
+// LastError returns the Reflector's last list/watch error (a 403 on LIST,
+// say), or nil once a later list or watch has succeeded.
+func (i *Informer[T]) LastError() error { return i.refl.LastError() }
+
+// LastSyncResourceVersion returns the resourceVersion of the last list,
+// event or bookmark the Reflector saw ("" before the first list).
+func (i *Informer[T]) LastSyncResourceVersion() string { return i.refl.LastSyncResourceVersion() }
+
+// Registration is the handle AddHandler returns. Its methods are safe for
+// concurrent use.
+type Registration struct {
+	owner interface {
+		LastError() error
+	}
+	name    string
+	synced  chan struct{}
+	stopped chan struct{} // set by the listener
+}
+
+// HasSynced reports whether the handler has processed the initial list:
+// every OnAdd of the informer's initial list, or for a handler added later,
+// of the synthetic adds for what was cached.
+func (r *Registration) HasSynced() bool {
+	select {
+	case <-r.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Synced returns a channel closed when HasSynced becomes true.
+func (r *Registration) Synced() <-chan struct{} { return r.synced }
+
+// LastError returns the informer's LastError.
+func (r *Registration) LastError() error { return r.owner.LastError() }
+
+// Name names the registration in errors: "<informer> handler <n>".
+func (r *Registration) Name() string { return r.name }
+
+// Stopped returns a channel closed when the handler's goroutine has exited
+// (after RemoveHandler, or once Run drains it), after which the handler is
+// never called again.
+func (r *Registration) Stopped() <-chan struct{} { return r.stopped }
 
 // Syncable is anything WaitForCacheSync can wait for: informers and registrations.
 type Syncable interface {
@@ -94,6 +500,41 @@ type Syncable interface {
 }
 
 // WaitForCacheSync blocks until every s has synced (nil) or ctx ends; then it
-// returns an error naming the unsynced ones and wrapping their LastError (for
-// example a 403 on LIST) rather than a bare timeout.
-func WaitForCacheSync(ctx context.Context, s ...Syncable) error { panic("unimplemented") }
+// returns an error naming the unsynced ones (by their Name method if they
+// have one) and wrapping their LastError (for example a 403 on LIST) rather
+// than a bare timeout, as well as ctx's error. It does not poll: it waits on
+// the Synced channels.
+func WaitForCacheSync(ctx context.Context, s ...Syncable) error {
+	for _, x := range s {
+		select {
+		case <-x.Synced():
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	var names []string
+	var errs []error
+	for n, x := range s {
+		select {
+		case <-x.Synced():
+			continue
+		default:
+		}
+		name := fmt.Sprintf("%T #%d", x, n)
+		if nx, ok := x.(interface{ Name() string }); ok {
+			name = nx.Name()
+		}
+		names = append(names, name)
+		if err := x.LastError(); err != nil && !slices.ContainsFunc(errs, func(e error) bool { return e == err }) {
+			errs = append(errs, err)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if len(errs) == 0 {
+		return fmt.Errorf("caches not synced for %s: %w", strings.Join(names, ", "), ctx.Err())
+	}
+	return fmt.Errorf("caches not synced for %s: last error: %w (%w)", strings.Join(names, ", "), errors.Join(errs...), ctx.Err())
+}

@@ -1,0 +1,34 @@
+// Package informer is the SharedIndexInformer stage: it runs a Reflector into
+// a DeltaFIFO, applies the deltas to the Indexer and fans them out to handlers.
+//
+// Design choices that are not obvious:
+//
+//   - One lock cuts the stream. The pop loop applies a batch to the cache and
+//     appends the resulting notifications to every handler's buffer under one
+//     mutex, which AddHandler and handler resyncs also take. A handler added
+//     late therefore gets synthetic adds for exactly the cache at that point
+//     of the stream, then every later change: no gap, no duplicate. The
+//     critical section never runs user code.
+//   - One goroutine and one unbounded buffer per handler. The informer never
+//     waits for a handler; a slow handler only grows its own buffer. Buffers
+//     are swapped, not copied, so steady-state delivery allocates nothing.
+//   - Old objects come from the cache. Each Set/Delete returns the previous
+//     object, which becomes OnUpdate's oldObj; a delete of a key the cache
+//     never held is not delivered (no handler has seen it).
+//   - Per-handler HasSynced is a marker in the handler's own buffer, queued
+//     when the informer syncs (or, for a late handler, after its synthetic
+//     adds): the registration is synced when the handler has processed it.
+//   - Resync is per handler and comes from the cache, not the FIFO: when a
+//     handler's timer fires, its goroutine queues OnUpdate(obj, obj) for the
+//     cache as it stands at that point of the stream (under the same lock).
+//     Other handlers and the queue are not disturbed, and a resync can never
+//     carry an object older than one the handler was already given.
+//   - The default transform is store.Compact (drop managedFields, intern
+//     repeated strings), applied after Options.Transform, before queueing.
+//   - Stop order, when Run's ctx ends: the Reflector stops; the FIFO is
+//     closed and the pop loop drains it into the cache and the buffers; every
+//     handler drains its buffer; Run returns. Removed handlers drain nothing.
+//   - A panicking handler is recovered per call, logged (kind of event and
+//     key, never the object) and reported to Options.HandlerPanic; that
+//     handler goes on with its next notification.
+package informer

@@ -1,0 +1,549 @@
+package informer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+type CM = *corev1.ConfigMap
+
+func cm(ns, name string, data ...string) CM {
+	o := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if len(data) > 0 {
+		o.Data = map[string]string{"v": data[0]}
+	}
+	return o
+}
+
+var resource = schema.GroupResource{Resource: "configmaps"}
+
+// running is an informer started by run; stop cancels it and waits for Run.
+type running struct {
+	inf    *informer.Informer[CM]
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func run(t *testing.T, inf *informer.Informer[CM]) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{inf: inf, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- inf.Run(ctx) }()
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+func (r *running) stop(t *testing.T) {
+	t.Helper()
+	if r.cancel == nil {
+		return
+	}
+	r.cancel()
+	r.cancel = nil
+	if err := <-r.done; err != nil {
+		t.Errorf("Run returned %v", err)
+	}
+}
+
+func newInformer(src *runtimetest.Source[CM], opts informer.Options[CM]) *informer.Informer[CM] {
+	if opts.Reflector.Name == "" {
+		opts.Reflector.Name = "configmaps.v1"
+	}
+	return informer.New[CM](src, opts)
+}
+
+func addRecorder(t *testing.T, inf *informer.Informer[CM], opts informer.HandlerOptions) (*runtimetest.Recorder[CM], *informer.Registration) {
+	t.Helper()
+	rec := runtimetest.NewRecorder[CM]()
+	reg, err := inf.AddHandler(rec, opts)
+	if err != nil {
+		t.Fatalf("AddHandler: %v", err)
+	}
+	return rec, reg
+}
+
+// waitSame waits until rec holds exactly src's objects.
+func waitSame(t *testing.T, rec *runtimetest.Recorder[CM], src *runtimetest.Source[CM]) {
+	t.Helper()
+	want := src.Snapshot()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := rec.WaitFor(ctx, func(got map[string]CM) bool { return runtimetest.SameResourceVersions(got, want) }); err != nil {
+		t.Fatalf("handler did not converge to the source: %v", err)
+	}
+	if err := rec.Err(); err != nil {
+		t.Fatalf("handler contract violated: %v", err)
+	}
+}
+
+func waitSynced(t *testing.T, s ...informer.Syncable) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := informer.WaitForCacheSync(ctx, s...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func must[V any](v V, err error) V {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// evs summarizes events after the first skip as "type key" strings.
+func evs(rec *runtimetest.Recorder[CM], skip int) []string {
+	var out []string
+	for _, e := range rec.Events()[skip:] {
+		s := fmt.Sprintf("%s %s@%s", e.Type, e.Key, e.Obj.ResourceVersion)
+		if e.FinalStateUnknown {
+			s += " fsu"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func equal(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%s:\n got  %q\n want %q", what, got, want)
+	}
+}
+
+func TestInitialListThenEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"), cm("ns", "b"), cm("", "c"))
+		inf := newInformer(src, informer.Options[CM]{})
+		rec, reg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+		waitSynced(t, inf, reg)
+		waitSame(t, rec, src)
+		for _, e := range rec.Events() {
+			if e.Type != runtimetest.EventAdd || !e.InInitialList {
+				t.Fatalf("initial list delivered %s %s (initial=%v), want adds in the initial list", e.Type, e.Key, e.InInitialList)
+			}
+		}
+		if got := inf.Indexer().Len(); got != 3 {
+			t.Fatalf("cache holds %d objects, want 3", got)
+		}
+		if rv := inf.LastSyncResourceVersion(); rv != src.ResourceVersion() {
+			t.Fatalf("LastSyncResourceVersion = %q, want %q", rv, src.ResourceVersion())
+		}
+
+		n := len(rec.Events())
+		must(src.Add(cm("ns", "d")))
+		must(src.Update(cm("ns", "a", "2")))
+		must(src.Delete(cm("ns", "b")))
+		waitSame(t, rec, src)
+		equal(t, "events after sync", evs(rec, n), []string{"add ns/d@4", "update ns/a@5", "delete ns/b@6"})
+		if e := rec.Events()[n]; e.InInitialList {
+			t.Fatal("an add after sync has isInInitialList set")
+		}
+		if e := rec.Events()[n+1]; e.Old.ResourceVersion != "1" {
+			t.Fatalf("update of ns/a has old resourceVersion %q, want 1", e.Old.ResourceVersion)
+		}
+		if _, ok := inf.Indexer().Get("ns/b"); ok {
+			t.Fatal("deleted object still cached")
+		}
+	})
+}
+
+func TestInOrderDeliveryAcrossKeys(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"), cm("ns", "b"))
+		inf := newInformer(src, informer.Options[CM]{})
+		rec, reg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+		waitSynced(t, reg)
+		n := len(rec.Events())
+		must(src.Update(cm("ns", "a", "1")))
+		must(src.Update(cm("ns", "b", "1")))
+		must(src.Update(cm("ns", "a", "2")))
+		must(src.Add(cm("ns", "c")))
+		must(src.Delete(cm("ns", "b")))
+		must(src.Update(cm("ns", "a", "3")))
+		waitSame(t, rec, src)
+		equal(t, "events", evs(rec, n), []string{
+			"update ns/a@3", "update ns/b@4", "update ns/a@5", "add ns/c@6", "delete ns/b@7", "update ns/a@8",
+		})
+	})
+}
+
+// TestRelistAfterExpiredWatch: while the watch is down, b is deleted, a
+// changes and d appears; the resourceVersion is compacted, so the Reflector
+// relists. The handler gets a tombstone for b, an update for a and an add
+// for d, and the cache equals the source.
+func TestRelistAfterExpiredWatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"), cm("ns", "b"), cm("ns", "c"))
+		inf := newInformer(src, informer.Options[CM]{})
+		rec, reg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+		waitSynced(t, reg)
+		n := len(rec.Events())
+
+		// Break the watch, and make the next watch fail so the Reflector backs off.
+		src.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("down"))
+		src.DropWatches()
+		synctest.Wait() // the Reflector is now waiting out its backoff
+		must(src.Update(cm("ns", "a", "2")))
+		must(src.Delete(cm("ns", "b")))
+		must(src.Add(cm("ns", "d")))
+		src.Compact()
+
+		waitSame(t, rec, src)
+		equal(t, "events after relist", evs(rec, n), []string{"delete ns/b@2 fsu", "update ns/a@4", "update ns/c@3", "add ns/d@6"})
+		got := map[string]string{}
+		for _, o := range inf.Indexer().List() {
+			got[store.Key(o)] = o.ResourceVersion
+		}
+		want := map[string]string{}
+		for k, o := range src.Snapshot() {
+			want[k] = o.ResourceVersion
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("cache = %v, want %v", got, want)
+		}
+	})
+}
+
+func TestLateHandlerGetsSyntheticAddsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var objs []CM
+		for i := range 50 {
+			objs = append(objs, cm("ns", fmt.Sprint("o", i)))
+		}
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, objs...)
+		inf := newInformer(src, informer.Options[CM]{})
+		first, reg1 := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+		waitSynced(t, reg1)
+
+		// Register while the source keeps changing: the late handler's
+		// synthetic adds and the live events must line up exactly.
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for i := range 50 {
+				key := fmt.Sprint("o", i)
+				switch i % 3 {
+				case 0:
+					must(src.Update(cm("ns", key, "x")))
+				case 1:
+					must(src.Delete(cm("ns", key)))
+				case 2:
+					must(src.Add(cm("ns", key+"-new")))
+				}
+			}
+		})
+		late, reg2 := addRecorder(t, inf, informer.HandlerOptions{})
+		wg.Wait()
+		waitSynced(t, reg2)
+		waitSame(t, late, src) // also checks: no add of a held key, no update/delete of an unknown one
+		waitSame(t, first, src)
+
+		adds := map[string]int{}
+		for _, e := range late.Events() {
+			if e.Type == runtimetest.EventAdd {
+				adds[e.Key]++
+			}
+		}
+		for k, c := range adds {
+			if c != 1 {
+				t.Fatalf("late handler got %d adds for %s, want 1", c, k)
+			}
+		}
+		if !late.Events()[0].InInitialList {
+			t.Fatal("synthetic add without isInInitialList")
+		}
+	})
+}
+
+func TestSlowHandlerDoesNotDelayFastOne(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
+		inf := newInformer(src, informer.Options[CM]{})
+		release := make(chan struct{})
+		slowCalls := 0
+		slowReg := must(inf.AddHandler(informer.HandlerFuncs[CM]{
+			AddFunc:    func(CM, bool) { <-release; slowCalls++ },
+			UpdateFunc: func(CM, CM) { slowCalls++ },
+		}, informer.HandlerOptions{}))
+		fast, fastReg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+
+		waitSynced(t, inf, fastReg)
+		for i := range 100 {
+			must(src.Update(cm("ns", "a", fmt.Sprint(i))))
+		}
+		waitSame(t, fast, src) // while slow is stuck in its first call
+		if slowReg.HasSynced() {
+			t.Fatal("slow handler's registration synced before it processed the initial list")
+		}
+		close(release)
+		waitSynced(t, slowReg)
+		synctest.Wait()
+		if slowCalls != 101 {
+			t.Fatalf("slow handler got %d calls, want 101", slowCalls)
+		}
+	})
+}
+
+func TestRemovedHandlerReceivesNothingMore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
+		inf := newInformer(src, informer.Options[CM]{})
+		kept, keptReg := addRecorder(t, inf, informer.HandlerOptions{})
+		gone, goneReg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+		waitSynced(t, keptReg, goneReg)
+
+		if err := inf.RemoveHandler(goneReg); err != nil {
+			t.Fatal(err)
+		}
+		<-goneReg.Stopped()
+		n := len(gone.Events())
+		must(src.Update(cm("ns", "a", "2")))
+		must(src.Add(cm("ns", "b")))
+		waitSame(t, kept, src)
+		synctest.Wait()
+		if got := len(gone.Events()); got != n {
+			t.Fatalf("removed handler got %d more calls", got-n)
+		}
+		if err := inf.RemoveHandler(goneReg); err == nil {
+			t.Fatal("removing a handler twice: no error")
+		}
+	})
+}
+
+func TestHandlerPanicIsReportedAndDeliveryGoesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"), cm("ns", "bad"), cm("ns", "c"))
+		var mu sync.Mutex
+		var panics []informer.HandlerPanicInfo
+		inf := newInformer(src, informer.Options[CM]{
+			HandlerPanic: func(_ context.Context, p informer.HandlerPanicInfo) {
+				mu.Lock()
+				defer mu.Unlock()
+				panics = append(panics, p)
+			},
+		})
+		rec := runtimetest.NewRecorder[CM]()
+		reg := must(inf.AddHandler(informer.HandlerFuncs[CM]{
+			AddFunc: func(o CM, initial bool) {
+				if o.Name == "bad" {
+					panic("boom")
+				}
+				rec.OnAdd(o, initial)
+			},
+			UpdateFunc: rec.OnUpdate,
+			DeleteFunc: rec.OnDelete,
+		}, informer.HandlerOptions{}))
+		run(t, inf)
+		waitSynced(t, reg)
+		must(src.Add(cm("ns", "d")))
+		must(src.Delete(cm("ns", "bad")))
+		want := src.Snapshot()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := rec.WaitFor(ctx, func(got map[string]CM) bool { return runtimetest.SameResourceVersions(got, want) }); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(panics) != 1 || panics[0].Key != "ns/bad" || panics[0].Event != "add" || panics[0].Value != "boom" || panics[0].Registration != reg {
+			t.Fatalf("panics reported = %+v, want one for the add of ns/bad", panics)
+		}
+	})
+}
+
+func TestResyncPerHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"), cm("ns", "b"))
+		inf := newInformer(src, informer.Options[CM]{ResyncPeriod: 10 * time.Second})
+		byDefault, r1 := addRecorder(t, inf, informer.HandlerOptions{})                         // 10s
+		fast, r2 := addRecorder(t, inf, informer.HandlerOptions{ResyncPeriod: 4 * time.Second}) // 4s
+		never, r3 := addRecorder(t, inf, informer.HandlerOptions{ResyncPeriod: -1})             // off
+		start := time.Now()
+		run(t, inf)
+		waitSynced(t, r1, r2, r3)
+		time.Sleep(start.Add(21 * time.Second).Sub(time.Now()))
+		synctest.Wait()
+
+		resyncs := func(rec *runtimetest.Recorder[CM]) int {
+			n := 0
+			for _, e := range rec.Events() {
+				if e.Type == runtimetest.EventUpdate {
+					if e.Old != e.Obj {
+						t.Fatalf("resync update of %s with old != new", e.Key)
+					}
+					n++
+				}
+			}
+			return n
+		}
+		// Two objects per round: rounds at 10s, 20s and at 4, 8, 12, 16, 20s.
+		if got := resyncs(byDefault); got != 2*2 {
+			t.Errorf("default-period handler got %d resync updates, want 4", got)
+		}
+		if got := resyncs(fast); got != 5*2 {
+			t.Errorf("4s handler got %d resync updates, want 10", got)
+		}
+		if got := resyncs(never); got != 0 {
+			t.Errorf("handler without resync got %d resync updates", got)
+		}
+	})
+}
+
+// TestStopOrderDrainsHandlers: when ctx ends, what the handlers have been
+// given is still delivered, and Run returns only after that.
+func TestStopOrderDrainsHandlers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
+		inf := newInformer(src, informer.Options[CM]{})
+		release := make(chan struct{})
+		var slowSeen []string
+		slowReg := must(inf.AddHandler(informer.HandlerFuncs[CM]{
+			AddFunc:    func(o CM, _ bool) { slowSeen = append(slowSeen, o.ResourceVersion) },
+			UpdateFunc: func(_, o CM) { <-release; slowSeen = append(slowSeen, o.ResourceVersion) },
+		}, informer.HandlerOptions{}))
+		fast, _ := addRecorder(t, inf, informer.HandlerOptions{}) // registered after slow: gets each batch after it
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		waitSynced(t, slowReg)
+		for i := range 5 {
+			must(src.Update(cm("ns", "a", fmt.Sprint(i))))
+		}
+		waitSame(t, fast, src) // so every update is in slow's buffer too
+		cancel()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatal("Run returned while a handler still had buffered events")
+		default:
+		}
+		if src.OpenWatches() != 0 {
+			t.Fatal("the watch is still open after ctx ended: the Reflector did not stop first")
+		}
+		if _, err := inf.AddHandler(fast, informer.HandlerOptions{}); err == nil {
+			t.Error("AddHandler while the handlers drain: no error")
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		equal(t, "slow handler saw", slowSeen, []string{"1", "2", "3", "4", "5", "6"})
+		select {
+		case <-slowReg.Stopped():
+		default:
+			t.Fatal("handler goroutine not stopped when Run returned")
+		}
+		if _, err := inf.AddHandler(fast, informer.HandlerOptions{}); err == nil {
+			t.Fatal("AddHandler after Run returned: no error")
+		}
+		if err := inf.Run(context.Background()); err == nil {
+			t.Fatal("second Run: no error")
+		}
+	})
+}
+
+func TestWaitForCacheSyncReturnsLastError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
+		forbidden := apierrors.NewForbidden(resource, "", errors.New("no RBAC"))
+		for range 1000 {
+			src.FailNext(runtimetest.VerbList, forbidden)
+			src.FailNext(runtimetest.VerbWatch, forbidden)
+		}
+		noWL := false
+		inf := newInformer(src, informer.Options[CM]{Reflector: reflector.Options{WatchList: &noWL}})
+		_, reg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err := informer.WaitForCacheSync(ctx, inf, reg)
+		if err == nil {
+			t.Fatal("WaitForCacheSync = nil on a forbidden LIST")
+		}
+		if !apierrors.IsForbidden(err) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("WaitForCacheSync = %v, want one wrapping the 403 and the deadline", err)
+		}
+		if !strings.Contains(err.Error(), "configmaps.v1") || !strings.Contains(err.Error(), reg.Name()) {
+			t.Fatalf("WaitForCacheSync = %v, want it to name the informer and the registration", err)
+		}
+		if inf.HasSynced() || inf.LastError() == nil {
+			t.Fatalf("HasSynced=%v LastError=%v", inf.HasSynced(), inf.LastError())
+		}
+	})
+}
+
+func TestTransformAndCompact(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		withMF := func(name string) CM {
+			o := cm("ns", name)
+			o.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+			return o
+		}
+		for _, keep := range []bool{false, true} {
+			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, withMF("a"))
+			inf := newInformer(src, informer.Options[CM]{
+				KeepManagedFields: keep,
+				Transform: func(o CM) (CM, error) {
+					o.Labels = map[string]string{"transformed": "true"}
+					return o, nil
+				},
+			})
+			r := run(t, inf)
+			waitSynced(t, inf)
+			o, ok := inf.Indexer().Get("ns/a")
+			if !ok {
+				t.Fatal("ns/a not cached")
+			}
+			if o.Labels["transformed"] != "true" {
+				t.Fatal("Options.Transform not applied before storing")
+			}
+			if got := len(o.ManagedFields) > 0; got != keep {
+				t.Fatalf("KeepManagedFields=%v: managedFields kept = %v", keep, got)
+			}
+			r.stop(t)
+		}
+	})
+}
+
+func TestAddIndexersAfterStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a", "x"), cm("ns", "b", "y"), cm("ns", "c", "x"))
+		inf := newInformer(src, informer.Options[CM]{})
+		run(t, inf)
+		waitSynced(t, inf)
+		err := inf.AddIndexers(store.Indexers[CM]{"v": func(o CM) ([]string, error) { return store.Values(o.Data["v"]), nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := inf.Indexer().IndexKeys("v", "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, ",") != "ns/a,ns/c" && strings.Join(got, ",") != "ns/c,ns/a" {
+			t.Fatalf("IndexKeys(v, x) = %v, want ns/a and ns/c", got)
+		}
+	})
+}

@@ -1,0 +1,234 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// op is what a note asks a listener to do.
+type op uint8
+
+const (
+	opAdd op = iota + 1
+	opUpdate
+	opDelete
+	// opResync is an OnUpdate(obj, obj) only handlers with a resync period get.
+	opResync
+	// opSynced marks the end of the initial list in a listener's buffer.
+	opSynced
+)
+
+func (o op) String() string {
+	switch o {
+	case opAdd:
+		return "add"
+	case opUpdate, opResync:
+		return "update"
+	case opDelete:
+		return "delete"
+	}
+	return "synced"
+}
+
+// note is one queued handler call.
+type note[T any] struct {
+	op   op
+	flag bool // add: isInInitialList; delete: finalStateUnknown
+	old  T
+	obj  T
+}
+
+// shrinkAbove is the buffer capacity above which a drained buffer is given
+// back to the GC instead of being reused (after a relist burst, say).
+const shrinkAbove = 4096
+
+// listener is one registered handler: an unbounded buffer of notes and the
+// goroutine that delivers them.
+type listener[T store.Object[T]] struct {
+	inf    *Informer[T]
+	h      Handler[T]
+	reg    *Registration
+	resync time.Duration
+
+	wake    chan struct{} // cap 1: "buffer not empty" or "stop"
+	removed atomic.Bool   // set by RemoveHandler: deliver nothing more
+
+	mu       sync.Mutex
+	buf      []note[T] // filled by the informer
+	spare    []note[T] // the drained buffer, reused
+	stopping bool      // Run is stopping: drain, then exit
+}
+
+func newListener[T store.Object[T]](inf *Informer[T], h Handler[T], reg *Registration, resync time.Duration) *listener[T] {
+	reg.stopped = make(chan struct{})
+	return &listener[T]{inf: inf, h: h, reg: reg, resync: resync, wake: make(chan struct{}, 1)}
+}
+
+// push appends notes to the buffer (dropping resyncs if this handler has no
+// resync period). It never blocks beyond the buffer's lock.
+func (l *listener[T]) push(notes []note[T]) {
+	l.mu.Lock()
+	if l.resync > 0 {
+		l.buf = append(l.buf, notes...)
+	} else {
+		for n := range notes {
+			if notes[n].op != opResync {
+				l.buf = append(l.buf, notes[n])
+			}
+		}
+	}
+	l.mu.Unlock()
+	l.signal()
+}
+
+func (l *listener[T]) push1(n note[T]) {
+	l.mu.Lock()
+	l.buf = append(l.buf, n)
+	l.mu.Unlock()
+	l.signal()
+}
+
+func (l *listener[T]) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop makes the goroutine exit once its buffer is delivered.
+func (l *listener[T]) stop() {
+	l.mu.Lock()
+	l.stopping = true
+	l.mu.Unlock()
+	l.signal()
+}
+
+// remove makes the goroutine exit without delivering anything more.
+func (l *listener[T]) remove() {
+	l.removed.Store(true)
+	l.stop()
+}
+
+// run delivers the buffer until stopped. Resyncs are taken from the cache by
+// this goroutine itself when its timer fires.
+func (l *listener[T]) run(ctx context.Context) {
+	defer close(l.reg.stopped)
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("handler", l.reg.name))
+	// The timer is re-armed after each resync is queued, so resyncs are a
+	// period apart even when the handler is slow.
+	var timer *time.Timer
+	var resyncC <-chan time.Time
+	if l.resync > 0 {
+		timer = time.NewTimer(l.resync)
+		defer timer.Stop()
+		resyncC = timer.C
+	}
+	for {
+		if l.removed.Load() {
+			return
+		}
+		select {
+		case <-resyncC:
+			l.queueResync(ctx)
+			timer.Reset(l.resync)
+		default:
+		}
+		l.mu.Lock()
+		batch := l.buf
+		l.buf, l.spare = l.spare, nil
+		stopping := l.stopping
+		l.mu.Unlock()
+
+		if len(batch) == 0 {
+			l.recycle(batch)
+			if stopping {
+				return
+			}
+			select {
+			case <-l.wake:
+			case <-resyncC:
+				l.queueResync(ctx)
+				timer.Reset(l.resync)
+			}
+			continue
+		}
+		for n := range batch {
+			if l.removed.Load() {
+				return
+			}
+			l.deliver(ctx, &batch[n])
+		}
+		clear(batch)
+		l.recycle(batch)
+	}
+}
+
+// recycle hands a drained buffer back for reuse.
+func (l *listener[T]) recycle(batch []note[T]) {
+	if cap(batch) > shrinkAbove {
+		return
+	}
+	l.mu.Lock()
+	if l.spare == nil {
+		l.spare = batch[:0]
+	}
+	l.mu.Unlock()
+}
+
+// queueResync appends OnUpdate(obj, obj) for every cached object to this
+// listener's buffer, consistently with the event stream (under inf.mu).
+// Before the informer has synced it does nothing.
+func (l *listener[T]) queueResync(ctx context.Context) {
+	i := l.inf
+	i.mu.Lock()
+	if i.syncedSent {
+		objs := i.indexer.List()
+		l.mu.Lock()
+		for _, o := range objs {
+			l.buf = append(l.buf, note[T]{op: opResync, old: o, obj: o})
+		}
+		l.mu.Unlock()
+		klog.FromContext(ctx).V(5).Info("handler resync queued", "objects", len(objs))
+	}
+	i.mu.Unlock()
+}
+
+// deliver makes one handler call, recovering and reporting a panic.
+func (l *listener[T]) deliver(ctx context.Context, n *note[T]) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.reportPanic(ctx, n, r)
+		}
+	}()
+	switch n.op {
+	case opAdd:
+		l.h.OnAdd(n.obj, n.flag)
+	case opUpdate, opResync:
+		l.h.OnUpdate(n.old, n.obj)
+	case opDelete:
+		l.h.OnDelete(n.obj, n.flag)
+	case opSynced:
+		select {
+		case <-l.reg.synced:
+		default:
+			close(l.reg.synced)
+		}
+	}
+}
+
+func (l *listener[T]) reportPanic(ctx context.Context, n *note[T], r any) {
+	key := store.Key(n.obj)
+	klog.FromContext(ctx).Error(fmt.Errorf("handler panic: %v", r), "handler panicked; event dropped, delivery goes on",
+		"event", n.op.String(), "key", key, "stack", string(debug.Stack()))
+	if l.inf.onPanic != nil {
+		l.inf.onPanic(ctx, HandlerPanicInfo{Registration: l.reg, Event: n.op.String(), Key: key, Value: r})
+	}
+}
