@@ -46,13 +46,18 @@ func buildIndex(pkg *packages.Package, named *types.Named, m marker) (*Index, Di
 			return nil, Diagnostics{*d}
 		}
 		ix.Func, ix.Source = fn.value, fn.value
+		ix.Match = "for which " + fn.value + " returns"
 		return ix, nil
 	}
-	body, d := fieldIndexBody(named, field)
+	body, multi, d := fieldIndexBody(named, field)
 	if d != nil {
 		return nil, Diagnostics{*d}
 	}
 	ix.Source, ix.Body = normalizePath(field.value), body
+	ix.Match = "whose " + ix.Source + " is"
+	if multi {
+		ix.Match = "whose " + ix.Source + " contains"
+	}
 	return ix, nil
 }
 
@@ -107,15 +112,15 @@ func checkIndexFunc(pkg *packages.Package, named *types.Named, fn markerArg) *Di
 // fieldIndexBody resolves a field path (JSON names such as .spec.nodeName
 // or Go names such as .Spec.NodeName) on named and returns the body of a
 // nil-safe index func over it.
-func fieldIndexBody(named *types.Named, field markerArg) (string, *Diagnostic) {
+func fieldIndexBody(named *types.Named, field markerArg) (body string, multi bool, d *Diagnostic) {
 	p := normalizePath(field.value)
 	segs := strings.Split(strings.TrimPrefix(p, "."), ".")
 	var b strings.Builder
 	expr := "obj"
 	var cur types.Type = named
 	typeName := named.Obj().Name()
-	fail := func(msg, hint string) (string, *Diagnostic) {
-		return "", &Diagnostic{Pos: field.pos, Message: "+informer-gen:index: " + msg, Hint: hint}
+	fail := func(msg, hint string) (string, bool, *Diagnostic) {
+		return "", false, &Diagnostic{Pos: field.pos, Message: "+informer-gen:index: " + msg, Hint: hint}
 	}
 	for i, seg := range segs {
 		sofar := "." + strings.Join(segs[:i], ".")
@@ -169,29 +174,29 @@ func fieldIndexBody(named *types.Named, field markerArg) (string, *Diagnostic) {
 	case *types.Pointer:
 		if conv, ok := leaf(t.Elem()); ok {
 			fmt.Fprintf(&b, "if %s == nil {\nreturn nil, nil\n}\nreturn store.Values(%s), nil", expr, wrap(conv, "*"+expr))
-			return b.String(), nil
+			return b.String(), false, nil
 		}
 	case *types.Slice:
 		if conv, ok := leaf(t.Elem()); ok {
 			if conv == "" {
 				fmt.Fprintf(&b, "return store.Values(%s...), nil", expr)
-				return b.String(), nil
+				return b.String(), true, nil
 			}
 			fmt.Fprintf(&b, "values := make([]string, 0, len(%s))\nfor _, v := range %s {\nvalues = append(values, %s)\n}\nreturn store.Values(values...), nil",
 				expr, expr, wrap(conv, "v"))
-			return b.String(), nil
+			return b.String(), true, nil
 		}
 		if p, isPtr := t.Elem().(*types.Pointer); isPtr {
 			if conv, ok := leaf(p.Elem()); ok {
 				fmt.Fprintf(&b, "values := make([]string, 0, len(%s))\nfor _, v := range %s {\nif v != nil {\nvalues = append(values, %s)\n}\n}\nreturn store.Values(values...), nil",
 					expr, expr, wrap(conv, "*v"))
-				return b.String(), nil
+				return b.String(), true, nil
 			}
 		}
 	default:
 		if conv, ok := leaf(t); ok {
 			fmt.Fprintf(&b, "return store.Values(%s), nil", wrap(conv, expr))
-			return b.String(), nil
+			return b.String(), false, nil
 		}
 	}
 	return fail(fmt.Sprintf("field %s is %s, not string-like", p, types.TypeString(cur, qualifier)),

@@ -55,7 +55,7 @@ var (
 func isTypeMarker(name string) bool {
 	return name == "genclient" || strings.HasPrefix(name, "genclient:") ||
 		name == "resourceName" || strings.HasPrefix(name, "informer-gen:") ||
-		name == "k8s:informer-gen" || name == "k8s:lister-gen"
+		name == "k8s:informer-gen" || name == "k8s:lister-gen" || name == "kubebuilder:object:root"
 }
 
 // scope is where a comment group sits.

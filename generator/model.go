@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/tools/go/packages"
 	gengonamer "k8s.io/gengo/v2/namer"
 	gengotypes "k8s.io/gengo/v2/types"
-	"golang.org/x/tools/go/packages"
 )
 
 // Model is what the render stage sees: groups, versions, kinds and indexes,
@@ -60,6 +60,7 @@ type Index struct {
 	Name   string // index name, "Node"
 	GoName string // "Node"
 	Source string // ".spec.nodeName" or "FooOwnerIndex"
+	Match  string // how a value matches, for docs: "whose .spec.nodeName is"
 	Func   string // name of the API package func for func indexes
 	Body   string // Go statements of the index func for field indexes
 	pos    token.Position
@@ -67,7 +68,7 @@ type Index struct {
 
 // Template helpers: small methods so templates hold no logic.
 
-func (g *Group) NameQ() string        { return strconv.Quote(g.Name) }
+func (g *Group) NameQ() string { return strconv.Quote(g.Name) }
 func (v *Version) InformerKinds() []*Kind {
 	var out []*Kind
 	for _, k := range v.Kinds {
@@ -169,7 +170,7 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 		}
 		if len(version.Kinds) == 0 {
 			diags = append(diags, Diagnostic{Pos: pkgPos,
-				Message: fmt.Sprintf("package %s has no selected types", pkg.PkgPath),
+				Message: fmt.Sprintf("package %s has no selected types", pkg.Types.Name()),
 				Hint:    "mark a type with +genclient or +kubebuilder:object:root=true"})
 			continue
 		}
@@ -182,12 +183,12 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 			version.GVVar = "GroupVersion"
 		default:
 			diags = append(diags, Diagnostic{Pos: pkgPos,
-				Message: fmt.Sprintf("package %s declares neither SchemeGroupVersion nor GroupVersion", pkg.PkgPath),
+				Message: fmt.Sprintf("package %s declares neither SchemeGroupVersion nor GroupVersion", pkg.Types.Name()),
 				Hint:    `declare var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "` + version.Name + `"}`})
 		}
 		if !isAddToScheme(scope.Lookup("AddToScheme")) {
 			diags = append(diags, Diagnostic{Pos: pkgPos,
-				Message: fmt.Sprintf("package %s declares no AddToScheme func(*runtime.Scheme) error", pkg.PkgPath),
+				Message: fmt.Sprintf("package %s declares no AddToScheme func(*runtime.Scheme) error", pkg.Types.Name()),
 				Hint:    "declare var AddToScheme = SchemeBuilder.AddToScheme"})
 		}
 

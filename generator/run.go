@@ -57,7 +57,7 @@ func Run(ctx context.Context, cfg Config) error {
 	outDir := abs(wd, cfg.OutputDir)
 	outputPkg := cfg.OutputPkg
 	if outputPkg == "" && l != nil && len(l.pkgs) > 0 {
-		outputPkg, err = derivePkg(ctx, outDir)
+		outputPkg, err = derivePkg(outDir)
 		if err != nil {
 			diags = append(diags, Diagnostic{Subject: "--output-dir " + cfg.OutputDir,
 				Message: "cannot derive the output import path: " + err.Error(),
@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		return fmt.Errorf("%w; run informer-gen without --verify:\n%s", ErrStale, strings.Join(lines, "\n"))
 	}
-	if err := write(outDir, files, changes); err != nil {
+	if err := write(outDir, files, changes, rel); err != nil {
 		return err
 	}
 	logger.V(2).Info("generated", "files", len(files), "changed", len(changes))
@@ -124,7 +124,7 @@ func relativeTo(wd string) func(string) string {
 }
 
 // derivePkg finds the import path of dir from the go.mod above it.
-func derivePkg(ctx context.Context, dir string) (string, error) {
+func derivePkg(dir string) (string, error) {
 	d := dir
 	for {
 		b, err := os.ReadFile(filepath.Join(d, "go.mod"))

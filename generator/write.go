@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -79,6 +80,8 @@ func isNotDir(err error) bool {
 	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
 }
 
+var packageClause = regexp.MustCompile(`(?m)^package `)
+
 // isGenerated reports whether the file at p carries our generated-code line
 // in its header (before the package clause).
 func isGenerated(p string) (bool, error) {
@@ -86,7 +89,10 @@ func isGenerated(p string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	head, _, _ := bytes.Cut(b, []byte("\npackage "))
+	head := b
+	if loc := packageClause.FindIndex(b); loc != nil {
+		head = b[:loc[0]]
+	}
 	return bytes.Contains(head, []byte(generatedBy)), nil
 }
 
@@ -95,16 +101,16 @@ func isGenerated(p string) (bool, error) {
 // were written are they renamed into place (a rename within one file system
 // replaces the old file at once), then stale files are removed. On an error
 // before the renames, nothing in outDir has changed.
-func write(outDir string, files []file, changes []change) error {
+func write(outDir string, files []file, changes []change, rel func(string) string) error {
 	if len(changes) == 0 {
 		return nil
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return fmt.Errorf("cannot write output: %w", err)
+		return outErr(err, rel)
 	}
 	tmp, err := os.MkdirTemp(outDir, ".informer-gen-")
 	if err != nil {
-		return fmt.Errorf("cannot write output: %w", err)
+		return outErr(err, rel)
 	}
 	defer os.RemoveAll(tmp)
 	content := map[string][]byte{}
@@ -117,10 +123,10 @@ func write(outDir string, files []file, changes []change) error {
 		}
 		p := filepath.Join(tmp, filepath.FromSlash(c.path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("cannot write output: %w", err)
+			return outErr(err, rel)
 		}
 		if err := os.WriteFile(p, content[c.path], 0o644); err != nil {
-			return fmt.Errorf("cannot write output: %w", err)
+			return outErr(err, rel)
 		}
 	}
 	// Create every target directory before moving anything, so that a
@@ -131,7 +137,7 @@ func write(outDir string, files []file, changes []change) error {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Join(outDir, filepath.Dir(filepath.FromSlash(c.path))), 0o755); err != nil {
-			return fmt.Errorf("cannot write output: %w", err)
+			return outErr(err, rel)
 		}
 	}
 	for _, c := range changes {
@@ -144,7 +150,7 @@ func write(outDir string, files []file, changes []change) error {
 			err = os.Rename(filepath.Join(tmp, filepath.FromSlash(c.path)), dst)
 		}
 		if err != nil {
-			return fmt.Errorf("cannot write output: %w", err)
+			return outErr(err, rel)
 		}
 	}
 	return nil
@@ -159,4 +165,14 @@ func removeEmptyParents(root, dir string) {
 		}
 		dir = filepath.Dir(dir)
 	}
+}
+
+// outErr wraps an I/O error of the write stage, with the path made relative
+// to the working directory.
+func outErr(err error, rel func(string) string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = rel(pe.Path)
+	}
+	return fmt.Errorf("cannot write output: %w", err)
 }
