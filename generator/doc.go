@@ -1,0 +1,95 @@
+// Package generator is informer-gen: it reads the API type packages of a CRD
+// project and writes typed listers, informers, index funcs and one shared
+// informer factory that compile against this module's runtime/ packages.
+//
+// # Stages
+//
+// Run goes through four plain stages, one file each:
+//
+//   - load (load.go): go/packages — the loader under k8s.io/gengo/v2's
+//     parser — parses and type-checks the input packages once. Dependencies
+//     come from the compiler's export data instead of being parsed from
+//     source, which is most of the speed difference with upstream.
+//   - markers (markers.go): every "// +marker" line of the input is parsed,
+//     attributed to the package or to a type, and checked: unknown variants,
+//     near-miss spellings and markers in the wrong place are errors.
+//   - model (model.go, index.go): the selected types become a small typed
+//     Model (Group, Version, Kind, Index) with resolved plurals (gengo's plural
+//     namer), checked registration, list types and index paths.
+//   - render (render.go, write.go): one template of package templates per
+//     output file, executed with a typed struct, gofmt'ed; then the files are
+//     compared with the disk and written atomically (temp dir, then renames),
+//     stale generated files removed.
+//
+// Every input problem is collected as a Diagnostic ("path/file.go:LINE:COL:
+// message (hint)"); they are returned together, sorted by position, and
+// nothing is written.
+//
+// # Which types are generated
+//
+// A struct type is selected when its comment (the doc comment, or the block
+// ending one blank line above it, as upstream reads it) has
+//
+//	+genclient                         upstream client-gen style
+//	+kubebuilder:object:root=true      kubebuilder style (List types skipped)
+//
+// and its verbs include list and watch (+genclient:noVerbs,
+// +genclient:onlyVerbs=... without list or watch, and +genclient:skipVerbs=
+// naming list or watch deselect it). +k8s:lister-gen=false deselects it;
+// +k8s:informer-gen=false keeps only its lister. A selected type must embed
+// metav1.ObjectMeta, have a <Kind>List type with Items []<Kind>, and have
+// DeepCopy/DeepCopyObject methods.
+//
+// Scope: namespaced unless +genclient:nonNamespaced or
+// +kubebuilder:resource:scope=Cluster. Resource: the lowercase plural of the
+// kind (gengo's English rules plus --plural-exceptions, default
+// Endpoints:Endpoints), overridden by +resourceName=foos or
+// +kubebuilder:resource:path=foos.
+//
+// Package comment (doc.go, or any file's package doc such as kubebuilder's
+// groupversion_info.go): +groupName=example.com (default: the parent
+// directory name), +groupGoName=Example (default: the first DNS label of the
+// group). The package must declare SchemeGroupVersion (upstream) or
+// GroupVersion (kubebuilder) and AddToScheme.
+//
+// # informer-gen markers
+//
+// All our markers start with +informer-gen: and are type markers. The grammar
+// is
+//
+//	+informer-gen:<key>:<arg>=<value>[,<arg>=<value>...]
+//
+// with one key today:
+//
+//	+informer-gen:index:name=Node,field=.spec.nodeName
+//	+informer-gen:index:name=Owner,func=FooOwnerIndex
+//
+// name is a Go identifier; it names the index (const FooNodeIndex = "Node"),
+// the index func (FooNodeIndexFunc) and the lister method ByNode(value).
+// field is a path of JSON names (.spec.nodeName) or Go names
+// (.Spec.NodeName), through structs and pointers to structs; the leaf must be
+// string-like: a string or named string type, a pointer to one, or a slice of
+// either. The generated func is nil-safe and skips empty values. func names
+// an exported func(*Foo) ([]string, error) in the API package. Unknown keys,
+// unknown arguments, missing paths, non-string leaves, wrong signatures and
+// duplicate names are errors.
+//
+// # Running it
+//
+//	go run github.com/informer-gen/informer-gen/cmd/informer-gen \
+//	    --output-dir ./pkg/generated ./apis/...
+//
+// As a tool dependency of a project (Go 1.24+):
+//
+//	go get -tool github.com/informer-gen/informer-gen/cmd/informer-gen
+//	go tool informer-gen --output-dir ./pkg/generated ./apis/...
+//
+// From go:generate, in any file of the project (paths are relative to that
+// file's directory):
+//
+//	//go:generate go tool informer-gen --go-header-file ../hack/boilerplate.go.txt --output-dir ../pkg/generated ./...
+//
+// In CI, add --verify: nothing is written, and the command exits 1 listing
+// the stale files. Exit status: 0 success, 1 bad input or stale output,
+// 2 usage error.
+package generator

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Regenerates everything informer-gen generates in this repository:
+#   - the golden expected trees, testdata/golden/*/want and want.stderr
+#     (go test ./generator -run Golden -update rewrites them wholesale);
+#   - the example project's code, through examples/crd/hack/update-codegen.sh
+#     when it exists (that module owns how it is generated).
+# Review the diff before committing: a golden change is a change of the
+# generated API. Usage: hack/update-codegen.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== golden trees (testdata/golden)"
+go test ./generator -run 'TestGolden' -count=1 -update
+
+if [ -x examples/crd/hack/update-codegen.sh ]; then
+  echo "== examples/crd"
+  examples/crd/hack/update-codegen.sh
+fi
