@@ -220,6 +220,8 @@ func TestReport(t *testing.T) {
 		{"crd", "ours", "rss_mb", 120},
 		{"crd", "upstream", "rss_mb", 320},
 		{"crd", "upstream:lister-gen", "wall_s", 1.1},
+		{"kapi", "ours", "inputs", 60},
+		{"kapi", "upstream", "inputs", 60},
 		{"kapi", "ours", "go_lines", 10000},
 		{"kapi", "upstream", "go_lines", 40000},
 		{"kapi", "ours", "compiles", 1},
@@ -252,6 +254,9 @@ func TestReport(t *testing.T) {
 	}
 	if l := lineWith("wall time"); !strings.HasSuffix(l, "yes") {
 		t.Errorf("5.5x against a 5x target must be marked yes: %q", l)
+	}
+	if l := lineWith("input packages"); l != "input packages 60 60" {
+		t.Errorf("inputs line = %q, want counts without ratio", l)
 	}
 	if l := lineWith("output compiles"); l != "output compiles yes NO" {
 		t.Errorf("compiles line = %q", l)

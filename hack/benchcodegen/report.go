@@ -16,9 +16,11 @@ type metricInfo struct {
 	Title  string
 	Share  bool // ratio is ours/upstream as a percentage (sizes), else upstream/ours (costs)
 	Bool   bool // 1 = yes, 0 = no; no ratio
+	Plain  bool // a count printed without ratio
 }
 
 var metrics = []metricInfo{
+	{Metric: "inputs", Title: "input packages", Plain: true},
 	{Metric: "wall_s", Title: "wall time (s, median)"},
 	{Metric: "cpu_s", Title: "cpu time (s, median)"},
 	{Metric: "rss_mb", Title: "peak RSS (MB, median)"},
@@ -113,7 +115,7 @@ func (m metricInfo) format(v float64, ok bool) string {
 
 // compare returns the ratio, target and met columns.
 func (m metricInfo) compare(caseName string, ours, up float64, both bool) string {
-	if m.Bool || !both || ours <= 0 || up <= 0 {
+	if m.Bool || m.Plain || !both || ours <= 0 || up <= 0 {
 		return "\t\t"
 	}
 	t, hasTarget := targets[[2]string{caseName, m.Metric}]

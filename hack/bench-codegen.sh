@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Generator performance, side by side (issue 3, "Performance — measured side by side").
+#
+# Runs, in one run and on the same input, our cmd/informer-gen and
+# k8s.io/code-generator's lister-gen + informer-gen, invoked with the flags
+# kube_codegen.sh's kube::codegen::gen_client passes them, and prints a table
+# of medians and ratios:
+#
+#   crd   a one-type CRD project (sample-controller's Foo): wall time and peak RSS,
+#         ours against the two upstream commands together (lister-gen, then
+#         informer-gen; their peak is the larger of the two, since they run one
+#         after the other). upstream's informer-gen needs a versioned clientset,
+#         so client-gen runs first, untimed.
+#   kapi  every k8s.io/api group-version (each directory with a register.go or a
+#         +groupName): wall time, generated .go files and non-blank lines, and
+#         whether all output compiles (upstream's informers against client-go's
+#         own clientset, k8s.io/client-go/kubernetes).
+#
+# All binaries are built first (warm build caches), one untimed warm-up run of
+# every command follows, then --runs timed runs alternate ours and upstream;
+# old output is deleted before every run, untimed, as kube_codegen.sh does.
+# Everything runs under nice: the machine may be shared.
+#
+# Exit status: 0 when every generator succeeded and all output compiles, 1
+# otherwise. Targets are reported in the table, never asserted.
+#
+# Usage: hack/bench-codegen.sh [--runs N] [--case crd|kapi]... [--kapi-exclude GV,...] [--keep]
+#   --runs N          timed runs per generator (default 5; the median is reported)
+#   --case C          run only case C (repeatable; default: crd and kapi)
+#   --kapi-exclude L  comma-separated group-versions (e.g. admission/v1) left out of
+#                     kapi for both generators; for diagnosis only, the issue's
+#                     figure is over all of them
+#   --keep            keep the work directory (generated trees, results.tsv)
+# Environment: BENCH_CODEGEN_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/informer-gen-bench)
+#   holds the built binaries and the module that builds code-generator.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+CODEGEN_VERSION=v0.37.2 # k8s.io/code-generator, the version compared against
+CACHE=${BENCH_CODEGEN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/informer-gen-bench}
+HEADER=$ROOT/hack/benchcodegen/testdata/crd/boilerplate.go.txt # same header for both
+RUNS=5
+CASES=()
+KEEP=false
+KAPI_EXCLUDE=
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) RUNS=${2:?--runs needs a number}; shift 2 ;;
+    --case) CASES+=("${2:?--case needs crd or kapi}"); shift 2 ;;
+    --kapi-exclude) KAPI_EXCLUDE=${2?--kapi-exclude needs a list}; shift 2 ;;
+    --keep) KEEP=true; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown argument: $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ ${#CASES[@]} -gt 0 ] || CASES=(crd kapi)
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "--runs wants a positive number, got $RUNS" >&2; exit 2; }
+for c in "${CASES[@]}"; do
+  case "$c" in crd|kapi) ;; *) echo "unknown case $c (want crd or kapi)" >&2; exit 2 ;; esac
+done
+
+log() { printf '\n>> %s\n' "$*" >&2; }
+die() { printf 'bench-codegen: %s\n' "$*" >&2; exit 1; }
+
+# What the script needs. Go builds everything else, including the helper that
+# measures peak RSS (no dependency on /usr/bin/time).
+command -v go >/dev/null || die "go is not on PATH"
+NICE=()
+if command -v nice >/dev/null; then NICE=(nice -n 10); fi
+
+BIN=$CACHE/bin
+mkdir -p "$BIN/upstream"
+
+log "building the measuring helper and our generator"
+(cd "$ROOT" && "${NICE[@]}" go build -o "$BIN/benchcodegen" ./hack/benchcodegen) || die "hack/benchcodegen does not build"
+(cd "$ROOT" && "${NICE[@]}" go build -o "$BIN/informer-gen" ./cmd/informer-gen) || die "our generator (cmd/informer-gen) does not build"
+BENCH=$BIN/benchcodegen
+OURS=$BIN/informer-gen
+
+log "building k8s.io/code-generator $CODEGEN_VERSION (client-gen, lister-gen, informer-gen)"
+# A module of its own, so the versions are code-generator's, not ours, and the
+# root go.mod is never touched. Kept in the cache: reruns are warm.
+UPMOD=$CACHE/code-generator-$CODEGEN_VERSION
+if [ ! -f "$UPMOD/go.sum" ]; then
+  rm -rf "$UPMOD" && mkdir -p "$UPMOD"
+  (cd "$UPMOD" && go mod init bench.local/upstream >/dev/null 2>&1 &&
+    GOFLAGS=-mod=mod go get "k8s.io/code-generator@$CODEGEN_VERSION") || die "cannot fetch k8s.io/code-generator@$CODEGEN_VERSION"
+fi
+(cd "$UPMOD" && GOFLAGS=-mod=mod "${NICE[@]}" go build -o "$BIN/upstream/" \
+  k8s.io/code-generator/cmd/client-gen k8s.io/code-generator/cmd/lister-gen k8s.io/code-generator/cmd/informer-gen) ||
+  die "cannot build code-generator $CODEGEN_VERSION"
+UP=$BIN/upstream
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-codegen.XXXXXX")
+if $KEEP; then
+  echo "work directory: $WORK" >&2
+else
+  trap 'rm -rf "$WORK"' EXIT
+fi
+RESULTS=$WORK/results.tsv
+: >"$RESULTS"
+
+# new_module DIR PATH makes DIR a Go module PATH that has the root module's
+# requirements (k8s.io/api, apimachinery, client-go at the pinned versions) and
+# requires our module through a replace to the working tree.
+new_module() {
+  local dir=$1 path=$2
+  mkdir -p "$dir"
+  sed -e "s#^module .*#module $path#" "$ROOT/go.mod" >"$dir/go.mod"
+  cp "$ROOT/go.sum" "$dir/go.sum"
+  (cd "$dir" &&
+    go mod edit -require=github.com/informer-gen/informer-gen@v0.0.0-00010101000000-000000000000 \
+      -replace=github.com/informer-gen/informer-gen="$ROOT")
+}
+
+# compiles CASE CONTENDER DIR PATTERN... builds the packages and records the result.
+compiles() {
+  local c=$1 who=$2 dir=$3 ok=1
+  shift 3
+  log "$c: compiling $who's output ($*)"
+  if ! (cd "$dir" && GOFLAGS=-mod=mod "${NICE[@]}" go build "$@"); then
+    echo "bench-codegen: $c: $who's generated code does not compile" >&2
+    ok=0
+  fi
+  printf '%s\t%s\tcompiles\t%s\n' "$c" "$who" "$ok" >>"$RESULTS"
+  [ "$ok" = 1 ]
+}
+
+case_crd() {
+  local m=$WORK/crd mp=bench.local/crd
+  log "crd: one-type CRD project (sample-controller's Foo) in $m"
+  new_module "$m" "$mp" || return 1
+  cp -R "$ROOT/hack/benchcodegen/testdata/crd/apis" "$m/" || return 1
+  local pkgs=("$mp/apis/samplecontroller/v1alpha1")
+  printf 'crd\t%s\tinputs\t%s\n' ours ${#pkgs[@]} upstream ${#pkgs[@]} >>"$RESULTS"
+  local out=$m/generated
+
+  # kube_codegen.sh runs client-gen first; upstream's informer-gen imports the
+  # clientset it writes. Not timed: the issue compares lister-gen + informer-gen.
+  (cd "$m" && "$UP/client-gen" -v 0 --go-header-file "$HEADER" \
+    --output-dir "$out/upstream/clientset" --output-pkg "$mp/generated/upstream/clientset" \
+    --clientset-name versioned --apply-configuration-package "" \
+    --input-base "$m/apis" --plural-exceptions "" --prefers-protobuf=false \
+    --input samplecontroller/v1alpha1) || { echo "bench-codegen: crd: client-gen failed" >&2; return 1; }
+
+  "${NICE[@]}" "$BENCH" measure -case crd -results "$RESULTS" -runs "$RUNS" -dir "$m" \
+    -clean "$out/ours" -clean "$out/upstream/listers" -clean "$out/upstream/informers" -- \
+    @ours "$OURS" --go-header-file "$HEADER" \
+      --output-dir "$out/ours" --output-pkg "$mp/generated/ours" "${pkgs[@]}" \
+    @upstream:lister-gen "$UP/lister-gen" -v 0 --go-header-file "$HEADER" \
+      --output-dir "$out/upstream/listers" --output-pkg "$mp/generated/upstream/listers" \
+      --plural-exceptions "" "${pkgs[@]}" \
+    @upstream:informer-gen "$UP/informer-gen" -v 0 --go-header-file "$HEADER" \
+      --output-dir "$out/upstream/informers" --output-pkg "$mp/generated/upstream/informers" \
+      --versioned-clientset-package "$mp/generated/upstream/clientset/versioned" \
+      --listers-package "$mp/generated/upstream/listers" \
+      --plural-exceptions "" "${pkgs[@]}" || return 1
+
+  "$BENCH" lines -case crd -contender ours -results "$RESULTS" "$out/ours" || return 1
+  "$BENCH" lines -case crd -contender upstream -results "$RESULTS" "$out/upstream/listers" "$out/upstream/informers" || return 1
+  local ok=0
+  compiles crd ours "$m" ./generated/ours/... || ok=1
+  compiles crd upstream "$m" ./generated/upstream/... || ok=1
+  return $ok
+}
+
+case_kapi() {
+  local m=$WORK/kapi mp=bench.local/kapi
+  log "kapi: every k8s.io/api group-version in $m"
+  new_module "$m" "$mp" || return 1
+  local apidir
+  apidir=$(cd "$m" && go list -m -f '{{.Dir}}' k8s.io/api) || return 1
+  # Every group-version directory: it has a register.go or declares +groupName.
+  local gvs=()
+  mapfile -t gvs < <(cd "$apidir" && {
+    find . -name register.go
+    grep -rlE --include='*.go' '^[[:space:]]*//[[:space:]]*\+groupName=' .
+  } | xargs -n1 dirname | sed 's#^\./##' | LC_ALL=C sort -u)
+  [ ${#gvs[@]} -gt 0 ] || { echo "bench-codegen: kapi: no group-versions found in $apidir" >&2; return 1; }
+  if [ -n "$KAPI_EXCLUDE" ]; then
+    local x kept=()
+    for x in "${gvs[@]}"; do
+      [[ ",$KAPI_EXCLUDE," == *",$x,"* ]] || kept+=("$x")
+    done
+    echo "kapi: excluded by --kapi-exclude: $KAPI_EXCLUDE (${#gvs[@]} -> ${#kept[@]} group-versions)" >&2
+    gvs=("${kept[@]}")
+  fi
+  local pkgs=("${gvs[@]/#/k8s.io/api/}")
+  printf 'kapi\t%s\tinputs\t%s\n' ours ${#pkgs[@]} upstream ${#pkgs[@]} >>"$RESULTS"
+  echo "kapi: ${#pkgs[@]} group-versions from $apidir" >&2
+  local out=$m/generated
+  # What Kubernetes passes for k8s.io/api: without it upstream names the
+  # informer method Endpointses and its output does not compile against
+  # client-go's clientset.
+  local plurals=Endpoints:Endpoints
+
+  "${NICE[@]}" "$BENCH" measure -case kapi -results "$RESULTS" -runs "$RUNS" -dir "$m" \
+    -clean "$out/ours" -clean "$out/upstream" -- \
+    @ours "$OURS" --go-header-file "$HEADER" \
+      --output-dir "$out/ours" --output-pkg "$mp/generated/ours" \
+      --plural-exceptions "$plurals" "${pkgs[@]}" \
+    @upstream:lister-gen "$UP/lister-gen" -v 0 --go-header-file "$HEADER" \
+      --output-dir "$out/upstream/listers" --output-pkg "$mp/generated/upstream/listers" \
+      --plural-exceptions "$plurals" "${pkgs[@]}" \
+    @upstream:informer-gen "$UP/informer-gen" -v 0 --go-header-file "$HEADER" \
+      --output-dir "$out/upstream/informers" --output-pkg "$mp/generated/upstream/informers" \
+      --versioned-clientset-package k8s.io/client-go/kubernetes \
+      --listers-package "$mp/generated/upstream/listers" \
+      --plural-exceptions "$plurals" "${pkgs[@]}" || return 1
+
+  "$BENCH" lines -case kapi -contender ours -results "$RESULTS" "$out/ours" || return 1
+  "$BENCH" lines -case kapi -contender upstream -results "$RESULTS" "$out/upstream" || return 1
+  local ok=0
+  compiles kapi ours "$m" ./generated/ours/... || ok=1
+  compiles kapi upstream "$m" ./generated/upstream/... || ok=1
+  return $ok
+}
+
+status=0
+for c in "${CASES[@]}"; do
+  if ! "case_$c"; then
+    echo "bench-codegen: case $c FAILED (see above)" >&2
+    status=1
+  fi
+done
+
+log "results ($RUNS timed runs each, medians; ratios are upstream/ours for costs, ours/upstream for sizes)"
+echo "machine: $(nproc 2>/dev/null || echo '?') cores, $(go version | cut -d' ' -f3-), code-generator $CODEGEN_VERSION"
+"$BENCH" report "$RESULTS"
+if [ $status -ne 0 ]; then
+  echo "bench-codegen: FAILED: a generator failed or its output does not compile (see above)" >&2
+fi
+exit $status
