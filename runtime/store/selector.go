@@ -72,21 +72,73 @@ func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
 	if bestN == 0 {
 		return nil
 	}
+	// The driver is the smallest candidate set; every other condition is
+	// checked by posting membership, so candidates are rejected without
+	// touching the objects. Only requirements the label index cannot answer
+	// fall back to sel.Matches on the candidates' labels.
+	var driver postingUnion
+	var checks []postingUnion
 	if best < 0 {
-		p := i.nsIndex[namespace]
-		return i.filterPostingLocked(nil, &p, "", sel)
+		driver = postingUnion{i.nsIndex[namespace]}
+	} else {
+		byValue := i.labels[reqs[best].Key()]
+		for _, v := range bestVals {
+			driver = append(driver, byValue[v])
+		}
+		if namespace != "" {
+			checks = append(checks, postingUnion{i.nsIndex[namespace]})
+		}
 	}
-	// A lone requirement is exactly what its postings hold: no re-check.
-	if len(reqs) == 1 {
-		sel = nil
+	matchAll := false
+	for n := range reqs {
+		if n == best {
+			continue
+		}
+		r := &reqs[n]
+		if !indexable(*r) {
+			matchAll = true
+			continue
+		}
+		byValue := i.labels[r.Key()]
+		var u postingUnion
+		for _, v := range r.ValuesUnsorted() {
+			if p, ok := byValue[v]; ok {
+				u = append(u, p)
+			}
+		}
+		if len(u) == 0 {
+			return nil
+		}
+		checks = append(checks, u)
 	}
 	out := make([]T, 0, bestN)
-	byValue := i.labels[reqs[best].Key()]
-	for _, v := range bestVals {
-		p := byValue[v]
-		out = i.filterPostingLocked(out, &p, namespace, sel)
+	for n := range driver {
+		driver[n].each(func(id uint32) bool {
+			for _, c := range checks {
+				if !c.has(id) {
+					return true
+				}
+			}
+			o := i.objs[id]
+			if !matchAll || sel.Matches(labels.Set(o.GetLabels())) {
+				out = append(out, o)
+			}
+			return true
+		})
 	}
 	return out
+}
+
+// postingUnion is the ids of one requirement: in any of its postings.
+type postingUnion []posting
+
+func (u postingUnion) has(id uint32) bool {
+	for n := range u {
+		if u[n].has(id) {
+			return true
+		}
+	}
+	return false
 }
 
 func indexable(r labels.Requirement) bool {
