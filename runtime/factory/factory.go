@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -409,29 +407,14 @@ func (f *Factory) startLocked(ctx context.Context, gvr schema.GroupVersionResour
 // the informer's last error (a 403 on LIST, say) rather than only timing out.
 func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	f.mu.Lock()
-	var names []string
 	var syncs []informer.Syncable
 	for _, gvr := range f.order {
 		if e := f.entries[gvr]; e.started {
-			names = append(names, resourceName(gvr))
 			syncs = append(syncs, e.sync)
 		}
 	}
 	f.mu.Unlock()
-	err := informer.WaitForCacheSync(ctx, syncs...)
-	if err == nil {
-		return nil
-	}
-	var unsynced []string
-	for i, s := range syncs {
-		select {
-		case <-s.Synced():
-		default:
-			unsynced = append(unsynced, names[i])
-		}
-	}
-	slices.Sort(unsynced)
-	return fmt.Errorf("caches not synced for %s: %w", strings.Join(unsynced, ", "), err)
+	return informer.WaitForCacheSync(ctx, syncs...)
 }
 
 // Shutdown stops every informer the factory started and waits until all of

@@ -36,6 +36,7 @@ type Server struct {
 	requests []Request
 	// failWith, when set, answers every request with that status.
 	failWith *metav1.Status
+	refuseWatchList bool
 	// watchersChanged is closed and replaced whenever a watcher registers.
 	watchersChanged chan struct{}
 }
@@ -169,7 +170,14 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	f := watchFilter{namespace: ns, selector: sel}
 	if q.Get("watch") == "true" {
-		s.watch(rw, r, f)
+		s.mu.Lock()
+		refuse := s.refuseWatchList
+		s.mu.Unlock()
+		if q.Get("sendInitialEvents") == "true" && refuse {
+			writeStatus(rw, apierrors.NewBadRequest("sendInitialEvents is not supported"))
+			return
+		}
+		s.watch(rw, r, f, q.Get("sendInitialEvents") == "true")
 		return
 	}
 	s.list(rw, q, f)
@@ -212,9 +220,31 @@ func (s *Server) list(rw http.ResponseWriter, q url.Values, f watchFilter) {
 	writeJSON(rw, http.StatusOK, list)
 }
 
-func (s *Server) watch(rw http.ResponseWriter, r *http.Request, f watchFilter) {
+func (s *Server) watch(rw http.ResponseWriter, r *http.Request, f watchFilter, initialEvents bool) {
 	ch := make(chan watch.Event, 100)
 	s.mu.Lock()
+	if initialEvents {
+		// WatchList: the current state as ADDED events, then the bookmark
+		// that marks its end, then changes. Registered under the same lock as
+		// the snapshot, so no change is lost or doubled.
+		var initial []*Widget
+		for _, w := range s.objects {
+			if f.matches(w) {
+				initial = append(initial, w)
+			}
+		}
+		slices.SortFunc(initial, func(a, b *Widget) int {
+			return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+		})
+		ch = make(chan watch.Event, 100+len(initial)+1)
+		for _, w := range initial {
+			ch <- watch.Event{Type: watch.Added, Object: w}
+		}
+		end := &Widget{TypeMeta: metav1.TypeMeta{APIVersion: SchemeGroupVersion.String(), Kind: "Widget"}}
+		end.ResourceVersion = strconv.Itoa(s.rv)
+		end.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+		ch <- watch.Event{Type: watch.Bookmark, Object: end}
+	}
 	s.watchers[ch] = f
 	close(s.watchersChanged)
 	s.watchersChanged = make(chan struct{})
@@ -299,4 +329,13 @@ func (s *Server) WaitForWatchers(ctx context.Context, n int) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// RefuseWatchList makes the server answer WatchList requests
+// (sendInitialEvents=true) with 400 Bad Request, as a server without the
+// feature does; by default it serves them.
+func (s *Server) RefuseWatchList(refuse bool) {
+	s.mu.Lock()
+	s.refuseWatchList = refuse
+	s.mu.Unlock()
 }
