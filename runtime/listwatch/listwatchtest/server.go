@@ -35,7 +35,7 @@ type Server struct {
 	watchers map[chan watch.Event]watchFilter
 	requests []Request
 	// failWith, when set, answers every request with that status.
-	failWith *metav1.Status
+	failWith        *metav1.Status
 	refuseWatchList bool
 	// watchersChanged is closed and replaced whenever a watcher registers.
 	watchersChanged chan struct{}
