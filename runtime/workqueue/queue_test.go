@@ -380,3 +380,68 @@ func TestAddRateLimitedForgetNumRequeues(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentDelayedAddsAllArrive races AddAfter, Add and
+// AddRateLimited from several goroutines against workers, in fake time, and
+// checks every key arrives and none is held by two workers.
+func TestConcurrentDelayedAddsAllArrive(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const keys, producers = 200, 4
+		q := workqueue.New(workqueue.Options[int]{
+			RateLimiter: workqueue.NewExponentialRateLimiter[int](time.Millisecond, time.Second),
+		})
+		var mu sync.Mutex
+		seen := map[int]int{}
+		var inFlight [keys]atomic.Int32
+		var violations atomic.Int32
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					k, shutdown := q.Get()
+					if shutdown {
+						return
+					}
+					if inFlight[k].Add(1) != 1 {
+						violations.Add(1)
+					}
+					time.Sleep(time.Millisecond) // work takes (fake) time
+					mu.Lock()
+					seen[k]++
+					mu.Unlock()
+					inFlight[k].Add(-1)
+					q.Done(k)
+				}
+			})
+		}
+		var pwg sync.WaitGroup
+		for p := range producers {
+			pwg.Go(func() {
+				r := rand.New(rand.NewPCG(uint64(p), 2))
+				for k := p; k < keys; k += producers {
+					switch r.IntN(3) {
+					case 0:
+						q.Add(k)
+					case 1:
+						q.AddAfter(k, time.Duration(r.IntN(1000))*time.Millisecond)
+					case 2:
+						q.AddRateLimited(k)
+					}
+				}
+			})
+		}
+		pwg.Wait()
+		time.Sleep(2 * time.Second) // past every deadline
+		synctest.Wait()
+		q.ShutDownWithDrain()
+		wg.Wait()
+		if v := violations.Load(); v != 0 {
+			t.Fatalf("%d double processings", v)
+		}
+		for k := range keys {
+			if seen[k] != 1 {
+				t.Errorf("key %d processed %d times, want 1", k, seen[k])
+			}
+		}
+	})
+}
