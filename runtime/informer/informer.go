@@ -140,7 +140,8 @@ type Informer[T store.Object[T]] struct {
 	nextID     int
 	syncedSent bool // the informer synced and handlers got their marker
 	hwg        sync.WaitGroup
-	notes      []note[T] // pop loop scratch, reused
+	notes      []note[T]   // pop loop scratch, reused
+	logger     klog.Logger // Run's logger, for the pop loop
 }
 
 type runState uint8
@@ -221,6 +222,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	i.mu.Lock()
 	i.state = stateRunning
 	i.runCtx = ctx
+	i.logger = logger
 	for _, l := range i.handlers {
 		i.startLocked(l)
 	}
@@ -293,7 +295,13 @@ func (i *Informer[T]) process(b fifo.Batch[T]) error {
 			l.push(notes)
 		}
 	}
+	if b.Atomic {
+		i.logger.V(4).Info("relist applied", "deltas", len(b.Deltas), "notifications", len(notes), "resourceVersion", b.ResourceVersion)
+	}
 	clear(notes)
+	if cap(notes) > shrinkAbove {
+		notes = nil // give a relist's worth of memory back
+	}
 	i.notes = notes[:0]
 	return nil
 }
@@ -352,6 +360,7 @@ func (i *Informer[T]) markSynced(ctx context.Context) {
 }
 
 func (i *Informer[T]) startLocked(l *listener[T]) {
+	l.started = true
 	ctx := i.runCtx
 	i.hwg.Go(func() { l.run(ctx) })
 }
@@ -392,15 +401,14 @@ func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 	}
 	l := newListener(i, h, reg, resync)
 	i.handlers = append(slices.Clip(i.handlers), l)
-	if objs := i.indexer.List(); len(objs) > 0 {
-		notes := make([]note[T], len(objs))
-		for n, o := range objs {
-			notes[n] = note[T]{op: opAdd, obj: o, flag: true}
-		}
-		l.push(notes)
+	// Nobody else can reach l yet: fill its buffer directly.
+	objs := i.indexer.List()
+	l.buf = make([]note[T], 0, len(objs)+1)
+	for _, o := range objs {
+		l.buf = append(l.buf, note[T]{op: opAdd, obj: o, flag: true})
 	}
 	if i.syncedSent {
-		l.push1(note[T]{op: opSynced})
+		l.buf = append(l.buf, note[T]{op: opSynced})
 	}
 	if i.state == stateRunning {
 		i.startLocked(l)
@@ -420,6 +428,9 @@ func (i *Informer[T]) RemoveHandler(r *Registration) error {
 		if l.reg == r {
 			i.handlers = slices.Delete(slices.Clip(i.handlers), n, n+1)
 			l.remove()
+			if !l.started {
+				close(r.stopped) // no goroutine will
+			}
 			return nil
 		}
 	}

@@ -60,6 +60,7 @@ type listener[T store.Object[T]] struct {
 
 	wake    chan struct{} // cap 1: "buffer not empty" or "stop"
 	removed atomic.Bool   // set by RemoveHandler: deliver nothing more
+	started bool          // its goroutine was started (guarded by inf.mu)
 
 	mu       sync.Mutex
 	buf      []note[T] // filled by the informer
