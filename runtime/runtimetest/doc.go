@@ -1,0 +1,21 @@
+// Package runtimetest helps test code built on the informer-gen runtime
+// without an API server.
+//
+//   - Source[T] is a deterministic in-memory API server for one resource. It
+//     implements reflector.ListerWatcher[T], so a generated NewFooInformer, an
+//     informer.New or a reflector.New runs against it unchanged. The test
+//     writes objects (Add, Update, Delete) and provokes the hard cases: expired
+//     resourceVersions (Compact), dropped watches (DropWatches), bookmarks,
+//     servers without WatchList (RefuseWatchList), injected errors (FailNext)
+//     and malformed events (Inject). It records every request it serves.
+//   - Recorder[T] is an informer handler that remembers the last object it saw
+//     per key and every call, checks the handler contract, and lets a test
+//     wait for a condition (WaitFor) instead of sleeping.
+//
+// The usual shape of a test: build a Source with the starting objects, run the
+// informer with a Recorder, wait for the Recorder to equal Source.Snapshot,
+// then write to the Source and wait again. Every wait is signalled by the
+// event itself, so tests are fast and not flaky; for backoff and timeouts run
+// the test inside testing/synctest, where the Source's and the runtime's
+// timers use the bubble's fake clock.
+package runtimetest

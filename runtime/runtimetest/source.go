@@ -1,0 +1,553 @@
+package runtimetest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// SourceOptions configures NewSource.
+type SourceOptions struct {
+	// Resource names the resource in the API errors the source returns, e.g.
+	// {Group: "samplecontroller.example.com", Resource: "foos"}. Empty means
+	// {Resource: "objects"}.
+	Resource schema.GroupResource
+	// EventLogSize bounds how many object events are kept for replaying to a
+	// watch that resumes from an older resourceVersion; a watch from before the
+	// oldest kept event gets 410 Expired. 0 means 1000.
+	EventLogSize int
+}
+
+// Verb names a ListerWatcher call, for FailNext and Request.
+type Verb string
+
+// The verbs a Source serves.
+const (
+	VerbList  Verb = "list"
+	VerbWatch Verb = "watch"
+)
+
+// Request is one call a Source received, in arrival order (see Source.Requests).
+type Request struct {
+	Verb    Verb
+	Options metav1.ListOptions
+	// Time is when the call arrived (fake time inside a synctest bubble).
+	Time time.Time
+}
+
+// Source is a deterministic, in-memory API server for one resource. It
+// implements reflector.ListerWatcher[T], so a Reflector or an informer can run
+// against it in a unit test, and the test drives it: Add, Update and Delete
+// objects (each gets the next resourceVersion, "1", "2", ...), emit bookmarks,
+// drop watches, expire resourceVersions (Compact), refuse WatchList, inject
+// errors (FailNext) or raw watch events (Inject).
+//
+// Semantics follow the API server where a Reflector can tell the difference:
+//   - List pages with Limit/Continue over a snapshot taken at the first page;
+//     every page carries that snapshot's resourceVersion and RemainingItemCount.
+//     A continue token older than the last Compact gets 410 Expired.
+//   - Watch from resourceVersion R replays the logged events after R, then
+//     streams live events in resourceVersion order. R older than the event log
+//     or than the last Compact gets an ERROR event with a 410 Expired Status.
+//     R "" or "0" starts with an ADDED event for every object.
+//   - Watch with SendInitialEvents=true (WatchList) sends an ADDED event for
+//     every object, then a BOOKMARK annotated k8s.io/initial-events-end, then
+//     live events — unless RefuseWatchList(true), which answers 422 Invalid.
+//   - Watch honours TimeoutSeconds (closes the watch, like the server) and
+//     AllowWatchBookmarks (Bookmark only reaches watches that asked).
+//
+// Every object handed out is a deep copy; the caller may mutate it.
+//
+// A Source is safe for concurrent use. Its methods never block on a slow
+// watcher: each open watch has an unbounded queue drained by one goroutine,
+// which exits when the watch is stopped, dropped, timed out, or its ctx ends.
+//
+// T must be a pointer to a struct type (as every generated API type is).
+type Source[T store.Object[T]] struct {
+	resource schema.GroupResource
+	logSize  int
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced when the set of open watches changes
+	rv       int64
+	objects  map[string]T
+	log      []logged[T] // events with rv > logStart, oldest first
+	logStart int64       // a watch may resume from any rv >= logStart
+	compact  int64       // continue tokens and exact lists below this rv are expired
+	watches  map[*fakeWatch]struct{}
+	pages    map[int64][]T // snapshots behind outstanding continue tokens
+	fail     map[Verb][]error
+	refuseWL bool
+	requests []Request
+}
+
+type logged[T any] struct {
+	rv  int64
+	typ watch.EventType
+	obj T
+}
+
+// NewSource returns a Source holding objs (added in order, at resourceVersions
+// 1..len(objs)).
+func NewSource[T store.Object[T]](opts SourceOptions, objs ...T) *Source[T] {
+	if opts.Resource.Resource == "" {
+		opts.Resource.Resource = "objects"
+	}
+	if opts.EventLogSize <= 0 {
+		opts.EventLogSize = 1000
+	}
+	s := &Source[T]{
+		resource: opts.Resource,
+		logSize:  opts.EventLogSize,
+		changed:  make(chan struct{}),
+		objects:  make(map[string]T),
+		watches:  make(map[*fakeWatch]struct{}),
+		pages:    make(map[int64][]T),
+		fail:     make(map[Verb][]error),
+	}
+	for _, o := range objs {
+		if _, err := s.Add(o); err != nil {
+			panic(fmt.Sprintf("runtimetest.NewSource: %v", err))
+		}
+	}
+	return s
+}
+
+var _ reflector.ListerWatcher[*metav1.PartialObjectMetadata] = (*Source[*metav1.PartialObjectMetadata])(nil)
+
+// Key returns the key a Source (and the runtime's store) files obj under:
+// "namespace/name", or "name" for cluster-scoped objects.
+func Key(obj metav1.Object) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
+
+// Add stores a copy of obj at the next resourceVersion, emits ADDED to every
+// open watch and returns the stored copy. It fails with AlreadyExists if an
+// object with obj's key exists.
+func (s *Source[T]) Add(obj T) (T, error) {
+	return s.write(watch.Added, obj)
+}
+
+// Update replaces the object with obj's key by a copy of obj at the next
+// resourceVersion, emits MODIFIED and returns the stored copy. It fails with
+// NotFound if there is no such object.
+func (s *Source[T]) Update(obj T) (T, error) {
+	return s.write(watch.Modified, obj)
+}
+
+// Delete removes the object with obj's key, emits DELETED carrying its last
+// state at the deletion's resourceVersion, and returns that state. It fails
+// with NotFound if there is no such object.
+func (s *Source[T]) Delete(obj T) (T, error) {
+	return s.write(watch.Deleted, obj)
+}
+
+func (s *Source[T]) write(typ watch.EventType, obj T) (T, error) {
+	var zero T
+	key := Key(obj)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, exists := s.objects[key]
+	switch {
+	case typ == watch.Added && exists:
+		return zero, apierrors.NewAlreadyExists(s.resource, key)
+	case typ != watch.Added && !exists:
+		return zero, apierrors.NewNotFound(s.resource, key)
+	}
+	s.rv++
+	var stored T
+	if typ == watch.Deleted {
+		stored = cur.DeepCopy()
+		delete(s.objects, key)
+	} else {
+		stored = obj.DeepCopy()
+		s.objects[key] = stored
+	}
+	stored.SetResourceVersion(strconv.FormatInt(s.rv, 10))
+	s.log = append(s.log, logged[T]{rv: s.rv, typ: typ, obj: stored})
+	if over := len(s.log) - s.logSize; over > 0 {
+		s.logStart = s.log[over-1].rv
+		s.log = slices.Delete(s.log, 0, over)
+	}
+	for w := range s.watches {
+		w.push(watch.Event{Type: typ, Object: stored.DeepCopy()})
+	}
+	return stored.DeepCopy(), nil
+}
+
+// Get returns a copy of the object stored under key.
+func (s *Source[T]) Get(key string) (T, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.objects[key]
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return o.DeepCopy(), true
+}
+
+// Snapshot returns a copy of every stored object by key: the state a
+// converged cache must equal.
+func (s *Source[T]) Snapshot() map[string]T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := make(map[string]T, len(s.objects))
+	for k, o := range s.objects {
+		m[k] = o.DeepCopy()
+	}
+	return m
+}
+
+// ResourceVersion returns the current resourceVersion (that of the latest
+// write or bookmark; "0" before any).
+func (s *Source[T]) ResourceVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strconv.FormatInt(s.rv, 10)
+}
+
+// Bookmark advances the resourceVersion by one, as writes to other resources
+// do on a real server, and sends a BOOKMARK at it to every open watch that set
+// AllowWatchBookmarks.
+func (s *Source[T]) Bookmark() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rv++
+	for w := range s.watches {
+		if w.bookmarks {
+			w.push(watch.Event{Type: watch.Bookmark, Object: s.bookmark(s.rv, false)})
+		}
+	}
+}
+
+// Compact expires everything older than the current resourceVersion, like an
+// etcd compaction: every open watch receives an ERROR event with a 410
+// Expired Status and is closed; later watches from an older resourceVersion
+// and outstanding continue tokens get 410 too. A Reflector must relist.
+func (s *Source[T]) Compact() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.compact = s.rv
+	s.logStart = s.rv
+	s.log = nil
+	clear(s.pages)
+	st := s.expired("the resourceVersion was compacted").Status()
+	for w := range s.watches {
+		w.end(&watch.Event{Type: watch.Error, Object: &st})
+	}
+	s.watchesChangedLocked(true)
+}
+
+// DropWatches closes every open watch at once, as a broken connection would:
+// events not yet received are lost (a watcher that resumes from the last
+// resourceVersion it saw gets them replayed).
+func (s *Source[T]) DropWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for w := range s.watches {
+		w.drop()
+	}
+	s.watchesChangedLocked(true)
+}
+
+// Inject sends ev as-is to every open watch, after the events already queued.
+// It is not logged for replay and does not change the resourceVersion. Use it
+// for malformed events or ERROR events that the typed methods cannot produce.
+func (s *Source[T]) Inject(ev watch.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for w := range s.watches {
+		w.push(ev)
+	}
+}
+
+// RefuseWatchList makes later watches with SendInitialEvents=true fail with a
+// 422 Invalid error, as servers without WatchList support do (refuse=true), or
+// serves them again (refuse=false).
+func (s *Source[T]) RefuseWatchList(refuse bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseWL = refuse
+}
+
+// FailNext makes the next call of verb return err instead of being served.
+// Calls queue up: FailNext(VerbList, a); FailNext(VerbList, b) fails the next
+// two lists with a, then b. Use apierrors constructors for realistic errors,
+// e.g. apierrors.NewTooManyRequests("slow down", 3) (Retry-After: 3s) or
+// apierrors.NewForbidden(...).
+func (s *Source[T]) FailNext(verb Verb, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail[verb] = append(s.fail[verb], err)
+}
+
+// Calls returns how many List and Watch calls the source has received.
+func (s *Source[T]) Calls() (lists, watches int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.requests {
+		if r.Verb == VerbList {
+			lists++
+		} else {
+			watches++
+		}
+	}
+	return lists, watches
+}
+
+// Requests returns every call received so far, oldest first.
+func (s *Source[T]) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// OpenWatches returns the number of watches currently open.
+func (s *Source[T]) OpenWatches() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.watches)
+}
+
+// WaitForWatches blocks until at least n watches are open, or ctx ends (then
+// it returns an error wrapping ctx's). Tests use it to know a Reflector has
+// finished its list and is watching, before they write or drop watches.
+func (s *Source[T]) WaitForWatches(ctx context.Context, n int) error {
+	for {
+		s.mu.Lock()
+		open, ch := len(s.watches), s.changed
+		s.mu.Unlock()
+		if open >= n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("runtimetest: waiting for %d open watches of %s, have %d: %w", n, s.resource, open, ctx.Err())
+		}
+	}
+}
+
+func (s *Source[T]) watchesChangedLocked(closed bool) {
+	if closed {
+		clear(s.watches)
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// record logs the call and returns the injected failure for it, if any.
+func (s *Source[T]) recordLocked(verb Verb, opts metav1.ListOptions) error {
+	s.requests = append(s.requests, Request{Verb: verb, Options: opts, Time: time.Now()})
+	if q := s.fail[verb]; len(q) > 0 {
+		s.fail[verb] = q[1:]
+		return q[0]
+	}
+	return nil
+}
+
+// List serves one page of a LIST. See Source for the paging semantics.
+// It implements reflector.ListerWatcher[T].
+func (s *Source[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[T], error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.recordLocked(VerbList, opts); err != nil {
+		return nil, err
+	}
+	var (
+		snap   []T
+		at     int64
+		offset int
+	)
+	if opts.Continue != "" {
+		var err error
+		at, offset, err = parseContinue(opts.Continue)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token %q: %v", opts.Continue, err))
+		}
+		var ok bool
+		snap, ok = s.pages[at]
+		if !ok || at < s.compact {
+			return nil, s.expired("the provided continue parameter is too old to display a consistent list result")
+		}
+	} else {
+		if err := s.checkListRVLocked(opts); err != nil {
+			return nil, err
+		}
+		at = s.rv
+		snap = s.sortedLocked()
+	}
+	res := &reflector.ListResult[T]{ResourceVersion: strconv.FormatInt(at, 10)}
+	end := len(snap)
+	if opts.Limit > 0 && int64(end-offset) > opts.Limit {
+		end = offset + int(opts.Limit)
+		res.Continue = fmt.Sprintf("%d:%d", at, end)
+		remaining := int64(len(snap) - end)
+		res.RemainingItemCount = &remaining
+		s.pages[at] = snap
+	} else {
+		delete(s.pages, at)
+	}
+	res.Items = make([]T, 0, end-offset)
+	for _, o := range snap[offset:end] {
+		res.Items = append(res.Items, o.DeepCopy())
+	}
+	return res, nil
+}
+
+// checkListRVLocked applies the resourceVersion rules of a first-page LIST.
+// The source always serves its current state, which satisfies "", "0" and
+// NotOlderThan; an Exact match is served only at the current resourceVersion.
+func (s *Source[T]) checkListRVLocked(opts metav1.ListOptions) error {
+	if opts.ResourceVersion == "" || opts.ResourceVersion == "0" {
+		return nil
+	}
+	rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64)
+	if err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", opts.ResourceVersion))
+	}
+	if rv > s.rv {
+		return apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", rv, s.rv), 1)
+	}
+	if opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact && rv != s.rv {
+		if rv < s.compact {
+			return s.expired("the requested resourceVersion was compacted")
+		}
+		return apierrors.NewBadRequest("runtimetest.Source serves Exact lists only at the current resourceVersion")
+	}
+	return nil
+}
+
+func parseContinue(tok string) (rv int64, offset int, err error) {
+	a, b, ok := strings.Cut(tok, ":")
+	if !ok {
+		return 0, 0, fmt.Errorf("missing ':'")
+	}
+	if rv, err = strconv.ParseInt(a, 10, 64); err != nil {
+		return 0, 0, err
+	}
+	offset, err = strconv.Atoi(b)
+	return rv, offset, err
+}
+
+func (s *Source[T]) sortedLocked() []T {
+	keys := make([]string, 0, len(s.objects))
+	for k := range s.objects {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]T, len(keys))
+	for i, k := range keys {
+		out[i] = s.objects[k]
+	}
+	return out
+}
+
+func (s *Source[T]) expired(msg string) *apierrors.StatusError {
+	return apierrors.NewResourceExpired(fmt.Sprintf("%s: %s", s.resource, msg))
+}
+
+// bookmark returns a BOOKMARK object: an empty T carrying only rv (and the
+// initial-events-end annotation when end is set), as the server sends.
+func (s *Source[T]) bookmark(rv int64, end bool) T {
+	var zero T
+	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+	obj.SetResourceVersion(strconv.FormatInt(rv, 10))
+	if end {
+		obj.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+	}
+	return obj
+}
+
+// Watch opens a watch. See Source for the semantics. The watch's goroutine
+// ends, and its ResultChan closes, when Stop is called, ctx ends, the
+// TimeoutSeconds elapse, or the source drops or expires it.
+// It implements reflector.ListerWatcher[T].
+func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.recordLocked(VerbWatch, opts); err != nil {
+		return nil, err
+	}
+	var initial []watch.Event
+	live := true
+	switch {
+	case opts.SendInitialEvents != nil && *opts.SendInitialEvents:
+		if s.refuseWL {
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: s.resource.Group, Kind: s.resource.Resource}, "",
+				field.ErrorList{field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is not supported by this server")})
+		}
+		if opts.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan || !opts.AllowWatchBookmarks {
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: s.resource.Group, Kind: s.resource.Resource}, "",
+				field.ErrorList{field.Forbidden(field.NewPath("sendInitialEvents"), "requires resourceVersionMatch=NotOlderThan and allowWatchBookmarks")})
+		}
+		for _, o := range s.sortedLocked() {
+			initial = append(initial, watch.Event{Type: watch.Added, Object: o.DeepCopy()})
+		}
+		initial = append(initial, watch.Event{Type: watch.Bookmark, Object: s.bookmark(s.rv, true)})
+	case opts.ResourceVersion == "" || opts.ResourceVersion == "0":
+		for _, o := range s.sortedLocked() {
+			initial = append(initial, watch.Event{Type: watch.Added, Object: o.DeepCopy()})
+		}
+	default:
+		from, err := strconv.ParseInt(opts.ResourceVersion, 10, 64)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", opts.ResourceVersion))
+		}
+		if from < s.logStart {
+			st := s.expired(fmt.Sprintf("too old resource version: %d (%d)", from, s.logStart)).Status()
+			initial = []watch.Event{{Type: watch.Error, Object: &st}}
+			live = false
+			break
+		}
+		for _, e := range s.log {
+			if e.rv > from {
+				initial = append(initial, watch.Event{Type: e.typ, Object: e.obj.DeepCopy()})
+			}
+		}
+	}
+	var timeout time.Duration
+	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
+		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+	}
+	w := newFakeWatch(initial, opts.AllowWatchBookmarks, func(w *fakeWatch) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.watches[w]; ok {
+			delete(s.watches, w)
+			s.watchesChangedLocked(false)
+		}
+	})
+	if live {
+		s.watches[w] = struct{}{}
+		s.watchesChangedLocked(false)
+	} else {
+		w.end(nil)
+	}
+	go w.pump(ctx, timeout)
+	return w, nil
+}

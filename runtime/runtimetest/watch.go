@@ -1,0 +1,129 @@
+package runtimetest
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// fakeWatch is one open watch of a Source: an unbounded queue of events that
+// one goroutine (pump) moves to the unbuffered result channel, so the Source
+// never blocks on a slow reader and events keep their order.
+type fakeWatch struct {
+	bookmarks bool
+	result    chan watch.Event
+	stopOnce  sync.Once
+	stopped   chan struct{} // closed by Stop
+	wake      chan struct{} // capacity 1: queue changed
+	onExit    func(*fakeWatch)
+
+	mu      sync.Mutex
+	queue   []watch.Event
+	ending  bool          // close after the queue drains
+	dropped chan struct{} // closed by drop: close now, discard the queue
+}
+
+func newFakeWatch(initial []watch.Event, bookmarks bool, onExit func(*fakeWatch)) *fakeWatch {
+	return &fakeWatch{
+		bookmarks: bookmarks,
+		result:    make(chan watch.Event),
+		stopped:   make(chan struct{}),
+		wake:      make(chan struct{}, 1),
+		dropped:   make(chan struct{}),
+		onExit:    onExit,
+		queue:     initial,
+	}
+}
+
+// Stop implements watch.Interface. It is idempotent.
+func (w *fakeWatch) Stop() { w.stopOnce.Do(func() { close(w.stopped) }) }
+
+// ResultChan implements watch.Interface.
+func (w *fakeWatch) ResultChan() <-chan watch.Event { return w.result }
+
+func (w *fakeWatch) push(ev watch.Event) {
+	w.mu.Lock()
+	if !w.ending {
+		w.queue = append(w.queue, ev)
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// end delivers last (if any) after the queued events are discarded, then
+// closes the watch.
+func (w *fakeWatch) end(last *watch.Event) {
+	w.mu.Lock()
+	if !w.ending {
+		w.ending = true
+		if last != nil {
+			w.queue = []watch.Event{*last}
+		}
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+func (w *fakeWatch) drop() {
+	w.mu.Lock()
+	if !w.ending {
+		w.ending = true
+		w.queue = nil
+		close(w.dropped)
+	}
+	w.mu.Unlock()
+}
+
+func (w *fakeWatch) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *fakeWatch) pump(ctx context.Context, timeout time.Duration) {
+	defer close(w.result)
+	defer w.onExit(w)
+	var expire <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	for {
+		w.mu.Lock()
+		if len(w.queue) == 0 {
+			ending := w.ending
+			w.mu.Unlock()
+			if ending {
+				return
+			}
+			select {
+			case <-w.wake:
+				continue
+			case <-w.dropped:
+			case <-w.stopped:
+			case <-ctx.Done():
+			case <-expire:
+			}
+			return
+		}
+		ev := w.queue[0]
+		w.queue[0] = watch.Event{}
+		w.queue = w.queue[1:]
+		w.mu.Unlock()
+		select {
+		case w.result <- ev:
+		case <-w.dropped:
+			return
+		case <-w.stopped:
+			return
+		case <-ctx.Done():
+			return
+		case <-expire:
+			return
+		}
+	}
+}
