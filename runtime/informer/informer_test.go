@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
@@ -42,7 +45,7 @@ type running struct {
 
 func run(t *testing.T, inf *informer.Informer[CM]) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), testr.New(t)))
 	r := &running{inf: inf, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- inf.Run(ctx) }()
 	t.Cleanup(func() { r.stop(t) })
@@ -545,5 +548,72 @@ func TestAddIndexersAfterStart(t *testing.T) {
 		if strings.Join(got, ",") != "ns/a,ns/c" && strings.Join(got, ",") != "ns/c,ns/a" {
 			t.Fatalf("IndexKeys(v, x) = %v, want ns/a and ns/c", got)
 		}
+	})
+}
+
+// TestCancelExitsPromptly: with the Reflector in backoff after a failing
+// LIST and handlers idle, cancelling ctx makes Run return without any
+// (fake) time passing, and every goroutine is gone (goleak checks at exit).
+func TestCancelExitsPromptly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
+		for range 10 {
+			src.FailNext(runtimetest.VerbList, apierrors.NewInternalError(errors.New("etcd down")))
+			src.FailNext(runtimetest.VerbWatch, apierrors.NewInternalError(errors.New("etcd down")))
+		}
+		var watchErrs atomic.Int32
+		inf := newInformer(src, informer.Options[CM]{Reflector: reflector.Options{
+			WatchErrorHandler: func(context.Context, error) { watchErrs.Add(1) },
+		}})
+		addRecorder(t, inf, informer.HandlerOptions{ResyncPeriod: time.Minute})
+		addRecorder(t, inf, informer.HandlerOptions{})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		synctest.Wait()
+		if watchErrs.Load() == 0 {
+			t.Fatal("Options.Reflector.WatchErrorHandler not called on a failing LIST")
+		}
+		if inf.LastError() == nil {
+			t.Fatal("LastError nil while LIST fails")
+		}
+		cancelled := time.Now()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		if d := time.Since(cancelled); d != 0 {
+			t.Fatalf("Run took %v of fake time to return after cancel", d)
+		}
+	})
+}
+
+func TestRegistrationLifecycle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource[CM](runtimetest.SourceOptions{Resource: resource})
+		inf := newInformer(src, informer.Options[CM]{})
+		if _, err := inf.AddHandler(nil, informer.HandlerOptions{}); err == nil {
+			t.Fatal("AddHandler(nil): no error")
+		}
+		_, reg := addRecorder(t, inf, informer.HandlerOptions{})
+		if err := inf.RemoveHandler(reg); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-reg.Stopped():
+		default:
+			t.Fatal("a handler removed before Run is not reported stopped")
+		}
+		other := newInformer(src, informer.Options[CM]{})
+		_, reg2 := addRecorder(t, other, informer.HandlerOptions{})
+		if err := inf.RemoveHandler(reg2); err == nil {
+			t.Fatal("removing another informer's registration: no error")
+		}
+		// An empty source syncs at once; a late handler on an empty cache
+		// syncs too.
+		run(t, inf)
+		waitSynced(t, inf)
+		_, late := addRecorder(t, inf, informer.HandlerOptions{})
+		waitSynced(t, late)
 	})
 }
