@@ -22,14 +22,6 @@ type Options[K comparable] struct {
 	MetricsUpdatePeriod time.Duration
 }
 
-// Item states in Queue.state. A key is in the ready ring iff it is dirty and
-// not processing (the invariant client-go keeps with two sets; one map with a
-// bit set halves the hashing per Add/Get/Done).
-const (
-	dirty      uint8 = 1 << iota // needs processing (queued, or re-added while processing)
-	processing                   // handed out by Get, Done not yet called
-)
-
 // Queue is a work queue of keys K for controllers: Add deduplicates keys
 // that are waiting, Get hands each key to one worker at a time, AddAfter and
 // AddRateLimited delay keys, and the shutdown methods stop it.
@@ -53,10 +45,14 @@ type Queue[K comparable] struct {
 	mu   sync.Mutex
 	cond sync.Cond // L is &mu; signalled when ready gets a key, on shutdown and when work finishes while draining
 
-	state map[K]uint8
-	ready ring[K]
-	// nProcessing counts keys between Get and Done.
-	nProcessing int
+	// queued holds the keys in ready: it grows with the backlog. processing
+	// maps the keys between Get and Done (at most one per worker, so it stays
+	// small and cache-hot) to whether they were added again meanwhile. Keeping
+	// the re-add flag there, not in queued, leaves three operations on the big
+	// map per key (client-go does four, one map per state does five).
+	queued     map[K]struct{}
+	processing map[K]bool
+	ready      ring[K]
 	// waiters counts workers blocked in Get, so Add signals only when one is.
 	waiters int
 
@@ -80,10 +76,11 @@ type Queue[K comparable] struct {
 // New returns an empty queue configured by opts. See Queue for its contract.
 func New[K comparable](opts Options[K]) *Queue[K] {
 	q := &Queue[K]{
-		state: make(map[K]uint8),
-		rl:    opts.RateLimiter,
-		wake:  make(chan struct{}, 1),
-		stop:  make(chan struct{}),
+		queued:     make(map[K]struct{}),
+		processing: make(map[K]bool),
+		rl:         opts.RateLimiter,
+		wake:       make(chan struct{}, 1),
+		stop:       make(chan struct{}),
 	}
 	q.cond.L = &q.mu
 	if q.rl == nil {
@@ -112,16 +109,21 @@ func (q *Queue[K]) addLocked(key K) {
 	if q.shuttingDown {
 		return
 	}
-	s := q.state[key]
-	if s&dirty != 0 {
+	if again, ok := q.processing[key]; ok {
+		if !again {
+			q.processing[key] = true // queued again by Done
+			if q.m != nil {
+				q.m.add(key)
+			}
+		}
 		return
 	}
-	q.state[key] = s | dirty
+	if _, ok := q.queued[key]; ok {
+		return
+	}
+	q.queued[key] = struct{}{}
 	if q.m != nil {
 		q.m.add(key)
-	}
-	if s&processing != 0 {
-		return // queued again by Done
 	}
 	q.ready.push(key)
 	if q.waiters > 0 {
@@ -146,8 +148,8 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 		return key, true
 	}
 	key = q.ready.pop()
-	q.state[key] = processing
-	q.nProcessing++
+	delete(q.queued, key)
+	q.processing[key] = false
 	if q.m != nil {
 		q.m.get(key)
 	}
@@ -160,26 +162,23 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 // that is not being processed does nothing.
 func (q *Queue[K]) Done(key K) {
 	q.mu.Lock()
-	s, ok := q.state[key]
-	if !ok || s&processing == 0 {
+	again, ok := q.processing[key]
+	if !ok {
 		q.mu.Unlock()
 		return
 	}
-	q.nProcessing--
+	delete(q.processing, key)
 	if q.m != nil {
 		q.m.done(key)
 	}
-	if s&dirty != 0 {
-		q.state[key] = dirty
+	if again {
+		q.queued[key] = struct{}{}
 		q.ready.push(key)
 		if q.waiters > 0 {
 			q.cond.Signal()
 		}
-	} else {
-		delete(q.state, key)
-		if q.drain && q.nProcessing == 0 && q.ready.len() == 0 {
-			q.cond.Broadcast() // wake ShutDownWithDrain
-		}
+	} else if q.drain && len(q.processing) == 0 && q.ready.len() == 0 {
+		q.cond.Broadcast() // wake ShutDownWithDrain
 	}
 	q.mu.Unlock()
 }
@@ -276,7 +275,7 @@ func (q *Queue[K]) ShutDownWithDrain() {
 	q.mu.Lock()
 	q.drain = true
 	q.shutdownLocked()
-	for q.drain && (q.nProcessing > 0 || q.ready.len() > 0) {
+	for q.drain && (len(q.processing) > 0 || q.ready.len() > 0) {
 		q.cond.Wait()
 	}
 	q.mu.Unlock()
