@@ -16,7 +16,10 @@ import (
 // IndexFunc computes the index values of obj for one named index. It must be
 // a pure function of obj: the Indexer calls it on add, update and delete (on
 // the old object, to find where it was indexed), so it must return the same
-// values for the same object every time. Duplicate values are ignored.
+// values for the same object every time. Duplicate values are ignored. It runs
+// with the cache's write lock held, so it must be quick and must not call the
+// Indexer or the Writer (that deadlocks). An error leaves the object out of
+// that index (see Options.OnIndexError).
 type IndexFunc[T any] func(obj T) ([]string, error)
 
 // Indexers maps index names to index funcs.
@@ -36,7 +39,7 @@ type Options[T any] struct {
 	// Indexers are the named indices maintained from the start, beside the
 	// built-in NamespaceIndex. An entry named NamespaceIndex is ignored (the
 	// built-in one is equivalent), so client-go style
-	// Indexers{NamespaceIndex: ...} keeps working.
+	// Indexers{NamespaceIndex: ...} keeps working; so are nil funcs.
 	Indexers Indexers[T]
 
 	// OnIndexError is called, with the write lock held, when an index func
@@ -143,8 +146,10 @@ func (w *Writer[T]) Batch(fn func(tx Tx[T])) {
 	fn(tx)
 }
 
-// Tx is the write view handed to Writer.Batch; valid only during fn. Its
-// methods behave as the Writer's and Indexer's methods of the same names.
+// Tx is the write view handed to Writer.Batch; valid only during fn (using it
+// afterwards panics). Its methods behave as the Writer's and Indexer's
+// methods of the same names; Get and ListKeys see the writes made earlier in
+// the same batch.
 type Tx[T Object[T]] interface {
 	Get(key string) (T, bool)
 	Set(key string, obj T) (old T, existed bool)
