@@ -264,13 +264,11 @@ func (f *FIFO[T]) dropDeleteLocked(key string) bool {
 // first Transform error, in which case nothing is queued.
 func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
 	deltas := make([]Delta[T], 0, len(objs))
-	newKeys := make(map[string]struct{}, len(objs))
 	for _, o := range objs {
 		o, key, err := f.prepare(Replaced, o)
 		if err != nil {
 			return err
 		}
-		newKeys[key] = struct{}{}
 		deltas = append(deltas, Delta[T]{Type: Replaced, Key: key, Object: o})
 	}
 
@@ -279,15 +277,25 @@ func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
 	if f.closed {
 		return ErrClosed
 	}
-	var tombs []Delta[T]
-	for key, st := range f.pending {
-		if _, ok := newKeys[key]; ok || st.last == Deleted {
-			continue
-		}
-		tombs = append(tombs, Delta[T]{Type: Deleted, Key: key, Object: st.obj, FinalStateUnknown: true})
-	}
+	var knownKeys []string
 	if f.known != nil {
-		for _, key := range f.known.ListKeys() {
+		knownKeys = f.known.ListKeys()
+	}
+	var tombs []Delta[T]
+	if len(f.pending) > 0 || len(knownKeys) > 0 {
+		// Only a relist over a non-empty state can have vanished keys; the
+		// initial list skips building this set.
+		newKeys := make(map[string]struct{}, len(deltas))
+		for _, d := range deltas {
+			newKeys[d.Key] = struct{}{}
+		}
+		for key, st := range f.pending {
+			if _, ok := newKeys[key]; ok || st.last == Deleted {
+				continue
+			}
+			tombs = append(tombs, Delta[T]{Type: Deleted, Key: key, Object: st.obj, FinalStateUnknown: true})
+		}
+		for _, key := range knownKeys {
 			if _, ok := newKeys[key]; ok {
 				continue
 			}
@@ -303,8 +311,11 @@ func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
 			tombs = append(tombs, Delta[T]{Type: Deleted, Key: key, Object: obj, FinalStateUnknown: true})
 		}
 	}
-	slices.SortFunc(tombs, func(a, b Delta[T]) int { return strings.Compare(a.Key, b.Key) })
-	all := append(tombs, deltas...)
+	all := deltas
+	if len(tombs) > 0 {
+		slices.SortFunc(tombs, func(a, b Delta[T]) int { return strings.Compare(a.Key, b.Key) })
+		all = append(tombs, deltas...)
+	}
 	if len(all) > 0 {
 		f.pushLocked(entry[T]{batch: &replaceBatch[T]{deltas: all, rv: resourceVersion}})
 		for _, d := range all {
