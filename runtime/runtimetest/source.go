@@ -258,12 +258,13 @@ func (s *Source[T]) Compact() {
 
 // DropWatches closes every open watch at once, as a broken connection would:
 // events not yet received are lost (a watcher that resumes from the last
-// resourceVersion it saw gets them replayed).
+// resourceVersion it saw gets them replayed). An event that a reader is
+// receiving at that very moment may still arrive.
 func (s *Source[T]) DropWatches() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for w := range s.watches {
-		w.drop()
+		w.end(nil)
 	}
 	s.watchesChangedLocked(true)
 }
@@ -534,7 +535,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
-	w := newFakeWatch(initial, opts.AllowWatchBookmarks, func(w *fakeWatch) {
+	w := newFakeWatch(initial, opts.AllowWatchBookmarks, !live, func(w *fakeWatch) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if _, ok := s.watches[w]; ok {
@@ -545,8 +546,6 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 	if live {
 		s.watches[w] = struct{}{}
 		s.watchesChangedLocked(false)
-	} else {
-		w.end(nil)
 	}
 	go w.pump(ctx, timeout)
 	return w, nil

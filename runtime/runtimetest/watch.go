@@ -19,26 +19,35 @@ type fakeWatch struct {
 	wake      chan struct{} // capacity 1: queue changed
 	onExit    func(*fakeWatch)
 
-	mu      sync.Mutex
-	queue   []watch.Event
-	ending  bool          // close after the queue drains
-	dropped chan struct{} // closed by drop: close now, discard the queue
+	mu        sync.Mutex
+	queue     []watch.Event
+	ending    bool          // close once the queue is drained
+	interrupt chan struct{} // closed (and set to nil) by end: abandon the event being sent
 }
 
-func newFakeWatch(initial []watch.Event, bookmarks bool, onExit func(*fakeWatch)) *fakeWatch {
+// newFakeWatch returns a watch that will deliver initial, then whatever is
+// pushed; if ending, it closes after initial.
+func newFakeWatch(initial []watch.Event, bookmarks, ending bool, onExit func(*fakeWatch)) *fakeWatch {
 	return &fakeWatch{
 		bookmarks: bookmarks,
 		result:    make(chan watch.Event),
 		stopped:   make(chan struct{}),
 		wake:      make(chan struct{}, 1),
-		dropped:   make(chan struct{}),
+		interrupt: make(chan struct{}),
 		onExit:    onExit,
 		queue:     initial,
+		ending:    ending,
 	}
 }
 
-// Stop implements watch.Interface. It is idempotent.
-func (w *fakeWatch) Stop() { w.stopOnce.Do(func() { close(w.stopped) }) }
+// Stop implements watch.Interface. It is idempotent; once it returns, the
+// Source no longer counts the watch as open.
+func (w *fakeWatch) Stop() {
+	w.stopOnce.Do(func() {
+		close(w.stopped)
+		w.onExit(w)
+	})
+}
 
 // ResultChan implements watch.Interface.
 func (w *fakeWatch) ResultChan() <-chan watch.Event { return w.result }
@@ -52,28 +61,24 @@ func (w *fakeWatch) push(ev watch.Event) {
 	w.signal()
 }
 
-// end delivers last (if any) after the queued events are discarded, then
-// closes the watch.
+// end discards the events not yet received, delivers last (if any) and
+// closes the watch. An event the reader is receiving at that very moment may
+// still arrive first.
 func (w *fakeWatch) end(last *watch.Event) {
 	w.mu.Lock()
-	if !w.ending {
-		w.ending = true
-		if last != nil {
-			w.queue = []watch.Event{*last}
-		}
+	if w.ending {
+		w.mu.Unlock()
+		return
 	}
+	w.ending = true
+	w.queue = nil
+	if last != nil {
+		w.queue = []watch.Event{*last}
+	}
+	close(w.interrupt)
+	w.interrupt = nil
 	w.mu.Unlock()
 	w.signal()
-}
-
-func (w *fakeWatch) drop() {
-	w.mu.Lock()
-	if !w.ending {
-		w.ending = true
-		w.queue = nil
-		close(w.dropped)
-	}
-	w.mu.Unlock()
 }
 
 func (w *fakeWatch) signal() {
@@ -103,7 +108,6 @@ func (w *fakeWatch) pump(ctx context.Context, timeout time.Duration) {
 			select {
 			case <-w.wake:
 				continue
-			case <-w.dropped:
 			case <-w.stopped:
 			case <-ctx.Done():
 			case <-expire:
@@ -113,11 +117,12 @@ func (w *fakeWatch) pump(ctx context.Context, timeout time.Duration) {
 		ev := w.queue[0]
 		w.queue[0] = watch.Event{}
 		w.queue = w.queue[1:]
+		intr := w.interrupt // nil once ending: the final events are not abandoned
 		w.mu.Unlock()
 		select {
 		case w.result <- ev:
-		case <-w.dropped:
-			return
+		case <-intr:
+			// Abandon ev: the queue now holds what end wants delivered.
 		case <-w.stopped:
 			return
 		case <-ctx.Done():
