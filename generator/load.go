@@ -3,6 +3,8 @@ package generator
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -23,7 +25,31 @@ type loaded struct {
 // from source (no NeedDeps): this is where upstream's generators, which
 // parse and check every dependency, spend most of their time.
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
-	packages.NeedTypes | packages.NeedTypesInfo | packages.NeedModule | packages.NeedImports
+	packages.NeedTypes | packages.NeedModule | packages.NeedImports
+
+// parseDeclarations parses a file with its comments (markers live there) but
+// drops function bodies before type-checking: the generator needs
+// declarations, fields and method sets only, and the bodies of large API
+// packages (k8s.io/api's generated.pb.go) are most of the parse and check
+// time and memory. gopls trims dependencies the same way.
+func parseDeclarations(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+	f, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
+	if f != nil {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				fd.Body = nil
+			}
+		}
+	}
+	return f, err
+}
+
+// bodyOnlyError reports type errors that only arise because bodies were
+// dropped (an import used only inside a func body).
+func bodyOnlyError(e packages.Error) bool {
+	return e.Kind == packages.TypeError && (strings.Contains(e.Msg, "imported") && strings.HasSuffix(e.Msg, "not used") ||
+		strings.Contains(e.Msg, "missing function body") || strings.Contains(e.Msg, "missing return"))
+}
 
 // load is the first stage: it resolves cfg.Inputs with go/packages (the
 // loader gengo's parser is built on) and reports packages that do not exist
@@ -34,8 +60,9 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		Context: ctx,
 		Mode:    loadMode,
 		Dir:     cfg.WorkDir,
-		Fset:    fset,
-		Tests:   false,
+		Fset:      fset,
+		Tests:     false,
+		ParseFile: parseDeclarations,
 	}
 	var diags Diagnostics
 	var patterns []string
@@ -65,7 +92,9 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 				listErr = true
 				continue
 			}
-			diags = append(diags, packageErrorDiagnostic(e, p, rel))
+			if !bodyOnlyError(e) {
+				diags = append(diags, packageErrorDiagnostic(e, p, rel))
+			}
 		}
 		if listErr || len(p.Syntax) == 0 {
 			diags = append(diags, Diagnostic{Subject: p.ID, Message: "input package does not exist"})

@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,6 +110,9 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 	groups := map[string]*Group{} // by API group name
 	type gvKey struct{ group, version string }
 	seenGV := map[gvKey]*Version{}
+	var unselected Diagnostics
+	selectedAny := false
+	explicit := explicitInputs(cfg)
 
 	posOf := func(p token.Pos) token.Position {
 		pos := l.fset.Position(p)
@@ -168,12 +172,23 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 				version.Kinds = append(version.Kinds, k)
 			}
 		}
+		registered := isVar(scope, "SchemeGroupVersion") || isVar(scope, "GroupVersion")
 		if len(version.Kinds) == 0 {
-			diags = append(diags, Diagnostic{Pos: pkgPos,
+			// An API package without list/watch types (k8s.io/api's
+			// admission/v1) is fine beside others; a package named on the
+			// command line that is no API package at all is a mistake, and
+			// so is a run that selects nothing.
+			empty := Diagnostic{Pos: pkgPos,
 				Message: fmt.Sprintf("package %s has no selected types", pkg.Types.Name()),
-				Hint:    "mark a type with +genclient or +kubebuilder:object:root=true"})
+				Hint:    "mark a type with +genclient or +kubebuilder:object:root=true"}
+			if !registered && explicit(pkg) {
+				diags = append(diags, empty)
+			} else {
+				unselected = append(unselected, empty)
+			}
 			continue
 		}
+		selectedAny = true
 
 		// Registration.
 		switch {
@@ -194,7 +209,7 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 
 		g := groups[groupName]
 		if g == nil {
-			g = &Group{Name: groupName, GoName: goName, PkgName: strings.ToLower(goName), pos: groupPos}
+			g = &Group{Name: groupName, GoName: goName, PkgName: groupPkgName(goName, pkg.PkgPath), pos: groupPos}
 			groups[groupName] = g
 		}
 		version.Group = g
@@ -205,6 +220,10 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 		}
 		seenGV[gvKey{groupName, version.Name}] = version
 		g.Versions = append(g.Versions, version)
+	}
+
+	if !selectedAny {
+		diags = append(diags, unselected...)
 	}
 
 	// Two API groups must not share a Go name: their accessors and output
@@ -234,6 +253,48 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 	}
 	slices.SortFunc(m.Groups, func(a, b *Group) int { return strings.Compare(a.PkgName, b.PkgName) })
 	return m, diags
+}
+
+// groupPkgName is the output directory (and package name) of a group: its
+// Go name in lower case, or — when that is a name the go command treats
+// specially, as k8s.io/api's "internal.apiserver.k8s.io" would be — the
+// directory of the API package's group, as upstream names it
+// (apiserverinternal).
+func groupPkgName(goName, apiPath string) string {
+	name := strings.ToLower(goName)
+	if !reservedDir(name) {
+		return name
+	}
+	if dir := path.Base(path.Dir(apiPath)); !reservedDir(dir) {
+		return dir
+	}
+	return name + "group"
+}
+
+func reservedDir(name string) bool {
+	return !token.IsIdentifier(name) || token.IsKeyword(name) ||
+		name == "internal" || name == "vendor" || name == "testdata"
+}
+
+// explicitInputs returns a func reporting whether a package was named on
+// the command line by itself, rather than matched by a ... pattern.
+func explicitInputs(cfg Config) func(*packages.Package) bool {
+	paths, dirs := map[string]bool{}, map[string]bool{}
+	for _, in := range cfg.Inputs {
+		switch {
+		case strings.Contains(in, "..."):
+		case isLocalPattern(in):
+			dirs[filepath.Clean(abs(cfg.WorkDir, in))] = true
+		default:
+			paths[in] = true
+		}
+	}
+	return func(p *packages.Package) bool {
+		if paths[p.PkgPath] {
+			return true
+		}
+		return len(p.GoFiles) > 0 && dirs[filepath.Dir(p.GoFiles[0])]
+	}
 }
 
 // packagePos is the package clause of doc.go, or of the first file.
