@@ -48,7 +48,8 @@ func parseDeclarations(fset *token.FileSet, filename string, src []byte) (*ast.F
 // dropped (an import used only inside a func body).
 func bodyOnlyError(e packages.Error) bool {
 	return e.Kind == packages.TypeError && (strings.Contains(e.Msg, "imported") && strings.HasSuffix(e.Msg, "not used") ||
-		strings.Contains(e.Msg, "missing function body") || strings.Contains(e.Msg, "missing return"))
+		strings.Contains(e.Msg, "missing function body") || strings.Contains(e.Msg, "must have a body") ||
+		strings.Contains(e.Msg, "missing return"))
 }
 
 // load is the first stage: it resolves cfg.Inputs with go/packages (the
@@ -57,9 +58,9 @@ func bodyOnlyError(e packages.Error) bool {
 func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Diagnostics, error) {
 	fset := token.NewFileSet()
 	pcfg := &packages.Config{
-		Context: ctx,
-		Mode:    loadMode,
-		Dir:     cfg.WorkDir,
+		Context:   ctx,
+		Mode:      loadMode,
+		Dir:       cfg.WorkDir,
 		Fset:      fset,
 		Tests:     false,
 		ParseFile: parseDeclarations,
