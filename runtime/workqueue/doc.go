@@ -25,6 +25,10 @@
 //     metrics goroutine only when a MetricsProvider is set. ShutDown stops
 //     both and waits for them. To stop a queue with a context, use
 //     context.AfterFunc(ctx, q.ShutDown) (or ShutDownWithDrain).
+//   - Run(ctx, workers, reconcile) is the controller loop most users write
+//     by hand (Get, reconcile, AddRateLimited or Forget, Done), with panics
+//     recovered and ctx tied to ShutDown; the methods stay public for loops
+//     it does not fit.
 //   - The token bucket is written here (golang.org/x/time/rate is not a
 //     dependency) with the reservation semantics client-go relies on.
 //   - Metrics have client-go's set and meaning, through a MetricsProvider

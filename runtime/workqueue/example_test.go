@@ -111,3 +111,21 @@ func (c *counters) NewLongestRunningProcessorSecondsMetric(string) workqueue.Set
 	return fn{}
 }
 func (c *counters) NewRetriesMetric(string) workqueue.Counter { return fn{} }
+
+// Run is the worker loop of Example in one call: retries with backoff,
+// Forget on success, panics recovered, and it returns once ctx is cancelled
+// and every worker has finished.
+func ExampleQueue_Run() {
+	q := workqueue.New(workqueue.Options[string]{Name: "foos"})
+	ctx, cancel := context.WithCancel(context.Background())
+	q.Add("default/foo")
+	err := q.Run(ctx, 2, func(ctx context.Context, key string) error {
+		fmt.Println("reconciled", key)
+		cancel() // a real controller runs until its manager stops
+		return nil
+	})
+	fmt.Println("run returned", err)
+	// Output:
+	// reconciled default/foo
+	// run returned <nil>
+}

@@ -1,0 +1,58 @@
+package workqueue
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"k8s.io/klog/v2"
+)
+
+// Run is the standard controller loop over q: it starts workers goroutines
+// that Get keys and call reconcile(ctx, key). A nil error Forgets the key's
+// backoff; an error (or a panic, which is recovered and turned into an
+// error) requeues it with AddRateLimited. Either way the key is Done.
+//
+// Run blocks until ctx ends or q is shut down by someone else. Cancelling ctx
+// shuts q down (ShutDown: keys already queued are still handed to the
+// workers, new ones are dropped) and Run returns only after every worker has
+// returned, so reconcile should honour ctx. It returns nil, or an error when
+// workers < 1. Errors are logged through klog.FromContext(ctx) with the key,
+// never object contents.
+func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx context.Context, key K) error) error {
+	if workers < 1 {
+		return fmt.Errorf("workqueue: Run with %d workers", workers)
+	}
+	stop := context.AfterFunc(ctx, q.ShutDown)
+	defer stop()
+	logger := klog.FromContext(ctx)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				key, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				if err := q.reconcileOne(ctx, key, reconcile); err != nil {
+					logger.Error(err, "reconcile failed, requeuing with backoff", "key", key, "requeues", q.NumRequeues(key))
+					q.AddRateLimited(key)
+				} else {
+					q.Forget(key)
+				}
+				q.Done(key)
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+func (q *Queue[K]) reconcileOne(ctx context.Context, key K, reconcile func(context.Context, K) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("reconcile of key %v panicked: %v", key, r)
+		}
+	}()
+	return reconcile(ctx, key)
+}
