@@ -23,10 +23,22 @@ func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx cont
 	if workers < 1 {
 		return fmt.Errorf("workqueue: Run with %d workers", workers)
 	}
-	stop := context.AfterFunc(ctx, q.ShutDown)
-	defer stop()
 	logger := klog.FromContext(ctx)
 	var wg sync.WaitGroup
+	// Not context.AfterFunc: its goroutine could outlive Run.
+	workersDone := make(chan struct{})
+	var watcher sync.WaitGroup
+	watcher.Go(func() {
+		select {
+		case <-ctx.Done():
+			q.ShutDown()
+		case <-workersDone:
+		}
+	})
+	defer func() {
+		close(workersDone)
+		watcher.Wait()
+	}()
 	for range workers {
 		wg.Go(func() {
 			for {
