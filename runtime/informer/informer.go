@@ -68,6 +68,8 @@ func (h HandlerFuncs[T]) OnDelete(obj T, finalStateUnknown bool) {
 
 // Options configures New.
 type Options[T store.Object[T]] struct {
+	// Indexers are the cache's indexes from the start, beside the built-in
+	// namespace index (more can be added later with AddIndexers).
 	Indexers store.Indexers[T]
 	// Transform runs on every object before it is stored (before it is
 	// queued, in fact), then the default store.Compact runs unless
@@ -416,11 +418,13 @@ func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 	return reg, nil
 }
 
-// RemoveHandler unregisters r. Once it returns, r's handler gets no new call
-// (one already in progress finishes) and its goroutine exits; what was
-// buffered for it is dropped. It returns an error if r is not registered with
-// this informer (or was removed already). Safe to call from the handler
-// itself.
+// RemoveHandler unregisters r: its handler gets nothing more, what was
+// buffered for it is dropped, and its goroutine exits. A call whose delivery
+// had already begun when RemoveHandler took effect still completes (at most
+// one); to know that no call is running or coming, wait for r.Stopped() (not
+// from within the handler, which is safe to call RemoveHandler itself). It
+// returns an error if r is not registered with this informer (or was removed
+// already).
 func (i *Informer[T]) RemoveHandler(r *Registration) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
