@@ -489,9 +489,14 @@ func TestWaitForCacheSyncReturnsLastError(t *testing.T) {
 		if !apierrors.IsForbidden(err) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("WaitForCacheSync = %v, want one wrapping the 403 and the deadline", err)
 		}
-		if !strings.Contains(err.Error(), "configmaps.v1") || !strings.Contains(err.Error(), reg.Name()) {
-			t.Fatalf("WaitForCacheSync = %v, want it to name the informer and the registration", err)
+		var ns *informer.NotSyncedError
+		if !errors.As(err, &ns) || strings.Join(ns.Names, ",") != "configmaps.v1,"+reg.Name() {
+			t.Fatalf("WaitForCacheSync = %v, want a NotSyncedError naming the informer and the registration", err)
 		}
+		if !strings.Contains(err.Error(), "configmaps.v1") || !strings.Contains(err.Error(), "no RBAC") {
+			t.Fatalf("WaitForCacheSync message %q does not name the informer and the cause", err)
+		}
+		t.Log(err)
 		if inf.HasSynced() || inf.LastError() == nil {
 			t.Fatalf("HasSynced=%v LastError=%v", inf.HasSynced(), inf.LastError())
 		}
