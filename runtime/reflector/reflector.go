@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
@@ -444,7 +445,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 			return w, nil
 		case watch.Error:
 			w.Stop()
-			return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, apierrors.FromObject(ev.Object))
+			return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object))
 		default:
 			r.report(ctx, fmt.Errorf("watch-list %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
 		}
@@ -463,6 +464,22 @@ func (r *Reflector[T]) object(ev watch.Event) (T, error) {
 		who = fmt.Sprintf(" %s (resourceVersion %s)", keyOf(m), m.GetResourceVersion())
 	}
 	return zero, fmt.Errorf("watch %s: %w: %s event%s carries %T, want %T", r.opts.Name, ErrMalformedEvent, ev.Type, who, ev.Object, zero)
+}
+
+// statusError turns the object of an ERROR event into an error. Anything but
+// a Status is malformed; unlike apierrors.FromObject, the message names only
+// its type, so a misrouted object (a Secret) never reaches the logs.
+func statusError(obj runtime.Object) error {
+	switch obj.(type) {
+	case *metav1.Status, runtime.Unstructured:
+		if isNil(obj) {
+			break
+		}
+		if err := apierrors.FromObject(obj); !apierrors.IsUnexpectedObjectError(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: ERROR event carries %T, want *v1.Status", ErrMalformedEvent, obj)
 }
 
 // keyOf is store.Key, for messages and WatchList bookkeeping.
@@ -519,7 +536,6 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bo
 			logger.V(4).Info("watch closed", "resourceVersion", r.LastSyncResourceVersion(), "events", events)
 			return true, nil
 		}
-		worked := events > 0 || time.Since(start) >= shortWatch
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
 			events++
@@ -549,7 +565,8 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bo
 			}
 			r.setLastRV(m.GetResourceVersion())
 		case watch.Error:
-			return worked, fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), apierrors.FromObject(ev.Object))
+			worked := events > 0 || time.Since(start) >= shortWatch
+			return worked, fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), statusError(ev.Object))
 		default:
 			events++
 			r.report(ctx, fmt.Errorf("watch %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))

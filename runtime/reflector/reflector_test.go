@@ -567,6 +567,34 @@ func TestMalformedEventsAreReportedAndSkipped(t *testing.T) {
 	})
 }
 
+func TestErrorEventWithoutStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
+		h := start(t, src, src, reflector.Options{WatchList: &no})
+		synctest.Wait()
+		mustDo(src.Add(cm("b", "1")))
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, StringData: map[string]string{"password": "hunter2"}}
+		src.Inject(watch.Event{Type: watch.Error, Object: secret})
+		time.Sleep(time.Minute) // the Reflector backs off, then watches again
+		synctest.Wait()
+		src.Inject(watch.Event{Type: watch.Error, Object: (*metav1.Status)(nil)})
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		es := h.errs.all()
+		if len(es) != 2 {
+			t.Fatalf("reported %v, want 2 errors", es)
+		}
+		for _, err := range es {
+			if !errors.Is(err, reflector.ErrMalformedEvent) || contains(err.Error(), "hunter2") {
+				t.Errorf("error = %q, want ErrMalformedEvent without object contents", err)
+			}
+		}
+		// The watch ended and was resumed from the last resourceVersion.
+		wantRequests(t, src, "list limit=500", "watch rv=1", "watch rv=2", "watch rv=2")
+		h.converged()
+	})
+}
+
 func contains(s, sub string) bool {
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if s[i:i+len(sub)] == sub {
