@@ -46,12 +46,13 @@ type Queue[K comparable] struct {
 	cond sync.Cond // L is &mu; signalled when ready gets a key, on shutdown and when work finishes while draining
 
 	// queued holds the keys in ready: it grows with the backlog. processing
-	// maps the keys between Get and Done (at most one per worker, so it stays
-	// small and cache-hot) to whether they were added again meanwhile. Keeping
-	// the re-add flag there, not in queued, leaves three operations on the big
-	// map per key (client-go does four, one map per state does five).
+	// holds the keys between Get and Done (at most one per worker, so it stays
+	// small) with whether they were added again meanwhile. Keeping the re-add
+	// flag there, not in queued, leaves three operations on the big map per
+	// key (client-go does four, one map for both states does five), and a
+	// small processing set needs no hashing at all (see procSet).
 	queued     map[K]struct{}
-	processing map[K]bool
+	processing procSet[K]
 	ready      ring[K]
 	// waiters counts workers blocked in Get, so Add signals only when one is.
 	waiters int
@@ -76,11 +77,10 @@ type Queue[K comparable] struct {
 // New returns an empty queue configured by opts. See Queue for its contract.
 func New[K comparable](opts Options[K]) *Queue[K] {
 	q := &Queue[K]{
-		queued:     make(map[K]struct{}),
-		processing: make(map[K]bool),
-		rl:         opts.RateLimiter,
-		wake:       make(chan struct{}, 1),
-		stop:       make(chan struct{}),
+		queued: make(map[K]struct{}),
+		rl:     opts.RateLimiter,
+		wake:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
 	}
 	q.cond.L = &q.mu
 	if q.rl == nil {
@@ -109,9 +109,9 @@ func (q *Queue[K]) addLocked(key K) {
 	if q.shuttingDown {
 		return
 	}
-	if again, ok := q.processing[key]; ok {
-		if !again {
-			q.processing[key] = true // queued again by Done
+	if i := q.processing.find(key); i >= 0 {
+		if e := &q.processing.entries[i]; !e.again {
+			e.again = true // queued again by Done
 			if q.m != nil {
 				q.m.add(key)
 			}
@@ -149,7 +149,7 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 	}
 	key = q.ready.pop()
 	delete(q.queued, key)
-	q.processing[key] = false
+	q.processing.add(key)
 	if q.m != nil {
 		q.m.get(key)
 	}
@@ -162,12 +162,12 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 // that is not being processed does nothing.
 func (q *Queue[K]) Done(key K) {
 	q.mu.Lock()
-	again, ok := q.processing[key]
-	if !ok {
+	i := q.processing.find(key)
+	if i < 0 {
 		q.mu.Unlock()
 		return
 	}
-	delete(q.processing, key)
+	again := q.processing.remove(i)
 	if q.m != nil {
 		q.m.done(key)
 	}
@@ -177,7 +177,7 @@ func (q *Queue[K]) Done(key K) {
 		if q.waiters > 0 {
 			q.cond.Signal()
 		}
-	} else if q.drain && len(q.processing) == 0 && q.ready.len() == 0 {
+	} else if q.drain && q.processing.len() == 0 && q.ready.len() == 0 {
 		q.cond.Broadcast() // wake ShutDownWithDrain
 	}
 	q.mu.Unlock()
@@ -275,7 +275,7 @@ func (q *Queue[K]) ShutDownWithDrain() {
 	q.mu.Lock()
 	q.drain = true
 	q.shutdownLocked()
-	for q.drain && (len(q.processing) > 0 || q.ready.len() > 0) {
+	for q.drain && (q.processing.len() > 0 || q.ready.len() > 0) {
 		q.cond.Wait()
 	}
 	q.mu.Unlock()
@@ -446,4 +446,72 @@ func (h *delayHeap[K]) down(i int, index map[K]int) {
 		h.swap(i, m, index)
 		i = m
 	}
+}
+
+// procSet is the set of keys being processed, each with its re-added flag.
+// It holds at most one key per worker, so it is a slice searched linearly
+// (no hashing) until it grows past procIndexAt, when a map index takes over.
+type procSet[K comparable] struct {
+	entries []procEntry[K]
+	index   map[K]int // nil while small
+}
+
+type procEntry[K comparable] struct {
+	key   K
+	again bool
+}
+
+const procIndexAt = 4
+
+func (p *procSet[K]) len() int { return len(p.entries) }
+
+// find returns the position of key, or -1.
+func (p *procSet[K]) find(key K) int {
+	if p.index != nil {
+		if i, ok := p.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range p.entries {
+		if p.entries[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// add inserts key, which must not be present.
+func (p *procSet[K]) add(key K) {
+	p.entries = append(p.entries, procEntry[K]{key: key})
+	switch {
+	case p.index != nil:
+		p.index[key] = len(p.entries) - 1
+	case len(p.entries) > procIndexAt:
+		p.index = make(map[K]int, len(p.entries))
+		for i, e := range p.entries {
+			p.index[e.key] = i
+		}
+	}
+}
+
+// remove deletes the entry at i and returns its re-added flag.
+func (p *procSet[K]) remove(i int) (again bool) {
+	e := p.entries[i]
+	last := len(p.entries) - 1
+	if i != last {
+		p.entries[i] = p.entries[last]
+		if p.index != nil {
+			p.index[p.entries[i].key] = i
+		}
+	}
+	p.entries[last] = procEntry[K]{}
+	p.entries = p.entries[:last]
+	if p.index != nil {
+		delete(p.index, e.key)
+		if len(p.entries) == 0 {
+			p.index = nil
+		}
+	}
+	return e.again
 }

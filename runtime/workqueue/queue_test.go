@@ -99,7 +99,7 @@ func TestFIFOOrder(t *testing.T) {
 // many workers and checks that no key is ever held by two workers, and that
 // every add is followed by a processing of its key.
 func TestNeverTwoWorkersOnOneKey(t *testing.T) {
-	const keys, workers, producers, adds = 16, 16, 4, 5000
+	const keys, workers, producers, adds = 64, 40, 4, 5000
 	q := workqueue.New(workqueue.Options[int]{})
 	var inFlight [keys]atomic.Int32
 	// addedGen[k] counts adds of k; seenGen[k] is the addedGen observed at the
