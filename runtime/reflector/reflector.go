@@ -71,7 +71,9 @@ type Options struct {
 	// from the Run goroutine: it must not block for long.
 	WatchErrorHandler func(ctx context.Context, err error)
 	// InitialBackoff and MaxBackoff bound the wait after a failed list or
-	// watch (see Reflector); 0 means 800ms and 30s.
+	// watch; 0 means 800ms and 30s. The n-th failure in a row waits a random
+	// duration in [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); two
+	// minutes without a failure start again from InitialBackoff.
 	InitialBackoff, MaxBackoff time.Duration
 }
 
@@ -346,6 +348,9 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 			items, rv = items[:0], ""
 			page, err = r.lw.List(ctx, opts)
 		}
+		if err == nil && page == nil {
+			err = errors.New("lister returned no page and no error")
+		}
 		if err != nil {
 			return fmt.Errorf("list %s: %w", r.opts.Name, err)
 		}
@@ -382,6 +387,9 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 		AllowWatchBookmarks:  true,
 		TimeoutSeconds:       r.watchTimeout(),
 	})
+	if err == nil && w == nil {
+		err = errors.New("watcher returned no watch and no error")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
 	}
@@ -511,6 +519,9 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bo
 			AllowWatchBookmarks: true,
 			TimeoutSeconds:      r.watchTimeout(),
 		})
+		if err == nil && w == nil {
+			err = errors.New("watcher returned no watch and no error")
+		}
 		if err != nil {
 			return false, fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
 		}

@@ -72,6 +72,11 @@ type Request struct {
 //
 // Every object handed out is a deep copy; the caller may mutate it.
 //
+// A Source is one resource in one scope: it ignores label and field
+// selectors and namespaces in ListOptions and serves every object it holds.
+// Build one Source per informer (and filter the objects you add) when a test
+// needs scoping.
+//
 // A Source is safe for concurrent use. Its methods never block on a slow
 // watcher: each open watch has an unbounded queue drained by one goroutine,
 // which exits when the watch is stopped, dropped, timed out, or its ctx ends.
