@@ -1,0 +1,63 @@
+package factory_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+
+	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// TestFactoryOverRuntimetestSource is how a user unit-tests a controller:
+// the factory reads a runtimetest.Source instead of an API server, and the
+// test drives it and waits for handlers without sleeping.
+func TestFactoryOverRuntimetestSource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()},
+			widget("ns", "a", "n1", nil), widget("ns", "b", "n2", nil))
+		opts := factory.Options{}
+		factory.SetListerWatcher(&opts, WidgetType, src)
+		f := factory.New(nil, opts)
+		defer f.Shutdown()
+		inf := factory.InformerFor(f, WidgetType)
+		rec := runtimetest.NewRecorder[*lwt.Widget]()
+		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+
+		moved := widget("ns", "a", "n2", nil)
+		if _, err := src.Update(moved); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Delete(widget("ns", "b", "", nil)); err != nil {
+			t.Fatal(err)
+		}
+		want := src.Snapshot()
+		if err := rec.WaitFor(ctx, func(got map[string]*lwt.Widget) bool {
+			return runtimetest.SameResourceVersions(got, want)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.Err(); err != nil {
+			t.Fatal(err)
+		}
+		lister := store.NewLister(inf.Indexer(), lwt.GVR.GroupResource())
+		onN2, _ := lister.Namespace("ns").ByIndex(nodeIndex, "n2")
+		if len(onN2) != 1 || onN2[0].Name != "a" {
+			t.Fatalf("ByIndex(node, n2) = %v, want just a (moved there; b deleted)", onN2)
+		}
+		if onN1, _ := lister.ByIndex(nodeIndex, "n1"); len(onN1) != 0 {
+			t.Fatalf("ByIndex(node, n1) = %v, want none", onN1)
+		}
+	})
+}
