@@ -8,11 +8,14 @@
 //     RealFIFO (the default informer queue since client-go 1.36). The old
 //     DeltaFIFO grouped deltas per key and so reordered keys; handlers then
 //     saw B's update before A's although A changed first.
-//   - Per-key tracking without per-key lists. The FIFO keeps, per key, only
-//     the count and the newest of the deltas that are queued or being
-//     processed. That is all Replace needs (tombstones carry the newest
-//     pending object), all Resync needs (skip keys with something pending)
-//     and all deletion dedup needs (drop a Deleted right after a Deleted).
+//   - Per-key tracking without per-key lists. For single deltas the FIFO
+//     keeps, per key, only the count and the newest of those queued or being
+//     processed; a queued relist is looked up through an index built only if
+//     someone asks while it is pending, so the initial list of 100k objects
+//     costs no per-key bookkeeping. That is all Replace needs (tombstones
+//     carry the newest pending object), all Resync needs (skip keys with
+//     something pending) and all deletion dedup needs (drop a Deleted right
+//     after a Deleted).
 //   - A relist is one queue entry. Replace queues the tombstones and the
 //     Replaced deltas as a single atomic Batch, which the consumer applies in
 //     one store transaction, so readers never see half a relist.

@@ -125,13 +125,35 @@ type entry[T any] struct {
 type replaceBatch[T any] struct {
 	deltas []Delta[T]
 	rv     string
+	seq    uint64 // position in the stream
+	// index maps each key of deltas to its last delta there. It is built
+	// only when a lookup needs it, so an initial list that nobody asks about
+	// while it is pending costs no map at all.
+	index map[string]int32
 }
 
-// keyState tracks the deltas of one key that are queued or being processed.
+// lookup returns the last delta of key in the batch.
+func (b *replaceBatch[T]) lookup(key string) (Delta[T], bool) {
+	if b.index == nil {
+		b.index = make(map[string]int32, len(b.deltas))
+		for i := range b.deltas {
+			b.index[b.deltas[i].Key] = int32(i)
+		}
+	}
+	i, ok := b.index[key]
+	if !ok {
+		return Delta[T]{}, false
+	}
+	return b.deltas[i], true
+}
+
+// keyState tracks the single (non-relist) deltas of one key that are queued
+// or being processed.
 type keyState[T any] struct {
-	n    int32     // queued + in-flight deltas of this key
+	n    int32     // queued + in-flight single deltas of this key
 	last DeltaType // type of the newest one
 	obj  T         // object of the newest one
+	seq  uint64    // its position in the stream
 }
 
 // FIFO is a DeltaFIFO: a queue of deltas (Added, Updated, Deleted, Replaced,
@@ -161,8 +183,12 @@ type FIFO[T store.Object[T]] struct {
 	pending map[string]keyState[T]
 	// pendingPeak is the largest len(pending) since it was last allocated.
 	pendingPeak int
-	closed      bool
-	popping     bool
+	// batches are the relists queued or being processed, oldest first; with
+	// pending they make up everything not yet applied by the consumer.
+	batches []*replaceBatch[T]
+	seq     uint64 // last stream position handed out
+	closed  bool
+	popping bool
 	// populated is set by the first Replace; initialLeft
 	// is the number of entries of the initial population not yet processed.
 	populated    bool
@@ -242,8 +268,8 @@ func (f *FIFO[T]) prepare(t DeltaType, obj T) (T, string, error) {
 
 // dropDeleteLocked reports whether a Deleted delta for key is redundant.
 func (f *FIFO[T]) dropDeleteLocked(key string) bool {
-	if st, ok := f.pending[key]; ok {
-		return st.last == Deleted
+	if t, _, ok := f.newestLocked(key); ok {
+		return t == Deleted
 	}
 	if f.known == nil {
 		return false
@@ -282,33 +308,44 @@ func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
 		knownKeys = f.known.ListKeys()
 	}
 	var tombs []Delta[T]
-	if len(f.pending) > 0 || len(knownKeys) > 0 {
+	if len(f.pending) > 0 || len(f.batches) > 0 || len(knownKeys) > 0 {
 		// Only a relist over a non-empty state can have vanished keys; the
-		// initial list skips building this set.
+		// initial list skips building these sets.
 		newKeys := make(map[string]struct{}, len(deltas))
 		for _, d := range deltas {
 			newKeys[d.Key] = struct{}{}
 		}
-		for key, st := range f.pending {
-			if _, ok := newKeys[key]; ok || st.last == Deleted {
-				continue
-			}
-			tombs = append(tombs, Delta[T]{Type: Deleted, Key: key, Object: st.obj, FinalStateUnknown: true})
-		}
-		for _, key := range knownKeys {
+		seen := map[string]struct{}{}
+		tombstone := func(key string) {
 			if _, ok := newKeys[key]; ok {
-				continue
+				return
 			}
-			if _, ok := f.pending[key]; ok {
-				continue
+			if _, ok := seen[key]; ok {
+				return
 			}
-			// Keys not pending are not being written by the consumer, so
-			// Get agrees with ListKeys.
-			obj, ok := f.known.Get(key)
+			seen[key] = struct{}{}
+			t, obj, ok := f.newestLocked(key)
 			if !ok {
-				continue
+				// Not pending, so the consumer is not writing it: Get
+				// agrees with ListKeys.
+				if obj, ok = f.known.Get(key); !ok {
+					return
+				}
+			} else if t == Deleted {
+				return
 			}
 			tombs = append(tombs, Delta[T]{Type: Deleted, Key: key, Object: obj, FinalStateUnknown: true})
+		}
+		for key := range f.pending {
+			tombstone(key)
+		}
+		for _, b := range f.batches {
+			for i := range b.deltas {
+				tombstone(b.deltas[i].Key)
+			}
+		}
+		for _, key := range knownKeys {
+			tombstone(key)
 		}
 	}
 	all := deltas
@@ -317,10 +354,10 @@ func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
 		all = append(tombs, deltas...)
 	}
 	if len(all) > 0 {
-		f.pushLocked(entry[T]{batch: &replaceBatch[T]{deltas: all, rv: resourceVersion}})
-		for _, d := range all {
-			f.trackLocked(d.Key, d.Type, d.Object)
-		}
+		rb := &replaceBatch[T]{deltas: all, rv: resourceVersion}
+		f.pushLocked(entry[T]{batch: rb})
+		rb.seq = f.seq
+		f.batches = append(f.batches, rb)
 		f.signal()
 	}
 	f.markPopulatedLocked()
@@ -342,7 +379,7 @@ func (f *FIFO[T]) Resync() error {
 	}
 	queued := false
 	for _, key := range f.known.ListKeys() {
-		if _, ok := f.pending[key]; ok {
+		if _, _, ok := f.newestLocked(key); ok {
 			continue
 		}
 		obj, ok := f.known.Get(key)
@@ -399,17 +436,26 @@ func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
 	b, taken := f.takeLocked()
 	f.popping = true
 	f.mu.Unlock()
-	defer f.done(b.Deltas, taken) // also when process panics
+	defer f.done(b.Deltas, taken, b.Atomic) // also when process panics
 	return process(b)
 }
 
 // done ends the processing of a popped batch: its keys stop being pending
 // and the initial population shrinks.
-func (f *FIFO[T]) done(deltas []Delta[T], taken int) {
+func (f *FIFO[T]) done(deltas []Delta[T], taken int, atomic bool) {
 	f.mu.Lock()
 	f.popping = false
-	for i := range deltas {
-		f.untrackLocked(deltas[i].Key)
+	if atomic {
+		// Batches are popped in order: this is the oldest.
+		f.batches[0] = nil
+		f.batches = f.batches[1:]
+		if len(f.batches) == 0 {
+			f.batches = nil
+		}
+	} else {
+		for i := range deltas {
+			f.untrackLocked(deltas[i].Key)
+		}
 	}
 	if len(f.pending) == 0 && f.pendingPeak > shrinkAbove {
 		// Go maps never shrink; after a large relist start afresh.
@@ -531,7 +577,9 @@ func (f *FIFO[T]) signal() {
 	}
 }
 
+// pushLocked queues e at the next stream position (f.seq).
 func (f *FIFO[T]) pushLocked(e entry[T]) {
+	f.seq++
 	if f.count == len(f.ring) {
 		grown := make([]entry[T], 2*len(f.ring))
 		n := copy(grown, f.ring[f.head:])
@@ -547,15 +595,37 @@ func (f *FIFO[T]) pushLocked(e entry[T]) {
 	}
 }
 
+// trackLocked records the single delta just pushed (at f.seq).
 func (f *FIFO[T]) trackLocked(key string, t DeltaType, obj T) {
 	st := f.pending[key]
 	st.n++
 	st.last = t
 	st.obj = obj
+	st.seq = f.seq
 	f.pending[key] = st
 	if len(f.pending) > f.pendingPeak {
 		f.pendingPeak = len(f.pending)
 	}
+}
+
+// newestLocked returns the type and object of the newest delta of key that
+// is queued or being processed, if any.
+func (f *FIFO[T]) newestLocked(key string) (DeltaType, T, bool) {
+	st, single := f.pending[key]
+	for j := len(f.batches) - 1; j >= 0; j-- {
+		b := f.batches[j]
+		if single && b.seq < st.seq {
+			break // this and older relists precede the newest single delta
+		}
+		if d, ok := b.lookup(key); ok {
+			return d.Type, d.Object, true
+		}
+	}
+	if single {
+		return st.last, st.obj, true
+	}
+	var zero T
+	return 0, zero, false
 }
 
 func (f *FIFO[T]) untrackLocked(key string) {

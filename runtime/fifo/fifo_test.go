@@ -550,3 +550,35 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestNewestPendingAcrossRelistsAndSingles checks that "the newest pending
+// delta of a key" looks through queued relists and single deltas in stream
+// order, for tombstones, deletion dedup and resync.
+func TestNewestPendingAcrossRelistsAndSingles(t *testing.T) {
+	k := newKnown(cm("ns", "known", "1"))
+	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: k})
+	must(t, f.Replace([]*corev1.ConfigMap{cm("ns", "a", "2"), cm("ns", "b", "2"), cm("ns", "known", "2")}, "2"))
+	must(t, f.Update(cm("ns", "a", "3"))) // newer than a's Replaced
+	must(t, f.Delete(cm("ns", "b", "4"))) // b's newest is the relist's Replaced: kept
+	must(t, f.Delete(cm("ns", "b", "5"))) // now a Deleted is newest: dropped
+	must(t, f.Resync())                   // every known key is pending: nothing
+	// A relist without a and b: a's tombstone carries the single's object;
+	// b's newest is a Deleted, so no tombstone.
+	must(t, f.Replace([]*corev1.ConfigMap{cm("ns", "known", "6")}, "6"))
+	must(t, f.Delete(cm("ns", "known", "7"))) // newest: the second relist's Replaced
+	var got []ev
+	for f.Len() > 0 {
+		_, evs := popOne(t, f)
+		got = append(got, evs...)
+	}
+	mustEqual(t, got, []ev{
+		{fifo.Replaced, "ns/a", "2", false},
+		{fifo.Replaced, "ns/b", "2", false},
+		{fifo.Replaced, "ns/known", "2", false},
+		{fifo.Updated, "ns/a", "3", false},
+		{fifo.Deleted, "ns/b", "4", false},
+		{fifo.Deleted, "ns/a", "3", true},
+		{fifo.Replaced, "ns/known", "6", false},
+		{fifo.Deleted, "ns/known", "7", false},
+	})
+}
