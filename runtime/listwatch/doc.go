@@ -12,6 +12,8 @@
 //     own scheme; several may share one *http.Client.
 //   - Selectors and namespace are fixed at construction, as an informer's are;
 //     Tweak is the escape hatch (upstream's TweakListOptionsFunc).
+//   - Funcs adapts an existing client-gen clientset's typed List and Watch,
+//     for projects that already have one.
 //   - Errors wrap the API error with %w and name the resource and namespace, so
 //     the reflector can still classify them (410 Gone, 429, 403).
 package listwatch

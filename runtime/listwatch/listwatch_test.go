@@ -232,3 +232,32 @@ func pointers[E any](items []E) []*E {
 	}
 	return out
 }
+
+func TestFuncsAdaptsTypedClient(t *testing.T) {
+	var gotOpts metav1.ListOptions
+	remaining := int64(7)
+	fw := watch.NewFake()
+	lw := listwatch.Funcs[*lwt.Widget, *lwt.WidgetList]{
+		ListFunc: func(_ context.Context, opts metav1.ListOptions) (*lwt.WidgetList, error) {
+			gotOpts = opts
+			l := &lwt.WidgetList{Items: []lwt.Widget{*widget("ns", "a", nil, 1)}}
+			l.ResourceVersion, l.Continue, l.RemainingItemCount = "42", "next", &remaining
+			return l, nil
+		},
+		WatchFunc: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fw, nil },
+		Items:     func(l *lwt.WidgetList) []*lwt.Widget { return pointers(l.Items) },
+	}
+	res, err := lw.List(t.Context(), metav1.ListOptions{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotOpts.Limit != 5 || len(res.Items) != 1 || res.Items[0].Name != "a" || res.ResourceVersion != "42" ||
+		res.Continue != "next" || res.RemainingItemCount == nil || *res.RemainingItemCount != 7 {
+		t.Fatalf("List = %+v (opts %+v)", res, gotOpts)
+	}
+	w, err := lw.Watch(t.Context(), metav1.ListOptions{})
+	if err != nil || w != fw {
+		t.Fatalf("Watch = %v, %v", w, err)
+	}
+	fw.Stop()
+}
