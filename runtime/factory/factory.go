@@ -91,8 +91,10 @@ type TypeOptions struct {
 	// Transform replaces Options.Transform for this type.
 	Transform func(runtime.Object) (runtime.Object, error)
 	// ListerWatcher, when not nil, must be a reflector.ListerWatcher[T] for the
-	// type's T; it replaces the REST source (a fake, or a clientset adapter).
-	// SetListerWatcher sets it type-safely; a wrong type panics at first use.
+	// type's T; it replaces the REST source: runtimetest's fake Source in unit
+	// tests, or listwatch.Funcs over an existing clientset. Namespace and
+	// selectors are then the ListerWatcher's business. SetListerWatcher sets
+	// it type-safely; a wrong type panics at first use.
 	ListerWatcher any
 	// Informer, when not nil, must be a func(*informer.Options[T]); it edits
 	// the informer options last. SetInformerOptions sets it type-safely.
