@@ -60,6 +60,11 @@ see "go doc github.com/informer-gen/informer-gen/generator" for every marker.
 Flags:
 `
 
+const usageTrailer = `
+Exit status: 0 on success, 1 for bad input (every problem is listed as
+file:line:col: message) or stale output with --verify, 2 for usage errors.
+`
+
 // ParseArgs parses the command line (without the program name). Help and flag
 // errors are printed to stderr; the returned error wraps ErrUsage (exit 2) or
 // is flag.ErrHelp (exit 0).
@@ -75,7 +80,8 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		"import path of --output-dir; derived from go.mod when empty\n"+
 			"example: --output-pkg example.com/sample/pkg/generated")
 	fs.StringVar(&cfg.HeaderFile, "go-header-file", "",
-		"file whose content (a license header) starts every generated file\n"+
+		"file whose content (a license header) starts every generated file, verbatim\n"+
+			"(YEAR is not replaced: generated files carry no dates)\n"+
 			"example: --go-header-file hack/boilerplate.go.txt")
 	fs.StringVar(&plurals, "plural-exceptions", "",
 		"comma-separated Kind:Plural pairs overriding the English plural rules\n"+
@@ -85,8 +91,16 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		"write nothing; exit 1 and list the files when the output on disk is stale\n"+
 			"example: --verify")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageText)
-		fs.PrintDefaults()
+		w := fs.Output()
+		fmt.Fprint(w, usageText)
+		fs.VisitAll(func(f *flag.Flag) {
+			typ, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(w, "  %s\n", strings.TrimSpace("--"+f.Name+" "+typ))
+			for line := range strings.SplitSeq(usage, "\n") {
+				fmt.Fprintf(w, "        %s\n", line)
+			}
+		})
+		fmt.Fprint(w, usageTrailer)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -53,6 +53,7 @@ type Kind struct {
 	Namespaced bool
 	Informer   bool // false with +k8s:informer-gen=false: lister only
 	Indexes    []*Index
+	pos        token.Position
 }
 
 // Index is one +informer-gen:index on a kind.
@@ -173,6 +174,15 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 			}
 		}
 		registered := isVar(scope, "SchemeGroupVersion") || isVar(scope, "GroupVersion")
+		byResource := map[string]*Kind{}
+		for _, k := range version.Kinds {
+			if prev := byResource[k.Resource]; prev != nil {
+				diags = append(diags, Diagnostic{Pos: k.pos,
+					Message: fmt.Sprintf("types %s and %s both map to the resource %q", prev.Name, k.Name, k.Resource),
+					Hint:    "set +resourceName on one of them"})
+			}
+			byResource[k.Resource] = k
+		}
 		if len(version.Kinds) == 0 {
 			// An API package without list/watch types (k8s.io/api's
 			// admission/v1) is fine beside others; a package named on the
@@ -454,6 +464,7 @@ func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf fu
 		Resource:   pluralRes.Name(t),
 		Namespaced: !s.clusterScoped,
 		Informer:   !s.noInformer,
+		pos:        pos,
 	}
 	if s.resource != "" {
 		k.Resource = s.resource

@@ -1,0 +1,67 @@
+package generator
+
+import (
+	"strings"
+	"testing"
+	"text/template"
+)
+
+// A template that yields invalid Go is reported with its name, the output
+// line and the offending text, not as a bare go/format error.
+func TestFormatErrorNamesTemplateAndLine(t *testing.T) {
+	tmpl := template.Must(template.New("").Option("missingkey=error").Parse(
+		`{{define "broken"}}package p
+
+func f() {
+	return {{.}} +
+}
+{{end}}`))
+	_, err := execute(tmpl, "broken", "1", nil)
+	if err == nil {
+		t.Fatal("invalid Go was formatted without error")
+	}
+	for _, want := range []string{"broken.go.tmpl", "output line", "template output line 5", `"}"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestMissingKeyIsAnError(t *testing.T) {
+	tmpl := template.Must(template.New("").Option("missingkey=error").Parse(`{{define "m"}}package p // {{.nope}}{{end}}`))
+	if _, err := execute(tmpl, "m", map[string]string{}, nil); err == nil || !strings.Contains(err.Error(), "m.go.tmpl") {
+		t.Errorf("missing key: err = %v", err)
+	}
+}
+
+func TestTemplatesParse(t *testing.T) {
+	tmpl, err := parsedTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"lister", "listerdoc", "informer", "version", "group", "factory", "generic"} {
+		if tmpl.Lookup(name) == nil {
+			t.Errorf("template %q is not defined", name)
+		}
+	}
+}
+
+func TestImportsAliases(t *testing.T) {
+	im := newImports("version")
+	if a := im.add(storePath, "store"); a != "store" {
+		t.Errorf("store alias = %q", a)
+	}
+	if a := im.add("example.com/apis/store/v1", "store"); a != "store2" {
+		t.Errorf("colliding alias = %q, want store2", a)
+	}
+	if a := im.add("example.com/x/version", "version"); a != "version2" {
+		t.Errorf("reserved alias = %q, want version2", a)
+	}
+	if a := im.add("example.com/apis/my-group.io", "my-group.io"); a != "mygroupio" {
+		t.Errorf("sanitized alias = %q", a)
+	}
+	specs := im.specs()
+	if specs[len(specs)-1].Path != storePath || specs[len(specs)-1].Alias != "" {
+		t.Errorf("specs not sorted or runtime alias kept: %+v", specs)
+	}
+}
