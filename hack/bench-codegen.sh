@@ -11,6 +11,8 @@
 #         informer-gen; their peak is the larger of the two, since they run one
 #         after the other). upstream's informer-gen needs a versioned clientset,
 #         so client-gen runs first, untimed.
+#   cold  (only with --case cold) the crd case once more, every run with an
+#         empty GOCACHE: the first run on a fresh machine. Not a target; slow.
 #   kapi  every k8s.io/api group-version (each directory with a register.go or a
 #         +groupName): wall time, generated .go files and non-blank lines, and
 #         whether all output compiles (upstream's informers against client-go's
@@ -18,13 +20,14 @@
 #
 # All binaries are built first (warm build caches), one untimed warm-up run of
 # every command follows, then --runs timed runs alternate ours and upstream;
-# old output is deleted before every run, untimed, as kube_codegen.sh does.
+# old output is deleted before every run, untimed, as kube_codegen.sh does, and
+# each run's output is compared with the first run's (determinism is reported).
 # Everything runs under nice: the machine may be shared.
 #
 # Exit status: 0 when every generator succeeded and all output compiles, 1
 # otherwise. Targets are reported in the table, never asserted.
 #
-# Usage: hack/bench-codegen.sh [--runs N] [--case crd|kapi]... [--kapi-exclude GV,...] [--keep]
+# Usage: hack/bench-codegen.sh [--runs N] [--case crd|kapi|cold]... [--kapi-exclude GV,...] [--keep]
 #   --runs N          timed runs per generator (default 5; the median is reported)
 #   --case C          run only case C (repeatable; default: crd and kapi)
 #   --kapi-exclude L  comma-separated group-versions (e.g. admission/v1) left out of
@@ -49,7 +52,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=${2:?--runs needs a number}; shift 2 ;;
-    --case) CASES+=("${2:?--case needs crd or kapi}"); shift 2 ;;
+    --case) CASES+=("${2:?--case needs crd, kapi or cold}"); shift 2 ;;
     --kapi-exclude) KAPI_EXCLUDE=${2?--kapi-exclude needs a list}; shift 2 ;;
     --keep) KEEP=true; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -59,7 +62,7 @@ done
 [ ${#CASES[@]} -gt 0 ] || CASES=(crd kapi)
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "--runs wants a positive number, got $RUNS" >&2; exit 2; }
 for c in "${CASES[@]}"; do
-  case "$c" in crd|kapi) ;; *) echo "unknown case $c (want crd or kapi)" >&2; exit 2 ;; esac
+  case "$c" in crd|kapi|cold) ;; *) echo "unknown case $c (want crd, kapi or cold)" >&2; exit 2 ;; esac
 done
 
 log() { printf '\n>> %s\n' "$*" >&2; }
@@ -129,25 +132,31 @@ compiles() {
   [ "$ok" = 1 ]
 }
 
-case_crd() {
+# crd_module sets up the one-type CRD module once: the API package and the
+# clientset upstream's informer-gen imports.
+crd_module() {
   local m=$WORK/crd mp=bench.local/crd
-  log "crd: one-type CRD project (sample-controller's Foo) in $m"
+  [ -f "$m/go.mod" ] && return 0
   new_module "$m" "$mp" || return 1
   cp -R "$ROOT/hack/benchcodegen/testdata/crd/apis" "$m/" || return 1
-  local pkgs=("$mp/apis/samplecontroller/v1alpha1")
-  printf 'crd\t%s\tinputs\t%s\n' ours ${#pkgs[@]} upstream ${#pkgs[@]} >>"$RESULTS"
-  local out=$m/generated
-
   # kube_codegen.sh runs client-gen first; upstream's informer-gen imports the
   # clientset it writes. Not timed: the issue compares lister-gen + informer-gen.
   (cd "$m" && "$UP/client-gen" -v 0 --go-header-file "$HEADER" \
-    --output-dir "$out/upstream/clientset" --output-pkg "$mp/generated/upstream/clientset" \
+    --output-dir "$m/generated/upstream/clientset" --output-pkg "$mp/generated/upstream/clientset" \
     --clientset-name versioned --apply-configuration-package "" \
     --input-base "$m/apis" --plural-exceptions "" --prefers-protobuf=false \
     --input samplecontroller/v1alpha1) || { echo "bench-codegen: crd: client-gen failed" >&2; return 1; }
+}
 
-  "${NICE[@]}" "$BENCH" measure -case crd -results "$RESULTS" -runs "$RUNS" -dir "$m" \
-    -clean "$out/ours" -clean "$out/upstream/listers" -clean "$out/upstream/informers" -- \
+# crd_measure CASE RUNS [measure flags...] times both generators on the CRD module.
+crd_measure() {
+  local c=$1 runs=$2 m=$WORK/crd mp=bench.local/crd
+  shift 2
+  local pkgs=("$mp/apis/samplecontroller/v1alpha1") out=$m/generated
+  printf '%s\t%s\tinputs\t%s\n' "$c" ours ${#pkgs[@]} "$c" upstream ${#pkgs[@]} >>"$RESULTS"
+  "${NICE[@]}" "$BENCH" measure -case "$c" -results "$RESULTS" -runs "$runs" -dir "$m" "$@" \
+    -clean "$out/ours" -clean "$out/upstream/listers" -clean "$out/upstream/informers" \
+    -stable "ours=$out/ours" -stable "upstream=$out/upstream/listers" -stable "upstream=$out/upstream/informers" -- \
     @ours "$OURS" --go-header-file "$HEADER" \
       --output-dir "$out/ours" --output-pkg "$mp/generated/ours" "${pkgs[@]}" \
     @upstream:lister-gen "$UP/lister-gen" -v 0 --go-header-file "$HEADER" \
@@ -157,14 +166,29 @@ case_crd() {
       --output-dir "$out/upstream/informers" --output-pkg "$mp/generated/upstream/informers" \
       --versioned-clientset-package "$mp/generated/upstream/clientset/versioned" \
       --listers-package "$mp/generated/upstream/listers" \
-      --plural-exceptions "" "${pkgs[@]}" || return 1
+      --plural-exceptions "" "${pkgs[@]}"
+}
 
+case_crd() {
+  local m=$WORK/crd out=$WORK/crd/generated
+  log "crd: one-type CRD project (sample-controller's Foo) in $m"
+  crd_module || return 1
+  crd_measure crd "$RUNS" || return 1
   "$BENCH" lines -case crd -contender ours -results "$RESULTS" "$out/ours" || return 1
   "$BENCH" lines -case crd -contender upstream -results "$RESULTS" "$out/upstream/listers" "$out/upstream/informers" || return 1
   local ok=0
   compiles crd ours "$m" ./generated/ours/... || ok=1
   compiles crd upstream "$m" ./generated/upstream/... || ok=1
   return $ok
+}
+
+# The crd case once more, each generator run with an empty GOCACHE: what the
+# first run on a fresh CI machine costs. go/packages answers NeedTypes without
+# NeedDeps from compiler export data, which `go list -export` must first build.
+case_cold() {
+  log "cold: the crd case with an empty GOCACHE per run (one timed run)"
+  crd_module || return 1
+  crd_measure crd-cold 1 -cold-gocache
 }
 
 case_kapi() {
@@ -198,7 +222,7 @@ case_kapi() {
   local plurals=Endpoints:Endpoints
 
   "${NICE[@]}" "$BENCH" measure -case kapi -results "$RESULTS" -runs "$RUNS" -dir "$m" \
-    -clean "$out/ours" -clean "$out/upstream" -- \
+    -clean "$out/ours" -clean "$out/upstream" -stable "ours=$out/ours" -stable "upstream=$out/upstream" -- \
     @ours "$OURS" --go-header-file "$HEADER" \
       --output-dir "$out/ours" --output-pkg "$mp/generated/ours" \
       --plural-exceptions "$plurals" "${pkgs[@]}" \

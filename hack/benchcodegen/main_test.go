@@ -23,7 +23,8 @@ func TestMain(m *testing.M) {
 }
 
 // child: "alloc=N" touches N MiB, "create=PATH" creates PATH and fails if it
-// already exists, "fail" writes to stderr and exits 3.
+// already exists, "stamp=PATH" writes the time to PATH, "fail" writes to
+// stderr and exits 3.
 func child(arg string) int {
 	switch {
 	case strings.HasPrefix(arg, "alloc="):
@@ -48,6 +49,22 @@ func child(arg string) int {
 			return 1
 		}
 		f.Close()
+		return 0
+	case strings.HasPrefix(arg, "stamp="):
+		p := strings.TrimPrefix(arg, "stamp=")
+		if err := os.WriteFile(p, []byte(time.Now().String()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	case strings.HasPrefix(arg, "gocache="):
+		f, err := os.OpenFile(strings.TrimPrefix(arg, "gocache="), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer f.Close()
+		fmt.Fprintln(f, os.Getenv("GOCACHE"))
 		return 0
 	case arg == "fail":
 		fmt.Fprintln(os.Stderr, "boom: generator exploded")
@@ -118,11 +135,13 @@ func TestSummarizeAddsTimesAndTakesPeakMemory(t *testing.T) {
 		got[r.Contender+" "+r.Metric] = r.Value
 	}
 	want := map[string]float64{
-		"ours wall_s": 0.2, "ours cpu_s": 0.4, "ours rss_mb": 50,
+		"ours wall_s": 0.2, "ours wall_min_s": 0.1, "ours cpu_s": 0.4, "ours rss_mb": 50,
 		// per run: 1.9 s/300 MB, 2.0 s/250 MB, 2.05 s/280 MB
-		"upstream wall_s": 2.0, "upstream cpu_s": 4.0, "upstream rss_mb": 280,
-		"upstream:lister-gen wall_s": 1.1, "upstream:lister-gen cpu_s": 2.2, "upstream:lister-gen rss_mb": 200,
-		"upstream:informer-gen wall_s": 0.9, "upstream:informer-gen cpu_s": 1.8, "upstream:informer-gen rss_mb": 280,
+		"upstream wall_s": 2.0, "upstream wall_min_s": 1.9, "upstream cpu_s": 4.0, "upstream rss_mb": 280,
+		"upstream:lister-gen wall_s": 1.1, "upstream:lister-gen wall_min_s": 1.0,
+		"upstream:lister-gen cpu_s": 2.2, "upstream:lister-gen rss_mb": 200,
+		"upstream:informer-gen wall_s": 0.9, "upstream:informer-gen wall_min_s": 0.8,
+		"upstream:informer-gen cpu_s": 1.8, "upstream:informer-gen rss_mb": 280,
 	}
 	if len(got) != len(want) {
 		t.Errorf("got %d rows %v, want %d", len(got), got, len(want))
@@ -172,7 +191,7 @@ func TestMeasureRecordsPeakRSSAndFailures(t *testing.T) {
 	self := os.Args[0]
 	var stdout bytes.Buffer
 	err := measureCmd(context.Background(), []string{
-		"-case", "t", "-results", results, "-runs", "2", "-clean", out, "--",
+		"-case", "t", "-results", results, "-runs", "2", "-clean", out, "-stable", "upstream=" + out, "--",
 		"@ours", self, "alloc=4",
 		// Without -clean the second run would find the file and fail.
 		"@upstream:a", self, "create=" + filepath.Join(out, "f"),
@@ -204,12 +223,84 @@ func TestMeasureRecordsPeakRSSAndFailures(t *testing.T) {
 	if v["ours wall_s"] <= 0 || v["upstream wall_s"] < v["upstream:a wall_s"] {
 		t.Errorf("implausible wall times %v", v)
 	}
+	if d, ok := v["upstream deterministic"]; !ok || d != 1 {
+		t.Errorf("upstream deterministic = %v (recorded %v), want 1: it writes the same empty file every run", d, ok)
+	}
+	if _, ok := v["ours deterministic"]; ok {
+		t.Errorf("ours deterministic recorded without -stable ours=...")
+	}
+
+	stamped := filepath.Join(dir, "stamped")
+	if err := os.Mkdir(stamped, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	results2 := filepath.Join(dir, "r2.tsv")
+	err = measureCmd(context.Background(), []string{
+		"-case", "t", "-results", results2, "-runs", "2", "-stable", "ours=" + stamped, "--",
+		"@ours", self, "stamp=" + filepath.Join(stamped, "f"),
+	}, &stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err = readRows(results2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if r.Metric == "deterministic" {
+			found = true
+			if r.Value != 0 {
+				t.Errorf("a command writing the time was found deterministic: %v", r)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no deterministic row in %v", rows)
+	}
+	if !strings.Contains(stdout.String(), "differs from its first run") {
+		t.Errorf("no mention of differing output in:\n%s", stdout.String())
+	}
 
 	err = measureCmd(context.Background(), []string{
 		"-case", "t", "-results", results, "-runs", "1", "--", "@ours", self, "fail",
 	}, &stdout)
 	if err == nil || !strings.Contains(err.Error(), "@ours failed") || !strings.Contains(err.Error(), "boom: generator exploded") {
 		t.Errorf("failing command: err = %v, want it to name the step and include its output", err)
+	}
+}
+
+func TestMeasureColdGOCACHE(t *testing.T) {
+	t.Setenv("BENCHCODEGEN_CHILD", "1")
+	t.Setenv("GOCACHE", "/warm")
+	dir := t.TempDir()
+	log := filepath.Join(dir, "gocache.log")
+	var stdout bytes.Buffer
+	err := measureCmd(context.Background(), []string{
+		"-case", "t", "-results", filepath.Join(dir, "r.tsv"), "-runs", "2", "-cold-gocache", "--",
+		"@ours", os.Args[0], "gocache=" + log,
+	}, &stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(string(data))
+	if len(got) != 3 || got[0] != "/warm" {
+		t.Fatalf("GOCACHE per run = %q, want the inherited one for the warm-up, then two fresh ones", got)
+	}
+	if got[1] == got[2] || got[1] == "/warm" {
+		t.Errorf("timed runs shared or inherited a GOCACHE: %q", got)
+	}
+	for _, c := range got[1:] {
+		if !strings.Contains(c, "benchcodegen-gocache-") {
+			t.Errorf("GOCACHE %q is not a fresh temp dir", c)
+		}
+		if _, err := os.Stat(c); !os.IsNotExist(err) {
+			t.Errorf("fresh GOCACHE %s was not removed (stat: %v)", c, err)
+		}
 	}
 }
 
@@ -220,6 +311,10 @@ func TestReport(t *testing.T) {
 		{"crd", "ours", "rss_mb", 120},
 		{"crd", "upstream", "rss_mb", 320},
 		{"crd", "upstream:lister-gen", "wall_s", 1.1},
+		{"kapi", "ours", "wall_s", 2},
+		{"kapi", "upstream", "wall_s", 1},
+		{"kapi", "ours", "cpu_s", 3},
+		{"kapi", "upstream", "cpu_s", 1},
 		{"kapi", "ours", "inputs", 60},
 		{"kapi", "upstream", "inputs", 60},
 		{"kapi", "ours", "go_lines", 10000},
@@ -234,7 +329,7 @@ func TestReport(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"== crd", "5.50x faster", ">= 5x", "2.67x less", ">= 3x",
-		"== kapi", "25.0% of upstream", "<= 35%", "upstream:lister-gen",
+		"== kapi", "2.00x slower", "3.00x more", "25.0% of upstream", "<= 35%", "upstream:lister-gen",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -83,24 +87,37 @@ func contenders(steps []step) []string {
 }
 
 func measureCmd(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("measure", flag.ContinueOnError)
-	caseName := fs.String("case", "", "case name recorded in the results (required)")
-	results := fs.String("results", "", "results file to append rows to (required)")
-	runs := fs.Int("runs", 5, "timed runs per contender; the median is recorded")
-	dir := fs.String("dir", ".", "working directory of the commands")
+	fset := flag.NewFlagSet("measure", flag.ContinueOnError)
+	caseName := fset.String("case", "", "case name recorded in the results (required)")
+	results := fset.String("results", "", "results file to append rows to (required)")
+	runs := fset.Int("runs", 5, "timed runs per contender; the median is recorded")
+	dir := fset.String("dir", ".", "working directory of the commands")
 	var clean stringList
-	fs.Var(&clean, "clean", "directory removed before every run, untimed (repeatable); kube_codegen.sh also deletes old output first")
-	if err := fs.Parse(args); err != nil {
+	fset.Var(&clean, "clean", "directory removed before every run, untimed (repeatable); kube_codegen.sh also deletes old output first")
+	coldCache := fset.Bool("cold-gocache", false, "give every timed run of a contender a new, empty GOCACHE (untimed setup and removal): what a first run on a fresh machine costs")
+	var stable stringList
+	fset.Var(&stable, "stable", "contender=DIR: check that the contender writes byte-identical output to DIR on every run (repeatable)")
+	if err := fset.Parse(args); err != nil {
 		return err
 	}
 	if *caseName == "" || *results == "" || *runs < 1 {
 		return errors.New("measure: -case, -results and -runs >= 1 are required")
 	}
-	steps, err := parseSteps(fs.Args())
+	steps, err := parseSteps(fset.Args())
 	if err != nil {
 		return fmt.Errorf("measure: %w", err)
 	}
 	names := contenders(steps)
+	stableDirs := map[string][]string{} // contender -> output dirs
+	for _, s := range stable {
+		c, dir, ok := strings.Cut(s, "=")
+		if !ok || !slices.Contains(names, c) || dir == "" {
+			return fmt.Errorf("measure: -stable %q: want contender=DIR with a contender of the command line", s)
+		}
+		stableDirs[c] = append(stableDirs[c], dir)
+	}
+	firstDigest := map[string]string{} // contender -> digest of its output after the warm-up
+	deterministic := map[string]bool{} // contender -> every run matched firstDigest
 
 	// One untimed warm-up run fills the OS page cache and Go's build and
 	// module caches (the generators run `go list`), and is where a broken
@@ -110,9 +127,16 @@ func measureCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	for _, s := range steps {
-		if _, err := runStep(ctx, *dir, s); err != nil {
+		if _, err := runStep(ctx, *dir, nil, s); err != nil {
 			return err
 		}
+	}
+	for c, dirs := range stableDirs {
+		d, err := digestTrees(dirs)
+		if err != nil {
+			return err
+		}
+		firstDigest[c], deterministic[c] = d, true
 	}
 
 	// samples[step index] holds one sample per timed run.
@@ -128,23 +152,90 @@ func measureCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			slices.Reverse(order)
 		}
 		for _, c := range order {
+			var env []string
+			var cache string
+			if *coldCache {
+				if cache, err = os.MkdirTemp("", "benchcodegen-gocache-"); err != nil {
+					return fmt.Errorf("cold GOCACHE: %w", err)
+				}
+				env = []string{"GOCACHE=" + cache}
+			}
 			var total sample
 			for j, s := range steps {
 				if s.Contender != c {
 					continue
 				}
-				smp, err := runStep(ctx, *dir, s)
+				smp, err := runStep(ctx, *dir, env, s)
 				if err != nil {
+					os.RemoveAll(cache)
 					return err
 				}
 				samples[j] = append(samples[j], smp)
 				total = total.then(smp)
 			}
+			if cache != "" {
+				// The go command makes cache entries read-only; RemoveAll
+				// copes since it owns the directories.
+				if err := os.RemoveAll(cache); err != nil {
+					return fmt.Errorf("remove cold GOCACHE: %w", err)
+				}
+			}
 			fmt.Fprintf(stdout, "%s: run %d/%d %-9s wall %6.3fs  cpu %6.3fs  peak RSS %6.1f MB\n",
 				*caseName, i+1, *runs, c, total.Wall.Seconds(), total.CPU.Seconds(), total.RSSMB)
+			if dirs, ok := stableDirs[c]; ok {
+				d, err := digestTrees(dirs)
+				if err != nil {
+					return err
+				}
+				if d != firstDigest[c] {
+					fmt.Fprintf(stdout, "%s: run %d/%d %s wrote output that differs from its first run\n", *caseName, i+1, *runs, c)
+					deterministic[c] = false
+				}
+			}
 		}
 	}
-	return appendRows(*results, summarize(*caseName, steps, samples))
+	rows := summarize(*caseName, steps, samples)
+	for _, c := range names {
+		if ok, checked := deterministic[c]; checked {
+			rows = append(rows, row{*caseName, c, "deterministic", boolValue(ok)})
+		}
+	}
+	return appendRows(*results, rows)
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// digestTrees hashes the relative paths and contents of every file under
+// dirs, so two runs that wrote the same tree have the same digest.
+func digestTrees(dirs []string) (string, error) {
+	h := sha256.New()
+	for _, root := range dirs {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(data))
+			h.Write(data)
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("digest output %s: %w", root, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // then is the cost of running s and then t: times add up, the peak is the
@@ -167,6 +258,7 @@ func summarize(caseName string, steps []step, samples [][]sample) []row {
 		}
 		rows = append(rows,
 			row{caseName, contender, "wall_s", median(wall)},
+			row{caseName, contender, "wall_min_s", slices.Min(wall)},
 			row{caseName, contender, "cpu_s", median(cpu)},
 			row{caseName, contender, "rss_mb", median(rss)})
 	}
@@ -214,11 +306,15 @@ func cleanDirs(dirs []string) error {
 	return nil
 }
 
-// runStep runs one command to completion. Its output is kept in memory and
-// shown only when it fails, so the table is not drowned in generator logs.
-func runStep(ctx context.Context, dir string, s step) (sample, error) {
+// runStep runs one command to completion with env added to the environment.
+// Its output is kept in memory and shown only when it fails, so the table is
+// not drowned in generator logs.
+func runStep(ctx context.Context, dir string, env []string, s step) (sample, error) {
 	cmd := exec.CommandContext(ctx, s.Argv[0], s.Argv[1:]...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out

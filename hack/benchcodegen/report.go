@@ -22,11 +22,13 @@ type metricInfo struct {
 var metrics = []metricInfo{
 	{Metric: "inputs", Title: "input packages", Plain: true},
 	{Metric: "wall_s", Title: "wall time (s, median)"},
+	{Metric: "wall_min_s", Title: "wall time (s, fastest run)"},
 	{Metric: "cpu_s", Title: "cpu time (s, median)"},
 	{Metric: "rss_mb", Title: "peak RSS (MB, median)"},
 	{Metric: "go_files", Title: "generated .go files", Share: true},
 	{Metric: "go_lines", Title: "generated lines (non-blank)", Share: true},
 	{Metric: "code_lines", Title: "generated lines (code only)", Share: true},
+	{Metric: "deterministic", Title: "same output every run", Bool: true},
 	{Metric: "compiles", Title: "output compiles", Bool: true},
 }
 
@@ -104,7 +106,7 @@ func (m metricInfo) format(v float64, ok bool) string {
 		return "yes"
 	case m.Bool:
 		return "NO"
-	case m.Metric == "wall_s" || m.Metric == "cpu_s":
+	case strings.HasSuffix(m.Metric, "_s"):
 		return fmt.Sprintf("%.3f", v)
 	case m.Metric == "rss_mb":
 		return fmt.Sprintf("%.1f", v)
@@ -127,14 +129,20 @@ func (m metricInfo) compare(caseName string, ours, up float64, both bool) string
 		return fmt.Sprintf("%.1f%% of upstream\t<= %.0f%%\t%s", 100*share, 100*t.Max, yesNo(share <= t.Max))
 	}
 	ratio := up / ours
-	word := "faster"
-	if m.Metric == "rss_mb" {
-		word = "less"
+	text := fmt.Sprintf("%.2fx %s", ratio, "faster")
+	if m.Metric != "wall_s" && m.Metric != "wall_min_s" {
+		text = fmt.Sprintf("%.2fx %s", ratio, "less")
+	}
+	if ratio < 1 { // say "3x slower", not "0.33x faster"
+		text = fmt.Sprintf("%.2fx %s", 1/ratio, "slower")
+		if m.Metric != "wall_s" && m.Metric != "wall_min_s" {
+			text = fmt.Sprintf("%.2fx %s", 1/ratio, "more")
+		}
 	}
 	if !hasTarget {
-		return fmt.Sprintf("%.2fx %s\t\t", ratio, word)
+		return text + "\t\t"
 	}
-	return fmt.Sprintf("%.2fx %s\t>= %.0fx\t%s", ratio, word, t.Min, yesNo(ratio >= t.Min))
+	return fmt.Sprintf("%s\t>= %.0fx\t%s", text, t.Min, yesNo(ratio >= t.Min))
 }
 
 func yesNo(b bool) string {

@@ -14,7 +14,8 @@ import (
 //
 // Contender is "ours", "upstream", or "upstream:<step>" for the share of one
 // command in a multi-command contender. Metrics: wall_s, cpu_s, rss_mb (medians
-// over the timed runs), inputs (input packages), go_files, go_lines, code_lines, compiles (1 or 0).
+// over the timed runs), wall_min_s (fastest run), inputs (input packages),
+// go_files, go_lines, code_lines, deterministic and compiles (1 or 0).
 type row struct {
 	Case, Contender, Metric string
 	Value                   float64
