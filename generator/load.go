@@ -87,6 +87,12 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	l := &loaded{fset: fset}
 	matched := map[string]bool{}
 	for _, p := range pkgs {
+		if inOutput(cfg, p) {
+			// Our own earlier output, matched by a ./... pattern: never an
+			// input, and possibly broken by the very change being
+			// regenerated for.
+			continue
+		}
 		var listErr bool
 		for _, e := range p.Errors {
 			if e.Kind == packages.ListError && len(p.CompiledGoFiles) == 0 {
@@ -111,6 +117,23 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	}
 	sortPackages(l.pkgs)
 	return l, diags, nil
+}
+
+// inOutput reports whether p lies in the listers/ or informers/ tree of the
+// output dir.
+func inOutput(cfg Config, p *packages.Package) bool {
+	if len(p.GoFiles) == 0 {
+		return false
+	}
+	dir := filepath.Dir(p.GoFiles[0])
+	out := abs(cfg.WorkDir, cfg.OutputDir)
+	for _, d := range ownedDirs {
+		root := filepath.Join(out, d)
+		if dir == root || strings.HasPrefix(dir, root+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 func isLocalPattern(s string) bool {
