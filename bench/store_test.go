@@ -26,7 +26,7 @@ import (
 //	go test ./bench -run '^$' -bench '^BenchmarkStore(List|Get|Update)' -count=5
 const storeObjects = 100_000
 
-var podsGR = schema.GroupResource{Resource: "pods"}
+var storePodsGR = schema.GroupResource{Resource: "pods"}
 
 var storePods = sync.OnceValue(func() []*corev1.Pod {
 	pods := make([]*corev1.Pod, storeObjects)
@@ -36,24 +36,24 @@ var storePods = sync.OnceValue(func() []*corev1.Pod {
 	return pods
 })
 
-func nodeIndexOurs(p *corev1.Pod) ([]string, error) { return store.Values(p.Spec.NodeName), nil }
+func storeNodeIndexOurs(p *corev1.Pod) ([]string, error) { return store.Values(p.Spec.NodeName), nil }
 
-func nodeIndexClientGo(obj any) ([]string, error) {
+func storeNodeIndexClientGo(obj any) ([]string, error) {
 	return []string{obj.(*corev1.Pod).Spec.NodeName}, nil
 }
 
-func newOurStore(pods []*corev1.Pod) *store.Writer[*corev1.Pod] {
-	w := store.New(store.Options[*corev1.Pod]{Indexers: store.Indexers[*corev1.Pod]{"node": nodeIndexOurs}})
+func newStoreOurs(pods []*corev1.Pod) *store.Writer[*corev1.Pod] {
+	w := store.New(store.Options[*corev1.Pod]{Indexers: store.Indexers[*corev1.Pod]{"node": storeNodeIndexOurs}})
 	for _, p := range pods {
 		w.Set(store.Key(p), p)
 	}
 	return w
 }
 
-func newClientGoStore(pods []*corev1.Pod) cache.Indexer {
+func newStoreClientGo(pods []*corev1.Pod) cache.Indexer {
 	ix := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{
 		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
-		"node":               nodeIndexClientGo,
+		"node":               storeNodeIndexClientGo,
 	})
 	for _, p := range pods {
 		if err := ix.Add(p); err != nil {
@@ -63,8 +63,8 @@ func newClientGoStore(pods []*corev1.Pod) cache.Indexer {
 	return ix
 }
 
-// liveHeap returns the bytes of live heap after a full collection.
-func liveHeap() uint64 {
+// storeLiveHeap returns the bytes of live heap after a full collection.
+func storeLiveHeap() uint64 {
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
@@ -82,11 +82,11 @@ func BenchmarkStoreOverhead(b *testing.B) {
 		var perObj float64
 		for b.Loop() {
 			b.StopTimer()
-			before := liveHeap()
+			before := storeLiveHeap()
 			b.StartTimer()
-			w := newOurStore(pods)
+			w := newStoreOurs(pods)
 			b.StopTimer()
-			perObj = float64(int64(liveHeap())-int64(before)) / storeObjects
+			perObj = float64(int64(storeLiveHeap())-int64(before)) / storeObjects
 			runtime.KeepAlive(w)
 			b.StartTimer()
 		}
@@ -96,11 +96,11 @@ func BenchmarkStoreOverhead(b *testing.B) {
 		var perObj float64
 		for b.Loop() {
 			b.StopTimer()
-			before := liveHeap()
+			before := storeLiveHeap()
 			b.StartTimer()
-			ix := newClientGoStore(pods)
+			ix := newStoreClientGo(pods)
 			b.StopTimer()
-			perObj = float64(int64(liveHeap())-int64(before)) / storeObjects
+			perObj = float64(int64(storeLiveHeap())-int64(before)) / storeObjects
 			runtime.KeepAlive(ix)
 			b.StartTimer()
 		}
@@ -113,17 +113,17 @@ func BenchmarkStoreOverhead(b *testing.B) {
 // client-go has no label index, hence no pair.
 func BenchmarkStoreLabelIndexMemory(b *testing.B) {
 	pods := storePods()
-	w := newOurStore(pods)
+	w := newStoreOurs(pods)
 	sel := labels.SelectorFromSet(labels.Set{"app": "app-7"})
 	var perObj float64
 	for b.Loop() {
 		b.StopTimer()
-		w = newOurStore(pods)
-		before := liveHeap()
+		w = newStoreOurs(pods)
+		before := storeLiveHeap()
 		b.StartTimer()
 		w.Indexer().ListSelector("", sel) // builds the label index
 		b.StopTimer()
-		perObj = float64(int64(liveHeap())-int64(before)) / storeObjects
+		perObj = float64(int64(storeLiveHeap())-int64(before)) / storeObjects
 		b.StartTimer()
 	}
 	runtime.KeepAlive(w)
@@ -132,21 +132,21 @@ func BenchmarkStoreLabelIndexMemory(b *testing.B) {
 
 // Listers over filled stores, built once and shared by the read benchmarks.
 var (
-	ourIndexer = sync.OnceValue(func() *store.Indexer[*corev1.Pod] { return newOurStore(storePods()).Indexer() })
-	ourLister  = sync.OnceValue(func() store.Lister[*corev1.Pod] {
-		l := store.NewLister(ourIndexer(), podsGR)
+	storeOurIndexer = sync.OnceValue(func() *store.Indexer[*corev1.Pod] { return newStoreOurs(storePods()).Indexer() })
+	storeOurLister  = sync.OnceValue(func() store.Lister[*corev1.Pod] {
+		l := store.NewLister(storeOurIndexer(), storePodsGR)
 		// Warm up: the first equality selector builds the label index.
 		if _, err := l.List(labels.SelectorFromSet(labels.Set{"app": "app-0"})); err != nil {
 			panic(err)
 		}
 		return l
 	})
-	clientGoIndexer = sync.OnceValue(func() cache.Indexer { return newClientGoStore(storePods()) })
+	storeClientGoIndexer = sync.OnceValue(func() cache.Indexer { return newStoreClientGo(storePods()) })
 )
 
-func benchList(b *testing.B, sel labels.Selector, wantLen int) {
+func storeBenchList(b *testing.B, sel labels.Selector, wantLen int) {
 	b.Run("impl=ours", func(b *testing.B) {
-		l := ourLister()
+		l := storeOurLister()
 		b.ReportAllocs()
 		for b.Loop() {
 			got, _ := l.List(sel)
@@ -156,7 +156,7 @@ func benchList(b *testing.B, sel labels.Selector, wantLen int) {
 		}
 	})
 	b.Run("impl=client-go", func(b *testing.B) {
-		l := corelisters.NewPodLister(clientGoIndexer())
+		l := corelisters.NewPodLister(storeClientGoIndexer())
 		b.ReportAllocs()
 		for b.Loop() {
 			got, _ := l.List(sel)
@@ -170,19 +170,19 @@ func benchList(b *testing.B, sel labels.Selector, wantLen int) {
 // BenchmarkStoreListSelector lists the 1% of pods with app=app-7 through a
 // lister, across all namespaces.
 func BenchmarkStoreListSelector(b *testing.B) {
-	benchList(b, labels.SelectorFromSet(labels.Set{"app": "app-7"}), storeObjects/benchApps)
+	storeBenchList(b, labels.SelectorFromSet(labels.Set{"app": "app-7"}), storeObjects/benchApps)
 }
 
 // BenchmarkStoreListSelectorTwoLabels selects app=app-7,env=prod (0.5%... here
 // app-7 pods all have env=staging? no: 7 is odd, so env=staging) — the second
 // requirement is checked on the candidates of the first.
 func BenchmarkStoreListSelectorTwoLabels(b *testing.B) {
-	benchList(b, labels.SelectorFromSet(labels.Set{"app": "app-7", "env": "staging"}), storeObjects/benchApps)
+	storeBenchList(b, labels.SelectorFromSet(labels.Set{"app": "app-7", "env": "staging"}), storeObjects/benchApps)
 }
 
 // BenchmarkStoreListEverything lists all 100k pods through a lister.
 func BenchmarkStoreListEverything(b *testing.B) {
-	benchList(b, labels.Everything(), storeObjects)
+	storeBenchList(b, labels.Everything(), storeObjects)
 }
 
 // BenchmarkStoreListNamespace lists one namespace (1% of the pods) with
@@ -190,7 +190,7 @@ func BenchmarkStoreListEverything(b *testing.B) {
 func BenchmarkStoreListNamespace(b *testing.B) {
 	want := storeObjects / benchNamespaces
 	b.Run("impl=ours", func(b *testing.B) {
-		l := ourLister().Namespace("ns-7")
+		l := storeOurLister().Namespace("ns-7")
 		b.ReportAllocs()
 		for b.Loop() {
 			if got, _ := l.List(labels.Everything()); len(got) != want {
@@ -199,7 +199,7 @@ func BenchmarkStoreListNamespace(b *testing.B) {
 		}
 	})
 	b.Run("impl=client-go", func(b *testing.B) {
-		l := corelisters.NewPodLister(clientGoIndexer()).Pods("ns-7")
+		l := corelisters.NewPodLister(storeClientGoIndexer()).Pods("ns-7")
 		b.ReportAllocs()
 		for b.Loop() {
 			if got, _ := l.List(labels.Everything()); len(got) != want {
@@ -209,10 +209,10 @@ func BenchmarkStoreListNamespace(b *testing.B) {
 	})
 }
 
-// getOrder is the order the Get benchmarks visit the pods in: a fixed random
+// storeGetOrder is the order the Get benchmarks visit the pods in: a fixed random
 // permutation, as a controller's reads are (a sequential walk would favour
 // whichever store happens to lay its keys out in insertion order).
-var getOrder = sync.OnceValue(func() []*corev1.Pod {
+var storeGetOrder = sync.OnceValue(func() []*corev1.Pod {
 	pods := slices.Clone(storePods())
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(pods), func(i, j int) { pods[i], pods[j] = pods[j], pods[i] })
 	return pods
@@ -224,14 +224,14 @@ var getOrder = sync.OnceValue(func() []*corev1.Pod {
 // does not; a caller that then reads the object pays most of them anyway
 // (see BenchmarkStoreGetLister).
 func BenchmarkStoreGet(b *testing.B) {
-	pods := getOrder()
+	pods := storeGetOrder()
 	keys := make([]string, len(pods))
 	for i, p := range pods {
 		keys[i] = store.Key(p)
 	}
 	b.Run("impl=ours", func(b *testing.B) {
-		ourLister() // same state as the other read benchmarks: label index built
-		ix := ourIndexer()
+		storeOurLister() // same state as the other read benchmarks: label index built
+		ix := storeOurIndexer()
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
@@ -244,7 +244,7 @@ func BenchmarkStoreGet(b *testing.B) {
 		}
 	})
 	b.Run("impl=client-go", func(b *testing.B) {
-		ix := clientGoIndexer()
+		ix := storeClientGoIndexer()
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
@@ -262,9 +262,9 @@ func BenchmarkStoreGet(b *testing.B) {
 // BenchmarkStoreGetLister is a controller's read in random order:
 // Pods(ns).Get(name), then a look at the object (its node).
 func BenchmarkStoreGetLister(b *testing.B) {
-	pods := getOrder()
+	pods := storeGetOrder()
 	b.Run("impl=ours", func(b *testing.B) {
-		l := ourLister()
+		l := storeOurLister()
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
@@ -278,7 +278,7 @@ func BenchmarkStoreGetLister(b *testing.B) {
 		}
 	})
 	b.Run("impl=client-go", func(b *testing.B) {
-		l := corelisters.NewPodLister(clientGoIndexer())
+		l := corelisters.NewPodLister(storeClientGoIndexer())
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
@@ -293,10 +293,10 @@ func BenchmarkStoreGetLister(b *testing.B) {
 	})
 }
 
-// updatePods returns, for the first n pods, a second version of each: a
+// storeUpdatePods returns, for the first n pods, a second version of each: a
 // shallow copy with its own label map and a new resourceVersion, as a status
 // update from the server would look. Index values do not change.
-func updatePods(n int) []*corev1.Pod {
+func storeUpdatePods(n int) []*corev1.Pod {
 	pods := storePods()
 	out := make([]*corev1.Pod, n)
 	for i := range out {
@@ -315,14 +315,14 @@ func updatePods(n int) []*corev1.Pod {
 // client-go run).
 func BenchmarkStoreUpdate(b *testing.B) {
 	pods := storePods()
-	alt := updatePods(10_000)
+	alt := storeUpdatePods(10_000)
 	for _, labelIndexed := range []bool{false, true} {
 		name := "labels=plain/impl=ours"
 		if labelIndexed {
 			name = "labels=indexed/impl=ours"
 		}
 		b.Run(name, func(b *testing.B) {
-			w := newOurStore(pods)
+			w := newStoreOurs(pods)
 			if labelIndexed {
 				w.Indexer().ListSelector("", labels.SelectorFromSet(labels.Set{"app": "app-0"}))
 			}
@@ -340,7 +340,7 @@ func BenchmarkStoreUpdate(b *testing.B) {
 			}
 		})
 		b.Run(name[:len(name)-len("ours")]+"client-go", func(b *testing.B) {
-			ix := newClientGoStore(pods)
+			ix := newStoreClientGo(pods)
 			b.ReportAllocs()
 			i, round := 0, 0
 			for b.Loop() {
@@ -386,7 +386,7 @@ func BenchmarkStorePodBytes(b *testing.B) {
 			var perPod float64
 			for b.Loop() {
 				b.StopTimer()
-				before := liveHeap()
+				before := storeLiveHeap()
 				b.StartTimer()
 				pods := make([]*corev1.Pod, n)
 				for i := range pods {
@@ -400,7 +400,7 @@ func BenchmarkStorePodBytes(b *testing.B) {
 					pods[i] = p
 				}
 				b.StopTimer()
-				perPod = float64(int64(liveHeap())-int64(before)) / n
+				perPod = float64(int64(storeLiveHeap())-int64(before)) / n
 				runtime.KeepAlive(pods)
 				b.StartTimer()
 			}
