@@ -36,7 +36,16 @@
 //   - ids are stable across updates, so an update whose index values did not
 //     change touches no index at all.
 //
-// See bench/store_test.go for the measured overhead per object.
+// Measured with bench/store_test.go (100k pods, namespace index plus one custom
+// index): 33-48 bytes per object depending on where the key table is in its
+// doubling cycle, against 159-175 for client-go's cache.NewIndexer. Capacity
+// grows to the peak population and is not given back.
+//
+// The price of not storing keys: Get verifies a key against the object's
+// namespace and name, so a lookup touches the object (and its name string)
+// where client-go's map touches only its own key copy. A caller that reads the
+// object it got pays that anyway; a bare key probe is a few cache misses
+// slower than client-go's.
 //
 // # Label selectors
 //
