@@ -28,7 +28,9 @@ import (
 // handler saw for each key, with no handler-contract violation on the way.
 //
 // Byte 0 picks the configuration (WatchList or LIST, page size, event log
-// size); then each pair of bytes is one step (op, argument). It runs inside a
+// size, handler resync); then each pair of bytes is one step (op, argument).
+// One step registers a second handler late, which must catch up through
+// synthetic adds. It runs inside a
 // synctest bubble, so backoffs and watch timeouts take no real time.
 func FuzzInformerConverges(f *testing.F) {
 	f.Add([]byte{0x00, 0, 1, 1, 2, 3, 1, 4, 0, 0, 3})                   // writes, relist, more writes
@@ -36,6 +38,7 @@ func FuzzInformerConverges(f *testing.F) {
 	f.Add([]byte{0x1e, 0, 0, 0, 1, 0, 2, 0, 3, 5, 0, 0, 4, 0, 5, 4, 0}) // tiny pages and log, writes while dropped
 	f.Add([]byte{0x00, 8, 0, 0, 1, 4, 0, 8, 3, 0, 2, 9, 20})            // injected errors, backoff
 	f.Add([]byte{0x01, 6, 0, 0, 1, 6, 0, 3, 1, 7, 0, 4, 0, 3, 0})       // bookmarks, deletes, relist
+	f.Add([]byte{0x20, 0, 1, 9, 255, 7, 1, 0, 2, 4, 0, 3, 2, 9, 255})   // handler resync, late handler
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 || len(data) > 400 {
 			return
@@ -66,10 +69,15 @@ func checkConverges(t *testing.T, data []byte) {
 	inf := informer.New(src, informer.Options[fuzzObj]{
 		Reflector: reflector.Options{Name: "configmaps", WatchList: &watchList, PageSize: 1 + int64(cfg>>1&3)},
 	})
+	var hopts informer.HandlerOptions
+	if cfg&0x20 != 0 {
+		hopts.ResyncPeriod = time.Minute
+	}
 	rec := runtimetest.NewRecorder[fuzzObj]()
-	if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
+	if _, err := inf.AddHandler(rec, hopts); err != nil {
 		t.Fatal(err)
 	}
+	recs := []*runtimetest.Recorder[fuzzObj]{rec}
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -109,8 +117,17 @@ func checkConverges(t *testing.T, data []byte) {
 			src.Bookmark()
 			trace = append(trace, "bookmark")
 		case 7:
-			synctest.Wait()
-			trace = append(trace, "settle")
+			if arg&1 == 0 || len(recs) > 1 {
+				synctest.Wait()
+				trace = append(trace, "settle")
+				break
+			}
+			late := runtimetest.NewRecorder[fuzzObj]()
+			if _, err := inf.AddHandler(late, informer.HandlerOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, late)
+			trace = append(trace, "late handler")
 		case 8:
 			verb := runtimetest.VerbWatch
 			if arg&1 == 1 {
@@ -135,7 +152,8 @@ func checkConverges(t *testing.T, data []byte) {
 	}
 
 	// Let every backoff and injected failure play out (fake time).
-	var cached, seen, want map[string]fuzzObj
+	var cached, want map[string]fuzzObj
+	seen := make([]map[string]fuzzObj, len(recs))
 	for range 200 {
 		synctest.Wait()
 		want = src.Snapshot()
@@ -143,8 +161,12 @@ func checkConverges(t *testing.T, data []byte) {
 		for _, o := range inf.Indexer().List() {
 			cached[runtimetest.Key(o)] = o
 		}
-		seen = rec.State()
-		if runtimetest.SameResourceVersions(cached, want) && runtimetest.SameResourceVersions(seen, want) {
+		done := runtimetest.SameResourceVersions(cached, want)
+		for i, r := range recs {
+			seen[i] = r.State()
+			done = done && runtimetest.SameResourceVersions(seen[i], want)
+		}
+		if done {
 			break
 		}
 		time.Sleep(31 * time.Second)
@@ -152,16 +174,18 @@ func checkConverges(t *testing.T, data []byte) {
 	if !runtimetest.SameResourceVersions(cached, want) {
 		t.Errorf("cache did not converge\n cache:  %v\n source: %v\n steps: %q", rvMap(cached), rvMap(want), trace)
 	}
-	if !runtimetest.SameResourceVersions(seen, want) {
-		t.Errorf("handler state did not converge\n handler: %v\n source:  %v\n steps: %q", rvMap(seen), rvMap(want), trace)
-	}
 	for k, w := range want {
 		if c, ok := cached[k]; ok && c.Data["v"] != w.Data["v"] {
 			t.Errorf("cached %s has data %q, source %q", k, c.Data["v"], w.Data["v"])
 		}
 	}
-	if err := rec.Err(); err != nil {
-		t.Errorf("handler contract violated: %v\n steps: %q", err, trace)
+	for i, r := range recs {
+		if !runtimetest.SameResourceVersions(seen[i], want) {
+			t.Errorf("handler %d state did not converge\n handler: %v\n source:  %v\n steps: %q", i, rvMap(seen[i]), rvMap(want), trace)
+		}
+		if err := r.Err(); err != nil {
+			t.Errorf("handler %d contract violated: %v\n steps: %q", i, err, trace)
+		}
 	}
 }
 
