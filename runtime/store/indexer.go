@@ -137,7 +137,9 @@ func (w *Writer[T]) Delete(key string) (old T, existed bool) {
 // Batch runs fn with exclusive access: readers see either none or all of the
 // writes fn makes through tx (a relist is applied atomically this way). fn
 // must use only tx: calling the Indexer or the Writer from fn deadlocks. tx is
-// invalid once fn returns. Readers block for as long as fn runs.
+// invalid once fn returns. Readers block for as long as fn runs. There is no
+// rollback: if fn panics, the writes it made stay, the lock is released and
+// the panic continues.
 func (w *Writer[T]) Batch(fn func(tx Tx[T])) {
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
