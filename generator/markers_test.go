@@ -1,0 +1,93 @@
+package generator
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+)
+
+func parseOne(t testing.TB, text string) (marker, bool, *Diagnostic) {
+	fset := token.NewFileSet()
+	f := fset.AddFile("types.go", -1, len(text)+10)
+	f.SetLines([]int{0})
+	return parseMarker(fset, &ast.Comment{Slash: token.Pos(f.Base()), Text: text}, func(s string) string { return s })
+}
+
+func TestParseMarker(t *testing.T) {
+	tests := []struct {
+		text, name, value string
+		args              map[string]string
+		isMarker          bool
+		diag              string
+	}{
+		{text: "// +genclient", name: "genclient", isMarker: true},
+		{text: "//+genclient:onlyVerbs=get,list,watch", name: "genclient:onlyVerbs", value: "get,list,watch", isMarker: true},
+		{text: "// +informer-gen:index:name=Node,field=.spec.nodeName", name: "informer-gen:index",
+			args: map[string]string{"name": "Node", "field": ".spec.nodeName"}, isMarker: true},
+		{text: `// +kubebuilder:resource:scope=Cluster,path="gizmos"`, name: "kubebuilder:resource",
+			args: map[string]string{"scope": "Cluster", "path": "gizmos"}, isMarker: true},
+		{text: "// plain comment", isMarker: false},
+		{text: "// +1 is not a marker", isMarker: false},
+		{text: "/* +genclient */", isMarker: false},
+		{text: "// +informer-gen:idx:name=A", isMarker: true, diag: `unknown marker key +informer-gen:idx (did you mean "index"?)`},
+		{text: "// +genclient:noVerb", isMarker: true, diag: `unknown marker +genclient:noVerb (did you mean "noVerbs"?)`},
+		{text: "// +groupname=foo", isMarker: true, diag: `unknown marker +groupname (did you mean "+groupName"?)`},
+		{text: "// +optional", name: "optional", isMarker: true},
+	}
+	for _, tt := range tests {
+		m, ok, d := parseOne(t, tt.text)
+		if ok != tt.isMarker {
+			t.Errorf("%q: isMarker = %v", tt.text, ok)
+			continue
+		}
+		if tt.diag != "" {
+			if d == nil || !strings.HasSuffix(d.String(), tt.diag) {
+				t.Errorf("%q: diag = %v, want %q", tt.text, d, tt.diag)
+			}
+			continue
+		}
+		if d != nil {
+			t.Errorf("%q: unexpected diag %v", tt.text, d)
+		}
+		if !ok {
+			continue
+		}
+		if m.name != tt.name || m.value != tt.value {
+			t.Errorf("%q: name %q value %q", tt.text, m.name, m.value)
+		}
+		for k, v := range tt.args {
+			if a, ok := m.arg(k); !ok || a.value != v {
+				t.Errorf("%q: arg %s = %q, want %q", tt.text, k, a.value, v)
+			}
+		}
+	}
+	// Argument positions point at the key, for precise messages.
+	m, _, _ := parseOne(t, "// +informer-gen:index:name=Node,feild=.spec.x")
+	if a, _ := m.arg("feild"); a.pos.Column != strings.Index("// +informer-gen:index:name=Node,feild=.spec.x", "feild")+1 {
+		t.Errorf("feild column = %d", a.pos.Column)
+	}
+}
+
+// The markers stage never panics, whatever the comment text.
+func FuzzMarkers(f *testing.F) {
+	for _, s := range []string{
+		"+genclient", "+informer-gen:index:name=,field=", "+informer-gen:index:,,,=", "+informer-gen:",
+		"+genclient:", "+kubebuilder:resource:", "+=", "+informer-gen:index:name=A,field=.a..b",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsAny(s, "\n\r") || strings.Contains(s, "*/") {
+			return
+		}
+		src := "package p\n\n// " + s + "\ntype T struct{}\n\n// " + s + "\nvar V int\n"
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
+		if err != nil {
+			return
+		}
+		collectMarkers(fset, []*ast.File{file}, func(s string) string { return s })
+	})
+}
