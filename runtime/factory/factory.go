@@ -73,6 +73,9 @@ type Options struct {
 	Transform func(runtime.Object) (runtime.Object, error)
 	// KeepManagedFields keeps metadata.managedFields in cached objects.
 	KeepManagedFields bool
+	// Reflector holds the list/watch settings of every informer (page size,
+	// WatchList, watch error handler); its Name is set per type.
+	Reflector reflector.Options
 	// HTTPClient, when set, is shared by the REST clients of every
 	// group-version; otherwise one is built from the rest.Config.
 	HTTPClient *http.Client
@@ -278,7 +281,7 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 	} else {
 		client, err := f.clientLocked(typ.Resource.GroupVersion(), typ.AddToScheme)
 		if err != nil {
-			lw = failingLW[T]{err: fmt.Errorf("%s: %w", resourceName(typ.Resource), err)}
+			lw = failingLW[T]{err: err} // the reflector's errors name the resource
 		} else {
 			lw = listwatch.New(client, listwatch.Options[T, L]{
 				Resource:      typ.Resource.Resource,
@@ -295,7 +298,9 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 	opts := informer.Options[T]{
 		ResyncPeriod:      resync,
 		KeepManagedFields: f.opts.KeepManagedFields,
+		Reflector:         f.opts.Reflector,
 	}
+	opts.Reflector.Name = resourceName(typ.Resource)
 	transform := f.opts.Transform
 	if to.Transform != nil {
 		transform = to.Transform

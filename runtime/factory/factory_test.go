@@ -178,8 +178,10 @@ func TestOptionsReachRequests(t *testing.T) {
 	srv.Add(widget("team-b", "c", "", map[string]string{"tier": "web"}))
 	ctx := deadline(t)
 	ns, sel := "team-a", "tier=web"
+	noWatchList := false
 	f := factory.New(srv.Config(), factory.Options{
 		HTTPClient:    srv.HTTPClient(),
+		Reflector:     reflector.Options{WatchList: &noWatchList, PageSize: 1},
 		Namespace:     "ignored-by-override",
 		LabelSelector: "ignored=true",
 		FieldSelector: "metadata.name!=zzz",
@@ -206,6 +208,12 @@ func TestOptionsReachRequests(t *testing.T) {
 		t.Fatalf("factory-wide transform not applied: %v", w.Annotations)
 	}
 	for _, r := range srv.Requests() {
+		if r.Query.Get("sendInitialEvents") != "" {
+			t.Errorf("request %v: WatchList used though Options.Reflector.WatchList is false", r.Query)
+		}
+		if r.Query.Get("watch") != "true" && r.Query.Get("limit") != "1" {
+			t.Errorf("LIST %v: Options.Reflector.PageSize not used", r.Query)
+		}
 		if r.Path != "/apis/test.informer-gen.dev/v1/namespaces/team-a/widgets" {
 			t.Errorf("request path %q: per-type namespace not used", r.Path)
 		}
@@ -253,7 +261,7 @@ func TestSetListerWatcherNeedsNoServer(t *testing.T) {
 		factory.SetListerWatcher(&opts, WidgetType, reflector.ListerWatcher[*lwt.Widget](fakeLW{items: []*lwt.Widget{a}}))
 		var sawOpts bool
 		factory.SetInformerOptions(&opts, WidgetType, func(o *informer.Options[*lwt.Widget]) {
-			sawOpts = o.Reflector.Name == "" // the factory's name default comes later, in NewInformer
+			sawOpts = o.Reflector.Name == "widgets.v1.test.informer-gen.dev" // set before, so fn may override it
 		})
 		f := factory.New(nil, opts) // no rest.Config at all
 		inf := factory.InformerFor(f, WidgetType)
