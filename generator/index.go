@@ -33,6 +33,12 @@ func buildIndex(pkg *packages.Package, named *types.Named, m marker) (*Index, Di
 		diags = append(diags, Diagnostic{Pos: name.pos,
 			Message: fmt.Sprintf("+informer-gen:index: name %q is not a Go identifier", name.value),
 			Hint:    "it becomes part of the lister method By<Name>"})
+	case name.value == "namespace" || upperFirst(name.value) == "Index":
+		// "namespace" is the store's built-in index; ByIndex is the
+		// generic lister method the typed ones call.
+		diags = append(diags, Diagnostic{Pos: name.pos,
+			Message: fmt.Sprintf("+informer-gen:index: name %q is reserved", name.value),
+			Hint:    "choose another name"})
 	}
 	if hasField == hasFunc {
 		diags = append(diags, Diagnostic{Pos: m.pos, Message: "+informer-gen:index needs exactly one of field= and func="})

@@ -1,0 +1,36 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +genclient
+// +informer-gen:index:name=Index,field=.spec.zone
+// +informer-gen:index:name=namespace,field=.spec.zone
+// +informer-gen:index:name=no-dash,field=.spec.zone
+// +informer-gen:index:field=.spec.zone
+// +informer-gen:index:name=Both,field=.spec.zone,func=X
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Foo is a test type.
+type Foo struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec FooSpec `json:"spec"`
+}
+
+// FooSpec is the spec of a Foo.
+type FooSpec struct {
+	Zone string `json:"zone"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// FooList is a list of Foo.
+type FooList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata"`
+
+	Items []Foo `json:"items"`
+}
