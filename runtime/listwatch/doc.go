@@ -6,8 +6,7 @@
 // Design choices:
 //   - No dynamic client and no unstructured conversion: the REST client's
 //     serializer is serializer.NewCodecFactory(scheme).WithoutConversion(), so
-//     JSON (or protobuf, for built-in types when cfg asks for it) is decoded
-//     once, into the Go type.
+//     each response is decoded once, into the Go type.
 //   - One REST client per group-version (ConfigFor/NewRESTClient), each with its
 //     own scheme; several may share one *http.Client.
 //   - Selectors and namespace are fixed at construction, as an informer's are;
