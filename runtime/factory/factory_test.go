@@ -380,3 +380,33 @@ func TestShutdownStopsEverythingAndStartAfterIsNoop(t *testing.T) {
 		}
 	})
 }
+
+func TestClusterScopedTypeIgnoresNamespace(t *testing.T) {
+	srv := lwt.NewServer(t)
+	srv.Add(widget("", "cluster-wide", "", nil))
+	ctx := deadline(t)
+	clusterType := WidgetType
+	clusterType.Namespaced = false
+	f := factory.New(srv.Config(), factory.Options{HTTPClient: srv.HTTPClient(), Namespace: "team-a"})
+	defer f.Shutdown()
+	inf := factory.InformerFor(f, clusterType)
+	f.Start(ctx)
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := inf.Indexer().Get("cluster-wide"); !ok {
+		t.Fatalf("cluster-scoped object not cached under its name; keys %v", inf.Indexer().ListKeys())
+	}
+	g, err := f.ForResource(lwt.GVR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj, err := g.Lister().Get("cluster-wide"); err != nil || obj.(*lwt.Widget).Name != "cluster-wide" {
+		t.Fatalf("generic Get(cluster-wide) = %v, %v", obj, err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Path != "/apis/test.informer-gen.dev/v1/widgets" {
+			t.Errorf("request path %q: a cluster-scoped type must not be namespaced", r.Path)
+		}
+	}
+}
