@@ -143,9 +143,15 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 		if nonEmpty == "" {
 			nonEmpty = "core"
 		}
-		goName := gengonamer.IC(strings.Split(nonEmpty, ".")[0])
+		goName := goIdentifier(strings.Split(nonEmpty, ".")[0])
 		if goNameOverride != "" {
-			goName = gengonamer.IC(goNameOverride)
+			goName = goIdentifier(goNameOverride)
+		}
+		if !token.IsIdentifier(goName) {
+			diags = append(diags, Diagnostic{Pos: groupPos,
+				Message: fmt.Sprintf("group %q has no usable Go name (got %q)", groupName, goName),
+				Hint:    "set +groupGoName=SomeName in the package comment"})
+			continue
 		}
 		version := &Version{
 			Name:    path.Base(pkg.PkgPath),
@@ -263,6 +269,25 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 	}
 	slices.SortFunc(m.Groups, func(a, b *Group) int { return strings.Compare(a.PkgName, b.PkgName) })
 	return m, diags
+}
+
+// goIdentifier turns a DNS label such as "my-group" into an exported Go
+// name ("MyGroup"): upstream's namer.IC alone would keep the dash.
+func goIdentifier(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		switch {
+		case r == '-' || r == '_' || r == '.':
+			up = true
+		case up:
+			b.WriteString(strings.ToUpper(string(r)))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // groupPkgName is the output directory (and package name) of a group: its

@@ -65,3 +65,20 @@ func TestImportsAliases(t *testing.T) {
 		t.Errorf("specs not sorted or runtime alias kept: %+v", specs)
 	}
 }
+
+func TestGoIdentifierAndGroupPkgName(t *testing.T) {
+	for in, want := range map[string]string{"samplecontroller": "Samplecontroller", "my-group": "MyGroup", "core": "Core", "ChaosMesh": "ChaosMesh"} {
+		if got := goIdentifier(in); got != want {
+			t.Errorf("goIdentifier(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := groupPkgName("Internal", "k8s.io/api/apiserverinternal/v1alpha1"); got != "apiserverinternal" {
+		t.Errorf("groupPkgName(Internal) = %q", got)
+	}
+	if got := groupPkgName("Type", "example.com/apis/type/v1"); got != "typegroup" {
+		t.Errorf("groupPkgName(Type) = %q", got)
+	}
+	if got := groupPkgName("Apps", "example.com/apis/apps/v1"); got != "apps" {
+		t.Errorf("groupPkgName(Apps) = %q", got)
+	}
+}
