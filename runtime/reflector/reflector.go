@@ -229,7 +229,7 @@ func (r *Reflector[T]) report(ctx context.Context, err error) {
 // wait sleeps after err: the server's suggested delay (429 Retry-After), or
 // the next backoff step. It returns false if ctx ended first.
 func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
-	d := time.Duration(0)
+	var d time.Duration
 	if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
 		d = time.Duration(s) * time.Second
 	} else {
@@ -306,7 +306,10 @@ func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface, error) {
 			r.noWatchList = true
 			logger.V(2).Info("server refused WatchList; using LIST from now on", "err", err)
 		} else {
-			logger.V(2).Info("WatchList failed; falling back to LIST this time", "err", err)
+			// A real failure (not a missing feature): report it, and make
+			// progress with a LIST rather than wait for WatchList to recover.
+			r.report(ctx, err)
+			logger.V(2).Info("WatchList failed; falling back to LIST this time")
 		}
 	}
 	return nil, r.list(ctx)

@@ -415,9 +415,10 @@ func TestWatchListErrorEventBeforeEndMarker(t *testing.T) {
 		name     string
 		err      *apierrors.StatusError
 		attempts int // watch-list attempts after two relists
+		reported int // errors reported to the handler
 	}{
-		{"invalid is a refusal", apierrors.NewBadRequest("sendInitialEvents not supported"), 1},
-		{"internal error is transient", apierrors.NewInternalError(errors.New("boom")), 2},
+		{"invalid is a refusal", apierrors.NewBadRequest("sendInitialEvents not supported"), 1, 1},
+		{"internal error is transient", apierrors.NewInternalError(errors.New("boom")), 2, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -438,6 +439,11 @@ func TestWatchListErrorEventBeforeEndMarker(t *testing.T) {
 				synctest.Wait()
 				if attempts != tc.attempts {
 					t.Errorf("watch-list attempts = %d, want %d", attempts, tc.attempts)
+				}
+				// A refusal is expected and silent; a transient failure is an
+				// error worth reporting (each time), beside the 410.
+				if es := h.errs.all(); len(es) != tc.reported {
+					t.Errorf("reported errors = %v, want %d", es, tc.reported)
 				}
 				wantRequests(t, src, "list limit=500", "watch rv=1", "list limit=500", "watch rv=1")
 				ops, _, _ := h.sink.snapshot()
