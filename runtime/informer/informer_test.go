@@ -622,3 +622,32 @@ func TestRegistrationLifecycle(t *testing.T) {
 		waitSynced(t, late)
 	})
 }
+
+// TestSlowHandlerResyncDoesNotPileUp: a handler slower than its resync
+// period gets a new resync only once the previous one is delivered, so its
+// buffer does not grow without bound (seen here as a short drain on stop).
+func TestSlowHandlerResyncDoesNotPileUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"), cm("ns", "b"))
+		inf := newInformer(src, informer.Options[CM]{})
+		var updates atomic.Int32
+		reg := must(inf.AddHandler(informer.HandlerFuncs[CM]{
+			UpdateFunc: func(_, _ CM) { time.Sleep(3 * time.Second); updates.Add(1) },
+		}, informer.HandlerOptions{ResyncPeriod: time.Second}))
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		waitSynced(t, reg)
+		time.Sleep(60 * time.Second)
+		cancel()
+		<-done
+		// 60s of 3s calls is 20; the drain adds at most the one resync in
+		// flight (2 objects). Piling up would add one resync per second.
+		if got := updates.Load(); got > 23 {
+			t.Fatalf("%d resync updates delivered, want at most 23", got)
+		}
+		if got := updates.Load(); got < 18 {
+			t.Fatalf("%d resync updates delivered, want about 20", got)
+		}
+	})
+}

@@ -186,11 +186,15 @@ func (l *listener[T]) recycle(batch []note[T]) {
 
 // queueResync appends OnUpdate(obj, obj) for every cached object to this
 // listener's buffer, consistently with the event stream (under inf.mu).
-// Before the informer has synced it does nothing.
+// Before the informer has synced, or once it is stopping, it does nothing.
+//
+// run calls it only between batches, and a batch is delivered whole before
+// the next check, so at most one resync is ever outstanding: a handler slower
+// than its period gets fewer resyncs, not an ever-growing buffer.
 func (l *listener[T]) queueResync(ctx context.Context) {
 	i := l.inf
 	i.mu.Lock()
-	if i.syncedSent {
+	if i.syncedSent && i.state == stateRunning { // no resync while draining
 		objs := i.indexer.List()
 		l.mu.Lock()
 		for _, o := range objs {
@@ -230,6 +234,11 @@ func (l *listener[T]) reportPanic(ctx context.Context, n *note[T], r any) {
 	klog.FromContext(ctx).Error(fmt.Errorf("handler panic: %v", r), "handler panicked; event dropped, delivery goes on",
 		"event", n.op.String(), "key", key, "stack", string(debug.Stack()))
 	if l.inf.onPanic != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				klog.FromContext(ctx).Error(fmt.Errorf("panic: %v", r), "Options.HandlerPanic panicked", "key", key)
+			}
+		}()
 		l.inf.onPanic(ctx, HandlerPanicInfo{Registration: l.reg, Event: n.op.String(), Key: key, Value: r})
 	}
 }
