@@ -44,6 +44,7 @@ type Diagnostic struct {
 	Hint    string
 }
 
+// String formats d as "file:line:col: message (hint)".
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	switch {
@@ -65,6 +66,7 @@ func (d Diagnostic) String() string {
 // error Run returns for bad input; its Error text is one diagnostic per line.
 type Diagnostics []Diagnostic
 
+// Error returns one formatted diagnostic per line.
 func (ds Diagnostics) Error() string {
 	lines := make([]string, len(ds))
 	for i, d := range ds {

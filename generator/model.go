@@ -17,7 +17,8 @@ import (
 )
 
 // Model is what the render stage sees: groups, versions, kinds and indexes,
-// plain data with no go/types in it. Everything is sorted.
+// plain data with no go/types in it. Everything is sorted. Model and its parts
+// are exported for the templates only; they are not a stable API.
 type Model struct {
 	OutputPkg string
 	Groups    []*Group
@@ -80,13 +81,23 @@ func (v *Version) InformerKinds() []*Kind {
 	}
 	return out
 }
+
+// LowerName is the kind with a lower-case first letter, for unexported names.
 func (k *Kind) LowerName() string { return lowerFirst(k.Name) }
+
+// ResourceQ is the resource as a Go string literal.
 func (k *Kind) ResourceQ() string { return strconv.Quote(k.Resource) }
-func (k *Kind) FileName() string  { return strings.ToLower(k.Name) + ".go" }
-func (ix *Index) NameQ() string   { return strconv.Quote(ix.Name) }
-func (ix *Index) ConstName() string {
-	return ix.Kind.Name + ix.GoName + "Index"
-}
+
+// FileName is the name of the kind's lister and informer files.
+func (k *Kind) FileName() string { return strings.ToLower(k.Name) + ".go" }
+
+// NameQ is the index name as a Go string literal.
+func (ix *Index) NameQ() string { return strconv.Quote(ix.Name) }
+
+// ConstName is the generated const holding the index name (FooNodeIndex).
+func (ix *Index) ConstName() string { return ix.Kind.Name + ix.GoName + "Index" }
+
+// FuncName is the generated index func (FooNodeIndexFunc).
 func (ix *Index) FuncName() string { return ix.Kind.Name + ix.GoName + "IndexFunc" }
 
 func lowerFirst(s string) string {
