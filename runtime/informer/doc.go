@@ -22,7 +22,9 @@
 //     handler's timer fires, its goroutine queues OnUpdate(obj, obj) for the
 //     cache as it stands at that point of the stream (under the same lock).
 //     Other handlers and the queue are not disturbed, and a resync can never
-//     carry an object older than one the handler was already given.
+//     carry an object older than one the handler was already given. At most
+//     one resync per handler is outstanding, so a handler slower than its
+//     period gets fewer resyncs rather than an ever-growing buffer.
 //   - The default transform is store.Compact (drop managedFields, intern
 //     repeated strings), applied after Options.Transform, before queueing.
 //   - Stop order, when Run's ctx ends: the Reflector stops; the FIFO is
