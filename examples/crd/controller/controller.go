@@ -1,0 +1,350 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/workqueue"
+
+	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
+	"github.com/informer-gen/informer-gen/examples/crd/generated/informers"
+	listers "github.com/informer-gen/informer-gen/examples/crd/generated/listers/samplecontroller/v1"
+)
+
+// Kind tells which resource a Key names.
+type Kind uint8
+
+const (
+	// KindFoo is a namespaced samplecontroller.example.com/v1 Foo.
+	KindFoo Kind = iota + 1
+	// KindHost is a cluster-scoped samplecontroller.example.com/v1 Host.
+	KindHost
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindFoo:
+		return "Foo"
+	case KindHost:
+		return "Host"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Key is a work item: one object to reconcile. Namespace is empty for Hosts.
+type Key struct {
+	Kind      Kind
+	Namespace string
+	Name      string
+}
+
+func (k Key) String() string {
+	if k.Namespace == "" {
+		return k.Kind.String() + " " + k.Name
+	}
+	return k.Kind.String() + " " + k.Namespace + "/" + k.Name
+}
+
+// Options configures New. The zero value is usable.
+type Options struct {
+	// Workers is the number of keys reconciled in parallel; 0 means 4.
+	Workers int
+	// RateLimiter spaces out the retries of failing keys; nil means
+	// workqueue.DefaultRateLimiter (per-key exponential backoff from 5ms to
+	// 1000s, max-ed with an overall token bucket).
+	RateLimiter workqueue.RateLimiter[Key]
+	// Observe, when set, is called by a worker before it reconciles key; the
+	// returned func (if not nil) is called with the result. Tests use it to
+	// check that no key is worked on by two workers at once. It must be safe
+	// for concurrent use.
+	Observe func(key Key) (done func(err error))
+}
+
+// Stats are counters since New. All fields are cumulative except QueueLen.
+type Stats struct {
+	// Events is the number of handler calls (adds, updates, deletes).
+	Events int64
+	// Reconciles is the number of keys reconciled (successfully or not).
+	Reconciles int64
+	// StatusUpdates is the number of status writes that succeeded.
+	StatusUpdates int64
+	// Errors is the number of reconciles that failed and were requeued.
+	Errors int64
+	// QueueLen is the number of keys waiting now.
+	QueueLen int
+}
+
+// Controller reconciles Foos and Hosts. Create it with New, run it with Run.
+type Controller struct {
+	opts   Options
+	queue  *workqueue.Queue[Key]
+	foos   listers.FooLister
+	hosts  listers.HostLister
+	client rest.Interface
+	fooReg *informer.Registration
+	hostRg *informer.Registration
+	fooInf *informer.Informer[*samplev1.Foo]
+	hostIn *informer.Informer[*samplev1.Host]
+
+	started atomic.Bool
+
+	events, reconciles, updates, errs atomic.Int64
+}
+
+// New returns a controller reading through f's v1 Foo and Host informers and
+// writing status to the server in cfg. It registers its event handlers on the
+// informers at once (so it must be called before or after f.Start, both
+// work); Run processes the keys.
+func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*Controller, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = 4
+	}
+	client, err := NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	v1 := f.Samplecontroller().V1()
+	c := &Controller{
+		opts:   opts,
+		queue:  workqueue.New(workqueue.Options[Key]{Name: "samplecontroller", RateLimiter: opts.RateLimiter}),
+		foos:   v1.Foos().Lister(),
+		hosts:  v1.Hosts().Lister(),
+		client: client,
+		fooInf: v1.Foos().Informer(),
+		hostIn: v1.Hosts().Informer(),
+	}
+	fooReg, err := c.fooInf.AddHandler(informer.HandlerFuncs[*samplev1.Foo]{
+		AddFunc: func(foo *samplev1.Foo, _ bool) {
+			c.events.Add(1)
+			c.enqueueFoo(foo)
+			c.enqueueHost(foo.Spec.HostName)
+		},
+		UpdateFunc: func(old, foo *samplev1.Foo) {
+			c.events.Add(1)
+			c.enqueueFoo(foo)
+			if old.Spec.HostName != foo.Spec.HostName {
+				c.enqueueHost(old.Spec.HostName)
+				c.enqueueHost(foo.Spec.HostName)
+			}
+		},
+		DeleteFunc: func(foo *samplev1.Foo, _ bool) {
+			c.events.Add(1)
+			c.enqueueHost(foo.Spec.HostName)
+		},
+	}, informer.HandlerOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("adding the Foo handler: %w", err)
+	}
+	hostReg, err := c.hostIn.AddHandler(informer.HandlerFuncs[*samplev1.Host]{
+		AddFunc: func(h *samplev1.Host, _ bool) {
+			c.events.Add(1)
+			c.enqueueHost(h.Name)
+			c.enqueueFoosOn(h.Name)
+		},
+		UpdateFunc: func(old, h *samplev1.Host) {
+			c.events.Add(1)
+			c.enqueueHost(h.Name)
+			if old.Spec.Capacity != h.Spec.Capacity {
+				c.enqueueFoosOn(h.Name)
+			}
+		},
+		DeleteFunc: func(h *samplev1.Host, _ bool) {
+			c.events.Add(1)
+			c.enqueueFoosOn(h.Name)
+		},
+	}, informer.HandlerOptions{})
+	if err != nil {
+		_ = c.fooInf.RemoveHandler(fooReg)
+		return nil, fmt.Errorf("adding the Host handler: %w", err)
+	}
+	c.fooReg, c.hostRg = fooReg, hostReg
+	return c, nil
+}
+
+func (c *Controller) enqueueFoo(foo *samplev1.Foo) {
+	c.queue.Add(Key{Kind: KindFoo, Namespace: foo.Namespace, Name: foo.Name})
+}
+
+func (c *Controller) enqueueHost(name string) {
+	if name != "" {
+		c.queue.Add(Key{Kind: KindHost, Name: name})
+	}
+}
+
+// enqueueFoosOn queues every Foo on the Host name, found through the index.
+func (c *Controller) enqueueFoosOn(name string) {
+	foos, err := c.foos.ByHost(name)
+	if err != nil {
+		// Only an unknown index fails, which would be a bug in this package.
+		panic(fmt.Sprintf("listing Foos by Host %q: %v", name, err))
+	}
+	for _, foo := range foos {
+		c.enqueueFoo(foo)
+	}
+}
+
+// Run waits until the informers have delivered their initial lists to the
+// controller's handlers, then reconciles keys with Options.Workers workers
+// until ctx ends. Then it shuts the queue down, lets the workers drain it,
+// removes its handlers and returns once every worker has exited: nil after
+// ctx ended normally, or the sync error (naming the resource and, e.g., a 403)
+// if ctx ended before the caches synced. Run may be called once.
+func (c *Controller) Run(ctx context.Context) error {
+	if !c.started.CompareAndSwap(false, true) {
+		return errors.New("controller: Run called twice")
+	}
+	logger := klog.FromContext(ctx)
+	defer func() {
+		_ = c.fooInf.RemoveHandler(c.fooReg)
+		_ = c.hostIn.RemoveHandler(c.hostRg)
+	}()
+	stop := context.AfterFunc(ctx, c.queue.ShutDown)
+	defer stop()
+	defer c.queue.ShutDown()
+
+	if err := informer.WaitForCacheSync(ctx, c.fooReg, c.hostRg); err != nil {
+		return fmt.Errorf("controller: waiting for caches: %w", err)
+	}
+	logger.V(2).Info("controller caches synced, starting workers", "workers", c.opts.Workers)
+
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Go(func() {
+			for c.processNext(ctx) {
+			}
+		})
+	}
+	wg.Wait()
+	logger.V(2).Info("controller stopped", "reconciles", c.reconciles.Load())
+	return nil
+}
+
+// processNext reconciles one key; it returns false once the queue is shut
+// down and empty.
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(key)
+	var done func(error)
+	if c.opts.Observe != nil {
+		done = c.opts.Observe(key)
+	}
+	err := c.reconcile(ctx, key)
+	c.reconciles.Add(1)
+	if done != nil {
+		done(err)
+	}
+	if err == nil {
+		c.queue.Forget(key)
+		return true
+	}
+	c.errs.Add(1)
+	if ctx.Err() == nil {
+		klog.FromContext(ctx).V(4).Info("reconcile failed, requeueing", "key", key.String(), "retries", c.queue.NumRequeues(key), "err", err)
+		c.queue.AddRateLimited(key)
+	}
+	return true
+}
+
+func (c *Controller) reconcile(ctx context.Context, key Key) error {
+	switch key.Kind {
+	case KindFoo:
+		return c.reconcileFoo(ctx, key)
+	case KindHost:
+		return c.reconcileHost(ctx, key)
+	}
+	return fmt.Errorf("unknown kind in key %v", key)
+}
+
+// DesiredFooStatus is what the controller writes to a Foo's status given the
+// Host it names (nil when that Host does not exist).
+func DesiredFooStatus(foo *samplev1.Foo, host *samplev1.Host) samplev1.FooStatus {
+	st := samplev1.FooStatus{ObservedGeneration: foo.Generation}
+	if host != nil {
+		st.AvailableReplicas = min(foo.Spec.Replicas, host.Spec.Capacity)
+	}
+	return st
+}
+
+// DesiredHostStatus is what the controller writes to a Host's status given
+// the number of Foos that name it.
+func DesiredHostStatus(host *samplev1.Host, foos int) samplev1.HostStatus {
+	return samplev1.HostStatus{Foos: int32(foos), ObservedGeneration: host.Generation}
+}
+
+func (c *Controller) reconcileFoo(ctx context.Context, key Key) error {
+	foo, err := c.foos.Foos(key.Namespace).Get(key.Name)
+	if apierrors.IsNotFound(err) {
+		return nil // deleted; its Host was queued by the delete handler
+	}
+	if err != nil {
+		return fmt.Errorf("reading foo %s/%s from the cache: %w", key.Namespace, key.Name, err)
+	}
+	var host *samplev1.Host
+	if foo.Spec.HostName != "" {
+		host, err = c.hosts.Get(foo.Spec.HostName)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("reading host %s of foo %s/%s from the cache: %w", foo.Spec.HostName, key.Namespace, key.Name, err)
+		}
+	}
+	want := DesiredFooStatus(foo, host)
+	if foo.Status == want {
+		return nil
+	}
+	upd := foo.DeepCopy() // cached objects are shared: never mutate them
+	upd.Status = want
+	err = c.client.Put().Namespace(key.Namespace).Resource("foos").Name(key.Name).SubResource("status").
+		Body(upd).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("updating status of foo %s/%s: %w", key.Namespace, key.Name, err)
+	}
+	c.updates.Add(1)
+	return nil
+}
+
+func (c *Controller) reconcileHost(ctx context.Context, key Key) error {
+	host, err := c.hosts.Get(key.Name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading host %s from the cache: %w", key.Name, err)
+	}
+	foos, err := c.foos.ByHost(key.Name)
+	if err != nil {
+		return fmt.Errorf("listing foos of host %s: %w", key.Name, err)
+	}
+	want := DesiredHostStatus(host, len(foos))
+	if host.Status == want {
+		return nil
+	}
+	upd := host.DeepCopy()
+	upd.Status = want
+	err = c.client.Put().Resource("hosts").Name(key.Name).SubResource("status").Body(upd).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("updating status of host %s: %w", key.Name, err)
+	}
+	c.updates.Add(1)
+	return nil
+}
+
+// Stats returns the controller's counters. Safe for concurrent use.
+func (c *Controller) Stats() Stats {
+	return Stats{
+		Events:        c.events.Load(),
+		Reconciles:    c.reconciles.Load(),
+		StatusUpdates: c.updates.Load(),
+		Errors:        c.errs.Load(),
+		QueueLen:      c.queue.Len(),
+	}
+}

@@ -1,0 +1,29 @@
+// Package localapi runs a real Kubernetes API server for custom resources in
+// the current process: an embedded etcd (go.etcd.io/etcd/server/v3/embed) and
+// k8s.io/apiextensions-apiserver, both on 127.0.0.1 with random ports. The demo
+// and the end-to-end tests use it; nothing here is meant for production.
+//
+// Design choices that are not obvious:
+//
+//   - Security is the simplest thing that is safe on one machine: the server
+//     binds 127.0.0.1 only, serves a self-signed certificate, authenticates
+//     anonymous requests and authorizes everything. The kubeconfig it writes
+//     (mode 0600) carries the CA and a per-server token.
+//   - The server has no core API (no namespaces, Events, Leases, RBAC). The
+//     generic server still insists on a core informer factory; it gets one over
+//     a fake clientset that nothing uses, so no request ever leaves the process
+//     and nothing retries against an unreachable address.
+//   - etcd and the API server have separate lifecycles: StopAPIServer and
+//     StartAPIServer restart the API server on the same port, certificate and
+//     etcd data, which is how the tests prove that an informer survives an API
+//     server restart. CompactEtcd compacts etcd's history so that a watch from
+//     an old resourceVersion gets 410 Expired (visible only with the watch cache
+//     off: Options.DisableWatchCache).
+//   - Feature gates are process-wide in k8s.io/apiserver. Options.FeatureGates
+//     is applied to the global gate on Start, and a second server in the same
+//     process must ask for the same gates (Start fails otherwise). Tests that
+//     need different gates (WatchList off) live in their own test binary.
+//   - etcd's zap logger runs at error level and is silenced before Close, since
+//     etcd logs spurious errors while shutting down; QuietKlog silences the
+//     API server's klog output for programs that log through their own logger.
+package localapi
