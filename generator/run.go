@@ -70,6 +70,9 @@ func Run(ctx context.Context, cfg Config) error {
 		model, ds = buildModel(l, cfg, outputPkg, rel)
 		diags = append(diags, ds...)
 	}
+	if model == nil && len(diags) == 0 {
+		diags = append(diags, Diagnostic{Subject: strings.Join(cfg.Inputs, " "), Message: "no input packages to generate for"})
+	}
 	if len(diags) > 0 {
 		return diags.sorted()
 	}

@@ -200,6 +200,17 @@ func TestOutputInsideInputPatternIsNotInput(t *testing.T) {
 	if _, err := os.Stat(broken); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("stale broken file was not removed: %v", err)
 	}
+	// Naming only an output package leaves nothing to generate for: an
+	// error, not a panic.
+	err = Run(context.Background(), Config{
+		Inputs:    []string{"./input/generated/listers/samplecontroller/v1alpha1"},
+		OutputDir: "input/generated",
+		WorkDir:   dir,
+	})
+	var diags Diagnostics
+	if !errors.As(err, &diags) || !strings.Contains(err.Error(), "no input packages") {
+		t.Errorf("Run over the output only: err = %v", err)
+	}
 	b, err := os.ReadFile(filepath.Join(dir, "input", "generated", "informers", "factory.go"))
 	if err != nil || !strings.Contains(string(b), `"example.com/sample/input/generated/informers/samplecontroller"`) {
 		t.Errorf("factory.go with a derived --output-pkg: %v\n%s", err, b)
