@@ -102,13 +102,23 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		})
 		fmt.Fprint(w, usageTrailer)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, err
+	// Flags may follow the packages, as with upstream's pflag-based
+	// commands: parse, take one positional argument, parse again.
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return cfg, err
+			}
+			return cfg, fmt.Errorf("%w: %w", ErrUsage, err)
 		}
-		return cfg, fmt.Errorf("%w: %w", ErrUsage, err)
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		cfg.Inputs = append(cfg.Inputs, rest[0])
+		rest = rest[1:]
 	}
-	cfg.Inputs = fs.Args()
 	var problems []string
 	if len(cfg.Inputs) == 0 {
 		problems = append(problems, "no input packages given")
