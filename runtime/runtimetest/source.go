@@ -63,7 +63,9 @@ type Request struct {
 //   - Watch from resourceVersion R replays the logged events after R, then
 //     streams live events in resourceVersion order. R older than the event log
 //     or than the last Compact gets an ERROR event with a 410 Expired Status.
-//     R "" or "0" starts with an ADDED event for every object.
+//     R "" or "0" starts with an ADDED event for every object (unless
+//     SendInitialEvents=false). ResourceVersionMatch without SendInitialEvents
+//     is refused with 422, as the server does.
 //   - Watch with SendInitialEvents=true (WatchList) sends an ADDED event for
 //     every object, then a BOOKMARK annotated k8s.io/initial-events-end, then
 //     live events — unless RefuseWatchList(true), which answers 422 Invalid.
@@ -411,9 +413,7 @@ func (s *Source[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflect
 		res.Continue = fmt.Sprintf("%d:%d", at, end)
 		remaining := int64(len(snap) - end)
 		res.RemainingItemCount = &remaining
-		s.pages[at] = snap
-	} else {
-		delete(s.pages, at)
+		s.keepPagesLocked(at, snap)
 	}
 	res.Items = make([]T, 0, end-offset)
 	for _, o := range snap[offset:end] {
@@ -443,6 +443,21 @@ func (s *Source[T]) checkListRVLocked(opts metav1.ListOptions) error {
 		return apierrors.NewBadRequest("runtimetest.Source serves Exact lists only at the current resourceVersion")
 	}
 	return nil
+}
+
+// maxSnapshots bounds the snapshots kept for continue tokens; the oldest
+// go first, and their tokens then get 410 Expired, as after a compaction.
+const maxSnapshots = 8
+
+func (s *Source[T]) keepPagesLocked(at int64, snap []T) {
+	s.pages[at] = snap
+	for len(s.pages) > maxSnapshots {
+		oldest := at
+		for rv := range s.pages {
+			oldest = min(oldest, rv)
+		}
+		delete(s.pages, oldest)
+	}
 }
 
 func parseContinue(tok string) (rv int64, offset int, err error) {
@@ -501,21 +516,29 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 	}
 	var initial []watch.Event
 	live := true
+	gk := schema.GroupKind{Group: s.resource.Group, Kind: s.resource.Resource}
+	if opts.ResourceVersionMatch != "" && opts.SendInitialEvents == nil {
+		return nil, apierrors.NewInvalid(gk, "", field.ErrorList{field.Forbidden(field.NewPath("resourceVersionMatch"),
+			"resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")})
+	}
 	switch {
 	case opts.SendInitialEvents != nil && *opts.SendInitialEvents:
 		if s.refuseWL {
-			return nil, apierrors.NewInvalid(schema.GroupKind{Group: s.resource.Group, Kind: s.resource.Resource}, "",
-				field.ErrorList{field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is not supported by this server")})
+			return nil, apierrors.NewInvalid(gk, "", field.ErrorList{field.Forbidden(field.NewPath("sendInitialEvents"),
+				"sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")})
 		}
 		if opts.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan || !opts.AllowWatchBookmarks {
-			return nil, apierrors.NewInvalid(schema.GroupKind{Group: s.resource.Group, Kind: s.resource.Resource}, "",
-				field.ErrorList{field.Forbidden(field.NewPath("sendInitialEvents"), "requires resourceVersionMatch=NotOlderThan and allowWatchBookmarks")})
+			return nil, apierrors.NewInvalid(gk, "", field.ErrorList{field.Forbidden(field.NewPath("resourceVersionMatch"),
+				"sendInitialEvents requires setting resourceVersionMatch to NotOlderThan and allowWatchBookmarks")})
 		}
 		for _, o := range s.sortedLocked() {
 			initial = append(initial, watch.Event{Type: watch.Added, Object: o.DeepCopy()})
 		}
 		initial = append(initial, watch.Event{Type: watch.Bookmark, Object: s.bookmark(s.rv, true)})
 	case opts.ResourceVersion == "" || opts.ResourceVersion == "0":
+		if opts.SendInitialEvents != nil {
+			break // sendInitialEvents=false: from now, without the current state
+		}
 		for _, o := range s.sortedLocked() {
 			initial = append(initial, watch.Event{Type: watch.Added, Object: o.DeepCopy()})
 		}

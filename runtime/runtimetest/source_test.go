@@ -342,3 +342,38 @@ func TestInject(t *testing.T) {
 		}
 	})
 }
+
+func TestWatchOptionsValidation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		src := runtimetest.NewSource(runtimetest.SourceOptions{}, cm("a"))
+		if _, err := src.Watch(ctx, metav1.ListOptions{ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}); !apierrors.IsInvalid(err) {
+			t.Errorf("resourceVersionMatch without sendInitialEvents = %v, want 422 Invalid", err)
+		}
+		no := false
+		w := must(src.Watch(ctx, metav1.ListOptions{SendInitialEvents: &no}))
+		must(src.Add(cm("b")))
+		if got := recv(t, w, 1); got[0] != "ADDED b@2" {
+			t.Errorf("sendInitialEvents=false from \"\" = %v, want only the new event", got)
+		}
+		w.Stop()
+	})
+}
+
+func TestOldestContinueSnapshotsAreEvicted(t *testing.T) {
+	ctx := context.Background()
+	src := runtimetest.NewSource(runtimetest.SourceOptions{}, cm("a"), cm("b"))
+	var tokens []string
+	for i := range 9 { // nine paged lists at nine resourceVersions
+		tokens = append(tokens, must(src.List(ctx, metav1.ListOptions{Limit: 1})).Continue)
+		must(src.Add(cm(fmt.Sprint("x", i))))
+	}
+	if _, err := src.List(ctx, metav1.ListOptions{Limit: 1, Continue: tokens[0]}); !apierrors.IsResourceExpired(err) {
+		t.Errorf("oldest token = %v, want 410 Expired", err)
+	}
+	for _, tok := range tokens[1:] {
+		if _, err := src.List(ctx, metav1.ListOptions{Limit: 1, Continue: tok}); err != nil {
+			t.Errorf("token %s = %v, want served", tok, err)
+		}
+	}
+}
