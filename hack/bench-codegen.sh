@@ -65,7 +65,7 @@ for c in "${CASES[@]}"; do
   case "$c" in crd|kapi|cold) ;; *) echo "unknown case $c (want crd, kapi or cold)" >&2; exit 2 ;; esac
 done
 
-log() { printf '\n>> %s\n' "$*" >&2; }
+log() { printf '\n>> [%s] %s\n' "$(date +%T)" "$*" >&2; }
 die() { printf 'bench-codegen: %s\n' "$*" >&2; exit 1; }
 
 # What the script needs. Go builds everything else, including the helper that
@@ -174,8 +174,8 @@ case_crd() {
   log "crd: one-type CRD project (sample-controller's Foo) in $m"
   crd_module || return 1
   crd_measure crd "$RUNS" || return 1
-  "$BENCH" lines -case crd -contender ours -results "$RESULTS" "$out/ours" || return 1
-  "$BENCH" lines -case crd -contender upstream -results "$RESULTS" "$out/upstream/listers" "$out/upstream/informers" || return 1
+  "$BENCH" lines -header "$HEADER" -case crd -contender ours -results "$RESULTS" "$out/ours" || return 1
+  "$BENCH" lines -header "$HEADER" -case crd -contender upstream -results "$RESULTS" "$out/upstream/listers" "$out/upstream/informers" || return 1
   local ok=0
   compiles crd ours "$m" ./generated/ours/... || ok=1
   compiles crd upstream "$m" ./generated/upstream/... || ok=1
@@ -235,8 +235,8 @@ case_kapi() {
       --listers-package "$mp/generated/upstream/listers" \
       --plural-exceptions "$plurals" "${pkgs[@]}" || return 1
 
-  "$BENCH" lines -case kapi -contender ours -results "$RESULTS" "$out/ours" || return 1
-  "$BENCH" lines -case kapi -contender upstream -results "$RESULTS" "$out/upstream" || return 1
+  "$BENCH" lines -header "$HEADER" -case kapi -contender ours -results "$RESULTS" "$out/ours" || return 1
+  "$BENCH" lines -header "$HEADER" -case kapi -contender upstream -results "$RESULTS" "$out/upstream" || return 1
   local ok=0
   compiles kapi ours "$m" ./generated/ours/... || ok=1
   compiles kapi upstream "$m" ./generated/upstream/... || ok=1
@@ -251,7 +251,7 @@ for c in "${CASES[@]}"; do
   fi
 done
 
-log "results ($RUNS timed runs each, medians; ratios are upstream/ours for costs, ours/upstream for sizes)"
+log "results after ${SECONDS}s ($RUNS timed runs each, medians; ratios are upstream/ours for costs, ours/upstream for sizes)"
 echo "machine: $(nproc 2>/dev/null || echo '?') cores, $(go version | cut -d' ' -f3-), code-generator $CODEGEN_VERSION"
 "$BENCH" report "$RESULTS"
 if [ $status -ne 0 ]; then

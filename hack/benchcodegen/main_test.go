@@ -172,14 +172,24 @@ func f() string {
 	mustWrite(t, filepath.Join(dir, "a", "p.go"), src)
 	mustWrite(t, filepath.Join(dir, "b.go"), "package p\n\n\nvar y = 2\n")
 	mustWrite(t, filepath.Join(dir, "notes.txt"), "not go\n")
-	c, err := countLines(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// p.go: 10 non-blank lines, code on "package", "var x", "func", "return", "}".
 	// b.go: 2 non-blank lines, both code.
-	if want := (lineCount{Files: 2, Lines: 12, Code: 7}); c != want {
-		t.Errorf("countLines = %+v, want %+v", c, want)
+	// Only p.go starts with the two-line header "// Code generated.../\n\n".
+	header := []byte("// Code generated. DO NOT EDIT.\n\n")
+	for _, tc := range []struct {
+		header []byte
+		want   lineCount
+	}{
+		{nil, lineCount{Files: 2, Lines: 12, Code: 7}},
+		{header, lineCount{Files: 2, Lines: 12, Code: 7, Header: 1}},
+	} {
+		c, err := countLines(dir, tc.header)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c != tc.want {
+			t.Errorf("countLines(header %q) = %+v, want %+v", tc.header, c, tc.want)
+		}
 	}
 }
 

@@ -27,6 +27,7 @@ var metrics = []metricInfo{
 	{Metric: "rss_mb", Title: "peak RSS (MB, median)"},
 	{Metric: "go_files", Title: "generated .go files", Share: true},
 	{Metric: "go_lines", Title: "generated lines (non-blank)", Share: true},
+	{Metric: "go_lines_noheader", Title: "  same without license headers", Share: true},
 	{Metric: "code_lines", Title: "generated lines (code only)", Share: true},
 	{Metric: "deterministic", Title: "same output every run", Bool: true},
 	{Metric: "compiles", Title: "output compiles", Bool: true},

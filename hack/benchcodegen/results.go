@@ -15,7 +15,7 @@ import (
 // Contender is "ours", "upstream", or "upstream:<step>" for the share of one
 // command in a multi-command contender. Metrics: wall_s, cpu_s, rss_mb (medians
 // over the timed runs), wall_min_s (fastest run), inputs (input packages),
-// go_files, go_lines, code_lines, deterministic and compiles (1 or 0).
+// go_files, go_lines, go_lines_noheader, code_lines, deterministic and compiles (1 or 0).
 type row struct {
 	Case, Contender, Metric string
 	Value                   float64
