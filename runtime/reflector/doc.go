@@ -14,9 +14,10 @@
 //     as safe, because a stale resourceVersion answers 410 and forces the relist.
 //   - Lists are consistent reads (resourceVersion ""), paged. client-go's first
 //     list uses "0" (any staleness) and turns paging off for later relists to
-//     hit the watch cache; since consistent reads from the watch cache (GA in
-//     Kubernetes 1.34) that trade-off is gone, and a relist can never go back
-//     in time.
+//     hit the watch cache; since API servers answer consistent reads from the
+//     watch cache (the ConsistentListFromCache feature, on by default since
+//     Kubernetes 1.31) that trade-off is gone, and a relist can never go back
+//     in time. The cost on an older server is LISTs that reach etcd.
 //   - Backoff jitter stays below the cap (see Options.MaxBackoff), a 429's
 //     Retry-After is honoured exactly, and a watch that the server closes at
 //     once without events is backed off rather than reopened in a tight loop.
