@@ -87,17 +87,43 @@ func (s *Server) DeleteCRD(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("building an apiextensions client: %w", err)
 	}
+	crd, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("getting CRD %s: %w", name, err)
+	}
 	err = client.ApiextensionsV1().CustomResourceDefinitions().Delete(ctx, name, metav1.DeleteOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting CRD %s: %w", name, err)
 	}
-	return poll(ctx, 30*time.Second, func() (bool, error) {
+	err = poll(ctx, 30*time.Second, func() (bool, error) {
 		_, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		return false, err
 	}, "CRD "+name+" to be deleted")
+	if err != nil {
+		return err
+	}
+	// The CRD object goes before the handler stops serving its resource:
+	// wait until a LIST of every version answers 404.
+	for _, v := range crd.Spec.Versions {
+		path := "/apis/" + crd.Spec.Group + "/" + v.Name + "/" + crd.Spec.Names.Plural
+		err := poll(ctx, 30*time.Second, func() (bool, error) {
+			err := client.Discovery().RESTClient().Get().AbsPath(path).Param("limit", "1").Do(ctx).Error()
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		}, path+" to answer 404")
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Server) waitCRDServed(ctx context.Context, client clientset.Interface, crd *CRD) error {

@@ -23,7 +23,7 @@
 //     is applied to the global gate on Start, and a second server in the same
 //     process must ask for the same gates (Start fails otherwise). Tests that
 //     need different gates (WatchList off) live in their own test binary.
-//   - etcd's zap logger runs at error level and is silenced before Close, since
+//   - etcd's zap logger shows fatal errors only and is silenced before Close, since
 //     etcd logs spurious errors while shutting down; QuietKlog silences the
 //     API server's klog output for programs that log through their own logger.
 package localapi

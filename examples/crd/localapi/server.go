@@ -195,7 +195,9 @@ func (s *Server) startEtcd(ctx context.Context) error {
 	cfg.UnsafeNoFsync = true
 	cfg.SnapshotCount = 100000
 	cfg.QuotaBackendBytes = 2 << 30
-	s.etcdLevel = zap.NewAtomicLevelAt(zapcore.ErrorLevel)
+	// etcd logs spurious errors on a fast single-member start ("failed to
+	// update storage version") and at shutdown: only fatal ones are shown.
+	s.etcdLevel = zap.NewAtomicLevelAt(zapcore.FatalLevel)
 	lg := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), zapcore.Lock(os.Stderr), s.etcdLevel))
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 	cfg.Logger = "zap"
@@ -427,7 +429,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Unlock()
 	err := s.StopAPIServer(ctx)
 	if s.etcd != nil {
-		s.etcdLevel.SetLevel(zapcore.FatalLevel + 1)
+		s.etcdLevel.SetLevel(zapcore.FatalLevel + 1) // silence even fatal-level noise while closing
 		s.etcd.Close()
 	}
 	if s.tempDir {
