@@ -12,6 +12,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
@@ -74,10 +76,12 @@ type Request struct {
 //
 // Every object handed out is a deep copy; the caller may mutate it.
 //
-// A Source is one resource in one scope: it ignores label and field
-// selectors and namespaces in ListOptions and serves every object it holds.
-// Build one Source per informer (and filter the objects you add) when a test
-// needs scoping.
+// Label selectors and the field selectors metadata.name and
+// metadata.namespace are honoured by List and Watch; a watch sees an object
+// that starts or stops matching as ADDED or DELETED, as on the API server. A
+// Source has no namespace scoping of its own: it is one resource across all
+// namespaces (use a field selector on metadata.namespace, or one Source per
+// informer).
 //
 // A Source is safe for concurrent use. Its methods never block on a slow
 // watcher: each open watch has an unbounded queue drained by one goroutine,
@@ -103,9 +107,76 @@ type Source[T store.Object[T]] struct {
 }
 
 type logged[T any] struct {
-	rv  int64
-	typ watch.EventType
-	obj T
+	rv   int64
+	typ  watch.EventType
+	obj  T
+	prev T // the state before a MODIFIED, for selector transitions
+}
+
+// selector is the label and field selector of a request; the zero value
+// matches everything. Fields are metadata.name and metadata.namespace.
+type selector struct {
+	labels labels.Selector
+	fields fields.Selector
+}
+
+func newSelector(opts metav1.ListOptions) (selector, error) {
+	var sel selector
+	var err error
+	if opts.LabelSelector != "" {
+		if sel.labels, err = labels.Parse(opts.LabelSelector); err != nil {
+			return sel, apierrors.NewBadRequest(fmt.Sprintf("invalid label selector %q: %v", opts.LabelSelector, err))
+		}
+	}
+	if opts.FieldSelector != "" {
+		if sel.fields, err = fields.ParseSelector(opts.FieldSelector); err != nil {
+			return sel, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector %q: %v", opts.FieldSelector, err))
+		}
+	}
+	return sel, nil
+}
+
+func (sel selector) all() bool { return sel.labels == nil && sel.fields == nil }
+
+func (sel selector) matches(o metav1.Object) bool {
+	if sel.labels != nil && !sel.labels.Matches(labels.Set(o.GetLabels())) {
+		return false
+	}
+	return sel.fields == nil || sel.fields.Matches(fields.Set{"metadata.name": o.GetName(), "metadata.namespace": o.GetNamespace()})
+}
+
+// event is e as a watch with sel sees it: an object that starts matching is
+// ADDED, one that stops matching is DELETED, as on the API server.
+func (sel selector) event(typ watch.EventType, obj, prev metav1.Object) (watch.EventType, bool) {
+	if sel.all() {
+		return typ, true
+	}
+	now := sel.matches(obj)
+	if typ != watch.Modified {
+		return typ, now
+	}
+	switch before := sel.matches(prev); {
+	case before && now:
+		return watch.Modified, true
+	case now:
+		return watch.Added, true
+	case before:
+		return watch.Deleted, true
+	}
+	return "", false
+}
+
+func filter[T store.Object[T]](objs []T, sel selector) []T {
+	if sel.all() {
+		return objs
+	}
+	var out []T
+	for _, o := range objs {
+		if sel.matches(o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // NewSource returns a Source holding objs (added in order, at resourceVersions
@@ -188,13 +259,15 @@ func (s *Source[T]) write(typ watch.EventType, obj T) (T, error) {
 		s.objects[key] = stored
 	}
 	stored.SetResourceVersion(strconv.FormatInt(s.rv, 10))
-	s.log = append(s.log, logged[T]{rv: s.rv, typ: typ, obj: stored})
+	s.log = append(s.log, logged[T]{rv: s.rv, typ: typ, obj: stored, prev: cur})
 	if over := len(s.log) - s.logSize; over > 0 {
 		s.logStart = s.log[over-1].rv
 		s.log = slices.Delete(s.log, 0, over)
 	}
 	for w := range s.watches {
-		w.push(watch.Event{Type: typ, Object: stored.DeepCopy()})
+		if t, ok := w.sel.event(typ, stored, cur); ok {
+			w.push(watch.Event{Type: t, Object: stored.DeepCopy()})
+		}
 	}
 	return stored.DeepCopy(), nil
 }
@@ -383,13 +456,16 @@ func (s *Source[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflect
 	if err := s.recordLocked(VerbList, opts); err != nil {
 		return nil, err
 	}
+	sel, err := newSelector(opts)
+	if err != nil {
+		return nil, err
+	}
 	var (
 		snap   []T
 		at     int64
 		offset int
 	)
 	if opts.Continue != "" {
-		var err error
 		at, offset, err = parseContinue(opts.Continue)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid continue token %q: %v", opts.Continue, err))
@@ -407,16 +483,22 @@ func (s *Source[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflect
 		snap = s.sortedLocked()
 	}
 	res := &reflector.ListResult[T]{ResourceVersion: strconv.FormatInt(at, 10)}
-	end := len(snap)
+	// The snapshot is kept unfiltered; every page of one list carries the
+	// same selector, so offsets into the filtered view are stable.
+	view := filter(snap, sel)
+	if offset > len(view) {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("continue token %q is past the end of the list", opts.Continue))
+	}
+	end := len(view)
 	if opts.Limit > 0 && int64(end-offset) > opts.Limit {
 		end = offset + int(opts.Limit)
 		res.Continue = fmt.Sprintf("%d:%d", at, end)
-		remaining := int64(len(snap) - end)
+		remaining := int64(len(view) - end)
 		res.RemainingItemCount = &remaining
 		s.keepPagesLocked(at, snap)
 	}
 	res.Items = make([]T, 0, end-offset)
-	for _, o := range snap[offset:end] {
+	for _, o := range view[offset:end] {
 		res.Items = append(res.Items, o.DeepCopy())
 	}
 	return res, nil
@@ -514,6 +596,10 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 	if err := s.recordLocked(VerbWatch, opts); err != nil {
 		return nil, err
 	}
+	sel, err := newSelector(opts)
+	if err != nil {
+		return nil, err
+	}
 	var initial []watch.Event
 	live := true
 	gk := schema.GroupKind{Group: s.resource.Group, Kind: s.resource.Resource}
@@ -531,7 +617,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 			return nil, apierrors.NewInvalid(gk, "", field.ErrorList{field.Forbidden(field.NewPath("resourceVersionMatch"),
 				"sendInitialEvents requires setting resourceVersionMatch to NotOlderThan and allowWatchBookmarks")})
 		}
-		for _, o := range s.sortedLocked() {
+		for _, o := range filter(s.sortedLocked(), sel) {
 			initial = append(initial, watch.Event{Type: watch.Added, Object: o.DeepCopy()})
 		}
 		initial = append(initial, watch.Event{Type: watch.Bookmark, Object: s.bookmark(s.rv, true)})
@@ -539,12 +625,12 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 		if opts.SendInitialEvents != nil {
 			break // sendInitialEvents=false: from now, without the current state
 		}
-		for _, o := range s.sortedLocked() {
+		for _, o := range filter(s.sortedLocked(), sel) {
 			initial = append(initial, watch.Event{Type: watch.Added, Object: o.DeepCopy()})
 		}
 	default:
-		from, err := strconv.ParseInt(opts.ResourceVersion, 10, 64)
-		if err != nil {
+		from, perr := strconv.ParseInt(opts.ResourceVersion, 10, 64)
+		if perr != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q", opts.ResourceVersion))
 		}
 		if from < s.logStart {
@@ -554,8 +640,11 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 			break
 		}
 		for _, e := range s.log {
-			if e.rv > from {
-				initial = append(initial, watch.Event{Type: e.typ, Object: e.obj.DeepCopy()})
+			if e.rv <= from {
+				continue
+			}
+			if t, ok := sel.event(e.typ, e.obj, e.prev); ok {
+				initial = append(initial, watch.Event{Type: t, Object: e.obj.DeepCopy()})
 			}
 		}
 	}
@@ -563,7 +652,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 	if opts.TimeoutSeconds != nil && *opts.TimeoutSeconds > 0 {
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
-	w := newFakeWatch(initial, opts.AllowWatchBookmarks, !live, func(w *fakeWatch) {
+	w := newFakeWatch(initial, sel, opts.AllowWatchBookmarks, !live, func(w *fakeWatch) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if _, ok := s.watches[w]; ok {

@@ -377,3 +377,56 @@ func TestOldestContinueSnapshotsAreEvicted(t *testing.T) {
 		}
 	}
 }
+
+func labelled(name, tier string) obj {
+	o := cm(name)
+	o.Labels = map[string]string{"tier": tier}
+	return o
+}
+
+func TestSelectors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		src := runtimetest.NewSource(runtimetest.SourceOptions{},
+			labelled("a", "web"), labelled("b", "db"), labelled("c", "web"), labelled("d", "web"))
+		other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "e", Labels: map[string]string{"tier": "web"}}}
+		must(src.Add(other))
+
+		web := metav1.ListOptions{LabelSelector: "tier=web", FieldSelector: "metadata.namespace=ns", Limit: 2}
+		p1 := must(src.List(ctx, web))
+		web.Continue = p1.Continue
+		p2 := must(src.List(ctx, web))
+		if got := append(names(p1.Items), names(p2.Items)...); !slices.Equal(got, []string{"a@1", "c@3", "d@4"}) || *p1.RemainingItemCount != 1 || p2.Continue != "" {
+			t.Errorf("selected pages = %v (remaining %d, continue %q)", got, *p1.RemainingItemCount, p2.Continue)
+		}
+		if _, err := src.List(ctx, metav1.ListOptions{LabelSelector: "tier in (("}); !apierrors.IsBadRequest(err) {
+			t.Errorf("bad selector = %v, want BadRequest", err)
+		}
+
+		w := must(src.Watch(ctx, metav1.ListOptions{ResourceVersion: "5", LabelSelector: "tier=web"}))
+		defer w.Stop()
+		b, _ := src.Get("ns/b")
+		b.Labels["tier"] = "web" // starts matching: ADDED
+		must(src.Update(b))
+		a, _ := src.Get("ns/a")
+		a.Labels["tier"] = "db" // stops matching: DELETED
+		must(src.Update(a))
+		a.Data = map[string]string{"still": "db"} // no longer seen
+		must(src.Update(a))
+		must(src.Add(labelled("x", "db"))) // never seen
+		c, _ := src.Get("ns/c")
+		c.Data = map[string]string{"k": "v"} // still matching: MODIFIED
+		must(src.Update(c))
+		must(src.Delete(c))
+		want := []string{"ADDED b@6", "DELETED a@7", "MODIFIED c@10", "DELETED c@11"}
+		if got := recv(t, w, len(want)); !slices.Equal(got, want) {
+			t.Errorf("selected watch = %v, want %v", got, want)
+		}
+		// A watch resuming from 5 gets the same view replayed.
+		re := must(src.Watch(ctx, metav1.ListOptions{ResourceVersion: "5", LabelSelector: "tier=web"}))
+		defer re.Stop()
+		if got := recv(t, re, len(want)); !slices.Equal(got, want) {
+			t.Errorf("replayed = %v, want %v", got, want)
+		}
+	})
+}

@@ -12,6 +12,7 @@ import (
 // one goroutine (pump) moves to the unbuffered result channel, so the Source
 // never blocks on a slow reader and events keep their order.
 type fakeWatch struct {
+	sel       selector
 	bookmarks bool
 	result    chan watch.Event
 	stopOnce  sync.Once
@@ -27,8 +28,9 @@ type fakeWatch struct {
 
 // newFakeWatch returns a watch that will deliver initial, then whatever is
 // pushed; if ending, it closes after initial.
-func newFakeWatch(initial []watch.Event, bookmarks, ending bool, onExit func(*fakeWatch)) *fakeWatch {
+func newFakeWatch(initial []watch.Event, sel selector, bookmarks, ending bool, onExit func(*fakeWatch)) *fakeWatch {
 	return &fakeWatch{
+		sel:       sel,
 		bookmarks: bookmarks,
 		result:    make(chan watch.Event),
 		stopped:   make(chan struct{}),
