@@ -7,7 +7,9 @@
 //     writes objects (Add, Update, Delete) and provokes the hard cases: expired
 //     resourceVersions (Compact), dropped watches (DropWatches), bookmarks,
 //     servers without WatchList (RefuseWatchList), injected errors (FailNext)
-//     and malformed events (Inject). It records every request it serves.
+//     and malformed events (Inject). It pages LISTs, honours label selectors
+//     and metadata.name/namespace field selectors, and records every request
+//     it serves.
 //   - Recorder[T] is an informer handler that remembers the last object it saw
 //     per key and every call, checks the handler contract, and lets a test
 //     wait for a condition (WaitFor) instead of sleeping.
