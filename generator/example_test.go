@@ -40,8 +40,6 @@ func ExampleRun() {
 	// informers/factory.go
 	// informers/generic.go
 	// informers/samplecontroller/interface.go
-	// informers/samplecontroller/v1alpha1/foo.go
-	// informers/samplecontroller/v1alpha1/interface.go
-	// listers/samplecontroller/v1alpha1/doc.go
-	// listers/samplecontroller/v1alpha1/foo.go
+	// informers/samplecontroller/v1alpha1/informers.go
+	// listers/samplecontroller/v1alpha1/listers.go
 }

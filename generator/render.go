@@ -85,26 +85,12 @@ func (im *imports) specs() []importSpec {
 // Template data. One struct per template; fields are what the template
 // reads, nothing more.
 type (
-	listerData struct {
-		Package string
-		Imports []importSpec
-		Kind    *Kind
-		API     string
-	}
-	listerDocData struct {
-		Package string
-		Version *Version
-	}
-	informerData struct {
+	// versionData is one group-version: its listers file or its informers file.
+	versionData struct {
 		Package      string
 		Imports      []importSpec
-		Kind         *Kind
+		Version      *Version
 		API, Listers string
-	}
-	versionData struct {
-		Package string
-		Imports []importSpec
-		Version *Version
 	}
 	versionRef struct {
 		*Version
@@ -185,39 +171,31 @@ func render(m *Model, header []byte) ([]file, error) {
 		grim.add(factoryPath, "factory")
 		for _, v := range g.Versions {
 			rel := g.PkgName + "/" + v.Name
-			for _, k := range v.Kinds {
-				lim := newImports()
-				lim.add(labelsPath, "labels")
-				lim.add(schemaPath, "schema")
-				lim.add(storePath, "store")
-				api := lim.add(v.APIPath, v.Name)
-				emit(path.Join("listers", rel, k.FileName()), "lister", listerData{
-					Package: v.Name, Kind: k, API: api, Imports: lim.specs(),
-				})
-			}
-			emit(path.Join("listers", rel, "doc.go"), "listerdoc", listerDocData{Package: v.Name, Version: v})
+			lim := newImports()
+			lim.add(labelsPath, "labels")
+			lim.add(schemaPath, "schema")
+			lim.add(storePath, "store")
+			api := lim.add(v.APIPath, v.Name)
+			emit(path.Join("listers", rel, "listers.go"), "listers", versionData{
+				Package: v.Name, Version: v, API: api, Imports: lim.specs(),
+			})
 
 			kinds := v.InformerKinds()
 			if len(kinds) == 0 {
 				continue
 			}
+			iim := newImports("version", "New", "Interface")
+			iim.add(factoryPath, "factory")
+			iim.add(informerPath, "informer")
+			iim.add(reflPath, "reflector")
+			api = iim.add(v.APIPath, v.Name)
+			listers := iim.add(path.Join(listersPkg, rel), "listers")
+			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
+				Package: v.Name, Version: v, API: api, Listers: listers, Imports: iim.specs(),
+			})
 			for _, k := range kinds {
-				iim := newImports()
-				iim.add(factoryPath, "factory")
-				iim.add(informerPath, "informer")
-				iim.add(reflPath, "reflector")
-				api := iim.add(v.APIPath, v.Name)
-				listers := iim.add(path.Join(listersPkg, rel), "listers")
-				emit(path.Join("informers", rel, k.FileName()), "informer", informerData{
-					Package: v.Name, Kind: k, API: api, Listers: listers, Imports: iim.specs(),
-				})
 				kindRefs = append(kindRefs, kindRef{Kind: k, Alias: gim.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
 			}
-			vim := newImports("version", "New", "Interface")
-			vim.add(factoryPath, "factory")
-			emit(path.Join("informers", rel, "interface.go"), "version", versionData{
-				Package: v.Name, Version: v, Imports: vim.specs(),
-			})
 			versionRefs = append(versionRefs, versionRef{Version: v, Alias: grim.add(path.Join(informersPkg, rel), v.Name)})
 		}
 		if len(versionRefs) == 0 {

@@ -39,7 +39,7 @@ func TestTemplatesParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"lister", "listerdoc", "informer", "version", "group", "factory", "generic"} {
+	for _, name := range []string{"listers", "informers", "group", "factory", "generic"} {
 		if tmpl.Lookup(name) == nil {
 			t.Errorf("template %q is not defined", name)
 		}
