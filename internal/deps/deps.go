@@ -4,6 +4,8 @@
 package deps
 
 import (
+	_ "github.com/go-logr/logr"
+	_ "github.com/go-logr/logr/testr"
 	_ "go.uber.org/goleak"
 	_ "golang.org/x/tools/go/packages"
 	_ "k8s.io/api/core/v1"
@@ -16,6 +18,4 @@ import (
 	_ "k8s.io/gengo/v2/parser"
 	_ "k8s.io/klog/v2"
 	_ "k8s.io/utils/clock"
-	_ "github.com/go-logr/logr"
-	_ "github.com/go-logr/logr/testr"
 )
