@@ -52,6 +52,21 @@
 // group). The package must declare SchemeGroupVersion (upstream) or
 // GroupVersion (kubebuilder) and AddToScheme.
 //
+// # Output
+//
+// Under --output-dir (import path --output-pkg), upstream's package layout, so
+// that a controller migrates by changing imports:
+//
+//	listers/<group>/<version>/listers.go      <Kind>Lister, <Kind>NamespaceLister, index funcs
+//	informers/<group>/<version>/informers.go  Interface, <Kind>Informer, <Kind>Type, New<Kind>Informer
+//	informers/<group>/interface.go            Interface{ <Version>() }
+//	informers/factory.go                      SharedInformerFactory, NewSharedInformerFactory
+//	informers/generic.go                      ForResource(gvr)
+//
+// One file per group-version rather than upstream's file per kind: the
+// packages and names are the same, and the output is a third of upstream's
+// size. The shape of the code is fixed in docs/generated-code.md.
+//
 // # informer-gen markers
 //
 // All our markers start with +informer-gen: and are type markers. The grammar
