@@ -108,9 +108,9 @@ func BenchmarkStoreOverhead(b *testing.B) {
 	})
 }
 
-// BenchmarkStoreLabelIndexMemory reports what our lazily built label index
-// adds per object once a label selector has been used (10 labels per pod).
-// client-go has no label index, hence no pair.
+// BenchmarkStoreLabelIndexMemory reports what our label index adds per object
+// once a selector on label key "app" has been used (only the keys selected on
+// are indexed). client-go has no label index, hence no pair.
 func BenchmarkStoreLabelIndexMemory(b *testing.B) {
 	pods := storePods()
 	w := newStoreOurs(pods)
@@ -310,9 +310,9 @@ func storeUpdatePods(n int) []*corev1.Pod {
 
 // BenchmarkStoreUpdate replaces pods in a filled store, alternating each of
 // 10k keys between two versions; the key is computed per update as the
-// informer does. With label=indexed our label index has been built first and
-// is maintained on every update (client-go has none: paired with the same
-// client-go run).
+// informer does. With labels=indexed a selector on "app" has run first, so
+// our label index for that key is maintained on every update (client-go has
+// no label index; its side is the same run again).
 func BenchmarkStoreUpdate(b *testing.B) {
 	pods := storePods()
 	alt := storeUpdatePods(10_000)

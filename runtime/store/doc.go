@@ -50,10 +50,10 @@
 // # Label selectors
 //
 // ListSelector answers equality requirements (=, ==, in) from a label index
-// (label key -> value -> posting set), walking the smallest candidate set and
-// checking the full selector on each candidate. The label index is built on
-// the first selector that can use it and maintained from then on, so users
-// that never select by label never pay for it.
+// (label key -> value -> posting set): it walks the smallest candidate set and
+// checks the other conditions by set membership. A label key is indexed the
+// first time a selector asks for it and maintained from then on, so users pay
+// memory and update time only for the keys they select on.
 //
 // # Compact
 //

@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
@@ -78,8 +77,9 @@ type Indexer[T Object[T]] struct {
 	nsIndex map[string]posting
 	indices map[string]*index[T]
 
-	labelsBuilt atomic.Bool // set once labels is non-nil
-	labels      map[string]map[string]posting
+	// labels is the label index: label key -> value -> posting. Only keys
+	// some selector has asked about are indexed (present, possibly empty).
+	labels map[string]map[string]posting
 
 	onIndexError func(index, key string, err error)
 }
@@ -591,7 +591,7 @@ func (i *Indexer[T]) reindexLocked(id uint32, key string, old, obj T, hasOld, ha
 		}
 	}
 
-	if i.labels != nil {
+	if len(i.labels) > 0 {
 		var oldL, newL map[string]string
 		if hasOld {
 			oldL = old.GetLabels()
@@ -599,14 +599,17 @@ func (i *Indexer[T]) reindexLocked(id uint32, key string, old, obj T, hasOld, ha
 		if hasNew {
 			newL = obj.GetLabels()
 		}
-		for k, v := range oldL {
-			if nv, ok := newL[k]; !ok || nv != v {
-				i.removeLabelLocked(k, v, id)
+		for k, byValue := range i.labels {
+			ov, hadOld := oldL[k]
+			nv, hasNewV := newL[k]
+			if hadOld == hasNewV && ov == nv {
+				continue
 			}
-		}
-		for k, v := range newL {
-			if ov, ok := oldL[k]; !ok || ov != v {
-				i.addLabelLocked(k, v, id)
+			if hadOld {
+				i.removePostingLocked(byValue, ov, id)
+			}
+			if hasNewV {
+				i.addPostingLocked(byValue, nv, id)
 			}
 		}
 	}

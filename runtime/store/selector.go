@@ -16,11 +16,14 @@ import (
 // Equality requirements (=, ==, in) are answered from a label index — a
 // posting set of objects per label key=value — so the cost is proportional
 // to the smallest matching set, not to the cache size: the smallest of the
-// candidate sets (per requirement, and the namespace's) is walked and each
-// candidate is checked against the full selector. The label index is built on
-// the first such call (under the write lock, once) and maintained from then
-// on, so users that never select by label pay no memory for it. Other
-// selectors (!=, notin, exists, !key) scan the namespace or the cache.
+// candidate sets (per requirement, and the namespace's) is walked and the
+// other conditions are checked by set membership, without touching the
+// objects. A label key is indexed the first time a selector asks for it (one
+// scan of the cache under the write lock) and maintained from then on, so
+// only the keys controllers actually select on cost memory and update time.
+// Other requirements (!=, notin, exists, !key, gt, lt) are checked with
+// sel.Matches on the candidates, or on a scan of the namespace or the cache
+// when no requirement can use the index.
 //
 // Safe for concurrent use; objects are shared and read-only.
 func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
@@ -40,10 +43,13 @@ func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
 	if !slices.ContainsFunc(reqs, indexable) {
 		return i.scan(namespace, sel)
 	}
-	i.ensureLabelIndex()
-
 	i.mu.RLock()
 	defer i.mu.RUnlock()
+	for !i.labelKeysIndexedLocked(reqs) {
+		i.mu.RUnlock()
+		i.indexLabelKeys(reqs)
+		i.mu.RLock()
+	}
 	// Pick the smallest candidate set: -1 is the namespace (or everything).
 	best, bestN := -1, math.MaxInt
 	if namespace != "" {
@@ -186,42 +192,55 @@ func (i *Indexer[T]) scan(ns string, sel labels.Selector) []T {
 	return out
 }
 
-// ensureLabelIndex builds the label index on first use.
-func (i *Indexer[T]) ensureLabelIndex() {
-	if i.labelsBuilt.Load() {
-		return
+// labelKeysIndexedLocked reports whether every key with an indexable
+// requirement in reqs is in the label index.
+func (i *Indexer[T]) labelKeysIndexedLocked(reqs labels.Requirements) bool {
+	for n := range reqs {
+		if indexable(reqs[n]) {
+			if _, ok := i.labels[reqs[n].Key()]; !ok {
+				return false
+			}
+		}
 	}
+	return true
+}
+
+// indexLabelKeys adds the keys of the indexable requirements in reqs to the
+// label index, scanning the cache once under the write lock.
+func (i *Indexer[T]) indexLabelKeys(reqs labels.Requirements) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	if i.labels != nil {
+	var keys []string
+	for n := range reqs {
+		k := reqs[n].Key()
+		if _, ok := i.labels[k]; !ok && indexable(reqs[n]) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
 		return
 	}
-	i.labels = map[string]map[string]posting{}
+	if i.labels == nil {
+		i.labels = map[string]map[string]posting{}
+	}
+	added := make([]map[string]posting, len(keys))
+	for n, k := range keys {
+		added[n] = map[string]posting{}
+		i.labels[k] = added[n]
+	}
 	for w, word := range i.live {
 		for word != 0 {
 			id := uint32(w*64 + bits.TrailingZeros64(word))
 			word &= word - 1
-			for k, v := range i.objs[id].GetLabels() {
-				i.addLabelLocked(k, v, id)
+			l := i.objs[id].GetLabels()
+			if len(l) == 0 {
+				continue
+			}
+			for n, k := range keys {
+				if v, ok := l[k]; ok {
+					i.addPostingLocked(added[n], v, id)
+				}
 			}
 		}
-	}
-	i.labelsBuilt.Store(true)
-}
-
-func (i *Indexer[T]) addLabelLocked(k, v string, id uint32) {
-	byValue := i.labels[k]
-	if byValue == nil {
-		byValue = map[string]posting{}
-		i.labels[k] = byValue
-	}
-	i.addPostingLocked(byValue, v, id)
-}
-
-func (i *Indexer[T]) removeLabelLocked(k, v string, id uint32) {
-	byValue := i.labels[k]
-	i.removePostingLocked(byValue, v, id)
-	if len(byValue) == 0 {
-		delete(i.labels, k)
 	}
 }
