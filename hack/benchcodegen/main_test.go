@@ -280,6 +280,32 @@ func TestMeasureRecordsPeakRSSAndFailures(t *testing.T) {
 	}
 }
 
+func TestMeasureWithoutWarmupAndWithPrefix(t *testing.T) {
+	t.Setenv("BENCHCODEGEN_CHILD", "1")
+	dir := t.TempDir()
+	results := filepath.Join(dir, "r.tsv")
+	var stdout bytes.Buffer
+	// create= fails when run twice, so this passes only without a warm-up.
+	err := measureCmd(context.Background(), []string{
+		"-case", "t", "-results", results, "-runs", "1", "-warmup=false", "-prefix", "compile_", "--",
+		"@ours", os.Args[0], "create=" + filepath.Join(dir, "out", "f"),
+	}, &stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := readRows(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var metrics []string
+	for _, r := range rows {
+		metrics = append(metrics, r.Metric)
+	}
+	if got := strings.Join(metrics, " "); got != "compile_wall_s compile_wall_min_s compile_cpu_s compile_rss_mb" {
+		t.Errorf("metrics = %s", got)
+	}
+}
+
 func TestMeasureColdGOCACHE(t *testing.T) {
 	t.Setenv("BENCHCODEGEN_CHILD", "1")
 	t.Setenv("GOCACHE", "/warm")

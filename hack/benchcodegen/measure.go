@@ -94,6 +94,8 @@ func measureCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	dir := fset.String("dir", ".", "working directory of the commands")
 	var clean stringList
 	fset.Var(&clean, "clean", "directory removed before every run, untimed (repeatable); kube_codegen.sh also deletes old output first")
+	warmup := fset.Bool("warmup", true, "run every command once, untimed, before the timed runs")
+	prefix := fset.String("prefix", "", "prefix of the recorded metric names (compile_ for compile_wall_s, ...)")
 	coldCache := fset.Bool("cold-gocache", false, "give every timed run of a contender a new, empty GOCACHE (untimed setup and removal): what a first run on a fresh machine costs")
 	var stable stringList
 	fset.Var(&stable, "stable", "contender=DIR: check that the contender writes byte-identical output to DIR on every run (repeatable)")
@@ -122,21 +124,25 @@ func measureCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	// One untimed warm-up run fills the OS page cache and Go's build and
 	// module caches (the generators run `go list`), and is where a broken
 	// generator is reported, with its output.
-	fmt.Fprintf(stdout, "%s: warm-up run\n", *caseName)
-	if err := cleanDirs(clean); err != nil {
-		return err
-	}
-	for _, s := range steps {
-		if _, err := runStep(ctx, *dir, nil, s); err != nil {
+	if *warmup {
+		fmt.Fprintf(stdout, "%s: warm-up run\n", *caseName)
+		if err := cleanDirs(clean); err != nil {
 			return err
 		}
-	}
-	for c, dirs := range stableDirs {
-		d, err := digestTrees(dirs)
-		if err != nil {
-			return err
+		for _, s := range steps {
+			if _, err := runStep(ctx, *dir, nil, s); err != nil {
+				return err
+			}
 		}
-		firstDigest[c], deterministic[c] = d, true
+		for c, dirs := range stableDirs {
+			d, err := digestTrees(dirs)
+			if err != nil {
+				return err
+			}
+			firstDigest[c], deterministic[c] = d, true
+		}
+	} else if len(stableDirs) > 0 {
+		return errors.New("measure: -stable needs the warm-up run")
 	}
 
 	// samples[step index] holds one sample per timed run.
@@ -180,8 +186,8 @@ func measureCmd(ctx context.Context, args []string, stdout io.Writer) error {
 					return fmt.Errorf("remove cold GOCACHE: %w", err)
 				}
 			}
-			fmt.Fprintf(stdout, "%s: run %d/%d %-9s wall %6.3fs  cpu %6.3fs  peak RSS %6.1f MB\n",
-				*caseName, i+1, *runs, c, total.Wall.Seconds(), total.CPU.Seconds(), total.RSSMB)
+			fmt.Fprintf(stdout, "%s: %srun %d/%d %-9s wall %6.3fs  cpu %6.3fs  peak RSS %6.1f MB\n",
+				*caseName, *prefix, i+1, *runs, c, total.Wall.Seconds(), total.CPU.Seconds(), total.RSSMB)
 			if dirs, ok := stableDirs[c]; ok {
 				d, err := digestTrees(dirs)
 				if err != nil {
@@ -195,6 +201,9 @@ func measureCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	rows := summarize(*caseName, steps, samples)
+	for i := range rows {
+		rows[i].Metric = *prefix + rows[i].Metric
+	}
 	for _, c := range names {
 		if ok, checked := deterministic[c]; checked {
 			rows = append(rows, row{*caseName, c, "deterministic", boolValue(ok)})

@@ -15,7 +15,8 @@ import (
 // Contender is "ours", "upstream", or "upstream:<step>" for the share of one
 // command in a multi-command contender. Metrics: wall_s, cpu_s, rss_mb (medians
 // over the timed runs), wall_min_s (fastest run), inputs (input packages),
-// go_files, go_lines, go_lines_noheader, code_lines, deterministic and compiles (1 or 0).
+// go_files, go_lines, go_lines_noheader, code_lines, deterministic and compiles (1 or 0);
+// measure -prefix adds a prefix (compile_wall_s is the time go build took).
 type row struct {
 	Case, Contender, Metric string
 	Value                   float64
