@@ -38,7 +38,7 @@
 #                     figure is over all of them
 #   --keep            keep the work directory (generated trees, results.tsv)
 # Environment: BENCH_CODEGEN_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/informer-gen-bench)
-#   holds the built binaries and the module that builds code-generator.
+#   holds the module that builds code-generator (Go's own caches keep builds warm).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -77,8 +77,16 @@ command -v go >/dev/null || die "go is not on PATH"
 NICE=()
 if command -v nice >/dev/null; then NICE=(nice -n 10); fi
 
-BIN=$CACHE/bin
-mkdir -p "$BIN/upstream"
+# Binaries go to the work directory, not the cache: several runs of this script
+# may share a machine, and each must time the generator it built.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-codegen.XXXXXX")
+if $KEEP; then
+  echo "work directory: $WORK" >&2
+else
+  trap 'rm -rf "$WORK"' EXIT
+fi
+BIN=$WORK/bin
+mkdir -p "$BIN/upstream" "$CACHE"
 
 log "building the measuring helper and our generator"
 (cd "$ROOT" && "${NICE[@]}" go build -o "$BIN/benchcodegen" ./hack/benchcodegen) || die "hack/benchcodegen does not build"
@@ -88,24 +96,20 @@ OURS=$BIN/informer-gen
 
 log "building k8s.io/code-generator $CODEGEN_VERSION (client-gen, lister-gen, informer-gen)"
 # A module of its own, so the versions are code-generator's, not ours, and the
-# root go.mod is never touched. Kept in the cache: reruns are warm.
+# root go.mod is never touched. Kept in the cache, made in a temp dir and
+# renamed into place, so reruns are warm and concurrent first runs do not clash.
 UPMOD=$CACHE/code-generator-$CODEGEN_VERSION
 if [ ! -f "$UPMOD/go.sum" ]; then
-  rm -rf "$UPMOD" && mkdir -p "$UPMOD"
-  (cd "$UPMOD" && go mod init bench.local/upstream >/dev/null 2>&1 &&
+  tmpmod=$(mktemp -d "$CACHE/code-generator.XXXXXX")
+  (cd "$tmpmod" && go mod init bench.local/upstream >/dev/null 2>&1 &&
     GOFLAGS=-mod=mod go get "k8s.io/code-generator@$CODEGEN_VERSION") || die "cannot fetch k8s.io/code-generator@$CODEGEN_VERSION"
+  if [ -e "$UPMOD" ]; then rm -rf "$tmpmod"; else mv "$tmpmod" "$UPMOD"; fi # another run may have won the race
 fi
 (cd "$UPMOD" && GOFLAGS=-mod=mod "${NICE[@]}" go build -o "$BIN/upstream/" \
   k8s.io/code-generator/cmd/client-gen k8s.io/code-generator/cmd/lister-gen k8s.io/code-generator/cmd/informer-gen) ||
   die "cannot build code-generator $CODEGEN_VERSION"
 UP=$BIN/upstream
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-codegen.XXXXXX")
-if $KEEP; then
-  echo "work directory: $WORK" >&2
-else
-  trap 'rm -rf "$WORK"' EXIT
-fi
 RESULTS=$WORK/results.tsv
 RUNID=r$(date +%s)$$ # in the temp modules' paths: generated packages are new to the build cache
 : >"$RESULTS"
