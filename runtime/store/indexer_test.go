@@ -297,3 +297,32 @@ func TestListSelectorEverythingAndNothing(t *testing.T) {
 		t.Errorf("k=v = %q", got)
 	}
 }
+
+// TestKeysWithSlashes covers keys no well-formed object has: a leading "/"
+// and names containing "/". They must still round-trip exactly.
+func TestKeysWithSlashes(t *testing.T) {
+	w := store.New(store.Options[*corev1.Pod]{})
+	ix := w.Indexer()
+	x := pod("", "x", "", nil)
+	w.Set("/x", x)
+	if _, ok := ix.Get("x"); ok {
+		t.Error(`Get("x") found the object stored under "/x"`)
+	}
+	if got, ok := ix.Get("/x"); !ok || got != x {
+		t.Error(`Get("/x") did not find its object`)
+	}
+	ab := pod("", "a/b", "", nil)
+	w.Set(store.Key(ab), ab)
+	nsab := pod("a", "b", "", nil)
+	w.Set(store.Key(nsab), nsab) // same key "a/b": replaces
+	if got, ok := ix.Get("a/b"); !ok || got != nsab || ix.Len() != 2 {
+		t.Errorf(`Get("a/b") = %v, %v with Len %d; want the second object and 2`, got, ok, ix.Len())
+	}
+	if got, err := store.NewLister(ix, podsResource).Namespace("a").Get("b"); err != nil || got != nsab {
+		t.Errorf(`Namespace("a").Get("b") = %v, %v`, got, err)
+	}
+	w.Set("a/b", ab) // back to the cluster-scoped one, now odd
+	if got, err := store.NewLister(ix, podsResource).Get("a/b"); err != nil || got != ab {
+		t.Errorf(`Get("a/b") on the cluster lister = %v, %v`, got, err)
+	}
+}
