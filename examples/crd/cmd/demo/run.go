@@ -169,15 +169,13 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	hostName := func(i int) string { return fmt.Sprintf("host-%s-%03d", runID, i) }
 	fooName := func(i int) string { return fmt.Sprintf("foo-%05d", i) }
 	var writes atomic.Int64
-	parallel := func(n int, fn func(i int) error) error {
-		return parallelDo(ctx, cfg.clients, n, func(i int) error {
-			writes.Add(1)
-			return fn(i)
-		})
+	parallel := func(n int, fn func(i int) error) error { return parallelDo(ctx, cfg.clients, n, fn) }
+	do := func(r *rest.Request) error { // every write of the workload goes through here
+		writes.Add(1)
+		return r.Do(ctx).Error()
 	}
 	patch := func(resource, namespace, name, body string) error {
-		return client.Patch(types.MergePatchType).Namespace(namespace).Resource(resource).Name(name).
-			Body([]byte(body)).Do(ctx).Error()
+		return do(client.Patch(types.MergePatchType).Namespace(namespace).Resource(resource).Name(name).Body([]byte(body)))
 	}
 	// Clean up what this run created, whatever happens (matters on a real cluster).
 	defer func() {
@@ -195,7 +193,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	if err := timed("create", func() (string, error) {
 		if err := parallel(cfg.hosts, func(i int) error {
 			h := &samplev1.Host{ObjectMeta: metav1.ObjectMeta{Name: hostName(i), Labels: labels}, Spec: samplev1.HostSpec{Capacity: int32(2 + i%5)}}
-			return client.Post().Resource("hosts").Body(h).Do(ctx).Error()
+			return do(client.Post().Resource("hosts").Body(h))
 		}); err != nil {
 			return "", err
 		}
@@ -207,7 +205,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 			if i%10 != 0 { // every tenth Foo has no Host
 				foo.Spec.HostName = hostName(i % cfg.hosts)
 			}
-			return client.Post().Namespace(ns).Resource("foos").Body(foo).Do(ctx).Error()
+			return do(client.Post().Namespace(ns).Resource("foos").Body(foo))
 		})
 		return fmt.Sprintf("%d hosts, %d foos", cfg.hosts, nFoos), err
 	}); err != nil {
@@ -248,14 +246,14 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 			if i%4 != 3 {
 				return nil
 			}
-			return client.Delete().Namespace(ns).Resource("foos").Name(fooName(i)).Do(ctx).Error()
+			return do(client.Delete().Namespace(ns).Resource("foos").Name(fooName(i)))
 		})
 		if err != nil {
 			return "", err
 		}
 		deletedFoos = (nFoos + 1) / 4
 		// One Host goes away: its Foos lose their capacity.
-		err = client.Delete().Resource("hosts").Name(hostName(0)).Do(ctx).Error()
+		err = do(client.Delete().Resource("hosts").Name(hostName(0)))
 		return fmt.Sprintf("%d foos, 1 host", deletedFoos), err
 	}); err != nil {
 		return err
