@@ -26,7 +26,8 @@
 //     one resync per handler is outstanding, so a handler slower than its
 //     period gets fewer resyncs rather than an ever-growing buffer.
 //   - The default transform is store.Compact (drop managedFields, intern
-//     repeated strings), applied after Options.Transform, before queueing.
+//     repeated strings; only the interning with KeepManagedFields), applied
+//     after Options.Transform, before queueing.
 //   - Stop order, when Run's ctx ends: the Reflector stops; the FIFO is
 //     closed and the pop loop drains it into the cache and the buffers; every
 //     handler drains its buffer; Run returns. Removed handlers drain nothing.

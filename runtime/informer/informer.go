@@ -72,12 +72,13 @@ type Options[T store.Object[T]] struct {
 	// namespace index (more can be added later with AddIndexers).
 	Indexers store.Indexers[T]
 	// Transform runs on every object before it is stored (before it is
-	// queued, in fact), then the default store.Compact runs unless
-	// KeepManagedFields. It may modify the object in place: it gets freshly
+	// queued, in fact), then the default store.Compact runs (only
+	// store.InternStrings with KeepManagedFields). It may modify the object in place: it gets freshly
 	// decoded objects nobody else holds.
 	Transform func(T) (T, error)
-	// KeepManagedFields turns off the default transform (store.Compact) that
-	// drops metadata.managedFields and interns repeated strings.
+	// KeepManagedFields turns off the part of the default transform
+	// (store.Compact) that drops metadata.managedFields; repeated strings are
+	// still interned (store.InternStrings).
 	KeepManagedFields bool
 	// ResyncPeriod is the default resync of handlers added without their own.
 	ResyncPeriod time.Duration
@@ -172,7 +173,7 @@ func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Inf
 	}
 	i.fifo = fifo.New(fifo.Options[T]{
 		Known:     i.indexer,
-		Transform: transform(opts.Transform, !opts.KeepManagedFields),
+		Transform: transform(opts.Transform, opts.KeepManagedFields),
 		Name:      name,
 	})
 	ropts := opts.Reflector
@@ -182,22 +183,23 @@ func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Inf
 	return i
 }
 
-// transform composes the user's transform with store.Compact.
-func transform[T store.Object[T]](user func(T) (T, error), compact bool) func(T) (T, error) {
-	switch {
-	case user == nil && !compact:
-		return nil
-	case user == nil:
-		return func(obj T) (T, error) { return store.Compact(obj), nil }
-	case !compact:
-		return user
+// transform composes the user's transform with the default memory transform:
+// store.Compact (drop managedFields, intern strings), or only
+// store.InternStrings when the caller keeps managedFields.
+func transform[T store.Object[T]](user func(T) (T, error), keepManagedFields bool) func(T) (T, error) {
+	compact := store.Compact[T]
+	if keepManagedFields {
+		compact = store.InternStrings[T]
+	}
+	if user == nil {
+		return func(obj T) (T, error) { return compact(obj), nil }
 	}
 	return func(obj T) (T, error) {
 		obj, err := user(obj)
 		if err != nil {
 			return obj, err
 		}
-		return store.Compact(obj), nil
+		return compact(obj), nil
 	}
 }
 
