@@ -188,14 +188,12 @@ func fieldIndexBody(named *types.Named, field markerArg) (body string, multi boo
 				fmt.Fprintf(&b, "return store.Values(%s...), nil", expr)
 				return b.String(), true, nil
 			}
-			fmt.Fprintf(&b, "values := make([]string, 0, len(%s))\nfor _, v := range %s {\nvalues = append(values, %s)\n}\nreturn store.Values(values...), nil",
-				expr, expr, wrap(conv, "v"))
+			fmt.Fprintf(&b, "return store.StringValues(%s), nil", expr)
 			return b.String(), true, nil
 		}
 		if p, isPtr := t.Elem().(*types.Pointer); isPtr {
-			if conv, ok := leaf(p.Elem()); ok {
-				fmt.Fprintf(&b, "values := make([]string, 0, len(%s))\nfor _, v := range %s {\nif v != nil {\nvalues = append(values, %s)\n}\n}\nreturn store.Values(values...), nil",
-					expr, expr, wrap(conv, "*v"))
+			if _, ok := leaf(p.Elem()); ok {
+				fmt.Fprintf(&b, "return store.PointerValues(%s), nil", expr)
 				return b.String(), true, nil
 			}
 		}

@@ -71,6 +71,30 @@ func Values(s ...string) []string {
 	return out
 }
 
+// StringValues is Values for a slice of a named string type (say []Zone):
+// the non-empty elements as strings, nil when there are none.
+func StringValues[S ~string](s []S) []string {
+	var out []string
+	for _, v := range s {
+		if v != "" {
+			out = append(out, string(v))
+		}
+	}
+	return out
+}
+
+// PointerValues is Values for a slice of pointers to string-like values
+// ([]*string, []*Zone): nil pointers and empty strings are not indexed.
+func PointerValues[S ~string](s []*S) []string {
+	var out []string
+	for _, v := range s {
+		if v != nil && *v != "" {
+			out = append(out, string(*v))
+		}
+	}
+	return out
+}
+
 // keyMatches reports whether key is the cache key of an object with the given
 // namespace and name, without building that key.
 func keyMatches(key, ns, name string) bool {

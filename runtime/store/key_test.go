@@ -61,3 +61,23 @@ func TestValues(t *testing.T) {
 		}
 	}
 }
+
+func TestStringAndPointerValues(t *testing.T) {
+	type zone string
+	a, empty := zone("a"), zone("")
+	for _, tc := range []struct {
+		name      string
+		got, want []string
+	}{
+		{"StringValues(nil)", store.StringValues[zone](nil), nil},
+		{"StringValues(empty only)", store.StringValues([]zone{""}), nil},
+		{"StringValues(mixed)", store.StringValues([]zone{"", "a", "b"}), []string{"a", "b"}},
+		{"PointerValues(nil)", store.PointerValues[zone](nil), nil},
+		{"PointerValues(nil and empty)", store.PointerValues([]*zone{nil, &empty}), nil},
+		{"PointerValues(mixed)", store.PointerValues([]*zone{nil, &a, &empty, &a}), []string{"a", "a"}},
+	} {
+		if !slices.Equal(tc.got, tc.want) || (tc.got == nil) != (tc.want == nil) {
+			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
+		}
+	}
+}

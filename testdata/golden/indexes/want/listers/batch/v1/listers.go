@@ -27,13 +27,7 @@ const TaskAliasesIndex = "Aliases"
 
 // TaskAliasesIndexFunc indexes a Task by .spec.aliases (empty values are not indexed).
 func TaskAliasesIndexFunc(obj *v1.Task) ([]string, error) {
-	values := make([]string, 0, len(obj.Spec.Aliases))
-	for _, v := range obj.Spec.Aliases {
-		if v != nil {
-			values = append(values, *v)
-		}
-	}
-	return store.Values(values...), nil
+	return store.PointerValues(obj.Spec.Aliases), nil
 }
 
 // TaskClassIndex is the name of the index on Task by .spec.className.
@@ -114,11 +108,7 @@ const TaskZonesIndex = "Zones"
 
 // TaskZonesIndexFunc indexes a Task by .spec.zones (empty values are not indexed).
 func TaskZonesIndexFunc(obj *v1.Task) ([]string, error) {
-	values := make([]string, 0, len(obj.Spec.Zones))
-	for _, v := range obj.Spec.Zones {
-		values = append(values, string(v))
-	}
-	return store.Values(values...), nil
+	return store.StringValues(obj.Spec.Zones), nil
 }
 
 // TaskIndexers returns every index declared on Task with +informer-gen:index.
