@@ -298,7 +298,9 @@ func (s *Server) runAPIServer(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		return fmt.Errorf("creating the API server: %w", err)
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// The server logs through klog's global logger (which QuietKlog silences),
+	// not through a logger the caller put in ctx for its own messages.
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), klog.Background()))
 	run := &apiServer{cancel: cancel, done: make(chan struct{})}
 	prepared := srv.GenericAPIServer.PrepareRun()
 	go func() {
