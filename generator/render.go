@@ -111,14 +111,10 @@ type (
 		Imports []importSpec
 		Groups  []groupRef
 	}
-	kindRef struct {
-		Kind  *Kind
-		Alias string
-	}
 	genericData struct {
-		Package string
-		Imports []importSpec
-		Kinds   []kindRef
+		Package  string
+		Imports  []importSpec
+		Versions []versionRef
 	}
 )
 
@@ -160,10 +156,10 @@ func render(m *Model, header []byte) ([]file, error) {
 	fim := newImports("SharedInformerFactory", "NewSharedInformerFactory")
 	fim.add(factoryPath, "factory")
 	fim.add(restPath, "rest")
-	gim := newImports("resources")
+	gim := newImports()
 	gim.add(factoryPath, "factory")
 	gim.add(schemaPath, "schema")
-	var kindRefs []kindRef
+	var allVersions []versionRef
 
 	for _, g := range m.Groups {
 		var versionRefs []versionRef
@@ -184,7 +180,7 @@ func render(m *Model, header []byte) ([]file, error) {
 			if len(kinds) == 0 {
 				continue
 			}
-			iim := newImports("version", "New", "Interface")
+			iim := newImports("version", "New", "Interface", "Resources")
 			iim.add(factoryPath, "factory")
 			iim.add(informerPath, "informer")
 			iim.add(reflPath, "reflector")
@@ -193,9 +189,7 @@ func render(m *Model, header []byte) ([]file, error) {
 			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
 				Package: v.Name, Version: v, API: api, Listers: listers, Imports: iim.specs(),
 			})
-			for _, k := range kinds {
-				kindRefs = append(kindRefs, kindRef{Kind: k, Alias: gim.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
-			}
+			allVersions = append(allVersions, versionRef{Version: v, Alias: gim.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
 			versionRefs = append(versionRefs, versionRef{Version: v, Alias: grim.add(path.Join(informersPkg, rel), v.Name)})
 		}
 		if len(versionRefs) == 0 {
@@ -208,7 +202,7 @@ func render(m *Model, header []byte) ([]file, error) {
 	}
 	if len(groupRefs) > 0 {
 		emit("informers/factory.go", "factory", factoryData{Package: "informers", Groups: groupRefs, Imports: fim.specs()})
-		emit("informers/generic.go", "generic", genericData{Package: "informers", Kinds: kindRefs, Imports: gim.specs()})
+		emit("informers/generic.go", "generic", genericData{Package: "informers", Versions: allVersions, Imports: gim.specs()})
 	}
 	if len(errs) > 0 {
 		return nil, joinErrors(errs)

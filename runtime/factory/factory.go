@@ -253,6 +253,27 @@ type Registrant interface{ register(f *Factory) }
 
 func (typ Type[T, L]) register(f *Factory) { InformerFor(f, typ) }
 
+// Resources maps resources to their Types. Every generated version package
+// exports one, so that turning a Type into a Registrant (which instantiates
+// the whole generic informer machinery for its object type) happens in the
+// package that instantiates it anyway, not once more for every type of the
+// project in the factory's package — for all of k8s.io/api that one package
+// took two minutes and 1.5 GB to compile.
+type Resources map[schema.GroupVersionResource]Registrant
+
+// ForResourceIn registers the Type of gvr from the first of tables that has
+// it (creating its shared informer) and returns f.ForResource(gvr): the
+// generated factory's ForResource, which works before the type's first use.
+func ForResourceIn(f *Factory, gvr schema.GroupVersionResource, tables ...Resources) (Generic, error) {
+	for _, t := range tables {
+		if r, ok := t[gvr]; ok {
+			Register(f, r)
+			break
+		}
+	}
+	return f.ForResource(gvr)
+}
+
 func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
 	to := f.opts.Types[typ.Resource]
 	ns, lsel, fsel, resync := f.opts.Namespace, f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod

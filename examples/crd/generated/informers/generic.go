@@ -12,16 +12,8 @@ import (
 // ForResource returns the untyped informer of gvr, creating the shared informer on first
 // use as upstream's generic informer does. It fails for a resource this factory does not know.
 func (f *SharedInformerFactory) ForResource(gvr schema.GroupVersionResource) (factory.Generic, error) {
-	if t, ok := resources[gvr]; ok {
-		factory.Register(f.Factory, t)
-	}
-	return f.Factory.ForResource(gvr)
-}
-
-// resources is every type this factory knows, by resource.
-var resources = map[schema.GroupVersionResource]factory.Registrant{
-	samplecontrollerv1.FooType.Resource:        samplecontrollerv1.FooType,
-	samplecontrollerv1.HostType.Resource:       samplecontrollerv1.HostType,
-	samplecontrollerv1alpha1.FooType.Resource:  samplecontrollerv1alpha1.FooType,
-	samplecontrollerv1alpha1.HostType.Resource: samplecontrollerv1alpha1.HostType,
+	return factory.ForResourceIn(f.Factory, gvr,
+		samplecontrollerv1.Resources,
+		samplecontrollerv1alpha1.Resources,
+	)
 }

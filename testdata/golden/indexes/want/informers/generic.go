@@ -17,13 +17,7 @@ import (
 // ForResource returns the untyped informer of gvr, creating the shared informer on first
 // use as upstream's generic informer does. It fails for a resource this factory does not know.
 func (f *SharedInformerFactory) ForResource(gvr schema.GroupVersionResource) (factory.Generic, error) {
-	if t, ok := resources[gvr]; ok {
-		factory.Register(f.Factory, t)
-	}
-	return f.Factory.ForResource(gvr)
-}
-
-// resources is every type this factory knows, by resource.
-var resources = map[schema.GroupVersionResource]factory.Registrant{
-	batchv1.TaskType.Resource: batchv1.TaskType,
+	return factory.ForResourceIn(f.Factory, gvr,
+		batchv1.Resources,
+	)
 }

@@ -17,14 +17,7 @@ import (
 // ForResource returns the untyped informer of gvr, creating the shared informer on first
 // use as upstream's generic informer does. It fails for a resource this factory does not know.
 func (f *SharedInformerFactory) ForResource(gvr schema.GroupVersionResource) (factory.Generic, error) {
-	if t, ok := resources[gvr]; ok {
-		factory.Register(f.Factory, t)
-	}
-	return f.Factory.ForResource(gvr)
-}
-
-// resources is every type this factory knows, by resource.
-var resources = map[schema.GroupVersionResource]factory.Registrant{
-	fleetv1.FleetType.Resource:  fleetv1.FleetType,
-	fleetv1.WidgetType.Resource: fleetv1.WidgetType,
+	return factory.ForResourceIn(f.Factory, gvr,
+		fleetv1.Resources,
+	)
 }

@@ -19,19 +19,9 @@ import (
 // ForResource returns the untyped informer of gvr, creating the shared informer on first
 // use as upstream's generic informer does. It fails for a resource this factory does not know.
 func (f *SharedInformerFactory) ForResource(gvr schema.GroupVersionResource) (factory.Generic, error) {
-	if t, ok := resources[gvr]; ok {
-		factory.Register(f.Factory, t)
-	}
-	return f.Factory.ForResource(gvr)
-}
-
-// resources is every type this factory knows, by resource.
-var resources = map[schema.GroupVersionResource]factory.Registrant{
-	chaosmeshv1alpha1.ChaosType.Resource:    chaosmeshv1alpha1.ChaosType,
-	chaosmeshv1alpha1.ProxyType.Resource:    chaosmeshv1alpha1.ProxyType,
-	networkingv1.EndpointsType.Resource:     networkingv1.EndpointsType,
-	networkingv1.IngressType.Resource:       networkingv1.IngressType,
-	networkingv1.NetworkPolicyType.Resource: networkingv1.NetworkPolicyType,
-	networkingv1.StatusType.Resource:        networkingv1.StatusType,
-	networkingv2beta1.IngressType.Resource:  networkingv2beta1.IngressType,
+	return factory.ForResourceIn(f.Factory, gvr,
+		chaosmeshv1alpha1.Resources,
+		networkingv1.Resources,
+		networkingv2beta1.Resources,
+	)
 }

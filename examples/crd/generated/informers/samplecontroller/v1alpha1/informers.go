@@ -24,6 +24,12 @@ func New(f *factory.Factory) Interface { return version{f} }
 
 type version struct{ f *factory.Factory }
 
+// Resources is every type of this version by resource, for the factory's ForResource.
+var Resources = factory.Resources{
+	FooType.Resource:  FooType,
+	HostType.Resource: HostType,
+}
+
 func (v version) Foos() FooInformer   { return fooInformer{v.f} }
 func (v version) Hosts() HostInformer { return hostInformer{v.f} }
 

@@ -28,6 +28,11 @@ func New(f *factory.Factory) Interface { return version{f} }
 
 type version struct{ f *factory.Factory }
 
+// Resources is every type of this version by resource, for the factory's ForResource.
+var Resources = factory.Resources{
+	TaskType.Resource: TaskType,
+}
+
 func (v version) Tasks() TaskInformer { return taskInformer{v.f} }
 
 // TaskType describes Task to the runtime: its resource, scope, list type and indexes.

@@ -30,6 +30,12 @@ func New(f *factory.Factory) Interface { return version{f} }
 
 type version struct{ f *factory.Factory }
 
+// Resources is every type of this version by resource, for the factory's ForResource.
+var Resources = factory.Resources{
+	FleetType.Resource:  FleetType,
+	WidgetType.Resource: WidgetType,
+}
+
 func (v version) Fleets() FleetInformer   { return fleetInformer{v.f} }
 func (v version) Widgets() WidgetInformer { return widgetInformer{v.f} }
 

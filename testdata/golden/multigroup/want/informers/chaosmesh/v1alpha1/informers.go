@@ -30,6 +30,12 @@ func New(f *factory.Factory) Interface { return version{f} }
 
 type version struct{ f *factory.Factory }
 
+// Resources is every type of this version by resource, for the factory's ForResource.
+var Resources = factory.Resources{
+	ChaosType.Resource: ChaosType,
+	ProxyType.Resource: ProxyType,
+}
+
 func (v version) Chaos() ChaosInformer   { return chaosInformer{v.f} }
 func (v version) Proxies() ProxyInformer { return proxyInformer{v.f} }
 

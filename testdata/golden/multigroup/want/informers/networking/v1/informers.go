@@ -34,6 +34,14 @@ func New(f *factory.Factory) Interface { return version{f} }
 
 type version struct{ f *factory.Factory }
 
+// Resources is every type of this version by resource, for the factory's ForResource.
+var Resources = factory.Resources{
+	EndpointsType.Resource:     EndpointsType,
+	IngressType.Resource:       IngressType,
+	NetworkPolicyType.Resource: NetworkPolicyType,
+	StatusType.Resource:        StatusType,
+}
+
 func (v version) Endpoints() EndpointsInformer           { return endpointsInformer{v.f} }
 func (v version) Ingresses() IngressInformer             { return ingressInformer{v.f} }
 func (v version) NetworkPolicies() NetworkPolicyInformer { return networkPolicyInformer{v.f} }

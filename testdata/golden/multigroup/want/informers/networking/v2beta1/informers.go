@@ -28,6 +28,11 @@ func New(f *factory.Factory) Interface { return version{f} }
 
 type version struct{ f *factory.Factory }
 
+// Resources is every type of this version by resource, for the factory's ForResource.
+var Resources = factory.Resources{
+	IngressType.Resource: IngressType,
+}
+
 func (v version) Ingresses() IngressInformer { return ingressInformer{v.f} }
 
 // IngressType describes Ingress to the runtime: its resource, scope, list type and indexes.
