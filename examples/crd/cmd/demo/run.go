@@ -53,6 +53,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	}
 	cfg.clients = max(cfg.clients, 1)
 	cfg.hosts = max(cfg.hosts, 1)
+	out = &lockedWriter{w: out} // the progress goroutine and the phases both print
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(cfg.verbosity), textlogger.Output(os.Stderr)))
@@ -348,4 +349,17 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// lockedWriter serializes writes so that progress lines and phase lines never
+// interleave.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
