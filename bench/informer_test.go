@@ -576,9 +576,7 @@ func BenchmarkInformerOverhead(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			var pages atomic.Pointer[[]corev1.Pod]
-			items := freshPodValues(internedCopies())
-			pages.Store(&items)
-			items = nil
+			pages.Store(benchPtr(freshPodValues(internedCopies())))
 			w := watch.NewFake()
 			src := newCGSource(n, func(from, to int, next string) kruntime.Object {
 				return podPages(*pages.Load())(from, to, next)
