@@ -140,18 +140,27 @@ func write(outDir string, files []file, changes []change, rel func(string) strin
 			return outErr(err, rel)
 		}
 	}
+	// Every new file is in place before any stale one goes: removing a stale
+	// file also removes its directory when that is left empty, which must
+	// not happen to a directory a new file still has to be moved into.
 	for _, c := range changes {
-		dst := filepath.Join(outDir, filepath.FromSlash(c.path))
-		var err error
 		if c.kind == "remove" {
-			err = os.Remove(dst)
-			removeEmptyParents(outDir, filepath.Dir(dst))
-		} else {
-			err = os.Rename(filepath.Join(tmp, filepath.FromSlash(c.path)), dst)
+			continue
 		}
-		if err != nil {
+		dst := filepath.Join(outDir, filepath.FromSlash(c.path))
+		if err := os.Rename(filepath.Join(tmp, filepath.FromSlash(c.path)), dst); err != nil {
 			return outErr(err, rel)
 		}
+	}
+	for _, c := range changes {
+		if c.kind != "remove" {
+			continue
+		}
+		dst := filepath.Join(outDir, filepath.FromSlash(c.path))
+		if err := os.Remove(dst); err != nil {
+			return outErr(err, rel)
+		}
+		removeEmptyParents(outDir, filepath.Dir(dst))
 	}
 	return nil
 }
