@@ -73,6 +73,9 @@ type Options struct {
 	Transform func(runtime.Object) (runtime.Object, error)
 	// KeepManagedFields keeps metadata.managedFields in cached objects.
 	KeepManagedFields bool
+	// DisableInterning turns off the interning of repeated strings in cached
+	// objects (see informer.Options.DisableInterning).
+	DisableInterning bool
 	// Reflector holds the list/watch settings of every informer (page size,
 	// WatchList, watch error handler); its Name is set per type.
 	Reflector reflector.Options
@@ -319,6 +322,7 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 	opts := informer.Options[T]{
 		ResyncPeriod:      resync,
 		KeepManagedFields: f.opts.KeepManagedFields,
+		DisableInterning:  f.opts.DisableInterning,
 		Reflector:         f.opts.Reflector,
 	}
 	opts.Reflector.Name = resourceName(typ.Resource)

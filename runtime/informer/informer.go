@@ -78,8 +78,15 @@ type Options[T store.Object[T]] struct {
 	Transform func(T) (T, error)
 	// KeepManagedFields turns off the part of the default transform
 	// (store.Compact) that drops metadata.managedFields; repeated strings are
-	// still interned (store.InternStrings).
+	// still interned (store.InternStrings) unless DisableInterning.
 	KeepManagedFields bool
+	// DisableInterning turns off the interning of repeated strings (labels,
+	// namespace, owner kinds) in the default transform. Interning saves about
+	// 230 B per cached pod but is most of the informer's CPU per watch event
+	// (see docs/performance.md, BenchmarkInformerUpdates): informers with a
+	// high update rate and a small cache may prefer it off. With both this
+	// and KeepManagedFields set, no default transform runs.
+	DisableInterning bool
 	// ResyncPeriod is the default resync of handlers added without their own.
 	ResyncPeriod time.Duration
 	// Reflector configures the Reflector. Its ResyncPeriod is ignored:
@@ -173,7 +180,7 @@ func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Inf
 	}
 	i.fifo = fifo.New(fifo.Options[T]{
 		Known:     i.indexer,
-		Transform: transform(opts.Transform, opts.KeepManagedFields),
+		Transform: transform(&opts),
 		Name:      name,
 	})
 	ropts := opts.Reflector
@@ -184,14 +191,23 @@ func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Inf
 }
 
 // transform composes the user's transform with the default memory transform:
-// store.Compact (drop managedFields, intern strings), or only
-// store.InternStrings when the caller keeps managedFields.
-func transform[T store.Object[T]](user func(T) (T, error), keepManagedFields bool) func(T) (T, error) {
-	compact := store.Compact[T]
-	if keepManagedFields {
+// store.Compact (drop managedFields, intern strings), or the part of it that
+// opts leave on.
+func transform[T store.Object[T]](opts *Options[T]) func(T) (T, error) {
+	var compact func(T) T
+	switch {
+	case !opts.KeepManagedFields && !opts.DisableInterning:
+		compact = store.Compact[T]
+	case !opts.KeepManagedFields:
+		compact = dropManagedFields[T]
+	case !opts.DisableInterning:
 		compact = store.InternStrings[T]
 	}
-	if user == nil {
+	user := opts.Transform
+	switch {
+	case compact == nil:
+		return user
+	case user == nil:
 		return func(obj T) (T, error) { return compact(obj), nil }
 	}
 	return func(obj T) (T, error) {
@@ -201,6 +217,11 @@ func transform[T store.Object[T]](user func(T) (T, error), keepManagedFields boo
 		}
 		return compact(obj), nil
 	}
+}
+
+func dropManagedFields[T store.Object[T]](obj T) T {
+	obj.SetManagedFields(nil)
+	return obj
 }
 
 // Name returns the informer's name (Options.Reflector.Name, or the Go type

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unsafe"
 
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
@@ -505,31 +506,40 @@ func TestWaitForCacheSyncReturnsLastError(t *testing.T) {
 
 func TestTransformAndCompact(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		withMF := func(name string) CM {
+		// Each object gets its own copy of the label value, so only
+		// interning can make the cached objects share it.
+		obj := func(name string) CM {
 			o := cm("ns", name)
 			o.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+			o.Labels = map[string]string{"app": strings.Clone("web")}
 			return o
 		}
-		for _, keep := range []bool{false, true} {
-			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, withMF("a"))
+		for _, tc := range []struct{ keep, noIntern bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, obj("a"), obj("b"))
 			inf := newInformer(src, informer.Options[CM]{
-				KeepManagedFields: keep,
+				KeepManagedFields: tc.keep,
+				DisableInterning:  tc.noIntern,
 				Transform: func(o CM) (CM, error) {
-					o.Labels = map[string]string{"transformed": "true"}
+					o.Labels["transformed"] = "true"
 					return o, nil
 				},
 			})
 			r := run(t, inf)
 			waitSynced(t, inf)
-			o, ok := inf.Indexer().Get("ns/a")
-			if !ok {
-				t.Fatal("ns/a not cached")
+			a, okA := inf.Indexer().Get("ns/a")
+			b, okB := inf.Indexer().Get("ns/b")
+			if !okA || !okB {
+				t.Fatal("ns/a or ns/b not cached")
 			}
-			if o.Labels["transformed"] != "true" {
+			if a.Labels["transformed"] != "true" {
 				t.Fatal("Options.Transform not applied before storing")
 			}
-			if got := len(o.ManagedFields) > 0; got != keep {
-				t.Fatalf("KeepManagedFields=%v: managedFields kept = %v", keep, got)
+			if got := len(a.ManagedFields) > 0; got != tc.keep {
+				t.Errorf("%+v: managedFields kept = %v", tc, got)
+			}
+			shared := unsafe.StringData(a.Labels["app"]) == unsafe.StringData(b.Labels["app"])
+			if shared == tc.noIntern {
+				t.Errorf("%+v: label values shared between objects = %v", tc, shared)
 			}
 			r.stop(t)
 		}
