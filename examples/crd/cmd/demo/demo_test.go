@@ -2,9 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
+	"github.com/informer-gen/informer-gen/examples/crd/controller"
+	"github.com/informer-gen/informer-gen/examples/crd/localapi"
+	"github.com/informer-gen/informer-gen/examples/crd/manifests"
 )
 
 // TestDemo runs the demo in-process on a small batch: it must pass its own
@@ -20,5 +26,51 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestDemoAgainstKubeconfig runs the demo the way a user points it at a real
+// cluster (--kubeconfig, CRDs already installed): it must pass its checks and
+// delete every object it created, since on a real cluster nothing is thrown
+// away with the server.
+func TestDemoAgainstKubeconfig(t *testing.T) {
+	ctx := t.Context()
+	crds, err := localapi.ParseCRDs(manifests.CRDs()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := localapi.Start(ctx, localapi.Options{CRDs: crds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Stop(context.WithoutCancel(ctx)); err != nil {
+			t.Error(err)
+		}
+	})
+	var out bytes.Buffer
+	err = run(ctx, config{objects: 60, hosts: 3, workers: 4, clients: 4, namespace: "default", kubeconfig: srv.KubeconfigPath(), timeout: 3 * time.Minute}, &out)
+	if err != nil {
+		t.Fatalf("demo failed: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{"using cluster " + srv.Config().Host, "every status reconciled", "caches equal a fresh LIST", "PASS"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	client, err := controller.NewClient(srv.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var foos samplev1.FooList
+	var hosts samplev1.HostList
+	if err := client.Get().Resource("foos").Do(ctx).Into(&foos); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Get().Resource("hosts").Do(ctx).Into(&hosts); err != nil {
+		t.Fatal(err)
+	}
+	if len(foos.Items) != 0 || len(hosts.Items) != 0 {
+		t.Errorf("the demo left %d Foos and %d Hosts behind on the cluster", len(foos.Items), len(hosts.Items))
 	}
 }
