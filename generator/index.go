@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"cmp"
 	"fmt"
 	"go/token"
 	"go/types"
@@ -19,7 +20,7 @@ func buildIndex(pkg *packages.Package, named *types.Named, m marker) (*Index, Di
 		if !slices.Contains(indexArgs, a.key) {
 			diags = append(diags, Diagnostic{Pos: a.pos,
 				Message: fmt.Sprintf("+informer-gen:index: unknown argument %q", a.key),
-				Hint:    hintOr(didYouMean(a.key, indexArgs...), "known arguments: "+strings.Join(indexArgs, ", "))})
+				Hint:    cmp.Or(didYouMean(a.key, indexArgs...), "known arguments: "+strings.Join(indexArgs, ", "))})
 		}
 	}
 	name, hasName := m.arg("name")

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -85,7 +86,6 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 	}
 	l := &loaded{fset: fset}
-	matched := map[string]bool{}
 	for _, p := range pkgs {
 		if inOutput(cfg, p) {
 			// Our own earlier output, matched by a ./... pattern: never an
@@ -107,7 +107,6 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 			diags = append(diags, Diagnostic{Subject: p.ID, Message: "input package does not exist"})
 			continue
 		}
-		matched[p.PkgPath] = true
 		l.pkgs = append(l.pkgs, p)
 	}
 	for _, in := range patterns {
@@ -115,7 +114,7 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 			diags = append(diags, Diagnostic{Subject: in, Message: "pattern matches no Go packages"})
 		}
 	}
-	sortPackages(l.pkgs)
+	slices.SortFunc(l.pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
 	return l, diags, nil
 }
 
@@ -164,12 +163,4 @@ func packageErrorDiagnostic(e packages.Error, p *packages.Package, rel func(stri
 	}
 	d.Message = e.Msg
 	return d
-}
-
-func sortPackages(pkgs []*packages.Package) {
-	for i := 1; i < len(pkgs); i++ {
-		for j := i; j > 0 && pkgs[j].PkgPath < pkgs[j-1].PkgPath; j-- {
-			pkgs[j], pkgs[j-1] = pkgs[j-1], pkgs[j]
-		}
-	}
 }

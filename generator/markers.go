@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -227,13 +228,13 @@ func parseMarker(fset *token.FileSet, c *ast.Comment, rel func(string) string) (
 		if !slices.Contains(informerGenKeys, key) {
 			return m, true, &Diagnostic{Pos: pos,
 				Message: fmt.Sprintf("unknown marker key +informer-gen:%s", key),
-				Hint:    hintOr(didYouMean(key, informerGenKeys...), "known keys: "+strings.Join(informerGenKeys, ", "))}
+				Hint:    cmp.Or(didYouMean(key, informerGenKeys...), "known keys: "+strings.Join(informerGenKeys, ", "))}
 		}
 	case root == "genclient" && hasSub:
 		if !slices.Contains(genclientVariants, sub) {
 			return m, true, &Diagnostic{Pos: pos,
 				Message: fmt.Sprintf("unknown marker +genclient:%s", sub),
-				Hint:    hintOr(didYouMean(sub, genclientVariants...), "known variants: "+strings.Join(genclientVariants, ", "))}
+				Hint:    cmp.Or(didYouMean(sub, genclientVariants...), "known variants: "+strings.Join(genclientVariants, ", "))}
 		}
 	case !slices.Contains(ourRoots, root):
 		for _, r := range ourRoots {
@@ -245,13 +246,6 @@ func parseMarker(fset *token.FileSet, c *ast.Comment, rel func(string) string) (
 		}
 	}
 	return m, true, nil
-}
-
-func hintOr(h, alt string) string {
-	if h != "" {
-		return h
-	}
-	return alt
 }
 
 func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }

@@ -35,14 +35,12 @@ type Group struct {
 
 // Version is one group-version, backed by one API package.
 type Version struct {
-	Group      *Group
-	Name       string // v1alpha1
-	GoName     string // V1alpha1
-	APIPath    string // import path of the API package
-	GVVar      string // SchemeGroupVersion or GroupVersion
-	Kinds      []*Kind
-	pkgPos     token.Position
-	hasInforms bool
+	Group   *Group
+	Name    string // v1alpha1
+	GoName  string // V1alpha1
+	APIPath string // import path of the API package
+	GVVar   string // SchemeGroupVersion or GroupVersion
+	Kinds   []*Kind
 }
 
 // Kind is one selected type.
@@ -87,9 +85,6 @@ func (k *Kind) LowerName() string { return lowerFirst(k.Name) }
 
 // ResourceQ is the resource as a Go string literal.
 func (k *Kind) ResourceQ() string { return strconv.Quote(k.Resource) }
-
-// FileName is the name of the kind's lister and informer files.
-func (k *Kind) FileName() string { return strings.ToLower(k.Name) + ".go" }
 
 // NameQ is the index name as a Go string literal.
 func (ix *Index) NameQ() string { return strconv.Quote(ix.Name) }
@@ -167,7 +162,6 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 		version := &Version{
 			Name:    path.Base(pkg.PkgPath),
 			APIPath: pkg.PkgPath,
-			pkgPos:  pkgPos,
 		}
 		version.GoName = gengonamer.IC(version.Name)
 
@@ -190,7 +184,13 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 				version.Kinds = append(version.Kinds, k)
 			}
 		}
-		registered := isVar(scope, "SchemeGroupVersion") || isVar(scope, "GroupVersion")
+		switch {
+		case isVar(scope, "SchemeGroupVersion"):
+			version.GVVar = "SchemeGroupVersion"
+		case isVar(scope, "GroupVersion"):
+			version.GVVar = "GroupVersion"
+		}
+		registered := version.GVVar != ""
 		byResource := map[string]*Kind{}
 		for _, k := range version.Kinds {
 			if prev := byResource[k.Resource]; prev != nil {
@@ -218,12 +218,7 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 		selectedAny = true
 
 		// Registration.
-		switch {
-		case isVar(scope, "SchemeGroupVersion"):
-			version.GVVar = "SchemeGroupVersion"
-		case isVar(scope, "GroupVersion"):
-			version.GVVar = "GroupVersion"
-		default:
+		if !registered {
 			diags = append(diags, Diagnostic{Pos: pkgPos,
 				Message: fmt.Sprintf("package %s declares neither SchemeGroupVersion nor GroupVersion", pkg.Types.Name()),
 				Hint:    `declare var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "` + version.Name + `"}`})

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/format"
 	"go/scanner"
@@ -205,7 +206,7 @@ func render(m *Model, header []byte) ([]file, error) {
 		emit("informers/generic.go", "generic", genericData{Package: "informers", Versions: allVersions, Imports: gim.specs()})
 	}
 	if len(errs) > 0 {
-		return nil, joinErrors(errs)
+		return nil, errors.Join(errs...)
 	}
 	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.path, b.path) })
 	return files, nil
@@ -239,12 +240,4 @@ func execute(tmpl *template.Template, name string, data any, header []byte) ([]b
 			name, line, line-start, snippet, err)
 	}
 	return out, nil
-}
-
-func joinErrors(errs []error) error {
-	msgs := make([]string, len(errs))
-	for i, e := range errs {
-		msgs[i] = e.Error()
-	}
-	return fmt.Errorf("%s", strings.Join(msgs, "\n"))
 }

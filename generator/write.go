@@ -31,13 +31,9 @@ func plan(outDir string, files []file) ([]change, error) {
 		want[f.path] = true
 		old, err := os.ReadFile(filepath.Join(outDir, filepath.FromSlash(f.path)))
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist) || isNotDir(err):
 			changes = append(changes, change{f.path, "create"})
 		case err != nil:
-			if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-				changes = append(changes, change{f.path, "create"})
-				continue
-			}
 			return nil, err
 		case !bytes.Equal(old, f.content):
 			changes = append(changes, change{f.path, "update"})

@@ -71,13 +71,17 @@ func main() {
 			continue
 		}
 		mo, mc := median(o), median(c)
-		ratio := "n/a"
+		// better/worse: ours' cost over client-go's, inverted for rates
+		// (units ending in "/s", where higher is better).
+		better, worse := mc, mo
+		if strings.HasSuffix(k.unit, "/s") {
+			better, worse = mo, mc
+		}
+		var ratio string
 		switch {
-		case strings.HasSuffix(k.unit, "/s") && mc > 0:
-			ratio = fmt.Sprintf("%.2fx", mo/mc)
-		case mo > 0:
-			ratio = fmt.Sprintf("%.2fx", mc/mo)
-		case mc == 0:
+		case worse > 0:
+			ratio = fmt.Sprintf("%.2fx", better/worse)
+		case better == 0:
 			ratio = "equal"
 		default:
 			ratio = "inf"
