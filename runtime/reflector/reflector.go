@@ -420,13 +420,13 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 				r.report(ctx, err)
 				continue
 			}
-			key := keyOf(obj)
+			key := store.Key(obj)
 			i, seen := index[key]
 			switch {
 			case ev.Type == watch.Deleted && seen:
 				last := len(items) - 1
 				items[i] = items[last]
-				index[keyOf(items[i])] = i
+				index[store.Key(items[i])] = i
 				items = items[:last]
 				delete(index, key)
 			case ev.Type == watch.Deleted:
@@ -437,9 +437,9 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 				items = append(items, obj)
 			}
 		case watch.Bookmark:
-			m, err := meta.Accessor(ev.Object)
+			m, err := bookmarkMeta(ev.Object)
 			if err != nil {
-				r.report(ctx, fmt.Errorf("watch-list %s: %w: bookmark without metadata (%T)", r.opts.Name, ErrMalformedEvent, ev.Object))
+				r.report(ctx, fmt.Errorf("watch-list %s: %w", r.opts.Name, err))
 				continue
 			}
 			if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
@@ -472,7 +472,7 @@ func (r *Reflector[T]) object(ev watch.Event) (T, error) {
 	var zero T
 	who := ""
 	if m, err := meta.Accessor(ev.Object); err == nil && !isNil(ev.Object) {
-		who = fmt.Sprintf(" %s (resourceVersion %s)", keyOf(m), m.GetResourceVersion())
+		who = fmt.Sprintf(" %s (resourceVersion %s)", store.Key(m), m.GetResourceVersion())
 	}
 	return zero, fmt.Errorf("watch %s: %w: %s event%s carries %T, want %T", r.opts.Name, ErrMalformedEvent, ev.Type, who, ev.Object, zero)
 }
@@ -493,12 +493,15 @@ func statusError(obj runtime.Object) error {
 	return fmt.Errorf("%w: ERROR event carries %T, want *v1.Status", ErrMalformedEvent, obj)
 }
 
-// keyOf is store.Key, for messages and WatchList bookkeeping.
-func keyOf(m metav1.Object) string {
-	if ns := m.GetNamespace(); ns != "" {
-		return ns + "/" + m.GetName()
+// bookmarkMeta returns the metadata of a BOOKMARK event's object, or an
+// ErrMalformedEvent error when it has none (including a typed nil pointer,
+// which meta.Accessor accepts).
+func bookmarkMeta(obj any) (metav1.Object, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil || isNil(obj) {
+		return nil, fmt.Errorf("%w: bookmark without metadata (%T)", ErrMalformedEvent, obj)
 	}
-	return m.GetName()
+	return m, nil
 }
 
 func isNil(v any) bool {
@@ -567,14 +570,14 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bo
 				err = r.sink.Delete(obj)
 			}
 			if err != nil {
-				r.report(ctx, fmt.Errorf("watch %s: %s %s (resourceVersion %s): %w", r.opts.Name, ev.Type, keyOf(obj), obj.GetResourceVersion(), err))
+				r.report(ctx, fmt.Errorf("watch %s: %s %s (resourceVersion %s): %w", r.opts.Name, ev.Type, store.Key(obj), obj.GetResourceVersion(), err))
 			}
 			r.setLastRV(obj.GetResourceVersion())
 		case watch.Bookmark:
 			events++
-			m, err := meta.Accessor(ev.Object)
-			if err != nil || isNil(ev.Object) {
-				r.report(ctx, fmt.Errorf("watch %s: %w: bookmark without metadata (%T)", r.opts.Name, ErrMalformedEvent, ev.Object))
+			m, err := bookmarkMeta(ev.Object)
+			if err != nil {
+				r.report(ctx, fmt.Errorf("watch %s: %w", r.opts.Name, err))
 				continue
 			}
 			r.setLastRV(m.GetResourceVersion())

@@ -209,12 +209,7 @@ var _ reflector.ListerWatcher[*metav1.PartialObjectMetadata] = (*Source[*metav1.
 
 // Key returns the key a Source (and the runtime's store) files obj under:
 // "namespace/name", or "name" for cluster-scoped objects.
-func Key(obj metav1.Object) string {
-	if ns := obj.GetNamespace(); ns != "" {
-		return ns + "/" + obj.GetName()
-	}
-	return obj.GetName()
-}
+func Key(obj metav1.Object) string { return store.Key(obj) }
 
 // Add stores a copy of obj at the next resourceVersion, emits ADDED to every
 // open watch and returns the stored copy. It fails with AlreadyExists if an
