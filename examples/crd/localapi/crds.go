@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/discovery"
 	"k8s.io/klog/v2"
 )
 
@@ -127,10 +126,7 @@ func (s *Server) DeleteCRD(ctx context.Context, name string) error {
 }
 
 func (s *Server) waitCRDServed(ctx context.Context, client clientset.Interface, crd *CRD) error {
-	disc, err := discovery.NewDiscoveryClientForConfig(s.Config())
-	if err != nil {
-		return fmt.Errorf("building a discovery client: %w", err)
-	}
+	disc := client.Discovery()
 	return poll(ctx, 30*time.Second, func() (bool, error) {
 		got, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
 		if err != nil {
@@ -171,8 +167,9 @@ func (s *Server) waitCRDServed(ctx context.Context, client clientset.Interface, 
 	}, "CRD "+crd.Name+" to be served")
 }
 
-// poll calls cond every 20ms until it returns true, an error other than a
-// transient one, or timeout/ctx end.
+// poll calls cond every 20ms until it returns true or timeout/ctx ends; an
+// error from cond does not stop it (most are transient while the server
+// settles), but the last one is reported with the timeout.
 func poll(ctx context.Context, timeout time.Duration, cond func() (bool, error), what string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

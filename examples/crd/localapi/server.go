@@ -232,6 +232,13 @@ func (s *Server) startEtcd(ctx context.Context) error {
 // runAPIServer builds and starts one API server run on ln and waits for
 // /readyz.
 func (s *Server) runAPIServer(ctx context.Context, ln net.Listener) error {
+	// ln is ours to close until the server runs on it; then the server owns it.
+	serving := false
+	defer func() {
+		if !serving {
+			ln.Close()
+		}
+	}()
 	o := options.NewCustomResourceDefinitionsServerOptions(io.Discard, io.Discard)
 	ro := o.RecommendedOptions
 	ro.SecureServing.Listener = ln
@@ -240,7 +247,6 @@ func (s *Server) runAPIServer(ctx context.Context, ln net.Listener) error {
 	ro.SecureServing.ExternalAddress = net.ParseIP("127.0.0.1")
 	gen, err := dynamiccertificates.NewStaticCertKeyContent("localapi self-signed", s.certPEM, s.keyPEM)
 	if err != nil {
-		ln.Close()
 		return fmt.Errorf("loading the serving certificate: %w", err)
 	}
 	ro.SecureServing.ServerCert.GeneratedCert = gen
@@ -257,21 +263,17 @@ func (s *Server) runAPIServer(ctx context.Context, ln net.Listener) error {
 	ro.Features.EnablePriorityAndFairness = false
 	o.ServerRunOptions.ShutdownWatchTerminationGracePeriod = 0
 	if err := o.Complete(); err != nil {
-		ln.Close()
 		return fmt.Errorf("completing API server options: %w", err)
 	}
 	if err := o.Validate(); err != nil {
-		ln.Close()
 		return fmt.Errorf("validating API server options: %w", err)
 	}
 
 	sc := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
 	if err := o.ServerRunOptions.ApplyTo(&sc.Config); err != nil {
-		ln.Close()
 		return err
 	}
 	if err := ro.ApplyTo(sc); err != nil {
-		ln.Close()
 		return fmt.Errorf("configuring the API server: %w", err)
 	}
 	if err := o.APIEnablement.ApplyTo(&sc.Config, apiserver.DefaultAPIResourceConfigSource(), apiserver.Scheme); err != nil {
@@ -303,6 +305,7 @@ func (s *Server) runAPIServer(ctx context.Context, ln net.Listener) error {
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), klog.Background()))
 	run := &apiServer{cancel: cancel, done: make(chan struct{})}
 	prepared := srv.GenericAPIServer.PrepareRun()
+	serving = true
 	go func() {
 		defer close(run.done)
 		run.err = prepared.RunWithContext(runCtx)

@@ -252,7 +252,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		if err != nil {
 			return "", err
 		}
-		deletedFoos = (nFoos + 1) / 4
+		deletedFoos = nFoos / 4 // the i in [0, nFoos) with i%4 == 3
 		// One Host goes away: its Foos lose their capacity.
 		err = do(client.Delete().Resource("hosts").Name(hostName(0)))
 		return fmt.Sprintf("%d foos, 1 host", deletedFoos), err

@@ -5,7 +5,6 @@ package e2eutil
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -208,6 +207,3 @@ func (l *ErrorLog) Find(pred func(error) bool) error {
 	}
 	return nil
 }
-
-// ErrNotYet is returned by convergence checks that should be retried.
-var ErrNotYet = errors.New("not yet")
