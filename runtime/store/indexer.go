@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 )
 
@@ -244,6 +243,9 @@ func (i *Indexer[T]) ListIndexFuncValues(indexName string) []string {
 		m = i.nsIndex
 	} else if idx := i.indices[indexName]; idx != nil {
 		m = idx.values
+	}
+	if m == nil {
+		return nil
 	}
 	out := make([]string, 0, len(m))
 	for v := range m {
@@ -637,28 +639,12 @@ func (i *Indexer[T]) postingLocked(indexName, value string) (posting, error) {
 // appendPostingLocked appends the objects of p, restricted to namespace ns
 // unless ns is "".
 func (i *Indexer[T]) appendPostingLocked(out []T, p *posting, ns string) []T {
-	add := func(id uint32) {
-		o := i.objs[id]
-		if ns == "" || o.GetNamespace() == ns {
+	p.each(func(id uint32) bool {
+		if o := i.objs[id]; ns == "" || o.GetNamespace() == ns {
 			out = append(out, o)
 		}
-	}
-	switch {
-	case p.n == 0:
-	case p.n == 1:
-		add(p.one)
-	case p.big.bits != nil:
-		for w, word := range p.big.bits {
-			for word != 0 {
-				add(uint32(w*64 + bits.TrailingZeros64(word)))
-				word &= word - 1
-			}
-		}
-	default:
-		for _, id := range p.big.ids {
-			add(id)
-		}
-	}
+		return true
+	})
 	return out
 }
 
@@ -685,5 +671,3 @@ func (i *Indexer[T]) getNamespaced(ns, name string) (T, bool) {
 	defer i.mu.RUnlock()
 	return i.getNamespacedLocked(ns, name)
 }
-
-var _ labels.Labels = labels.Set(nil)
