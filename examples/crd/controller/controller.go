@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -206,54 +205,37 @@ func (c *Controller) Run(ctx context.Context) error {
 		_ = c.fooInf.RemoveHandler(c.fooReg)
 		_ = c.hostIn.RemoveHandler(c.hostRg)
 	}()
-	stop := context.AfterFunc(ctx, c.queue.ShutDown)
-	defer stop()
-	defer c.queue.ShutDown()
+	defer c.queue.ShutDown() // when the caches never sync
 
 	if err := informer.WaitForCacheSync(ctx, c.fooReg, c.hostRg); err != nil {
 		return fmt.Errorf("controller: waiting for caches: %w", err)
 	}
 	logger.V(2).Info("controller caches synced, starting workers", "workers", c.opts.Workers)
-
-	var wg sync.WaitGroup
-	for range c.opts.Workers {
-		wg.Go(func() {
-			for c.processNext(ctx) {
-			}
-		})
+	// The queue's standard loop: Forget on success, AddRateLimited on error
+	// (logged with the key), panics recovered, ShutDown when ctx ends, and it
+	// returns once every worker has.
+	if err := c.queue.Run(ctx, c.opts.Workers, c.reconcileCounted); err != nil {
+		return fmt.Errorf("controller: %w", err)
 	}
-	wg.Wait()
 	logger.V(2).Info("controller stopped", "reconciles", c.reconciles.Load())
 	return nil
 }
 
-// processNext reconciles one key; it returns false once the queue is shut
-// down and empty.
-func (c *Controller) processNext(ctx context.Context) bool {
-	key, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(key)
+// reconcileCounted is reconcile with the Stats counters and Options.Observe.
+func (c *Controller) reconcileCounted(ctx context.Context, key Key) error {
 	var done func(error)
 	if c.opts.Observe != nil {
 		done = c.opts.Observe(key)
 	}
 	err := c.reconcile(ctx, key)
 	c.reconciles.Add(1)
+	if err != nil {
+		c.errs.Add(1)
+	}
 	if done != nil {
 		done(err)
 	}
-	if err == nil {
-		c.queue.Forget(key)
-		return true
-	}
-	c.errs.Add(1)
-	if ctx.Err() == nil {
-		klog.FromContext(ctx).V(4).Info("reconcile failed, requeueing", "key", key.String(), "retries", c.queue.NumRequeues(key), "err", err)
-		c.queue.AddRateLimited(key)
-	}
-	return true
+	return err
 }
 
 func (c *Controller) reconcile(ctx context.Context, key Key) error {
