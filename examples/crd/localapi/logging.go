@@ -3,6 +3,7 @@ package localapi
 import (
 	"flag"
 	"io"
+	"sync"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -11,9 +12,15 @@ import (
 // QuietKlog silences klog's global logger, which the API server, etcd's gRPC
 // glue and client-go log through (~45 lines per start and stop). Code that
 // logs through a logger of its own in ctx (klog.NewContext) is unaffected.
-// Call it once, early in main or TestMain; it is not safe for concurrent use
-// with logging.
-func QuietKlog() {
+// Only the first call changes anything (later calls return at once), so it
+// may be called from several places; call it early, in main or TestMain,
+// before any server logs: the first call is not safe for concurrent use with
+// logging.
+func QuietKlog() { quietOnce.Do(quietKlog) }
+
+var quietOnce sync.Once
+
+func quietKlog() {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
 	_ = fs.Set("logtostderr", "false")

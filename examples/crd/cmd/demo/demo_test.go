@@ -35,6 +35,7 @@ func TestDemo(t *testing.T) {
 // away with the server.
 func TestDemoAgainstKubeconfig(t *testing.T) {
 	ctx := t.Context()
+	localapi.QuietKlog() // before the server logs: run's own call is then a no-op
 	crds, err := localapi.ParseCRDs(manifests.CRDs()...)
 	if err != nil {
 		t.Fatal(err)
