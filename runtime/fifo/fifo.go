@@ -103,6 +103,15 @@ type Options[T store.Object[T]] struct {
 	// MaxBatch caps how many single (non-relist) deltas one Pop hands over;
 	// 0 means DefaultMaxBatch. Atomic batches are never split.
 	MaxBatch int
+	// Namespaces, when not empty, partitions the FIFO by namespace for one
+	// producer per namespace (a Reflector watching only that namespace):
+	// each producer feeds it through Namespace(ns), whose Replace and Resync
+	// touch only keys of ns, so one namespace's relist never tombstones
+	// another's objects. The initial population is then complete once every
+	// namespace has had its first Replace. The FIFO's own Replace and Resync
+	// return an error on a partitioned FIFO. Namespaces must be distinct and
+	// not "" (all namespaces is the unpartitioned FIFO).
+	Namespaces []string
 }
 
 // DefaultMaxBatch is the default Options.MaxBatch.
@@ -189,6 +198,10 @@ type FIFO[T store.Object[T]] struct {
 	seq     uint64 // last stream position handed out
 	closed  bool
 	popping bool
+	// unreplaced holds the partitions (Options.Namespaces) that have not had
+	// their first Replace yet; populated waits for it to be empty.
+	unreplaced  map[string]struct{}
+	partitioned map[string]struct{} // Options.Namespaces as a set; nil when unpartitioned
 	// populated is set by the first Replace; initialLeft
 	// is the number of entries of the initial population not yet processed.
 	populated    bool
@@ -208,7 +221,7 @@ func New[T store.Object[T]](opts Options[T]) *FIFO[T] {
 	if name == "" {
 		name = "objects"
 	}
-	return &FIFO[T]{
+	f := &FIFO[T]{
 		known:     opts.Known,
 		transform: opts.Transform,
 		name:      name,
@@ -219,6 +232,66 @@ func New[T store.Object[T]](opts Options[T]) *FIFO[T] {
 		ring:      make([]entry[T], 16),
 		pending:   make(map[string]keyState[T]),
 	}
+	if len(opts.Namespaces) > 0 {
+		f.partitioned = make(map[string]struct{}, len(opts.Namespaces))
+		f.unreplaced = make(map[string]struct{}, len(opts.Namespaces))
+		for _, ns := range opts.Namespaces {
+			if ns == "" {
+				panic("fifo: Options.Namespaces holds \"\" (all namespaces): leave Namespaces empty instead")
+			}
+			f.partitioned[ns] = struct{}{}
+			f.unreplaced[ns] = struct{}{}
+		}
+	}
+	return f
+}
+
+// ErrPartitioned is returned by the FIFO's own Replace and Resync when
+// Options.Namespaces partitions it: a relist covers one namespace and goes
+// through Namespace(ns).
+var ErrPartitioned = errors.New("fifo: partitioned by namespace: Replace and Resync go through Namespace(ns)")
+
+// Partition is the producer side of one namespace of a FIFO partitioned by
+// Options.Namespaces; it satisfies reflector.Sink. Add, Update and Delete are
+// the FIFO's; Replace and Resync are confined to the namespace. Safe for
+// concurrent use, like the FIFO.
+type Partition[T store.Object[T]] struct {
+	f  *FIFO[T]
+	ns string
+}
+
+// Namespace returns the partition of namespace ns. It panics if ns is not
+// one of Options.Namespaces (a programming error).
+func (f *FIFO[T]) Namespace(ns string) *Partition[T] {
+	if _, ok := f.partitioned[ns]; !ok {
+		panic(fmt.Sprintf("fifo %s: namespace %q is not one of Options.Namespaces", f.name, ns))
+	}
+	return &Partition[T]{f: f, ns: ns}
+}
+
+// Add is FIFO.Add.
+func (p *Partition[T]) Add(obj T) error { return p.f.Add(obj) }
+
+// Update is FIFO.Update.
+func (p *Partition[T]) Update(obj T) error { return p.f.Update(obj) }
+
+// Delete is FIFO.Delete.
+func (p *Partition[T]) Delete(obj T) error { return p.f.Delete(obj) }
+
+// Replace is FIFO.Replace for one namespace: objs must all be in it (else
+// an error, and nothing is queued), and only keys of the namespace get
+// tombstones. The partition's first Replace counts toward the initial
+// population, which is complete once every partition has had one.
+func (p *Partition[T]) Replace(objs []T, resourceVersion string) error {
+	return p.f.replace(objs, resourceVersion, p.ns, true)
+}
+
+// Resync is FIFO.Resync for the keys of one namespace.
+func (p *Partition[T]) Resync() error { return p.f.resync(p.ns, true) }
+
+// inNamespace reports whether key ("ns/name") belongs to namespace ns.
+func inNamespace(key, ns string) bool {
+	return len(key) > len(ns) && key[len(ns)] == '/' && key[:len(ns)] == ns
 }
 
 // Add queues an Added delta for obj (after Transform). It returns ErrClosed
@@ -288,12 +361,25 @@ func (f *FIFO[T]) dropDeleteLocked(key string) bool {
 // The first Replace fixes the initial population: everything queued up to
 // and including its batch (see HasSynced). It returns ErrClosed after Close, or the
 // first Transform error, in which case nothing is queued.
+//
+// On a FIFO partitioned by Options.Namespaces it returns ErrPartitioned.
 func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
+	return f.replace(objs, resourceVersion, "", false)
+}
+
+// replace is Replace, confined to namespace ns when scoped.
+func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) error {
+	if !scoped && f.partitioned != nil {
+		return ErrPartitioned
+	}
 	deltas := make([]Delta[T], 0, len(objs))
 	for _, o := range objs {
 		o, key, err := f.prepare(Replaced, o)
 		if err != nil {
 			return err
+		}
+		if scoped && !inNamespace(key, ns) {
+			return fmt.Errorf("fifo %s: relist of namespace %q holds %s", f.name, ns, key)
 		}
 		deltas = append(deltas, Delta[T]{Type: Replaced, Key: key, Object: o})
 	}
@@ -307,6 +393,9 @@ func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
 	if f.known != nil {
 		knownKeys = f.known.ListKeys()
 	}
+	if scoped {
+		knownKeys = slices.DeleteFunc(knownKeys, func(k string) bool { return !inNamespace(k, ns) })
+	}
 	var tombs []Delta[T]
 	if len(f.pending) > 0 || len(f.batches) > 0 || len(knownKeys) > 0 {
 		// Only a relist over a non-empty state can have vanished keys; the
@@ -319,6 +408,9 @@ func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
 		tombstone := func(key string) {
 			if _, ok := newKeys[key]; ok {
 				return
+			}
+			if scoped && !inNamespace(key, ns) {
+				return // another partition's key
 			}
 			if _, ok := seen[key]; ok {
 				return
@@ -360,15 +452,27 @@ func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
 		f.batches = append(f.batches, rb)
 		f.signal()
 	}
-	f.markPopulatedLocked()
+	if scoped {
+		delete(f.unreplaced, ns)
+	}
+	if len(f.unreplaced) == 0 {
+		f.markPopulatedLocked()
+	}
 	return nil
 }
 
 // Resync queues a Sync delta, carrying Known's object, for every key of
 // Known that has nothing pending (a pending delta will bring a newer state
 // anyway; a Sync with the older one would go backwards). Without Known it
-// does nothing. It returns ErrClosed after Close.
-func (f *FIFO[T]) Resync() error {
+// does nothing. It returns ErrClosed after Close, and ErrPartitioned on a
+// FIFO partitioned by Options.Namespaces.
+func (f *FIFO[T]) Resync() error { return f.resync("", false) }
+
+// resync is Resync, confined to namespace ns when scoped.
+func (f *FIFO[T]) resync(ns string, scoped bool) error {
+	if !scoped && f.partitioned != nil {
+		return ErrPartitioned
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -379,6 +483,9 @@ func (f *FIFO[T]) Resync() error {
 	}
 	queued := false
 	for _, key := range f.known.ListKeys() {
+		if scoped && !inNamespace(key, ns) {
+			continue
+		}
 		if _, _, ok := f.newestLocked(key); ok {
 			continue
 		}
