@@ -34,4 +34,11 @@
 //   - A panicking handler is recovered per call, logged (kind of event and
 //     key, never the object) and reported to Options.HandlerPanic; that
 //     handler goes on with its next notification.
+//   - Several namespaces (NewMultiNamespace) are one informer, not one per
+//     namespace behind a merged view: the API server has no resourceVersion
+//     spanning namespaces, so each namespace gets its own Reflector, but they
+//     all feed one FIFO partitioned by namespace (a relist tombstones only
+//     its own namespace) and one cache. Listers, indexes, handlers and
+//     HasSynced then work unchanged, and a cross-namespace List or index
+//     lookup is one query, not a merge.
 package informer

@@ -131,11 +131,14 @@ const MinResyncPeriod = time.Second
 //
 // All methods are safe for concurrent use. Run runs it once.
 type Informer[T store.Object[T]] struct {
-	name          string
-	writer        *store.Writer[T]
-	indexer       *store.Indexer[T]
-	fifo          *fifo.FIFO[T]
-	refl          *reflector.Reflector[T]
+	name    string
+	writer  *store.Writer[T]
+	indexer *store.Indexer[T]
+	fifo    *fifo.FIFO[T]
+	// refls are the Reflectors feeding fifo: one, or one per namespace
+	// (NewMultiNamespace), in the order of namespaces.
+	refls         []*reflector.Reflector[T]
+	namespaces    []string // nil unless NewMultiNamespace
 	defaultResync time.Duration
 	onPanic       func(context.Context, HandlerPanicInfo)
 	running       atomic.Bool
@@ -165,6 +168,14 @@ const (
 // New returns an informer over lw. It starts nothing: handlers and indexers
 // may be added before Run, and Indexer() is usable (empty) at once.
 func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+	i := newInformer(opts, nil)
+	i.refls = []*reflector.Reflector[T]{reflector.New(lw, reflector.Sink[T](i.fifo), i.reflectorOptions(opts, ""))}
+	return i
+}
+
+// newInformer builds everything but the Reflectors; namespaces partition the
+// FIFO (nil: one unpartitioned source).
+func newInformer[T store.Object[T]](opts Options[T], namespaces []string) *Informer[T] {
 	name := opts.Reflector.Name
 	if name == "" {
 		var zero T
@@ -175,19 +186,29 @@ func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Inf
 		name:          name,
 		writer:        w,
 		indexer:       w.Indexer(),
+		namespaces:    namespaces,
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
 	}
 	i.fifo = fifo.New(fifo.Options[T]{
-		Known:     i.indexer,
-		Transform: transform(&opts),
-		Name:      name,
+		Known:      i.indexer,
+		Transform:  transform(&opts),
+		Name:       name,
+		Namespaces: namespaces,
 	})
-	ropts := opts.Reflector
-	ropts.Name = name
-	ropts.ResyncPeriod = 0 // resync is per handler, from the cache
-	i.refl = reflector.New(lw, reflector.Sink[T](i.fifo), ropts)
 	return i
+}
+
+// reflectorOptions are opts.Reflector for the Reflector of namespace ns ("" =
+// the only one).
+func (i *Informer[T]) reflectorOptions(opts Options[T], ns string) reflector.Options {
+	ropts := opts.Reflector
+	ropts.Name = i.name
+	if ns != "" {
+		ropts.Name = i.name + " namespace=" + ns
+	}
+	ropts.ResyncPeriod = 0 // resync is per handler, from the cache
+	return ropts
 }
 
 // transform composes the user's transform with the default memory transform:
@@ -256,9 +277,15 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	popDone := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if err := i.refl.Run(ctx); err != nil {
-			logger.Error(err, "reflector stopped")
+		var rwg sync.WaitGroup
+		for _, r := range i.refls {
+			rwg.Go(func() {
+				if err := r.Run(ctx); err != nil {
+					logger.Error(err, "reflector stopped")
+				}
+			})
 		}
+		rwg.Wait()
 		logger.V(4).Info("reflector stopped; closing the queue")
 		i.fifo.Close()
 	})
@@ -378,7 +405,7 @@ func (i *Informer[T]) markSynced(ctx context.Context) {
 		return
 	}
 	i.syncedSent = true
-	klog.FromContext(ctx).V(4).Info("informer synced", "objects", i.indexer.Len(), "resourceVersion", i.refl.LastSyncResourceVersion())
+	klog.FromContext(ctx).V(4).Info("informer synced", "objects", i.indexer.Len(), "resourceVersion", i.LastSyncResourceVersion())
 	for _, l := range i.handlers {
 		l.push1(note[T]{op: opSynced})
 	}
@@ -487,12 +514,42 @@ func (i *Informer[T]) HasSynced() bool { return i.fifo.HasSynced() }
 func (i *Informer[T]) Synced() <-chan struct{} { return i.fifo.Synced() }
 
 // LastError returns the Reflector's last list/watch error (a 403 on LIST,
-// say), or nil once a later list or watch has succeeded.
-func (i *Informer[T]) LastError() error { return i.refl.LastError() }
+// say), or nil once a later list or watch has succeeded. With several
+// namespaces (NewMultiNamespace) it joins the last error of each namespace
+// that has one, each wrapped as `namespace "a": ...` (errors.As and
+// apierrors.IsForbidden see through both).
+func (i *Informer[T]) LastError() error {
+	if i.namespaces == nil {
+		return i.refls[0].LastError()
+	}
+	var errs []error
+	for n, r := range i.refls {
+		if err := r.LastError(); err != nil {
+			errs = append(errs, fmt.Errorf("namespace %q: %w", i.namespaces[n], err))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // LastSyncResourceVersion returns the resourceVersion of the last list,
-// event or bookmark the Reflector saw ("" before the first list).
-func (i *Informer[T]) LastSyncResourceVersion() string { return i.refl.LastSyncResourceVersion() }
+// event or bookmark the Reflector saw ("" before the first list). With
+// several namespaces each has its own, and it returns them as
+// "a=RV,b=RV" in the order of the sources: for logs, not for a LIST.
+func (i *Informer[T]) LastSyncResourceVersion() string {
+	if i.namespaces == nil {
+		return i.refls[0].LastSyncResourceVersion()
+	}
+	var b strings.Builder
+	for n, r := range i.refls {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(i.namespaces[n])
+		b.WriteByte('=')
+		b.WriteString(r.LastSyncResourceVersion())
+	}
+	return b.String()
+}
 
 // Registration is the handle AddHandler returns. Its methods are safe for
 // concurrent use.

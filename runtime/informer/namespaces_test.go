@@ -1,0 +1,146 @@
+package informer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// union is what a multi-namespace informer must hold: every source's objects.
+func union(srcs ...*runtimetest.Source[CM]) map[string]CM {
+	out := map[string]CM{}
+	for _, s := range srcs {
+		maps.Copy(out, s.Snapshot())
+	}
+	return out
+}
+
+func cacheRVs(inf *informer.Informer[CM]) string {
+	got := map[string]string{}
+	for _, o := range inf.Indexer().List() {
+		got[store.Key(o)] = o.ResourceVersion
+	}
+	return fmt.Sprint(got)
+}
+
+func waitUnion(t *testing.T, rec *runtimetest.Recorder[CM], srcs ...*runtimetest.Source[CM]) {
+	t.Helper()
+	want := union(srcs...)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := rec.WaitFor(ctx, func(got map[string]CM) bool { return runtimetest.SameResourceVersions(got, want) }); err != nil {
+		t.Fatalf("handler did not converge to the sources: %v", err)
+	}
+	if err := rec.Err(); err != nil {
+		t.Fatalf("handler contract violated: %v", err)
+	}
+}
+
+// Two namespaces behind one informer: one cache and one event stream; a 410
+// relist in namespace a tombstones a's vanished objects and leaves b alone.
+func TestMultiNamespaceOneCacheIndependentRelists(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "x"), cm("a", "y"))
+		b := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("b", "x"))
+		inf := informer.NewMultiNamespace([]informer.NamespaceSource[CM]{
+			{Namespace: "a", ListerWatcher: a},
+			{Namespace: "b", ListerWatcher: b},
+		}, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}})
+		rec, reg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+		waitSynced(t, inf, reg)
+		waitUnion(t, rec, a, b)
+		if got, want := inf.LastSyncResourceVersion(), "a="+a.ResourceVersion()+",b="+b.ResourceVersion(); got != want {
+			t.Fatalf("LastSyncResourceVersion = %q, want %q", got, want)
+		}
+
+		must(b.Add(cm("b", "z")))
+		waitUnion(t, rec, a, b)
+		n := len(rec.Events())
+		bLists, bWatches := b.Calls()
+
+		a.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("down"))
+		a.DropWatches()
+		synctest.Wait() // a's Reflector waits out its backoff
+		must(a.Delete(cm("a", "x")))
+		must(a.Update(cm("a", "y", "2")))
+		a.Compact()
+		waitUnion(t, rec, a, b)
+		equal(t, "events of a's relist", evs(rec, n), []string{"delete a/x@1 fsu", "update a/y@4"})
+		if got, want := cacheRVs(inf), fmt.Sprint(rvs(union(a, b))); got != want {
+			t.Fatalf("cache = %v, want %v", got, want)
+		}
+		if lists, watches := b.Calls(); lists != bLists || watches != bWatches {
+			t.Fatalf("namespace b: %d lists and %d watches during a's relist, want none (a's relist is a's business)", lists-bLists, watches-bWatches)
+		}
+	})
+}
+
+// The informer is synced only when every namespace is, and its LastError
+// names the namespace that fails.
+func TestMultiNamespaceSyncWaitsForEveryNamespace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "x"))
+		b := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("b", "x"))
+		forbidden := apierrors.NewForbidden(resource, "", errors.New("no RBAC in b"))
+		for range 3 {
+			b.FailNext(runtimetest.VerbList, forbidden)
+			b.FailNext(runtimetest.VerbWatch, forbidden)
+		}
+		inf := informer.NewMultiNamespace([]informer.NamespaceSource[CM]{
+			{Namespace: "a", ListerWatcher: a},
+			{Namespace: "b", ListerWatcher: b},
+		}, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}})
+		rec, reg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := informer.WaitForCacheSync(ctx, inf)
+		cancel()
+		if err == nil || inf.HasSynced() {
+			t.Fatalf("synced (%v) while namespace b cannot be listed", err)
+		}
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `namespace "b"`) {
+			t.Fatalf("WaitForCacheSync = %v, want the 403 of namespace \"b\"", err)
+		}
+		if le := inf.LastError(); le == nil || strings.Contains(le.Error(), `namespace "a"`) {
+			t.Fatalf("LastError = %v, want b's error only", le)
+		}
+
+		waitSynced(t, inf, reg) // b's failures run out; its backoff ends
+		waitUnion(t, rec, a, b)
+		if le := inf.LastError(); le != nil {
+			t.Fatalf("LastError = %v after both namespaces listed", le)
+		}
+	})
+}
+
+func TestNewMultiNamespaceRejectsBadSources(t *testing.T) {
+	src := runtimetest.NewSource[CM](runtimetest.SourceOptions{Resource: resource})
+	for name, sources := range map[string][]informer.NamespaceSource[CM]{
+		"none":      nil,
+		"all":       {{Namespace: "", ListerWatcher: src}},
+		"duplicate": {{Namespace: "a", ListerWatcher: src}, {Namespace: "a", ListerWatcher: src}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic")
+				}
+			}()
+			informer.NewMultiNamespace(sources, informer.Options[CM]{})
+		})
+	}
+}
