@@ -16,6 +16,11 @@
 //     Fields that depend on the Go type (ListerWatcher, informer options) are
 //     held as any and set type-safely by SetListerWatcher and
 //     SetInformerOptions; a mismatch panics at first use, naming the resource.
+//   - Several namespaces for a type (Options.Namespaces, TypeOptions.Namespaces)
+//     make one informer, not one per namespace: one Reflector per namespace
+//     feeds a single cache (informer.NewMultiNamespace), so the generated
+//     Lister, which takes one Indexer, needs no merged view. Namespaces are
+//     sorted and deduplicated, so the same set always builds the same thing.
 //   - Construction errors (no rest.Config, a failing AddToScheme) do not panic
 //     and are not lost: the informer's source returns them, so LastError and
 //     WaitForCacheSync report them with the resource name.

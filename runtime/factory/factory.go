@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -60,6 +62,12 @@ func Pointers[E any](items []E) []*E {
 type Options struct {
 	// Namespace limits every namespaced informer to one namespace ("" = all).
 	Namespace string
+	// Namespaces, when not empty, limits every namespaced informer to these
+	// namespaces and replaces Namespace. Each informer then runs one list and
+	// watch per namespace into one cache (informer.NewMultiNamespace), so its
+	// Lister, indexes and handlers cover exactly these namespaces. Duplicates
+	// are ignored; a "" among them means all namespaces.
+	Namespaces []string
 	// LabelSelector and FieldSelector apply to every informer.
 	LabelSelector string
 	FieldSelector string
@@ -90,17 +98,24 @@ type Options struct {
 // TypeOptions overrides Options for one type. Nil pointers inherit the
 // factory-wide value.
 type TypeOptions struct {
-	Namespace     *string
+	// Namespace, when not nil, is the type's one namespace ("" = all).
+	Namespace *string
+	// Namespaces, when not nil, are the type's namespaces, as
+	// Options.Namespaces; it wins over Namespace.
+	Namespaces    []string
 	LabelSelector *string
 	FieldSelector *string
 	ResyncPeriod  *time.Duration
 	// Transform replaces Options.Transform for this type.
 	Transform func(runtime.Object) (runtime.Object, error)
-	// ListerWatcher, when not nil, must be a reflector.ListerWatcher[T] for the
-	// type's T; it replaces the REST source: runtimetest's fake Source in unit
-	// tests, or listwatch.Funcs over an existing clientset. Namespace and
-	// selectors are then the ListerWatcher's business. SetListerWatcher sets
-	// it type-safely; a wrong type panics at first use.
+	// ListerWatcher, when not nil, replaces the REST source: runtimetest's
+	// fake Source in unit tests, or listwatch.Funcs over an existing
+	// clientset. It must be either a reflector.ListerWatcher[T] for the type's
+	// T (namespace and selectors are then its business), or a
+	// func(namespace string) reflector.ListerWatcher[T], called once per
+	// namespace the type watches ("" for all); selectors are its business.
+	// SetListerWatcher and SetListerWatcherFunc set it type-safely; a wrong
+	// type panics at first use.
 	ListerWatcher any
 	// Informer, when not nil, must be a func(*informer.Options[T]); it edits
 	// the informer options last. SetInformerOptions sets it type-safely.
@@ -121,6 +136,15 @@ func SetListerWatcher[T store.Object[T], L runtime.Object](opts *Options, typ Ty
 func SetInformerOptions[T store.Object[T], L runtime.Object](opts *Options, typ Type[T, L], fn func(*informer.Options[T])) {
 	o := opts.typeOptions(typ.Resource)
 	o.Informer = fn
+	opts.Types[typ.Resource] = o
+}
+
+// SetListerWatcherFunc makes the factory read typ from newLW(namespace), called
+// once for every namespace typ watches (see Options.Namespaces; "" for all
+// namespaces), instead of the API server.
+func SetListerWatcherFunc[T store.Object[T], L runtime.Object](opts *Options, typ Type[T, L], newLW func(namespace string) reflector.ListerWatcher[T]) {
+	o := opts.typeOptions(typ.Resource)
+	o.ListerWatcher = newLW
 	opts.Types[typ.Resource] = o
 }
 
@@ -186,22 +210,29 @@ func New(cfg *rest.Config, opts Options) *Factory {
 // over lw, with typ's indexes added to opts.Indexers and opts.Reflector.Name
 // defaulting to the resource name. Run it with its Run method.
 func NewInformer[T store.Object[T], L runtime.Object](typ Type[T, L], lw reflector.ListerWatcher[T], opts informer.Options[T]) *informer.Informer[T] {
+	return informer.New(lw, typeInformerOptions(typ, opts))
+}
+
+// NewMultiNamespaceInformer is NewInformer over several namespaces, one
+// source each (see informer.NewMultiNamespace).
+func NewMultiNamespaceInformer[T store.Object[T], L runtime.Object](typ Type[T, L], sources []informer.NamespaceSource[T], opts informer.Options[T]) *informer.Informer[T] {
+	return informer.NewMultiNamespace(sources, typeInformerOptions(typ, opts))
+}
+
+// typeInformerOptions adds typ's indexes and name to opts.
+func typeInformerOptions[T store.Object[T], L runtime.Object](typ Type[T, L], opts informer.Options[T]) informer.Options[T] {
 	if typ.Indexers != nil {
 		if idx := typ.Indexers(); len(idx) > 0 {
 			merged := make(store.Indexers[T], len(idx)+len(opts.Indexers))
-			for k, v := range idx {
-				merged[k] = v
-			}
-			for k, v := range opts.Indexers {
-				merged[k] = v
-			}
+			maps.Copy(merged, idx)
+			maps.Copy(merged, opts.Indexers)
 			opts.Indexers = merged
 		}
 	}
 	if opts.Reflector.Name == "" {
 		opts.Reflector.Name = resourceName(typ.Resource)
 	}
-	return informer.New(lw, opts)
+	return opts
 }
 
 // resourceName is "foos.v1alpha1.samplecontroller.example.com" (or "pods.v1").
@@ -277,15 +308,35 @@ func ForResourceIn(f *Factory, gvr schema.GroupVersionResource, tables ...Resour
 	return f.ForResource(gvr)
 }
 
+// namespaces returns the namespaces a type watches: nil for all, else a
+// sorted list of distinct namespaces.
+func (f *Factory) namespaces(namespaced bool, to TypeOptions) []string {
+	if !namespaced {
+		return nil
+	}
+	var list []string
+	switch {
+	case to.Namespaces != nil:
+		list = to.Namespaces
+	case to.Namespace != nil:
+		list = []string{*to.Namespace}
+	case len(f.opts.Namespaces) > 0:
+		list = f.opts.Namespaces
+	default:
+		list = []string{f.opts.Namespace}
+	}
+	if len(list) == 0 || slices.Contains(list, metav1.NamespaceAll) {
+		return nil
+	}
+	list = slices.Clone(list)
+	slices.Sort(list)
+	return slices.Compact(list)
+}
+
 func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
 	to := f.opts.Types[typ.Resource]
-	ns, lsel, fsel, resync := f.opts.Namespace, f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
-	if to.Namespace != nil {
-		ns = *to.Namespace
-	}
-	if !typ.Namespaced {
-		ns = ""
-	}
+	lsel, fsel, resync := f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
+	namespaces := f.namespaces(typ.Namespaced, to)
 	if to.LabelSelector != nil {
 		lsel = *to.LabelSelector
 	}
@@ -296,18 +347,16 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 		resync = *to.ResyncPeriod
 	}
 
-	var lw reflector.ListerWatcher[T]
-	if to.ListerWatcher != nil {
-		var ok bool
-		if lw, ok = to.ListerWatcher.(reflector.ListerWatcher[T]); !ok {
-			panic(fmt.Sprintf("factory: Options.Types[%s].ListerWatcher is %T, not a reflector.ListerWatcher[%T]", typ.Resource, to.ListerWatcher, *new(T)))
-		}
-	} else {
+	// newLW returns the source of one namespace ("" = all).
+	var newLW func(ns string) reflector.ListerWatcher[T]
+	switch lw := to.ListerWatcher.(type) {
+	case nil:
 		client, err := f.clientLocked(typ.Resource.GroupVersion(), typ.AddToScheme)
-		if err != nil {
-			lw = failingLW[T]{err: err} // the reflector's errors name the resource
-		} else {
-			lw = listwatch.New(client, listwatch.Options[T, L]{
+		newLW = func(ns string) reflector.ListerWatcher[T] {
+			if err != nil {
+				return failingLW[T]{err: err} // the reflector's errors name the resource
+			}
+			return listwatch.New(client, listwatch.Options[T, L]{
 				Resource:      typ.Resource.Resource,
 				Namespace:     ns,
 				LabelSelector: lsel,
@@ -317,6 +366,13 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 				Items:         typ.Items,
 			})
 		}
+	case reflector.ListerWatcher[T]:
+		namespaces = nil // one source: its namespaces are its business
+		newLW = func(string) reflector.ListerWatcher[T] { return lw }
+	case func(string) reflector.ListerWatcher[T]:
+		newLW = lw
+	default:
+		panic(fmt.Sprintf("factory: Options.Types[%s].ListerWatcher is %T, not a reflector.ListerWatcher[%T] or a func(string) reflector.ListerWatcher[%[2]T]", typ.Resource, to.ListerWatcher, *new(T)))
 	}
 
 	opts := informer.Options[T]{
@@ -340,7 +396,18 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 		}
 		fn(&opts)
 	}
-	return NewInformer(typ, lw, opts)
+	if len(namespaces) <= 1 {
+		ns := ""
+		if len(namespaces) == 1 {
+			ns = namespaces[0]
+		}
+		return NewInformer(typ, newLW(ns), opts)
+	}
+	sources := make([]informer.NamespaceSource[T], len(namespaces))
+	for n, ns := range namespaces {
+		sources[n] = informer.NamespaceSource[T]{Namespace: ns, ListerWatcher: newLW(ns)}
+	}
+	return NewMultiNamespaceInformer(typ, sources, opts)
 }
 
 func typedTransform[T store.Object[T]](gvr schema.GroupVersionResource, fn func(runtime.Object) (runtime.Object, error)) func(T) (T, error) {
