@@ -21,14 +21,41 @@ func FuzzInformerConverges(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 2, 1, 1, 3, 0, 0, 3, 4, 0, 6, 0, 2, 2})
 	f.Add([]byte{0, 0, 0, 1, 0, 2, 5, 0, 1, 0, 2, 1, 4, 0, 0, 3, 7, 0, 1, 2})
 	f.Add([]byte{3, 0, 0, 4, 4, 0, 2, 4, 6, 0, 3, 0, 0, 1, 7, 1})
-	f.Fuzz(fuzzBody)
+	f.Fuzz(func(t *testing.T, prog []byte) { fuzzBody(t, prog, 1) })
 }
 
-func fuzzBody(t *testing.T, prog []byte) {
+// FuzzMultiNamespaceConverges is FuzzInformerConverges over an informer of
+// two namespaces (NewMultiNamespace), each with its own source: every
+// operation hits one namespace's source, so one namespace relists, drops its
+// watch or bookmarks while the other streams on, and the cache and every
+// handler must still equal the union of both sources.
+func FuzzMultiNamespaceConverges(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 6, 2, 4, 0, 2, 3, 4, 1, 1, 0, 5, 4, 0, 6, 0})
+	f.Add([]byte{0, 0, 0, 4, 3, 0, 1, 0, 0, 5, 2, 5, 5, 0, 3, 4, 1, 4, 7, 0})
+	f.Add([]byte{3, 0, 3, 4, 0, 0, 0, 4, 2, 0, 1, 4, 3, 4, 6, 0, 7, 1})
+	f.Fuzz(func(t *testing.T, prog []byte) { fuzzBody(t, prog, 2) })
+}
+
+// fuzzBody runs prog against an informer of namespaces (1: New over one
+// source; 2: NewMultiNamespace over two): each pair of bytes is an operation
+// and its argument, whose low two bits pick a key and next bit a namespace.
+func fuzzBody(t *testing.T, prog []byte, namespaces int) {
 	{
 		synctest.Test(t, func(t *testing.T) {
-			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "k0"), cm("ns", "k1"))
-			inf := newInformer(src, informer.Options[CM]{})
+			nsNames := []string{"ns", "ns2"}[:namespaces]
+			var srcs []*runtimetest.Source[CM]
+			var sources []informer.NamespaceSource[CM]
+			for _, ns := range nsNames {
+				src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm(ns, "k0"), cm(ns, "k1"))
+				srcs = append(srcs, src)
+				sources = append(sources, informer.NamespaceSource[CM]{Namespace: ns, ListerWatcher: src})
+			}
+			var inf *informer.Informer[CM]
+			if namespaces == 1 {
+				inf = newInformer(srcs[0], informer.Options[CM]{})
+			} else {
+				inf = informer.NewMultiNamespace(sources, informer.Options[CM]{})
+			}
 			type handler struct {
 				rec *runtimetest.Recorder[CM]
 				reg *informer.Registration
@@ -42,17 +69,19 @@ func fuzzBody(t *testing.T, prog []byte) {
 			run(t, inf)
 			for i := 0; i+1 < len(prog); i += 2 {
 				name := fmt.Sprint("k", prog[i+1]%4)
-				_, exists := src.Get("ns/" + name)
+				n := int(prog[i+1]/4) % namespaces
+				src, ns := srcs[n], nsNames[n]
+				_, exists := src.Get(ns + "/" + name)
 				switch prog[i] % 8 {
 				case 0:
 					if exists {
-						must(src.Update(cm("ns", name, fmt.Sprint(i))))
+						must(src.Update(cm(ns, name, fmt.Sprint(i))))
 					} else {
-						must(src.Add(cm("ns", name)))
+						must(src.Add(cm(ns, name)))
 					}
 				case 1:
 					if exists {
-						must(src.Delete(cm("ns", name)))
+						must(src.Delete(cm(ns, name)))
 					}
 				case 2:
 					src.DropWatches()
@@ -85,15 +114,19 @@ func fuzzBody(t *testing.T, prog []byte) {
 				for _, h := range hs {
 					synced = synced && h.reg.HasSynced()
 				}
-				if synced && src.OpenWatches() > 0 {
+				watching := true
+				for _, src := range srcs {
+					watching = watching && src.OpenWatches() > 0
+				}
+				if synced && watching {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("not caught up after an hour: synced=%v open watches=%d last error %v", synced, src.OpenWatches(), inf.LastError())
+					t.Fatalf("not caught up after an hour: synced=%v watching=%v last error %v", synced, watching, inf.LastError())
 				}
 				time.Sleep(time.Second)
 			}
-			want := src.Snapshot()
+			want := union(srcs...)
 			for _, h := range hs {
 				if got := h.rec.State(); !runtimetest.SameResourceVersions(got, want) {
 					t.Fatalf("%s saw %v, want %v (program %v)", h.reg.Name(), rvs(got), rvs(want), prog)
