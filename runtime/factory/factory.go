@@ -173,13 +173,11 @@ type Factory struct {
 	shutdown  bool
 	cancels   []context.CancelFunc
 	wg        sync.WaitGroup
-	httpOnce  sync.Once
-	http      *http.Client
+	http      *http.Client // built from cfg on first need, under mu
 	httpError error
 }
 
 type groupVersion struct {
-	scheme *runtime.Scheme
 	client rest.Interface
 	err    error
 }
@@ -430,7 +428,8 @@ func (f *Factory) clientLocked(gv schema.GroupVersion, addToScheme func(*runtime
 	if g, ok := f.gvs[gv]; ok {
 		return g.client, g.err
 	}
-	g := &groupVersion{scheme: runtime.NewScheme()}
+	g := &groupVersion{}
+	scheme := runtime.NewScheme()
 	f.gvs[gv] = g
 	switch {
 	case f.cfg == nil:
@@ -438,20 +437,22 @@ func (f *Factory) clientLocked(gv schema.GroupVersion, addToScheme func(*runtime
 	case addToScheme == nil:
 		g.err = fmt.Errorf("type of group-version %s has no AddToScheme", gv)
 	default:
-		if err := addToScheme(g.scheme); err != nil {
+		if err := addToScheme(scheme); err != nil {
 			g.err = fmt.Errorf("add %s to scheme: %w", gv, err)
 			break
 		}
 		hc := f.opts.HTTPClient
 		if hc == nil {
-			f.httpOnce.Do(func() { f.http, f.httpError = rest.HTTPClientFor(f.cfg) })
+			if f.http == nil && f.httpError == nil {
+				f.http, f.httpError = rest.HTTPClientFor(f.cfg)
+			}
 			if f.httpError != nil {
 				g.err = fmt.Errorf("http client: %w", f.httpError)
 				break
 			}
 			hc = f.http
 		}
-		g.client, g.err = listwatch.NewRESTClient(f.cfg, hc, g.scheme, gv)
+		g.client, g.err = listwatch.NewRESTClient(f.cfg, hc, scheme, gv)
 	}
 	return g.client, g.err
 }
