@@ -25,6 +25,7 @@ import (
 	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
 	"github.com/informer-gen/informer-gen/examples/crd/controller"
 	"github.com/informer-gen/informer-gen/examples/crd/generated/informers"
+	"github.com/informer-gen/informer-gen/examples/crd/internal/parallel"
 	"github.com/informer-gen/informer-gen/examples/crd/internal/verify"
 	"github.com/informer-gen/informer-gen/examples/crd/localapi"
 	"github.com/informer-gen/informer-gen/examples/crd/manifests"
@@ -320,29 +321,12 @@ func check(ctx context.Context, c rest.Interface, ns, sel string, cachedFoos []*
 // parallelDo runs fn(0..n-1) on workers goroutines and returns the first
 // error (an already-existing or already-deleted object counts as done).
 func parallelDo(ctx context.Context, workers, n int, fn func(i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := fn(i); err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsNotFound(err) {
-					cancel(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return ctx.Err()
+	return parallel.Do(ctx, workers, 0, n, func(i int) error {
+		if err := fn(i); err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsNotFound(err) {
+			return err
+		}
+		return nil
+	})
 }
 
 func randomHex(n int) string {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 
 	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
+	"github.com/informer-gen/informer-gen/examples/crd/internal/parallel"
 	"github.com/informer-gen/informer-gen/examples/crd/internal/verify"
 	"github.com/informer-gen/informer-gen/examples/crd/localapi"
 	"github.com/informer-gen/informer-gen/examples/crd/manifests"
@@ -57,7 +57,7 @@ func Foo(ns, name, host string, replicas int32) *samplev1.Foo {
 // CreateFoos creates Foos name-0..name-(n-1) in ns with 16 parallel
 // requests; host(i) names the Host of the i-th (may be nil).
 func CreateFoos(ctx context.Context, c rest.Interface, ns, prefix string, from, to int, host func(i int) string) error {
-	return Parallel(ctx, 16, from, to, func(i int) error {
+	return parallel.Do(ctx, 16, from, to, func(i int) error {
 		h := ""
 		if host != nil {
 			h = host(i)
@@ -69,42 +69,6 @@ func CreateFoos(ctx context.Context, c rest.Interface, ns, prefix string, from, 
 // DeleteFoo deletes the Foo ns/name.
 func DeleteFoo(ctx context.Context, c rest.Interface, ns, name string) error {
 	return c.Delete().Namespace(ns).Resource("foos").Name(name).Do(ctx).Error()
-}
-
-// Parallel runs fn(from..to-1) on workers goroutines and returns the first
-// error; it stops handing out indices after an error.
-func Parallel(ctx context.Context, workers, from, to int, fn func(i int) error) error {
-	var next atomic.Int64
-	next.Store(int64(from))
-	var mu sync.Mutex
-	var first error
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				mu.Lock()
-				failed := first != nil
-				mu.Unlock()
-				if i >= to || failed || ctx.Err() != nil {
-					return
-				}
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
 }
 
 // Eventually calls check every 50ms until it returns nil, and fails t with
