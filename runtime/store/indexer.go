@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"k8s.io/klog/v2"
 )
@@ -58,8 +59,8 @@ type Options[T any] struct {
 // a DeepCopy, never the object itself (doing so corrupts the indices too).
 //
 // Memory layout (see doc.go): objects live in a slot array addressed by a
-// uint32 id; an open-addressing hash table maps keys to ids without storing the
-// key strings (keys are compared against the object's namespace and name);
+// uint32 id; an open-addressing hash table maps keys to ids, and the keys
+// themselves are bytes packed in a chunked arena (no string per key);
 // indices map a value to a posting set of ids.
 type Indexer[T Object[T]] struct {
 	mu sync.RWMutex
@@ -68,10 +69,10 @@ type Indexer[T Object[T]] struct {
 	table []uint64 // linear probing; entry = hash<<32 | (id+1); 0 is empty
 	count int
 
-	objs    []T               // by id; zero when the id is free
-	live    []uint64          // bit id is set when objs[id] holds an object
-	free    []uint32          // free ids, reused LIFO
-	oddKeys map[uint32]string // keys given to Set that differ from Key(obj)
+	objs []T      // by id; zero when the id is free
+	live []uint64 // bit id is set when objs[id] holds an object
+	free []uint32 // free ids, reused LIFO
+	keys keyArena // the key of every live id
 
 	nsIndex map[string]posting
 	indices map[string]*index[T]
@@ -190,7 +191,7 @@ func (i *Indexer[T]) List() []T {
 }
 
 // ListKeys returns the keys of every object in the cache, in no particular
-// order. Keys are not stored, so each is built (and allocated) per call.
+// order. Each key is a new string (the cache keeps keys as packed bytes).
 func (i *Indexer[T]) ListKeys() []string {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
@@ -301,7 +302,7 @@ func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 
 func (i *Indexer[T]) hash(key string) uint32 { return uint32(maphash.String(i.seed, key)) }
 
-// findLocked returns the table slot and id of key.
+// findLocked returns the table slot and id of key, whose hash is h.
 func (i *Indexer[T]) findLocked(key string, h uint32) (slot int, id uint32, ok bool) {
 	if len(i.table) == 0 {
 		return 0, 0, false
@@ -313,16 +314,7 @@ func (i *Indexer[T]) findLocked(key string, h uint32) (slot int, id uint32, ok b
 			return 0, 0, false
 		}
 		if uint32(e>>32) == h {
-			id := uint32(e) - 1
-			if i.oddKeys != nil {
-				if k, odd := i.oddKeys[id]; odd {
-					if k == key {
-						return int(s), id, true
-					}
-					continue
-				}
-			}
-			if o := i.objs[id]; keyMatches(key, o.GetNamespace(), o.GetName()) {
+			if id := uint32(e) - 1; i.keys.equal(id, key) {
 				return int(s), id, true
 			}
 		}
@@ -331,39 +323,22 @@ func (i *Indexer[T]) findLocked(key string, h uint32) (slot int, id uint32, ok b
 
 // getNamespacedLocked looks up namespace/name without allocating the key.
 func (i *Indexer[T]) getNamespacedLocked(ns, name string) (T, bool) {
-	var zero T
-	if len(i.table) == 0 {
-		return zero, false
-	}
 	var buf [128]byte
 	k := buf[:0]
 	if ns != "" {
 		k = append(append(k, ns...), '/')
 	}
 	k = append(k, name...)
-	h := uint32(maphash.Bytes(i.seed, k))
-	mask := uint32(len(i.table) - 1)
-	for s := h & mask; ; s = (s + 1) & mask {
-		e := i.table[s]
-		if e == 0 {
-			return zero, false
-		}
-		if uint32(e>>32) != h {
-			continue
-		}
-		id := uint32(e) - 1
-		if i.oddKeys != nil {
-			if odd, isOdd := i.oddKeys[id]; isOdd {
-				if odd == string(k) {
-					return i.objs[id], true
-				}
-				continue
-			}
-		}
-		if o := i.objs[id]; o.GetName() == name && o.GetNamespace() == ns {
-			return o, true
-		}
+	var zero T
+	if len(k) == 0 {
+		return zero, false
 	}
+	// k does not escape: findLocked only compares it.
+	key := unsafe.String(&k[0], len(k))
+	if _, id, ok := i.findLocked(key, i.hash(key)); ok {
+		return i.objs[id], true
+	}
+	return zero, false
 }
 
 func (i *Indexer[T]) getLocked(key string) (T, bool) {
@@ -375,14 +350,8 @@ func (i *Indexer[T]) getLocked(key string) (T, bool) {
 	return i.objs[id], true
 }
 
-func (i *Indexer[T]) keyOfLocked(id uint32) string {
-	if i.oddKeys != nil {
-		if k, ok := i.oddKeys[id]; ok {
-			return k
-		}
-	}
-	return Key(i.objs[id])
-}
+// keyOfLocked returns the key of live id (a new string).
+func (i *Indexer[T]) keyOfLocked(id uint32) string { return string(i.keys.bytes(id)) }
 
 func (i *Indexer[T]) listKeysLocked() []string {
 	out := make([]string, 0, i.count)
@@ -472,30 +441,16 @@ func (i *Indexer[T]) allocLocked(obj T) uint32 {
 	return id
 }
 
-func (i *Indexer[T]) setOddKeyLocked(id uint32, key string, obj T) {
-	if keyMatches(key, obj.GetNamespace(), obj.GetName()) {
-		if i.oddKeys != nil {
-			delete(i.oddKeys, id)
-		}
-		return
-	}
-	if i.oddKeys == nil {
-		i.oddKeys = map[uint32]string{}
-	}
-	i.oddKeys[id] = key
-}
-
 func (i *Indexer[T]) setLocked(key string, obj T) (T, bool) {
 	h := i.hash(key)
 	if _, id, ok := i.findLocked(key, h); ok {
 		old := i.objs[id]
 		i.objs[id] = obj
-		i.setOddKeyLocked(id, key, obj)
 		i.reindexLocked(id, key, old, obj, true, true)
 		return old, true
 	}
 	id := i.allocLocked(obj)
-	i.setOddKeyLocked(id, key, obj)
+	i.keys.set(id, key)
 	i.insertLocked(h, id)
 	var zero T
 	i.reindexLocked(id, key, zero, obj, false, true)
@@ -514,8 +469,16 @@ func (i *Indexer[T]) deleteLocked(key string) (T, bool) {
 	i.objs[id] = zero
 	i.live[id/64] &^= 1 << (id % 64)
 	i.free = append(i.free, id)
-	if i.oddKeys != nil {
-		delete(i.oddKeys, id)
+	i.keys.remove(id)
+	if i.keys.needsCompact() {
+		i.keys.compact(func(yield func(uint32)) {
+			for w, word := range i.live {
+				for word != 0 {
+					yield(uint32(w*64 + bits.TrailingZeros64(word)))
+					word &= word - 1
+				}
+			}
+		})
 	}
 	return old, true
 }

@@ -94,13 +94,3 @@ func PointerValues[S ~string](s []*S) []string {
 	}
 	return out
 }
-
-// keyMatches reports whether key is the cache key of an object with the given
-// namespace and name, without building that key.
-func keyMatches(key, ns, name string) bool {
-	if ns == "" {
-		return key == name
-	}
-	return len(key) == len(ns)+1+len(name) &&
-		key[len(ns)] == '/' && key[:len(ns)] == ns && key[len(ns)+1:] == name
-}
