@@ -24,7 +24,7 @@ if ! diff -r apis "$tmp/apis" || ! diff -r manifests "$tmp/manifests"; then
 fi
 
 echo "== informers and listers (informer-gen --verify)"
-if ! go run github.com/informer-gen/informer-gen/cmd/informer-gen --verify \
+if ! go tool informer-gen --verify \
     --output-dir ./generated \
     --output-pkg github.com/informer-gen/informer-gen/examples/crd/generated \
     ./apis/...; then

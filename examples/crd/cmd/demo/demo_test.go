@@ -22,7 +22,7 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo failed: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"summary", "every status reconciled", "caches equal a fresh LIST", "PASS", "150 foos"} {
+	for _, want := range []string{"identical to generated/", "summary", "every status reconciled", "caches equal a fresh LIST", "PASS", "150 foos"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

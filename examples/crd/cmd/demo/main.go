@@ -1,6 +1,8 @@
 // Command demo runs the example controller end to end and checks the result.
 //
-// By default it starts a local API server in the process (embedded etcd +
+// First it runs informer-gen on the API packages (./apis/...) and checks
+// that the result equals generated/, the code the demo is built from. By
+// default it then starts a local API server in the process (embedded etcd +
 // apiextensions-apiserver on 127.0.0.1), installs the example CRDs, starts the
 // generated informer factory and the controller, then creates, updates and
 // deletes a batch of Foos and Hosts while printing progress at most once a

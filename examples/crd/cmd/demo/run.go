@@ -73,6 +73,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		return nil
 	}
 
+	// 0. The generated code: informer-gen renders it again from ./apis/...
+	// and it must equal the generated/ this binary is built from.
+	if err := timed("generate (informer-gen)", func() (string, error) { return generate(ctx) }); err != nil {
+		return err
+	}
+
 	// 1. The API server.
 	var restCfg *rest.Config
 	if cfg.kubeconfig == "" {
