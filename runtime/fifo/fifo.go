@@ -289,6 +289,28 @@ func (p *Partition[T]) Replace(objs []T, resourceVersion string) error {
 // Resync is FIFO.Resync for the keys of one namespace.
 func (p *Partition[T]) Resync() error { return p.f.resync(p.ns, true) }
 
+// namespaceKeyLister is implemented by *store.Indexer: its built-in
+// namespace index gives one namespace's keys without listing every key.
+type namespaceKeyLister interface {
+	IndexKeys(indexName, value string) ([]string, error)
+}
+
+// knownKeys returns Known's keys, only those of namespace ns when scoped.
+func (f *FIFO[T]) knownKeys(ns string, scoped bool) []string {
+	if f.known == nil {
+		return nil
+	}
+	if !scoped {
+		return f.known.ListKeys()
+	}
+	if nk, ok := f.known.(namespaceKeyLister); ok {
+		if keys, err := nk.IndexKeys(store.NamespaceIndex, ns); err == nil {
+			return keys
+		}
+	}
+	return slices.DeleteFunc(f.known.ListKeys(), func(k string) bool { return !inNamespace(k, ns) })
+}
+
 // inNamespace reports whether key ("ns/name") belongs to namespace ns.
 func inNamespace(key, ns string) bool {
 	return len(key) > len(ns) && key[len(ns)] == '/' && key[:len(ns)] == ns
@@ -389,13 +411,7 @@ func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) err
 	if f.closed {
 		return ErrClosed
 	}
-	var knownKeys []string
-	if f.known != nil {
-		knownKeys = f.known.ListKeys()
-	}
-	if scoped {
-		knownKeys = slices.DeleteFunc(knownKeys, func(k string) bool { return !inNamespace(k, ns) })
-	}
+	knownKeys := f.knownKeys(ns, scoped)
 	var tombs []Delta[T]
 	if len(f.pending) > 0 || len(f.batches) > 0 || len(knownKeys) > 0 {
 		// Only a relist over a non-empty state can have vanished keys; the
@@ -482,10 +498,7 @@ func (f *FIFO[T]) resync(ns string, scoped bool) error {
 		return nil
 	}
 	queued := false
-	for _, key := range f.known.ListKeys() {
-		if scoped && !inNamespace(key, ns) {
-			continue
-		}
+	for _, key := range f.knownKeys(ns, scoped) {
 		if _, _, ok := f.newestLocked(key); ok {
 			continue
 		}
