@@ -85,15 +85,7 @@ func addRecorder(t *testing.T, inf *informer.Informer[CM], opts informer.Handler
 // waitSame waits until rec holds exactly src's objects.
 func waitSame(t *testing.T, rec *runtimetest.Recorder[CM], src *runtimetest.Source[CM]) {
 	t.Helper()
-	want := src.Snapshot()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := rec.WaitFor(ctx, func(got map[string]CM) bool { return runtimetest.SameResourceVersions(got, want) }); err != nil {
-		t.Fatalf("handler did not converge to the source: %v", err)
-	}
-	if err := rec.Err(); err != nil {
-		t.Fatalf("handler contract violated: %v", err)
-	}
+	waitUnion(t, rec, src)
 }
 
 func waitSynced(t *testing.T, s ...informer.Syncable) {

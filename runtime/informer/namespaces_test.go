@@ -35,6 +35,7 @@ func cacheRVs(inf *informer.Informer[CM]) string {
 	return fmt.Sprint(got)
 }
 
+// waitUnion waits until rec holds exactly the objects of every source.
 func waitUnion(t *testing.T, rec *runtimetest.Recorder[CM], srcs ...*runtimetest.Source[CM]) {
 	t.Helper()
 	want := union(srcs...)
@@ -48,16 +49,21 @@ func waitUnion(t *testing.T, rec *runtimetest.Recorder[CM], srcs ...*runtimetest
 	}
 }
 
+// abInformer is an informer of namespaces a and b over their own sources.
+func abInformer(a, b *runtimetest.Source[CM]) *informer.Informer[CM] {
+	return informer.NewMultiNamespace([]informer.NamespaceSource[CM]{
+		{Namespace: "a", ListerWatcher: a},
+		{Namespace: "b", ListerWatcher: b},
+	}, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}})
+}
+
 // Two namespaces behind one informer: one cache and one event stream; a 410
 // relist in namespace a tombstones a's vanished objects and leaves b alone.
 func TestMultiNamespaceOneCacheIndependentRelists(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "x"), cm("a", "y"))
 		b := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("b", "x"))
-		inf := informer.NewMultiNamespace([]informer.NamespaceSource[CM]{
-			{Namespace: "a", ListerWatcher: a},
-			{Namespace: "b", ListerWatcher: b},
-		}, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}})
+		inf := abInformer(a, b)
 		rec, reg := addRecorder(t, inf, informer.HandlerOptions{})
 		run(t, inf)
 		waitSynced(t, inf, reg)
@@ -99,10 +105,7 @@ func TestMultiNamespaceSyncWaitsForEveryNamespace(t *testing.T) {
 			b.FailNext(runtimetest.VerbList, forbidden)
 			b.FailNext(runtimetest.VerbWatch, forbidden)
 		}
-		inf := informer.NewMultiNamespace([]informer.NamespaceSource[CM]{
-			{Namespace: "a", ListerWatcher: a},
-			{Namespace: "b", ListerWatcher: b},
-		}, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}})
+		inf := abInformer(a, b)
 		rec, reg := addRecorder(t, inf, informer.HandlerOptions{})
 		run(t, inf)
 
