@@ -45,15 +45,14 @@ type Queue[K comparable] struct {
 	mu   sync.Mutex
 	cond sync.Cond // L is &mu; signalled when ready gets a key, on shutdown and when work finishes while draining
 
-	// queued holds the keys in ready: it grows with the backlog. processing
-	// holds the keys between Get and Done (at most one per worker, so it stays
-	// small) with whether they were added again meanwhile. Keeping the re-add
-	// flag there, not in queued, leaves three operations on the big map per
-	// key (client-go does four, one map for both states does five), and a
-	// small processing set needs no hashing at all (see procSet).
-	queued     map[K]struct{}
+	// ready holds the queued keys in order and deduplicates them (see
+	// keyRing): it grows with the backlog. processing holds the keys between
+	// Get and Done (at most one per worker, so it stays small) with whether
+	// they were added again meanwhile. Keeping the re-add flag there leaves
+	// one index operation per key at Add and one at Get; the small
+	// processing set is searched by the keys' tags (see procSet).
+	ready      keyRing[K]
 	processing procSet[K]
-	ready      ring[K]
 	// waiters counts workers blocked in Get, so Add signals only when one is.
 	waiters int
 
@@ -77,12 +76,12 @@ type Queue[K comparable] struct {
 // New returns an empty queue configured by opts. See Queue for its contract.
 func New[K comparable](opts Options[K]) *Queue[K] {
 	q := &Queue[K]{
-		queued: make(map[K]struct{}),
-		rl:     opts.RateLimiter,
-		wake:   make(chan struct{}, 1),
-		stop:   make(chan struct{}),
+		rl:   opts.RateLimiter,
+		wake: make(chan struct{}, 1),
+		stop: make(chan struct{}),
 	}
 	q.cond.L = &q.mu
+	q.ready.init()
 	if q.rl == nil {
 		q.rl = DefaultRateLimiter[K]()
 	}
@@ -100,16 +99,18 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 // Add marks key as needing processing. It never blocks on workers. After
 // ShutDown or ShutDownWithDrain, Add does nothing (as client-go).
 func (q *Queue[K]) Add(key K) {
+	tag := q.ready.tag(key) // hashed before taking the lock
 	q.mu.Lock()
-	q.addLocked(key)
+	q.addLocked(key, tag)
 	q.mu.Unlock()
 }
 
-func (q *Queue[K]) addLocked(key K) {
+// addLocked adds key, whose q.ready.tag is tag.
+func (q *Queue[K]) addLocked(key K, tag uint32) {
 	if q.shuttingDown {
 		return
 	}
-	if i := q.processing.find(key); i >= 0 {
+	if i := q.processing.find(key, tag); i >= 0 {
 		if e := &q.processing.entries[i]; !e.again {
 			e.again = true // queued again by Done
 			if q.m != nil {
@@ -118,14 +119,12 @@ func (q *Queue[K]) addLocked(key K) {
 		}
 		return
 	}
-	if _, ok := q.queued[key]; ok {
-		return
+	if !q.ready.pushTagged(key, tag, true) {
+		return // already queued
 	}
-	q.queued[key] = struct{}{}
 	if q.m != nil {
 		q.m.add(key)
 	}
-	q.ready.push(key)
 	if q.waiters > 0 {
 		q.cond.Signal()
 	}
@@ -147,9 +146,8 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 		q.mu.Unlock()
 		return key, true
 	}
-	key = q.ready.pop()
-	delete(q.queued, key)
-	q.processing.add(key)
+	key, tag := q.ready.pop()
+	q.processing.add(key, tag)
 	if q.m != nil {
 		q.m.get(key)
 	}
@@ -161,8 +159,9 @@ func (q *Queue[K]) Get() (key K, shutdown bool) {
 // it is queued again now (once, however many adds there were). Done of a key
 // that is not being processed does nothing.
 func (q *Queue[K]) Done(key K) {
+	tag := q.ready.tag(key) // hashed before taking the lock
 	q.mu.Lock()
-	i := q.processing.find(key)
+	i := q.processing.find(key, tag)
 	if i < 0 {
 		q.mu.Unlock()
 		return
@@ -172,8 +171,7 @@ func (q *Queue[K]) Done(key K) {
 		q.m.done(key)
 	}
 	if again {
-		q.queued[key] = struct{}{}
-		q.ready.push(key)
+		q.ready.pushTagged(key, tag, false) // not queued: Add does not queue a key being processed
 		if q.waiters > 0 {
 			q.cond.Signal()
 		}
@@ -210,7 +208,7 @@ func (q *Queue[K]) addAfter(key K, delay time.Duration, retry bool) {
 		q.m.retry()
 	}
 	if delay <= 0 {
-		q.addLocked(key)
+		q.addLocked(key, q.ready.tag(key))
 		return
 	}
 	at := time.Now().Add(delay)
@@ -312,7 +310,7 @@ func (q *Queue[K]) delayLoop() {
 		now := time.Now()
 		for len(q.delayed.items) > 0 && !q.delayed.items[0].at.After(now) {
 			d := q.delayed.pop(q.delayedIndex)
-			q.addLocked(d.key)
+			q.addLocked(d.key, q.ready.tag(d.key))
 		}
 		wait := time.Duration(-1)
 		if len(q.delayed.items) > 0 {
@@ -336,43 +334,6 @@ func (q *Queue[K]) delayLoop() {
 			return
 		}
 	}
-}
-
-// ring is a growable circular FIFO buffer: push and pop are O(1) without the
-// reslicing and re-copying of an append/[1:] slice.
-type ring[K any] struct {
-	buf        []K
-	head, size int
-}
-
-func (r *ring[K]) len() int { return r.size }
-
-func (r *ring[K]) push(k K) {
-	if r.size == len(r.buf) {
-		n := max(16, 2*len(r.buf))
-		buf := make([]K, n)
-		m := copy(buf, r.buf[r.head:])
-		copy(buf[m:], r.buf[:r.head])
-		r.buf, r.head = buf, 0
-	}
-	i := r.head + r.size
-	if i >= len(r.buf) {
-		i -= len(r.buf)
-	}
-	r.buf[i] = k
-	r.size++
-}
-
-func (r *ring[K]) pop() K {
-	var zero K
-	k := r.buf[r.head]
-	r.buf[r.head] = zero // let the GC have it
-	r.head++
-	if r.head == len(r.buf) {
-		r.head = 0
-	}
-	r.size--
-	return k
 }
 
 type delayed[K comparable] struct {
@@ -449,8 +410,9 @@ func (h *delayHeap[K]) down(i int, index map[K]int) {
 }
 
 // procSet is the set of keys being processed, each with its re-added flag.
-// It holds at most one key per worker, so it is a slice searched linearly
-// (no hashing) until it grows past procIndexAt, when a map index takes over.
+// It holds at most one key per worker, so it is a slice searched linearly,
+// comparing the keys' keyRing tags before the keys themselves, until it
+// grows past procIndexAt, when a map index takes over.
 type procSet[K comparable] struct {
 	entries []procEntry[K]
 	index   map[K]int // nil while small
@@ -458,15 +420,16 @@ type procSet[K comparable] struct {
 
 type procEntry[K comparable] struct {
 	key   K
+	tag   uint32
 	again bool
 }
 
-const procIndexAt = 4
+const procIndexAt = 32
 
 func (p *procSet[K]) len() int { return len(p.entries) }
 
-// find returns the position of key, or -1.
-func (p *procSet[K]) find(key K) int {
+// find returns the position of key, whose tag is tag, or -1.
+func (p *procSet[K]) find(key K, tag uint32) int {
 	if p.index != nil {
 		if i, ok := p.index[key]; ok {
 			return i
@@ -474,16 +437,16 @@ func (p *procSet[K]) find(key K) int {
 		return -1
 	}
 	for i := range p.entries {
-		if p.entries[i].key == key {
+		if e := &p.entries[i]; e.tag == tag && e.key == key {
 			return i
 		}
 	}
 	return -1
 }
 
-// add inserts key, which must not be present.
-func (p *procSet[K]) add(key K) {
-	p.entries = append(p.entries, procEntry[K]{key: key})
+// add inserts key with its tag; key must not be present.
+func (p *procSet[K]) add(key K, tag uint32) {
+	p.entries = append(p.entries, procEntry[K]{key: key, tag: tag})
 	switch {
 	case p.index != nil:
 		p.index[key] = len(p.entries) - 1
