@@ -1,7 +1,5 @@
 package store
 
-import "unique"
-
 // Compact is the default memory transform the informer applies to every
 // object before storing it. It mutates obj in place and returns it, so it
 // must only be given a freshly decoded object that nothing else references
@@ -21,44 +19,54 @@ func Compact[T Object[T]](obj T) T {
 // and values, annotation keys (not values: they are large and rarely
 // shared), finalizers, and the kind and apiVersion of owner references. The
 // canonical copies are weakly held by unique, so strings no object uses any
-// more are freed. It mutates obj in place (no map or slice is reallocated)
-// and returns it; the same caveat as Compact applies.
+// more are freed (after a small per-CPU cache of recently used ones lets go
+// of them, see intern.go). It mutates obj in place (no map or slice is
+// reallocated, and a string that is canonical already is not written) and
+// returns it; the same caveat as Compact applies. Safe for concurrent use on
+// different objects.
 func InternStrings[T Object[T]](obj T) T {
+	in := interners.Get().(*interner)
+	defer interners.Put(in)
 	if ns := obj.GetNamespace(); ns != "" {
-		obj.SetNamespace(intern(ns))
+		if c := in.intern(ns); !sameString(c, ns) {
+			obj.SetNamespace(c)
+		}
 	}
-	// Assigning to an existing key replaces the stored key string too (the
-	// runtime updates string keys on assignment), so keys are interned
-	// without rebuilding the map.
 	if l := obj.GetLabels(); len(l) > 0 {
+		// Assigning to an existing key replaces the stored key string too
+		// (the runtime updates string keys on assignment), so keys are
+		// interned without rebuilding the map.
 		for k, v := range l {
-			l[intern(k)] = intern(v)
+			if ck, cv := in.intern(k), in.intern(v); !sameString(ck, k) || !sameString(cv, v) {
+				l[ck] = cv
+			}
 		}
 	}
 	if a := obj.GetAnnotations(); len(a) > 0 {
 		for k, v := range a {
-			a[intern(k)] = v
+			if ck := in.intern(k); !sameString(ck, k) {
+				a[ck] = v
+			}
 		}
 	}
 	if f := obj.GetFinalizers(); len(f) > 0 {
+		changed := false
 		for n := range f {
-			f[n] = intern(f[n])
+			changed = in.internInto(&f[n]) || changed
 		}
-		obj.SetFinalizers(f)
+		if changed {
+			obj.SetFinalizers(f)
+		}
 	}
 	if refs := obj.GetOwnerReferences(); len(refs) > 0 {
+		changed := false
 		for n := range refs {
-			refs[n].Kind = intern(refs[n].Kind)
-			refs[n].APIVersion = intern(refs[n].APIVersion)
+			changed = in.internInto(&refs[n].Kind) || changed
+			changed = in.internInto(&refs[n].APIVersion) || changed
 		}
-		obj.SetOwnerReferences(refs)
+		if changed {
+			obj.SetOwnerReferences(refs)
+		}
 	}
 	return obj
-}
-
-func intern(s string) string {
-	if s == "" {
-		return s
-	}
-	return unique.Make(s).Value()
 }

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -88,5 +90,85 @@ func TestCompact(t *testing.T) {
 	}
 	if sameData(a.Annotations["note"], b.Annotations["note"]) {
 		t.Error("annotation value interned; values are meant to stay as decoded")
+	}
+}
+
+// TestInternStringsLeavesCanonicalAlone: an object whose maps and slices are
+// canonical already (a user's transform may hand one labels map to many
+// objects) is only read, never written, so interning such objects on several
+// goroutines at once while others read them is not a data race (run with
+// -race). The objects still compare equal and still share their strings.
+func TestInternStringsLeavesCanonicalAlone(t *testing.T) {
+	tmpl := decoded(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Namespace:       "team-a",
+		Labels:          map[string]string{"app": "web", "tier": "frontend"},
+		Annotations:     map[string]string{"note": "hello"},
+		Finalizers:      []string{"example.com/cleanup"},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u1"}},
+	}})
+	store.InternStrings(tmpl)
+	want, _ := json.Marshal(tmpl)
+	var wg sync.WaitGroup
+	for n := range 8 {
+		p := tmpl.DeepCopy() // own struct, shared maps and slices below
+		p.Name = fmt.Sprint("p", n)
+		p.Labels, p.Annotations, p.Finalizers, p.OwnerReferences = tmpl.Labels, tmpl.Annotations, tmpl.Finalizers, tmpl.OwnerReferences
+		wg.Go(func() {
+			for range 100 {
+				store.InternStrings(p)
+			}
+		})
+		wg.Go(func() {
+			for range 100 {
+				_ = tmpl.Labels["app"] + tmpl.Annotations["note"] + tmpl.Finalizers[0] + tmpl.OwnerReferences[0].Kind
+			}
+		})
+	}
+	wg.Wait()
+	if got, _ := json.Marshal(tmpl); string(got) != string(want) {
+		t.Fatalf("shared canonical data changed:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestInternStringsConcurrent interns decoded copies of the same pod on
+// several goroutines at once (each with whatever per-P cache it gets): every
+// copy ends up equal to the decoded object and sharing one copy of each
+// interned string with every other copy.
+func TestInternStringsConcurrent(t *testing.T) {
+	src := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Namespace:       "team-b",
+		Name:            "p",
+		Labels:          map[string]string{"app": "api", "tier": "backend", "zone": "z1"},
+		Finalizers:      []string{"example.com/a", "example.com/b"},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "s", UID: "u2"}},
+	}}
+	want, _ := json.Marshal(src)
+	const workers, each = 4, 50
+	pods := make([][]*corev1.Pod, workers)
+	for w := range pods {
+		for range each {
+			pods[w] = append(pods[w], decoded(t, src))
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range pods {
+		wg.Go(func() {
+			for _, p := range pods[w] {
+				store.InternStrings(p)
+			}
+		})
+	}
+	wg.Wait()
+	first := pods[0][0]
+	for _, ps := range pods {
+		for _, p := range ps {
+			if got, _ := json.Marshal(p); string(got) != string(want) {
+				t.Fatalf("interned copy differs:\n got %s\nwant %s", got, want)
+			}
+			if !sameData(p.Namespace, first.Namespace) || !sameData(p.Labels["zone"], first.Labels["zone"]) ||
+				!sameData(p.Finalizers[1], first.Finalizers[1]) || !sameData(p.OwnerReferences[0].Kind, first.OwnerReferences[0].Kind) {
+				t.Fatal("copies interned on different goroutines do not share their strings")
+			}
+		}
 	}
 }
