@@ -204,6 +204,44 @@ func TestShutDownReleasesBlockedGet(t *testing.T) {
 	})
 }
 
+// TestBlockedGetWakesOnAddAndRequeue: a worker blocked in Get is woken by
+// an Add, and by a Done that requeues a key re-added while it was being
+// processed by another worker.
+func TestBlockedGetWakesOnAddAndRequeue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.New(workqueue.Options[string]{})
+		defer q.ShutDown()
+		got := make(chan string)
+		go func() {
+			for {
+				k, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				got <- k
+			}
+		}()
+		synctest.Wait() // the worker is blocked in Get
+		q.Add("a")
+		if k := <-got; k != "a" {
+			t.Fatalf("woken worker got %q, want a", k)
+		}
+		synctest.Wait() // blocked in Get again, "a" in flight
+		q.Add("a")      // re-added while processing: nothing to hand out yet
+		synctest.Wait()
+		select {
+		case k := <-got:
+			t.Fatalf("worker got %q while a was still in flight", k)
+		default:
+		}
+		q.Done("a") // requeues a, which must wake the blocked worker
+		if k := <-got; k != "a" {
+			t.Fatalf("after Done, worker got %q, want a", k)
+		}
+		q.Done("a")
+	})
+}
+
 func TestShutDownWithDrainWaitsForQueuedAndInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := workqueue.New(workqueue.Options[string]{})
