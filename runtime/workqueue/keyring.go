@@ -93,6 +93,9 @@ func (r *keyRing[K]) append(key K, tag, slot uint32) {
 // rebuilds the index for the new positions.
 func (r *keyRing[K]) grow() {
 	n := 2 * len(r.keys)
+	if n > 1<<31 { // positions and index slots are uint32
+		panic("workqueue: more than 2^31 keys queued")
+	}
 	keys := make([]K, n)
 	tags := make([]uint32, n)
 	m := copy(keys, r.keys[r.head:])
