@@ -61,6 +61,7 @@
 //
 // Compact drops managedFields and interns repeated strings (namespace, label
 // keys and values, annotation keys, finalizers, owner reference kind and
-// apiVersion) with the unique package. The informer applies it to freshly
-// decoded objects before they reach the cache.
+// apiVersion) with the unique package, through a small per-P cache of plain
+// maps in front of it (intern.go says why). The informer applies it to
+// freshly decoded objects before they reach the cache.
 package store
