@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"math/bits"
 	"slices"
 	"sync"
@@ -277,17 +278,13 @@ func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	built := make([]*index[T], len(names))
 	for n, name := range names {
 		idx := &index[T]{fn: indexers[name], values: map[string]posting{}}
-		for w, word := range i.live {
-			for word != 0 {
-				id := uint32(w*64 + bits.TrailingZeros64(word))
-				word &= word - 1
-				vals, err := idx.fn(i.objs[id])
-				if err != nil {
-					return fmt.Errorf("add indexers: index %q on %q: %w", name, i.keyOfLocked(id), err)
-				}
-				for _, v := range vals {
-					i.addPostingLocked(idx.values, v, id)
-				}
+		for id := range liveIDs(i.live) {
+			vals, err := idx.fn(i.objs[id])
+			if err != nil {
+				return fmt.Errorf("add indexers: index %q on %q: %w", name, i.keyOfLocked(id), err)
+			}
+			for _, v := range vals {
+				i.addPostingLocked(idx.values, v, id)
 			}
 		}
 		built[n] = idx
@@ -355,13 +352,25 @@ func (i *Indexer[T]) keyOfLocked(id uint32) string { return string(i.keys.bytes(
 
 func (i *Indexer[T]) listKeysLocked() []string {
 	out := make([]string, 0, i.count)
-	for w, word := range i.live {
-		for word != 0 {
-			out = append(out, i.keyOfLocked(uint32(w*64+bits.TrailingZeros64(word))))
-			word &= word - 1
-		}
+	for id := range liveIDs(i.live) {
+		out = append(out, i.keyOfLocked(id))
 	}
 	return out
+}
+
+// liveIDs yields the ids whose bit is set in live, in increasing order. (The
+// hottest loops, List and the full-scan selector, walk the bitmap inline.)
+func liveIDs(live []uint64) iter.Seq[uint32] {
+	return func(yield func(uint32) bool) {
+		for w, word := range live {
+			for word != 0 {
+				if !yield(uint32(w*64 + bits.TrailingZeros64(word))) {
+					return
+				}
+				word &= word - 1
+			}
+		}
+	}
 }
 
 func (i *Indexer[T]) insertLocked(h, id uint32) {
@@ -471,14 +480,7 @@ func (i *Indexer[T]) deleteLocked(key string) (T, bool) {
 	i.free = append(i.free, id)
 	i.keys.remove(id)
 	if i.keys.needsCompact() {
-		i.keys.compact(func(yield func(uint32)) {
-			for w, word := range i.live {
-				for word != 0 {
-					yield(uint32(w*64 + bits.TrailingZeros64(word)))
-					word &= word - 1
-				}
-			}
-		})
+		i.keys.compact(liveIDs(i.live))
 	}
 	return old, true
 }

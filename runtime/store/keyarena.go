@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"iter"
+)
 
 // keyArena holds the key of every slot id as bytes packed into fixed-size
 // chunks: no string header and no allocation per key, nothing for the GC to
@@ -72,9 +75,11 @@ func (a *keyArena) needsCompact() bool {
 	return a.garbage > keyChunk && a.garbage > a.live
 }
 
-// compact rewrites the arena with only the keys of the ids each yields.
-func (a *keyArena) compact(each func(yield func(id uint32))) {
+// compact rewrites the arena with only the keys of ids.
+func (a *keyArena) compact(ids iter.Seq[uint32]) {
 	old := *a
 	*a = keyArena{refs: old.refs}
-	each(func(id uint32) { a.set(id, string(old.bytes(id))) })
+	for id := range ids {
+		a.set(id, string(old.bytes(id)))
+	}
 }

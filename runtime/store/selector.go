@@ -228,18 +228,14 @@ func (i *Indexer[T]) indexLabelKeys(reqs labels.Requirements) {
 		added[n] = map[string]posting{}
 		i.labels[k] = added[n]
 	}
-	for w, word := range i.live {
-		for word != 0 {
-			id := uint32(w*64 + bits.TrailingZeros64(word))
-			word &= word - 1
-			l := i.objs[id].GetLabels()
-			if len(l) == 0 {
-				continue
-			}
-			for n, k := range keys {
-				if v, ok := l[k]; ok {
-					i.addPostingLocked(added[n], v, id)
-				}
+	for id := range liveIDs(i.live) {
+		l := i.objs[id].GetLabels()
+		if len(l) == 0 {
+			continue
+		}
+		for n, k := range keys {
+			if v, ok := l[k]; ok {
+				i.addPostingLocked(added[n], v, id)
 			}
 		}
 	}
