@@ -150,46 +150,24 @@ func TestQueueHotPathAllocatesNothing(t *testing.T) {
 		kind            int
 		namespace, name string
 	}
-	check := func(name string, allocs float64) {
-		t.Helper()
-		if allocs != 0 {
-			t.Errorf("%s keys: %v allocations per Add/Get/Done", name, allocs)
-		}
-	}
-	{
-		q := New(Options[string]{})
-		keys := []string{"a/1", "a/2", "b/3"}
-		i := 0
-		check("string", testing.AllocsPerRun(1000, func() {
-			q.Add(keys[i%3])
-			i++
-			k, _ := q.Get()
-			q.Done(k)
-		}))
-		q.ShutDown()
-	}
-	{
-		q := New(Options[int]{})
-		i := 0
-		check("int", testing.AllocsPerRun(1000, func() {
-			q.Add(i % 7)
-			i++
-			k, _ := q.Get()
-			q.Done(k)
-		}))
-		q.ShutDown()
-	}
-	{
-		q := New(Options[key]{})
-		keys := []key{{1, "ns", "a"}, {2, "ns", "b"}, {1, "other", "a"}}
-		i := 0
-		check("struct", testing.AllocsPerRun(1000, func() {
-			q.Add(keys[i%3])
-			i++
-			k, _ := q.Get()
-			q.Done(k)
-		}))
-		q.ShutDown()
+	checkAllocs(t, "string", []string{"a/1", "a/2", "b/3"})
+	checkAllocs(t, "int", []int{0, 1, 2, 3, 4, 5, 6})
+	checkAllocs(t, "struct", []key{{1, "ns", "a"}, {2, "ns", "b"}, {1, "other", "a"}})
+}
+
+// checkAllocs fails t if an Add/Get/Done cycle over keys allocates.
+func checkAllocs[K comparable](t *testing.T, name string, keys []K) {
+	t.Helper()
+	q := New(Options[K]{})
+	defer q.ShutDown()
+	i := 0
+	if allocs := testing.AllocsPerRun(1000, func() {
+		q.Add(keys[i%len(keys)])
+		i++
+		k, _ := q.Get()
+		q.Done(k)
+	}); allocs != 0 {
+		t.Errorf("%s keys: %v allocations per Add/Get/Done", name, allocs)
 	}
 }
 
