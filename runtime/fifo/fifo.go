@@ -206,6 +206,7 @@ type FIFO[T store.Object[T]] struct {
 	// is the number of entries of the initial population not yet processed.
 	populated    bool
 	initialLeft  int
+	inflight     int // entries of the batch being processed (counted by done)
 	syncedClosed bool
 
 	out []Delta[T] // consumer-owned buffer reused by Pop
@@ -555,6 +556,7 @@ func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
 
 	b, taken := f.takeLocked()
 	f.popping = true
+	f.inflight = taken
 	f.mu.Unlock()
 	defer f.done(b.Deltas, taken, b.Atomic) // also when process panics
 	return process(b)
@@ -565,6 +567,7 @@ func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
 func (f *FIFO[T]) done(deltas []Delta[T], taken int, atomic bool) {
 	f.mu.Lock()
 	f.popping = false
+	f.inflight = 0
 	if atomic {
 		// Batches are popped in order: this is the oldest.
 		f.batches[0] = nil
@@ -679,7 +682,9 @@ func (f *FIFO[T]) markPopulatedLocked() {
 		return
 	}
 	f.populated = true
-	f.initialLeft = f.count
+	// The batch being processed, if any, was popped as initial and its done
+	// will count it off: it belongs to the population too.
+	f.initialLeft = f.count + f.inflight
 	f.checkSyncedLocked()
 }
 

@@ -84,3 +84,45 @@ func TestPartitionResyncOnlyItsNamespace(t *testing.T) {
 	_, got := popOne(t, f)
 	mustEqual(t, got, []ev{{fifo.Sync, "b/x", "1", false}})
 }
+
+// When the last namespace's first relist arrives while another namespace's
+// batch is being processed, that in-flight batch still counts toward the
+// initial population: the FIFO must not report synced when it is done, and
+// the last relist must still be popped as initial.
+func TestPartitionPopulationCountsTheBatchInFlight(t *testing.T) {
+	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown(), Namespaces: []string{"a", "b"}})
+	must(t, f.Namespace("a").Replace([]*corev1.ConfigMap{cm("a", "x", "1")}, "1"))
+	must(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
+		return f.Namespace("b").Replace([]*corev1.ConfigMap{cm("b", "y", "2")}, "2")
+	}))
+	if f.HasSynced() {
+		t.Fatal("HasSynced while b's first relist is still queued")
+	}
+	b, got := popOne(t, f)
+	mustEqual(t, got, []ev{{fifo.Replaced, "b/y", "2", false}})
+	if !b.InitialList {
+		t.Fatal("b's first relist popped as not InitialList")
+	}
+	if !f.HasSynced() {
+		t.Fatal("HasSynced false after every namespace's first relist was processed")
+	}
+}
+
+// The same without partitions: a delta queued before the first Replace and
+// in flight when it arrives is part of the initial population.
+func TestFirstReplaceWhileADeltaIsInFlight(t *testing.T) {
+	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
+	must(t, f.Add(cm("ns", "early", "1")))
+	must(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
+		return f.Replace([]*corev1.ConfigMap{cm("ns", "x", "2")}, "2")
+	}))
+	if f.HasSynced() {
+		t.Fatal("HasSynced while the first relist is still queued")
+	}
+	if b, _ := popOne(t, f); !b.InitialList {
+		t.Fatal("the first relist popped as not InitialList")
+	}
+	if !f.HasSynced() {
+		t.Fatal("HasSynced false after the first relist was processed")
+	}
+}
