@@ -405,12 +405,12 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 		var ok bool
 		select {
 		case <-ctx.Done():
-			w.Stop()
+			stopWatch(w)
 			return nil, ctx.Err()
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {
-			w.Stop()
+			stopWatch(w)
 			return nil, fmt.Errorf("watch-list %s: watch closed before the initial-events-end bookmark (%d objects received)", r.opts.Name, len(items))
 		}
 		switch ev.Type {
@@ -447,7 +447,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 			}
 			rv := m.GetResourceVersion()
 			if err := r.sink.Replace(items, rv); err != nil {
-				w.Stop()
+				stopWatch(w)
 				return nil, fmt.Errorf("watch-list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
 			}
 			r.setLastRV(rv)
@@ -455,7 +455,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 			klog.FromContext(ctx).V(4).Info("streamed initial list", "resourceVersion", rv, "items", len(items))
 			return w, nil
 		case watch.Error:
-			w.Stop()
+			stopWatch(w)
 			return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object))
 		default:
 			r.report(ctx, fmt.Errorf("watch-list %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
@@ -517,6 +517,16 @@ func isNil(v any) bool {
 // normally, errShortWatch when it closed at once without events, and the
 // error otherwise; healthy says whether the watch delivered events or
 // lasted a while.
+// stopWatch stops w and drains its ResultChan until the implementation
+// closes it (ListerWatcher's contract), so the goroutine behind a REST watch
+// (client-go's StreamWatcher) has exited before the Reflector goes on: Run
+// returns only after everything it started is gone.
+func stopWatch(w watch.Interface) {
+	w.Stop()
+	for range w.ResultChan() {
+	}
+}
+
 func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bool, err error) {
 	rv := r.LastSyncResourceVersion()
 	if w == nil {
@@ -533,7 +543,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bo
 		}
 		r.clearErr()
 	}
-	defer w.Stop()
+	defer stopWatch(w)
 	logger := klog.FromContext(ctx)
 	logger.V(4).Info("watching", "resourceVersion", rv)
 	start := time.Now()
