@@ -3,8 +3,10 @@ package store_test
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
+	"unique"
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
@@ -98,6 +100,13 @@ func TestCompact(t *testing.T) {
 // objects) is only read, never written, so interning such objects on several
 // goroutines at once while others read them is not a data race (run with
 // -race). The objects still compare equal and still share their strings.
+//
+// "Canonical" lasts only while unique keeps the copy: once nobody holds a
+// handle to it, a garbage collection may free unique's entry, the next
+// intern makes a new canonical copy and the shared map is written again. The
+// test holds handles to every string so that the property it checks, no
+// write of what is canonical, is what it measures (without them it failed
+// under -race when a GC ran mid-test).
 func TestInternStringsLeavesCanonicalAlone(t *testing.T) {
 	tmpl := decoded(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 		Namespace:       "team-a",
@@ -106,6 +115,11 @@ func TestInternStringsLeavesCanonicalAlone(t *testing.T) {
 		Finalizers:      []string{"example.com/cleanup"},
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u1"}},
 	}})
+	var handles []unique.Handle[string]
+	for _, v := range []string{"team-a", "app", "web", "tier", "frontend", "note", "example.com/cleanup", "apps/v1", "ReplicaSet"} {
+		handles = append(handles, unique.Make(v))
+	}
+	defer runtime.KeepAlive(handles)
 	store.InternStrings(tmpl)
 	want, _ := json.Marshal(tmpl)
 	var wg sync.WaitGroup

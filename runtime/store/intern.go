@@ -45,23 +45,30 @@ import (
 // well below it; a larger one only costs more misses.
 const internCacheMax = 4096
 
-type interner struct{ m map[string]string }
+// interner caches handles, not strings: a handle keeps unique's entry alive,
+// so what the cache returns is always unique's current canonical copy (a
+// cached string whose entry unique had freed would no longer be the copy
+// other goroutines get).
+type interner struct {
+	m map[string]unique.Handle[string]
+}
 
-var interners = sync.Pool{New: func() any { return &interner{m: make(map[string]string, 64)} }}
+var interners = sync.Pool{New: func() any { return &interner{m: make(map[string]unique.Handle[string], 64)} }}
 
 // intern returns the canonical copy of s.
 func (in *interner) intern(s string) string {
 	if s == "" {
 		return s
 	}
-	if c, ok := in.m[s]; ok {
-		return c
+	if h, ok := in.m[s]; ok {
+		return h.Value()
 	}
-	c := unique.Make(s).Value()
+	h := unique.Make(s)
 	if len(in.m) >= internCacheMax {
 		clear(in.m)
 	}
-	in.m[c] = c
+	c := h.Value()
+	in.m[c] = h
 	return c
 }
 

@@ -12,7 +12,7 @@ import (
 // what interning means: every string it returns is unique's canonical copy,
 // for hits, misses, and after the cache overflowed and started over.
 func TestInternerReturnsUniquesCopy(t *testing.T) {
-	in := &interner{m: map[string]string{}}
+	in := &interner{m: map[string]unique.Handle[string]{}}
 	const n = internCacheMax*2 + 17
 	for round := range 2 { // the second round hits what the first cached (and what it dropped)
 		for i := range n {
