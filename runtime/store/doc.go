@@ -34,7 +34,10 @@
 //     many objects costs 4 bytes or less per object and adds and removes stay
 //     cheap;
 //   - ids are stable across updates, so an update whose index values did not
-//     change touches no index at all.
+//     change touches no index at all; a bit per object (its namespace is its
+//     key's) and a bit per object and index (it has exactly one value) let
+//     such an update prove it without reading the old object, which in a
+//     large cache is a cache miss.
 //
 // Measured with bench/store_test.go (100k pods, namespace index plus one custom
 // index): about 67 bytes per object, against 159 for client-go's

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -78,6 +79,12 @@ type Indexer[T Object[T]] struct {
 	nsIndex map[string]posting
 	indices map[string]*index[T]
 
+	// nsKeyed has bit id set when the namespace of objs[id] is the one its
+	// key names (always so for keys made by Key). An update under the same
+	// key then knows the old namespace without reading the old object, which
+	// in a large cache is a cache miss.
+	nsKeyed []uint64
+
 	// labels is the label index: label key -> value -> posting. Only keys
 	// some selector has asked about are indexed (present, possibly empty).
 	labels map[string]map[string]posting
@@ -88,6 +95,11 @@ type Indexer[T Object[T]] struct {
 type index[T any] struct {
 	fn     IndexFunc[T]
 	values map[string]posting
+	// one has bit id set when objs[id] is indexed under exactly one value.
+	// An update whose new object has one value, whose posting holds id
+	// already, then changes nothing, which is known without calling fn on
+	// the old object (a cache miss in a large cache).
+	one []uint64
 }
 
 // Writer is the single write side of the cache, owned by the informer. Its
@@ -286,6 +298,7 @@ func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 			for _, v := range vals {
 				i.addPostingLocked(idx.values, v, id)
 			}
+			setBit(&idx.one, id, len(vals) == 1)
 		}
 		built[n] = idx
 	}
@@ -506,35 +519,52 @@ func (i *Indexer[T]) removePostingLocked(m map[string]posting, v string, id uint
 
 // reindexLocked moves id from where old was indexed to where obj belongs.
 // hasOld is false for an add, hasNew false for a delete.
+//
+// On an update it avoids reading old where it can (see nsKeyed and
+// index.one): old was stored a while ago and is usually out of the CPU
+// caches, while obj has just been read to compute its key.
 func (i *Indexer[T]) reindexLocked(id uint32, key string, old, obj T, hasOld, hasNew bool) {
-	var oldNS, newNS string
-	if hasOld {
-		oldNS = old.GetNamespace()
-	}
+	var newNS string
 	if hasNew {
 		newNS = obj.GetNamespace()
 	}
-	if !hasOld || !hasNew || oldNS != newNS {
+	newKeyed := hasNew && keyInNamespace(key, newNS)
+	if !hasOld || !hasNew || !newKeyed || !getBit(i.nsKeyed, id) {
+		var oldNS string
 		if hasOld {
-			i.removePostingLocked(i.nsIndex, oldNS, id)
+			oldNS = old.GetNamespace()
 		}
-		if hasNew {
-			i.addPostingLocked(i.nsIndex, newNS, id)
+		if !hasOld || !hasNew || oldNS != newNS {
+			if hasOld {
+				i.removePostingLocked(i.nsIndex, oldNS, id)
+			}
+			if hasNew {
+				i.addPostingLocked(i.nsIndex, newNS, id)
+			}
 		}
 	}
+	setBit(&i.nsKeyed, id, newKeyed)
 
 	for name, idx := range i.indices {
 		var oldVals, newVals []string
 		var oldErr, newErr error
-		if hasOld {
-			oldVals, oldErr = idx.fn(old)
-		}
 		if hasNew {
 			newVals, newErr = idx.fn(obj)
 			if newErr != nil {
 				i.reportIndexError(name, key, newErr)
 				newVals = nil
 			}
+		}
+		if hasOld && len(newVals) == 1 && getBit(idx.one, id) {
+			// old had one value, and it is the new one iff its posting
+			// holds id.
+			if p, ok := idx.values[newVals[0]]; ok && p.has(id) {
+				continue
+			}
+		}
+		setBit(&idx.one, id, len(newVals) == 1)
+		if hasOld {
+			oldVals, oldErr = idx.fn(old)
 		}
 		if oldErr != nil {
 			// Where old was indexed is unknown: scrub id from the whole index.
@@ -635,4 +665,34 @@ func (i *Indexer[T]) getNamespaced(ns, name string) (T, bool) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	return i.getNamespacedLocked(ns, name)
+}
+
+// keyInNamespace reports whether key is a key Key makes for an object in
+// namespace ns: "ns/name", or a name without "/" for ns "".
+func keyInNamespace(key, ns string) bool {
+	if ns == "" {
+		return strings.IndexByte(key, '/') < 0
+	}
+	return len(key) > len(ns) && key[len(ns)] == '/' && key[:len(ns)] == ns
+}
+
+func getBit(b []uint64, id uint32) bool {
+	w := int(id / 64)
+	return w < len(b) && b[w]&(1<<(id%64)) != 0
+}
+
+// setBit sets or clears bit id of *b, growing it as needed.
+func setBit(b *[]uint64, id uint32, on bool) {
+	w := int(id / 64)
+	if w >= len(*b) {
+		if !on {
+			return
+		}
+		*b = slices.Grow(*b, w+1-len(*b))[:w+1]
+	}
+	if on {
+		(*b)[w] |= 1 << (id % 64)
+	} else {
+		(*b)[w] &^= 1 << (id % 64)
+	}
 }

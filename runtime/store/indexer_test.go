@@ -326,3 +326,87 @@ func TestKeysWithSlashes(t *testing.T) {
 		t.Errorf(`Get("a/b") on the cluster lister = %v, %v`, got, err)
 	}
 }
+
+// TestUpdateReindexTransitions updates one key through every shape of change
+// an index can see (same value, new value, one value to several and back,
+// duplicates, none, a failing index func, a namespace that differs from the
+// key's) and checks after each step that every index holds the key exactly
+// under the current object's values. An update skips reading the old object
+// when it can prove nothing changed; this pins that the proof holds.
+func TestUpdateReindexTransitions(t *testing.T) {
+	errNode := errors.New("bad node")
+	byNodeOrErr := func(p *corev1.Pod) ([]string, error) {
+		if p.Spec.NodeName == "bad" {
+			return nil, errNode
+		}
+		return store.Values(p.Spec.NodeName), nil
+	}
+	w := store.New(store.Options[*corev1.Pod]{
+		Indexers:     store.Indexers[*corev1.Pod]{"c": byContainer, "node": byNodeOrErr},
+		OnIndexError: func(string, string, error) {},
+	})
+	ix := w.Indexer()
+	steps := []struct {
+		key string
+		obj *corev1.Pod
+	}{
+		{"a/p", pod("a", "p", "n1", nil, "x")},
+		{"a/p", pod("a", "p", "n1", nil, "x")},
+		{"a/p", pod("a", "p", "n2", nil, "y")},
+		{"a/p", pod("a", "p", "n2", nil, "x", "y")},
+		{"a/p", pod("a", "p", "n2", nil, "y")},
+		{"a/p", pod("a", "p", "bad", nil, "y", "y")},
+		{"a/p", pod("a", "p", "n1", nil)},
+		{"a/p", pod("a", "p", "n1", nil, "x")},
+		{"a/p", pod("b", "p", "n1", nil, "x")}, // not the key's namespace
+		{"a/p", pod("b", "p", "n1", nil, "x")},
+		{"a/p", pod("a", "p", "n1", nil, "x")},
+		{"p", pod("", "p", "n1", nil, "z")}, // cluster-scoped key
+		{"p", pod("a", "p", "n1", nil, "z")},
+		{"p", pod("", "p", "n3", nil, "z")},
+		{"a/p", pod("a", "p", "bad", nil, "x")},
+		{"a/p", pod("a", "p", "n3", nil, "x")},
+	}
+	for n, s := range steps {
+		w.Set(s.key, s.obj)
+		objs := map[string]*corev1.Pod{}
+		for _, st := range steps[:n+1] {
+			objs[st.key] = st.obj
+		}
+		want := func(index, value string) []string {
+			var keys []string
+			for k, o := range objs {
+				var vals []string
+				switch index {
+				case store.NamespaceIndex:
+					vals = []string{o.Namespace}
+				case "c":
+					vals, _ = byContainer(o)
+				case "node":
+					vals, _ = byNodeOrErr(o)
+				}
+				if slices.Contains(vals, value) {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			return keys
+		}
+		check := func(index string, values ...string) {
+			t.Helper()
+			for _, v := range values {
+				got, err := ix.IndexKeys(index, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				slices.Sort(got)
+				if w := want(index, v); !slices.Equal(got, w) {
+					t.Fatalf("step %d (%s): IndexKeys(%q, %q) = %q, want %q", n, s.key, index, v, got, w)
+				}
+			}
+		}
+		check(store.NamespaceIndex, "", "a", "b")
+		check("c", "x", "y", "z")
+		check("node", "n1", "n2", "n3", "bad")
+	}
+}
