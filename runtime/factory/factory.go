@@ -81,9 +81,9 @@ type Options struct {
 	Transform func(runtime.Object) (runtime.Object, error)
 	// KeepManagedFields keeps metadata.managedFields in cached objects.
 	KeepManagedFields bool
-	// DisableInterning turns off the interning of repeated strings in cached
-	// objects (see informer.Options.DisableInterning).
-	DisableInterning bool
+	// InternStrings turns on the interning of repeated strings and label
+	// maps in cached objects (see informer.Options.InternStrings).
+	InternStrings bool
 	// Reflector holds the list/watch settings of every informer (page size,
 	// WatchList, watch error handler); its Name is set per type.
 	Reflector reflector.Options
@@ -376,7 +376,7 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 	opts := informer.Options[T]{
 		ResyncPeriod:      resync,
 		KeepManagedFields: f.opts.KeepManagedFields,
-		DisableInterning:  f.opts.DisableInterning,
+		InternStrings:     f.opts.InternStrings,
 		Reflector:         f.opts.Reflector,
 	}
 	opts.Reflector.Name = resourceName(typ.Resource)

@@ -72,21 +72,26 @@ type Options[T store.Object[T]] struct {
 	// namespace index (more can be added later with AddIndexers).
 	Indexers store.Indexers[T]
 	// Transform runs on every object before it is stored (before it is
-	// queued, in fact), then the default store.Compact runs (only
-	// store.InternStrings with KeepManagedFields). It may modify the object in place: it gets freshly
+	// queued, in fact), then the default memory transform: managedFields
+	// are dropped unless KeepManagedFields, and strings interned if
+	// InternStrings. It may modify the object in place: it gets freshly
 	// decoded objects nobody else holds.
 	Transform func(T) (T, error)
-	// KeepManagedFields turns off the part of the default transform
-	// (store.Compact) that drops metadata.managedFields; repeated strings are
-	// still interned (store.InternStrings) unless DisableInterning.
+	// KeepManagedFields keeps metadata.managedFields in cached objects; by
+	// default they are dropped (server-side apply bookkeeping that
+	// controllers almost never read: about 9% of a cached pod).
 	KeepManagedFields bool
-	// DisableInterning turns off the interning of repeated strings (labels,
-	// namespace, owner kinds) in the default transform. Interning saves about
-	// 230 B per cached pod and costs about 1-2 µs per watch event on the
-	// Reflector's goroutine (see docs/performance.md, BenchmarkInformerUpdates):
-	// informers with a high update rate and a small cache may prefer it off.
-	// With both this and KeepManagedFields set, no default transform runs.
-	DisableInterning bool
+	// InternStrings turns on store.InternStrings in the default transform:
+	// objects with equal labels share one labels map, and namespaces, owner
+	// kinds, finalizers and annotation keys share their strings. It saves
+	// about 10% of a cached pod whose labels repeat across pods (as those of
+	// a ReplicaSet's pods do) and costs about 1 µs of CPU per watch event on
+	// the Reflector's goroutine, about as much again as the rest of the
+	// informer's work per event (docs/performance.md). Cached objects then
+	// share label maps, so a write to a cached object's labels (forbidden
+	// anyway: cached objects are read-only) would change every object with
+	// the same labels.
+	InternStrings bool
 	// ResyncPeriod is the default resync of handlers added without their own.
 	ResyncPeriod time.Duration
 	// Reflector configures the Reflector. Its ResyncPeriod is ignored:
@@ -211,17 +216,16 @@ func (i *Informer[T]) reflectorOptions(opts Options[T], ns string) reflector.Opt
 	return ropts
 }
 
-// transform composes the user's transform with the default memory transform:
-// store.Compact (drop managedFields, intern strings), or the part of it that
-// opts leave on.
+// transform composes the user's transform with the memory transform opts
+// ask for: drop managedFields, intern strings (store.Compact does both).
 func transform[T store.Object[T]](opts *Options[T]) func(T) (T, error) {
 	var compact func(T) T
 	switch {
-	case !opts.KeepManagedFields && !opts.DisableInterning:
+	case !opts.KeepManagedFields && opts.InternStrings:
 		compact = store.Compact[T]
 	case !opts.KeepManagedFields:
 		compact = dropManagedFields[T]
-	case !opts.DisableInterning:
+	case opts.InternStrings:
 		compact = store.InternStrings[T]
 	}
 	user := opts.Transform

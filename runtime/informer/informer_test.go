@@ -506,11 +506,11 @@ func TestTransformAndCompact(t *testing.T) {
 			o.Labels = map[string]string{"app": strings.Clone("web")}
 			return o
 		}
-		for _, tc := range []struct{ keep, noIntern bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		for _, tc := range []struct{ keep, intern bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, obj("a"), obj("b"))
 			inf := newInformer(src, informer.Options[CM]{
 				KeepManagedFields: tc.keep,
-				DisableInterning:  tc.noIntern,
+				InternStrings:     tc.intern,
 				Transform: func(o CM) (CM, error) {
 					o.Labels["transformed"] = "true"
 					return o, nil
@@ -530,7 +530,7 @@ func TestTransformAndCompact(t *testing.T) {
 				t.Errorf("%+v: managedFields kept = %v", tc, got)
 			}
 			shared := unsafe.StringData(a.Labels["app"]) == unsafe.StringData(b.Labels["app"])
-			if shared == tc.noIntern {
+			if shared != tc.intern {
 				t.Errorf("%+v: label values shared between objects = %v", tc, shared)
 			}
 			r.stop(t)

@@ -3,6 +3,7 @@ package store_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 	"testing"
@@ -86,6 +87,9 @@ func TestCompact(t *testing.T) {
 	}
 	if keyData(a.Labels, "tier") != keyData(b.Labels, "tier") {
 		t.Error("label key not interned")
+	}
+	if reflect.ValueOf(a.Labels).UnsafePointer() != reflect.ValueOf(b.Labels).UnsafePointer() {
+		t.Error("objects with equal labels do not share one labels map")
 	}
 	if keyData(a.Annotations, "note") != keyData(b.Annotations, "note") {
 		t.Error("annotation key not interned")

@@ -62,9 +62,10 @@
 //
 // # Compact
 //
-// Compact drops managedFields and interns repeated strings (namespace, label
-// keys and values, annotation keys, finalizers, owner reference kind and
+// Compact drops managedFields and applies InternStrings, which gives objects
+// with equal labels one shared labels map and interns the other strings that
+// repeat (namespace, annotation keys, finalizers, owner reference kind and
 // apiVersion) with the unique package, through a small per-P cache of plain
-// maps in front of it (intern.go says why). The informer applies it to
-// freshly decoded objects before they reach the cache.
+// maps in front of it (intern.go says why). The informer drops managedFields
+// from freshly decoded objects by default and interns when asked to.
 package store

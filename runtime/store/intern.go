@@ -1,7 +1,9 @@
 package store
 
 import (
+	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"unique"
 	"unsafe"
 )
@@ -50,25 +52,33 @@ const internCacheMax = 4096
 // cached string whose entry unique had freed would no longer be the copy
 // other goroutines get).
 type interner struct {
-	m map[string]unique.Handle[string]
+	m map[string]internEntry
 }
 
-var interners = sync.Pool{New: func() any { return &interner{m: make(map[string]unique.Handle[string], 64)} }}
+// internEntry is a cached canonical string with the handle that keeps it
+// canonical. The string is stored beside the handle so a hit reads only the
+// map's slot, not also unique's entry (one cache miss less per string).
+type internEntry struct {
+	s string
+	h unique.Handle[string]
+}
+
+var interners = sync.Pool{New: func() any { return &interner{m: make(map[string]internEntry, 64)} }}
 
 // intern returns the canonical copy of s.
 func (in *interner) intern(s string) string {
 	if s == "" {
 		return s
 	}
-	if h, ok := in.m[s]; ok {
-		return h.Value()
+	if e, ok := in.m[s]; ok {
+		return e.s
 	}
 	h := unique.Make(s)
 	if len(in.m) >= internCacheMax {
 		clear(in.m)
 	}
 	c := h.Value()
-	in.m[c] = h
+	in.m[c] = internEntry{c, h}
 	return c
 }
 
@@ -87,4 +97,122 @@ func (in *interner) internInto(s *string) bool {
 // equal ones.
 func sameString(a, b string) bool {
 	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// Label sets.
+//
+// Objects made from one template (the pods of a ReplicaSet, the objects a
+// controller stamps out) carry equal label maps, and an update event nearly
+// always carries the labels the cached version had. So labels are interned as
+// a whole: the first time a set of pairs is seen, a canonical map with
+// interned strings is built for it, and every object with an equal set gets
+// that map instead of its own. Objects then share one map instead of holding
+// one each (a 10-label map is about 500 bytes): on bench.BenchmarkStorePodBytes
+// interning saves 10% of a cached pod this way against 3% when the strings
+// are interned one by one (6,175 B and 6,834 B against 7,055 B).
+//
+// The price is that cached objects share their labels map, so a caller who
+// breaks the read-only rule and writes to a cached object's labels changes
+// every object with that label set, and races with every reader of them.
+// DeepCopy still gives a private map. Interning never writes to a labels map:
+// a canonical map is built fresh, so even an object interned twice, or one
+// whose map is already shared, is safe.
+
+// labelSetMax is the largest label map interned as a set; larger ones have
+// their strings interned one by one (they rarely repeat, and the insertion
+// sort in internLabels is quadratic).
+const labelSetMax = 24
+
+// labelSets is the cache of canonical label sets, shared by every goroutine:
+// a table of labelSetWays-way buckets indexed by the set's hash. Readers
+// load slots atomically; a miss publishes a new immutable labelSet into a
+// slot of its bucket (an empty one, else one picked by the hash), so racing
+// writers at worst overwrite each other's entry, which costs a later miss
+// and never a wrong answer (every hit is verified pair by pair). It holds at
+// most len(labelSets) maps and their pairs alive: the maps are ones cached
+// objects use anyway, unless those objects are gone.
+var labelSets [1 << 13]atomic.Pointer[labelSet]
+
+const labelSetWays = 4
+
+var labelSeed = maphash.MakeSeed()
+
+type labelPair struct {
+	k, v string
+	h    uint64
+}
+
+// labelSet is a canonical labels map and its pairs sorted by hash.
+type labelSet struct {
+	sum   uint64
+	m     map[string]string
+	pairs []labelPair
+}
+
+// internLabels returns the canonical map for the pairs of l, building and
+// caching it when no equal set is cached. It never writes to l.
+func (in *interner) internLabels(l map[string]string) map[string]string {
+	var buf [labelSetMax]labelPair
+	pairs, sum := hashLabels(l, buf[:0])
+	bucket := labelSetBucket(sum)
+	victim := -1
+	for n := range bucket {
+		cs := bucket[n].Load()
+		if cs == nil {
+			victim = n
+			continue
+		}
+		if cs.sum == sum && cs.equal(pairs) {
+			return cs.m
+		}
+	}
+	c := make(map[string]string, len(pairs))
+	for n := range pairs {
+		p := &pairs[n]
+		p.k, p.v = in.intern(p.k), in.intern(p.v)
+		c[p.k] = p.v
+	}
+	if victim < 0 {
+		victim = int(sum >> 62) // labelSetWays == 4
+	}
+	bucket[victim].Store(&labelSet{sum: sum, m: c, pairs: append([]labelPair(nil), pairs...)})
+	return c
+}
+
+// hashLabels appends the pairs of l to pairs sorted by their hash, and
+// returns them with the set's hash (the sum of the pairs' hashes, so that the
+// map's iteration order does not matter).
+func hashLabels(l map[string]string, pairs []labelPair) ([]labelPair, uint64) {
+	var sum uint64
+	for k, v := range l {
+		h := maphash.String(labelSeed, k) ^ (maphash.String(labelSeed, v) * 0x9e3779b97f4a7c15)
+		sum += h
+		// Insertion sort by hash: a handful of pairs.
+		j := len(pairs)
+		pairs = append(pairs, labelPair{})
+		for j > 0 && pairs[j-1].h > h {
+			pairs[j] = pairs[j-1]
+			j--
+		}
+		pairs[j] = labelPair{k, v, h}
+	}
+	return pairs, sum
+}
+
+// labelSetBucket returns the slots where a set with hash sum is cached.
+func labelSetBucket(sum uint64) []atomic.Pointer[labelSet] {
+	return labelSets[sum&(uint64(len(labelSets))-1)&^(labelSetWays-1):][:labelSetWays]
+}
+
+// equal reports whether pairs (sorted by hash) are exactly the set's pairs.
+func (s *labelSet) equal(pairs []labelPair) bool {
+	if len(s.pairs) != len(pairs) {
+		return false
+	}
+	for n, p := range pairs {
+		if q := &s.pairs[n]; q.h != p.h || q.k != p.k || q.v != p.v {
+			return false
+		}
+	}
+	return true
 }
