@@ -41,8 +41,8 @@ import (
 // Both caches carry the namespace index plus one custom index (spec.nodeName
 // for pods, label "app" for configmaps), and one handler is registered.
 // No decoding is measured: objects are handed over already built. Since both
-// informers keep what they are given, and ours compacts it in place (drops
-// managedFields, interns strings), every run gets fresh deep copies prepared
+// informers keep what they are given, and ours transforms it in place (drops
+// managedFields; interns strings with InternStrings), every run gets fresh deep copies prepared
 // while the timer is stopped. Run:
 //
 //	hack/bench-runtime.sh -count 3 'BenchmarkInformer(InitialSync|Updates|Overhead)'
@@ -356,18 +356,22 @@ func benchSyncClientGo(b *testing.B, n int, fresh func() cgPageFunc, example kru
 // BenchmarkInformerInitialSync measures Run → the one (no-op) handler synced,
 // for 100k pods (about 2.3 KB as JSON each, with managedFields) and for 100k
 // small ConfigMaps as a small CRD-like type, listed in pages of 500. Ours
-// applies its default transform (store.Compact: drops managedFields, interns
-// strings); the keepManagedFields case keeps them (interning only) and has no
-// client-go pair: compare it with the pods case's client-go line.
+// applies its default transform (drops managedFields); for pods it also runs
+// with KeepManagedFields (no transform at all) and with InternStrings.
 func BenchmarkInformerInitialSync(b *testing.B) {
 	pods := storePods()
 	podOpts := informer.Options[*corev1.Pod]{Indexers: store.Indexers[*corev1.Pod]{"node": informerPodNodeOurs}}
 	b.Run(fmt.Sprintf("pods=%d/impl=ours", len(pods)), func(b *testing.B) {
 		benchSyncOurs(b, pods, podOpts)
 	})
-	b.Run(fmt.Sprintf("pods=%d,keepManagedFields/impl=ours", len(pods)), func(b *testing.B) {
+	b.Run(fmt.Sprintf("pods=%d/impl=ours,KeepManagedFields", len(pods)), func(b *testing.B) {
 		o := podOpts
 		o.KeepManagedFields = true
+		benchSyncOurs(b, pods, o)
+	})
+	b.Run(fmt.Sprintf("pods=%d/impl=ours,InternStrings", len(pods)), func(b *testing.B) {
+		o := podOpts
+		o.InternStrings = true
 		benchSyncOurs(b, pods, o)
 	})
 	b.Run(fmt.Sprintf("pods=%d/impl=client-go", len(pods)), func(b *testing.B) {
@@ -456,38 +460,46 @@ func BenchmarkInformerUpdates(b *testing.B) {
 
 	// Each impl's informer is set up on the first round and reused by the
 	// later ones (the testing package calls the func once per b.N it tries).
-	var (
-		ourW   *watch.FakeWatcher
-		ourC   *updateCounter
-		ourSeq int
-		stop   func() error
-	)
-	b.Run(name+"/impl=ours", func(b *testing.B) {
-		if ourW == nil {
-			ourW = watch.NewFakeWithChanSize(1024, false)
-			src := &ourSource[*corev1.Pod]{items: freshPtrs(pods), w: ourW}
-			inf := informer.New[*corev1.Pod](src, informer.Options[*corev1.Pod]{
-				Indexers:  store.Indexers[*corev1.Pod]{"node": informerPodNodeOurs},
-				Reflector: reflector.Options{Name: "bench", PageSize: informerPageSize, WatchList: &informerNoWatchList},
-			})
-			c := newUpdateCounter()
-			reg, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{UpdateFunc: func(_, _ *corev1.Pod) { c.hit() }}, informer.HandlerOptions{})
-			if err != nil {
+	// Ours runs twice: with its defaults, and with InternStrings, which
+	// shows what interning costs per event (see docs/performance.md).
+	var stop func() error
+	for _, v := range []struct {
+		impl   string
+		intern bool
+	}{{"ours", false}, {"ours,InternStrings", true}} {
+		var (
+			ourW   *watch.FakeWatcher
+			ourC   *updateCounter
+			ourSeq int
+		)
+		b.Run(name+"/impl="+v.impl, func(b *testing.B) {
+			if ourW == nil {
+				ourW = watch.NewFakeWithChanSize(1024, false)
+				src := &ourSource[*corev1.Pod]{items: freshPtrs(pods), w: ourW}
+				inf := informer.New[*corev1.Pod](src, informer.Options[*corev1.Pod]{
+					Indexers:      store.Indexers[*corev1.Pod]{"node": informerPodNodeOurs},
+					Reflector:     reflector.Options{Name: "bench", PageSize: informerPageSize, WatchList: &informerNoWatchList},
+					InternStrings: v.intern,
+				})
+				c := newUpdateCounter()
+				reg, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{UpdateFunc: func(_, _ *corev1.Pod) { c.hit() }}, informer.HandlerOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ourC = c
+				stop = startOurs(inf, ourW)
+				waitOurs(b, reg)
+				src.check(b, "ours", len(pods))
+				src.items = nil // the cache holds them now
+			}
+			sendPodUpdates(b, pods, ourW, ourC, &ourSeq)
+		})
+		if stop != nil {
+			if err := stop(); err != nil {
 				b.Fatal(err)
 			}
-			ourC = c
-			stop = startOurs(inf, ourW)
-			waitOurs(b, reg)
-			src.check(b, "ours", len(pods))
-			src.items = nil // the cache holds them now
+			stop = nil
 		}
-		sendPodUpdates(b, pods, ourW, ourC, &ourSeq)
-	})
-	if stop != nil {
-		if err := stop(); err != nil {
-			b.Fatal(err)
-		}
-		stop = nil
 	}
 
 	var (
@@ -542,9 +554,8 @@ func informerLiveHeap() uint64 {
 // namespace index, node index and whatever the FIFO, reflector and handler
 // keep. ns/op is the sync time.
 //
-// The 100k pods keep their managedFields (ours runs with KeepManagedFields)
-// and have their strings interned beforehand (store.InternStrings, for both),
-// so our default interning frees nothing and only the informer's own
+// The 100k pods keep their managedFields (ours runs with KeepManagedFields),
+// so ours frees nothing from the objects and only the informer's own
 // structures are measured. The heap before sync includes the objects as the
 // source holds them: for ours []*Pod, kept alive until after the measurement;
 // for client-go the []Pod pages, which are released after sync because
@@ -553,19 +564,11 @@ func informerLiveHeap() uint64 {
 func BenchmarkInformerOverhead(b *testing.B) {
 	tmpl := storePods()
 	n := len(tmpl)
-	internedCopies := func() []*corev1.Pod {
-		out := freshPtrs(tmpl)
-		for i, p := range out {
-			out[i] = store.InternStrings(p)
-		}
-		return out
-	}
-
 	b.Run("impl=ours", func(b *testing.B) {
 		var perObj float64
 		for b.Loop() {
 			b.StopTimer()
-			src := &ourSource[*corev1.Pod]{items: internedCopies(), w: watch.NewFake()}
+			src := &ourSource[*corev1.Pod]{items: freshPtrs(tmpl), w: watch.NewFake()}
 			before := informerLiveHeap()
 			inf := informer.New[*corev1.Pod](src, informer.Options[*corev1.Pod]{
 				Indexers:          store.Indexers[*corev1.Pod]{"node": informerPodNodeOurs},
@@ -599,7 +602,7 @@ func BenchmarkInformerOverhead(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			var pages atomic.Pointer[[]corev1.Pod]
-			pages.Store(benchPtr(freshPodValues(internedCopies())))
+			pages.Store(benchPtr(freshPodValues(tmpl)))
 			w := watch.NewFake()
 			src := newCGSource(n, func(from, to int, next string) kruntime.Object {
 				return podPages(*pages.Load())(from, to, next)

@@ -4,12 +4,17 @@
 // client-go/ours for costs such as ns/op, B/op, allocs/op and B/obj; ours/client-go
 // for rates, units ending in "/s").
 //
+// A variant of ours, `.../impl=ours,<variant>` (ours run with other options),
+// gets its own row against the same client-go samples, labelled
+// "<benchmark> [<variant>]".
+//
 // Usage: go test -run '^$' -bench . -benchmem -count 5 ./bench | go run ./hack/benchratio
 package main
 
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -30,6 +35,7 @@ type key struct{ bench, unit string }
 
 func main() {
 	samples := map[key]map[string][]float64{} // -> impl -> values
+	impls := map[key][]string{}               // impls of ours seen, in order
 	var order []key
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -55,6 +61,9 @@ func main() {
 				samples[k] = map[string][]float64{}
 				order = append(order, k)
 			}
+			if _, seen := samples[k][impl]; !seen && (impl == ours || strings.HasPrefix(impl, ours+",")) {
+				impls[k] = append(impls[k], impl)
+			}
 			samples[k][impl] = append(samples[k][impl], v)
 		}
 	}
@@ -66,34 +75,47 @@ func main() {
 	fmt.Fprintln(w, "benchmark\tunit\tours\tclient-go\tours better by\t")
 	paired := 0
 	for _, k := range order {
-		o, c := samples[k][ours], samples[k][clientGo]
-		if len(o) == 0 || len(c) == 0 {
-			continue
+		for _, impl := range impls[k] {
+			if row(w, k, impl, samples[k][impl], samples[k][clientGo]) {
+				paired++
+			}
 		}
-		mo, mc := median(o), median(c)
-		// better/worse: ours' cost over client-go's, inverted for rates
-		// (units ending in "/s", where higher is better).
-		better, worse := mc, mo
-		if strings.HasSuffix(k.unit, "/s") {
-			better, worse = mo, mc
-		}
-		var ratio string
-		switch {
-		case worse > 0:
-			ratio = fmt.Sprintf("%.2fx", better/worse)
-		case better == 0:
-			ratio = "equal"
-		default:
-			ratio = "inf"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t\n", k.bench, k.unit, num(mo), num(mc), ratio)
-		paired++
 	}
 	w.Flush()
 	if paired == 0 {
 		fmt.Fprintln(os.Stderr, "benchratio: no benchmark ran as both impl=ours and impl=client-go")
 		os.Exit(1)
 	}
+}
+
+// row prints the medians of o (impl, ours or a variant of it) and c
+// (client-go) for k and their ratio, if both ran.
+func row(w io.Writer, k key, impl string, o, c []float64) bool {
+	if len(o) == 0 || len(c) == 0 {
+		return false
+	}
+	name := k.bench
+	if variant, ok := strings.CutPrefix(impl, ours+","); ok {
+		name += " [" + variant + "]"
+	}
+	mo, mc := median(o), median(c)
+	// better/worse: ours' cost over client-go's, inverted for rates
+	// (units ending in "/s", where higher is better).
+	better, worse := mc, mo
+	if strings.HasSuffix(k.unit, "/s") {
+		better, worse = mo, mc
+	}
+	var ratio string
+	switch {
+	case worse > 0:
+		ratio = fmt.Sprintf("%.2fx", better/worse)
+	case better == 0:
+		ratio = "equal"
+	default:
+		ratio = "inf"
+	}
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t\n", name, k.unit, num(mo), num(mc), ratio)
+	return true
 }
 
 // splitImpl splits "BenchmarkX/case/impl=ours/more" into ("BenchmarkX/case/more", "ours").
