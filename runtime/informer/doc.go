@@ -30,7 +30,7 @@
 //     strings and label maps (store.Compact, or store.InternStrings alone
 //     with KeepManagedFields). It runs after Options.Transform, before
 //     queueing. Interning is opt-in because it costs about as much CPU per
-//     event as the rest of the informer for about 10% of a cached pod
+//     event as the rest of the informer for about 12% of a cached pod
 //     (docs/performance.md has the figures).
 //   - Stop order, when Run's ctx ends: the Reflector stops; the FIFO is
 //     closed and the pop loop drains it into the cache and the buffers; every

@@ -84,7 +84,7 @@ type Options[T store.Object[T]] struct {
 	// InternStrings turns on store.InternStrings in the default transform:
 	// objects with equal labels share one labels map, and namespaces, owner
 	// kinds, finalizers and annotation keys share their strings. It saves
-	// about 10% of a cached pod whose labels repeat across pods (as those of
+	// about 12% of a cached pod whose labels repeat across pods (as those of
 	// a ReplicaSet's pods do) and costs about 1 µs of CPU per watch event on
 	// the Reflector's goroutine, about as much again as the rest of the
 	// informer's work per event (docs/performance.md). Cached objects then
