@@ -13,12 +13,13 @@ import (
 // unique.Make is safe for concurrent use and frees canonical strings nobody
 // uses, but each call hashes the string, walks a concurrent hash-trie with
 // atomic loads and turns a weak pointer into a strong one: about 80 ns on
-// the project's benchmark machine. An informer interns some twenty strings
-// per event (namespace, ten label keys and values, owner references) and in
-// the steady state they are nearly always the same few hundred, so a plain
-// map lookup answers almost every call for a fraction of that. A profile of
-// BenchmarkInformerUpdates put unique at about two-thirds of the informer's
-// CPU per event before this cache.
+// the project's benchmark machine. An informer interns a few strings per
+// event (namespace, owner references, and the labels of every label set it
+// has not seen yet, see "Label sets" below) and in the steady state they are
+// nearly always the same few hundred, so a plain map lookup answers almost
+// every call for a fraction of that. A profile of BenchmarkInformerUpdates
+// put unique at about two-thirds of the informer's CPU per event before this
+// cache (when labels were still interned string by string).
 //
 // The cache is per P: InternStrings takes one interner from a sync.Pool for
 // the whole object and puts it back, so the map is used by one goroutine at a
