@@ -42,8 +42,8 @@ import (
 // for pods, label "app" for configmaps), and one handler is registered.
 // No decoding is measured: objects are handed over already built. Since both
 // informers keep what they are given, and ours transforms it in place (drops
-// managedFields; interns strings with InternStrings), every run gets fresh deep copies prepared
-// while the timer is stopped. Run:
+// managedFields; interns strings with InternStrings), every run gets fresh
+// deep copies prepared while the timer is stopped. Run:
 //
 //	hack/bench-runtime.sh -count 3 'BenchmarkInformer(InitialSync|Updates|Overhead)'
 //	go test ./bench -run '^$' -bench '^BenchmarkInformer' -benchmem -count 1
