@@ -2,6 +2,7 @@ package workqueue_test
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -95,39 +96,59 @@ func TestFIFOOrder(t *testing.T) {
 	}
 }
 
-// TestNeverTwoWorkersOnOneKey hammers a few keys from several producers with
-// many workers and checks that no key is ever held by two workers, and that
-// every add is followed by a processing of its key.
+// TestNeverTwoWorkersOnOneKey hammers keys from several producers with many
+// workers and checks that no key is ever held by two workers, that every add
+// is followed by a processing of its key that started after it, and that the
+// queue ends empty. The cases: 64 keys and 40 workers; and one or three keys
+// with 8 workers that also re-add the key they hold (so Done finds it added
+// again and requeues it) while the producers yield after every add, so most
+// adds race a Get or a Done.
 func TestNeverTwoWorkersOnOneKey(t *testing.T) {
-	const keys, workers, producers, adds = 64, 40, 4, 5000
+	for _, tc := range []struct {
+		name                           string
+		keys, workers, producers, adds int
+		fewKeys                        bool // workers re-add, producers yield
+	}{
+		{"keys=64", 64, 40, 4, 5000, false},
+		{"keys=1", 1, 8, 2, 20000, true},
+		{"keys=3", 3, 8, 2, 20000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { hammer(t, tc.keys, tc.workers, tc.producers, tc.adds, tc.fewKeys) })
+	}
+}
+
+func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys bool) {
 	q := workqueue.New(workqueue.Options[int]{})
-	var inFlight [keys]atomic.Int32
+	inFlight := make([]atomic.Int32, keys)
 	// addedGen[k] counts adds of k; seenGen[k] is the addedGen observed at the
 	// start of the latest processing. At the end seen must equal added.
 	var mu sync.Mutex
-	var addedGen, seenGen [keys]int
-	var violations atomic.Int32
-
+	addedGen, seenGen := make([]int, keys), make([]int, keys)
+	var violations, processed atomic.Int32
+	add := func(k int) {
+		mu.Lock()
+		addedGen[k]++
+		mu.Unlock()
+		q.Add(k)
+	}
 	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				k, shutdown := q.Get()
-				if shutdown {
-					return
-				}
-				if inFlight[k].Add(1) != 1 {
-					violations.Add(1)
-				}
-				mu.Lock()
-				seenGen[k] = addedGen[k]
-				mu.Unlock()
-				if rand.IntN(4) == 0 {
-					runtimeYield()
-				}
-				inFlight[k].Add(-1)
-				q.Done(k)
+	for w := range workers {
+		r := rand.New(rand.NewPCG(uint64(w), 7))
+		startWorker(&wg, q, func(k int) {
+			if inFlight[k].Add(1) != 1 {
+				violations.Add(1)
 			}
+			mu.Lock()
+			seenGen[k] = addedGen[k]
+			mu.Unlock()
+			processed.Add(1)
+			switch {
+			case fewKeys && r.IntN(8) == 0 && !q.ShuttingDown():
+				add(k) // requeued by the Done that follows
+			case !fewKeys && r.IntN(4) == 0:
+				runtimeYield()
+			}
+			inFlight[k].Add(-1)
 		})
 	}
 	var pwg sync.WaitGroup
@@ -135,11 +156,10 @@ func TestNeverTwoWorkersOnOneKey(t *testing.T) {
 		pwg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(p), 1))
 			for range adds {
-				k := r.IntN(keys)
-				mu.Lock()
-				addedGen[k]++
-				mu.Unlock()
-				q.Add(k)
+				add(r.IntN(keys))
+				if fewKeys {
+					runtime.Gosched() // let workers take it: most adds then race a Get or a Done
+				}
 			}
 		})
 	}
@@ -154,6 +174,27 @@ func TestNeverTwoWorkersOnOneKey(t *testing.T) {
 			t.Errorf("key %d: last processing saw add #%d, but there were %d adds (an add was lost)", k, seenGen[k], addedGen[k])
 		}
 	}
+	if n := q.Len(); n != 0 {
+		t.Errorf("Len = %d after drain", n)
+	}
+	if n := processed.Load(); fewKeys && n < int32(adds/20) {
+		t.Errorf("only %d processings for %d adds: the test no longer races Add with Get and Done", n, producers*adds)
+	}
+}
+
+// startWorker starts a goroutine on wg that Gets keys from q, calls work and
+// then Done, until q shuts down.
+func startWorker[K comparable](wg *sync.WaitGroup, q *workqueue.Queue[K], work func(K)) {
+	wg.Go(func() {
+		for {
+			k, shutdown := q.Get()
+			if shutdown {
+				return
+			}
+			work(k)
+			q.Done(k)
+		}
+	})
 }
 
 func runtimeYield() {
