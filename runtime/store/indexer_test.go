@@ -410,3 +410,58 @@ func TestUpdateReindexTransitions(t *testing.T) {
 		check("node", "n1", "n2", "n3", "bad")
 	}
 }
+
+// TestUpdateLabelIndexTransitions walks an object through every shape of
+// label change on indexed label keys and checks the label index, through
+// equality selectors (answered from the index alone), against the objects
+// after each step.
+func TestUpdateLabelIndexTransitions(t *testing.T) {
+	w := store.New(store.Options[*corev1.Pod]{})
+	ix := w.Indexer()
+	l := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	sel := func(k, v string) labels.Selector { return labels.SelectorFromSet(labels.Set{k: v}) }
+	w.Set("a/q", pod("a", "q", "", l("app", "x", "tier", "1")))
+	ix.ListSelector("", sel("app", "x")) // index "app"
+	ix.ListSelector("", sel("tier", "1")) // and "tier"
+	steps := []map[string]string{
+		l("app", "x"),
+		l("app", "x"),              // unchanged
+		l("app", "y"),              // value changed
+		l("app", "y", "tier", "1"), // other key added
+		l("tier", "1"),             // app removed
+		l(),                        // all removed
+		l("app", "x"),              // app added back
+		l("app", "x", "tier", "2"),
+		l("app", "y", "tier", "2"),
+		nil,
+		l("app", "y"),
+	}
+	for n, lbls := range steps {
+		w.Set("a/p", pod("a", "p", "", lbls))
+		objs := map[string]map[string]string{"a/p": lbls, "a/q": l("app", "x", "tier", "1")}
+		for _, k := range []string{"app", "tier"} {
+			for _, v := range []string{"x", "y", "1", "2"} {
+				var got, want []string
+				for _, o := range ix.ListSelector("", sel(k, v)) {
+					got = append(got, o.Namespace+"/"+o.Name)
+				}
+				for key, ol := range objs {
+					if ov, ok := ol[k]; ok && ov == v {
+						want = append(want, key)
+					}
+				}
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Fatalf("step %d: %s=%s lists %q, want %q", n, k, v, got, want)
+				}
+			}
+		}
+	}
+}
