@@ -427,7 +427,7 @@ func TestUpdateLabelIndexTransitions(t *testing.T) {
 	}
 	sel := func(k, v string) labels.Selector { return labels.SelectorFromSet(labels.Set{k: v}) }
 	w.Set("a/q", pod("a", "q", "", l("app", "x", "tier", "1")))
-	ix.ListSelector("", sel("app", "x")) // index "app"
+	ix.ListSelector("", sel("app", "x"))  // index "app"
 	ix.ListSelector("", sel("tier", "1")) // and "tier"
 	steps := []map[string]string{
 		l("app", "x"),
