@@ -15,27 +15,38 @@
 //     then reports shutdown; ShutDownWithDrain also waits for in-flight keys.
 //     Unlike client-go, ShutDownWithDrain also waits for keys that are queued
 //     but not yet taken, which is what "drain" promises.
-//   - Queued keys live in a ring buffer that carries its own hash index
-//     (keyRing): 8-byte open-addressing slots holding a hash tag and the
-//     key's position, so Add's dedup lookup-and-insert reads one cache line
-//     of slots, and Get removes the key's slot using the tag stored beside it
-//     without hashing again. A map[K]struct{} beside the ring, as before,
-//     cost a cache miss or two per Add and per Get once the backlog outgrew
-//     the CPU cache: BenchmarkWorkQueueWorkers1 ran at 1.8x client-go's
-//     throughput with it. Keys are hashed with hash/maphash.Comparable, once
-//     per Add and Done and outside the lock. Keys being processed are a
-//     small slice, searched by tag, whose entries record a re-add; one index
-//     for both states was not tried with this layout (with maps it measured
-//     no better).
-//   - One mutex guards it all; Add, Get and Done take it once each, retrying
-//     TryLock before parking (sync.Mutex would park at once whenever there
-//     are more workers than cores), and only workers nobody has woken yet
-//     are signalled. With 8 workers on 2 cores this runs at about the speed
+//   - Producer and workers do not share a lock. Add (and the delay
+//     goroutine, and Done when it requeues) holds the producer lock; Get
+//     holds the consumer lock; Done of a key nobody re-added holds none.
+//     With one lock for everything, 8 workers on 2 cores ran at the speed
 //     of a bare mutex-and-slice queue that keeps none of the guarantees
-//     (BenchmarkWorkQueueFloorWorkers8). Sharding the lock was measured: it
-//     only pays if keys may be handed out out of order, and lock-free Done
-//     lost more with one worker than it won with eight
-//     (docs/performance.md).
+//     (BenchmarkWorkQueueFloorWorkers8), 1.2x-1.5x client-go; split, 2x.
+//     The pieces (pending.go, inflight.go):
+//   - Queued keys sit in a FIFO of 128-key chunks, each key with a
+//     sequence number. Add writes a key and publishes it by storing its tag
+//     beside it; Get reads the next slot and moves headSeq past it. A key
+//     reaches a worker in the cache line the worker reads anyway, with no
+//     shared tail counter. Consumed chunks are reused.
+//   - Deduplication is Add's alone: an open-addressing index from tag to
+//     sequence number that Get never touches. An entry below headSeq is
+//     stale (its key was handed out) and counts as absent; stale entries
+//     are overwritten, and the index is rebuilt from the queued keys when
+//     half full. Add decides "not queued" from the headSeq it loaded last
+//     and confirms "queued" with a fresh load, so most Adds do not read the
+//     line every Get writes.
+//   - Keys being processed are slots with an atomic state word (tag, used,
+//     re-added, pinned). Get claims a slot before it moves headSeq, so an
+//     Add that finds a key no longer queued finds it there; Add marks a
+//     re-add by pinning the slot; Done pins, frees, and only when the key
+//     was re-added takes the producer lock to queue it again.
+//   - Locks are taken by retrying TryLock before Lock (sync.Mutex parks at
+//     once whenever there are more goroutines than cores), and only
+//     workers nobody has woken yet are signalled. Keys are hashed with
+//     hash/maphash.Comparable, once per Add and Done, outside the locks.
+//   - Measured and dropped (docs/performance.md): sharding by key (pays
+//     only if FIFO order across keys goes), lock-free Done on the one-lock
+//     queue, and a producer-side buffer that Get moved into the indexed
+//     ring (the backlog's index then outgrew the cache).
 //   - No goroutine unless needed: the delay goroutine (one timer, one heap) is
 //     started by the first AddAfter/AddRateLimited with a positive delay, the
 //     metrics goroutine only when a MetricsProvider is set. ShutDown stops

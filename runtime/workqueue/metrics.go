@@ -115,11 +115,11 @@ func (q *Queue[K]) metricsLoop(period time.Duration) {
 	for {
 		select {
 		case <-t.C:
-			q.mu.Lock()
-			if !q.shuttingDown {
+			q.mmu.Lock()
+			if !q.shuttingDown.Load() {
 				q.m.updateUnfinished()
 			}
-			q.mu.Unlock()
+			q.mmu.Unlock()
 		case <-q.stop:
 			return
 		}

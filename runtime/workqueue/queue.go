@@ -1,7 +1,9 @@
 package workqueue
 
 import (
+	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,39 +44,24 @@ type Options[K comparable] struct {
 // and return only after they have exited. To tie a queue to a context, call
 // context.AfterFunc(ctx, q.ShutDown).
 type Queue[K comparable] struct {
-	// mu has a cache line of its own: workers waiting for it read it while
-	// the holder writes the fields below, and with them on its line each of
-	// those writes took the line back from the waiters (8 workers: about
-	// 10% more keys per second with the padding).
-	_       [56]byte
-	mu      sync.Mutex
-	_       [56]byte
-	cond    sync.Cond // L is &mu; workers in Get wait on it for a key or shutdown
-	drained sync.Cond // L is &mu; ShutDownWithDrain waits on it
-
-	// ready holds the queued keys in order and deduplicates them (see
-	// keyRing): it grows with the backlog. processing holds the keys between
-	// Get and Done (at most one per worker, so it stays small) with whether
-	// they were added again meanwhile. Keeping the re-add flag there leaves
-	// one index operation per key at Add and one at Get; the small
-	// processing set is searched by the keys' tags (see procSet).
-	ready      keyRing[K]
-	processing procSet[K]
-	// waiters counts workers blocked in Get that no Signal has been sent
-	// to yet: whoever signals decrements it, and a Broadcast zeroes it. Add
-	// signals only while it is positive, so a worker that has been woken
-	// but has not yet got the lock back is not signalled again by every
-	// Add meanwhile (with 8 busy workers that was 0.75 futile Signals, each
-	// taking the runtime's notify-list lock, per key).
-	waiters int
-
-	shuttingDown bool
-	drain        bool
+	// Producer side: Add, the delayed keys, and Done's requeue. Each lock
+	// has a cache line of its own, away from the fields its holder writes.
+	_    [56]byte
+	pmu  sync.Mutex
+	_    [56]byte
+	pend pending[K] // queued keys (chunks) and their dedup index
+	tail uint64     // next seq Add gives
+	// headSeen is headSeq as last loaded here: Add decides "not queued"
+	// from it (a key handed out before that load is handed out now too)
+	// and confirms "queued" with a fresh load, so most Adds do not read
+	// the line every Get writes. It is never below the head that chunks
+	// were dropped for, so every seq at or above it is in pend.chunks.
+	headSeen uint64
 
 	rl RateLimiter[K]
 
 	// delayed holds AddAfter keys until they are ready; the delay goroutine
-	// moves them to ready. Started lazily.
+	// moves them to the queue. Started lazily.
 	delayed      delayHeap[K]
 	delayedIndex map[K]int
 	delayRunning bool
@@ -82,7 +69,38 @@ type Queue[K comparable] struct {
 	stop         chan struct{} // closed by shutdown
 	wg           sync.WaitGroup
 
-	m *metrics[K] // nil without a MetricsProvider
+	// Consumer side: Get.
+	_    [56]byte
+	cmu  sync.Mutex
+	_    [56]byte
+	head *chunk[K] // the chunk holding seq headSeq (or ending at it)
+	// cond: workers in Get wait for a key or shutdown. drained:
+	// ShutDownWithDrain waits for the end. Both have L = &cmu.
+	cond    sync.Cond
+	drained sync.Cond
+	// waiters counts workers blocked in Get that no Signal has been sent
+	// to yet: whoever signals decrements it, a Broadcast zeroes it. Changed
+	// under cmu; Add reads it without, after publishing a key, and takes
+	// cmu to signal only when it is positive.
+	waiters atomic.Int32
+
+	// Shared, read without locks. headSeq is written by every Get: it has
+	// a cache line of its own, so that its writes do not take the flags'
+	// line from the other core.
+	_       [56]byte
+	headSeq atomic.Uint64 // next seq Get hands out; stored under cmu
+	_       [56]byte
+	// requeues counts Dones between taking their key out of processing and
+	// queueing it again, so ShutDownWithDrain does not see "nothing left"
+	// in between.
+	requeues     atomic.Int32
+	shuttingDown atomic.Bool // set under pmu
+	drain        atomic.Bool // ShutDownWithDrain is waiting
+	seed         maphash.Seed
+	m            *metrics[K] // nil without a MetricsProvider
+	mmu          sync.Mutex  // guards m
+	_            [56]byte
+	processing   inflightSet[K]
 }
 
 // New returns an empty queue configured by opts. See Queue for its contract.
@@ -91,10 +109,11 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 		rl:   opts.RateLimiter,
 		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
+		seed: maphash.MakeSeed(),
 	}
-	q.cond.L = &q.mu
-	q.drained.L = &q.mu
-	q.ready.init()
+	q.cond.L = &q.cmu
+	q.drained.L = &q.cmu
+	q.head = q.pend.init()
 	if q.rl == nil {
 		q.rl = DefaultRateLimiter[K]()
 	}
@@ -109,52 +128,87 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	return q
 }
 
+// tag is a key's 32-bit hash, never 0 (a free slot is 0). It only reads
+// the seed, so callers compute it before taking a lock.
+func (q *Queue[K]) tag(key K) uint32 {
+	return uint32(maphash.Comparable(q.seed, key)) | 1
+}
+
 // Add marks key as needing processing. It never blocks on workers. After
 // ShutDown or ShutDownWithDrain, Add does nothing (as client-go).
 func (q *Queue[K]) Add(key K) {
-	tag := q.ready.tag(key) // hashed before taking the lock
-	q.lock()
-	q.addLocked(key, tag)
-	q.mu.Unlock()
+	tag := q.tag(key) // hashed before taking the lock
+	lock(&q.pmu)
+	queued := q.addLocked(key, tag)
+	q.pmu.Unlock()
+	if queued {
+		q.wakeOne()
+	}
 }
 
-// addLocked adds key, whose q.ready.tag is tag.
-func (q *Queue[K]) addLocked(key K, tag uint32) {
-	if q.shuttingDown {
-		return
+// addLocked adds key (tag) under pmu and reports whether it queued it.
+func (q *Queue[K]) addLocked(key K, tag uint32) bool {
+	if q.shuttingDown.Load() {
+		return false
 	}
-	if i := q.processing.find(key, tag); i >= 0 {
-		if e := &q.processing.entries[i]; !e.again {
-			e.again = true // queued again by Done
-			if q.m != nil {
-				q.m.add(key)
-			}
+	// Look at the queue before processing: Get puts a key in processing
+	// before it moves headSeq past it, so a key that is no longer queued by
+	// this head is in processing, unless its Done has finished.
+	if q.pend.queued(key, tag, q.headSeen) {
+		h := q.headSeq.Load()
+		stale := h != q.headSeen
+		q.headSeen = h
+		if !stale || q.pend.queued(key, tag, h) {
+			return false
 		}
-		return
 	}
-	if !q.ready.pushTagged(key, tag, true) {
-		return // already queued
+	if found, wasAgain := q.processing.markAgain(key, tag); found {
+		// Its Done queues it again.
+		if !wasAgain && q.m != nil {
+			q.mmu.Lock()
+			q.m.add(key)
+			q.mmu.Unlock()
+		}
+		return false
 	}
 	if q.m != nil {
-		q.m.add(key)
+		q.mmu.Lock()
+		q.m.add(key) // before the key is published, so before its Get
+		q.mmu.Unlock()
 	}
-	q.signalLocked()
+	q.pushLocked(key, tag)
+	return true
+}
+
+// pushLocked appends key (tag), which is neither queued nor processing, and
+// publishes it. The caller holds pmu.
+func (q *Queue[K]) pushLocked(key K, tag uint32) {
+	if q.pend.needsHead(q.tail) {
+		q.headSeen = q.headSeq.Load() // to drop handed-out chunks and index entries
+	}
+	q.pend.append(key, tag, q.tail, q.headSeen)
+	q.tail++
+}
+
+// wakeOne wakes a worker blocked in Get, if one is and none has been woken
+// for it yet. Called after publishing a key, without pmu: a worker that
+// found the queue empty counted itself in waiters before it looked, so it
+// is either seen here or it saw the key.
+func (q *Queue[K]) wakeOne() {
+	if q.waiters.Load() > 0 {
+		lock(&q.cmu)
+		q.signalLocked()
+		q.cmu.Unlock()
+	}
 }
 
 // signalLocked wakes one worker blocked in Get that has not been woken yet,
-// if there is one.
+// if there is one. The caller holds cmu.
 func (q *Queue[K]) signalLocked() {
-	if q.waiters > 0 {
-		q.waiters--
+	if q.waiters.Load() > 0 {
+		q.waiters.Add(-1)
 		q.cond.Signal()
 	}
-}
-
-// wakeAllLocked wakes every goroutine blocked in Get or ShutDownWithDrain.
-func (q *Queue[K]) wakeAllLocked() {
-	q.waiters = 0
-	q.cond.Broadcast()
-	q.drained.Broadcast()
 }
 
 // Get blocks until a key is ready and returns it; the caller must call
@@ -163,55 +217,128 @@ func (q *Queue[K]) wakeAllLocked() {
 // worker loop ends when shutdown is true. Get has no ctx: shut the queue down
 // to release blocked workers.
 func (q *Queue[K]) Get() (key K, shutdown bool) {
-	q.lock()
-	for q.ready.len() == 0 && !q.shuttingDown {
-		q.waiters++
+	lock(&q.cmu)
+	for {
+		h := q.headSeq.Load()
+		if c, tag := q.nextLocked(h); tag != 0 {
+			key = c.keys[h-c.base]
+			if q.m != nil {
+				q.mmu.Lock()
+				q.m.get(key)
+				q.mmu.Unlock()
+			}
+			q.processing.claim(key, tag) // before headSeq: see addLocked
+			q.headSeq.Store(h + 1)
+			q.cmu.Unlock()
+			return key, false
+		}
+		if q.shuttingDown.Load() {
+			q.cmu.Unlock()
+			return key, true
+		}
+		// Count ourselves before looking again: an Add that publishes after
+		// this look sees waiters > 0 and signals, under cmu, which it gets
+		// only once Wait has released it.
+		q.waiters.Add(1)
+		if _, tag := q.nextLocked(h); tag != 0 || q.shuttingDown.Load() {
+			q.waiters.Add(-1) // nobody signalled us: that needs cmu
+			continue
+		}
 		q.cond.Wait() // whoever woke us decremented waiters
 	}
-	if q.ready.len() == 0 {
-		q.mu.Unlock()
-		return key, true
-	}
-	key, tag := q.ready.pop()
-	q.processing.add(key, tag)
-	if q.m != nil {
-		q.m.get(key)
-	}
-	q.mu.Unlock()
-	return key, false
 }
 
 // Done marks key as finished. If key was added while it was being processed,
 // it is queued again now (once, however many adds there were). Done of a key
 // that is not being processed does nothing.
 func (q *Queue[K]) Done(key K) {
-	tag := q.ready.tag(key) // hashed before taking the lock
-	q.lock()
-	i := q.processing.find(key, tag)
-	if i < 0 {
-		q.mu.Unlock()
+	tag := q.tag(key)
+	c, i, st := q.processing.pin(key, tag)
+	if c == nil {
 		return
 	}
-	again := q.processing.remove(i)
-	if q.m != nil {
-		q.m.done(key)
+	if st&slotAgain == 0 {
+		// Nobody re-added it: done without a lock. Metrics first, while the
+		// slot is pinned: once it is free, a new Get of key may start.
+		q.metricsDone(key)
+		q.processing.release(c, i)
+		if q.drain.Load() {
+			lock(&q.cmu)
+			q.drainedLocked()
+			q.cmu.Unlock()
+		}
+		return
 	}
-	if again {
-		q.ready.pushTagged(key, tag, false) // not queued: Add does not queue a key being processed
-		q.signalLocked()
-	} else if q.drain && q.processing.len() == 0 && q.ready.len() == 0 {
+	// Requeue it under pmu, so that no Add sees it neither processing nor
+	// queued. Unpin first: Add spins on pins while holding pmu. Only this
+	// Done clears slotAgain, so it is still set below.
+	c.states[i].Store(st)
+	q.requeues.Add(1)
+	lock(&q.pmu)
+	c, i, _ = q.processing.pin(key, tag)
+	q.metricsDone(key)
+	q.processing.release(c, i)
+	q.pushLocked(key, tag) // queued even after ShutDown, for the drain
+	q.pmu.Unlock()
+	q.requeues.Add(-1)
+	q.wakeOne()
+	if q.drain.Load() {
+		lock(&q.cmu)
+		q.drainedLocked()
+		q.cmu.Unlock()
+	}
+}
+
+func (q *Queue[K]) metricsDone(key K) {
+	if q.m != nil {
+		q.mmu.Lock()
+		q.m.done(key)
+		q.mmu.Unlock()
+	}
+}
+
+// drainedLocked wakes ShutDownWithDrain if nothing is left. Caller holds cmu.
+func (q *Queue[K]) drainedLocked() {
+	if q.drain.Load() && q.emptyAndIdle() {
 		q.drained.Broadcast()
 	}
-	q.mu.Unlock()
+}
+
+// emptyAndIdle reports that nothing is queued, processing or being requeued.
+// The order of the loads matters: a requeueing Done counts itself in
+// requeues before it leaves processing and uncounts itself after the key is
+// queued, so whichever of its steps this falls between, one load sees it.
+// The caller holds cmu, so no Get moves a key meanwhile.
+func (q *Queue[K]) emptyAndIdle() bool {
+	if q.processing.len() != 0 || q.requeues.Load() != 0 {
+		return false
+	}
+	_, tag := q.nextLocked(q.headSeq.Load())
+	return tag == 0
+}
+
+// nextLocked returns the chunk holding seq h, the next to hand out, and the
+// tag of its key, 0 when it is not published yet. The caller holds cmu.
+func (q *Queue[K]) nextLocked(h uint64) (*chunk[K], uint32) {
+	c := q.head
+	if h-c.base == chunkSize {
+		next := c.next.Load() // stored before the key at h is published
+		if next == nil {
+			return c, 0
+		}
+		c = next
+		q.head = c
+	}
+	return c, c.tags[h-c.base].Load()
 }
 
 // Len returns the number of keys ready to be handed out (not those being
 // processed or waiting in AddAfter). Informational only: do not gate Add or
 // Get on it.
 func (q *Queue[K]) Len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.ready.len()
+	lock(&q.pmu)
+	defer q.pmu.Unlock()
+	return int(q.tail - q.headSeq.Load())
 }
 
 // AddAfter adds key once delay has passed; delay <= 0 adds it now. If key is
@@ -223,16 +350,18 @@ func (q *Queue[K]) AddAfter(key K, delay time.Duration) {
 }
 
 func (q *Queue[K]) addAfter(key K, delay time.Duration, retry bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.shuttingDown {
-		return
-	}
-	if retry && q.m != nil {
+	if retry && q.m != nil && !q.shuttingDown.Load() {
+		q.mmu.Lock()
 		q.m.retry()
+		q.mmu.Unlock()
 	}
 	if delay <= 0 {
-		q.addLocked(key, q.ready.tag(key))
+		q.Add(key)
+		return
+	}
+	lock(&q.pmu)
+	defer q.pmu.Unlock()
+	if q.shuttingDown.Load() {
 		return
 	}
 	at := time.Now().Add(delay)
@@ -282,10 +411,8 @@ func (q *Queue[K]) NumRequeues(key K) int { return q.rl.NumRequeues(key) }
 // not wait for workers, only for the queue's own goroutines. Safe to call
 // more than once; it ends a concurrent ShutDownWithDrain's wait.
 func (q *Queue[K]) ShutDown() {
-	q.mu.Lock()
-	q.drain = false
-	q.shutdownLocked()
-	q.mu.Unlock()
+	q.drain.Store(false)
+	q.shutdown()
 	q.wg.Wait()
 }
 
@@ -294,53 +421,63 @@ func (q *Queue[K]) ShutDown() {
 // by Done). Workers must keep calling Get and Done, or it blocks forever; a
 // concurrent ShutDown ends the wait early.
 func (q *Queue[K]) ShutDownWithDrain() {
-	q.mu.Lock()
-	q.drain = true
-	q.shutdownLocked()
-	for q.drain && (q.processing.len() > 0 || q.ready.len() > 0) {
+	// Set before looking: a lock-free Done that empties the queue after
+	// the look sees drain and takes cmu to wake this wait.
+	q.drain.Store(true)
+	q.shutdown()
+	lock(&q.cmu)
+	for q.drain.Load() && !q.emptyAndIdle() {
 		q.drained.Wait()
 	}
-	q.mu.Unlock()
+	q.cmu.Unlock()
 	q.wg.Wait()
 }
 
-func (q *Queue[K]) shutdownLocked() {
-	if !q.shuttingDown {
-		q.shuttingDown = true
+// shutdown stops Add, the delay goroutine and the metrics goroutine, and
+// wakes everyone blocked on the queue.
+func (q *Queue[K]) shutdown() {
+	lock(&q.pmu)
+	if !q.shuttingDown.Load() {
+		q.shuttingDown.Store(true)
 		close(q.stop)
 		q.delayed.items = nil
 		q.delayedIndex = nil
 	}
-	q.wakeAllLocked()
+	q.pmu.Unlock()
+	lock(&q.cmu)
+	q.waiters.Store(0)
+	q.cond.Broadcast()
+	q.drained.Broadcast()
+	q.cmu.Unlock()
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
-func (q *Queue[K]) ShuttingDown() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.shuttingDown
-}
+func (q *Queue[K]) ShuttingDown() bool { return q.shuttingDown.Load() }
 
-// delayLoop moves delayed keys to the ready ring when their time comes.
+// delayLoop queues delayed keys when their time comes.
 func (q *Queue[K]) delayLoop() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		q.mu.Lock()
-		if q.shuttingDown {
-			q.mu.Unlock()
+		lock(&q.pmu)
+		if q.shuttingDown.Load() {
+			q.pmu.Unlock()
 			return
 		}
 		now := time.Now()
+		queued := false
 		for len(q.delayed.items) > 0 && !q.delayed.items[0].at.After(now) {
 			d := q.delayed.pop(q.delayedIndex)
-			q.addLocked(d.key, q.ready.tag(d.key))
+			queued = q.addLocked(d.key, q.tag(d.key)) || queued
 		}
 		wait := time.Duration(-1)
 		if len(q.delayed.items) > 0 {
 			wait = q.delayed.items[0].at.Sub(now)
 		}
-		q.mu.Unlock()
+		q.pmu.Unlock()
+		if queued {
+			q.wakeOne()
+		}
 
 		if wait < 0 {
 			select {
@@ -433,92 +570,20 @@ func (h *delayHeap[K]) down(i int, index map[K]int) {
 	}
 }
 
-// procSet is the set of keys being processed, each with its re-added flag.
-// It holds at most one key per worker, so it is a slice searched linearly,
-// comparing the keys' keyRing tags before the keys themselves, until it
-// grows past procIndexAt, when a map index takes over.
-type procSet[K comparable] struct {
-	entries []procEntry[K]
-	index   map[K]int // nil while small
-}
-
-type procEntry[K comparable] struct {
-	key   K
-	tag   uint32
-	again bool
-}
-
-const procIndexAt = 32
-
-func (p *procSet[K]) len() int { return len(p.entries) }
-
-// find returns the position of key, whose tag is tag, or -1.
-func (p *procSet[K]) find(key K, tag uint32) int {
-	if p.index != nil {
-		if i, ok := p.index[key]; ok {
-			return i
-		}
-		return -1
-	}
-	for i := range p.entries {
-		if e := &p.entries[i]; e.tag == tag && e.key == key {
-			return i
-		}
-	}
-	return -1
-}
-
-// add inserts key with its tag; key must not be present.
-func (p *procSet[K]) add(key K, tag uint32) {
-	p.entries = append(p.entries, procEntry[K]{key: key, tag: tag})
-	switch {
-	case p.index != nil:
-		p.index[key] = len(p.entries) - 1
-	case len(p.entries) > procIndexAt:
-		p.index = make(map[K]int, len(p.entries))
-		for i, e := range p.entries {
-			p.index[e.key] = i
-		}
-	}
-}
-
-// remove deletes the entry at i and returns its re-added flag.
-func (p *procSet[K]) remove(i int) (again bool) {
-	e := p.entries[i]
-	last := len(p.entries) - 1
-	if i != last {
-		p.entries[i] = p.entries[last]
-		if p.index != nil {
-			p.index[p.entries[i].key] = i
-		}
-	}
-	p.entries[last] = procEntry[K]{}
-	p.entries = p.entries[:last]
-	if p.index != nil {
-		delete(p.index, e.key)
-		if len(p.entries) == 0 {
-			p.index = nil
-		}
-	}
-	return e.again
-}
-
-// lock takes mu for Add, Get and Done, whose critical sections are tens of
-// nanoseconds. sync.Mutex spins only while the P has no other runnable
-// goroutine, so with more workers than cores (the usual controller setup)
-// a contended Lock parks at once, and the park plus the wake-up in Unlock
-// cost ten times the critical section. Retrying TryLock a bounded number of
-// times first (lockSpins, a few hundred nanoseconds at most) gets the lock
-// from a holder on another core without parking; after that Lock parks as
-// before, so a long holder costs the spinners no more than that.
-// BenchmarkWorkQueueWorkers8: 1.2x-1.4x the keys per second of mu.Lock.
-func (q *Queue[K]) lock() {
+// lock takes m, for the queue's short critical sections. sync.Mutex spins
+// only while the P has no other runnable goroutine, so with more workers
+// than cores (the usual controller setup) a contended Lock parks at once,
+// and the park plus the wake-up in Unlock cost ten times the critical
+// section. Retrying TryLock a bounded number of times first (lockSpins, a
+// few hundred nanoseconds at most) gets the lock from a holder on another
+// core without parking; after that Lock parks as before.
+func lock(m *sync.Mutex) {
 	for range lockSpins {
-		if q.mu.TryLock() {
+		if m.TryLock() {
 			return
 		}
 	}
-	q.mu.Lock()
+	m.Lock()
 }
 
 const lockSpins = 64

@@ -1,0 +1,32 @@
+package workqueue
+
+import "testing"
+
+// TestQueueHotPathAllocatesNothing: Add, Get and Done of string, int and
+// struct keys allocate nothing once the queue has grown (maphash.Comparable
+// does not move such keys to the heap).
+func TestQueueHotPathAllocatesNothing(t *testing.T) {
+	type key struct {
+		kind            int
+		namespace, name string
+	}
+	checkAllocs(t, "string", []string{"a/1", "a/2", "b/3"})
+	checkAllocs(t, "int", []int{0, 1, 2, 3, 4, 5, 6})
+	checkAllocs(t, "struct", []key{{1, "ns", "a"}, {2, "ns", "b"}, {1, "other", "a"}})
+}
+
+// checkAllocs fails t if an Add/Get/Done cycle over keys allocates.
+func checkAllocs[K comparable](t *testing.T, name string, keys []K) {
+	t.Helper()
+	q := New(Options[K]{})
+	defer q.ShutDown()
+	i := 0
+	if allocs := testing.AllocsPerRun(1000, func() {
+		q.Add(keys[i%len(keys)])
+		i++
+		k, _ := q.Get()
+		q.Done(k)
+	}); allocs != 0 {
+		t.Errorf("%s keys: %v allocations per Add/Get/Done", name, allocs)
+	}
+}

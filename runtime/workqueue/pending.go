@@ -1,0 +1,181 @@
+package workqueue
+
+import (
+	"sync/atomic"
+)
+
+// The queued keys live in a FIFO of fixed-size chunks that Add appends to
+// under the producer lock and Get takes from under the consumer lock, so a
+// producer and the workers never wait for each other (only workers wait for
+// workers). Each key gets a sequence number: tail is the next one Add
+// gives, head the next one Get hands out; a key is queued while
+// head <= its seq < tail.
+//
+// Deduplication is the producer's business: pendIndex maps a key's tag to
+// the seq it was queued with. Get never touches it, so an entry goes stale
+// (seq < head) when its key is handed out instead of being removed, and
+// Add treats stale entries as absent. Stale entries are overwritten by
+// inserts and dropped when the index is rebuilt from the live keys.
+//
+// Safety of the lock-free parts: Add writes a slot's key, then publishes it
+// by storing its tag (never 0); Get reads a key only after seeing its tag.
+// So a key crosses from the producer's core to a worker's in the cache line
+// the worker reads anyway, with no shared tail counter. Add reads the key of a
+// seq only while it is still queued by a head it loaded (seq >= head), in a
+// chunk it still holds. Get holds on to the chunk that contains head or
+// ends at it, so a chunk that ends before head is no one's: Add clears it
+// and reuses it for new keys (at most chunkFree of them are kept), which
+// keeps a busy queue from allocating.
+
+const chunkSize = 128
+
+type chunk[K comparable] struct {
+	base uint64 // seq of keys[0]
+	keys [chunkSize]K
+	tags [chunkSize]atomic.Uint32 // 0 until the key is published
+	next atomic.Pointer[chunk[K]]
+}
+
+// pending is the producer's view: the chunks that may still hold queued
+// keys, oldest first, and the dedup index. Guarded by the producer lock.
+type pending[K comparable] struct {
+	chunks []*chunk[K] // chunks[0] holds head or is older; the last is the tail chunk
+	free   []*chunk[K] // cleared chunks for reuse
+	index  pendIndex
+}
+
+const chunkFree = 4
+
+type pendSlot struct {
+	seq uint64
+	tag uint32 // 0: free
+}
+
+type pendIndex struct {
+	slots []pendSlot
+	mask  uint64
+	used  int // slots with a tag, live or stale
+}
+
+const pendIndexMin = 64
+
+func (p *pending[K]) init() *chunk[K] {
+	c := new(chunk[K])
+	p.chunks = []*chunk[K]{c}
+	p.index.slots = make([]pendSlot, pendIndexMin)
+	p.index.mask = pendIndexMin - 1
+	return c
+}
+
+// keyAt returns the key queued with seq, which is >= the base of chunks[0].
+func (p *pending[K]) keyAt(seq uint64) K {
+	c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
+	return c.keys[seq-c.base]
+}
+
+// dropConsumed forgets the chunks that end before head, keeping some for
+// reuse.
+func (p *pending[K]) dropConsumed(head uint64) {
+	n := 0
+	for n < len(p.chunks)-1 && p.chunks[n].base+chunkSize < head {
+		if len(p.free) < chunkFree {
+			c := p.chunks[n]
+			clear(c.keys[:]) // let the GC have them
+			for i := range c.tags {
+				c.tags[i].Store(0)
+			}
+			c.next.Store(nil)
+			p.free = append(p.free, c)
+		}
+		p.chunks[n] = nil
+		n++
+	}
+	if n > 0 {
+		p.chunks = append(p.chunks[:0], p.chunks[n:]...)
+	}
+}
+
+// queued reports whether key (tag) is queued, given that every seq below
+// head has been handed out.
+func (p *pending[K]) queued(key K, tag uint32, head uint64) bool {
+	ix := &p.index
+	for i := uint64(tag) & ix.mask; ; i = (i + 1) & ix.mask {
+		s := ix.slots[i]
+		if s.tag == 0 {
+			return false
+		}
+		if s.tag == tag && s.seq >= head && p.keyAt(s.seq) == key {
+			return true
+		}
+	}
+}
+
+// needsHead reports whether append(.., tail, head) will drop chunks or
+// rebuild the index, for which head should be fresh.
+func (p *pending[K]) needsHead(tail uint64) bool {
+	c := p.chunks[len(p.chunks)-1]
+	return tail-c.base == chunkSize || p.index.used >= len(p.index.slots)/2
+}
+
+// append queues key (tag) as seq tail, publishes it and indexes it. key
+// must not be queued.
+func (p *pending[K]) append(key K, tag uint32, tail, head uint64) {
+	c := p.chunks[len(p.chunks)-1]
+	if tail-c.base == chunkSize {
+		p.dropConsumed(head)
+		var nc *chunk[K]
+		if n := len(p.free); n > 0 {
+			nc, p.free = p.free[n-1], p.free[:n-1]
+		} else {
+			nc = new(chunk[K])
+		}
+		nc.base = tail
+		c.next.Store(nc) // before tail is published: Get follows it at tail
+		p.chunks = append(p.chunks, nc)
+		c = nc
+	}
+	c.keys[tail-c.base] = key
+	c.tags[tail-c.base].Store(tag) // publishes the key to Get
+
+	ix := &p.index
+	if ix.used >= len(ix.slots)/2 {
+		p.rebuild(head, tail)
+	}
+	i := uint64(tag) & ix.mask
+	for s := ix.slots[i]; s.tag != 0 && s.seq >= head; s = ix.slots[i] {
+		i = (i + 1) & ix.mask // live entries stay; stale ones are taken
+	}
+	if ix.slots[i].tag == 0 {
+		ix.used++
+	}
+	ix.slots[i] = pendSlot{seq: tail, tag: tag}
+}
+
+// rebuild drops stale entries: it reindexes the keys queued in
+// [head, tail), in a table at least four times their number, so that at
+// least a quarter of the table is inserted before the next rebuild.
+func (p *pending[K]) rebuild(head, tail uint64) {
+	p.dropConsumed(head)
+	n := uint64(pendIndexMin)
+	for n < 4*(tail-head+1) {
+		n *= 2
+	}
+	ix := &p.index
+	if uint64(len(ix.slots)) == n {
+		clear(ix.slots)
+	} else {
+		ix.slots = make([]pendSlot, n)
+		ix.mask = n - 1
+	}
+	ix.used = 0
+	for seq := head; seq < tail; seq++ {
+		c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
+		tag := c.tags[seq-c.base].Load()
+		i := uint64(tag) & ix.mask
+		for ix.slots[i].tag != 0 {
+			i = (i + 1) & ix.mask
+		}
+		ix.slots[i] = pendSlot{seq: seq, tag: tag}
+		ix.used++
+	}
+}

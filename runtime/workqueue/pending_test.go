@@ -1,0 +1,145 @@
+package workqueue
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPendingMatchesModel drives pending the way the queue does (append at
+// tail, hand out at head, ask whether a key is queued) with keys whose
+// tags collide on purpose, across many chunks, chunk reuse and index
+// rebuilds, and checks every answer against a plain model.
+func TestPendingMatchesModel(t *testing.T) {
+	for _, tagKinds := range []int{1, 3, 1 << 30} { // 1: every key has the same tag
+		rng := rand.New(rand.NewPCG(uint64(tagKinds), 7))
+		var p pending[int]
+		p.init()
+		tagOf := func(k int) uint32 { return uint32(k%tagKinds)<<1 | 1 }
+		var head, tail uint64
+		var fifo []int
+		queued := map[int]bool{}
+		for step := range 20_000 {
+			if rng.IntN(3) > 0 || len(fifo) == 0 {
+				k := rng.IntN(300)
+				// The queue looks with a head it loaded earlier, then with a fresh one.
+				seen := head - uint64(rng.IntN(int(min(head, 3))+1))
+				if seen < p.chunks[0].base {
+					seen = head
+				}
+				got := p.queued(k, tagOf(k), seen) && p.queued(k, tagOf(k), head)
+				if got != queued[k] {
+					t.Fatalf("tags %d, step %d: queued(%d) = %v, want %v", tagKinds, step, k, got, queued[k])
+				}
+				if !got {
+					p.append(k, tagOf(k), tail, head)
+					tail++
+					fifo = append(fifo, k)
+					queued[k] = true
+				}
+			} else {
+				// Hand out the oldest, as Get does: read it, then move head.
+				c := p.chunks[(head-p.chunks[0].base)/chunkSize]
+				k, tag := c.keys[head-c.base], c.tags[head-c.base].Load()
+				if k != fifo[0] || tag != tagOf(k) {
+					t.Fatalf("tags %d, step %d: head holds %d (tag %x), want %d (tag %x)", tagKinds, step, k, tag, fifo[0], tagOf(fifo[0]))
+				}
+				fifo = fifo[1:]
+				delete(queued, k)
+				head++
+			}
+		}
+		if len(p.chunks) > int(tail-head)/chunkSize+3 {
+			t.Errorf("tags %d: %d chunks kept for %d queued keys", tagKinds, len(p.chunks), tail-head)
+		}
+	}
+}
+
+// TestInflightSetCollidingTags puts keys with one tag in more slots than a
+// chunk has, and checks that pin, markAgain and release find exactly the
+// key asked for.
+func TestInflightSetCollidingTags(t *testing.T) {
+	var s inflightSet[int]
+	const tag = 0x55
+	for k := range 20 {
+		s.claim(k, tag)
+	}
+	if s.len() != 20 {
+		t.Fatalf("len %d, want 20", s.len())
+	}
+	if found, _ := s.markAgain(7, tag); !found {
+		t.Fatal("markAgain(7) did not find 7")
+	}
+	if found, was := s.markAgain(7, tag); !found || !was {
+		t.Fatalf("second markAgain(7) = %v, %v; want true, true", found, was)
+	}
+	if found, _ := s.markAgain(99, tag); found {
+		t.Fatal("markAgain found 99, which was never claimed")
+	}
+	for k := range 20 {
+		c, i, st := s.pin(k, tag)
+		if c == nil || c.keys[i] != k {
+			t.Fatalf("pin(%d) found no slot or another key", k)
+		}
+		if again := st&slotAgain != 0; again != (k == 7) {
+			t.Fatalf("key %d: again = %v", k, again)
+		}
+		s.release(c, i)
+		if c, _, _ := s.pin(k, tag); c != nil {
+			t.Fatalf("key %d still in the set after release", k)
+		}
+	}
+	if s.len() != 0 {
+		t.Fatalf("len %d after releasing all", s.len())
+	}
+}
+
+// TestQueueMatchesModel runs random single-goroutine sequences of Add, Get,
+// Done and Len against a model of client-go's semantics: dedup of queued
+// keys, a key handed out is not handed out again before Done, an Add
+// meanwhile requeues it once at Done, FIFO order.
+func TestQueueMatchesModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	q := New(Options[int]{})
+	defer q.ShutDown()
+	var fifo []int
+	queued := map[int]bool{}
+	processing := map[int]bool{}
+	again := map[int]bool{}
+	for step := range 50_000 {
+		switch op := rng.IntN(10); {
+		case op < 5:
+			k := rng.IntN(400)
+			q.Add(k)
+			switch {
+			case processing[k]:
+				again[k] = true
+			case !queued[k]:
+				queued[k] = true
+				fifo = append(fifo, k)
+			}
+		case op < 8 && len(fifo) > 0:
+			k, shutdown := q.Get()
+			if shutdown || k != fifo[0] {
+				t.Fatalf("step %d: Get = %d, %v; want %d", step, k, shutdown, fifo[0])
+			}
+			fifo = fifo[1:]
+			delete(queued, k)
+			processing[k] = true
+		case op < 10 && len(processing) > 0:
+			var k int
+			for k = range processing {
+				break
+			}
+			q.Done(k)
+			delete(processing, k)
+			if again[k] {
+				delete(again, k)
+				queued[k] = true
+				fifo = append(fifo, k)
+			}
+		}
+		if step%97 == 0 && q.Len() != len(fifo) {
+			t.Fatalf("step %d: Len = %d, want %d", step, q.Len(), len(fifo))
+		}
+	}
+}
