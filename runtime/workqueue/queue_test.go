@@ -177,7 +177,10 @@ func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys bool) {
 	if n := q.Len(); n != 0 {
 		t.Errorf("Len = %d after drain", n)
 	}
-	if n := processed.Load(); fewKeys && n < int32(adds/20) {
+	// Usually thousands of processings; the floor is low because with one
+	// key most adds are deduplicated and how many race a Get depends on
+	// the scheduler (one run in 200 had 694 for 40,000 adds).
+	if n := processed.Load(); fewKeys && n < int32(adds/100) {
 		t.Errorf("only %d processings for %d adds: the test no longer races Add with Get and Done", n, producers*adds)
 	}
 }
