@@ -151,9 +151,10 @@ func (q *Queue[K]) addLocked(key K, tag uint32) bool {
 	if q.shuttingDown.Load() {
 		return false
 	}
-	// Look at the queue before processing: Get puts a key in processing
-	// before it moves headSeq past it, so a key that is no longer queued by
-	// this head is in processing, unless its Done has finished.
+	// Look at the queue before processing: Get claims a processing slot
+	// for a key before it moves headSeq past it, so a key that is not
+	// queued by a headSeq loaded earlier (headSeen, or the fresh load that
+	// checks a hit) is in processing now, unless its Done has finished.
 	if q.pend.queued(key, tag, q.headSeen) {
 		h := q.headSeq.Load()
 		stale := h != q.headSeen
