@@ -29,8 +29,6 @@ import (
 // words of every chunk: one or two cache lines for a typical controller.
 type inflightSet[K comparable] struct {
 	first inflightChunk[K]
-	_     [56]byte
-	n     atomic.Int32 // used slots
 }
 
 const inflightChunkSize = 8
@@ -47,7 +45,19 @@ const (
 	slotPinned = 4
 )
 
-func (s *inflightSet[K]) len() int { return int(s.n.Load()) }
+// len counts the used slots. It is for ShutDownWithDrain, so it scans
+// rather than have every Get and Done update a shared counter.
+func (s *inflightSet[K]) len() int {
+	n := 0
+	for c := &s.first; c != nil; c = c.next.Load() {
+		for i := range c.states {
+			if c.states[i].Load() != 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
 
 // claim puts key (tag) in a free slot. The caller holds the consumer lock
 // and key is not in the set.
@@ -57,7 +67,6 @@ func (s *inflightSet[K]) claim(key K, tag uint32) {
 		for i := range c.states {
 			if c.states[i].Load() == 0 {
 				c.keys[i] = key
-				s.n.Add(1) // before the state: len never undercounts a visible key
 				c.states[i].Store(uint64(tag)<<32 | slotUsed)
 				return
 			}
@@ -120,5 +129,4 @@ func (s *inflightSet[K]) release(c *inflightChunk[K], i int) {
 	var zero K
 	c.keys[i] = zero // let the GC have it
 	c.states[i].Store(0)
-	s.n.Add(-1)
 }

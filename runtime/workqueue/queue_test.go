@@ -179,8 +179,10 @@ func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys bool) {
 	}
 	// Usually thousands of processings; the floor is low because with one
 	// key most adds are deduplicated and how many race a Get depends on
-	// the scheduler (one run in 200 had 694 for 40,000 adds).
-	if n := processed.Load(); fewKeys && n < int32(adds/100) {
+	// the scheduler (one run in 200 had 694 for 40,000 adds). With more Ps
+	// than CPUs the OS can park a worker holding the key while the
+	// producers run all their adds, so the floor is not checked then.
+	if n := processed.Load(); fewKeys && runtime.GOMAXPROCS(0) <= runtime.NumCPU() && n < int32(adds/100) {
 		t.Errorf("only %d processings for %d adds: the test no longer races Add with Get and Done", n, producers*adds)
 	}
 }
