@@ -21,8 +21,10 @@ import (
 //     slotPinned), and a pinned slot changes only through its pinner.
 //   - Only the Done of the slot's own key clears and frees it, while pinned.
 //
-// Nobody holds a pin while waiting for a lock, so Add, which may spin on a
-// pin while holding the producer lock, cannot deadlock with a Done.
+// Nobody holds a pin while waiting for the producer or consumer lock (only
+// for the metrics lock, whose holders wait for nothing), so Add, which may
+// spin on a pin while holding the producer lock, cannot deadlock with a
+// Done.
 //
 // Slots come in chunks that are never moved or freed, so walking them needs
 // no lock; claim adds a chunk when all are used. Lookups scan the state

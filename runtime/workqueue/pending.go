@@ -113,15 +113,22 @@ func (p *pending[K]) queued(key K, tag uint32, head uint64) bool {
 // needsHead reports whether append(.., tail, head) will drop chunks or
 // rebuild the index, for which head should be fresh.
 func (p *pending[K]) needsHead(tail uint64) bool {
-	c := p.chunks[len(p.chunks)-1]
-	return tail-c.base == chunkSize || p.index.used >= len(p.index.slots)/2
+	return p.tailFull(tail) || p.index.full()
 }
+
+// tailFull reports whether seq tail starts a new chunk.
+func (p *pending[K]) tailFull(tail uint64) bool {
+	return tail-p.chunks[len(p.chunks)-1].base == chunkSize
+}
+
+// full reports whether the index must be rebuilt before an insert.
+func (ix *pendIndex) full() bool { return ix.used >= len(ix.slots)/2 }
 
 // append queues key (tag) as seq tail, publishes it and indexes it. key
 // must not be queued.
 func (p *pending[K]) append(key K, tag uint32, tail, head uint64) {
 	c := p.chunks[len(p.chunks)-1]
-	if tail-c.base == chunkSize {
+	if p.tailFull(tail) {
 		p.dropConsumed(head)
 		var nc *chunk[K]
 		if n := len(p.free); n > 0 {
@@ -138,7 +145,7 @@ func (p *pending[K]) append(key K, tag uint32, tail, head uint64) {
 	c.tags[tail-c.base].Store(tag) // publishes the key to Get
 
 	ix := &p.index
-	if ix.used >= len(ix.slots)/2 {
+	if ix.full() {
 		p.rebuild(head, tail)
 	}
 	i := uint64(tag) & ix.mask

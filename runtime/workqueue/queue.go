@@ -263,11 +263,7 @@ func (q *Queue[K]) Done(key K) {
 		// slot is pinned: once it is free, a new Get of key may start.
 		q.metricsDone(key)
 		q.processing.release(c, i)
-		if q.drain.Load() {
-			lock(&q.cmu)
-			q.drainedLocked()
-			q.cmu.Unlock()
-		}
+		q.wakeDrainer()
 		return
 	}
 	// Requeue it under pmu, so that no Add sees it neither processing nor
@@ -283,6 +279,13 @@ func (q *Queue[K]) Done(key K) {
 	q.pmu.Unlock()
 	q.requeues.Add(-1)
 	q.wakeOne()
+	q.wakeDrainer()
+}
+
+// wakeDrainer wakes ShutDownWithDrain, if it waits, when nothing is left.
+// Called after a Done without cmu: ShutDownWithDrain sets drain before it
+// looks, so either it sees this Done's effect or this sees drain.
+func (q *Queue[K]) wakeDrainer() {
 	if q.drain.Load() {
 		lock(&q.cmu)
 		q.drainedLocked()
