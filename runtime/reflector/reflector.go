@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
@@ -81,6 +82,22 @@ type Options struct {
 // Reflector cannot use (an object that is not T, a BOOKMARK without metadata,
 // an unknown event type). The event is skipped; the watch goes on.
 var ErrMalformedEvent = errors.New("malformed watch event")
+
+// MalformedObject is the object of a watch event that a ListerWatcher read
+// but could not decode into T (see wire.DecodeError). The Reflector reports
+// Err, wrapped in ErrMalformedEvent, skips the event and goes on reading the
+// watch. A ListerWatcher whose stream lost its framing sends one such event
+// and then closes the watch; the Reflector then watches again from the last
+// resourceVersion it saw.
+type MalformedObject struct {
+	Err error
+}
+
+// GetObjectKind implements runtime.Object; a MalformedObject has no kind.
+func (m *MalformedObject) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// DeepCopyObject implements runtime.Object.
+func (m *MalformedObject) DeepCopyObject() runtime.Object { c := *m; return &c }
 
 // errShortWatch ends a watch that closed within shortWatch without a single
 // event: the server is likely unhealthy, so the Reflector backs off before
@@ -470,6 +487,9 @@ func (r *Reflector[T]) object(ev watch.Event) (T, error) {
 		return obj, nil
 	}
 	var zero T
+	if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
+		return zero, fmt.Errorf("watch %s: %w: %s event: %w", r.opts.Name, ErrMalformedEvent, ev.Type, m.Err)
+	}
 	who := ""
 	if m, err := meta.Accessor(ev.Object); err == nil && !isNil(ev.Object) {
 		who = fmt.Sprintf(" %s (resourceVersion %s)", store.Key(m), m.GetResourceVersion())

@@ -1,0 +1,11 @@
+// Package wire turns the bodies of LIST and WATCH responses into typed
+// objects: the one place in the runtime where bytes become objects.
+//
+// A Codec knows the media type it asks the server for and T's
+// group-version-kind, so it decodes every LIST item and every WATCH event once,
+// straight into a fresh T, without apimachinery's generic decode path (a
+// framer, a pass to find apiVersion/kind, a validity pre-scan and a reflective
+// decode). listwatch uses a Codec to read the responses of its requests; a
+// faster decoder (or a generated one) replaces an implementation here and
+// nothing above it.
+package wire
