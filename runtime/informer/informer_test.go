@@ -434,7 +434,7 @@ func TestCancelStopsDeliveryPromptly(t *testing.T) {
 		for i := range backlog {
 			must(src.Update(cm("ns", "a", fmt.Sprint(i))))
 		}
-		waitSame(t, fast, src) // every update is in the slow handler's buffer
+		waitSame(t, fast, src)                        // every update is in the slow handler's buffer
 		time.Sleep(time.Second + 10*time.Millisecond) // in the middle of a call
 		cancelled := time.Now()
 		cancel()
