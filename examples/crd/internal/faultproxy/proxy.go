@@ -101,7 +101,7 @@ func New(target *rest.Config) (*Proxy, error) {
 			}
 		},
 		Transport:     rt,
-		FlushInterval: -1, // watches stream
+		FlushInterval: -1,                         // watches stream
 		ErrorLog:      log.New(io.Discard, "", 0), // cut and truncated streams are the point
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			w.WriteHeader(http.StatusBadGateway)
