@@ -33,8 +33,6 @@ import (
 // the convergence check the test takes about a minute (55-60s).
 const chaosDuration = 50 * time.Second
 
-var chaosNamespaces = []string{"chaos-a", "chaos-b", "chaos-c"}
-
 // TestChaos runs writers churning Foos in three namespaces while seeded
 // random faults hit the informers' connections through the fault proxy: API
 // server restarts, etcd compaction with cut watches (410), cuts, stalls,
@@ -59,6 +57,11 @@ func TestChaos(t *testing.T) {
 		}
 	})
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	// Namespaces of this run only, so that runs can repeat (-count).
+	var chaosNamespaces []string
+	for _, s := range []string{"a", "b", "c"} {
+		chaosNamespaces = append(chaosNamespaces, fmt.Sprintf("chaos-%d-%s", seed%100000, s))
+	}
 	start := time.Now()
 	srv, c := startNoCacheServer(t)
 	ctx := t.Context()
