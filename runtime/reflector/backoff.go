@@ -5,17 +5,19 @@ import (
 	"time"
 )
 
-// Backoff defaults: 500ms doubling to 5s. client-go's reflector uses 800ms
+// Backoff defaults: 500ms doubling to 2s. client-go's reflector uses 800ms
 // doubling to 30s and resets only after two minutes without a failure; ours
-// resets on success (a list that succeeded, a watch that stayed open), so a
-// burst of errors never leaves a healthy server waiting out a long step, and
-// the smaller cap bounds how long the cache lags after the server heals. Even
-// at the cap a Reflector sends at most one request per 2.5s to a failing
-// server (the wait is at least half the step), and 429 Retry-After is honoured
-// exactly whatever the step.
+// resets on success (a watch that stayed open), so a burst of errors never
+// leaves a healthy server waiting out a long step, and the small cap bounds
+// how long the cache lags once the server heals: at most 2s after a fault of
+// any length (client-go: up to 30s). The price is load on a server that
+// stays down: one request per 1-2s per Reflector instead of one per 15-30s,
+// and after an outage Reflectors come back within 2s of each other rather
+// than spread over 30s. A server that sheds load says so with 429, whose
+// Retry-After is honoured exactly whatever the step.
 const (
 	defaultInitialBackoff = 500 * time.Millisecond
-	defaultMaxBackoff     = 5 * time.Second
+	defaultMaxBackoff     = 2 * time.Second
 )
 
 // backoff is an exponential backoff with jitter. It is owned by the Run

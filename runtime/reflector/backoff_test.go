@@ -10,7 +10,7 @@ func TestBackoffBoundsAndReset(t *testing.T) {
 	r := 0.0
 	b.rand = func() float64 { return r }
 	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second,
-		4 * time.Second, 5 * time.Second, 5 * time.Second}
+		2 * time.Second, 2 * time.Second}
 	for i, base := range want {
 		r = 0
 		if got := b.next(); got != base/2 {

@@ -19,7 +19,7 @@
 //     Kubernetes 1.31) that trade-off is gone, and a relist can never go back
 //     in time. The cost on an older server is LISTs that reach etcd.
 //   - Backoff jitter stays below the cap (see Options.MaxBackoff: 500ms
-//     doubling to 5s), it resets on success rather than after two quiet
+//     doubling to 2s), it resets on success rather than after two quiet
 //     minutes, a 429's Retry-After is honoured exactly, and a watch that
 //     ends within a second of its start is backed off whatever it delivered
 //     (client-go backs off only watches without events, so a server that

@@ -75,7 +75,7 @@ type Options struct {
 	WatchErrorHandler func(ctx context.Context, err error)
 	// InitialBackoff and MaxBackoff bound the wait after a failed list or
 	// watch (or a watch that ended within a second of its start); 0 means
-	// 500ms and 5s. The n-th failure in a row waits a random duration in
+	// 500ms and 2s. The n-th failure in a row waits a random duration in
 	// [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); a success (a
 	// list, or a watch that stayed open a second) starts again from
 	// InitialBackoff.
