@@ -309,7 +309,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	close(popDone)
 	wg.Wait()
 
-	logger.V(4).Info("queue drained; draining handlers")
+	logger.V(4).Info("queue stopped; stopping handlers")
 	i.mu.Lock()
 	i.state = stateStopped
 	for _, l := range i.handlers {
@@ -431,8 +431,8 @@ func (i *Informer[T]) startLocked(l *listener[T]) {
 // (no gap, no duplicate: the cache snapshot and the event stream are cut at
 // the same point). h runs on a goroutine of its own with an unbounded buffer,
 // so a slow h never delays the informer or other handlers. It returns an
-// error once Run is stopping: after ctx ended and the queue was drained, while
-// the handlers drain, and after Run returned.
+// error once Run is stopping (after ctx ended and the pop loop stopped,
+// while the handlers stop) and after Run returned.
 func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
 	if h == nil {
 		return nil, fmt.Errorf("informer %s: AddHandler with a nil handler", i.name)
@@ -592,7 +592,7 @@ func (r *Registration) LastError() error { return r.owner.LastError() }
 func (r *Registration) Name() string { return r.name }
 
 // Stopped returns a channel closed when the handler's goroutine has exited
-// (after RemoveHandler, or once Run drains it), after which the handler is
+// (after RemoveHandler, or once Run stops it), after which the handler is
 // never called again.
 func (r *Registration) Stopped() <-chan struct{} { return r.stopped }
 

@@ -65,7 +65,7 @@ type listener[T store.Object[T]] struct {
 	mu       sync.Mutex
 	buf      []note[T] // filled by the informer
 	spare    []note[T] // the drained buffer, reused
-	stopping bool      // Run is stopping: drain, then exit
+	stopping bool      // Run is stopping: exit once the buffer is empty (or ctx ended)
 }
 
 func newListener[T store.Object[T]](inf *Informer[T], h Handler[T], reg *Registration, resync time.Duration) *listener[T] {
