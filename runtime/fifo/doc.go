@@ -30,6 +30,7 @@
 //     picture: Known plus pending deltas is always the whole state.
 //   - Pop takes a context and Close is separate: cancelling ctx abandons the
 //     wait at once, while Close lets the consumer drain what was queued
-//     before (the informer's stop order: reflector stops, FIFO closes, the
-//     pop loop drains, handlers drain).
+//     before. The informer pops with its Run ctx, so on cancel it stops
+//     after the batch in hand and drops the rest; Close, once its
+//     Reflectors have stopped, only ends a pop loop that is still waiting.
 package fifo
