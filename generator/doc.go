@@ -36,21 +36,30 @@
 // and its verbs include list and watch (+genclient:noVerbs,
 // +genclient:onlyVerbs=... without list or watch, and +genclient:skipVerbs=
 // naming list or watch deselect it). +k8s:lister-gen=false deselects it;
-// +k8s:informer-gen=false keeps only its lister. A selected type must embed
-// metav1.ObjectMeta, have a <Kind>List type with Items []<Kind>, and have
-// DeepCopy/DeepCopyObject methods.
+// +k8s:informer-gen=false keeps only its lister. A selected type must be
+// exported, embed metav1.ObjectMeta by value as `json:"metadata"` (untagged,
+// inline, renamed or pointer embeddings decode every object with an empty
+// name and are errors), have a <Kind>List type with Items []<Kind> or
+// Items []*<Kind>, and have DeepCopy/DeepCopyObject methods. A
+// +kubebuilder:object:root=true type with no ObjectMeta at all is not a
+// resource (hook request and response types, reviews): it is skipped, and
+// -v=1 says so.
 //
 // Scope: namespaced unless +genclient:nonNamespaced or
 // +kubebuilder:resource:scope=Cluster. Resource: the lowercase plural of the
 // kind (gengo's English rules plus --plural-exceptions, default
 // Endpoints:Endpoints), overridden by +resourceName=foos or
-// +kubebuilder:resource:path=foos.
+// +kubebuilder:resource:path=foos. The upstream and kubebuilder spellings
+// of one setting must agree when both are given.
 //
-// Package comment (doc.go, or any file's package doc such as kubebuilder's
-// groupversion_info.go): +groupName=example.com (default: the parent
-// directory name), +groupGoName=Example (default: the first DNS label of the
-// group). The package must declare SchemeGroupVersion (upstream) or
-// GroupVersion (kubebuilder) and AddToScheme.
+// Package comment (doc.go, any file's package doc, or a comment block above
+// the package clause such as kubebuilder's groupversion_info.go keeps):
+// +groupName=example.com, +groupGoName=Example (default: the first DNS label
+// of the group). Without +groupName the group is the constant Group of the
+// package's SchemeGroupVersion or GroupVersion, and only without either the
+// parent directory name; +groupName given twice with different values, or
+// different from the declared group, is an error. The package must declare
+// SchemeGroupVersion (upstream) or GroupVersion (kubebuilder) and AddToScheme.
 //
 // # Output
 //

@@ -26,7 +26,7 @@ type loaded struct {
 // from source (no NeedDeps): this is where upstream's generators, which
 // parse and check every dependency, spend most of their time.
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
-	packages.NeedTypes | packages.NeedModule | packages.NeedImports
+	packages.NeedTypes | packages.NeedTypesInfo | packages.NeedModule | packages.NeedImports
 
 // parseDeclarations parses a file with its comments (markers live there) but
 // drops function bodies before type-checking: the generator needs
