@@ -7,9 +7,16 @@
 // Run goes through four plain stages, one file each:
 //
 //   - load (load.go): go/packages — the loader under k8s.io/gengo/v2's
-//     parser — parses and type-checks the input packages once. Dependencies
-//     come from the compiler's export data instead of being parsed from
-//     source, which is most of the speed difference with upstream.
+//     parser — lists the input packages and their import graph (go list,
+//     nothing compiled); the inputs are then parsed and type-checked once,
+//     from source, without function bodies. Dependencies are type-checked
+//     from source too, declarations only, and only those the remaining
+//     declarations refer to (imports used in bodies alone are dropped):
+//     sample-controller's API needs 84 of the 268 packages go build would
+//     compile for it, so a cold build cache costs about what a warm one does. Syntax, type
+//     and go list errors become one diagnostic each, with a position and a
+//     hint (--tags for files behind a build constraint, go get for a
+//     missing go.sum entry).
 //   - markers (markers.go): every "// +marker" line of the input is parsed,
 //     attributed to the package or to a type, and checked: unknown variants,
 //     near-miss spellings and markers in the wrong place are errors.

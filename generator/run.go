@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/tools/go/packages"
 	"k8s.io/klog/v2"
 )
 
@@ -52,7 +51,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	diags = append(diags, ds...)
-	logger.V(4).Info("loaded input packages", "count", len(packagesOf(l)))
+	if l != nil {
+		logger.V(4).Info("loaded input packages", "count", len(l.pkgs), "graph", l.listed, "dependenciesChecked", l.checked)
+	}
 
 	outDir := abs(wd, cfg.OutputDir)
 	outputPkg := cfg.OutputPkg
@@ -109,13 +110,6 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	logger.V(2).Info("generated", "files", len(files), "changed", len(changes))
 	return nil
-}
-
-func packagesOf(l *loaded) []*packages.Package {
-	if l == nil {
-		return nil
-	}
-	return l.pkgs
 }
 
 func abs(wd, p string) string {
