@@ -165,15 +165,20 @@ type Factory struct {
 	cfg  *rest.Config
 	opts Options
 
-	mu        sync.Mutex
+	// mu guards the informers; no user code runs while it is held (see
+	// InformerFor).
+	mu       sync.Mutex
+	entries  map[schema.GroupVersionResource]*entry
+	order    []schema.GroupVersionResource // creation order, for deterministic Start
+	startCtx context.Context               // ctx of the last Start, nil before
+	shutdown bool
+	cancels  []context.CancelFunc
+	wg       sync.WaitGroup
+
+	// cmu guards the REST clients, built on first need.
+	cmu       sync.Mutex
 	gvs       map[schema.GroupVersion]*groupVersion
-	entries   map[schema.GroupVersionResource]*entry
-	order     []schema.GroupVersionResource // creation order, for deterministic Start
-	startCtx  context.Context               // ctx of the last Start, nil before
-	shutdown  bool
-	cancels   []context.CancelFunc
-	wg        sync.WaitGroup
-	http      *http.Client // built from cfg on first need, under mu
+	http      *http.Client
 	httpError error
 }
 
@@ -230,6 +235,12 @@ func typeInformerOptions[T store.Object[T], L runtime.Object](typ Type[T, L], op
 	if opts.Reflector.Name == "" {
 		opts.Reflector.Name = resourceName(typ.Resource)
 	}
+	if opts.Reflector.Scope == reflector.ScopeUnknown {
+		opts.Reflector.Scope = reflector.ScopeCluster
+		if typ.Namespaced {
+			opts.Reflector.Scope = reflector.ScopeNamespaced
+		}
+	}
 	return opts
 }
 
@@ -246,29 +257,48 @@ func resourceName(gvr schema.GroupVersionResource) string {
 // of the last Start. It panics if the per-type ListerWatcher or Informer
 // override in Options has the wrong type for T, or if two Types with different
 // Go types claim the same resource: both are programming errors.
+//
+// No user code runs under the factory's lock: the per-type Informer and
+// ListerWatcher funcs of Options.Types run before the informer is entered
+// into the factory, so they may call InformerFor themselves (for another
+// type). When two goroutines create the same informer at once, both build
+// one, those funcs run for both, and the one entered second is dropped
+// unstarted.
 func InformerFor[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if e, ok := f.entries[typ.Resource]; ok {
-		inf, ok := e.inf.(*informer.Informer[T])
-		if !ok {
-			panic(fmt.Sprintf("factory: resource %s already has an informer of type %T, not %T", typ.Resource, e.inf, inf))
-		}
-		return inf
+	e, ok := f.entries[typ.Resource]
+	f.mu.Unlock()
+	if !ok {
+		inf := newShared(f, typ) // user code: without f.mu
+		e = f.enter(typ.Resource, &entry{
+			inf:     inf,
+			run:     inf.Run,
+			sync:    inf,
+			generic: newGeneric(typ, inf),
+		})
 	}
-	inf := newSharedLocked(f, typ)
-	e := &entry{
-		inf:     inf,
-		run:     inf.Run,
-		sync:    inf,
-		generic: newGeneric(typ, inf),
-	}
-	f.entries[typ.Resource] = e
-	f.order = append(f.order, typ.Resource)
-	if f.startCtx != nil && !f.shutdown {
-		f.startLocked(f.startCtx, typ.Resource, e)
+	inf, ok := e.inf.(*informer.Informer[T])
+	if !ok {
+		panic(fmt.Sprintf("factory: resource %s already has an informer of type %T, not %T", typ.Resource, e.inf, inf))
 	}
 	return inf
+}
+
+// enter makes e the shared informer of gvr, started if the factory is, and
+// returns it; if another goroutine (or a callback of e's construction)
+// entered one first, it returns that one and e is dropped unstarted.
+func (f *Factory) enter(gvr schema.GroupVersionResource, e *entry) *entry {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if first, ok := f.entries[gvr]; ok {
+		return first
+	}
+	f.entries[gvr] = e
+	f.order = append(f.order, gvr)
+	if f.startCtx != nil && !f.shutdown {
+		f.startLocked(f.startCtx, gvr, e)
+	}
+	return e
 }
 
 // Register makes types known to ForResource (creating their shared informers,
@@ -331,7 +361,9 @@ func (f *Factory) namespaces(namespaced bool, to TypeOptions) []string {
 	return slices.Compact(list)
 }
 
-func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
+// newShared builds the shared informer of typ, calling the user's funcs in
+// Options.Types; f.mu must not be held.
+func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
 	to := f.opts.Types[typ.Resource]
 	lsel, fsel, resync := f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
 	namespaces := f.namespaces(typ.Namespaced, to)
@@ -349,7 +381,7 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 	var newLW func(ns string) reflector.ListerWatcher[T]
 	switch lw := to.ListerWatcher.(type) {
 	case nil:
-		client, err := f.clientLocked(typ.Resource.GroupVersion(), typ.AddToScheme)
+		client, err := f.client(typ.Resource.GroupVersion(), typ.AddToScheme)
 		newLW = func(ns string) reflector.ListerWatcher[T] {
 			if err != nil {
 				return failingLW[T]{err: err} // the reflector's errors name the resource
@@ -422,9 +454,11 @@ func typedTransform[T store.Object[T]](gvr schema.GroupVersionResource, fn func(
 	}
 }
 
-// clientLocked returns the REST client of gv, building its scheme (with
-// addToScheme) and client on first use.
-func (f *Factory) clientLocked(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, error) {
+// client returns the REST client of gv, building its scheme (with
+// addToScheme) and client on first use, under f.cmu.
+func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, error) {
+	f.cmu.Lock()
+	defer f.cmu.Unlock()
 	if g, ok := f.gvs[gv]; ok {
 		return g.client, g.err
 	}

@@ -32,9 +32,13 @@
 //     queueing. Interning is opt-in because it costs about as much CPU per
 //     event as the rest of the informer for about 12% of a cached pod
 //     (docs/performance.md has the figures).
-//   - Stop order, when Run's ctx ends: the Reflector stops; the FIFO is
-//     closed and the pop loop drains it into the cache and the buffers; every
-//     handler drains its buffer; Run returns. Removed handlers drain nothing.
+//   - Stop, when Run's ctx ends: delivery stops at once, not after the
+//     backlog. Each handler finishes the call it is in and is not called
+//     again (its buffer is dropped); the Reflector stops; the pop loop stops
+//     after its current batch (the FIFO's remaining changes are dropped);
+//     Run returns when the slowest call in progress has. client-go drains
+//     instead, so a slow handler with a large backlog keeps its Run from
+//     returning for as long as the backlog takes.
 //   - A panicking handler is recovered per call, logged (kind of event and
 //     key, never the object) and reported to Options.HandlerPanic; that
 //     handler goes on with its next notification.

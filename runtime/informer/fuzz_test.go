@@ -17,6 +17,12 @@ import (
 // cache equals the source, every registered handler's last view of every
 // key equals the source, and no handler saw an add of a key it held or an
 // update/delete of one it did not.
+//
+// Fuzz it with -fuzzminimizetime=10x: its coverage depends on how the
+// bubble's goroutines interleave, so most new inputs do not reproduce their
+// coverage when the fuzzer tries to minimize them, and the default
+// minimization (up to 60s per new input) leaves it executing nothing for
+// most of a run (docs/performance.md, "Fuzz targets").
 func FuzzInformerConverges(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 2, 1, 1, 3, 0, 0, 3, 4, 0, 6, 0, 2, 2})
 	f.Add([]byte{0, 0, 0, 1, 0, 2, 5, 0, 1, 0, 2, 1, 4, 0, 0, 3, 7, 0, 1, 2})

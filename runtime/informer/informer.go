@@ -256,11 +256,15 @@ func (i *Informer[T]) Name() string { return i.name }
 // Run runs the informer until ctx ends and returns only after every
 // goroutine it started has exited. A second call returns an error at once.
 //
-// The stop order, once ctx ends: the Reflector stops (no more changes come
-// in); the FIFO is closed and the pop loop applies to the cache, and hands to
-// the handlers, whatever was already queued; then every handler goroutine
-// delivers what is in its buffer and exits; then Run returns nil. A handler
-// that blocks forever therefore keeps Run from returning.
+// Once ctx ends, delivery stops at once, whatever the handlers' backlog:
+// after cancel has returned, no handler call starts; a call already in
+// progress runs to its end; what was buffered for a handler and not yet
+// delivered is dropped (so a handler may not have seen every change the cache
+// applied, and a Registration that had not synced never will). Meanwhile the
+// Reflector stops (its open watch is stopped) and the pop loop stops after
+// the batch it is applying; changes still queued in the FIFO are dropped.
+// Run then returns nil, as soon as the slowest handler call in progress
+// returns: a handler that blocks forever keeps Run from returning.
 func (i *Informer[T]) Run(ctx context.Context) error {
 	if !i.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("informer %s: Run called twice", i.name)
@@ -301,11 +305,11 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 		}
 	})
 
-	i.popLoop(context.WithoutCancel(ctx))
+	i.popLoop(ctx)
 	close(popDone)
 	wg.Wait()
 
-	logger.V(4).Info("queue drained; draining handlers")
+	logger.V(4).Info("queue stopped; stopping handlers")
 	i.mu.Lock()
 	i.state = stateStopped
 	for _, l := range i.handlers {
@@ -317,12 +321,12 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	return nil
 }
 
-// popLoop pops until the FIFO is closed and empty.
+// popLoop pops until ctx ends or the FIFO is closed and empty.
 func (i *Informer[T]) popLoop(ctx context.Context) {
 	process := i.process
 	for {
 		err := i.fifo.Pop(ctx, process)
-		if errors.Is(err, fifo.ErrClosed) {
+		if errors.Is(err, fifo.ErrClosed) || ctx.Err() != nil {
 			return
 		}
 		if err != nil {
@@ -427,8 +431,8 @@ func (i *Informer[T]) startLocked(l *listener[T]) {
 // (no gap, no duplicate: the cache snapshot and the event stream are cut at
 // the same point). h runs on a goroutine of its own with an unbounded buffer,
 // so a slow h never delays the informer or other handlers. It returns an
-// error once Run is stopping: after ctx ended and the queue was drained, while
-// the handlers drain, and after Run returned.
+// error once Run is stopping (after ctx ended and the pop loop stopped,
+// while the handlers stop) and after Run returned.
 func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
 	if h == nil {
 		return nil, fmt.Errorf("informer %s: AddHandler with a nil handler", i.name)
@@ -588,7 +592,7 @@ func (r *Registration) LastError() error { return r.owner.LastError() }
 func (r *Registration) Name() string { return r.name }
 
 // Stopped returns a channel closed when the handler's goroutine has exited
-// (after RemoveHandler, or once Run drains it), after which the handler is
+// (after RemoveHandler, or once Run stops it), after which the handler is
 // never called again.
 func (r *Registration) Stopped() <-chan struct{} { return r.stopped }
 

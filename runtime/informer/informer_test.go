@@ -408,45 +408,55 @@ func TestResyncPerHandler(t *testing.T) {
 	})
 }
 
-// TestStopOrderDrainsHandlers: when ctx ends, what the handlers have been
-// given is still delivered, and Run returns only after that.
-func TestStopOrderDrainsHandlers(t *testing.T) {
+// TestCancelStopsDeliveryPromptly: when ctx ends, a slow handler with a
+// large backlog finishes the call it is in and gets no other; Run returns as
+// soon as that call has (not after the backlog), with the watch stopped.
+func TestCancelStopsDeliveryPromptly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
 		inf := newInformer(src, informer.Options[CM]{})
-		release := make(chan struct{})
-		var slowSeen []string
+		var mu sync.Mutex
+		var starts []time.Time
 		slowReg := must(inf.AddHandler(informer.HandlerFuncs[CM]{
-			AddFunc:    func(o CM, _ bool) { slowSeen = append(slowSeen, o.ResourceVersion) },
-			UpdateFunc: func(_, o CM) { <-release; slowSeen = append(slowSeen, o.ResourceVersion) },
+			UpdateFunc: func(_, o CM) {
+				mu.Lock()
+				starts = append(starts, time.Now())
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+			},
 		}, informer.HandlerOptions{}))
-		fast, _ := addRecorder(t, inf, informer.HandlerOptions{}) // registered after slow: gets each batch after it
+		fast, _ := addRecorder(t, inf, informer.HandlerOptions{})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- inf.Run(ctx) }()
 		waitSynced(t, slowReg)
-		for i := range 5 {
+		const backlog = 1000
+		for i := range backlog {
 			must(src.Update(cm("ns", "a", fmt.Sprint(i))))
 		}
-		waitSame(t, fast, src) // so every update is in slow's buffer too
+		waitSame(t, fast, src)                        // every update is in the slow handler's buffer
+		time.Sleep(time.Second + 10*time.Millisecond) // in the middle of a call
+		cancelled := time.Now()
 		cancel()
-		synctest.Wait()
-		select {
-		case <-done:
-			t.Fatal("Run returned while a handler still had buffered events")
-		default:
-		}
-		if src.OpenWatches() != 0 {
-			t.Fatal("the watch is still open after ctx ended: the Reflector did not stop first")
-		}
-		if _, err := inf.AddHandler(fast, informer.HandlerOptions{}); err == nil {
-			t.Error("AddHandler while the handlers drain: no error")
-		}
-		close(release)
 		if err := <-done; err != nil {
 			t.Fatalf("Run = %v", err)
 		}
-		equal(t, "slow handler saw", slowSeen, []string{"1", "2", "3", "4", "5", "6"})
+		if d := time.Since(cancelled); d > 20*time.Millisecond {
+			t.Errorf("Run returned %v after cancel, want at most the 20ms of the call in progress", d)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for n, at := range starts {
+			if !at.Before(cancelled) {
+				t.Errorf("call %d started %v after cancel", n, at.Sub(cancelled))
+			}
+		}
+		if len(starts) > 60 {
+			t.Errorf("%d of %d buffered updates delivered, want about 51 (those before cancel)", len(starts), backlog)
+		}
+		if src.OpenWatches() != 0 {
+			t.Error("the watch is still open after Run returned")
+		}
 		select {
 		case <-slowReg.Stopped():
 		default:
@@ -457,6 +467,42 @@ func TestStopOrderDrainsHandlers(t *testing.T) {
 		}
 		if err := inf.Run(context.Background()); err == nil {
 			t.Fatal("second Run: no error")
+		}
+	})
+}
+
+// TestCancelWaitsForTheCallInProgress: Run returns only once a handler call
+// that was running at cancel has returned, and no call starts after cancel.
+func TestCancelWaitsForTheCallInProgress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
+		inf := newInformer(src, informer.Options[CM]{})
+		release := make(chan struct{})
+		var calls atomic.Int32
+		reg := must(inf.AddHandler(informer.HandlerFuncs[CM]{
+			UpdateFunc: func(_, _ CM) { calls.Add(1); <-release },
+		}, informer.HandlerOptions{}))
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		waitSynced(t, reg)
+		for i := range 5 {
+			must(src.Update(cm("ns", "a", fmt.Sprint(i))))
+		}
+		synctest.Wait() // the first update's call is blocked
+		cancel()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatal("Run returned while a handler call was in progress")
+		default:
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		if n := calls.Load(); n != 1 {
+			t.Errorf("%d handler calls, want 1 (none after cancel)", n)
 		}
 	})
 }

@@ -65,7 +65,7 @@ type listener[T store.Object[T]] struct {
 	mu       sync.Mutex
 	buf      []note[T] // filled by the informer
 	spare    []note[T] // the drained buffer, reused
-	stopping bool      // Run is stopping: drain, then exit
+	stopping bool      // Run is stopping: exit once the buffer is empty (or ctx ended)
 }
 
 func newListener[T store.Object[T]](inf *Informer[T], h Handler[T], reg *Registration, resync time.Duration) *listener[T] {
@@ -118,8 +118,10 @@ func (l *listener[T]) remove() {
 	l.stop()
 }
 
-// run delivers the buffer until stopped. Resyncs are taken from the cache by
-// this goroutine itself when its timer fires.
+// run delivers the buffer until stopped, or until ctx ends: then it makes
+// no further call (the one in progress finishes) and drops the buffer.
+// Resyncs are taken from the cache by this goroutine itself when its timer
+// fires.
 func (l *listener[T]) run(ctx context.Context) {
 	defer close(l.reg.stopped)
 	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("handler", l.reg.name))
@@ -132,8 +134,13 @@ func (l *listener[T]) run(ctx context.Context) {
 		defer timer.Stop()
 		resyncC = timer.C
 	}
+	defer func() {
+		l.mu.Lock()
+		l.buf, l.spare = nil, nil // what was not delivered is dropped
+		l.mu.Unlock()
+	}()
 	for {
-		if l.removed.Load() {
+		if l.removed.Load() || ctx.Err() != nil {
 			return
 		}
 		select {
@@ -155,6 +162,8 @@ func (l *listener[T]) run(ctx context.Context) {
 			}
 			select {
 			case <-l.wake:
+			case <-ctx.Done():
+				return
 			case <-resyncC:
 				l.queueResync(ctx)
 				timer.Reset(l.resync)
@@ -162,7 +171,9 @@ func (l *listener[T]) run(ctx context.Context) {
 			continue
 		}
 		for n := range batch {
-			if l.removed.Load() {
+			// Checked before every call: once cancel has returned, no call
+			// starts.
+			if l.removed.Load() || ctx.Err() != nil {
 				return
 			}
 			l.deliver(ctx, &batch[n])

@@ -5,12 +5,19 @@ import (
 	"time"
 )
 
-// Backoff defaults, as client-go's reflector (800ms doubling to 30s, reset
-// after two quiet minutes).
+// Backoff defaults: 500ms doubling to 2s. client-go's reflector uses 800ms
+// doubling to 30s and resets only after two minutes without a failure; ours
+// resets on success (a watch that stayed open), so a burst of errors never
+// leaves a healthy server waiting out a long step, and the small cap bounds
+// how long the cache lags once the server heals: at most 2s after a fault of
+// any length (client-go: up to 30s). The price is load on a server that
+// stays down: one request per 1-2s per Reflector instead of one per 15-30s,
+// and after an outage Reflectors come back within 2s of each other rather
+// than spread over 30s. A server that sheds load says so with 429, whose
+// Retry-After is honoured exactly whatever the step.
 const (
-	defaultInitialBackoff = 800 * time.Millisecond
-	defaultMaxBackoff     = 30 * time.Second
-	backoffResetAfter     = 2 * time.Minute
+	defaultInitialBackoff = 500 * time.Millisecond
+	defaultMaxBackoff     = 2 * time.Second
 )
 
 // backoff is an exponential backoff with jitter. It is owned by the Run
@@ -20,14 +27,13 @@ const (
 // a uniformly random duration in [base/2, base]: the upper half of the
 // interval, so the wait still grows, never exceeds max, and reflectors that
 // failed together (an API server restart) spread out even at the cap — unlike
-// client-go's jitter, which can overshoot the cap by up to 2x. A failure more
-// than resetAfter after the previous one starts again from initial.
+// client-go's jitter, which can overshoot the cap by up to 2x. reset (on
+// success) starts again from initial.
 type backoff struct {
-	initial, max, resetAfter time.Duration
+	initial, max time.Duration
 
-	base     time.Duration
-	lastFail time.Time
-	rand     func() float64 // in [0, 1); rand.Float64 unless a test injects one
+	base time.Duration
+	rand func() float64 // in [0, 1); rand.Float64 unless a test injects one
 }
 
 func newBackoff(initial, ceiling time.Duration) *backoff {
@@ -38,17 +44,19 @@ func newBackoff(initial, ceiling time.Duration) *backoff {
 		ceiling = defaultMaxBackoff
 	}
 	ceiling = max(ceiling, initial)
-	return &backoff{initial: initial, max: ceiling, resetAfter: backoffResetAfter, rand: rand.Float64}
+	return &backoff{initial: initial, max: ceiling, rand: rand.Float64}
 }
 
-// next records a failure at now and returns how long to wait before retrying.
-func (b *backoff) next(now time.Time) time.Duration {
-	if b.base == 0 || now.Sub(b.lastFail) > b.resetAfter {
+// next records a failure and returns how long to wait before retrying.
+func (b *backoff) next() time.Duration {
+	if b.base == 0 {
 		b.base = b.initial
 	} else {
 		b.base = min(2*b.base, b.max)
 	}
-	b.lastFail = now
 	half := b.base / 2
 	return half + time.Duration(b.rand()*float64(b.base-half))
 }
+
+// reset records a success: the next failure waits from initial again.
+func (b *backoff) reset() { b.base = 0 }

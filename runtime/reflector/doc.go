@@ -18,9 +18,20 @@
 //     watch cache (the ConsistentListFromCache feature, on by default since
 //     Kubernetes 1.31) that trade-off is gone, and a relist can never go back
 //     in time. The cost on an older server is LISTs that reach etcd.
-//   - Backoff jitter stays below the cap (see Options.MaxBackoff), a 429's
-//     Retry-After is honoured exactly, and a watch that the server closes at
-//     once without events is backed off rather than reopened in a tight loop.
+//   - Backoff jitter stays below the cap (see Options.MaxBackoff: 500ms
+//     doubling to 2s), it resets on success rather than after two quiet
+//     minutes, a 429's Retry-After is honoured exactly, and a watch that
+//     ends within a second of its start is backed off whatever it delivered
+//     (client-go backs off only watches without events, so a server that
+//     closes each watch after one event is hammered).
+//   - A resourceVersion that is not a decimal uint64 is reported and never
+//     resumed from, and a watch the server rejects (400, 422, 410) relists;
+//     client-go retries a rejected resourceVersion forever.
+//   - An event the ListerWatcher could not decode (MalformedObject) ends the
+//     watch, which is resumed at once from the last resourceVersion: the
+//     event is read again rather than missed.
+//   - Objects without a name, or whose namespace contradicts Options.Scope,
+//     are reported and not stored (client-go files them all under "ns/").
 //   - Time comes from the time package, so tests run Reflectors inside a
 //     testing/synctest bubble instead of injecting a clock.
 //   - WatchList refusals are remembered for the Reflector's lifetime; a

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,23 +74,56 @@ type Options struct {
 	// from the Run goroutine: it must not block for long.
 	WatchErrorHandler func(ctx context.Context, err error)
 	// InitialBackoff and MaxBackoff bound the wait after a failed list or
-	// watch; 0 means 800ms and 30s. The n-th failure in a row waits a random
-	// duration in [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); two
-	// minutes without a failure start again from InitialBackoff.
+	// watch (or a watch that ended within a second of its start); 0 means
+	// 500ms and 2s. The n-th failure in a row waits a random duration in
+	// [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); a success (a
+	// list, or a watch that stayed open a second) starts again from
+	// InitialBackoff.
 	InitialBackoff, MaxBackoff time.Duration
+	// Scope, when known, is checked against every object listed or watched:
+	// a namespaced resource's objects need a namespace, a cluster-scoped
+	// one's must have none. Objects that fail it (or have no name) are
+	// reported (ErrInvalidObject) and not stored. The zero value checks
+	// names only.
+	Scope Scope
 }
+
+// Scope is whether a resource's objects live in namespaces (see
+// Options.Scope).
+type Scope uint8
+
+// The scopes a resource can have.
+const (
+	ScopeUnknown Scope = iota
+	ScopeNamespaced
+	ScopeCluster
+)
 
 // ErrMalformedEvent is wrapped by the error reported for a watch event the
 // Reflector cannot use (an object that is not T, a BOOKMARK without metadata,
 // an unknown event type). The event is skipped; the watch goes on.
 var ErrMalformedEvent = errors.New("malformed watch event")
 
+// ErrInvalidObject is wrapped by the error reported for a listed or watched
+// object that cannot be stored under a key of its own: it has no
+// metadata.name (or one with a "/"), or a namespace that contradicts
+// Options.Scope. It is not stored; the list or watch goes on.
+var ErrInvalidObject = errors.New("object without a valid key")
+
+// ErrInvalidResourceVersion is wrapped by the error reported for a
+// resourceVersion that is not a decimal uint64, as every API server's is. An
+// event or bookmark carrying one is not used as the point to resume from; a
+// LIST at one fails (and is retried).
+var ErrInvalidResourceVersion = errors.New("invalid resourceVersion")
+
 // MalformedObject is the object of a watch event that a ListerWatcher read
 // but could not decode into T (see wire.DecodeError). The Reflector reports
-// Err, wrapped in ErrMalformedEvent, skips the event and goes on reading the
-// watch. A ListerWatcher whose stream lost its framing sends one such event
-// and then closes the watch; the Reflector then watches again from the last
-// resourceVersion it saw.
+// Err, wrapped in ErrMalformedEvent, stops that watch and watches again at
+// once from the last resourceVersion it saw, so the event is read again
+// (garbage on the wire is usually gone the second time) instead of missed.
+// Quick resumes are limited to one a second, and after three in a row without
+// progress the Reflector relists. A ListerWatcher whose stream lost its
+// framing sends one such event and then closes the watch.
 type MalformedObject struct {
 	Err error
 }
@@ -99,17 +134,25 @@ func (m *MalformedObject) GetObjectKind() schema.ObjectKind { return schema.Empt
 // DeepCopyObject implements runtime.Object.
 func (m *MalformedObject) DeepCopyObject() runtime.Object { c := *m; return &c }
 
-// errShortWatch ends a watch that closed within shortWatch without a single
-// event: the server is likely unhealthy, so the Reflector backs off before
-// watching again instead of hammering it.
-var errShortWatch = errors.New("watch closed immediately without events")
+// errShortWatch is the wait reason for a watch the server closed within
+// shortWatch of its start, whatever it delivered: the server is likely
+// unhealthy, so the Reflector backs off before watching again.
+var errShortWatch = errors.New("watch closed within a second of its start")
 
 const (
 	defaultPageSize = 500
 	// Watch timeouts are random in [minWatchTimeout, 2·minWatchTimeout), as
 	// client-go's, so the watches of many clients do not expire together.
 	minWatchTimeout = 5 * time.Minute
-	shortWatch      = time.Second
+	// shortWatch is how long a watch must stay open to count as healthy: one
+	// that ends sooner is backed off (a server that closes every watch after
+	// one event would otherwise be hammered), one that lasted resets the
+	// backoff.
+	shortWatch = time.Second
+	// maxQuickResumes is how many watches in a row may end in an undecodable
+	// event without the resourceVersion advancing before the Reflector
+	// relists instead of resuming.
+	maxQuickResumes = 3
 )
 
 // Reflector keeps a Sink in step with the server: it lists (or streams the
@@ -125,8 +168,14 @@ const (
 //   - The watch asks for bookmarks (they advance LastSyncResourceVersion) and a
 //     random timeout in [5m, 10m). When the server closes it, the Reflector
 //     watches again from the last resourceVersion it saw, without relisting.
-//   - 410 Expired/Gone on the watch (the resourceVersion was compacted) makes
-//     it relist.
+//   - 410 Expired/Gone on the watch (the resourceVersion was compacted), and
+//     400 Bad Request or 422 Invalid (the server rejects the resourceVersion),
+//     whether as the watch's answer or as an ERROR event, make it relist: a
+//     rejected resourceVersion is never retried.
+//   - A watch that ends within a second of its start, whatever it delivered,
+//     is followed by a backoff step, so watch requests per second stay
+//     bounded whatever the server does; one that stayed open resets the
+//     backoff and is resumed at once.
 //   - Every error goes to Options.WatchErrorHandler and LastError and is
 //     followed by a wait: the Retry-After of a 429 (or any error suggesting a
 //     client delay), else an exponential backoff with jitter (see
@@ -155,6 +204,9 @@ type Reflector[T store.Object[T]] struct {
 	// Owned by the Run goroutine.
 	backoff     *backoff
 	noWatchList bool
+	watchStart  time.Time // when the watch watchList returned was opened
+	lastQuick   time.Time // the last quick resume after an undecodable event
+	quickRun    int       // watches in a row ended by one, without progress
 }
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.
@@ -220,6 +272,70 @@ func (r *Reflector[T]) setLastRV(rv string) {
 	r.mu.Unlock()
 }
 
+// validRV reports whether rv is a resourceVersion the Reflector may resume
+// from: a decimal uint64, as the API server's (etcd revisions) are.
+func validRV(rv string) bool {
+	_, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil
+}
+
+// quoteRV quotes a server-sent resourceVersion for an error message, cut
+// short: it may be anything.
+func quoteRV(rv string) string {
+	if len(rv) > 32 {
+		rv = rv[:32] + "..."
+	}
+	return strconv.Quote(rv)
+}
+
+// advance makes rv, the resourceVersion of an event or bookmark, the point to
+// resume from, or reports it if it is not a valid one.
+func (r *Reflector[T]) advance(ctx context.Context, what string, rv string) {
+	if !validRV(rv) {
+		r.report(ctx, fmt.Errorf("watch %s: %w %s on %s: not resuming from it", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv), what))
+		return
+	}
+	r.setLastRV(rv)
+}
+
+// checkKey returns why obj cannot be stored (no name, or a namespace that
+// contradicts Options.Scope), or "".
+func (r *Reflector[T]) checkKey(obj T) string {
+	name, ns := obj.GetName(), obj.GetNamespace()
+	switch {
+	case name == "":
+		return "has no metadata.name"
+	case strings.Contains(name, "/"):
+		return "has a \"/\" in metadata.name"
+	case r.opts.Scope == ScopeNamespaced && ns == "":
+		return "has no metadata.namespace (the resource is namespaced)"
+	case r.opts.Scope == ScopeCluster && ns != "":
+		return "has a metadata.namespace (the resource is cluster-scoped)"
+	}
+	return ""
+}
+
+// storable drops from items those checkKey rejects, reporting them (in one
+// error) as items of the list at rv.
+func (r *Reflector[T]) storable(ctx context.Context, what string, items []T, rv string) []T {
+	kept := items[:0]
+	var bad []string
+	for n, o := range items {
+		if why := r.checkKey(o); why != "" {
+			if len(bad) < 3 {
+				bad = append(bad, fmt.Sprintf("item %d (%s, resourceVersion %s) %s", n, store.Key(o), quoteRV(o.GetResourceVersion()), why))
+			}
+			continue
+		}
+		kept = append(kept, o)
+	}
+	if dropped := len(items) - len(kept); dropped > 0 {
+		clear(items[len(kept):])
+		r.report(ctx, fmt.Errorf("%s %s at resourceVersion %s: %w: %d items not stored: %s", what, r.opts.Name, rv, ErrInvalidObject, dropped, strings.Join(bad, "; ")))
+	}
+	return kept
+}
+
 func (r *Reflector[T]) clearErr() {
 	r.mu.Lock()
 	r.lastErr = nil
@@ -250,7 +366,7 @@ func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
 	if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
 		d = time.Duration(s) * time.Second
 	} else {
-		d = r.backoff.next(time.Now())
+		d = r.backoff.next()
 	}
 	klog.FromContext(ctx).V(4).Info("retrying after delay", "delay", d)
 	t := time.NewTimer(d)
@@ -284,30 +400,60 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			needSync = false
 			logger.V(2).Info("cache populated", "resourceVersion", r.LastSyncResourceVersion())
 		}
-		healthy, err := r.watch(ctx, w)
+		end := r.watch(ctx, w)
 		w = nil
-		switch {
-		case ctx.Err() != nil:
+		if ctx.Err() != nil {
 			return
-		case err == nil:
+		}
+		if end.lasted {
+			r.backoff.reset()
+		}
+		switch {
+		case end.undecodable:
+			// The connection was fine, an event was not: read it again
+			// from the last resourceVersion, at once unless that keeps
+			// happening.
+			if end.progressed || end.lasted {
+				r.quickRun = 0
+			}
+			r.quickRun++
+			if r.quickRun > maxQuickResumes {
+				logger.V(2).Info("undecodable events keep coming at the same resourceVersion; relisting", "resourceVersion", r.LastSyncResourceVersion())
+				needSync = true
+				r.wait(ctx, errShortWatch)
+				continue
+			}
+			if now := time.Now(); end.lasted || now.Sub(r.lastQuick) >= shortWatch {
+				r.lastQuick = now
+				continue
+			}
+			r.wait(ctx, errShortWatch)
+		case end.err == nil && end.lasted:
 			// The server closed the watch (timeout, restart): resume from the
 			// last resourceVersion.
-		case errors.Is(err, errShortWatch):
-			logger.V(2).Info("watch closed at once; backing off")
-			r.wait(ctx, err)
-		case isExpired(err):
-			r.report(ctx, err)
+		case end.err == nil:
+			logger.V(2).Info("watch closed soon after it opened; backing off", "events", end.events)
+			r.wait(ctx, errShortWatch)
+		case needsRelist(end.err):
+			r.report(ctx, end.err)
 			needSync = true
-			if !healthy {
+			if !end.lasted {
 				// Relisting right away could loop hot against a server that
-				// expires every watch; only a watch that worked earns that.
-				r.wait(ctx, err)
+				// rejects every watch; only a watch that worked earns that.
+				r.wait(ctx, end.err)
 			}
 		default:
-			r.report(ctx, err)
-			r.wait(ctx, err)
+			r.report(ctx, end.err)
+			r.wait(ctx, end.err)
 		}
 	}
+}
+
+// needsRelist reports whether err, a watch's failure, says the
+// resourceVersion it started from is no good: expired (410), or rejected
+// (400, 422). Watching again from it could only fail the same way.
+func needsRelist(err error) bool {
+	return isExpired(err) || apierrors.IsBadRequest(err) || apierrors.IsInvalid(err)
 }
 
 // sync replaces the Sink's content with the server's: by WatchList when
@@ -387,6 +533,10 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 		}
 		opts.Continue = page.Continue
 	}
+	if !validRV(rv) {
+		return fmt.Errorf("list %s: %w %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
+	}
+	items = r.storable(ctx, "list", items, rv)
 	if err := r.sink.Replace(items, rv); err != nil {
 		return fmt.Errorf("list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
 	}
@@ -413,6 +563,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
 	}
+	r.watchStart = time.Now()
 	var (
 		items []T
 		index = map[string]int{}
@@ -432,9 +583,19 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
+			if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
+				// An object of the initial list is unknown: this stream
+				// cannot give a complete list.
+				stopWatch(w)
+				return nil, fmt.Errorf("watch-list %s: %w: %s event: %w", r.opts.Name, ErrMalformedEvent, ev.Type, m.Err)
+			}
 			obj, err := r.object(ev)
 			if err != nil {
 				r.report(ctx, err)
+				continue
+			}
+			if why := r.checkKey(obj); why != "" {
+				r.report(ctx, fmt.Errorf("watch-list %s: %w: %s event (resourceVersion %s) %s: not stored", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(obj.GetResourceVersion()), why))
 				continue
 			}
 			key := store.Key(obj)
@@ -463,6 +624,10 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 				continue
 			}
 			rv := m.GetResourceVersion()
+			if !validRV(rv) {
+				stopWatch(w)
+				return nil, fmt.Errorf("watch-list %s: %w %s on the initial-events-end bookmark", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
+			}
 			if err := r.sink.Replace(items, rv); err != nil {
 				stopWatch(w)
 				return nil, fmt.Errorf("watch-list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
@@ -532,11 +697,6 @@ func isNil(v any) bool {
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
-// watch consumes w, or a new watch from the last resourceVersion when w is
-// nil, until it ends. It returns nil when the server closed the watch
-// normally, errShortWatch when it closed at once without events, and the
-// error otherwise; healthy says whether the watch delivered events or
-// lasted a while.
 // stopWatch stops w and drains its ResultChan until the implementation
 // closes it (ListerWatcher's contract), so the goroutine behind a REST watch
 // (client-go's StreamWatcher) has exited before the Reflector goes on: Run
@@ -547,9 +707,29 @@ func stopWatch(w watch.Interface) {
 	}
 }
 
-func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bool, err error) {
+// watchEnd is how a watch ended.
+type watchEnd struct {
+	// err is why it failed; nil when the server closed it (or ctx ended, or
+	// undecodable is set).
+	err error
+	// lasted says it stayed open at least shortWatch.
+	lasted bool
+	// undecodable says it was stopped after an event the ListerWatcher could
+	// not decode (a MalformedObject), already reported.
+	undecodable bool
+	// progressed says the resourceVersion to resume from advanced.
+	progressed bool
+	events     int
+}
+
+// watch consumes w, or a new watch from the last resourceVersion when w is
+// nil, until it ends, and says how it ended.
+func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchEnd) {
 	rv := r.LastSyncResourceVersion()
+	start := r.watchStart
 	if w == nil {
+		start = time.Now()
+		var err error
 		w, err = r.lw.Watch(ctx, metav1.ListOptions{
 			ResourceVersion:     rv,
 			AllowWatchBookmarks: true,
@@ -559,36 +739,46 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bo
 			err = errors.New("watcher returned no watch and no error")
 		}
 		if err != nil {
-			return false, fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
+			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
+			return end
 		}
 		r.clearErr()
 	}
 	defer stopWatch(w)
+	defer func() {
+		end.lasted = time.Since(start) >= shortWatch
+		end.progressed = r.LastSyncResourceVersion() != rv
+	}()
 	logger := klog.FromContext(ctx)
 	logger.V(4).Info("watching", "resourceVersion", rv)
-	start := time.Now()
-	events := 0
 	for {
 		var ev watch.Event
 		var ok bool
 		select {
 		case <-ctx.Done():
-			return true, nil
+			return end
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {
-			if events == 0 && time.Since(start) < shortWatch {
-				return false, errShortWatch
-			}
-			logger.V(4).Info("watch closed", "resourceVersion", r.LastSyncResourceVersion(), "events", events)
-			return true, nil
+			logger.V(4).Info("watch closed", "resourceVersion", r.LastSyncResourceVersion(), "events", end.events)
+			return end
 		}
+		end.events++
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			events++
+			if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
+				r.report(ctx, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event: %w", r.opts.Name, r.LastSyncResourceVersion(), ErrMalformedEvent, ev.Type, m.Err))
+				end.undecodable = true
+				return end
+			}
 			obj, err := r.object(ev)
 			if err != nil {
 				r.report(ctx, err)
+				continue
+			}
+			if why := r.checkKey(obj); why != "" {
+				r.report(ctx, fmt.Errorf("watch %s: %w: %s event (resourceVersion %s) %s: not stored", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(obj.GetResourceVersion()), why))
+				r.advance(ctx, string(ev.Type)+" event", obj.GetResourceVersion())
 				continue
 			}
 			switch ev.Type {
@@ -602,20 +792,18 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (healthy bo
 			if err != nil {
 				r.report(ctx, fmt.Errorf("watch %s: %s %s (resourceVersion %s): %w", r.opts.Name, ev.Type, store.Key(obj), obj.GetResourceVersion(), err))
 			}
-			r.setLastRV(obj.GetResourceVersion())
+			r.advance(ctx, fmt.Sprintf("%s %s", ev.Type, store.Key(obj)), obj.GetResourceVersion())
 		case watch.Bookmark:
-			events++
 			m, err := bookmarkMeta(ev.Object)
 			if err != nil {
 				r.report(ctx, fmt.Errorf("watch %s: %w", r.opts.Name, err))
 				continue
 			}
-			r.setLastRV(m.GetResourceVersion())
+			r.advance(ctx, "a bookmark", m.GetResourceVersion())
 		case watch.Error:
-			worked := events > 0 || time.Since(start) >= shortWatch
-			return worked, fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), statusError(ev.Object))
+			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), statusError(ev.Object))
+			return end
 		default:
-			events++
 			r.report(ctx, fmt.Errorf("watch %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
 		}
 	}

@@ -257,21 +257,24 @@ func TestDroppedWatchResumesWithoutRelist(t *testing.T) {
 		mustDo(src.Add(cm("b", "1"))) // rv 2
 		synctest.Wait()
 
-		// The watch delivered an event, so it is resumed at once; events
+		// The watch stayed open a while, so it is resumed at once; events
 		// written while it is down are replayed from the last resourceVersion.
+		time.Sleep(2 * time.Second)
 		src.DropWatches()
 		mustDo(src.Add(cm("c", "1"))) // rv 3
 		synctest.Wait()
+		time.Sleep(2 * time.Second)
 		src.DropWatches()
 		synctest.Wait()
-		// This watch is dropped before any event: it is resumed after a backoff.
+		// This watch is dropped at once (it delivered nothing, but that does
+		// not matter): it is resumed after a backoff.
 		src.DropWatches()
 		mustDo(src.Add(cm("d", "1"))) // rv 4
 		synctest.Wait()
 		if got := src.OpenWatches(); got != 0 {
 			t.Errorf("open watches during backoff = %d, want 0", got)
 		}
-		time.Sleep(time.Second) // the first backoff is at most 800ms
+		time.Sleep(time.Second) // the first backoff is at most 500ms
 		synctest.Wait()
 
 		wantRequests(t, src, "list limit=500", "watch rv=1", "watch rv=2", "watch rv=3", "watch rv=3")
@@ -297,8 +300,7 @@ func TestBookmarksAdvanceResourceVersion(t *testing.T) {
 		if got, want := h.r.LastSyncResourceVersion(), src.ResourceVersion(); got != want || want != "3" {
 			t.Errorf("LastSyncResourceVersion = %q, want %q (3)", got, want)
 		}
-		src.Inject(watch.Event{Type: watch.Added, Object: cm("x", "")}) // advance the event count: a healthy watch
-		synctest.Wait()
+		time.Sleep(2 * time.Second) // a healthy watch: resumed at once
 		src.DropWatches()
 		synctest.Wait()
 		reqs := src.Requests()
@@ -314,8 +316,8 @@ func TestExpiredWatchRelists(t *testing.T) {
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
 		mustDo(src.Add(cm("c", "1")))
-		synctest.Wait()
-		src.Compact() // ERROR 410 on the open watch
+		time.Sleep(2 * time.Second) // a watch that worked relists at once
+		src.Compact()               // ERROR 410 on the open watch
 		synctest.Wait()
 		wantRequests(t, src, "list limit=500", "watch rv=2", "list limit=500", "watch rv=3")
 		if _, _, n := h.sink.snapshot(); n != 2 {
@@ -385,7 +387,7 @@ func TestWatchListRefusedFallsBackAndRemembers(t *testing.T) {
 		h := start(t, src, src, reflector.Options{WatchList: &yes})
 		synctest.Wait()
 		mustDo(src.Add(cm("b", "1")))
-		synctest.Wait()
+		time.Sleep(2 * time.Second)
 		src.Compact()
 		synctest.Wait()
 		wantRequests(t, src, "watch sendInitialEvents", "list limit=500", "watch rv=1", "list limit=500", "watch rv=2")
@@ -646,7 +648,7 @@ func TestBackoffGrowsWithJitterAndIsCapped(t *testing.T) {
 		if len(reqs) < failures+1 {
 			t.Fatalf("%d requests, want at least %d", len(reqs), failures+1)
 		}
-		base := 800 * time.Millisecond
+		base := 500 * time.Millisecond
 		distinct := map[time.Duration]bool{}
 		for i := 1; i <= failures; i++ {
 			d := reqs[i].Time.Sub(reqs[i-1].Time)
@@ -654,7 +656,7 @@ func TestBackoffGrowsWithJitterAndIsCapped(t *testing.T) {
 				t.Errorf("wait %d = %v, want in [%v, %v]", i, d, base/2, base)
 			}
 			distinct[d*1000/base] = true // wait relative to its base
-			base = min(2*base, 30*time.Second)
+			base = min(2*base, 2*time.Second)
 		}
 		if len(distinct) < 3 {
 			t.Errorf("waits relative to their base took %d distinct values, want jitter", len(distinct))

@@ -32,6 +32,12 @@ import (
 // One step registers a second handler late, which must catch up through
 // synthetic adds. It runs inside a
 // synctest bubble, so backoffs and watch timeouts take no real time.
+//
+// Fuzz it with -fuzzminimizetime=10x: its coverage depends on how the
+// bubble's goroutines interleave, so most new inputs do not reproduce their
+// coverage when the fuzzer tries to minimize them, and the default
+// minimization (up to 60s per new input) leaves it executing nothing for
+// most of a run (docs/performance.md, "Fuzz targets").
 func FuzzInformerConverges(f *testing.F) {
 	f.Add([]byte{0x00, 0, 1, 1, 2, 3, 1, 4, 0, 0, 3})                   // writes, relist, more writes
 	f.Add([]byte{0x01, 0, 1, 5, 0, 0, 2, 3, 0, 5, 0, 0, 4})             // WatchList, drops

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -19,13 +20,15 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver"
 	"k8s.io/apiextensions-apiserver/pkg/cmd/server/options"
 	generatedopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
-	"k8s.io/apiserver/pkg/authentication/request/anonymous"
+	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -78,12 +81,17 @@ type Server struct {
 	etcd      *embed.Etcd
 	etcdLevel zap.AtomicLevel
 	etcdURL   string
+	sockDir   string // etcd's unix sockets
 	prefix    string
 
 	mu     sync.Mutex
 	api    *apiServer // nil while stopped
 	closed bool
 }
+
+// shutdownTimeout bounds how long StopAPIServer waits for open requests
+// (watches) before closing their connections.
+const shutdownTimeout = time.Second
 
 // apiServer is one run of the API server.
 type apiServer struct {
@@ -201,14 +209,29 @@ func (s *Server) startEtcd(ctx context.Context) error {
 	lg := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(zap.NewDevelopmentEncoderConfig()), zapcore.Lock(os.Stderr), s.etcdLevel))
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 	cfg.Logger = "zap"
-	// Port 0 for clients: the kernel picks a free port and etcd reports the
-	// listener. The peer URL is needed for the single-member cluster only.
+	// etcd serves clients on a unix socket in a directory of mode 0700, so
+	// only this user can reach it (plain TCP on loopback let anyone on the
+	// machine read and write everything). The peer URL, needed for the
+	// single-member cluster only, cannot be a socket path (etcd takes a peer
+	// socket's path from the URL's host); it is TLS on loopback and demands
+	// a client certificate from a CA whose key is thrown away, so no one can
+	// connect.
+	sockDir, err := os.MkdirTemp("", "localapi-etcd-")
+	if err != nil {
+		return fmt.Errorf("creating etcd's socket directory: %w", err)
+	}
+	s.sockDir = sockDir
+	peerTLS, err := writePeerTLS(sockDir)
+	if err != nil {
+		return err
+	}
+	cfg.PeerTLSInfo = peerTLS
 	peerPort, err := freePort()
 	if err != nil {
 		return err
 	}
-	lc := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	lp := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(peerPort)}
+	lc := url.URL{Scheme: "unix", Path: filepath.Join(sockDir, "client")}
+	lp := url.URL{Scheme: "https", Host: "127.0.0.1:" + strconv.Itoa(peerPort)}
 	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{lc}, []url.URL{lc}
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{lp}, []url.URL{lp}
 	cfg.InitialCluster = cfg.Name + "=" + lp.String()
@@ -225,7 +248,7 @@ func (s *Server) startEtcd(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for etcd: %w", context.Cause(ctx))
 	}
-	s.etcdURL = "http://" + e.Clients[0].Addr().String()
+	s.etcdURL = "unix://" + e.Clients[0].Addr().String()
 	return nil
 }
 
@@ -280,7 +303,12 @@ func (s *Server) runAPIServer(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("configuring API enablement: %w", err)
 	}
 	sc.SharedInformerFactory = informers.NewSharedInformerFactory(fake.NewClientset(), 0)
-	sc.Authentication.Authenticator = anonymous.NewAuthenticator(nil)
+	// Only the kubeconfig's token authenticates (as a member of
+	// system:masters); anonymous requests get 401. Everything authenticated
+	// is allowed.
+	sc.Authentication.Authenticator = authenticatorfactory.NewFromTokens(map[string]*user.DefaultInfo{
+		s.token: {Name: "localapi-admin", Groups: []string{user.SystemPrivilegedGroup, user.AllAuthenticated}},
+	}, nil)
 	sc.Authorization.Authorizer = authorizerfactory.NewAlwaysAllowAuthorizer()
 	// A stable loopback token: Complete makes it authenticate as the
 	// privileged loopback user, and clients keep it across restarts.
@@ -300,6 +328,11 @@ func (s *Server) runAPIServer(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		return fmt.Errorf("creating the API server: %w", err)
 	}
+	// On stop, net/http's Shutdown waits this long for open requests, watches
+	// included (the generic server does not end them first with a zero
+	// ShutdownWatchTerminationGracePeriod); the default is RequestTimeout,
+	// 60s, which made every restart with a watch open a one-minute outage.
+	srv.GenericAPIServer.ShutdownTimeout = shutdownTimeout
 	// The server logs through klog's global logger (which QuietKlog silences),
 	// not through a logger the caller put in ctx for its own messages.
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.WithoutCancel(ctx), klog.Background()))
@@ -437,6 +470,9 @@ func (s *Server) Stop(ctx context.Context) error {
 		s.etcdLevel.SetLevel(zapcore.FatalLevel + 1) // silence even fatal-level noise while closing
 		s.etcd.Close()
 	}
+	if s.sockDir != "" {
+		err = errors.Join(err, os.RemoveAll(s.sockDir))
+	}
 	if s.tempDir {
 		err = errors.Join(err, os.RemoveAll(s.dir))
 	}
@@ -475,6 +511,31 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// writePeerTLS writes a serving certificate for 127.0.0.1 and the CA that
+// signed it into dir, and returns etcd peer TLS settings that require client
+// certificates from that CA. Its key is not kept: no peer can ever present
+// one.
+func writePeerTLS(dir string) (transport.TLSInfo, error) {
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey("127.0.0.1", []net.IP{net.ParseIP("127.0.0.1")}, nil)
+	if err != nil {
+		return transport.TLSInfo{}, fmt.Errorf("generating etcd's peer certificate: %w", err)
+	}
+	// certPEM is the certificate followed by its CA.
+	_, rest := pem.Decode(certPEM)
+	info := transport.TLSInfo{
+		CertFile:       filepath.Join(dir, "peer.crt"),
+		KeyFile:        filepath.Join(dir, "peer.key"),
+		TrustedCAFile:  filepath.Join(dir, "peer-ca.crt"),
+		ClientCertAuth: true,
+	}
+	for path, data := range map[string][]byte{info.CertFile: certPEM, info.KeyFile: keyPEM, info.TrustedCAFile: rest} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return transport.TLSInfo{}, fmt.Errorf("writing %s: %w", path, err)
+		}
+	}
+	return info, nil
 }
 
 func freePort() (int, error) {

@@ -2,6 +2,7 @@ package localapi_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/informer-gen/informer-gen/examples/crd/localapi"
@@ -101,9 +103,41 @@ func TestServerLifecycle(t *testing.T) {
 		t.Fatalf("create through the kubeconfig: %v", err)
 	}
 
-	// Restart the API server: same port, same data.
+	// Anonymous requests are refused: only the kubeconfig's token works.
+	anon := rest.AnonymousClientConfig(kc)
+	hc, err := rest.HTTPClientFor(anon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/apis/test.example.com/v1/namespaces/default/widgets", "/api", "/readyz"} {
+		resp, err := hc.Get(kc.Host + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("anonymous GET %s: %s, want 401", path, resp.Status)
+		}
+	}
+	bad := rest.CopyConfig(kc)
+	bad.BearerToken = "not-the-token"
+	if _, err := dynamic.NewForConfigOrDie(bad).Resource(widgets).Namespace("default").Create(ctx, widget("evil", 1), metav1.CreateOptions{}); !apierrors.IsUnauthorized(err) {
+		t.Errorf("create with a wrong token: err = %v, want 401", err)
+	}
+
+	// Restart the API server: same port, same data. An open watch does not
+	// hold the stop up (it used to take the generic server's 60s).
+	wi, err := w.Watch(ctx, metav1.ListOptions{ResourceVersion: created.GetResourceVersion()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Stop()
+	stopStart := time.Now()
 	if err := srv.StopAPIServer(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if d := time.Since(stopStart); d > 5*time.Second {
+		t.Errorf("StopAPIServer with a watch open took %v, want about a second", d)
 	}
 	if _, err := w.Get(ctx, "a", metav1.GetOptions{}); err == nil {
 		t.Fatal("GET succeeded while the API server was stopped")

@@ -1,20 +1,27 @@
 // Package faultproxy is a loopback reverse proxy in front of an API server
 // that the end-to-end tests use to produce what a healthy local server cannot:
-// injected error responses (403, 404 on LIST), a network outage that cuts
-// open watches and refuses new requests, and a log of the requests a client
-// made (to tell WatchList from list+watch).
+// injected error responses (403, 404 on LIST, 429 with Retry-After), a
+// network outage that cuts open watches and refuses new requests, faults in
+// the bytes of open watch streams (undecodable events, bytes that break the
+// framing, a stream cut in the middle of an event, stalls), and a log of the
+// requests a client made (to tell WatchList from list+watch).
 package faultproxy
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"slices"
+	"strconv"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -32,6 +39,7 @@ type Proxy struct {
 	nextID   int
 	down     bool
 	inflight map[int]context.CancelFunc
+	streams  map[*stream]struct{} // open watch responses
 	log      []Request
 	done     chan struct{}
 }
@@ -79,18 +87,30 @@ func New(target *rest.Config) (*Proxy, error) {
 	p := &Proxy{
 		url:      "http://" + ln.Addr().String(),
 		inflight: map[int]context.CancelFunc{},
+		streams:  map[*stream]struct{}{},
 		done:     make(chan struct{}),
 	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
 			pr.Out.Host = u.Host
+			if (Request{Method: pr.In.Method, URL: pr.In.URL}).IsWatch() {
+				// Watch faults work on the event lines: no compression
+				// (the server gzips large WatchList streams).
+				pr.Out.Header.Del("Accept-Encoding")
+			}
 		},
 		Transport:     rt,
-		FlushInterval: -1, // watches stream
-		ErrorLog:      nil,
+		FlushInterval: -1,                         // watches stream
+		ErrorLog:      log.New(io.Discard, "", 0), // cut and truncated streams are the point
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			w.WriteHeader(http.StatusBadGateway)
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			if resp.StatusCode == http.StatusOK && (Request{Method: resp.Request.Method, URL: resp.Request.URL}).IsWatch() {
+				resp.Body = p.newStream(resp.Request.Context(), resp.Body)
+			}
+			return nil
 		},
 	}
 	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve)}
@@ -111,12 +131,18 @@ func (p *Proxy) Config() *rest.Config {
 // given code and reason instead of forwarding them, until the returned func
 // is called.
 func (p *Proxy) Inject(match func(Request) bool, code int32, reason metav1.StatusReason, message string) (remove func()) {
+	return p.InjectStatus(match, metav1.Status{Code: code, Reason: reason, Message: message})
+}
+
+// InjectStatus is Inject with a whole Status (Kind and Status are filled
+// in); a Details.RetryAfterSeconds is also sent as a Retry-After header, as
+// the API server does with 429.
+func (p *Proxy) InjectStatus(match func(Request) bool, st metav1.Status) (remove func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	f := &fault{match: match, status: metav1.Status{
-		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   metav1.StatusFailure, Code: code, Reason: reason, Message: message,
-	}}
+	st.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	st.Status = metav1.StatusFailure
+	f := &fault{match: match, status: st}
 	p.faults = append(p.faults, f)
 	return func() {
 		p.mu.Lock()
@@ -186,6 +212,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		if f.match(req) {
 			p.mu.Unlock()
 			w.Header().Set("Content-Type", "application/json")
+			if d := f.status.Details; d != nil && d.RetryAfterSeconds > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
+			}
 			w.WriteHeader(int(f.status.Code))
 			_ = json.NewEncoder(w).Encode(f.status)
 			return
@@ -203,4 +232,192 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		cancel()
 	}()
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// WatchFault is a fault in the bytes of a watch response (see
+// InjectWatchFault). The API server's JSON watch stream is one event per
+// line; faults go between lines, or cut one.
+type WatchFault int
+
+// The watch faults.
+const (
+	// GarbageEvent sends a well-framed event whose object cannot be decoded
+	// (a number for metadata.name): a decoder can skip it and go on.
+	GarbageEvent WatchFault = iota + 1
+	// GarbageBytes sends bytes that are not JSON: the stream loses its
+	// framing.
+	GarbageBytes
+	// Truncate sends the first half of the next event, then cuts the
+	// connection.
+	Truncate
+)
+
+// String names f.
+func (f WatchFault) String() string {
+	switch f {
+	case GarbageEvent:
+		return "garbage-event"
+	case GarbageBytes:
+		return "garbage-bytes"
+	case Truncate:
+		return "truncate"
+	}
+	return "WatchFault(" + strconv.Itoa(int(f)) + ")"
+}
+
+var (
+	garbageEvent = []byte(`{"type":"MODIFIED","object":{"apiVersion":"samplecontroller.example.com/v1","kind":"Foo","metadata":{"name":7,"resourceVersion":[]}}}` + "\n")
+	garbageBytes = []byte("\x00\xffnot json}{\n")
+)
+
+// InjectWatchFault applies f once to every watch response open now: garbage
+// at once (between two events), a truncation at the next event. It returns
+// how many watches it hit.
+func (p *Proxy) InjectWatchFault(f WatchFault) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for s := range p.streams {
+		s.pending = append(s.pending, f)
+		s.kickLocked()
+	}
+	return len(p.streams)
+}
+
+// StallWatches holds the bytes of every watch response open now for d, as
+// a hung connection would; they are delivered afterwards, nothing is lost.
+// It returns how many watches it hit.
+func (p *Proxy) StallWatches(d time.Duration) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	until := time.Now().Add(d)
+	for s := range p.streams {
+		s.stallUntil = until
+	}
+	return len(p.streams)
+}
+
+// stream is the body of a watch response on its way to the client: a pump
+// goroutine reads the server's lines, Read hands them on with the faults
+// injected.
+type stream struct {
+	p     *Proxy
+	ctx   context.Context
+	body  io.ReadCloser
+	lines chan []byte   // from the pump; closed when the body ends
+	kick  chan struct{} // cap 1: a fault is pending
+	once  sync.Once
+
+	// Guarded by p.mu.
+	pending    []WatchFault
+	stallUntil time.Time
+
+	// Owned by Read (the proxy's copy loop).
+	out      []byte
+	err      error
+	truncate bool
+	pumpErr  error // set by the pump before it closes lines
+}
+
+func (p *Proxy) newStream(ctx context.Context, body io.ReadCloser) *stream {
+	s := &stream{p: p, ctx: ctx, body: body, lines: make(chan []byte, 64), kick: make(chan struct{}, 1)}
+	p.mu.Lock()
+	p.streams[s] = struct{}{}
+	p.mu.Unlock()
+	go s.pump()
+	return s
+}
+
+func (s *stream) pump() {
+	defer close(s.lines)
+	r := bufio.NewReaderSize(s.body, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			select {
+			case s.lines <- line:
+			case <-s.ctx.Done():
+				s.pumpErr = s.ctx.Err()
+				return
+			}
+		}
+		if err != nil {
+			s.pumpErr = err
+			return
+		}
+	}
+}
+
+func (s *stream) kickLocked() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Read implements io.Reader.
+func (s *stream) Read(b []byte) (int, error) {
+	for len(s.out) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		s.p.mu.Lock()
+		var f WatchFault
+		if len(s.pending) > 0 {
+			f, s.pending = s.pending[0], s.pending[1:]
+		}
+		until := s.stallUntil
+		s.p.mu.Unlock()
+		switch f {
+		case GarbageEvent:
+			s.out = garbageEvent
+			continue
+		case GarbageBytes:
+			s.out = garbageBytes
+			continue
+		case Truncate:
+			s.truncate = true
+		}
+		if d := time.Until(until); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-s.kick:
+				t.Stop()
+			case <-s.ctx.Done():
+				t.Stop()
+				return 0, s.ctx.Err()
+			}
+			continue
+		}
+		select {
+		case line, ok := <-s.lines:
+			switch {
+			case !ok:
+				s.err = s.pumpErr
+			case s.truncate:
+				s.out, s.err = line[:len(line)/2], io.ErrUnexpectedEOF
+			default:
+				s.out = line
+			}
+		case <-s.kick:
+		case <-s.ctx.Done():
+			return 0, s.ctx.Err()
+		}
+	}
+	n := copy(b, s.out)
+	s.out = s.out[n:]
+	return n, nil
+}
+
+// Close implements io.Closer: it closes the server's body (which ends the
+// pump) and forgets the stream.
+func (s *stream) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.p.mu.Lock()
+		delete(s.p.streams, s)
+		s.p.mu.Unlock()
+		err = s.body.Close()
+	})
+	return err
 }
