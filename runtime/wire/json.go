@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -150,7 +151,7 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 					obj := c.newT()
 					if err := json.UnmarshalDecode(dec, obj); err != nil {
 						key, rv := identify(obj)
-						return fail(false, key, rv, fmt.Errorf("list item: %w", err))
+						return fail(false, key, rv, fmt.Errorf("list item: %w", contentFree(err)))
 					}
 					if err := c.checkKind(obj, false); err != nil {
 						key, rv := identify(obj)
@@ -174,7 +175,7 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 			err = dec.SkipValue()
 		}
 		if err != nil {
-			return fail(false, "", "", err)
+			return fail(false, "", "", contentFree(err))
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil {
@@ -287,7 +288,7 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 				if isFraming(err) {
 					return ev, false, "", "", err
 				}
-				semantic = cmp(semantic, fmt.Errorf("watch event type: %w", err))
+				semantic = cmp(semantic, fmt.Errorf("watch event type: %w", contentFree(err)))
 			}
 			if haveObj && raw == nil && (typ == string(watch.Error)) != objIsStat {
 				semantic = cmp(semantic, errors.New("watch event type changed after its object"))
@@ -362,7 +363,7 @@ func (d *jsonWatchDecoder[T]) decodeObject(typ string, unmarshal func(any) error
 	case watch.Error:
 		st := new(metav1.Status)
 		if err := unmarshal(st); err != nil {
-			return Event[T]{}, fmt.Errorf("ERROR watch event: %w", err)
+			return Event[T]{}, fmt.Errorf("ERROR watch event: %w", contentFree(err))
 		}
 		// client-go decodes the object by its kind, as for other events.
 		if st.APIVersion == "" || st.Kind == "" {
@@ -378,7 +379,7 @@ func (d *jsonWatchDecoder[T]) decodeObject(typ string, unmarshal func(any) error
 	}
 	obj := d.c.newT()
 	if err := unmarshal(obj); err != nil {
-		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, err)
+		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, contentFree(err))
 	}
 	if err := d.c.checkKind(obj, true); err != nil {
 		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, err)
@@ -388,6 +389,44 @@ func (d *jsonWatchDecoder[T]) decodeObject(typ string, unmarshal func(any) error
 	}
 	return Event[T]{Object: obj}, nil
 }
+
+// contentFree returns err with a message that does not quote the JSON
+// value it could not decode (json.SemanticError does, and so do the errors
+// of some UnmarshalJSON methods: an object could be a Secret). The original
+// error stays reachable with errors.As.
+func contentFree(err error) error {
+	var se *json.SemanticError
+	if !errors.As(err, &se) {
+		return err // syntax and I/O errors name at most one character
+	}
+	msg := "cannot decode"
+	if se.JSONKind != 0 {
+		msg += " JSON " + kindName(se.JSONKind)
+	}
+	if se.GoType != nil {
+		msg += " into Go " + se.GoType.String()
+	}
+	if se.JSONPointer != "" {
+		msg += " at " + string(se.JSONPointer)
+	}
+	switch {
+	case errors.Is(se.Err, strconv.ErrRange):
+		msg += ": value out of range"
+	case errors.Is(se.Err, strconv.ErrSyntax):
+		msg += ": invalid number syntax"
+	case se.Err != nil:
+		msg += ": value rejected"
+	}
+	return &contentFreeError{msg: msg, err: err}
+}
+
+type contentFreeError struct {
+	msg string
+	err error
+}
+
+func (e *contentFreeError) Error() string { return e.msg }
+func (e *contentFreeError) Unwrap() error { return e.err }
 
 // isFraming reports an error after which the stream's framing is lost: a
 // syntax error, a truncated body or a read error.
