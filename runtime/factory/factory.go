@@ -21,6 +21,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // Type describes one API type to the runtime. Generated code declares one
@@ -179,6 +180,7 @@ type Factory struct {
 
 type groupVersion struct {
 	client rest.Interface
+	scheme *runtime.Scheme // the group-version's types, for codecFor
 	err    error
 }
 
@@ -350,6 +352,10 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 	switch lw := to.ListerWatcher.(type) {
 	case nil:
 		client, err := f.clientLocked(typ.Resource.GroupVersion(), typ.AddToScheme)
+		var codec wire.Codec[T]
+		if err == nil {
+			codec, err = codecFor[T](f.gvs[typ.Resource.GroupVersion()].scheme, typ.Resource.GroupVersion())
+		}
 		newLW = func(ns string) reflector.ListerWatcher[T] {
 			if err != nil {
 				return failingLW[T]{err: err} // the reflector's errors name the resource
@@ -360,6 +366,7 @@ func newSharedLocked[T store.Object[T], L runtime.Object](f *Factory, typ Type[T
 				LabelSelector: lsel,
 				FieldSelector: fsel,
 				Tweak:         f.opts.Tweak,
+				Codec:         codec,
 				NewList:       typ.NewList,
 				Items:         typ.Items,
 			})
@@ -428,8 +435,8 @@ func (f *Factory) clientLocked(gv schema.GroupVersion, addToScheme func(*runtime
 	if g, ok := f.gvs[gv]; ok {
 		return g.client, g.err
 	}
-	g := &groupVersion{}
 	scheme := runtime.NewScheme()
+	g := &groupVersion{scheme: scheme}
 	f.gvs[gv] = g
 	switch {
 	case f.cfg == nil:
