@@ -291,7 +291,10 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 				semantic = cmp(semantic, fmt.Errorf("watch event type: %w", contentFree(err)))
 			}
 			if haveObj && raw == nil && (typ == string(watch.Error)) != objIsStat {
-				semantic = cmp(semantic, errors.New("watch event type changed after its object"))
+				// A duplicate "type" (the last one wins, as to client-go)
+				// that needs another Go type than the object was decoded
+				// into: client-go would decode the object by its kind.
+				semantic = cmp(semantic, fmt.Errorf("%w: watch event type changed to %q after its object", errKindMismatch, typ))
 			}
 		case "object":
 			haveObj = true
@@ -346,6 +349,12 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 		semantic = errors.New("watch event has no type")
 	case !haveObj:
 		semantic = fmt.Errorf("%s watch event has no object", typ)
+	default:
+		switch watch.EventType(typ) {
+		case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error:
+		default: // a later duplicate "type" replaced the one the object was decoded for
+			semantic = fmt.Errorf("unknown watch event type %q", typ)
+		}
 	}
 	if semantic != nil {
 		return Event[T]{}, true, key, rv, semantic

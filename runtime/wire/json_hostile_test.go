@@ -72,6 +72,8 @@ func TestWatchDecoderRecoverable(t *testing.T) {
 		{"not an object", `[1,2,{"a":[]}]`, "", ""},
 		{"type not a string", `{"type":5,"object":{}}`, "", ""},
 		{"bad status", `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","code":"x"}}`, "", ""},
+		{"duplicate type, last unknown", `{"type":"ADDED","object":{"apiVersion":"test.informer-gen.dev/v1","kind":"Widget","metadata":{"name":"g"}},"type":"BOGUS"}`, "", ""},
+		{"duplicate type, ERROR after object", `{"type":"ADDED","object":{"apiVersion":"test.informer-gen.dev/v1","kind":"Widget","metadata":{"name":"g"}},"type":"ERROR"}`, "", ""},
 		{"bad nested value", widgetEvent("MODIFIED", "f", "10", `{"size":1,"nodeName":{"deep":[1,2,{"x":"y"}]}}`), "ns/f", "10"},
 	}
 	for _, b := range bad {
