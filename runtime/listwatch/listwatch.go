@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // Options configures New.
@@ -32,12 +33,19 @@ type Options[T any, L runtime.Object] struct {
 	// Tweak, when not nil, edits the ListOptions of every request last, after
 	// the selectors were applied (upstream's TweakListOptionsFunc).
 	Tweak func(*metav1.ListOptions)
+	// Codec, when set, decodes LIST and WATCH responses straight into T
+	// (wire.NewJSON, say): each request asks for Codec.MediaType and the
+	// body is decoded once, item by item, without the REST client's
+	// serializer (which still decodes error responses). When nil, responses
+	// are decoded by the REST client's serializer into NewList's list type.
+	Codec wire.Codec[T]
 	// NewList returns an empty list object to decode a LIST response into,
-	// e.g. func() *v1alpha1.FooList { return new(v1alpha1.FooList) }. Required.
+	// e.g. func() *v1alpha1.FooList { return new(v1alpha1.FooList) }.
+	// Required when Codec is nil.
 	NewList func() L
 	// Items returns the items of a decoded list as T, e.g.
 	// func(l *v1alpha1.FooList) []*v1alpha1.Foo { return factory.Pointers(l.Items) }.
-	// Required.
+	// Required when Codec is nil.
 	Items func(L) []T
 	// ParameterCodec encodes ListOptions into the query string; nil means
 	// metav1.ParameterCodec, which is right for every API type.
@@ -62,8 +70,8 @@ var _ reflector.ListerWatcher[*metav1.PartialObjectMetadata] = (*ListerWatcher[*
 // and L (NewRESTClient builds one). It panics if a required option is missing:
 // that is a programming error, not a runtime condition.
 func New[T any, L runtime.Object](client rest.Interface, opts Options[T, L]) *ListerWatcher[T, L] {
-	if client == nil || opts.Resource == "" || opts.NewList == nil || opts.Items == nil {
-		panic("listwatch.New: client, Resource, NewList and Items are required")
+	if client == nil || opts.Resource == "" || opts.Codec == nil && (opts.NewList == nil || opts.Items == nil) {
+		panic("listwatch.New: client, Resource, and Codec or NewList and Items are required")
 	}
 	if opts.ParameterCodec == nil {
 		opts.ParameterCodec = metav1.ParameterCodec
@@ -97,6 +105,9 @@ func (lw *ListerWatcher[T, L]) where() string {
 // and friends still work on them. Cancelling ctx aborts the request.
 func (lw *ListerWatcher[T, L]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[T], error) {
 	lo := lw.listOptions(opts)
+	if lw.opts.Codec != nil {
+		return lw.listCodec(ctx, lo)
+	}
 	list := lw.opts.NewList()
 	err := lw.client.Get().
 		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
@@ -122,8 +133,45 @@ func (lw *ListerWatcher[T, L]) List(ctx context.Context, opts metav1.ListOptions
 	return res, nil
 }
 
+// listCodec is List with opts.Codec: the body is read once and its items
+// decoded one by one straight into T.
+func (lw *ListerWatcher[T, L]) listCodec(ctx context.Context, lo *metav1.ListOptions) (*reflector.ListResult[T], error) {
+	body, err := lw.client.Get().
+		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
+		Resource(lw.opts.Resource).
+		VersionedParams(lo, lw.opts.ParameterCodec).
+		SetHeader("Accept", lw.opts.Codec.MediaType()).
+		Stream(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", lw.where(), err)
+	}
+	defer body.Close()
+	var items []T
+	if lo.Limit > 0 && lo.Limit <= 10000 {
+		items = make([]T, 0, lo.Limit)
+	}
+	lm, err := lw.opts.Codec.DecodeList(body, func(obj T) error {
+		items = append(items, obj)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", lw.where(), err)
+	}
+	res := &reflector.ListResult[T]{
+		Items:              items,
+		ResourceVersion:    lm.ResourceVersion,
+		Continue:           lm.Continue,
+		RemainingItemCount: lm.RemainingItemCount,
+	}
+	klog.FromContext(ctx).V(5).Info("listed", "resource", lw.opts.Resource, "namespace", lw.opts.Namespace,
+		"items", len(res.Items), "resourceVersion", res.ResourceVersion, "more", res.Continue != "")
+	return res, nil
+}
+
 // Watch starts a WATCH request; events carry decoded T values (and
-// *metav1.Status for ERROR events). The stream ends when ctx is cancelled,
+// *metav1.Status for ERROR events). With a Codec, an event it cannot decode
+// arrives as a *reflector.MalformedObject (the reflector reports and skips
+// it); after one whose framing was lost, the watch ends. The stream ends when ctx is cancelled,
 // when the server closes it (after opts.TimeoutSeconds), or on Stop.
 func (lw *ListerWatcher[T, L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	lo := lw.listOptions(opts)
@@ -131,6 +179,21 @@ func (lw *ListerWatcher[T, L]) Watch(ctx context.Context, opts metav1.ListOption
 	var timeout time.Duration
 	if lo.TimeoutSeconds != nil {
 		timeout = time.Duration(*lo.TimeoutSeconds) * time.Second
+	}
+	if lw.opts.Codec != nil {
+		// Stream, unlike Watch, waits for the client's rate limiter: one
+		// token per watch, which the informer's few watches can afford.
+		body, err := lw.client.Get().
+			NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
+			Resource(lw.opts.Resource).
+			VersionedParams(lo, lw.opts.ParameterCodec).
+			SetHeader("Accept", lw.opts.Codec.MediaType()).
+			Timeout(timeout).
+			Stream(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("watch %s: %w", lw.where(), err)
+		}
+		return newStreamWatch(ctx, lw.where(), body, lw.opts.Codec.NewWatchDecoder(body)), nil
 	}
 	w, err := lw.client.Get().
 		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").

@@ -267,6 +267,13 @@ func (s *Server) watch(rw http.ResponseWriter, r *http.Request, f watchFilter, i
 			if !ok {
 				return
 			}
+			if r, ok := ev.Object.(*rawBytes); ok {
+				if _, err := rw.Write(r.b); err != nil {
+					return
+				}
+				flusher.Flush()
+				continue
+			}
 			raw, err := json.Marshal(ev.Object)
 			if err != nil {
 				panic(err)
@@ -292,6 +299,26 @@ func writeJSON(rw http.ResponseWriter, code int, v any) {
 	rw.WriteHeader(code)
 	if err := json.NewEncoder(rw).Encode(v); err != nil {
 		panic(fmt.Sprintf("encode: %v", err))
+	}
+}
+
+// rawBytes is an "event" written to watch streams as is.
+type rawBytes struct {
+	runtime.Object
+	b []byte
+}
+
+// SendRaw writes b as is to every open watch stream (malformed events, say).
+func (s *Server) SendRaw(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.watchers {
+		select {
+		case ch <- watch.Event{Object: &rawBytes{b: b}}:
+		default:
+			close(ch)
+			delete(s.watchers, ch)
+		}
 	}
 }
 
