@@ -450,3 +450,35 @@ func TestProtobufListItemsDoNotAliasTheBuffer(t *testing.T) {
 		t.Error("items changed after they were decoded")
 	}
 }
+
+// TestProtobufLargeObjects decodes objects larger than the read buffer (from
+// the scratch buffer) and larger than the scratch buffer kept, between
+// small ones, in a LIST and in a WATCH.
+func TestProtobufLargeObjects(t *testing.T) {
+	var pods []*corev1.Pod
+	for i, size := range []int{10, 100 << 10, 10, 2 << 20, 10, 200 << 10} {
+		p := testPod(i)
+		p.Annotations = map[string]string{"blob": strings.Repeat("x", size)}
+		pods = append(pods, p)
+	}
+	list := &corev1.PodList{}
+	var stream []byte
+	for _, p := range pods {
+		list.Items = append(list.Items, *p)
+		stream = append(stream, serverEvent(t, watch.Modified, serverObject(t, p, podGVK))...)
+	}
+	got, _, err := collect(NewProtobuf[*corev1.Pod](podGVK), bytes.NewReader(serverList(t, list, podGV.WithKind("PodList"), true)))
+	if err != nil || !apiequality.Semantic.DeepEqual(got, pods) {
+		t.Fatalf("list: %v, or items differ", err)
+	}
+	w := NewProtobuf[*corev1.Pod](podGVK).NewWatchDecoder(bytes.NewReader(stream))
+	for i, want := range pods {
+		ev, err := w.Next()
+		if err != nil || !apiequality.Semantic.DeepEqual(ev.Object, want) {
+			t.Fatalf("event %d: %v, or object differs", i, err)
+		}
+	}
+	if _, err := w.Next(); err != io.EOF {
+		t.Fatalf("at the end: %v", err)
+	}
+}

@@ -329,8 +329,14 @@ func (e *errRecorder) Read(p []byte) (int, error) {
 func (s *pbStream) readErr() error { return s.src.err }
 
 // streamBufferSize is the read buffer of a LIST or WATCH body: a value that
-// fits is returned from the buffer without a copy.
-const streamBufferSize = 64 << 10
+// fits is returned from the buffer without a copy. A long-lived watch holds
+// one, so it is a few typical objects, not the largest.
+const streamBufferSize = 32 << 10
+
+// keepScratch is the largest scratch buffer (for a value that does not fit
+// the read buffer) kept for the next value; a larger one is dropped after
+// use, so one huge object does not pin its size for the life of a watch.
+const keepScratch = 1 << 20
 
 func newPBStream(body io.Reader) *pbStream {
 	src := &errRecorder{r: body}
@@ -380,7 +386,8 @@ func (s *pbStream) next(n int) ([]byte, error) {
 	}
 	b, err := readFullGrow(s.r, s.scratch[:0], n)
 	s.off += int64(len(b))
-	if cap(b) <= maxObjectBytes {
+	s.scratch = nil
+	if cap(b) <= keepScratch {
 		s.scratch = b[:0]
 	}
 	return b, err
