@@ -159,6 +159,7 @@ type cborWatch[T runtime.Object] struct {
 	c      *cborCodec[T]
 	src    *errRecorder
 	dec    *cbor.Decoder
+	buf    []byte
 	broken error
 }
 
@@ -167,8 +168,14 @@ func (w *cborWatch[T]) Next() (Event[T], error) {
 		return Event[T]{}, w.broken
 	}
 	start := int64(w.dec.NumBytesRead())
-	var frame cbor.RawMessage
-	if err := w.dec.Decode(&frame); err != nil {
+	// Decoded into the previous frame's buffer, as client-go's CBOR framer
+	// reuses its read buffer: nothing decoded from a frame aliases it.
+	frame := cbor.RawMessage(w.buf[:0])
+	err := w.dec.Decode(&frame)
+	if cap(frame) <= keepScratch {
+		w.buf = frame[:0]
+	}
+	if err != nil {
 		switch {
 		case w.src.err != nil:
 			err = w.src.err

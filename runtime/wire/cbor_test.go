@@ -239,3 +239,38 @@ func TestCBORPod(t *testing.T) {
 		t.Fatalf("truncated frame: %v, want an unrecoverable DecodeError", err)
 	}
 }
+
+// TestCBORWatchObjectsDoNotAliasTheFrameBuffer keeps every decoded object
+// and checks them at the end: frames are decoded into one reused buffer.
+func TestCBORWatchObjectsDoNotAliasTheFrameBuffer(t *testing.T) {
+	codec, err := NewCBOR[*corev1.Pod](podGVK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stream []byte
+	var want []*corev1.Pod
+	for i := range 50 {
+		p := testPod(i)
+		b, err := cborServerObject(t, p, podGVK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream = append(stream, cborServerEvent(t, watch.Added, b)...)
+		want = append(want, p)
+	}
+	w := codec.NewWatchDecoder(bytes.NewReader(stream))
+	var got []*corev1.Pod
+	for {
+		ev, err := w.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev.Object)
+	}
+	if !apiequality.Semantic.DeepEqual(got, want) {
+		t.Error("objects changed after they were decoded")
+	}
+}
