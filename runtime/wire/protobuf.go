@@ -190,7 +190,6 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 		lm      metav1.ListMeta
 		sawRaw  bool
 		sawAny  bool
-		tmBytes []byte
 	)
 	for {
 		v, err := s.varint()
@@ -243,11 +242,18 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 			if err != nil {
 				return fail(err)
 			}
-			// tm aliases b, which the next read may overwrite: keep a copy.
-			tmBytes = append(tmBytes[:0], b...)
-			tm = typeMeta{}
-			if err := tm.merge(tmBytes); err != nil {
+			// A second TypeMeta merges into the first, field by field, as
+			// in the generated Unmarshal. b is overwritten by the next
+			// read: keep copies.
+			var next typeMeta
+			if err := next.merge(b); err != nil {
 				return fail(err)
+			}
+			if next.apiVersion != nil {
+				tm.apiVersion = bytes.Clone(next.apiVersion)
+			}
+			if next.kind != nil {
+				tm.kind = bytes.Clone(next.kind)
 			}
 		default: // contentEncoding, contentType: ignored, as apimachinery does
 			if err := s.discard(int64(n)); err != nil {

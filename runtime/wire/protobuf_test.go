@@ -407,6 +407,8 @@ func TestProtobufListMalformed(t *testing.T) {
 		"raw twice":                   {body: append(unknownBytes(t, "v1", "PodList", item(sb)), 0x12, 0x00)},
 		"type after the items":        {body: append(append(append([]byte(nil), protobufMagic...), 0x12, 0x00), 0x0a, 0x00)},
 		"no items field":              {body: unknownBytes(t, "v1", "PodList", nil)},
+		// The second TypeMeta names only the kind: the group of the first stays.
+		"two type metas merged": {body: append(append(append([]byte(nil), protobufMagic...), 0x0a, 0x09, 0x0a, 0x07, 'a', 'p', 'p', 's', '/', 'v', '1', 0x0a, 0x09, 0x12, 0x07, 'P', 'o', 'd', 'L', 'i', 's', 't'), item(sb)...)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
