@@ -77,6 +77,10 @@ func FuzzProtobufList(f *testing.F) {
 	f.Add(unknownBytes(f, "", "", nil))
 	f.Add(unknownBytes(f, "apps/", "PodList", []byte{0x0a, 0x02, 0x32, 0x00, 0x12, 0x00}))
 	f.Add(unknownBytes(f, "a/b/c", "", []byte{0x12, 0x02, 0x0a, 0x00}))
+	// Two TypeMetas, merged field by field.
+	twoTypeMetas := append(append([]byte(nil), protobufMagic...), 0x0a, 0x09, 0x0a, 0x07, 'a', 'p', 'p', 's', '/', 'v', '1', 0x0a, 0x09, 0x12, 0x07, 'P', 'o', 'd', 'L', 'i', 's', 't', 0x12, 0x00)
+	f.Add(twoTypeMetas)
+	f.Add(append(append([]byte(nil), protobufMagic...), 0x0a, 0x04, 0x0a, 0x02, 'v', '1', 0x0a, 0x09, 0x12, 0x07, 'P', 'o', 'd', 'L', 'i', 's', 't', 0x12, 0x00))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		got, lm, err := collect(NewProtobuf[*corev1.Pod](podGVK), bytes.NewReader(body))
 		var want corev1.PodList
