@@ -186,10 +186,10 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 		return fail(errNotProtobuf)
 	}
 	var (
-		tm      typeMeta
-		lm      metav1.ListMeta
-		sawRaw  bool
-		sawAny  bool
+		tm     typeMeta
+		lm     metav1.ListMeta
+		sawRaw bool
+		sawAny bool
 	)
 	for {
 		v, err := s.varint()
