@@ -160,6 +160,9 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 	s := newPBStream(body)
 	fail := func(err error) (ListMeta, error) {
 		var de *DecodeError
+		if se, ok := err.(stopError); ok {
+			return ListMeta{}, se.err
+		}
 		switch {
 		case s.readErr() != nil:
 			// The body failed (a cancelled request, a reset connection):
@@ -167,9 +170,6 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 			return ListMeta{}, s.readErr()
 		case errors.As(err, &de):
 			return ListMeta{}, err
-		}
-		if se, ok := err.(stopError); ok {
-			return ListMeta{}, se.err
 		}
 		return ListMeta{}, &DecodeError{Offset: s.off, Err: err}
 	}
