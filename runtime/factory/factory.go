@@ -461,8 +461,8 @@ func typedTransform[T store.Object[T]](gvr schema.GroupVersionResource, fn func(
 	}
 }
 
-// client returns the REST client of gv and the scheme it decodes with, building both (with
-// addToScheme) and client on first use, under f.cmu.
+// client returns the REST client of gv and the scheme its types are
+// registered in, building both (with addToScheme) on first use, under f.cmu.
 func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
 	f.cmu.Lock()
 	defer f.cmu.Unlock()
