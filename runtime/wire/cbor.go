@@ -94,7 +94,7 @@ func (c *cborCodec[T]) MediaType() string { return MediaTypeCBOR }
 // decoded into a fresh T, as apimachinery decodes the elements of a typed
 // list's Items.
 func (c *cborCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta, error) {
-	src := &errRecorder{r: body}
+	src := &pbErrRecorder{r: body}
 	data, err := io.ReadAll(src)
 	if err != nil {
 		return ListMeta{}, err
@@ -149,7 +149,7 @@ func (c *cborCodec[T]) decodeObject(data []byte, watchObject bool) (T, error) {
 }
 
 func (c *cborCodec[T]) NewWatchDecoder(body io.Reader) WatchDecoder[T] {
-	src := &errRecorder{r: body}
+	src := &pbErrRecorder{r: body}
 	return &cborWatch[T]{c: c, src: src, dec: cbor.NewDecoder(src)}
 }
 
@@ -157,7 +157,7 @@ func (c *cborCodec[T]) NewWatchDecoder(body io.Reader) WatchDecoder[T] {
 // client-go's CBOR framer finds them (a cbor.Decoder reading one data item).
 type cborWatch[T runtime.Object] struct {
 	c      *cborCodec[T]
-	src    *errRecorder
+	src    *pbErrRecorder
 	dec    *cbor.Decoder
 	buf    []byte
 	broken error
@@ -172,7 +172,7 @@ func (w *cborWatch[T]) Next() (Event[T], error) {
 	// reuses its read buffer: nothing decoded from a frame aliases it.
 	frame := cbor.RawMessage(w.buf[:0])
 	err := w.dec.Decode(&frame)
-	if cap(frame) <= keepScratch {
+	if cap(frame) <= pbKeepScratch {
 		w.buf = frame[:0]
 	}
 	if err != nil {
@@ -185,8 +185,8 @@ func (w *cborWatch[T]) Next() (Event[T], error) {
 		w.broken = err
 		return Event[T]{}, err
 	}
-	if len(frame) > maxObjectBytes {
-		return Event[T]{}, &DecodeError{Recoverable: true, Offset: start, Err: errFrameTooLarge}
+	if len(frame) > pbMaxObjectBytes {
+		return Event[T]{}, &DecodeError{Recoverable: true, Offset: start, Err: errPBFrameTooLarge}
 	}
 	ev, err := w.c.decodeEvent(frame)
 	if err != nil {
@@ -224,7 +224,7 @@ func (c *cborCodec[T]) decodeEvent(frame []byte) (Event[T], error) {
 		st.SetGroupVersionKind(schema.GroupVersionKind{})
 		return Event[T]{Type: et, Status: st}, nil
 	default:
-		return Event[T]{}, errEventType
+		return Event[T]{}, errPBEventType
 	}
 	t, err := c.decodeObject(got.Object.Raw, true)
 	if err != nil {
