@@ -192,6 +192,12 @@ func TestCBORPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := NewCBOR[runtime.Object](pbPodGVK); err == nil {
+		t.Error("an interface type got a CBOR codec")
+	}
+	if _, err := NewCBOR[*struct{ A int }](pbPodGVK); err == nil {
+		t.Error("a type that is no runtime.Object got a CBOR codec")
+	}
 	if codec.MediaType() != "application/cbor" {
 		t.Errorf("MediaType %q", codec.MediaType())
 	}
