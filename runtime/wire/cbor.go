@@ -37,22 +37,27 @@ const MediaTypeCBOR = "application/cbor"
 // A LIST body is read whole before its items are decoded (CBOR has no
 // length-prefixed envelope to stream from). Objects come out with the
 // TypeMeta client-go leaves: empty for WATCH objects, as in the body for
-// LIST items. It returns an error if T is not a pointer to a struct or is
-// unstructured. The Codec is safe for concurrent use.
-func NewCBOR[T runtime.Object](gvk schema.GroupVersionKind) (Codec[T], error) {
+// LIST items. It returns an error if T is not a pointer to a struct that is
+// a runtime.Object, or is unstructured (T is checked at run time, so that
+// generic code holding T as a type parameter can call it). The Codec is safe
+// for concurrent use.
+func NewCBOR[T any](gvk schema.GroupVersionKind) (Codec[T], error) {
 	typ := reflect.TypeFor[T]()
 	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("cbor codec for %s: %v is not a pointer to a struct", gvk, typ)
 	}
-	proto := reflect.New(typ.Elem()).Interface().(T)
-	if _, ok := any(proto).(runtime.Unstructured); ok {
+	proto, ok := reflect.New(typ.Elem()).Interface().(runtime.Object)
+	if !ok {
+		return nil, fmt.Errorf("cbor codec for %s: %v is not a runtime.Object", gvk, typ)
+	}
+	if _, ok := proto.(runtime.Unstructured); ok {
 		return nil, fmt.Errorf("cbor codec for %s: %v is unstructured", gvk, typ)
 	}
 	return newCBOR[T](gvk, proto), nil
 }
 
 // newCBOR is NewCBOR for the object type of proto, which must be a T.
-func newCBOR[T runtime.Object](gvk schema.GroupVersionKind, proto runtime.Object) *cborCodec[T] {
+func newCBOR[T any](gvk schema.GroupVersionKind, proto runtime.Object) *cborCodec[T] {
 	// A scheme of our own that knows T, the list envelope and the
 	// unversioned kinds (Status, WatchEvent), and nothing else: an object of
 	// another kind cannot be made from it.
@@ -81,7 +86,7 @@ func (l *cborListMeta) DeepCopyObject() runtime.Object {
 	return c
 }
 
-type cborCodec[T runtime.Object] struct {
+type cborCodec[T any] struct {
 	gvk           schema.GroupVersionKind
 	object, event runtime.Decoder
 }
@@ -94,7 +99,7 @@ func (c *cborCodec[T]) MediaType() string { return MediaTypeCBOR }
 // decoded into a fresh T, as apimachinery decodes the elements of a typed
 // list's Items.
 func (c *cborCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta, error) {
-	src := &errRecorder{r: body}
+	src := &pbErrRecorder{r: body}
 	data, err := io.ReadAll(src)
 	if err != nil {
 		return ListMeta{}, err
@@ -143,21 +148,21 @@ func (c *cborCodec[T]) decodeObject(data []byte, watchObject bool) (T, error) {
 	}
 	if watchObject {
 		// As client-go's WithoutVersionDecoder leaves it.
-		t.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	}
 	return t, nil
 }
 
 func (c *cborCodec[T]) NewWatchDecoder(body io.Reader) WatchDecoder[T] {
-	src := &errRecorder{r: body}
+	src := &pbErrRecorder{r: body}
 	return &cborWatch[T]{c: c, src: src, dec: cbor.NewDecoder(src)}
 }
 
 // cborWatch is the WatchDecoder of a cborCodec. Frames are found as
 // client-go's CBOR framer finds them (a cbor.Decoder reading one data item).
-type cborWatch[T runtime.Object] struct {
+type cborWatch[T any] struct {
 	c      *cborCodec[T]
-	src    *errRecorder
+	src    *pbErrRecorder
 	dec    *cbor.Decoder
 	buf    []byte
 	broken error
@@ -172,7 +177,7 @@ func (w *cborWatch[T]) Next() (Event[T], error) {
 	// reuses its read buffer: nothing decoded from a frame aliases it.
 	frame := cbor.RawMessage(w.buf[:0])
 	err := w.dec.Decode(&frame)
-	if cap(frame) <= keepScratch {
+	if cap(frame) <= pbKeepScratch {
 		w.buf = frame[:0]
 	}
 	if err != nil {
@@ -185,8 +190,8 @@ func (w *cborWatch[T]) Next() (Event[T], error) {
 		w.broken = err
 		return Event[T]{}, err
 	}
-	if len(frame) > maxObjectBytes {
-		return Event[T]{}, &DecodeError{Recoverable: true, Offset: start, Err: errFrameTooLarge}
+	if len(frame) > pbMaxObjectBytes {
+		return Event[T]{}, &DecodeError{Recoverable: true, Offset: start, Err: errPBFrameTooLarge}
 	}
 	ev, err := w.c.decodeEvent(frame)
 	if err != nil {
@@ -224,7 +229,7 @@ func (c *cborCodec[T]) decodeEvent(frame []byte) (Event[T], error) {
 		st.SetGroupVersionKind(schema.GroupVersionKind{})
 		return Event[T]{Type: et, Status: st}, nil
 	default:
-		return Event[T]{}, errEventType
+		return Event[T]{}, errPBEventType
 	}
 	t, err := c.decodeObject(got.Object.Raw, true)
 	if err != nil {

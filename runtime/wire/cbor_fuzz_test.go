@@ -18,11 +18,11 @@ import (
 // client-go until the first error: the same events, or both fail (ours with
 // a *DecodeError), never a panic.
 func FuzzCBORWatch(f *testing.F) {
-	pb, err := cborServerObject(f, testPod(0), podGVK)
+	pb, err := cborServerObject(f, pbTestPod(0), pbPodGVK)
 	if err != nil {
 		f.Fatal(err)
 	}
-	st, err := cborServerObject(f, &metav1.Status{Code: 410}, statusGVK)
+	st, err := cborServerObject(f, &metav1.Status{Code: 410}, pbStatusGVK)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -30,12 +30,12 @@ func FuzzCBORWatch(f *testing.F) {
 	f.Add(body)
 	f.Add(body[:len(body)-3])
 	f.Fuzz(func(t *testing.T, body []byte) {
-		codec, err := NewCBOR[*corev1.Pod](podGVK)
+		codec, err := NewCBOR[*corev1.Pod](pbPodGVK)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ours := codec.NewWatchDecoder(bytes.NewReader(body))
-		objectDecoder, streamSerializer, fr, err := cborClientGo(podGV).StreamDecoder(MediaTypeCBOR, nil)
+		objectDecoder, streamSerializer, fr, err := cborClientGo(pbPodGV).StreamDecoder(MediaTypeCBOR, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,20 +79,20 @@ func FuzzCBORWatch(f *testing.F) {
 
 // FuzzCBORList decodes a CBOR LIST body of Pods with ours and client-go.
 func FuzzCBORList(f *testing.F) {
-	body, err := cborServerObject(f, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "5"}, Items: []corev1.Pod{*testPod(0), *testPod(1)}}, podGV.WithKind("PodList"))
+	body, err := cborServerObject(f, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "5"}, Items: []corev1.Pod{*pbTestPod(0), *pbTestPod(1)}}, pbPodGV.WithKind("PodList"))
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(body)
 	f.Add(body[:len(body)/2])
 	f.Fuzz(func(t *testing.T, body []byte) {
-		codec, err := NewCBOR[*corev1.Pod](podGVK)
+		codec, err := NewCBOR[*corev1.Pod](pbPodGVK)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, lm, err := collect(codec, bytes.NewReader(body))
+		got, lm, err := pbCollect(codec, bytes.NewReader(body))
 		var want corev1.PodList
-		dec, derr := cborClientGo(podGV).Decoder(MediaTypeCBOR, nil)
+		dec, derr := cborClientGo(pbPodGV).Decoder(MediaTypeCBOR, nil)
 		if derr != nil {
 			t.Fatal(derr)
 		}

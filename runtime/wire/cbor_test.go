@@ -72,12 +72,12 @@ func cborObjectCodec(t testing.TB, gvk schema.GroupVersionKind) *cborCodec[runti
 // RawExtension and FieldsV1) are left out; at least half must remain.
 func TestCBORDifferentialAllKinds(t *testing.T) {
 	encoded, total := 0, 0
-	for _, gvk := range builtinKinds(t) {
+	for _, gvk := range pbBuiltinKinds(t) {
 		t.Run(gvk.GroupVersion().String()+"/"+gvk.Kind, func(t *testing.T) {
 			codec := cborObjectCodec(t, gvk)
 			var objs []runtime.Object
 			var bodies [][]byte
-			for _, o := range randomObjects(t, gvk, 1, 4) {
+			for _, o := range pbRandomObjects(t, gvk, 1, 4) {
 				total++
 				b, err := cborServerObject(t, o, gvk)
 				if err != nil {
@@ -150,7 +150,7 @@ func cborDiffWatch(t *testing.T, codec *cborCodec[runtime.Object], gvk schema.Gr
 	for i, o := range objects {
 		body = append(body, cborServerEvent(t, types[i%len(types)], o)...)
 	}
-	st, err := cborServerObject(t, &metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired}, statusGVK)
+	st, err := cborServerObject(t, &metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired}, pbStatusGVK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,37 +188,43 @@ func cborDiffWatch(t *testing.T, codec *cborCodec[runtime.Object], gvk schema.Gr
 }
 
 func TestCBORPod(t *testing.T) {
-	codec, err := NewCBOR[*corev1.Pod](podGVK)
+	codec, err := NewCBOR[*corev1.Pod](pbPodGVK)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := NewCBOR[runtime.Object](pbPodGVK); err == nil {
+		t.Error("an interface type got a CBOR codec")
+	}
+	if _, err := NewCBOR[*struct{ A int }](pbPodGVK); err == nil {
+		t.Error("a type that is no runtime.Object got a CBOR codec")
 	}
 	if codec.MediaType() != "application/cbor" {
 		t.Errorf("MediaType %q", codec.MediaType())
 	}
-	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []corev1.Pod{*testPod(0), *testPod(1)}}
-	body, err := cborServerObject(t, list, podGV.WithKind("PodList"))
+	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []corev1.Pod{*pbTestPod(0), *pbTestPod(1)}}
+	body, err := cborServerObject(t, list, pbPodGV.WithKind("PodList"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, lm, err := collect(codec, bytes.NewReader(body))
-	if err != nil || lm.ResourceVersion != "9" || len(got) != 2 || !apiequality.Semantic.DeepEqual(got[1], testPod(1)) {
+	got, lm, err := pbCollect(codec, bytes.NewReader(body))
+	if err != nil || lm.ResourceVersion != "9" || len(got) != 2 || !apiequality.Semantic.DeepEqual(got[1], pbTestPod(1)) {
 		t.Fatalf("list: %v, %+v, %d items", err, lm, len(got))
 	}
-	other, err := cborServerObject(t, &corev1.SecretList{}, podGV.WithKind("SecretList"))
+	other, err := cborServerObject(t, &corev1.SecretList{}, pbPodGV.WithKind("SecretList"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var de *DecodeError
-	if _, _, err := collect(codec, bytes.NewReader(other)); !errors.As(err, &de) {
+	if _, _, err := pbCollect(codec, bytes.NewReader(other)); !errors.As(err, &de) {
 		t.Errorf("a SecretList: %v, want a DecodeError", err)
 	}
 
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Data: map[string][]byte{"k": []byte("hunter2-do-not-log")}}
-	sb, err := cborServerObject(t, secret, podGV.WithKind("Secret"))
+	sb, err := cborServerObject(t, secret, pbPodGV.WithKind("Secret"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := cborServerObject(t, testPod(2), podGVK)
+	pb, err := cborServerObject(t, pbTestPod(2), pbPodGVK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +235,7 @@ func TestCBORPod(t *testing.T) {
 	if _, err := w.Next(); !errors.As(err, &de) || !de.Recoverable || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("a Secret in a Pod watch: %v, want a recoverable DecodeError without contents", err)
 	}
-	if ev, err := w.Next(); err != nil || ev.Type != watch.Modified || !apiequality.Semantic.DeepEqual(ev.Object, testPod(2)) {
+	if ev, err := w.Next(); err != nil || ev.Type != watch.Modified || !apiequality.Semantic.DeepEqual(ev.Object, pbTestPod(2)) {
 		t.Fatalf("next event: %+v, %v", ev, err)
 	}
 	if _, err := w.Next(); !errors.As(err, &de) || !de.Recoverable {
@@ -243,15 +249,15 @@ func TestCBORPod(t *testing.T) {
 // TestCBORWatchObjectsDoNotAliasTheFrameBuffer keeps every decoded object
 // and checks them at the end: frames are decoded into one reused buffer.
 func TestCBORWatchObjectsDoNotAliasTheFrameBuffer(t *testing.T) {
-	codec, err := NewCBOR[*corev1.Pod](podGVK)
+	codec, err := NewCBOR[*corev1.Pod](pbPodGVK)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stream []byte
 	var want []*corev1.Pod
 	for i := range 50 {
-		p := testPod(i)
-		b, err := cborServerObject(t, p, podGVK)
+		p := pbTestPod(i)
+		b, err := cborServerObject(t, p, pbPodGVK)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,10 +14,10 @@ import (
 // MediaTypeProtobuf is the media type of Kubernetes' protobuf encoding.
 const MediaTypeProtobuf = "application/vnd.kubernetes.protobuf"
 
-// maxObjectBytes bounds one object: a WATCH frame or one LIST item. It is
+// pbMaxObjectBytes bounds one object: a WATCH frame or one LIST item. It is
 // client-go's bound on a watch frame (streaming.NewDecoder's maxBytes); the
 // API server stores nothing near it (etcd's default request limit is 1.5 MiB).
-const maxObjectBytes = 16 << 20
+const pbMaxObjectBytes = 16 << 20
 
 // protobufMagic starts every object and list apimachinery's protobuf
 // serializer writes: "k8s" and encoding 0, a runtime.Unknown follows.
@@ -94,29 +94,29 @@ func (c *protobufCodec[T]) MediaType() string { return MediaTypeProtobuf }
 // checkListType checks the TypeMeta of a LIST's Unknown. Like apimachinery
 // decoding into a typed list (copyKindDefaults), an empty apiVersion or kind
 // stands for the expected one.
-func (c *protobufCodec[T]) checkListType(tm typeMeta) error {
+func (c *protobufCodec[T]) checkListType(tm pbTypeMeta) error {
 	// An unparsable or versionless apiVersion gets the default group and
 	// version (copyKindDefaults), as does an empty kind.
-	group, version, _ := parseGroupVersion(tm.apiVersion)
+	group, version, _ := pbParseGroupVersion(tm.apiVersion)
 	if (len(version) == 0 || string(group) == c.group && string(version) == c.version) &&
 		(len(tm.kind) == 0 || string(tm.kind) == c.listKind) {
 		return nil
 	}
-	return fmt.Errorf("list is %s, not %q %q", describeType(tm), c.apiVersion, c.listKind)
+	return fmt.Errorf("list is %s, not %q %q", pbDescribeType(tm), c.apiVersion, c.listKind)
 }
 
-// checkObjectType checks the TypeMeta of a WATCH event object's Unknown
+// pbCheckObjectType checks the TypeMeta of a WATCH event object's Unknown
 // against group, version and kind. client-go decodes it with no default,
 // so an empty (or unparsable) apiVersion or kind does not match.
-func checkObjectType(tm typeMeta, group, version, kind string) bool {
-	g, v, ok := parseGroupVersion(tm.apiVersion)
+func pbCheckObjectType(tm pbTypeMeta, group, version, kind string) bool {
+	g, v, ok := pbParseGroupVersion(tm.apiVersion)
 	return ok && len(v) > 0 && string(g) == group && string(v) == version && string(tm.kind) == kind
 }
 
-// parseGroupVersion splits an apiVersion as schema.ParseGroupVersion does:
+// pbParseGroupVersion splits an apiVersion as schema.ParseGroupVersion does:
 // "v1" is the core group, "apps/v1" group apps; more than one slash is not
 // an apiVersion (ok false). An empty apiVersion or "/" gives empty parts.
-func parseGroupVersion(av []byte) (group, version []byte, ok bool) {
+func pbParseGroupVersion(av []byte) (group, version []byte, ok bool) {
 	switch i := bytes.IndexByte(av, '/'); {
 	case len(av) == 0 || string(av) == "/":
 		return nil, nil, true
@@ -129,10 +129,10 @@ func parseGroupVersion(av []byte) (group, version []byte, ok bool) {
 	}
 }
 
-// describeType names the apiVersion and kind of an envelope in an error
+// pbDescribeType names the apiVersion and kind of an envelope in an error
 // message, or says they are not printable.
-func describeType(tm typeMeta) string {
-	if !printableName(tm.apiVersion) || !printableName(tm.kind) {
+func pbDescribeType(tm pbTypeMeta) string {
+	if !pbPrintable(tm.apiVersion) || !pbPrintable(tm.kind) {
 		return "of an unprintable apiVersion/kind"
 	}
 	return fmt.Sprintf("%q %q", tm.apiVersion, tm.kind)
@@ -140,7 +140,7 @@ func describeType(tm typeMeta) string {
 
 var (
 	errNotProtobuf = errors.New("body does not start with the protobuf magic \"k8s\\x00\"")
-	errEmptyBody   = errors.New("empty protobuf body")
+	errPBEmptyBody = errors.New("empty protobuf body")
 	// Items go to each as they are decoded, so an envelope that changes
 	// after them cannot be honoured; no API server writes one.
 	errTwoRaws          = errors.New("list envelope holds its raw list twice")
@@ -160,7 +160,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 	s := newPBStream(body)
 	fail := func(err error) (ListMeta, error) {
 		var de *DecodeError
-		if se, ok := err.(stopError); ok {
+		if se, ok := err.(pbStopError); ok {
 			return ListMeta{}, se.err
 		}
 		switch {
@@ -176,7 +176,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 	magic, err := s.next(len(protobufMagic))
 	switch {
 	case err == io.ErrUnexpectedEOF && s.off == 0:
-		return fail(errEmptyBody)
+		return fail(errPBEmptyBody)
 	case err == io.ErrUnexpectedEOF:
 		return fail(errNotProtobuf)
 	case err != nil:
@@ -186,7 +186,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 		return fail(errNotProtobuf)
 	}
 	var (
-		tm     typeMeta
+		tm     pbTypeMeta
 		lm     metav1.ListMeta
 		sawRaw bool
 		sawAny bool
@@ -200,7 +200,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 			return fail(err)
 		}
 		sawAny = true
-		field, wt, err := checkTag(v)
+		field, wt, err := pbCheckTag(v)
 		if err != nil {
 			return fail(err)
 		}
@@ -215,7 +215,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 		}
 		n, err := s.varint()
 		if err != nil {
-			return fail(eofIsUnexpected(err))
+			return fail(pbEOFIsUnexpected(err))
 		}
 		switch {
 		case field == 2:
@@ -232,8 +232,8 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 			if err := c.decodeItems(s, s.off+int64(n), &lm, each); err != nil {
 				return fail(err)
 			}
-		case n > maxObjectBytes:
-			return fail(fmt.Errorf("list envelope field %d of %d bytes, more than %d", field, n, maxObjectBytes))
+		case n > pbMaxObjectBytes:
+			return fail(fmt.Errorf("list envelope field %d of %d bytes, more than %d", field, n, pbMaxObjectBytes))
 		case field == 1:
 			if sawRaw {
 				return fail(errTypeMetaAfterRaw)
@@ -245,7 +245,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 			// A second TypeMeta merges into the first, field by field, as
 			// in the generated Unmarshal. b is overwritten by the next
 			// read: keep copies.
-			var next typeMeta
+			var next pbTypeMeta
 			if err := next.merge(b); err != nil {
 				return fail(err)
 			}
@@ -263,7 +263,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 	}
 	switch {
 	case !sawAny:
-		return fail(errEmptyBody)
+		return fail(errPBEmptyBody)
 	case !sawRaw:
 		return fail(errNoRaw)
 	}
@@ -274,11 +274,11 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 	}, nil
 }
 
-// stopError carries an error returned by a DecodeList caller's each, which
+// pbStopError carries an error returned by a DecodeList caller's each, which
 // DecodeList returns as is.
-type stopError struct{ err error }
+type pbStopError struct{ err error }
 
-func (e stopError) Error() string { return e.err.Error() }
+func (e pbStopError) Error() string { return e.err.Error() }
 
 // decodeItems reads an XList message that ends at offset end: metadata
 // (field 1, merged into lm as the generated code merges a repeated message
@@ -287,9 +287,9 @@ func (c *protobufCodec[T]) decodeItems(s *pbStream, end int64, lm *metav1.ListMe
 	for s.off < end {
 		v, err := s.varint()
 		if err != nil {
-			return eofIsUnexpected(err)
+			return pbEOFIsUnexpected(err)
 		}
-		field, wt, err := checkTag(v)
+		field, wt, err := pbCheckTag(v)
 		if err != nil {
 			return err
 		}
@@ -304,13 +304,13 @@ func (c *protobufCodec[T]) decodeItems(s *pbStream, end int64, lm *metav1.ListMe
 		}
 		n, err := s.varint()
 		if err != nil {
-			return eofIsUnexpected(err)
+			return pbEOFIsUnexpected(err)
 		}
 		if n > uint64(end-s.off) {
 			return io.ErrUnexpectedEOF
 		}
-		if n > maxObjectBytes {
-			return fmt.Errorf("list item of %d bytes, more than %d", n, maxObjectBytes)
+		if n > pbMaxObjectBytes {
+			return fmt.Errorf("list item of %d bytes, more than %d", n, pbMaxObjectBytes)
 		}
 		start := s.off
 		b, err := s.next(int(n))
@@ -325,11 +325,11 @@ func (c *protobufCodec[T]) decodeItems(s *pbStream, end int64, lm *metav1.ListMe
 		}
 		t := c.newT()
 		if err := c.unmarshal(t, b); err != nil {
-			key, rv := objectKey(b)
+			key, rv := pbObjectKey(b)
 			return &DecodeError{Key: key, ResourceVersion: rv, Offset: start, Err: fmt.Errorf("list item: %w", err)}
 		}
 		if err := each(t); err != nil {
-			return stopError{err}
+			return pbStopError{err}
 		}
 	}
 	if s.off > end {

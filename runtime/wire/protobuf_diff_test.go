@@ -21,9 +21,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// builtinKinds returns every listable kind of client-go's scheme whose Go
+// pbBuiltinKinds returns every listable kind of client-go's scheme whose Go
 // type is from k8s.io/api: a kind K of a group-version that also has KList.
-func builtinKinds(t testing.TB) []schema.GroupVersionKind {
+func pbBuiltinKinds(t testing.TB) []schema.GroupVersionKind {
 	t.Helper()
 	known := scheme.Scheme.AllKnownTypes()
 	var kinds []schema.GroupVersionKind
@@ -43,10 +43,10 @@ func builtinKinds(t testing.TB) []schema.GroupVersionKind {
 	return kinds
 }
 
-// objectCodec is the protobuf codec of gvk with T = runtime.Object, so that
+// pbObjectCodec is the protobuf codec of gvk with T = runtime.Object, so that
 // one test runs over every kind: the same envelope code as NewProtobuf's,
 // with the object made and decoded through the scheme's Go type.
-func objectCodec(t testing.TB, gvk schema.GroupVersionKind) *protobufCodec[runtime.Object] {
+func pbObjectCodec(t testing.TB, gvk schema.GroupVersionKind) *protobufCodec[runtime.Object] {
 	t.Helper()
 	typ, ok := scheme.Scheme.AllKnownTypes()[gvk]
 	if !ok {
@@ -61,9 +61,9 @@ func objectCodec(t testing.TB, gvk schema.GroupVersionKind) *protobufCodec[runti
 	)
 }
 
-// randomObjects returns n objects of gvk filled by apimachinery's fuzzer
+// pbRandomObjects returns n objects of gvk filled by apimachinery's fuzzer
 // (the one k8s.io/api's round-trip tests use), TypeMeta cleared.
-func randomObjects(t testing.TB, gvk schema.GroupVersionKind, seed int64, n int) []runtime.Object {
+func pbRandomObjects(t testing.TB, gvk schema.GroupVersionKind, seed int64, n int) []runtime.Object {
 	t.Helper()
 	f := fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(seed), scheme.Codecs).NilChance(0.2).MaxDepth(6)
 	objs := make([]runtime.Object, n)
@@ -84,24 +84,24 @@ func randomObjects(t testing.TB, gvk schema.GroupVersionKind, seed int64, n int)
 // a WATCH stream (ADDED, MODIFIED, DELETED, BOOKMARK and an ERROR), and
 // checks that ours decodes exactly what client-go's typed client decodes.
 func TestProtobufDifferentialAllKinds(t *testing.T) {
-	kinds := builtinKinds(t)
+	kinds := pbBuiltinKinds(t)
 	seeds := 2
 	if testing.Short() {
 		seeds = 1
 	}
 	for _, gvk := range kinds {
 		t.Run(gvk.GroupVersion().String()+"/"+gvk.Kind, func(t *testing.T) {
-			codec := objectCodec(t, gvk)
+			codec := pbObjectCodec(t, gvk)
 			for seed := range int64(seeds) {
-				objs := randomObjects(t, gvk, seed, 3)
-				diffList(t, codec, gvk, objs, seed)
-				diffWatch(t, codec, gvk, objs)
+				objs := pbRandomObjects(t, gvk, seed, 3)
+				pbDiffList(t, codec, gvk, objs, seed)
+				pbDiffWatch(t, codec, gvk, objs)
 			}
 		})
 	}
 }
 
-func diffList(t *testing.T, codec *protobufCodec[runtime.Object], gvk schema.GroupVersionKind, objs []runtime.Object, seed int64) {
+func pbDiffList(t *testing.T, codec *protobufCodec[runtime.Object], gvk schema.GroupVersionKind, objs []runtime.Object, seed int64) {
 	listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
 	list, err := scheme.Scheme.New(listGVK)
 	if err != nil {
@@ -114,12 +114,12 @@ func diffList(t *testing.T, codec *protobufCodec[runtime.Object], gvk schema.Gro
 	fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(seed), scheme.Codecs).Fill(&lm)
 	reflect.ValueOf(list).Elem().FieldByName("ListMeta").Set(reflect.ValueOf(lm))
 	for _, streamingItems := range []bool{false, true} {
-		body := serverList(t, list, listGVK, streamingItems)
+		body := pbServerList(t, list, listGVK, streamingItems)
 		want, err := scheme.Scheme.New(listGVK)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := clientGoList(body, gvk.GroupVersion(), want); err != nil {
+		if err := pbClientGoList(body, gvk.GroupVersion(), want); err != nil {
 			t.Fatalf("client-go: %v", err)
 		}
 		var got []runtime.Object
@@ -150,18 +150,18 @@ func diffList(t *testing.T, codec *protobufCodec[runtime.Object], gvk schema.Gro
 	}
 }
 
-func diffWatch(t *testing.T, codec *protobufCodec[runtime.Object], gvk schema.GroupVersionKind, objs []runtime.Object) {
+func pbDiffWatch(t *testing.T, codec *protobufCodec[runtime.Object], gvk schema.GroupVersionKind, objs []runtime.Object) {
 	var body []byte
 	types := []watch.EventType{watch.Added, watch.Modified, watch.Deleted}
 	for i, o := range objs {
-		body = append(body, serverEvent(t, types[i%len(types)], serverObject(t, o, gvk))...)
+		body = append(body, pbServerEvent(t, types[i%len(types)], pbServerObject(t, o, gvk))...)
 	}
 	bookmark := objs[0].DeepCopyObject()
-	body = append(body, serverEvent(t, watch.Bookmark, serverObject(t, bookmark, gvk))...)
+	body = append(body, pbServerEvent(t, watch.Bookmark, pbServerObject(t, bookmark, gvk))...)
 	status := &metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
-	body = append(body, serverEvent(t, watch.Error, serverObject(t, status, schema.GroupVersionKind{Version: "v1", Kind: "Status"}))...)
+	body = append(body, pbServerEvent(t, watch.Error, pbServerObject(t, status, schema.GroupVersionKind{Version: "v1", Kind: "Status"}))...)
 
-	cg := newClientGoWatch(t, bytes.NewReader(body), gvk.GroupVersion())
+	cg := newPBClientGoWatch(t, bytes.NewReader(body), gvk.GroupVersion())
 	ours := codec.NewWatchDecoder(bytes.NewReader(body))
 	for i := 0; ; i++ {
 		wantType, wantObj, wantErr := cg.next()

@@ -19,15 +19,15 @@ import (
 
 // FuzzProtobufWatch decodes a WATCH body of Pods until the first error.
 func FuzzProtobufWatch(f *testing.F) {
-	body, _ := watchBody(f)
+	body, _ := pbWatchBody(f)
 	f.Add(body)
 	f.Add(body[:len(body)/2])
-	f.Add(rawEvent(f, "ADDED", unknownBytes(f, "apps/v1", "Pod", nil)))
-	f.Add(rawEvent(f, "ERROR", unknownBytes(f, "meta.k8s.io/v1", "Status", nil)))
-	f.Add(rawEvent(f, "BOOKMARK", unknownBytes(f, "/v1", "Pod", nil)))
+	f.Add(pbRawEvent(f, "ADDED", pbUnknownBytes(f, "apps/v1", "Pod", nil)))
+	f.Add(pbRawEvent(f, "ERROR", pbUnknownBytes(f, "meta.k8s.io/v1", "Status", nil)))
+	f.Add(pbRawEvent(f, "BOOKMARK", pbUnknownBytes(f, "/v1", "Pod", nil)))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		ours := NewProtobuf[*corev1.Pod](podGVK).NewWatchDecoder(bytes.NewReader(body))
-		cg := newClientGoWatch(t, bytes.NewReader(body), podGV)
+		ours := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(bytes.NewReader(body))
+		cg := newPBClientGoWatch(t, bytes.NewReader(body), pbPodGV)
 		for i := 0; ; i++ {
 			got, err := ours.Next()
 			typ, obj, cgErr := cg.next()
@@ -71,20 +71,20 @@ func FuzzProtobufWatch(f *testing.F) {
 
 // FuzzProtobufList decodes a LIST body of Pods.
 func FuzzProtobufList(f *testing.F) {
-	body, _ := podListBody(f, 2, true)
+	body, _ := pbPodListBody(f, 2, true)
 	f.Add(body)
 	f.Add(body[:len(body)-5])
-	f.Add(unknownBytes(f, "", "", nil))
-	f.Add(unknownBytes(f, "apps/", "PodList", []byte{0x0a, 0x02, 0x32, 0x00, 0x12, 0x00}))
-	f.Add(unknownBytes(f, "a/b/c", "", []byte{0x12, 0x02, 0x0a, 0x00}))
+	f.Add(pbUnknownBytes(f, "", "", nil))
+	f.Add(pbUnknownBytes(f, "apps/", "PodList", []byte{0x0a, 0x02, 0x32, 0x00, 0x12, 0x00}))
+	f.Add(pbUnknownBytes(f, "a/b/c", "", []byte{0x12, 0x02, 0x0a, 0x00}))
 	// Two TypeMetas, merged field by field.
 	twoTypeMetas := append(append([]byte(nil), protobufMagic...), 0x0a, 0x09, 0x0a, 0x07, 'a', 'p', 'p', 's', '/', 'v', '1', 0x0a, 0x09, 0x12, 0x07, 'P', 'o', 'd', 'L', 'i', 's', 't', 0x12, 0x00)
 	f.Add(twoTypeMetas)
 	f.Add(append(append([]byte(nil), protobufMagic...), 0x0a, 0x04, 0x0a, 0x02, 'v', '1', 0x0a, 0x09, 0x12, 0x07, 'P', 'o', 'd', 'L', 'i', 's', 't', 0x12, 0x00))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		got, lm, err := collect(NewProtobuf[*corev1.Pod](podGVK), bytes.NewReader(body))
+		got, lm, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(body))
 		var want corev1.PodList
-		cgErr := clientGoList(body, podGV, &want)
+		cgErr := pbClientGoList(body, pbPodGV, &want)
 		if err != nil {
 			var de *DecodeError
 			if !errors.As(err, &de) {
@@ -94,7 +94,7 @@ func FuzzProtobufList(f *testing.F) {
 			// no API server writes (errTwoRaws, errTypeMetaAfterRaw,
 			// errNoRaw), which ours refuses as soon as it sees them, even
 			// after an error client-go would have overridden.
-			if cgErr == nil && serverShaped(body) {
+			if cgErr == nil && pbServerShaped(body) {
 				t.Fatalf("ours: %v; client-go decoded %d items", err, len(want.Items))
 			}
 			return
@@ -117,9 +117,9 @@ func FuzzProtobufList(f *testing.F) {
 	})
 }
 
-// serverShaped reports whether a LIST body's envelope has the shape every
+// pbServerShaped reports whether a LIST body's envelope has the shape every
 // API server writes: exactly one raw, no TypeMeta after it.
-func serverShaped(body []byte) bool {
+func pbServerShaped(body []byte) bool {
 	if !bytes.HasPrefix(body, protobufMagic) {
 		return true // refused by both before any item
 	}

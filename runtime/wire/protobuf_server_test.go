@@ -21,10 +21,10 @@ import (
 // client-go's typed clients do: the two ends every protobuf test compares
 // against.
 
-// serverObject encodes obj as the API server's protobuf serializer does for
+// pbServerObject encodes obj as the API server's protobuf serializer does for
 // a GET or a watch event's object: the magic, then a runtime.Unknown naming
 // gvk.
-func serverObject(t testing.TB, obj runtime.Object, gvk schema.GroupVersionKind) []byte {
+func pbServerObject(t testing.TB, obj runtime.Object, gvk schema.GroupVersionKind) []byte {
 	t.Helper()
 	obj = obj.DeepCopyObject()
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
@@ -35,10 +35,10 @@ func serverObject(t testing.TB, obj runtime.Object, gvk schema.GroupVersionKind)
 	return buf.Bytes()
 }
 
-// serverList encodes a list as the API server does, with or without the
+// pbServerList encodes a list as the API server does, with or without the
 // streaming collections encoding (the StreamingCollectionsEncodingToProtobuf
 // feature) that writes items one by one.
-func serverList(t testing.TB, list runtime.Object, gvk schema.GroupVersionKind, streamingItems bool) []byte {
+func pbServerList(t testing.TB, list runtime.Object, gvk schema.GroupVersionKind, streamingItems bool) []byte {
 	t.Helper()
 	list = list.DeepCopyObject()
 	list.GetObjectKind().SetGroupVersionKind(gvk)
@@ -50,11 +50,11 @@ func serverList(t testing.TB, list runtime.Object, gvk schema.GroupVersionKind, 
 	return buf.Bytes()
 }
 
-// serverEvent is one frame of a protobuf WATCH body as the API server's
+// pbServerEvent is one frame of a protobuf WATCH body as the API server's
 // watchEncoder writes it (k8s.io/apiserver/pkg/endpoints/handlers/response.go):
 // the event, encoded by the raw serializer, around the object's encoding,
 // through the length-delimited framer.
-func serverEvent(t testing.TB, typ watch.EventType, object []byte) []byte {
+func pbServerEvent(t testing.TB, typ watch.EventType, object []byte) []byte {
 	t.Helper()
 	var ev bytes.Buffer
 	if err := protobuf.NewRawSerializer(scheme.Scheme, scheme.Scheme).Encode(&metav1.WatchEvent{
@@ -69,18 +69,18 @@ func serverEvent(t testing.TB, typ watch.EventType, object []byte) []byte {
 	return out.Bytes()
 }
 
-// clientGoNegotiator is what a typed clientset uses for gv
+// pbClientGoNegotiator is what a typed clientset uses for gv
 // (rest.CodecFactoryForGeneratedClient(...).WithoutConversion()).
-func clientGoNegotiator(gv schema.GroupVersion) runtime.ClientNegotiator {
+func pbClientGoNegotiator(gv schema.GroupVersion) runtime.ClientNegotiator {
 	return runtime.NewClientNegotiator(scheme.Codecs.WithoutConversion(), gv)
 }
 
-// clientGoList decodes a LIST body as rest.Result.Into does. A body that
+// pbClientGoList decodes a LIST body as rest.Result.Into does. A body that
 // decodes to another object than into is an error here (Into returns nil
 // then and leaves into empty, which no caller could tell from an empty
 // list).
-func clientGoList(body []byte, gv schema.GroupVersion, into runtime.Object) error {
-	dec, err := clientGoNegotiator(gv).Decoder(MediaTypeProtobuf, nil)
+func pbClientGoList(body []byte, gv schema.GroupVersion, into runtime.Object) error {
+	dec, err := pbClientGoNegotiator(gv).Decoder(MediaTypeProtobuf, nil)
 	if err != nil {
 		return err
 	}
@@ -94,19 +94,19 @@ func clientGoList(body []byte, gv schema.GroupVersion, into runtime.Object) erro
 	return nil
 }
 
-// clientGoWatch decodes a WATCH body as rest.Request.Watch does
+// pbClientGoWatch decodes a WATCH body as rest.Request.Watch does
 // (newStreamWatcher): the negotiated framer, streaming.NewDecoder over the
 // raw serializer, restclientwatch.Decoder for the object. It returns
 // io.EOF at the end of the body.
-type clientGoWatch struct{ d *restclientwatch.Decoder }
+type pbClientGoWatch struct{ d *restclientwatch.Decoder }
 
-func newClientGoWatch(t testing.TB, body io.Reader, gv schema.GroupVersion) clientGoWatch {
-	objectDecoder, streamSerializer, fr, err := clientGoNegotiator(gv).StreamDecoder(MediaTypeProtobuf, nil)
+func newPBClientGoWatch(t testing.TB, body io.Reader, gv schema.GroupVersion) pbClientGoWatch {
+	objectDecoder, streamSerializer, fr, err := pbClientGoNegotiator(gv).StreamDecoder(MediaTypeProtobuf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	frames := fr.NewFrameReader(io.NopCloser(body))
-	return clientGoWatch{restclientwatch.NewDecoder(streaming.NewDecoder(frames, streamSerializer), objectDecoder)}
+	return pbClientGoWatch{restclientwatch.NewDecoder(streaming.NewDecoder(frames, streamSerializer), objectDecoder)}
 }
 
-func (w clientGoWatch) next() (watch.EventType, runtime.Object, error) { return w.d.Decode() }
+func (w pbClientGoWatch) next() (watch.EventType, runtime.Object, error) { return w.d.Decode() }

@@ -19,12 +19,12 @@ import (
 )
 
 var (
-	podGVK    = corev1.SchemeGroupVersion.WithKind("Pod")
-	podGV     = corev1.SchemeGroupVersion
-	statusGVK = schema.GroupVersionKind{Version: "v1", Kind: "Status"}
+	pbPodGVK    = corev1.SchemeGroupVersion.WithKind("Pod")
+	pbPodGV     = corev1.SchemeGroupVersion
+	pbStatusGVK = schema.GroupVersionKind{Version: "v1", Kind: "Status"}
 )
 
-func testPod(i int) *corev1.Pod {
+func pbTestPod(i int) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: "ns", Name: fmt.Sprintf("pod-%d", i), ResourceVersion: fmt.Sprint(100 + i),
@@ -35,17 +35,17 @@ func testPod(i int) *corev1.Pod {
 	}
 }
 
-func podListBody(t testing.TB, n int, streamingItems bool) ([]byte, []*corev1.Pod) {
+func pbPodListBody(t testing.TB, n int, streamingItems bool) ([]byte, []*corev1.Pod) {
 	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "555", Continue: "next-token", RemainingItemCount: new(int64(7))}}
 	var pods []*corev1.Pod
 	for i := range n {
-		list.Items = append(list.Items, *testPod(i))
-		pods = append(pods, testPod(i))
+		list.Items = append(list.Items, *pbTestPod(i))
+		pods = append(pods, pbTestPod(i))
 	}
-	return serverList(t, list, podGV.WithKind("PodList"), streamingItems), pods
+	return pbServerList(t, list, pbPodGV.WithKind("PodList"), streamingItems), pods
 }
 
-func collect[T any](codec Codec[T], body io.Reader) ([]T, ListMeta, error) {
+func pbCollect[T any](codec Codec[T], body io.Reader) ([]T, ListMeta, error) {
 	var items []T
 	lm, err := codec.DecodeList(body, func(t T) error {
 		items = append(items, t)
@@ -55,17 +55,17 @@ func collect[T any](codec Codec[T], body io.Reader) ([]T, ListMeta, error) {
 }
 
 func TestProtobufPodList(t *testing.T) {
-	forCodec, err := NewProtobufFor[*corev1.Pod](podGVK)
+	forCodec, err := NewProtobufFor[*corev1.Pod](pbPodGVK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, codec := range map[string]Codec[*corev1.Pod]{"NewProtobuf": NewProtobuf[*corev1.Pod](podGVK), "NewProtobufFor": forCodec} {
+	for name, codec := range map[string]Codec[*corev1.Pod]{"NewProtobuf": NewProtobuf[*corev1.Pod](pbPodGVK), "NewProtobufFor": forCodec} {
 		t.Run(name, func(t *testing.T) {
 			if codec.MediaType() != "application/vnd.kubernetes.protobuf" {
 				t.Errorf("MediaType %q", codec.MediaType())
 			}
-			body, want := podListBody(t, 3, true)
-			got, lm, err := collect(codec, bytes.NewReader(body))
+			body, want := pbPodListBody(t, 3, true)
+			got, lm, err := pbCollect(codec, bytes.NewReader(body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,8 +83,8 @@ func TestProtobufPodList(t *testing.T) {
 }
 
 func TestProtobufEmptyList(t *testing.T) {
-	body, _ := podListBody(t, 0, false)
-	got, lm, err := collect(NewProtobuf[*corev1.Pod](podGVK), bytes.NewReader(body))
+	body, _ := pbPodListBody(t, 0, false)
+	got, lm, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(body))
 	if err != nil || len(got) != 0 || lm.ResourceVersion != "555" {
 		t.Fatalf("got %d items, %+v, %v", len(got), lm, err)
 	}
@@ -95,13 +95,13 @@ func TestNewProtobufForRefusesTypesWithoutProtobuf(t *testing.T) {
 		metav1.TypeMeta   `json:",inline"`
 		metav1.ObjectMeta `json:"metadata"`
 	}
-	if _, err := NewProtobufFor[*crd](podGVK); err == nil {
+	if _, err := NewProtobufFor[*crd](pbPodGVK); err == nil {
 		t.Error("a CRD-like type got a protobuf codec")
 	}
-	if _, err := NewProtobufFor[*unstructured.Unstructured](podGVK); err == nil {
+	if _, err := NewProtobufFor[*unstructured.Unstructured](pbPodGVK); err == nil {
 		t.Error("Unstructured got a protobuf codec")
 	}
-	if _, err := NewProtobufFor[runtime.Object](podGVK); err == nil {
+	if _, err := NewProtobufFor[runtime.Object](pbPodGVK); err == nil {
 		t.Error("an interface type got a protobuf codec")
 	}
 }
@@ -109,13 +109,13 @@ func TestNewProtobufForRefusesTypesWithoutProtobuf(t *testing.T) {
 // TestProtobufListStreams shows that an item reaches each before the rest of
 // the body has arrived.
 func TestProtobufListStreams(t *testing.T) {
-	body, _ := podListBody(t, 2, true)
+	body, _ := pbPodListBody(t, 2, true)
 	second := bytes.LastIndex(body, []byte("pod-1")) // inside the second item
 	pr, pw := io.Pipe()
 	firstSeen := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		_, err := NewProtobuf[*corev1.Pod](podGVK).DecodeList(pr, func(p *corev1.Pod) error {
+		_, err := NewProtobuf[*corev1.Pod](pbPodGVK).DecodeList(pr, func(p *corev1.Pod) error {
 			select {
 			case firstSeen <- p.Name:
 			default:
@@ -140,10 +140,10 @@ func TestProtobufListStreams(t *testing.T) {
 }
 
 func TestProtobufListEachErrorReturnedAsIs(t *testing.T) {
-	body, _ := podListBody(t, 3, true)
+	body, _ := pbPodListBody(t, 3, true)
 	stop := errors.New("stop")
 	calls := 0
-	_, err := NewProtobuf[*corev1.Pod](podGVK).DecodeList(bytes.NewReader(body), func(*corev1.Pod) error {
+	_, err := NewProtobuf[*corev1.Pod](pbPodGVK).DecodeList(bytes.NewReader(body), func(*corev1.Pod) error {
 		calls++
 		return stop
 	})
@@ -152,12 +152,12 @@ func TestProtobufListEachErrorReturnedAsIs(t *testing.T) {
 	}
 }
 
-type failingReader struct {
+type pbFailingReader struct {
 	r   io.Reader
 	err error
 }
 
-func (f *failingReader) Read(p []byte) (int, error) {
+func (f *pbFailingReader) Read(p []byte) (int, error) {
 	n, err := f.r.Read(p)
 	if err == io.EOF {
 		return n, f.err
@@ -167,14 +167,14 @@ func (f *failingReader) Read(p []byte) (int, error) {
 
 func TestProtobufBodyErrorIsNotADecodeError(t *testing.T) {
 	reset := errors.New("connection reset")
-	body, _ := podListBody(t, 3, true)
-	_, _, err := collect(NewProtobuf[*corev1.Pod](podGVK), &failingReader{bytes.NewReader(body[:len(body)/2]), reset})
+	body, _ := pbPodListBody(t, 3, true)
+	_, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), &pbFailingReader{bytes.NewReader(body[:len(body)/2]), reset})
 	var de *DecodeError
 	if !errors.Is(err, reset) || errors.As(err, &de) {
 		t.Errorf("list: %v, want the body's error", err)
 	}
-	stream := append(serverEvent(t, watch.Added, serverObject(t, testPod(0), podGVK)), serverEvent(t, watch.Added, serverObject(t, testPod(1), podGVK))...)
-	w := NewProtobuf[*corev1.Pod](podGVK).NewWatchDecoder(&failingReader{bytes.NewReader(stream[:len(stream)-10]), reset})
+	stream := append(pbServerEvent(t, watch.Added, pbServerObject(t, pbTestPod(0), pbPodGVK)), pbServerEvent(t, watch.Added, pbServerObject(t, pbTestPod(1), pbPodGVK))...)
+	w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(&pbFailingReader{bytes.NewReader(stream[:len(stream)-10]), reset})
 	if _, err := w.Next(); err != nil {
 		t.Fatal(err)
 	}
@@ -183,23 +183,23 @@ func TestProtobufBodyErrorIsNotADecodeError(t *testing.T) {
 	}
 }
 
-func watchBody(t testing.TB) ([]byte, []Event[*corev1.Pod]) {
+func pbWatchBody(t testing.TB) ([]byte, []Event[*corev1.Pod]) {
 	var body []byte
 	var want []Event[*corev1.Pod]
 	for i, typ := range []watch.EventType{watch.Added, watch.Modified, watch.Bookmark, watch.Deleted} {
-		p := testPod(i)
-		body = append(body, serverEvent(t, typ, serverObject(t, p, podGVK))...)
+		p := pbTestPod(i)
+		body = append(body, pbServerEvent(t, typ, pbServerObject(t, p, pbPodGVK))...)
 		want = append(want, Event[*corev1.Pod]{Type: typ, Object: p})
 	}
 	st := &metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired}
-	body = append(body, serverEvent(t, watch.Error, serverObject(t, st, statusGVK))...)
+	body = append(body, pbServerEvent(t, watch.Error, pbServerObject(t, st, pbStatusGVK))...)
 	want = append(want, Event[*corev1.Pod]{Type: watch.Error, Status: st})
 	return body, want
 }
 
 func TestProtobufWatch(t *testing.T) {
-	body, want := watchBody(t)
-	w := NewProtobuf[*corev1.Pod](podGVK).NewWatchDecoder(bytes.NewReader(body))
+	body, want := pbWatchBody(t)
+	w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(bytes.NewReader(body))
 	for i := range want {
 		ev, err := w.Next()
 		if err != nil {
@@ -220,14 +220,14 @@ func TestProtobufWatch(t *testing.T) {
 // before the cut decode, then a cut between frames is io.EOF and any other
 // cut a DecodeError that ends the stream.
 func TestProtobufWatchTruncated(t *testing.T) {
-	body, want := watchBody(t)
+	body, want := pbWatchBody(t)
 	var ends []int // offsets where a frame ends
 	for off := 0; off < len(body); {
 		off += 4 + int(binary.BigEndian.Uint32(body[off:]))
 		ends = append(ends, off)
 	}
 	for cut := range len(body) {
-		w := NewProtobuf[*corev1.Pod](podGVK).NewWatchDecoder(bytes.NewReader(body[:cut]))
+		w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(bytes.NewReader(body[:cut]))
 		complete := 0
 		for complete < len(ends) && ends[complete] <= cut {
 			complete++
@@ -256,7 +256,7 @@ func TestProtobufWatchTruncated(t *testing.T) {
 // TestProtobufListTruncated cuts a list body at every byte: always a
 // DecodeError, after a prefix of the items.
 func TestProtobufListTruncated(t *testing.T) {
-	body, want := podListBody(t, 3, true)
+	body, want := pbPodListBody(t, 3, true)
 	// The envelope ends with an empty contentEncoding and contentType,
 	// after the items: a cut between those fields leaves a whole list.
 	rawEnd := len(body) - 4
@@ -264,7 +264,7 @@ func TestProtobufListTruncated(t *testing.T) {
 		t.Fatalf("envelope ends with %x", body[rawEnd:])
 	}
 	for cut := range len(body) {
-		got, _, err := collect(NewProtobuf[*corev1.Pod](podGVK), bytes.NewReader(body[:cut]))
+		got, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(body[:cut]))
 		if err == nil && (cut == rawEnd || cut == rawEnd+2) && len(got) == len(want) {
 			continue
 		}
@@ -278,9 +278,9 @@ func TestProtobufListTruncated(t *testing.T) {
 	}
 }
 
-// unknownBytes writes the magic and a runtime.Unknown around raw, as a
+// pbUnknownBytes writes the magic and a runtime.Unknown around raw, as a
 // broken or hostile server might.
-func unknownBytes(t testing.TB, apiVersion, kind string, raw []byte) []byte {
+func pbUnknownBytes(t testing.TB, apiVersion, kind string, raw []byte) []byte {
 	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: raw}
 	b, err := u.Marshal()
 	if err != nil {
@@ -289,21 +289,21 @@ func unknownBytes(t testing.TB, apiVersion, kind string, raw []byte) []byte {
 	return append(append([]byte(nil), protobufMagic...), b...)
 }
 
-func frame(b []byte) []byte {
+func pbFrame(b []byte) []byte {
 	return append([]byte{byte(len(b) >> 24), byte(len(b) >> 16), byte(len(b) >> 8), byte(len(b))}, b...)
 }
 
-func rawEvent(t testing.TB, typ string, object []byte) []byte {
+func pbRawEvent(t testing.TB, typ string, object []byte) []byte {
 	b, err := (&metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: object}}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return frame(b)
+	return pbFrame(b)
 }
 
-type zeros struct{}
+type pbZeros struct{}
 
-func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+func (pbZeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
 // TestProtobufWatchRecoverable puts a malformed event of every kind between
 // good ones: each is a recoverable DecodeError, and the next event decodes.
@@ -316,26 +316,26 @@ func TestProtobufWatchRecoverable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := func(i int) []byte { return serverEvent(t, watch.Added, serverObject(t, testPod(i), podGVK)) }
+	good := func(i int) []byte { return pbServerEvent(t, watch.Added, pbServerObject(t, pbTestPod(i), pbPodGVK)) }
 	cases := []struct {
 		name    string
 		frame   []byte
 		key, rv string
 		oversz  bool
 	}{
-		{name: "object does not unmarshal", frame: rawEvent(t, "ADDED", unknownBytes(t, "v1", "Pod", append(secretBytes, 0xff))), key: "ns/creds", rv: "42"},
-		{name: "another kind", frame: serverEvent(t, watch.Modified, serverObject(t, secret, corev1.SchemeGroupVersion.WithKind("Secret"))), key: "ns/creds", rv: "42"},
-		{name: "another group", frame: rawEvent(t, "ADDED", unknownBytes(t, "apps/v1", "Pod", secretBytes)), key: "ns/creds", rv: "42"},
-		{name: "no apiVersion", frame: rawEvent(t, "ADDED", unknownBytes(t, "", "Pod", secretBytes)), key: "ns/creds", rv: "42"},
-		{name: "unknown event type", frame: rawEvent(t, "hunter2-do-not-log", unknownBytes(t, "v1", "Pod", secretBytes))},
-		{name: "ERROR without a Status", frame: rawEvent(t, "ERROR", unknownBytes(t, "v1", "Pod", secretBytes))},
-		{name: "ADDED with a Status", frame: serverEvent(t, watch.Added, serverObject(t, &metav1.Status{}, statusGVK))},
-		{name: "object without magic", frame: rawEvent(t, "ADDED", secretBytes)},
-		{name: "object just the magic", frame: rawEvent(t, "ADDED", protobufMagic)},
-		{name: "no object", frame: rawEvent(t, "ADDED", nil)},
-		{name: "empty frame", frame: frame(nil)},
-		{name: "garbage frame", frame: frame([]byte{0xff, 0xff, 0xff})},
-		{name: "event envelope truncated inside", frame: frame(rawEvent(t, "ADDED", unknownBytes(t, "v1", "Pod", secretBytes))[4:30])},
+		{name: "object does not unmarshal", frame: pbRawEvent(t, "ADDED", pbUnknownBytes(t, "v1", "Pod", append(secretBytes, 0xff))), key: "ns/creds", rv: "42"},
+		{name: "another kind", frame: pbServerEvent(t, watch.Modified, pbServerObject(t, secret, corev1.SchemeGroupVersion.WithKind("Secret"))), key: "ns/creds", rv: "42"},
+		{name: "another group", frame: pbRawEvent(t, "ADDED", pbUnknownBytes(t, "apps/v1", "Pod", secretBytes)), key: "ns/creds", rv: "42"},
+		{name: "no apiVersion", frame: pbRawEvent(t, "ADDED", pbUnknownBytes(t, "", "Pod", secretBytes)), key: "ns/creds", rv: "42"},
+		{name: "unknown event type", frame: pbRawEvent(t, "hunter2-do-not-log", pbUnknownBytes(t, "v1", "Pod", secretBytes))},
+		{name: "ERROR without a Status", frame: pbRawEvent(t, "ERROR", pbUnknownBytes(t, "v1", "Pod", secretBytes))},
+		{name: "ADDED with a Status", frame: pbServerEvent(t, watch.Added, pbServerObject(t, &metav1.Status{}, pbStatusGVK))},
+		{name: "object without magic", frame: pbRawEvent(t, "ADDED", secretBytes)},
+		{name: "object just the magic", frame: pbRawEvent(t, "ADDED", protobufMagic)},
+		{name: "no object", frame: pbRawEvent(t, "ADDED", nil)},
+		{name: "empty frame", frame: pbFrame(nil)},
+		{name: "garbage frame", frame: pbFrame([]byte{0xff, 0xff, 0xff})},
+		{name: "event envelope truncated inside", frame: pbFrame(pbRawEvent(t, "ADDED", pbUnknownBytes(t, "v1", "Pod", secretBytes))[4:30])},
 		{name: "frame over 16 MiB", oversz: true},
 	}
 	for _, tc := range cases {
@@ -343,12 +343,12 @@ func TestProtobufWatchRecoverable(t *testing.T) {
 			var parts []io.Reader
 			parts = append(parts, bytes.NewReader(good(0)))
 			if tc.oversz {
-				parts = append(parts, bytes.NewReader([]byte{0x01, 0x00, 0x00, 0x01}), io.LimitReader(zeros{}, 1<<24+1))
+				parts = append(parts, bytes.NewReader([]byte{0x01, 0x00, 0x00, 0x01}), io.LimitReader(pbZeros{}, 1<<24+1))
 			} else {
 				parts = append(parts, bytes.NewReader(tc.frame))
 			}
 			parts = append(parts, bytes.NewReader(good(1)))
-			w := NewProtobuf[*corev1.Pod](podGVK).NewWatchDecoder(io.MultiReader(parts...))
+			w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(io.MultiReader(parts...))
 			if ev, err := w.Next(); err != nil || ev.Object.Name != "pod-0" {
 				t.Fatalf("first event: %v", err)
 			}
@@ -380,14 +380,14 @@ func TestProtobufWatchRecoverable(t *testing.T) {
 // might send: each is a DecodeError, none panics or allocates its claimed
 // size.
 func TestProtobufListMalformed(t *testing.T) {
-	pod := testPod(0)
+	pod := pbTestPod(0)
 	pod.Namespace, pod.Name, pod.ResourceVersion = "", "creds", "42"
 	pod.Annotations = map[string]string{"password": "hunter2-do-not-log"}
 	sb, err := pod.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	item := func(b []byte) []byte { return append(append([]byte{0x12}, varintBytes(uint64(len(b)))...), b...) }
+	item := func(b []byte) []byte { return append(append([]byte{0x12}, pbVarint(uint64(len(b)))...), b...) }
 	cases := map[string]struct {
 		body    []byte
 		key, rv string
@@ -395,24 +395,24 @@ func TestProtobufListMalformed(t *testing.T) {
 		"empty":                       {body: nil},
 		"only the magic":              {body: protobufMagic},
 		"json":                        {body: []byte(`{"kind":"PodList","apiVersion":"v1","items":[]}`)},
-		"another kind":                {body: unknownBytes(t, "v1", "SecretList", item(sb))},
-		"another group":               {body: unknownBytes(t, "apps/v1", "PodList", item(sb))},
-		"item kind not a list":        {body: unknownBytes(t, "v1", "Pod", item(sb))},
-		"bad item":                    {body: unknownBytes(t, "v1", "PodList", item(append(sb, 0xff))), key: "creds", rv: "42"},
-		"item length beyond the list": {body: unknownBytes(t, "v1", "PodList", append([]byte{0x12, 0xff, 0xff, 0xff, 0xff, 0x0f}, sb...))},
-		"item length 2^63":            {body: unknownBytes(t, "v1", "PodList", append([]byte{0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, sb...))},
+		"another kind":                {body: pbUnknownBytes(t, "v1", "SecretList", item(sb))},
+		"another group":               {body: pbUnknownBytes(t, "apps/v1", "PodList", item(sb))},
+		"item kind not a list":        {body: pbUnknownBytes(t, "v1", "Pod", item(sb))},
+		"bad item":                    {body: pbUnknownBytes(t, "v1", "PodList", item(append(sb, 0xff))), key: "creds", rv: "42"},
+		"item length beyond the list": {body: pbUnknownBytes(t, "v1", "PodList", append([]byte{0x12, 0xff, 0xff, 0xff, 0xff, 0x0f}, sb...))},
+		"item length 2^63":            {body: pbUnknownBytes(t, "v1", "PodList", append([]byte{0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}, sb...))},
 		"raw length 2^40":             {body: append(append(append([]byte(nil), protobufMagic...), 0x12, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20), item(sb)...)},
 		"varint overflow":             {body: append(append([]byte(nil), protobufMagic...), 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01)},
 		"end group":                   {body: append(append([]byte(nil), protobufMagic...), 0x0c)},
-		"raw twice":                   {body: append(unknownBytes(t, "v1", "PodList", item(sb)), 0x12, 0x00)},
+		"raw twice":                   {body: append(pbUnknownBytes(t, "v1", "PodList", item(sb)), 0x12, 0x00)},
 		"type after the items":        {body: append(append(append([]byte(nil), protobufMagic...), 0x12, 0x00), 0x0a, 0x00)},
-		"no items field":              {body: unknownBytes(t, "v1", "PodList", nil)},
+		"no items field":              {body: pbUnknownBytes(t, "v1", "PodList", nil)},
 		// The second TypeMeta names only the kind: the group of the first stays.
 		"two type metas merged": {body: append(append(append([]byte(nil), protobufMagic...), 0x0a, 0x09, 0x0a, 0x07, 'a', 'p', 'p', 's', '/', 'v', '1', 0x0a, 0x09, 0x12, 0x07, 'P', 'o', 'd', 'L', 'i', 's', 't'), item(sb)...)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := collect(NewProtobuf[*corev1.Pod](podGVK), bytes.NewReader(tc.body))
+			_, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(tc.body))
 			var de *DecodeError
 			if !errors.As(err, &de) {
 				t.Fatalf("%v, want a DecodeError", err)
@@ -427,7 +427,7 @@ func TestProtobufListMalformed(t *testing.T) {
 	}
 }
 
-func varintBytes(v uint64) []byte {
+func pbVarint(v uint64) []byte {
 	var b []byte
 	for v >= 0x80 {
 		b = append(b, byte(v)|0x80)
@@ -440,11 +440,11 @@ func varintBytes(v uint64) []byte {
 // read buffer, so that its bytes are reused, and checks every item at the
 // end: an item that kept a reference into the buffer would have changed.
 func TestProtobufListItemsDoNotAliasTheBuffer(t *testing.T) {
-	body, want := podListBody(t, 1200, true) // ~170 KB, over streamBufferSize
-	if len(body) < 2*streamBufferSize {
+	body, want := pbPodListBody(t, 1200, true) // ~170 KB, over pbBufferSize
+	if len(body) < 2*pbBufferSize {
 		t.Fatalf("body of %d bytes does not wrap the read buffer", len(body))
 	}
-	got, _, err := collect(NewProtobuf[*corev1.Pod](podGVK), bytes.NewReader(body))
+	got, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ func TestProtobufListItemsDoNotAliasTheBuffer(t *testing.T) {
 func TestProtobufLargeObjects(t *testing.T) {
 	var pods []*corev1.Pod
 	for i, size := range []int{10, 100 << 10, 10, 2 << 20, 10, 200 << 10} {
-		p := testPod(i)
+		p := pbTestPod(i)
 		p.Annotations = map[string]string{"blob": strings.Repeat("x", size)}
 		pods = append(pods, p)
 	}
@@ -467,13 +467,13 @@ func TestProtobufLargeObjects(t *testing.T) {
 	var stream []byte
 	for _, p := range pods {
 		list.Items = append(list.Items, *p)
-		stream = append(stream, serverEvent(t, watch.Modified, serverObject(t, p, podGVK))...)
+		stream = append(stream, pbServerEvent(t, watch.Modified, pbServerObject(t, p, pbPodGVK))...)
 	}
-	got, _, err := collect(NewProtobuf[*corev1.Pod](podGVK), bytes.NewReader(serverList(t, list, podGV.WithKind("PodList"), true)))
+	got, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(pbServerList(t, list, pbPodGV.WithKind("PodList"), true)))
 	if err != nil || !apiequality.Semantic.DeepEqual(got, pods) {
 		t.Fatalf("list: %v, or items differ", err)
 	}
-	w := NewProtobuf[*corev1.Pod](podGVK).NewWatchDecoder(bytes.NewReader(stream))
+	w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(bytes.NewReader(stream))
 	for i, want := range pods {
 		ev, err := w.Next()
 		if err != nil || !apiequality.Semantic.DeepEqual(ev.Object, want) {

@@ -20,10 +20,10 @@ import (
 // by the protobuf serializer: the magic and a runtime.Unknown around it.
 
 var (
-	errFrameTooLarge = fmt.Errorf("watch event frame longer than %d bytes", maxObjectBytes)
-	errEmptyFrame    = errors.New("empty watch event frame")
-	errEventType     = errors.New("watch event of an unknown type")
-	errNoObject      = errors.New("watch event object without the protobuf magic")
+	errPBFrameTooLarge = fmt.Errorf("watch event frame longer than %d bytes", pbMaxObjectBytes)
+	errPBEmptyFrame    = errors.New("empty watch event frame")
+	errPBEventType     = errors.New("watch event of an pbUnknown type")
+	errPBNoObject      = errors.New("watch event object without the protobuf magic")
 )
 
 func (c *protobufCodec[T]) NewWatchDecoder(body io.Reader) WatchDecoder[T] {
@@ -72,17 +72,17 @@ func (w *protobufWatch[T]) next() (Event[T], error) {
 		if err == io.EOF && len(hdr) == 0 {
 			return Event[T]{}, io.EOF
 		}
-		return Event[T]{}, &DecodeError{Offset: s.off + int64(len(hdr)), Err: eofIsUnexpected(err)}
+		return Event[T]{}, &DecodeError{Offset: s.off + int64(len(hdr)), Err: pbEOFIsUnexpected(err)}
 	}
 	n := int64(binary.BigEndian.Uint32(hdr))
 	s.r.Discard(4) //nolint:errcheck // Peek returned 4 bytes
 	s.off += 4
 	start := s.off
-	if n > maxObjectBytes {
+	if n > pbMaxObjectBytes {
 		// Like client-go's streaming decoder (ErrObjectTooLarge), skip the
 		// frame and go on with the next one.
 		w.skip = n
-		return Event[T]{}, &DecodeError{Recoverable: true, Offset: start, Err: errFrameTooLarge}
+		return Event[T]{}, &DecodeError{Recoverable: true, Offset: start, Err: errPBFrameTooLarge}
 	}
 	frame, err := s.next(int(n))
 	if err != nil {
@@ -104,7 +104,7 @@ func (w *protobufWatch[T]) next() (Event[T], error) {
 // offset in frame where decoding failed.
 func (c *protobufCodec[T]) decodeEvent(frame []byte) (_ Event[T], pos int, _ error) {
 	if len(frame) == 0 {
-		return Event[T]{}, 0, errEmptyFrame
+		return Event[T]{}, 0, errPBEmptyFrame
 	}
 	// WatchEvent: type (1, string), object (2, RawExtension: raw is field 1).
 	// A field that appears twice replaces (type, raw) or merges (object) as
@@ -166,7 +166,7 @@ func (c *protobufCodec[T]) decodeEvent(frame []byte) (_ Event[T], pos int, _ err
 	case string(watch.Error):
 		et = watch.Error
 	default:
-		return Event[T]{}, 0, errEventType
+		return Event[T]{}, 0, errPBEventType
 	}
 	// raw is a window of frame: its offset in it, for error messages.
 	objPos := cap(frame) - cap(raw)
@@ -176,9 +176,9 @@ func (c *protobufCodec[T]) decodeEvent(frame []byte) (_ Event[T], pos int, _ err
 	if !bytes.HasPrefix(raw, protobufMagic) || len(raw) == len(protobufMagic) {
 		// apimachinery: "empty data", "does not appear to be a protobuf
 		// message", "empty body".
-		return Event[T]{}, objPos, errNoObject
+		return Event[T]{}, objPos, errPBNoObject
 	}
-	var u unknown
+	var u pbUnknown
 	if err := u.unmarshal(raw[len(protobufMagic):]); err != nil {
 		return Event[T]{}, objPos, fmt.Errorf("watch event object envelope: %w", err)
 	}
@@ -187,8 +187,8 @@ func (c *protobufCodec[T]) decodeEvent(frame []byte) (_ Event[T], pos int, _ err
 	if et == watch.Error {
 		// Status is an unversioned kind: the scheme makes one for any
 		// apiVersion with a version (the API server writes "v1").
-		if _, v, ok := parseGroupVersion(u.apiVersion); !ok || len(v) == 0 || string(u.kind) != "Status" {
-			return Event[T]{}, objPos, fmt.Errorf("ERROR watch event object is %s, not a Status", describeType(u.typeMeta))
+		if _, v, ok := pbParseGroupVersion(u.apiVersion); !ok || len(v) == 0 || string(u.kind) != "Status" {
+			return Event[T]{}, objPos, fmt.Errorf("ERROR watch event object is %s, not a Status", pbDescribeType(u.pbTypeMeta))
 		}
 		st := &metav1.Status{}
 		if err := st.Unmarshal(u.raw); err != nil {
@@ -196,14 +196,14 @@ func (c *protobufCodec[T]) decodeEvent(frame []byte) (_ Event[T], pos int, _ err
 		}
 		return Event[T]{Type: et, Status: st}, 0, nil
 	}
-	if !checkObjectType(u.typeMeta, c.group, c.version, c.kind) {
-		key, rv := objectKey(u.raw)
+	if !pbCheckObjectType(u.pbTypeMeta, c.group, c.version, c.kind) {
+		key, rv := pbObjectKey(u.raw)
 		return Event[T]{}, 0, &DecodeError{Key: key, ResourceVersion: rv, Offset: int64(objPos),
-			Err: fmt.Errorf("%s watch event object is %s, not %q %q", et, describeType(u.typeMeta), c.apiVersion, c.kind)}
+			Err: fmt.Errorf("%s watch event object is %s, not %q %q", et, pbDescribeType(u.pbTypeMeta), c.apiVersion, c.kind)}
 	}
 	t := c.newT()
 	if err := c.unmarshal(t, u.raw); err != nil {
-		key, rv := objectKey(u.raw)
+		key, rv := pbObjectKey(u.raw)
 		return Event[T]{}, 0, &DecodeError{Key: key, ResourceVersion: rv, Offset: int64(objPos),
 			Err: fmt.Errorf("%s watch event object: %w", et, err)}
 	}

@@ -26,9 +26,9 @@ const (
 )
 
 var (
-	errVarintOverflow = errors.New("protobuf: varint overflows 64 bits")
-	errBadLength      = errors.New("protobuf: length beyond the enclosing message")
-	errEndGroup       = errors.New("protobuf: end of group without its start")
+	errPBVarintOverflow = errors.New("protobuf: varint overflows 64 bits")
+	errPBBadLength      = errors.New("protobuf: length beyond the enclosing message")
+	errPBEndGroup       = errors.New("protobuf: end of group without its start")
 )
 
 // pbBytes reads protobuf fields from a message held in memory.
@@ -43,7 +43,7 @@ func (p *pbBytes) varint() (uint64, error) {
 	var v uint64
 	for shift := uint(0); ; shift += 7 {
 		if shift >= 64 {
-			return 0, errVarintOverflow
+			return 0, errPBVarintOverflow
 		}
 		if p.i >= len(p.b) {
 			return 0, io.ErrUnexpectedEOF
@@ -64,13 +64,13 @@ func (p *pbBytes) tag() (field int32, wt int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	return checkTag(v)
+	return pbCheckTag(v)
 }
 
-func checkTag(v uint64) (int32, int, error) {
+func pbCheckTag(v uint64) (int32, int, error) {
 	field, wt := int32(v>>3), int(v&7)
 	if wt == wireEndGroup {
-		return 0, 0, errEndGroup
+		return 0, 0, errPBEndGroup
 	}
 	if field <= 0 {
 		return 0, 0, fmt.Errorf("protobuf: illegal tag %d (wire type %d)", field, wt)
@@ -86,7 +86,7 @@ func (p *pbBytes) bytes() ([]byte, error) {
 	}
 	if n > uint64(len(p.b)-p.i) {
 		if int64(n) < 0 {
-			return nil, errBadLength
+			return nil, errPBBadLength
 		}
 		return nil, io.ErrUnexpectedEOF
 	}
@@ -117,7 +117,7 @@ func (p *pbBytes) skip(wt int) error {
 			depth++
 		case wireEndGroup:
 			if depth == 0 {
-				return errEndGroup
+				return errPBEndGroup
 			}
 			depth--
 		case wireFixed32:
@@ -144,16 +144,16 @@ func wrongWireType(msg string, field int32, wt int) error {
 	return fmt.Errorf("protobuf: wrong wire type %d for field %d of %s", wt, field, msg)
 }
 
-// typeMeta is the runtime.TypeMeta of a runtime.Unknown: apiVersion (1) and
+// pbTypeMeta is the runtime.TypeMeta of a runtime.Unknown: apiVersion (1) and
 // kind (2). The fields alias the message they were read from.
-type typeMeta struct {
+type pbTypeMeta struct {
 	apiVersion, kind []byte
 }
 
 // merge reads a TypeMeta message into m. A field present replaces the value
 // read before, as runtime.TypeMeta.Unmarshal does on a message that appears
 // more than once.
-func (m *typeMeta) merge(b []byte) error {
+func (m *pbTypeMeta) merge(b []byte) error {
 	p := pbBytes{b: b}
 	for !p.done() {
 		field, wt, err := p.tag()
@@ -183,15 +183,15 @@ func (m *typeMeta) merge(b []byte) error {
 	return nil
 }
 
-// unknown is a runtime.Unknown read from memory: its TypeMeta and raw (2);
+// pbUnknown is a runtime.Unknown read from memory: its TypeMeta and raw (2);
 // contentEncoding (3) and contentType (4) are checked for their wire type and
 // otherwise ignored, as apimachinery's protobuf serializer ignores them.
-type unknown struct {
-	typeMeta
+type pbUnknown struct {
+	pbTypeMeta
 	raw []byte
 }
 
-func (u *unknown) unmarshal(b []byte) error {
+func (u *pbUnknown) unmarshal(b []byte) error {
 	p := pbBytes{b: b}
 	for !p.done() {
 		field, wt, err := p.tag()
@@ -224,10 +224,10 @@ func (u *unknown) unmarshal(b []byte) error {
 	return nil
 }
 
-// objectKey reads the name, namespace and resourceVersion of an object's
+// pbObjectKey reads the name, namespace and resourceVersion of an object's
 // metadata (field 1 of every Kubernetes object; ObjectMeta's fields 1, 3 and
 // 6) for an error message, as far as they can be read. It never fails.
-func objectKey(obj []byte) (key, rv string) {
+func pbObjectKey(obj []byte) (key, rv string) {
 	p := pbBytes{b: obj}
 	var name, ns, rvb []byte
 	for !p.done() {
@@ -271,7 +271,7 @@ func objectKey(obj []byte) (key, rv string) {
 			}
 		}
 	}
-	if !printableName(name) || !printableName(ns) {
+	if !pbPrintable(name) || !pbPrintable(ns) {
 		name, ns = nil, nil
 	}
 	switch {
@@ -281,15 +281,15 @@ func objectKey(obj []byte) (key, rv string) {
 	default:
 		key = string(ns) + "/" + string(name)
 	}
-	if printableName(rvb) {
+	if pbPrintable(rvb) {
 		rv = string(rvb)
 	}
 	return key, rv
 }
 
-// printableName reports whether b can stand in an error message as a name or
+// pbPrintable reports whether b can stand in an error message as a name or
 // resourceVersion: short, valid UTF-8, no control characters or spaces.
-func printableName(b []byte) bool {
+func pbPrintable(b []byte) bool {
 	if len(b) > 253 || !utf8.Valid(b) {
 		return false
 	}
@@ -305,19 +305,19 @@ func printableName(b []byte) bool {
 // the bytes consumed for error offsets.
 type pbStream struct {
 	r       *bufio.Reader
-	src     *errRecorder
+	src     *pbErrRecorder
 	off     int64
 	scratch []byte
 }
 
-// errRecorder remembers the first error other than io.EOF its reader
+// pbErrRecorder remembers the first error other than io.EOF its reader
 // returned, to tell a failing body from a malformed one.
-type errRecorder struct {
+type pbErrRecorder struct {
 	r   io.Reader
 	err error
 }
 
-func (e *errRecorder) Read(p []byte) (int, error) {
+func (e *pbErrRecorder) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	if err != nil && err != io.EOF && e.err == nil {
 		e.err = err
@@ -328,19 +328,19 @@ func (e *errRecorder) Read(p []byte) (int, error) {
 // readErr is the error the body returned, if any (not io.EOF).
 func (s *pbStream) readErr() error { return s.src.err }
 
-// streamBufferSize is the read buffer of a LIST or WATCH body: a value that
+// pbBufferSize is the read buffer of a LIST or WATCH body: a value that
 // fits is returned from the buffer without a copy. A long-lived watch holds
 // one, so it is a few typical objects, not the largest.
-const streamBufferSize = 32 << 10
+const pbBufferSize = 32 << 10
 
-// keepScratch is the largest scratch buffer (for a value that does not fit
+// pbKeepScratch is the largest scratch buffer (for a value that does not fit
 // the read buffer) kept for the next value; a larger one is dropped after
 // use, so one huge object does not pin its size for the life of a watch.
-const keepScratch = 1 << 20
+const pbKeepScratch = 1 << 20
 
 func newPBStream(body io.Reader) *pbStream {
-	src := &errRecorder{r: body}
-	return &pbStream{r: bufio.NewReaderSize(src, streamBufferSize), src: src}
+	src := &pbErrRecorder{r: body}
+	return &pbStream{r: bufio.NewReaderSize(src, pbBufferSize), src: src}
 }
 
 // varint reads a varint; io.EOF only when the body ended before its first
@@ -349,7 +349,7 @@ func (s *pbStream) varint() (uint64, error) {
 	var v uint64
 	for shift := uint(0); ; shift += 7 {
 		if shift >= 64 {
-			return 0, errVarintOverflow
+			return 0, errPBVarintOverflow
 		}
 		c, err := s.r.ReadByte()
 		if err != nil {
@@ -384,10 +384,10 @@ func (s *pbStream) next(n int) ([]byte, error) {
 		s.off += int64(n)
 		return b, nil
 	}
-	b, err := readFullGrow(s.r, s.scratch[:0], n)
+	b, err := pbReadFullGrow(s.r, s.scratch[:0], n)
 	s.off += int64(len(b))
 	s.scratch = nil
-	if cap(b) <= keepScratch {
+	if cap(b) <= pbKeepScratch {
 		s.scratch = b[:0]
 	}
 	return b, err
@@ -403,9 +403,9 @@ func (s *pbStream) discard(n int64) error {
 	return err
 }
 
-// readFullGrow appends exactly n bytes from r to buf, growing it at most
+// pbReadFullGrow appends exactly n bytes from r to buf, growing it at most
 // twofold ahead of the bytes read so far.
-func readFullGrow(r io.Reader, buf []byte, n int) ([]byte, error) {
+func pbReadFullGrow(r io.Reader, buf []byte, n int) ([]byte, error) {
 	start := len(buf)
 	for len(buf)-start < n {
 		want := n - (len(buf) - start)
@@ -434,7 +434,7 @@ func (s *pbStream) skip(wt int, limit int64) error {
 		switch wt {
 		case wireVarint:
 			if _, err := s.varint(); err != nil {
-				return eofIsUnexpected(err)
+				return pbEOFIsUnexpected(err)
 			}
 		case wireFixed64, wireFixed32:
 			n := int64(8)
@@ -450,7 +450,7 @@ func (s *pbStream) skip(wt int, limit int64) error {
 		case wireBytes:
 			n, err := s.varint()
 			if err != nil {
-				return eofIsUnexpected(err)
+				return pbEOFIsUnexpected(err)
 			}
 			if n > uint64(limit-s.off) {
 				return io.ErrUnexpectedEOF
@@ -462,7 +462,7 @@ func (s *pbStream) skip(wt int, limit int64) error {
 			depth++
 		case wireEndGroup:
 			if depth == 0 {
-				return errEndGroup
+				return errPBEndGroup
 			}
 			depth--
 		default:
@@ -479,13 +479,13 @@ func (s *pbStream) skip(wt int, limit int64) error {
 		}
 		v, err := s.varint()
 		if err != nil {
-			return eofIsUnexpected(err)
+			return pbEOFIsUnexpected(err)
 		}
 		wt = int(v & 7)
 	}
 }
 
-func eofIsUnexpected(err error) error {
+func pbEOFIsUnexpected(err error) error {
 	if err == io.EOF {
 		return io.ErrUnexpectedEOF
 	}
