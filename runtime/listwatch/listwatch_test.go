@@ -98,6 +98,9 @@ func testListPagesDecodeTyped(t *testing.T) {
 		if r.Path != "/apis/test.informer-gen.dev/v1/namespaces/ns1/widgets" {
 			t.Errorf("request path %q", r.Path)
 		}
+		if strings.HasSuffix(t.Name(), "/codec") && r.Accept != "application/json" {
+			t.Errorf("request Accept %q, want the codec's application/json", r.Accept)
+		}
 	}
 }
 

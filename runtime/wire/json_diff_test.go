@@ -61,9 +61,9 @@ func TestJSONMatchesClientGoOnRandomObjects(t *testing.T) {
 	if len(types) < 150 {
 		t.Fatalf("only %d types found in client-go's scheme", len(types))
 	}
-	seeds := int64(4)
+	seeds := int64(2)
 	if testing.Short() {
-		seeds = 2
+		seeds = 1
 	}
 	for _, a := range types {
 		t.Run(a.gvk.String(), func(t *testing.T) {

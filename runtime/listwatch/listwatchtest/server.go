@@ -50,6 +50,8 @@ type watchFilter struct {
 type Request struct {
 	Path  string
 	Query url.Values
+	// Accept is the request's Accept header.
+	Accept string
 }
 
 // NewServer starts a Server; it is closed (and its client's idle connections
@@ -141,7 +143,7 @@ func (f watchFilter) matches(w *Widget) bool {
 // serve handles /apis/<group>/<version>[/namespaces/<ns>]/widgets.
 func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.Query()})
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.Query(), Accept: r.Header.Get("Accept")})
 	fail := s.failWith
 	s.mu.Unlock()
 	if fail != nil {
