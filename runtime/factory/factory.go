@@ -109,6 +109,14 @@ type TypeOptions struct {
 	ResyncPeriod  *time.Duration
 	// Transform replaces Options.Transform for this type.
 	Transform func(runtime.Object) (runtime.Object, error)
+	// ContentType, when not empty, is the media type the type's LIST and
+	// WATCH responses are requested in, instead of the one the rest.Config
+	// names (its AcceptContentTypes, else ContentType): "application/json",
+	// "application/vnd.kubernetes.protobuf" (built-in types only; the default
+	// for them) or "application/cbor" (servers with the CBORServingAndStorage
+	// feature gate). A server that refuses protobuf or CBOR (406 Not
+	// Acceptable) is asked for JSON from then on.
+	ContentType string
 	// ListerWatcher, when not nil, replaces the REST source: runtimetest's
 	// fake Source in unit tests, or listwatch.Funcs over an existing
 	// clientset. It must be either a reflector.ListerWatcher[T] for the type's
@@ -384,9 +392,9 @@ func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) 
 	switch lw := to.ListerWatcher.(type) {
 	case nil:
 		client, scheme, err := f.client(typ.Resource.GroupVersion(), typ.AddToScheme)
-		var codec wire.Codec[T]
+		var codec, fallback wire.Codec[T]
 		if err == nil {
-			codec, err = codecFor[T](scheme, typ.Resource.GroupVersion())
+			codec, fallback, err = codecFor[T](f.cfg, to.ContentType, scheme, typ.Resource.GroupVersion())
 		}
 		newLW = func(ns string) reflector.ListerWatcher[T] {
 			if err != nil {
@@ -399,6 +407,7 @@ func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) 
 				FieldSelector: fsel,
 				Tweak:         f.opts.Tweak,
 				Codec:         codec,
+				FallbackCodec: fallback,
 				NewList:       typ.NewList,
 				Items:         typ.Items,
 			})

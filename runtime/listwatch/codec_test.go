@@ -148,3 +148,54 @@ func newScheme(t *testing.T) *runtime.Scheme {
 	mustNil(t, lwt.AddToScheme(scheme))
 	return scheme
 }
+
+// TestFallbackCodecAfterNotAcceptable: a server that refuses the codec's
+// media type (406, as for a custom resource asked for CBOR without the
+// feature gate) is asked again at once with the fallback codec, and every
+// later request uses the fallback without asking for the refused type again.
+func TestFallbackCodecAfterNotAcceptable(t *testing.T) {
+	gvk := lwt.SchemeGroupVersion.WithKind("Widget")
+	cbor, err := wire.NewCBOR[*lwt.Widget](gvk)
+	mustNil(t, err)
+	for _, first := range []string{"list", "watch"} {
+		t.Run(first+" first", func(t *testing.T) {
+			srv := lwt.NewServer(t)
+			srv.Add(widget("ns", "a", nil, 1))
+			lw := listwatch.New(newClient(t, srv), listwatch.Options[*lwt.Widget, *lwt.WidgetList]{
+				Resource: lwt.Resource, Codec: cbor, FallbackCodec: wire.NewJSON[*lwt.Widget](gvk),
+			})
+			list := func() {
+				res, err := lw.List(t.Context(), metav1.ListOptions{})
+				if err != nil || len(res.Items) != 1 || res.Items[0].Name != "a" {
+					t.Fatalf("List = %v, %v; want widget a", res, err)
+				}
+			}
+			watchOnce := func() {
+				w, err := lw.Watch(t.Context(), metav1.ListOptions{ResourceVersion: srv.ResourceVersion()})
+				mustNil(t, err)
+				mustNil(t, srv.WaitForWatchers(t.Context(), 1))
+				srv.Add(widget("ns", "b", nil, 2))
+				if ev, _ := nextEvent(t, w); ev.Type != watch.Added {
+					t.Fatalf("watch event %s %#v", ev.Type, ev.Object)
+				}
+				w.Stop()
+			}
+			if first == "list" {
+				list()
+				watchOnce()
+			} else {
+				watchOnce()
+				srv.Delete(widget("ns", "b", nil, 2))
+				list()
+			}
+			var accepts []string
+			for _, r := range srv.Requests() {
+				accepts = append(accepts, r.Accept)
+			}
+			want := []string{wire.MediaTypeCBOR, "application/json", "application/json"}
+			if strings.Join(accepts, " ") != strings.Join(want, " ") {
+				t.Errorf("Accept headers of the requests %q, want %q", accepts, want)
+			}
+		})
+	}
+}
