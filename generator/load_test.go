@@ -67,3 +67,17 @@ func TestMissingGoSumEntry(t *testing.T) {
 		t.Errorf("got:\n%s\nwant one line at the import with a go get hint", msg)
 	}
 }
+
+// TestPatternBelowIgnoredDirectory: a ... pattern below a directory the go
+// command ignores says so instead of only "matches no Go packages".
+func TestPatternBelowIgnoredDirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.24\n"))
+	writeFile(t, filepath.Join(dir, "input", "_scratch", "v1", "doc.go"), []byte("package v1\n"))
+	cfg := Config{Inputs: []string{"./input/_scratch/..."}, OutputDir: t.TempDir(), OutputPkg: "example.com/out", WorkDir: dir}
+	err := Run(context.Background(), cfg)
+	want := "./input/_scratch/...: pattern matches no Go packages (the go command ignores testdata directories and directories whose names start with _ or .)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got: %v\nwant: %s", err, want)
+	}
+}

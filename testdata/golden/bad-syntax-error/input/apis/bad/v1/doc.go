@@ -1,3 +1,5 @@
+//go:build golden_broken
+
 // +k8s:deepcopy-gen=package
 // +groupName=bad.example.com
 

@@ -1,3 +1,5 @@
+//go:build golden_broken
+
 package v1
 
 import (
