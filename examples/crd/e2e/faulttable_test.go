@@ -27,7 +27,7 @@ import (
 	"github.com/informer-gen/informer-gen/examples/crd/localapi"
 )
 
-var tableFaults = []string{"restart", "compact+cut", "cut", "stall", "429", "500", "403", "garbage-event", "garbage-bytes", "truncate"}
+var tableFaults = faultsFromEnv([]string{"restart", "compact+cut", "cut", "stall", "429", "500", "403", "garbage-event", "garbage-bytes", "truncate"})
 
 // TestFaultTable measures, per fault type, how long after the fault ends
 // our informer and client-go's (both with default settings, on one fault
@@ -118,7 +118,12 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	var writes atomicCounter
 	go func() { defer close(writerDone); churn(wctx, c, ns, rng, &writes) }()
 	sleep(ctx, time.Second)
-	applyFault(t, ctx, srv, p, fault)
+	// Held faults last a random 1-6s (API server restarts: 0.2-3s down), so
+	// that the end of a fault falls anywhere in either side's retry
+	// schedule: with a fixed length it favours whichever schedule happens to
+	// retry just after it.
+	hold := time.Second + time.Duration(rng.Int64N(int64(5*time.Second)))
+	applyFault(t, ctx, srv, p, fault, hold)
 	sleep(ctx, 300*time.Millisecond) // events in flight meet a truncation or garbage
 	stopWriters()
 	<-writerDone
@@ -130,6 +135,13 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 		listed, _, err = verify.ListFoos(ctx, c, ns, "")
 		return err
 	})
+	if os.Getenv("FAULT_TABLE_DEBUG") != "" {
+		for _, r := range p.Requests() {
+			if isFoos(r) {
+				t.Logf("%s %s %s watch=%v rv=%s", r.Time.Sub(end).Round(time.Millisecond), r.UserAgent[:min(len(r.UserAgent), 20)], r.Method, r.IsWatch(), r.URL.Query().Get("resourceVersion"))
+			}
+		}
+	}
 	ours, theirs = -1, -1
 	for time.Since(end) < time.Minute && (ours < 0 || theirs < 0) {
 		if ours < 0 && verify.CacheEqualsList("Foo", our.Indexer().List(), listed) == nil {
@@ -152,10 +164,9 @@ func clientGoFoos(inf cache.SharedIndexInformer) []*samplev1.Foo {
 }
 
 // applyFault applies one fault of the table; it returns when the fault has
-// ended (a held fault after 3s).
-func applyFault(t *testing.T, ctx context.Context, srv *localapi.Server, p *faultproxy.Proxy, fault string) {
+// ended (a held fault after hold).
+func applyFault(t *testing.T, ctx context.Context, srv *localapi.Server, p *faultproxy.Proxy, fault string, hold time.Duration) {
 	t.Helper()
-	const hold = 3 * time.Second
 	status := map[string]metav1.Status{
 		"429": {Code: 429, Reason: metav1.StatusReasonTooManyRequests, Message: "slow down", Details: &metav1.StatusDetails{RetryAfterSeconds: 1}},
 		"500": {Code: 500, Reason: metav1.StatusReasonInternalError, Message: "fault"},
@@ -166,7 +177,7 @@ func applyFault(t *testing.T, ctx context.Context, srv *localapi.Server, p *faul
 		if err := srv.StopAPIServer(ctx); err != nil {
 			t.Fatal(err)
 		}
-		sleep(ctx, 500*time.Millisecond)
+		sleep(ctx, (hold-time.Second)*14/25+200*time.Millisecond) // 0.2-3s
 		if err := srv.StartAPIServer(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -194,4 +205,12 @@ func applyFault(t *testing.T, ctx context.Context, srv *localapi.Server, p *faul
 	default:
 		t.Fatalf("unknown fault %q", fault)
 	}
+}
+
+// faultsFromEnv returns FAULT_TABLE_FAULTS (comma-separated) if set, else all.
+func faultsFromEnv(all []string) []string {
+	if s := os.Getenv("FAULT_TABLE_FAULTS"); s != "" {
+		return strings.Split(s, ",")
+	}
+	return all
 }

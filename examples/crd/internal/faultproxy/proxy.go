@@ -46,8 +46,10 @@ type Proxy struct {
 
 // Request is one request the proxy received.
 type Request struct {
-	Method string
-	URL    *url.URL
+	Method    string
+	URL       *url.URL
+	UserAgent string
+	Time      time.Time // arrival
 }
 
 // IsWatch reports whether r is a WATCH (watch=true or =1).
@@ -194,7 +196,7 @@ func (p *Proxy) Close() error {
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
-	req := Request{Method: r.Method, URL: r.URL}
+	req := Request{Method: r.Method, URL: r.URL, UserAgent: r.UserAgent(), Time: time.Now()}
 	p.mu.Lock()
 	p.log = append(p.log, req)
 	if p.down {
