@@ -139,8 +139,8 @@ func (s *sharedIndexInformer[T]) RemoveEventHandler(handle toolscache.ResourceEv
 	return s.inf.RemoveHandler(r.reg)
 }
 
-func (s *sharedIndexInformer[T]) GetStore() toolscache.Store          { return indexerView[T]{s} }
-func (s *sharedIndexInformer[T]) GetIndexer() toolscache.Indexer      { return indexerView[T]{s} }
+func (s *sharedIndexInformer[T]) GetStore() toolscache.Store           { return indexerView[T]{s} }
+func (s *sharedIndexInformer[T]) GetIndexer() toolscache.Indexer       { return indexerView[T]{s} }
 func (s *sharedIndexInformer[T]) GetController() toolscache.Controller { return controllerView[T]{s} }
 
 // Run is RunWithContext until stopCh is closed.
@@ -161,7 +161,9 @@ func (s *sharedIndexInformer[T]) HasSynced() bool { return s.inf.HasSynced() }
 func (s *sharedIndexInformer[T]) HasSyncedChecker() toolscache.DoneChecker {
 	return doneChecker{name: s.inf.Name(), done: s.inf.Synced()}
 }
-func (s *sharedIndexInformer[T]) LastSyncResourceVersion() string { return s.inf.LastSyncResourceVersion() }
+func (s *sharedIndexInformer[T]) LastSyncResourceVersion() string {
+	return s.inf.LastSyncResourceVersion()
+}
 
 var errFactoryOwned = errors.New("the factory owns this informer's list/watch: set it in factory.Options")
 
@@ -227,7 +229,9 @@ func (r registration) HasSyncedChecker() toolscache.DoneChecker {
 
 // untypedHandler feeds a client-go handler; tombstones become
 // toolscache.DeletedFinalStateUnknown as client-go's informers deliver them.
-type untypedHandler[T store.Object[T]] struct{ h toolscache.ResourceEventHandler }
+type untypedHandler[T store.Object[T]] struct {
+	h toolscache.ResourceEventHandler
+}
 
 func (u untypedHandler[T]) OnAdd(obj T, initial bool) { u.h.OnAdd(obj, initial) }
 func (u untypedHandler[T]) OnUpdate(oldObj, newObj T) { u.h.OnUpdate(oldObj, newObj) }
@@ -245,14 +249,14 @@ type indexerView[T store.Object[T]] struct{ s *sharedIndexInformer[T] }
 
 var errReadOnly = errors.New("the cache of a shared informer is read-only")
 
-func (v indexerView[T]) ix() *store.Indexer[T]        { return v.s.inf.Indexer() }
-func (v indexerView[T]) Add(any) error                { return errReadOnly }
-func (v indexerView[T]) Update(any) error             { return errReadOnly }
-func (v indexerView[T]) Delete(any) error             { return errReadOnly }
-func (v indexerView[T]) Replace([]any, string) error  { return errReadOnly }
-func (v indexerView[T]) Resync() error                { return nil }
-func (v indexerView[T]) Bookmark(string)              {}
-func (v indexerView[T]) ListKeys() []string           { return v.ix().ListKeys() }
+func (v indexerView[T]) ix() *store.Indexer[T]       { return v.s.inf.Indexer() }
+func (v indexerView[T]) Add(any) error               { return errReadOnly }
+func (v indexerView[T]) Update(any) error            { return errReadOnly }
+func (v indexerView[T]) Delete(any) error            { return errReadOnly }
+func (v indexerView[T]) Replace([]any, string) error { return errReadOnly }
+func (v indexerView[T]) Resync() error               { return nil }
+func (v indexerView[T]) Bookmark(string)             {}
+func (v indexerView[T]) ListKeys() []string          { return v.ix().ListKeys() }
 func (v indexerView[T]) LastStoreSyncResourceVersion() string {
 	return v.s.inf.LastSyncResourceVersion()
 }
