@@ -31,6 +31,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -182,10 +183,9 @@ func main() {
 		os.Exit(1)
 	}
 
-	if err := (&controller.WidgetReconciler{
-		Client: mgr.GetClient(),
-		Scheme: mgr.GetScheme(),
-	}).SetupWithManager(mgr); err != nil {
+	// informer-gen: the generated factory under the manager, the Widget
+	// controller on its typed source, the class counter on its work queue.
+	if _, err := controller.Setup(mgr, metrics.Registry); err != nil {
 		setupLog.Error(err, "Failed to create controller", "controller", "widget")
 		os.Exit(1)
 	}

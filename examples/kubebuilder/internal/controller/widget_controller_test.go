@@ -27,7 +27,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/informer-gen/informer-gen/runtime/factory"
+
 	appsv1 "github.com/informer-gen/informer-gen/examples/kubebuilder/api/v1"
+	"github.com/informer-gen/informer-gen/examples/kubebuilder/internal/generated/informers"
 )
 
 var _ = Describe("Widget Controller", func() {
@@ -54,7 +57,7 @@ var _ = Describe("Widget Controller", func() {
 						Name:      resourceName,
 						Namespace: resourceNamespace,
 					},
-					// TODO(user): Specify other spec details if needed.
+					Spec: appsv1.WidgetSpec{Class: "blue"},
 				}
 				Expect(k8sClient.Create(ctx, resource)).To(Succeed())
 			}
@@ -71,17 +74,34 @@ var _ = Describe("Widget Controller", func() {
 		})
 		It("should successfully reconcile the resource", func() {
 			By("Reconciling the created resource")
+			// The reconciler reads through the informer-gen Lister: run
+			// the factory and wait until it has the Widget.
+			f := informers.NewSharedInformerFactory(cfg, factory.Options{})
+			widgets := f.Apps().V1().Widgets()
+			lister := widgets.Lister()
+			f.Start(ctx)
+			defer f.Shutdown()
+			Expect(f.WaitForCacheSync(ctx)).To(Succeed())
+			Eventually(func() error {
+				_, err := lister.Widgets(resourceNamespace).Get(resourceName)
+				return err
+			}).Should(Succeed())
+
 			controllerReconciler := &WidgetReconciler{
-				Client: k8sClient,
-				Scheme: k8sClient.Scheme(),
+				Client:  k8sClient,
+				Scheme:  k8sClient.Scheme(),
+				Widgets: lister,
 			}
 
 			_, err := controllerReconciler.Reconcile(ctx, reconcile.Request{
 				NamespacedName: typeNamespacedName,
 			})
 			Expect(err).NotTo(HaveOccurred())
-			// TODO(user): Add more specific assertions depending on your controller's reconciliation logic.
-			// Example: If you expect a certain status condition after reconciliation, verify it here.
+
+			By("counting the Widget itself among the peers of its class")
+			updated := &appsv1.Widget{}
+			Expect(k8sClient.Get(ctx, typeNamespacedName, updated)).To(Succeed())
+			Expect(updated.Status.Peers).To(Equal(int32(1)))
 		})
 	})
 })
