@@ -36,7 +36,12 @@ import (
 // source, namespaces, selectors, resync and transform of a shared type are
 // the factory's (factory.Options), not the cache's; cache.Options'
 // DefaultTransform or DefaultWatchErrorHandler for a shared type make
-// GetInformer fail with an error saying so. Objects are the cache's own
+// GetInformer fail with an error saying so. Restrict namespaces with
+// factory.Options.Namespaces, not with the cache's DefaultNamespaces: with
+// several namespaces controller-runtime builds one informer per namespace,
+// and each would be the factory's one informer (the cache's cross-namespace
+// List would return every object once per namespace). One namespace, or
+// all, is fine. Objects are the cache's own
 // (shared, read-only), so the client's default deep copy on Get and List
 // stays as important as with controller-runtime's informers.
 //
