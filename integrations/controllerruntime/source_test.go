@@ -6,24 +6,27 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
 	crinformers "github.com/informer-gen/informer-gen/integrations/controllerruntime"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 
-var errForbidden = errors.New("foos is forbidden (test)")
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var errForbidden = errors.New("configmaps is forbidden (test)")
 
 // forbiddenLW fails every LIST and WATCH.
 type forbiddenLW struct{}
 
-func (forbiddenLW) List(context.Context, metav1.ListOptions) (*reflector.ListResult[*samplev1.Foo], error) {
+func (forbiddenLW) List(context.Context, metav1.ListOptions) (*reflector.ListResult[*corev1.ConfigMap], error) {
 	return nil, errForbidden
 }
 func (forbiddenLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
@@ -34,7 +37,7 @@ func (forbiddenLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, 
 // times out with the informer's last error; a cancelled wait is not an
 // error (as controller-runtime's Kind); Start twice is an error.
 func TestKindWaitForSyncNamesLastError(t *testing.T) {
-	inf := informer.New[*samplev1.Foo](forbiddenLW{}, informer.Options[*samplev1.Foo]{Reflector: reflector.Options{Name: "foos"}})
+	inf := informer.New[*corev1.ConfigMap](forbiddenLW{}, informer.Options[*corev1.ConfigMap]{Reflector: reflector.Options{Name: "configmaps"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()
@@ -43,7 +46,7 @@ func TestKindWaitForSyncNamesLastError(t *testing.T) {
 		<-done
 	}()
 
-	src := crinformers.Kind(inf, &handler.TypedEnqueueRequestForObject[*samplev1.Foo]{})
+	src := crinformers.Kind(inf, &handler.TypedEnqueueRequestForObject[*corev1.ConfigMap]{})
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()
 	if err := src.Start(ctx, q); err != nil {

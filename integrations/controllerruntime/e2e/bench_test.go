@@ -1,4 +1,4 @@
-package controllerruntime_test
+package e2e_test
 
 import (
 	"context"
@@ -87,7 +87,7 @@ func heap() uint64 {
 // synced cache holds (live heap after GC, minus the heap before it was
 // built). Run it alone, on a quiet machine:
 //
-//	go test -run XXX -bench CacheSync -benchtime 5x ./integrations/controllerruntime
+//	(cd integrations/controllerruntime/e2e && go test -run XXX -bench CacheSync -benchtime 5x .)
 func BenchmarkCacheSync(b *testing.B) {
 	createBenchFoos(b)
 	for _, mode := range []string{"controller-runtime", "controller-runtime+strip", "informer-gen"} {
