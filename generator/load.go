@@ -114,14 +114,14 @@ func ignoredTypeError(msg string) bool {
 
 // checker type-checks packages of one go list graph from source, each at
 // most once: the inputs with their comments, their dependencies with
-// declarations only and no syntax kept.
+// declarations only and no syntax kept. It is not safe for concurrent use
+// (only file parsing runs in parallel, inside files).
 type checker struct {
 	ctx   context.Context
 	fset  *token.FileSet
 	byID  map[string]*packages.Package
 	sizes types.Sizes
 
-	mu   sync.Mutex
 	done map[string]*types.Package
 	// vet is the command that shows the same errors: "go vet" with the
 	// run's --tags.
@@ -209,10 +209,7 @@ func (c *checker) dependency(p *packages.Package) (*types.Package, error) {
 	if err := c.ctx.Err(); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	tp, ok := c.done[p.ID]
-	c.mu.Unlock()
-	if ok {
+	if tp, ok := c.done[p.ID]; ok {
 		return tp, nil
 	}
 	if len(p.GoFiles) == 0 {
@@ -230,10 +227,8 @@ func (c *checker) dependency(p *packages.Package) (*types.Package, error) {
 		FakeImportC:      true,
 		Error:            func(error) {},
 	}
-	tp, _ = conf.Check(p.PkgPath, c.fset, files, nil)
-	c.mu.Lock()
+	tp, _ := conf.Check(p.PkgPath, c.fset, files, nil)
 	c.done[p.ID] = tp
-	c.mu.Unlock()
 	return tp, nil
 }
 
