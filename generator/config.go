@@ -35,6 +35,13 @@ type Config struct {
 	// WorkDir is the directory patterns are resolved in and positions are
 	// reported relative to; "" means the process working directory.
 	WorkDir string
+	// Tags are build tags the input packages are loaded with, as go
+	// build's -tags (API files behind a //go:build line are otherwise
+	// invisible).
+	Tags []string
+	// Verbosity is the -v level the command logs at (Run itself logs to
+	// klog.FromContext): 1 says which marked types are skipped and why.
+	Verbosity int
 }
 
 // DefaultPluralExceptions are the kinds whose plural the English rules of
@@ -87,6 +94,18 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		"comma-separated Kind:Plural pairs overriding the English plural rules\n"+
 			"(added to the default Endpoints:Endpoints)\n"+
 			"example: --plural-exceptions Endpoints:Endpoints,Chaos:Chaos")
+	fs.Func("tags", "comma-separated build tags to load the input packages with, as go build -tags\n"+
+		"example: --tags apis,experimental", func(v string) error {
+		for t := range strings.SplitSeq(v, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				cfg.Tags = append(cfg.Tags, t)
+			}
+		}
+		return nil
+	})
+	fs.IntVar(&cfg.Verbosity, "v", 0,
+		"log verbosity: 1 says which marked types are skipped and why, 2 what was written\n"+
+			"example: -v=1")
 	fs.BoolVar(&cfg.Verify, "verify", false,
 		"write nothing; exit 1 and list the files when the output on disk is stale\n"+
 			"example: --verify")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,10 +60,14 @@ func goldenCases(t *testing.T) []goldenCase {
 // its stderr and exit status.
 func runCase(t *testing.T, c goldenCase, outDir string, extra ...string) (string, int) {
 	t.Helper()
-	args := append([]string{
-		"--output-dir", outDir,
-		"--output-pkg", thisModule + "/testdata/golden/" + c.name + "/want",
-	}, extra...)
+	args := []string{"--output-dir", outDir}
+	if !slices.ContainsFunc(c.args, func(a string) bool { return strings.HasPrefix(a, "--output-") }) {
+		// outDir is outside any module: say which import path its
+		// content will be compiled under (the want tree's). A case that
+		// sets its own --output-dir or --output-pkg tests those.
+		args = append(args, "--output-pkg", thisModule+"/testdata/golden/"+c.name+"/want")
+	}
+	args = append(args, extra...)
 	args = append(args, c.args...)
 	var stderr bytes.Buffer
 	cfg, err := ParseArgs(args, &stderr)
@@ -193,5 +198,30 @@ func writeFile(t *testing.T, p string, b []byte) {
 	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGoldenWantTreesBuildAndVet is the property behind every case that
+// exits 0: its output compiles and vets. TestGolden proves the output equals
+// want/; this builds and vets every want/ tree with the go command, so a
+// generator change that writes code which does not compile fails here, even
+// when want/ was just rewritten by -update.
+func TestGoldenWantTreesBuildAndVet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go vet over every want tree")
+	}
+	var patterns []string
+	for _, c := range goldenCases(t) {
+		if _, err := os.Stat(filepath.Join(c.dir, "want")); err == nil {
+			patterns = append(patterns, "./testdata/golden/"+c.name+"/want/...")
+		}
+	}
+	if len(patterns) < 5 {
+		t.Fatalf("found %d want trees, expected every successful golden case", len(patterns))
+	}
+	cmd := exec.CommandContext(t.Context(), "go", append([]string{"vet"}, patterns...)...)
+	cmd.Dir = filepath.Join(goldenRoot, "..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go vet %s: %v\n%s", strings.Join(patterns, " "), err, out)
 	}
 }

@@ -151,10 +151,14 @@ func fieldIndexBody(named *types.Named, field markerArg) (body string, multi boo
 			}
 			return fail(fmt.Sprintf("field path %s: %s is %s, not a struct", p, sofar, types.TypeString(cur, qualifier)), "")
 		}
-		goPath, ft, candidates := findField(st, seg)
+		goPath, ft, candidates, ignored := findField(st, seg)
 		if goPath == nil {
 			return fail(fmt.Sprintf("field path %s does not exist: %s has no field %q", p, sofar, seg),
 				didYouMean(seg, candidates...))
+		}
+		if ignored {
+			return fail(fmt.Sprintf("field path %s: field %s is tagged json:\"-\", so it is never filled from the server and the index would be empty", p, seg),
+				"index a field the server sends")
 		}
 		for _, g := range goPath {
 			expr += "." + g
@@ -214,8 +218,7 @@ func qualifier(p *types.Package) string { return p.Name() }
 // embedded structs (and, by Go name, in any embedded struct: Go promotes
 // their fields). It returns the Go selector path, the field type, and the
 // names that were available, for a hint.
-func findField(st *types.Struct, seg string) ([]string, types.Type, []string) {
-	var candidates []string
+func findField(st *types.Struct, seg string) (goPath []string, ft types.Type, candidates []string, ignored bool) {
 	type level struct {
 		st     *types.Struct
 		prefix []string
@@ -226,6 +229,7 @@ func findField(st *types.Struct, seg string) ([]string, types.Type, []string) {
 		var next []level
 		var byGo []string
 		var byGoType types.Type
+		var byGoIgnored bool
 		for _, lv := range queue {
 			for i := range lv.st.NumFields() {
 				f := lv.st.Field(i)
@@ -237,11 +241,11 @@ func findField(st *types.Struct, seg string) ([]string, types.Type, []string) {
 				if lv.inline && jsonName != "" && jsonName != "-" {
 					candidates = append(candidates, jsonName)
 					if jsonName == seg {
-						return path, f.Type(), nil
+						return path, f.Type(), nil, false
 					}
 				}
 				if f.Name() == seg && byGo == nil {
-					byGo, byGoType = path, f.Type()
+					byGo, byGoType, byGoIgnored = path, f.Type(), jsonName == "-"
 				}
 				if f.Embedded() {
 					et := f.Type()
@@ -255,11 +259,11 @@ func findField(st *types.Struct, seg string) ([]string, types.Type, []string) {
 			}
 		}
 		if byGo != nil {
-			return byGo, byGoType, nil
+			return byGo, byGoType, nil, byGoIgnored
 		}
 		queue = next
 	}
-	return nil, nil, candidates
+	return nil, nil, candidates, false
 }
 
 // jsonName is the JSON name of a field: the tag name, "" for an inlined

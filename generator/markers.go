@@ -84,8 +84,14 @@ func collectMarkers(fset *token.FileSet, files []*ast.File, rel func(string) str
 		owner := map[*ast.CommentGroup]string{} // type name, for type scope
 		where := map[*ast.CommentGroup]scope{}
 		fileName := filepath.Base(fset.Position(f.Package).Filename)
-		if f.Doc != nil {
-			where[f.Doc] = scopePackage
+		// The package doc comment, and any block above the package clause:
+		// kubebuilder's groupversion_info.go keeps +groupName in a block
+		// separated from the clause by a blank line, which controller-gen
+		// reads as package markers.
+		for _, cg := range f.Comments {
+			if cg.End() < f.Package {
+				where[cg] = scopePackage
+			}
 		}
 		endLine := map[int]*ast.CommentGroup{}
 		for _, cg := range f.Comments {

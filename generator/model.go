@@ -1,12 +1,16 @@
 package generator
 
 import (
+	"cmp"
 	"fmt"
+	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"maps"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +18,7 @@ import (
 	"golang.org/x/tools/go/packages"
 	gengonamer "k8s.io/gengo/v2/namer"
 	gengotypes "k8s.io/gengo/v2/types"
+	"k8s.io/klog/v2"
 )
 
 // Model is what the render stage sees: groups, versions, kinds and indexes,
@@ -51,8 +56,11 @@ type Kind struct {
 	Resource   string // foos
 	Namespaced bool
 	Informer   bool // false with +k8s:informer-gen=false: lister only
-	Indexes    []*Index
-	pos        token.Position
+	// PointerItems is true when the list type declares Items []*Kind
+	// rather than []Kind (istio's and other large API modules' style).
+	PointerItems bool
+	Indexes      []*Index
+	pos          token.Position
 }
 
 // Index is one +informer-gen:index on a kind.
@@ -109,7 +117,7 @@ const metav1Path = "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // buildModel is the model stage: markers and types of every input package
 // become a Model. All problems are collected into diags.
-func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string) (*Model, Diagnostics) {
+func buildModel(logger klog.Logger, l *loaded, cfg Config, outputPkg string, rel func(string) string) (*Model, Diagnostics) {
 	var diags Diagnostics
 	exceptions := cfg.pluralExceptions()
 	pluralGo := gengonamer.NewPublicPluralNamer(exceptions)
@@ -133,17 +141,39 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 		diags = append(diags, ds...)
 		pkgPos := packagePos(pkg, posOf)
 
-		// Group and version.
+		// Group and version: +groupName, else the group the package
+		// declares in SchemeGroupVersion / GroupVersion, else the parent
+		// directory (upstream's default).
 		groupName := path.Base(path.Dir(pkg.PkgPath))
 		groupPos := pkgPos
 		var goNameOverride string
+		var groupMarker *marker
 		for _, m := range pm.pkg {
 			switch m.name {
 			case "groupName":
-				groupName, groupPos = m.value, m.pos
+				switch {
+				case groupMarker == nil:
+					groupMarker = &m
+				case groupMarker.value != m.value:
+					diags = append(diags, Diagnostic{Pos: m.pos,
+						Message: fmt.Sprintf("+groupName is given twice, as %q and as %q at %s", m.value, groupMarker.value, posString(groupMarker.pos)),
+						Hint:    "keep one +groupName in the package comment"})
+				}
 			case "groupGoName":
 				goNameOverride = m.value
 			}
+		}
+		declared, hasDeclared := declaredGroup(pkg, posOf)
+		switch {
+		case groupMarker != nil:
+			groupName, groupPos = groupMarker.value, groupMarker.pos
+			if hasDeclared && declared.group != groupName {
+				diags = append(diags, Diagnostic{Pos: groupMarker.pos,
+					Message: fmt.Sprintf("+groupName=%s differs from the group %q declared by %s at %s", groupName, declared.group, declared.varName, posString(declared.pos)),
+					Hint:    "objects are registered under the declared group; make the two equal"})
+			}
+		case hasDeclared:
+			groupName, groupPos = declared.group, declared.pos
 		}
 		nonEmpty := groupName
 		if nonEmpty == "" {
@@ -177,8 +207,12 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 				continue
 			}
 			ms := pm.types[name]
-			k, ds := selectKind(pkg, named, ms, posOf, pluralGo, pluralRes)
+			k, ds, skip := selectKind(pkg, named, ms, posOf, pluralGo, pluralRes)
 			diags = append(diags, ds...)
+			if skip != "" {
+				p := posOf(named.Obj().Pos())
+				logger.V(1).Info("skipping type: "+skip, "type", name, "pos", fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column))
+			}
 			if k != nil {
 				k.Version = version
 				version.Kinds = append(version.Kinds, k)
@@ -244,7 +278,8 @@ func buildModel(l *loaded, cfg Config, outputPkg string, rel func(string) string
 		g.Versions = append(g.Versions, version)
 	}
 
-	if !selectedAny {
+	if !selectedAny && len(diags) == 0 {
+		// Secondary when a type failed its checks.
 		diags = append(diags, unselected...)
 	}
 
@@ -353,6 +388,68 @@ func packagePos(pkg *packages.Package, posOf func(token.Pos) token.Position) tok
 	return best
 }
 
+func posString(p token.Position) string { return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column) }
+
+// groupDecl is the group a package declares in its GroupVersion variable.
+type groupDecl struct {
+	group   string
+	varName string         // SchemeGroupVersion or GroupVersion
+	pos     token.Position // of the Group value
+}
+
+// declaredGroup reads the Group of "var SchemeGroupVersion =
+// schema.GroupVersion{Group: ...}" (upstream) or of kubebuilder's
+// GroupVersion, when it is a constant expression.
+func declaredGroup(pkg *packages.Package, posOf func(token.Pos) token.Position) (groupDecl, bool) {
+	if pkg.TypesInfo == nil {
+		return groupDecl{}, false
+	}
+	found := map[string]groupDecl{}
+	for _, f := range pkg.Syntax {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if (n.Name != "SchemeGroupVersion" && n.Name != "GroupVersion") || i >= len(vs.Values) {
+						continue
+					}
+					lit, ok := ast.Unparen(vs.Values[i]).(*ast.CompositeLit)
+					if !ok {
+						continue
+					}
+					var expr ast.Expr
+					for j, e := range lit.Elts {
+						if kv, ok := e.(*ast.KeyValueExpr); ok {
+							if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Group" {
+								expr = kv.Value
+							}
+						} else if j == 0 {
+							expr = e
+						}
+					}
+					if expr == nil {
+						continue
+					}
+					tv, ok := pkg.TypesInfo.Types[expr]
+					if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+						continue
+					}
+					found[n.Name] = groupDecl{group: constant.StringVal(tv.Value), varName: n.Name, pos: posOf(expr.Pos())}
+				}
+			}
+		}
+	}
+	if d, ok := found["SchemeGroupVersion"]; ok {
+		return d, true
+	}
+	d, ok := found["GroupVersion"]
+	return d, ok
+}
+
 func isVar(scope *types.Scope, name string) bool {
 	_, ok := scope.Lookup(name).(*types.Var)
 	return ok
@@ -378,16 +475,21 @@ type selection struct {
 	onlyVerbs, skipVerbs                    []string
 	resource                                string
 	indexes                                 []marker
+	// conflicts are markers that contradict each other: upstream and
+	// kubebuilder spellings of the same setting with different values.
+	conflicts Diagnostics
 }
 
 func readSelection(ms []marker) selection {
 	var s selection
+	var resourceName, nonNamespaced *marker
+	var path, scope *markerArg
 	for _, m := range ms {
 		switch m.name {
 		case "genclient":
 			s.genclient = m.value != "false"
 		case "genclient:nonNamespaced":
-			s.clusterScoped = true
+			nonNamespaced = &m
 		case "genclient:noVerbs":
 			s.noVerbs = true
 		case "genclient:onlyVerbs":
@@ -395,7 +497,7 @@ func readSelection(ms []marker) selection {
 		case "genclient:skipVerbs":
 			s.skipVerbs = splitList(m.value)
 		case "resourceName":
-			s.resource = m.value
+			resourceName = &m
 		case "k8s:informer-gen":
 			s.noInformer = m.value == "false"
 		case "k8s:lister-gen":
@@ -406,13 +508,41 @@ func readSelection(ms []marker) selection {
 			for _, a := range m.args {
 				switch a.key {
 				case "scope":
-					s.clusterScoped = a.value == "Cluster"
+					scope = &a
 				case "path":
-					s.resource = a.value
+					path = &a
 				}
 			}
 		case "informer-gen:index":
 			s.indexes = append(s.indexes, m)
+		}
+	}
+	at := func(p token.Position) string { return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column) }
+	switch {
+	case resourceName != nil && path != nil && resourceName.value != path.value:
+		s.conflicts = append(s.conflicts, Diagnostic{Pos: resourceName.pos,
+			Message: fmt.Sprintf("+resourceName=%s disagrees with +kubebuilder:resource:path=%s at %s", resourceName.value, path.value, at(path.pos)),
+			Hint:    "the server serves the CRD's path; give one resource name, or the same in both"})
+	case resourceName != nil:
+		s.resource = resourceName.value
+	case path != nil:
+		s.resource = path.value
+	}
+	s.clusterScoped = nonNamespaced != nil
+	if scope != nil {
+		switch scope.value {
+		case "Cluster":
+			s.clusterScoped = true
+		case "Namespaced":
+			if nonNamespaced != nil {
+				s.conflicts = append(s.conflicts, Diagnostic{Pos: nonNamespaced.pos,
+					Message: fmt.Sprintf("+genclient:nonNamespaced disagrees with +kubebuilder:resource:scope=Namespaced at %s", at(scope.pos)),
+					Hint:    "the type is either cluster-scoped or namespaced; remove one marker"})
+			}
+		default:
+			s.conflicts = append(s.conflicts, Diagnostic{Pos: scope.pos,
+				Message: fmt.Sprintf("+kubebuilder:resource: scope=%s is neither Cluster nor Namespaced", scope.value),
+				Hint:    cmp.Or(didYouMean(scope.value, "Cluster", "Namespaced"), "scope is Cluster or Namespaced")})
 		}
 	}
 	return s
@@ -440,9 +570,11 @@ func (s selection) listWatch() bool {
 	return !slices.Contains(s.skipVerbs, "list") && !slices.Contains(s.skipVerbs, "watch")
 }
 
-// selectKind decides whether named is generated for and checks it.
+// selectKind decides whether named is generated for and checks it. skip,
+// when set, says why a type with a selecting marker is not generated for
+// (not an error: for -v).
 func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf func(token.Pos) token.Position,
-	pluralGo, pluralRes gengonamer.Namer) (*Kind, Diagnostics) {
+	pluralGo, pluralRes gengonamer.Namer) (k *Kind, diags Diagnostics, skip string) {
 	name := named.Obj().Name()
 	pos := posOf(named.Obj().Pos())
 	s := readSelection(ms)
@@ -456,26 +588,40 @@ func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf fu
 				Message: fmt.Sprintf("marker +informer-gen:index is in the wrong place: type %s is not selected for generation", name),
 				Hint:    "mark the type with +genclient or +kubebuilder:object:root=true, with list and watch verbs"})
 		}
-		return nil, diags
+		return nil, diags, ""
+	}
+	if i, _ := objectMetaField(st); i < 0 && !s.genclient && len(s.indexes) == 0 {
+		// controller-gen's object:root also marks types that are not
+		// resources (cluster-api's hook request and response types,
+		// admission reviews): no ObjectMeta, no list, nothing to watch.
+		return nil, nil, "+kubebuilder:object:root=true type without metav1.ObjectMeta is not a resource"
 	}
 
-	var diags Diagnostics
-	if !embedsObjectMeta(st) {
+	if !named.Obj().Exported() {
+		// Generated code lives in other packages and could not name it.
 		diags = append(diags, Diagnostic{Pos: pos,
-			Message: fmt.Sprintf("type %s has no metav1.ObjectMeta", name),
-			Hint:    "embed metav1.ObjectMeta `json:\"metadata,omitempty\"`"})
+			Message: fmt.Sprintf("type %s is not exported: the generated listers and informers cannot refer to it", name),
+			Hint:    "export the type, or remove its +genclient / +kubebuilder:object:root marker"})
+		return nil, diags, ""
 	}
+	diags = append(diags, s.conflicts...)
+	diags = append(diags, checkObjectMeta(st, name, pos, posOf)...)
 	scope := pkg.Types.Scope()
 	listName := name + "List"
+	var pointerItems bool
 	switch lt, _ := scope.Lookup(listName).(*types.TypeName); {
 	case lt == nil:
 		diags = append(diags, Diagnostic{Pos: pos,
 			Message: fmt.Sprintf("type %s has no list type %s", name, listName),
 			Hint:    fmt.Sprintf("declare type %s struct { metav1.TypeMeta; metav1.ListMeta; Items []%s }", listName, name)})
-	case !hasItemsOf(lt.Type(), named):
-		diags = append(diags, Diagnostic{Pos: posOf(lt.Pos()),
-			Message: fmt.Sprintf("list type %s has no field Items []%s", listName, name)})
 	default:
+		ok, ptr := itemsOf(lt.Type(), named)
+		if !ok {
+			diags = append(diags, Diagnostic{Pos: posOf(lt.Pos()),
+				Message: fmt.Sprintf("list type %s has no field Items []%s or Items []*%s", listName, name, name)})
+			break
+		}
+		pointerItems = ptr
 		if !hasMethod(lt.Type(), "DeepCopyObject") {
 			diags = append(diags, Diagnostic{Pos: posOf(lt.Pos()),
 				Message: fmt.Sprintf("type %s has no DeepCopyObject method", listName),
@@ -489,13 +635,14 @@ func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf fu
 	}
 
 	t := &gengotypes.Type{Name: gengotypes.Name{Name: name}}
-	k := &Kind{
-		Name:       name,
-		Plural:     pluralGo.Name(t),
-		Resource:   pluralRes.Name(t),
-		Namespaced: !s.clusterScoped,
-		Informer:   !s.noInformer,
-		pos:        pos,
+	k = &Kind{
+		Name:         name,
+		Plural:       pluralGo.Name(t),
+		Resource:     pluralRes.Name(t),
+		Namespaced:   !s.clusterScoped,
+		Informer:     !s.noInformer,
+		PointerItems: pointerItems,
+		pos:          pos,
 	}
 	if s.resource != "" {
 		k.Resource = s.resource
@@ -518,7 +665,7 @@ func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf fu
 		k.Indexes = append(k.Indexes, ix)
 	}
 	slices.SortFunc(k.Indexes, func(a, b *Index) int { return strings.Compare(a.GoName, b.GoName) })
-	return k, diags
+	return k, diags, ""
 }
 
 func isListType(st *types.Struct) bool {
@@ -534,34 +681,88 @@ func isListType(st *types.Struct) bool {
 	return false
 }
 
-func hasItemsOf(list types.Type, item *types.Named) bool {
-	st, ok := list.Underlying().(*types.Struct)
-	if !ok {
-		return false
+// itemsOf reports whether list has a field Items []item or Items []*item,
+// and which.
+func itemsOf(list types.Type, item *types.Named) (ok, pointer bool) {
+	st, isStruct := list.Underlying().(*types.Struct)
+	if !isStruct {
+		return false, false
 	}
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		if f.Name() != "Items" {
 			continue
 		}
-		sl, ok := f.Type().(*types.Slice)
-		return ok && types.Identical(sl.Elem(), item)
+		sl, isSlice := f.Type().(*types.Slice)
+		if !isSlice {
+			return false, false
+		}
+		if types.Identical(sl.Elem(), item) {
+			return true, false
+		}
+		if p, isPtr := sl.Elem().(*types.Pointer); isPtr && types.Identical(p.Elem(), item) {
+			return true, true
+		}
+		return false, false
 	}
-	return false
+	return false, false
 }
 
-func embedsObjectMeta(st *types.Struct) bool {
+// objectMetaField finds the field of st whose type is metav1.ObjectMeta or
+// *metav1.ObjectMeta; i is -1 when there is none.
+func objectMetaField(st *types.Struct) (i int, pointer bool) {
 	for i := range st.NumFields() {
-		f := st.Field(i)
-		if !f.Embedded() {
-			continue
+		t := st.Field(i).Type()
+		p, isPtr := t.(*types.Pointer)
+		if isPtr {
+			t = p.Elem()
 		}
-		if n, ok := f.Type().(*types.Named); ok && n.Obj().Name() == "ObjectMeta" &&
+		if n, ok := t.(*types.Named); ok && n.Obj().Name() == "ObjectMeta" &&
 			n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == metav1Path {
-			return true
+			return i, isPtr
 		}
 	}
-	return false
+	return -1, false
+}
+
+// checkObjectMeta checks that st embeds metav1.ObjectMeta by value under the
+// JSON name "metadata": anything else compiles and decodes every object with
+// an empty name and namespace, or does not satisfy metav1.Object.
+func checkObjectMeta(st *types.Struct, name string, pos token.Position, posOf func(token.Pos) token.Position) Diagnostics {
+	const hint = "embed metav1.ObjectMeta `json:\"metadata,omitempty\"`"
+	i, ptr := objectMetaField(st)
+	if i < 0 {
+		return Diagnostics{{Pos: pos, Message: fmt.Sprintf("type %s has no metav1.ObjectMeta", name), Hint: hint}}
+	}
+	f := st.Field(i)
+	fpos := posOf(f.Pos())
+	switch {
+	case !f.Embedded():
+		return Diagnostics{{Pos: fpos,
+			Message: fmt.Sprintf("type %s has a field %s of type metav1.ObjectMeta instead of embedding it: it is no metav1.Object", name, f.Name()),
+			Hint:    hint}}
+	case ptr:
+		return Diagnostics{{Pos: fpos,
+			Message: fmt.Sprintf("type %s embeds *metav1.ObjectMeta: embed metav1.ObjectMeta, not a pointer to it", name),
+			Hint:    hint}}
+	}
+	tag, hasTag := reflect.StructTag(st.Tag(i)).Lookup("json")
+	jsonName, _, _ := strings.Cut(tag, ",")
+	switch {
+	case !hasTag || jsonName == "":
+		what := "without a json tag"
+		if hasTag {
+			what = fmt.Sprintf("with json:%q", tag)
+		}
+		return Diagnostics{{Pos: fpos,
+			Message: fmt.Sprintf("type %s embeds metav1.ObjectMeta %s: encoding/json inlines it, so every decoded %s has an empty name and namespace", name, what, name),
+			Hint:    hint}}
+	case jsonName != "metadata":
+		return Diagnostics{{Pos: fpos,
+			Message: fmt.Sprintf("type %s embeds metav1.ObjectMeta as json %q: the server sends it as \"metadata\", so every decoded %s has an empty name and namespace", name, jsonName, name),
+			Hint:    hint}}
+	}
+	return nil
 }
 
 func hasMethod(t types.Type, name string) bool {

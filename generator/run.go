@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/tools/go/packages"
 	"k8s.io/klog/v2"
 )
 
@@ -52,22 +51,34 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	diags = append(diags, ds...)
-	logger.V(4).Info("loaded input packages", "count", len(packagesOf(l)))
+	if l != nil {
+		logger.V(4).Info("loaded input packages", "count", len(l.pkgs), "graph", l.listed, "dependenciesChecked", l.checked)
+	}
 
 	outDir := abs(wd, cfg.OutputDir)
 	outputPkg := cfg.OutputPkg
-	if outputPkg == "" && l != nil && len(l.pkgs) > 0 {
-		outputPkg, err = derivePkg(outDir)
-		if err != nil {
+	if l != nil && len(l.pkgs) > 0 {
+		derived, err := derivePkg(outDir)
+		switch {
+		case outputPkg == "" && err != nil:
 			diags = append(diags, Diagnostic{Subject: "--output-dir " + cfg.OutputDir,
 				Message: "cannot derive the output import path: " + err.Error(),
 				Hint:    "set --output-pkg"})
+		case outputPkg == "":
+			outputPkg = derived
+		case err == nil && derived != outputPkg:
+			// The generated packages import each other by outputPkg: a
+			// mismatch writes code that does not compile. (Outside any
+			// module there is nothing to check against.)
+			diags = append(diags, Diagnostic{Subject: "--output-pkg " + cfg.OutputPkg,
+				Message: fmt.Sprintf("does not match the import path of --output-dir %s, which is %s according to its go.mod", cfg.OutputDir, derived),
+				Hint:    "drop --output-pkg, or set it to " + derived})
 		}
 	}
 	var model *Model
 	if l != nil && len(l.pkgs) > 0 {
 		var ds Diagnostics
-		model, ds = buildModel(l, cfg, outputPkg, rel)
+		model, ds = buildModel(logger, l, cfg, outputPkg, rel)
 		diags = append(diags, ds...)
 	}
 	if model == nil && len(diags) == 0 {
@@ -99,13 +110,6 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	logger.V(2).Info("generated", "files", len(files), "changed", len(changes))
 	return nil
-}
-
-func packagesOf(l *loaded) []*packages.Package {
-	if l == nil {
-		return nil
-	}
-	return l.pkgs
 }
 
 func abs(wd, p string) string {

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
 )
 
 func sampleCase(t *testing.T) goldenCase {
@@ -262,5 +265,36 @@ func TestFailedRunWritesNothing(t *testing.T) {
 		if after[f] != v {
 			t.Errorf("%s changed in a failing run", f)
 		}
+	}
+}
+
+// TestSkippedRootTypesAreLogged: kubebuilder root types that are not
+// resources are skipped, not errors, and -v=1 says so with their position.
+func TestSkippedRootTypesAreLogged(t *testing.T) {
+	var c goldenCase
+	for _, gc := range goldenCases(t) {
+		if gc.name == "nonresource-roots" {
+			c = gc
+		}
+	}
+	if c.name == "" {
+		t.Fatal("no nonresource-roots golden case")
+	}
+	var logs bytes.Buffer
+	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(&logs)))
+	cfg := Config{Inputs: []string{"./input/api/..."}, OutputDir: t.TempDir(), OutputPkg: "example.com/out", WorkDir: c.dir}
+	if err := Run(klog.NewContext(context.Background(), logger), cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`type="DiscoveryRequest" pos="input/api/v1alpha1/extension_types.go:38:6"`,
+		`type="BeforeUpgradeResponse" pos="input/api/hooks/v1alpha1/hooks_types.go:19:6"`,
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, logs.String())
+		}
+	}
+	if strings.Contains(logs.String(), `type="Extension"`) {
+		t.Errorf("the resource Extension was logged as skipped:\n%s", logs.String())
 	}
 }

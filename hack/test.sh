@@ -6,10 +6,10 @@ cd "$(dirname "$0")/.."
 
 # Every Go module in the repo (the root one and examples/crd), found, not listed,
 # so a new module is tested without editing this script.
-mapfile -t modules < <(git ls-files --cached --others --exclude-standard -- '*go.mod' | grep -v '/testdata/' | xargs -n1 dirname | sort)
+mapfile -t modules < <(git ls-files --cached --others --exclude-standard -- '*go.mod' | grep -Ev '(^|/)testdata/' | xargs -n1 dirname | sort)
 
 echo "== gofmt"
-bad=$(git ls-files --cached --others --exclude-standard -- '*.go' | grep -v '/testdata/' | xargs -r gofmt -l)
+bad=$(git ls-files --cached --others --exclude-standard -- '*.go' | grep -Ev '(^|/)testdata/' | xargs -r gofmt -l)
 if [ -n "$bad" ]; then
   echo "gofmt needed on:"; echo "$bad"; exit 1
 fi

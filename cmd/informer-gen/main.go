@@ -7,13 +7,18 @@ import (
 	"fmt"
 	"os"
 
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
+
 	"github.com/informer-gen/informer-gen/generator"
 )
 
 func main() {
 	cfg, err := generator.ParseArgs(os.Args[1:], os.Stderr)
 	if err == nil {
-		if err = generator.Run(context.Background(), cfg); err != nil {
+		logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(cfg.Verbosity), textlogger.Output(os.Stderr)))
+		ctx := klog.NewContext(context.Background(), logger)
+		if err = generator.Run(ctx, cfg); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // Type describes one API type to the runtime. Generated code declares one
@@ -108,6 +109,14 @@ type TypeOptions struct {
 	ResyncPeriod  *time.Duration
 	// Transform replaces Options.Transform for this type.
 	Transform func(runtime.Object) (runtime.Object, error)
+	// ContentType, when not empty, is the media type the type's LIST and
+	// WATCH responses are requested in, instead of the one the rest.Config
+	// names (its AcceptContentTypes, else ContentType): "application/json",
+	// "application/vnd.kubernetes.protobuf" (built-in types only; the default
+	// for them) or "application/cbor" (servers with the CBORServingAndStorage
+	// feature gate). A server that refuses protobuf or CBOR (406 Not
+	// Acceptable) is asked for JSON from then on.
+	ContentType string
 	// ListerWatcher, when not nil, replaces the REST source: runtimetest's
 	// fake Source in unit tests, or listwatch.Funcs over an existing
 	// clientset. It must be either a reflector.ListerWatcher[T] for the type's
@@ -184,6 +193,7 @@ type Factory struct {
 
 type groupVersion struct {
 	client rest.Interface
+	scheme *runtime.Scheme // the group-version's types, for codecFor
 	err    error
 }
 
@@ -381,7 +391,11 @@ func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) 
 	var newLW func(ns string) reflector.ListerWatcher[T]
 	switch lw := to.ListerWatcher.(type) {
 	case nil:
-		client, err := f.client(typ.Resource.GroupVersion(), typ.AddToScheme)
+		client, scheme, err := f.client(typ.Resource.GroupVersion(), typ.AddToScheme)
+		var codec, fallback wire.Codec[T]
+		if err == nil {
+			codec, fallback, err = codecFor[T](f.cfg, to.ContentType, scheme, typ.Resource.GroupVersion())
+		}
 		newLW = func(ns string) reflector.ListerWatcher[T] {
 			if err != nil {
 				return failingLW[T]{err: err} // the reflector's errors name the resource
@@ -392,6 +406,8 @@ func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) 
 				LabelSelector: lsel,
 				FieldSelector: fsel,
 				Tweak:         f.opts.Tweak,
+				Codec:         codec,
+				FallbackCodec: fallback,
 				NewList:       typ.NewList,
 				Items:         typ.Items,
 			})
@@ -454,16 +470,16 @@ func typedTransform[T store.Object[T]](gvr schema.GroupVersionResource, fn func(
 	}
 }
 
-// client returns the REST client of gv, building its scheme (with
-// addToScheme) and client on first use, under f.cmu.
-func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, error) {
+// client returns the REST client of gv and the scheme its types are
+// registered in, building both (with addToScheme) on first use, under f.cmu.
+func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
 	f.cmu.Lock()
 	defer f.cmu.Unlock()
 	if g, ok := f.gvs[gv]; ok {
-		return g.client, g.err
+		return g.client, g.scheme, g.err
 	}
-	g := &groupVersion{}
 	scheme := runtime.NewScheme()
+	g := &groupVersion{scheme: scheme}
 	f.gvs[gv] = g
 	switch {
 	case f.cfg == nil:
@@ -488,7 +504,7 @@ func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Schem
 		}
 		g.client, g.err = listwatch.NewRESTClient(f.cfg, hc, scheme, gv)
 	}
-	return g.client, g.err
+	return g.client, g.scheme, g.err
 }
 
 // failingLW reports a construction error (bad config, scheme error) through

@@ -4,9 +4,14 @@
 // type L.
 //
 // Design choices:
-//   - No dynamic client and no unstructured conversion: the REST client's
-//     serializer is serializer.NewCodecFactory(scheme).WithoutConversion(), so
-//     each response is decoded once, into the Go type.
+//   - No dynamic client and no unstructured conversion. With Options.Codec
+//     (the factory sets wire.NewJSON for every type) a response body is read
+//     once and decoded item by item, event by event, straight into T; a
+//     watch event that does not decode becomes a reflector.MalformedObject.
+//     Without it, the REST client's serializer,
+//     serializer.NewCodecFactory(scheme).WithoutConversion(), decodes each
+//     response once, into the Go list type. Error responses are always
+//     decoded by the serializer, so they stay apierrors errors.
 //   - One REST client per group-version (ConfigFor/NewRESTClient), each with its
 //     own scheme; several may share one *http.Client.
 //   - Selectors and namespace are fixed at construction, as an informer's are;

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // Options configures New.
@@ -32,12 +35,24 @@ type Options[T any, L runtime.Object] struct {
 	// Tweak, when not nil, edits the ListOptions of every request last, after
 	// the selectors were applied (upstream's TweakListOptionsFunc).
 	Tweak func(*metav1.ListOptions)
+	// Codec, when set, decodes LIST and WATCH responses straight into T
+	// (wire.NewJSON, say): each request asks for Codec.MediaType and the
+	// body is decoded once, item by item, without the REST client's
+	// serializer (which still decodes error responses). When nil, responses
+	// are decoded by the REST client's serializer into NewList's list type.
+	Codec wire.Codec[T]
+	// FallbackCodec, when set, replaces Codec for good once the server
+	// refuses Codec's media type (406 Not Acceptable): custom resources asked
+	// for protobuf, or CBOR without the CBORServingAndStorage feature gate.
+	// The refused request is made again with it at once.
+	FallbackCodec wire.Codec[T]
 	// NewList returns an empty list object to decode a LIST response into,
-	// e.g. func() *v1alpha1.FooList { return new(v1alpha1.FooList) }. Required.
+	// e.g. func() *v1alpha1.FooList { return new(v1alpha1.FooList) }.
+	// Required when Codec is nil.
 	NewList func() L
 	// Items returns the items of a decoded list as T, e.g.
 	// func(l *v1alpha1.FooList) []*v1alpha1.Foo { return factory.Pointers(l.Items) }.
-	// Required.
+	// Required when Codec is nil.
 	Items func(L) []T
 	// ParameterCodec encodes ListOptions into the query string; nil means
 	// metav1.ParameterCodec, which is right for every API type.
@@ -49,10 +64,12 @@ type Options[T any, L runtime.Object] struct {
 // built with: no dynamic client, no unstructured round trip.
 //
 // It implements reflector.ListerWatcher[T]. It holds no state besides its
-// configuration and is safe for concurrent use.
+// configuration and whether it fell back to Options.FallbackCodec, and is safe
+// for concurrent use.
 type ListerWatcher[T any, L runtime.Object] struct {
-	client rest.Interface
-	opts   Options[T, L]
+	client  rest.Interface
+	opts    Options[T, L]
+	refused atomic.Bool // the server refused opts.Codec's media type
 }
 
 var _ reflector.ListerWatcher[*metav1.PartialObjectMetadata] = (*ListerWatcher[*metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList])(nil)
@@ -62,8 +79,8 @@ var _ reflector.ListerWatcher[*metav1.PartialObjectMetadata] = (*ListerWatcher[*
 // and L (NewRESTClient builds one). It panics if a required option is missing:
 // that is a programming error, not a runtime condition.
 func New[T any, L runtime.Object](client rest.Interface, opts Options[T, L]) *ListerWatcher[T, L] {
-	if client == nil || opts.Resource == "" || opts.NewList == nil || opts.Items == nil {
-		panic("listwatch.New: client, Resource, NewList and Items are required")
+	if client == nil || opts.Resource == "" || opts.Codec == nil && (opts.NewList == nil || opts.Items == nil) {
+		panic("listwatch.New: client, Resource, and Codec or NewList and Items are required")
 	}
 	if opts.ParameterCodec == nil {
 		opts.ParameterCodec = metav1.ParameterCodec
@@ -97,6 +114,9 @@ func (lw *ListerWatcher[T, L]) where() string {
 // and friends still work on them. Cancelling ctx aborts the request.
 func (lw *ListerWatcher[T, L]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[T], error) {
 	lo := lw.listOptions(opts)
+	if lw.opts.Codec != nil {
+		return lw.listCodec(ctx, lo)
+	}
 	list := lw.opts.NewList()
 	err := lw.client.Get().
 		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
@@ -122,8 +142,72 @@ func (lw *ListerWatcher[T, L]) List(ctx context.Context, opts metav1.ListOptions
 	return res, nil
 }
 
+// codec returns the codec requests use: Options.Codec, or
+// Options.FallbackCodec once the server refused the former.
+func (lw *ListerWatcher[T, L]) codec() wire.Codec[T] {
+	if lw.refused.Load() {
+		return lw.opts.FallbackCodec
+	}
+	return lw.opts.Codec
+}
+
+// fallBack reports whether err, the failure of a request made with c, is the
+// server refusing c's media type while a fallback codec is there to use
+// instead, and makes the fallback the codec of every later request.
+func (lw *ListerWatcher[T, L]) fallBack(ctx context.Context, c wire.Codec[T], err error) bool {
+	if lw.opts.FallbackCodec == nil || c == lw.opts.FallbackCodec || !apierrors.IsNotAcceptable(err) {
+		return false
+	}
+	if lw.refused.CompareAndSwap(false, true) {
+		klog.FromContext(ctx).V(2).Info("server refused the media type; using the fallback from now on",
+			"resource", lw.opts.Resource, "refused", c.MediaType(), "fallback", lw.opts.FallbackCodec.MediaType())
+	}
+	return true
+}
+
+// listCodec is List with opts.Codec: the body is read once and its items
+// decoded one by one straight into T.
+func (lw *ListerWatcher[T, L]) listCodec(ctx context.Context, lo *metav1.ListOptions) (*reflector.ListResult[T], error) {
+	codec := lw.codec()
+	body, err := lw.client.Get().
+		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
+		Resource(lw.opts.Resource).
+		VersionedParams(lo, lw.opts.ParameterCodec).
+		SetHeader("Accept", codec.MediaType()).
+		Stream(ctx)
+	if err != nil {
+		if lw.fallBack(ctx, codec, err) {
+			return lw.listCodec(ctx, lo)
+		}
+		return nil, fmt.Errorf("list %s: %w", lw.where(), err)
+	}
+	defer body.Close()
+	var items []T
+	if lo.Limit > 0 && lo.Limit <= 10000 {
+		items = make([]T, 0, lo.Limit)
+	}
+	lm, err := codec.DecodeList(body, func(obj T) error {
+		items = append(items, obj)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", lw.where(), err)
+	}
+	res := &reflector.ListResult[T]{
+		Items:              items,
+		ResourceVersion:    lm.ResourceVersion,
+		Continue:           lm.Continue,
+		RemainingItemCount: lm.RemainingItemCount,
+	}
+	klog.FromContext(ctx).V(5).Info("listed", "resource", lw.opts.Resource, "namespace", lw.opts.Namespace,
+		"items", len(res.Items), "resourceVersion", res.ResourceVersion, "more", res.Continue != "")
+	return res, nil
+}
+
 // Watch starts a WATCH request; events carry decoded T values (and
-// *metav1.Status for ERROR events). The stream ends when ctx is cancelled,
+// *metav1.Status for ERROR events). With a Codec, an event it cannot decode
+// arrives as a *reflector.MalformedObject (the reflector reports and skips
+// it); after one whose framing was lost, the watch ends. The stream ends when ctx is cancelled,
 // when the server closes it (after opts.TimeoutSeconds), or on Stop.
 func (lw *ListerWatcher[T, L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	lo := lw.listOptions(opts)
@@ -131,6 +215,9 @@ func (lw *ListerWatcher[T, L]) Watch(ctx context.Context, opts metav1.ListOption
 	var timeout time.Duration
 	if lo.TimeoutSeconds != nil {
 		timeout = time.Duration(*lo.TimeoutSeconds) * time.Second
+	}
+	if lw.opts.Codec != nil {
+		return lw.watchCodec(ctx, lo, timeout)
 	}
 	w, err := lw.client.Get().
 		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
@@ -142,6 +229,27 @@ func (lw *ListerWatcher[T, L]) Watch(ctx context.Context, opts metav1.ListOption
 		return nil, fmt.Errorf("watch %s: %w", lw.where(), err)
 	}
 	return w, nil
+}
+
+// watchCodec is Watch with opts.Codec.
+func (lw *ListerWatcher[T, L]) watchCodec(ctx context.Context, lo *metav1.ListOptions, timeout time.Duration) (watch.Interface, error) {
+	codec := lw.codec()
+	// Stream, unlike Watch, waits for the client's rate limiter: one token
+	// per watch, which the informer's few watches can afford.
+	body, err := lw.client.Get().
+		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
+		Resource(lw.opts.Resource).
+		VersionedParams(lo, lw.opts.ParameterCodec).
+		SetHeader("Accept", codec.MediaType()).
+		Timeout(timeout).
+		Stream(ctx)
+	if err != nil {
+		if lw.fallBack(ctx, codec, err) {
+			return lw.watchCodec(ctx, lo, timeout)
+		}
+		return nil, fmt.Errorf("watch %s: %w", lw.where(), err)
+	}
+	return newStreamWatch(ctx, lw.where(), body, codec.NewWatchDecoder(body)), nil
 }
 
 // Default client-side rate limits that ConfigFor sets when cfg leaves them at

@@ -15,6 +15,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 func widget(ns, name string, lbls map[string]string, size int) *lwt.Widget {
@@ -34,12 +35,25 @@ func newLW(t *testing.T, srv *lwt.Server, opts listwatch.Options[*lwt.Widget, *l
 		t.Fatal(err)
 	}
 	opts.Resource = lwt.Resource
-	opts.NewList = func() *lwt.WidgetList { return new(lwt.WidgetList) }
-	opts.Items = func(l *lwt.WidgetList) []*lwt.Widget { return pointers(l.Items) }
+	if strings.HasSuffix(t.Name(), "/codec") {
+		opts.Codec = wire.NewJSON[*lwt.Widget](lwt.SchemeGroupVersion.WithKind("Widget"))
+	} else {
+		opts.NewList = func() *lwt.WidgetList { return new(lwt.WidgetList) }
+		opts.Items = func(l *lwt.WidgetList) []*lwt.Widget { return pointers(l.Items) }
+	}
 	return listwatch.New(client, opts)
 }
 
-func TestListPagesDecodeTyped(t *testing.T) {
+// forBoth runs test with a wire.Codec (subtest "codec") and with the REST
+// client's serializer (subtest "serializer"): newLW picks by the name.
+func forBoth(t *testing.T, test func(t *testing.T)) {
+	t.Run("codec", test)
+	t.Run("serializer", test)
+}
+
+func TestListPagesDecodeTyped(t *testing.T) { forBoth(t, testListPagesDecodeTyped) }
+
+func testListPagesDecodeTyped(t *testing.T) {
 	srv := lwt.NewServer(t)
 	for i, n := range []string{"a", "b", "c", "d", "e"} {
 		srv.Add(widget("ns1", n, map[string]string{"app": "x"}, i))
@@ -84,10 +98,15 @@ func TestListPagesDecodeTyped(t *testing.T) {
 		if r.Path != "/apis/test.informer-gen.dev/v1/namespaces/ns1/widgets" {
 			t.Errorf("request path %q", r.Path)
 		}
+		if strings.HasSuffix(t.Name(), "/codec") && r.Accept != "application/json" {
+			t.Errorf("request Accept %q, want the codec's application/json", r.Accept)
+		}
 	}
 }
 
-func TestSelectorsAndTweak(t *testing.T) {
+func TestSelectorsAndTweak(t *testing.T) { forBoth(t, testSelectorsAndTweak) }
+
+func testSelectorsAndTweak(t *testing.T) {
 	srv := lwt.NewServer(t)
 	srv.Add(widget("ns1", "a", map[string]string{"app": "x"}, 1))
 	srv.Add(widget("ns2", "b", map[string]string{"app": "y"}, 2))
@@ -119,6 +138,10 @@ func TestSelectorsAndTweak(t *testing.T) {
 }
 
 func TestListErrorKeepsAPIErrorAndNamesResource(t *testing.T) {
+	forBoth(t, testListErrorKeepsAPIErrorAndNamesResource)
+}
+
+func testListErrorKeepsAPIErrorAndNamesResource(t *testing.T) {
 	srv := lwt.NewServer(t)
 	st := apierrors.NewResourceExpired("too old resource version").Status()
 	st.APIVersion, st.Kind = "v1", "Status"
@@ -136,7 +159,9 @@ func TestListErrorKeepsAPIErrorAndNamesResource(t *testing.T) {
 	}
 }
 
-func TestWatchStreamsTypedEvents(t *testing.T) {
+func TestWatchStreamsTypedEvents(t *testing.T) { forBoth(t, testWatchStreamsTypedEvents) }
+
+func testWatchStreamsTypedEvents(t *testing.T) {
 	srv := lwt.NewServer(t)
 	srv.Add(widget("ns1", "a", nil, 1))
 	lw := newLW(t, srv, listwatch.Options[*lwt.Widget, *lwt.WidgetList]{Namespace: "ns1"})
@@ -186,7 +211,9 @@ func TestWatchStreamsTypedEvents(t *testing.T) {
 	}
 }
 
-func TestWatchEndsWithContext(t *testing.T) {
+func TestWatchEndsWithContext(t *testing.T) { forBoth(t, testWatchEndsWithContext) }
+
+func testWatchEndsWithContext(t *testing.T) {
 	srv := lwt.NewServer(t)
 	lw := newLW(t, srv, listwatch.Options[*lwt.Widget, *lwt.WidgetList]{})
 	ctx, cancel := context.WithCancel(t.Context())

@@ -23,7 +23,8 @@ import (
 
 // Server is a minimal API server for Widgets over httptest: paged LIST
 // (limit/continue with remainingItemCount), label selectors, namespaces, and
-// WATCH streams of the changes made through Add, Update and Delete. Safe for
+// WATCH streams of the changes made through Add, Update and Delete (a watch
+// from a resourceVersion replays the changes after it first). Safe for
 // concurrent use. It records every request's path and query.
 type Server struct {
 	srv       *httptest.Server
@@ -33,6 +34,7 @@ type Server struct {
 	rv       int
 	objects  map[string]*Widget // key namespace/name
 	watchers map[chan watch.Event]watchFilter
+	history  []watch.Event // every change, in order, for watches from a resourceVersion
 	requests []Request
 	// failWith, when set, answers every request with that status.
 	failWith        *metav1.Status
@@ -50,6 +52,8 @@ type watchFilter struct {
 type Request struct {
 	Path  string
 	Query url.Values
+	// Accept is the request's Accept header.
+	Accept string
 }
 
 // NewServer starts a Server; it is closed (and its client's idle connections
@@ -122,6 +126,7 @@ func (s *Server) change(typ watch.EventType, w *Widget) {
 	} else {
 		s.objects[key] = w
 	}
+	s.history = append(s.history, watch.Event{Type: typ, Object: w})
 	for ch, f := range s.watchers {
 		if f.matches(w) {
 			select {
@@ -141,11 +146,20 @@ func (f watchFilter) matches(w *Widget) bool {
 // serve handles /apis/<group>/<version>[/namespaces/<ns>]/widgets.
 func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.Query()})
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.Query(), Accept: r.Header.Get("Accept")})
 	fail := s.failWith
 	s.mu.Unlock()
 	if fail != nil {
 		writeJSON(rw, int(fail.Code), fail)
+		return
+	}
+	if !acceptsJSON(r.Header.Get("Accept")) {
+		// As an API server answers for a custom resource asked for protobuf
+		// (or for CBOR without its feature gate).
+		writeStatus(rw, &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status: metav1.StatusFailure, Code: http.StatusNotAcceptable, Reason: metav1.StatusReasonNotAcceptable,
+			Message: "only the following media types are accepted: application/json",
+		}})
 		return
 	}
 	prefix := "/apis/" + SchemeGroupVersion.String() + "/"
@@ -244,6 +258,20 @@ func (s *Server) watch(rw http.ResponseWriter, r *http.Request, f watchFilter, i
 		end.ResourceVersion = strconv.Itoa(s.rv)
 		end.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 		ch <- watch.Event{Type: watch.Bookmark, Object: end}
+	} else if rv, err := strconv.Atoi(r.URL.Query().Get("resourceVersion")); err == nil && rv > 0 {
+		// A watch from a resourceVersion first replays the changes after
+		// it, as an API server does, so a client that watches again loses
+		// nothing.
+		var replay []watch.Event
+		for _, ev := range s.history {
+			if w := ev.Object.(*Widget); f.matches(w) && resourceVersion(w) > rv {
+				replay = append(replay, ev)
+			}
+		}
+		ch = make(chan watch.Event, 100+len(replay))
+		for _, ev := range replay {
+			ch <- ev
+		}
 	}
 	s.watchers[ch] = f
 	close(s.watchersChanged)
@@ -267,6 +295,13 @@ func (s *Server) watch(rw http.ResponseWriter, r *http.Request, f watchFilter, i
 			if !ok {
 				return
 			}
+			if r, ok := ev.Object.(*rawBytes); ok {
+				if _, err := rw.Write(r.b); err != nil {
+					return
+				}
+				flusher.Flush()
+				continue
+			}
 			raw, err := json.Marshal(ev.Object)
 			if err != nil {
 				panic(err)
@@ -281,6 +316,28 @@ func (s *Server) watch(rw http.ResponseWriter, r *http.Request, f watchFilter, i
 	}
 }
 
+// resourceVersion is w's resourceVersion as the number the server made it.
+func resourceVersion(w *Widget) int {
+	rv, _ := strconv.Atoi(w.ResourceVersion)
+	return rv
+}
+
+// acceptsJSON reports whether an Accept header admits JSON, the only media
+// type the server writes (as for a custom resource).
+func acceptsJSON(accept string) bool {
+	if accept == "" {
+		return true
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch mt {
+		case "application/json", "application/*", "*/*":
+			return true
+		}
+	}
+	return false
+}
+
 func writeStatus(rw http.ResponseWriter, err *apierrors.StatusError) {
 	st := err.Status()
 	st.APIVersion, st.Kind = "v1", "Status"
@@ -292,6 +349,26 @@ func writeJSON(rw http.ResponseWriter, code int, v any) {
 	rw.WriteHeader(code)
 	if err := json.NewEncoder(rw).Encode(v); err != nil {
 		panic(fmt.Sprintf("encode: %v", err))
+	}
+}
+
+// rawBytes is an "event" written to watch streams as is.
+type rawBytes struct {
+	runtime.Object
+	b []byte
+}
+
+// SendRaw writes b as is to every open watch stream (malformed events, say).
+func (s *Server) SendRaw(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.watchers {
+		select {
+		case ch <- watch.Event{Object: &rawBytes{b: b}}:
+		default:
+			close(ch)
+			delete(s.watchers, ch)
+		}
 	}
 }
 

@@ -1,0 +1,41 @@
+package controller
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	crinformers "github.com/informer-gen/informer-gen/integrations/controllerruntime"
+	"github.com/informer-gen/informer-gen/runtime/factory"
+
+	"github.com/informer-gen/informer-gen/examples/kubebuilder/internal/generated/informers"
+)
+
+// Setup adds the informer-gen factory (warm on every replica, started with
+// the manager's caches, readyz check "informers"), the Widget controller and
+// the class counter to mgr. reg receives the class counter's metrics
+// (controller-runtime's metrics.Registry in main, so that they are served
+// on the manager's /metrics beside controller-runtime's).
+func Setup(mgr ctrl.Manager, reg prometheus.Registerer) (*informers.SharedInformerFactory, error) {
+	f := informers.NewSharedInformerFactory(mgr.GetConfig(), factory.Options{})
+	widgets := f.Apps().V1().Widgets()
+	if _, err := crinformers.Add(mgr, f, crinformers.Options{}); err != nil {
+		return nil, err
+	}
+	if err := (&WidgetReconciler{
+		Client:  mgr.GetClient(),
+		Scheme:  mgr.GetScheme(),
+		Widgets: widgets.Lister(),
+	}).SetupWithManager(mgr, widgets.Informer()); err != nil {
+		return nil, fmt.Errorf("creating the widget controller: %w", err)
+	}
+	counter, err := NewClassCounter(reg, widgets.Informer(), widgets.Lister())
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(counter); err != nil {
+		return nil, fmt.Errorf("adding the class counter: %w", err)
+	}
+	return f, nil
+}

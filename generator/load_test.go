@@ -1,0 +1,83 @@
+package generator
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func caseDir(t *testing.T, name string) string {
+	t.Helper()
+	for _, c := range goldenCases(t) {
+		if c.name == name {
+			return c.dir
+		}
+	}
+	t.Fatalf("no golden case %s", name)
+	return ""
+}
+
+// TestTagsIncludeFilesBehindBuildConstraints: the bad-build-tags input
+// generates with --tags, and naming its directory without the tag says
+// which tag is missing.
+func TestTagsIncludeFilesBehindBuildConstraints(t *testing.T) {
+	dir := caseDir(t, "bad-build-tags")
+	cfg, err := ParseArgs([]string{"--tags", "apis", "--output-dir", t.TempDir(), "--output-pkg", "example.com/out", "./input/apis/..."}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WorkDir = dir
+	if err := Run(context.Background(), cfg); err != nil {
+		t.Fatalf("with --tags apis: %v", err)
+	}
+	cfg.Tags, cfg.Inputs = nil, []string{"./input/apis/bad/v1"}
+	err = Run(context.Background(), cfg)
+	want := "input/apis/bad/v1: build constraints exclude all Go files (files are excluded by //go:build apis in input/apis/bad/v1/doc.go; pass --tags apis to include them)"
+	if err == nil || err.Error() != want {
+		t.Errorf("without --tags:\n got: %v\nwant: %s", err, want)
+	}
+}
+
+// TestMissingGoSumEntry: a module whose go.sum lacks an entry gets one
+// message naming the module and the command that fixes it, not go/packages'
+// `invalid package name: ""`.
+func TestMissingGoSumEntry(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	api := filepath.Join(dir, "apis", "demo", "v1")
+	if err := os.MkdirAll(api, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.24\n\nrequire k8s.io/apimachinery v0.37.2\n"))
+	writeFile(t, filepath.Join(api, "types.go"), []byte("package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\n// +genclient\ntype Foo struct {\n\tmetav1.TypeMeta `json:\",inline\"`\n\tmetav1.ObjectMeta `json:\"metadata\"`\n}\n"))
+	cfg := Config{Inputs: []string{"./apis/..."}, OutputDir: filepath.Join(dir, "generated"), WorkDir: dir}
+	err := Run(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("Run succeeded without go.sum")
+	}
+	msg := err.Error()
+	if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "missing go.sum entry") ||
+		!strings.Contains(msg, "apis/demo/v1/types.go:3:8") || !strings.Contains(msg, "(run go get example.com/demo/apis/demo/v1)") ||
+		strings.Contains(msg, "invalid package name") {
+		t.Errorf("got:\n%s\nwant one line at the import with a go get hint", msg)
+	}
+}
+
+// TestPatternBelowIgnoredDirectory: a ... pattern below a directory the go
+// command ignores says so instead of only "matches no Go packages".
+func TestPatternBelowIgnoredDirectory(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.24\n"))
+	writeFile(t, filepath.Join(dir, "input", "_scratch", "v1", "doc.go"), []byte("package v1\n"))
+	cfg := Config{Inputs: []string{"./input/_scratch/..."}, OutputDir: t.TempDir(), OutputPkg: "example.com/out", WorkDir: dir}
+	err := Run(context.Background(), cfg)
+	want := "./input/_scratch/...: pattern matches no Go packages (the go command ignores testdata directories and directories whose names start with _ or .)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got: %v\nwant: %s", err, want)
+	}
+}

@@ -1,0 +1,45 @@
+// Package controllerruntime runs informer-gen's generated informers inside a
+// controller-runtime manager (sigs.k8s.io/controller-runtime v0.25). It is a
+// nested module, so the root module stays free of controller-runtime.
+//
+// Import it as crinformers. What it gives a kubebuilder project:
+//
+//   - Add / NewRunnable: the generated factory as a manager.Runnable that
+//     runs on every replica (NeedLeaderElection false, so standby replicas
+//     keep warm caches), is started with the manager's caches and waited
+//     for before any controller starts, hands the manager's logger to the
+//     informers (the runtime logs through klog.FromContext), and reports
+//     readiness (ReadyzCheck: synced, else the unsynced informers and their
+//     LastError) as the manager's readyz check "informers".
+//   - Kind / TypedKind: a source.TypedSyncingSource from any generated
+//     informer, with typed handler.TypedEventHandler and
+//     predicate.TypedPredicate, for WatchesRawSource.
+//   - SharedInformers: a cache.Options.NewInformer that makes
+//     controller-runtime's own cache run on the factory's informers, so one
+//     LIST+WATCH per type serves the manager's client.Reader (Get, List,
+//     IndexField) and the generated Lister and index methods.
+//
+// # Leader election
+//
+// The manager's leader election (client-go's tools/leaderelection) decides
+// who runs the controllers; the factory's Runnable does not take part in it:
+//
+//	mgr, _ := ctrl.NewManager(cfg, ctrl.Options{LeaderElection: true, LeaderElectionID: "foo-controller"})
+//	f := informers.NewSharedInformerFactory(cfg, factory.Options{})
+//	crinformers.Add(mgr, f, crinformers.Options{})       // every replica: warm caches, readiness
+//	ctrl.NewControllerManagedBy(mgr).WatchesRawSource(...) // the leader only
+//
+// Every replica lists and watches and is ready once synced; only the leader
+// reconciles, and a replica that becomes leader reconciles from a warm
+// cache at once. Outside a manager, do the same with
+// leaderelection.RunOrDie: start the factory before it, and run the
+// workers in OnStartedLeading.
+//
+// # Logging
+//
+// The informers log through the logger in the ctx they are started with:
+// Add uses the manager's logger named "informers"; the cache adapter runs
+// them with the ctx controller-runtime's cache gives its informers (the
+// manager's logger too). Object contents are never logged, only kinds, keys
+// and resourceVersions.
+package controllerruntime

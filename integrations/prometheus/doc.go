@@ -1,0 +1,41 @@
+// Package prometheus exports informer-gen's runtime metrics to Prometheus
+// under the names that client-go's and controller-runtime's users already
+// chart and alert on.
+//
+// WorkqueueMetrics is a workqueue.MetricsProvider (runtime/workqueue) with
+// exactly controller-runtime's (v0.25) workqueue metric families:
+//
+//	workqueue_depth                              gauge     {name, controller, priority}
+//	workqueue_adds_total                         counter   {name, controller}
+//	workqueue_queue_duration_seconds             histogram {name, controller}
+//	workqueue_work_duration_seconds              histogram {name, controller}
+//	workqueue_unfinished_work_seconds            gauge     {name, controller}
+//	workqueue_longest_running_processor_seconds  gauge     {name, controller}
+//	workqueue_retries_total                      counter   {name, controller}
+//
+// with the same help strings and buckets, and both name and controller set to
+// the queue's name (priority ""), as controller-runtime does for its own
+// queues. Existing dashboards and alerts therefore work unchanged.
+//
+// # Registering beside controller-runtime
+//
+// Importing controller-runtime's controller package registers these families
+// in sigs.k8s.io/controller-runtime/pkg/metrics.Registry from an init func.
+// NewWorkqueueMetrics does not fight that: for each family it registers its
+// own collector or, when the registerer already holds an identical one
+// (prometheus.AlreadyRegisteredError), reuses that collector. So
+//
+//	m, err := igprom.NewWorkqueueMetrics(metrics.Registry) // controller-runtime's registry
+//	q := workqueue.New(workqueue.Options[string]{Name: "foo-controller", Metrics: m})
+//
+// puts the queue's series into the manager's /metrics beside those of
+// controller-runtime's own controllers, in the same families. A registerer
+// that holds a family of the same name but different labels or help (for
+// example k8s.io/component-base's legacy workqueue metrics, labelled {name}
+// only) is an error naming the family, never a panic. Give each queue a name
+// no controller-runtime controller uses: two queues with one name share one
+// series.
+//
+// The import name of this package clashes with client_golang's; import it
+// as igprom (or any name you like).
+package prometheus

@@ -1,0 +1,97 @@
+package factory
+
+import (
+	"fmt"
+	"mime"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/informer-gen/informer-gen/runtime/wire"
+)
+
+// mediaTypeJSON is the media type of the JSON codec.
+const mediaTypeJSON = "application/json"
+
+// codecFor returns the wire.Codec that the REST source of T (a type of
+// group-version gv, registered in scheme) decodes LIST and WATCH responses
+// with, and the JSON codec to fall back to when the server refuses the
+// first one's media type (nil when the first one is JSON): the one place that
+// chooses the encoding.
+//
+// The media type asked for is contentType (TypeOptions.ContentType) when not
+// empty, else the first of cfg.AcceptContentTypes, else cfg.ContentType:
+//   - empty or protobuf: protobuf for built-in types (T has the Unmarshal
+//     method go-to-protobuf generates for every k8s.io/api type), JSON for
+//     everything else (custom resources are served as JSON only);
+//   - CBOR: CBOR (servers with the CBORServingAndStorage feature gate);
+//   - JSON: JSON;
+//   - anything else is an error.
+func codecFor[T any](cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv schema.GroupVersion) (codec, fallback wire.Codec[T], err error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
+	}
+	obj, ok := reflect.New(t.Elem()).Interface().(runtime.Object)
+	if !ok {
+		return nil, nil, fmt.Errorf("%v is not a runtime.Object", t)
+	}
+	kinds, _, err := scheme.ObjectKinds(obj)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kind of %v: %w", t, err)
+	}
+	var gvk schema.GroupVersionKind
+	for _, k := range kinds {
+		if k.GroupVersion() == gv {
+			gvk = k
+			break
+		}
+	}
+	if gvk.Empty() {
+		return nil, nil, fmt.Errorf("%v is not registered in group-version %s", t, gv)
+	}
+	jsonCodec := wire.NewJSON[T](gvk)
+	mt, err := requestedMediaType(cfg, contentType)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch mt {
+	case "", wire.MediaTypeProtobuf:
+		if pb, err := wire.NewProtobufFor[T](gvk); err == nil {
+			return pb, jsonCodec, nil
+		}
+		return jsonCodec, nil, nil
+	case wire.MediaTypeCBOR:
+		cb, err := wire.NewCBOR[T](gvk)
+		if err != nil {
+			return nil, nil, err
+		}
+		return cb, jsonCodec, nil
+	case mediaTypeJSON:
+		return jsonCodec, nil, nil
+	}
+	return nil, nil, fmt.Errorf("content type %q: the runtime decodes %s, %s and %s", mt, mediaTypeJSON, wire.MediaTypeProtobuf, wire.MediaTypeCBOR)
+}
+
+// requestedMediaType is the media type (without parameters) that
+// contentType, or else cfg, asks for; "" when neither says.
+func requestedMediaType(cfg *rest.Config, contentType string) (string, error) {
+	ct := contentType
+	if ct == "" && cfg != nil {
+		ct, _, _ = strings.Cut(cfg.AcceptContentTypes, ",")
+		if strings.TrimSpace(ct) == "" {
+			ct = cfg.ContentType
+		}
+	}
+	if strings.TrimSpace(ct) == "" {
+		return "", nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return "", fmt.Errorf("content type %q: %w", ct, err)
+	}
+	return mt, nil
+}

@@ -1,0 +1,92 @@
+package factory
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+
+	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/wire"
+)
+
+// TestCodecForChoosesByTypeAndConfig: protobuf (falling back to JSON) for a
+// built-in type unless the rest.Config or TypeOptions.ContentType says
+// otherwise, JSON for a custom resource type whatever is asked, CBOR (falling
+// back to JSON) only when asked, and an error for a media type we cannot
+// decode.
+func TestCodecForChoosesByTypeAndConfig(t *testing.T) {
+	core := runtime.NewScheme()
+	if err := corev1.AddToScheme(core); err != nil {
+		t.Fatal(err)
+	}
+	custom := runtime.NewScheme()
+	if err := lwt.AddToScheme(custom); err != nil {
+		t.Fatal(err)
+	}
+	const js, pb, cb = "application/json", wire.MediaTypeProtobuf, wire.MediaTypeCBOR
+	for _, c := range []struct {
+		name                  string
+		cfg                   *rest.Config
+		contentType           string
+		builtin               bool
+		wantCodec, wantFallbk string // "" for none
+		wantErr               string
+	}{
+		{name: "built-in, nothing asked", cfg: &rest.Config{}, builtin: true, wantCodec: pb, wantFallbk: js},
+		{name: "built-in, no config", builtin: true, wantCodec: pb, wantFallbk: js},
+		{name: "built-in, config asks JSON", cfg: &rest.Config{ContentConfig: rest.ContentConfig{ContentType: js}}, builtin: true, wantCodec: js},
+		{name: "built-in, accept list asks JSON first", cfg: &rest.Config{ContentConfig: rest.ContentConfig{AcceptContentTypes: "application/json, " + pb, ContentType: pb}}, builtin: true, wantCodec: js},
+		{name: "built-in, config asks protobuf with parameters", cfg: &rest.Config{ContentConfig: rest.ContentConfig{ContentType: pb + ";stream=watch"}}, builtin: true, wantCodec: pb, wantFallbk: js},
+		{name: "built-in, type asks CBOR over config", cfg: &rest.Config{ContentConfig: rest.ContentConfig{ContentType: js}}, contentType: cb, builtin: true, wantCodec: cb, wantFallbk: js},
+		{name: "custom, nothing asked", cfg: &rest.Config{}, wantCodec: js},
+		{name: "custom, config asks protobuf", cfg: &rest.Config{ContentConfig: rest.ContentConfig{ContentType: pb}}, wantCodec: js},
+		{name: "custom, type asks CBOR", contentType: cb, wantCodec: cb, wantFallbk: js},
+		{name: "custom, yaml", contentType: "application/yaml", wantErr: `content type "application/yaml"`},
+		{name: "custom, unparsable", contentType: ";;", wantErr: `content type ";;"`},
+	} {
+		var codec, fallback interface{ MediaType() string }
+		var err error
+		if c.builtin {
+			var cd, fb wire.Codec[*corev1.ConfigMap]
+			cd, fb, err = codecFor[*corev1.ConfigMap](c.cfg, c.contentType, core, corev1.SchemeGroupVersion)
+			codec, fallback = nilIfNil(cd), nilIfNil(fb)
+		} else {
+			var cd, fb wire.Codec[*lwt.Widget]
+			cd, fb, err = codecFor[*lwt.Widget](c.cfg, c.contentType, custom, lwt.SchemeGroupVersion)
+			codec, fallback = nilIfNil(cd), nilIfNil(fb)
+		}
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s: error %v, want one containing %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := mediaType(codec); got != c.wantCodec {
+			t.Errorf("%s: codec %q, want %q", c.name, got, c.wantCodec)
+		}
+		if got := mediaType(fallback); got != c.wantFallbk {
+			t.Errorf("%s: fallback %q, want %q", c.name, got, c.wantFallbk)
+		}
+	}
+}
+
+func nilIfNil[T any](c wire.Codec[T]) interface{ MediaType() string } {
+	if c == nil {
+		return nil
+	}
+	return c
+}
+
+func mediaType(c interface{ MediaType() string }) string {
+	if c == nil {
+		return ""
+	}
+	return c.MediaType()
+}

@@ -1,0 +1,504 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// MediaTypeJSON is the media type the JSON Codec asks for.
+const MediaTypeJSON = "application/json"
+
+// jsonOptions make github.com/go-json-experiment/json decode as
+// sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts (apimachinery's JSON
+// serializer) does: encoding/json v1 semantics (duplicate names, last wins;
+// invalid UTF-8 replaced; null leaves non-nullable values alone; merge into
+// existing values; v1's base64 and `string` tags; UnmarshalJSON methods called
+// as v1 calls them), but with case-sensitive field names. Two v1 options are
+// left out on purpose: ReportErrorsWithLegacySemantics, which pre-scans every
+// value for validity before decoding it and goes on after a type error (we
+// stop at the first error instead; an error is an error to both), and
+// case-insensitive matching.
+var jsonOptions = json.JoinOptions(
+	jsonv1.DefaultOptionsV1(),
+	jsonv1.ReportErrorsWithLegacySemantics(false),
+	json.MatchCaseInsensitiveNames(false),
+)
+
+// jsonOptionsPreserveInts adds sigs.k8s.io/json's PreserveInts: a JSON number
+// decoded into an interface{} is an int64 when it is an integer that fits,
+// else a float64. Only used for types that can hold an interface{} value, as
+// a type-specific unmarshaler costs a lookup per value.
+var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshalAny)))
+
+// NewJSON returns the Codec for the JSON encoding of one resource whose
+// objects have the group-version-kind gvk and Go type T, a pointer to a
+// struct such as *v1alpha1.Foo. It panics if T is not a pointer to a struct
+// (a programming error).
+//
+// Every item and event object is decoded once, straight from the body into a
+// freshly allocated T, with apimachinery's semantics (see jsonOptions); no
+// object shares memory with another. LIST items keep the apiVersion and kind
+// the body gives them (as client-go's Do().Into does); watch event objects
+// have theirs cleared (as client-go's watch decoder does). An item or event
+// object whose apiVersion or kind is present and differs from gvk (or from
+// gvk.Kind+"List" for the list itself) is a *DecodeError. A watch event object
+// without apiVersion and kind is a *DecodeError too, as it is to client-go,
+// which decodes watch events by their kind.
+func NewJSON[T any](gvk schema.GroupVersionKind) Codec[T] {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("wire.NewJSON: %v is not a pointer to a struct", t))
+	}
+	return newJSONCodec[T](t.Elem(), gvk)
+}
+
+// newJSONCodec returns the JSON codec for objects of type *elem, which must
+// be T (or, in tests, implement the interface T).
+func newJSONCodec[T any](elem reflect.Type, gvk schema.GroupVersionKind) *jsonCodec[T] {
+	c := &jsonCodec[T]{elem: elem, opts: jsonOptions}
+	c.apiVersion, c.kind = gvk.ToAPIVersionAndKind()
+	c.listKind = gvk.Kind + "List"
+	if holdsInterface(elem, map[reflect.Type]bool{}) {
+		c.opts = jsonOptionsPreserveInts
+	}
+	return c
+}
+
+// The errors where the JSON Codec is stricter than client-go (tests allow
+// these differences).
+var (
+	errKindMismatch   = errors.New("apiVersion/kind mismatch")
+	errDuplicateItems = errors.New(`duplicate "items" in list`)
+	errNoKind         = errors.New("object has no apiVersion and kind")
+)
+
+type jsonCodec[T any] struct {
+	elem                       reflect.Type
+	apiVersion, kind, listKind string
+	opts                       json.Options
+}
+
+// MediaType implements Codec.
+func (c *jsonCodec[T]) MediaType() string { return MediaTypeJSON }
+
+// newT allocates a fresh zero T.
+func (c *jsonCodec[T]) newT() T {
+	return reflect.New(c.elem).Interface().(T)
+}
+
+// DecodeList implements Codec. It stops at the first malformed item: a LIST
+// is whole or it is an error, as it is to client-go. A second "items" member
+// (which client-go would decode over the first) is an error, because the first
+// one's items were already handed to each.
+func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta, error) {
+	var lm ListMeta
+	r := &ioErrReader{r: body}
+	dec := jsontext.NewDecoder(r, c.opts)
+	fail := func(recoverable bool, key, rv string, err error) (ListMeta, error) {
+		if r.err != nil {
+			return lm, fmt.Errorf("read list body: %w", r.err)
+		}
+		return lm, &DecodeError{Recoverable: recoverable, Key: key, ResourceVersion: rv, Offset: dec.InputOffset(), Err: err}
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return fail(false, "", "", err)
+	}
+	if tok.Kind() != '{' {
+		return fail(false, "", "", fmt.Errorf("list body is a JSON %s, not an object", kindName(tok.Kind())))
+	}
+	var meta metav1.ListMeta
+	var apiVersion, kind string
+	seenItems := false
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return fail(false, "", "", err)
+		}
+		switch name.String() {
+		case "apiVersion":
+			err = json.UnmarshalDecode(dec, &apiVersion)
+		case "kind":
+			err = json.UnmarshalDecode(dec, &kind)
+		case "metadata":
+			err = json.UnmarshalDecode(dec, &meta)
+		case "items":
+			if seenItems {
+				return fail(false, "", "", errDuplicateItems)
+			}
+			seenItems = true
+			switch dec.PeekKind() {
+			case 'n':
+				_, err = dec.ReadToken()
+			case '[':
+				if _, err := dec.ReadToken(); err != nil {
+					return fail(false, "", "", err)
+				}
+				for dec.PeekKind() != ']' {
+					obj := c.newT()
+					if err := json.UnmarshalDecode(dec, obj); err != nil {
+						key, rv := identify(obj)
+						return fail(false, key, rv, fmt.Errorf("list item: %w", contentFree(err)))
+					}
+					if err := c.checkKind(obj, false); err != nil {
+						key, rv := identify(obj)
+						return fail(false, key, rv, err)
+					}
+					if err := each(obj); err != nil {
+						return lm, err
+					}
+				}
+				_, err = dec.ReadToken()
+			default:
+				// Let the decoder say what is wrong (a type error, or a
+				// syntax error at the right offset).
+				var items []struct{}
+				err = json.UnmarshalDecode(dec, &items)
+				if err == nil {
+					err = errors.New("list items are not an array")
+				}
+			}
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return fail(false, "", "", contentFree(err))
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return fail(false, "", "", err)
+	}
+	if apiVersion != "" && apiVersion != c.apiVersion || kind != "" && kind != c.listKind {
+		return fail(false, "", "", fmt.Errorf("%w: list is %s %s, want %s %s", errKindMismatch, apiVersion, kind, c.apiVersion, c.listKind))
+	}
+	// Only whitespace may follow, as to sigs.k8s.io/json's Unmarshal.
+	if _, err := dec.ReadToken(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data after the list object")
+		}
+		return fail(false, "", "", err)
+	}
+	lm = ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
+	return lm, nil
+}
+
+// checkKind reports an object whose apiVersion or kind is set and is not
+// the codec's. required also rejects an object without them.
+func (c *jsonCodec[T]) checkKind(obj T, required bool) error {
+	o, ok := any(obj).(interface{ GetObjectKind() schema.ObjectKind })
+	if !ok {
+		return nil
+	}
+	apiVersion, kind := o.GetObjectKind().GroupVersionKind().ToAPIVersionAndKind()
+	if required && (apiVersion == "" || kind == "") {
+		return errNoKind
+	}
+	if apiVersion != "" && apiVersion != c.apiVersion || kind != "" && kind != c.kind {
+		return fmt.Errorf("%w: object is %s %s, want %s %s", errKindMismatch, apiVersion, kind, c.apiVersion, c.kind)
+	}
+	return nil
+}
+
+// NewWatchDecoder implements Codec.
+func (c *jsonCodec[T]) NewWatchDecoder(body io.Reader) WatchDecoder[T] {
+	r := &ioErrReader{r: body}
+	return &jsonWatchDecoder[T]{c: c, r: r, dec: jsontext.NewDecoder(r, c.opts)}
+}
+
+// jsonWatchDecoder frames the events of a JSON watch stream itself: the body
+// is a sequence of {"type": ..., "object": {...}} objects.
+type jsonWatchDecoder[T any] struct {
+	c   *jsonCodec[T]
+	r   *ioErrReader
+	dec *jsontext.Decoder
+	err error // sticky: the stream is unusable
+}
+
+// Next implements WatchDecoder.
+func (d *jsonWatchDecoder[T]) Next() (Event[T], error) {
+	if d.err != nil {
+		return Event[T]{}, d.err
+	}
+	ev, recoverable, key, rv, err := d.next()
+	if err == nil {
+		return ev, nil
+	}
+	switch {
+	case err == io.EOF:
+		d.err = io.EOF
+		return Event[T]{}, io.EOF
+	case d.r.err != nil:
+		d.err = fmt.Errorf("read watch body: %w", d.r.err)
+		return Event[T]{}, d.err
+	}
+	de := &DecodeError{Recoverable: recoverable, Key: key, ResourceVersion: rv, Offset: d.dec.InputOffset(), Err: err}
+	if !recoverable {
+		d.err = de
+	}
+	return Event[T]{}, de
+}
+
+// next reads one event. recoverable reports that the event's frame was read
+// whole after an error.
+func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv string, err error) {
+	dec := d.dec
+	switch dec.PeekKind() {
+	case '{':
+	case 0:
+		_, err = dec.ReadToken() // io.EOF between events, or the error
+		return ev, false, "", "", err
+	default:
+		k := dec.PeekKind()
+		if err := dec.SkipValue(); err != nil {
+			return ev, false, "", "", err
+		}
+		return ev, true, "", "", fmt.Errorf("watch event is a JSON %s, not an object", kindName(k))
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return ev, false, "", "", err
+	}
+	var (
+		typ       string
+		raw       jsontext.Value // the object when it came before the type
+		haveObj   bool
+		semantic  error // the first error that left the frame intact
+		objIsStat bool
+	)
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return ev, false, "", "", err
+		}
+		switch name.String() {
+		case "type":
+			if err := json.UnmarshalDecode(dec, &typ); err != nil {
+				if isFraming(err) {
+					return ev, false, "", "", err
+				}
+				semantic = cmp(semantic, fmt.Errorf("watch event type: %w", contentFree(err)))
+			}
+			if haveObj && raw == nil && (typ == string(watch.Error)) != objIsStat {
+				// A duplicate "type" (the last one wins, as to client-go)
+				// that needs another Go type than the object was decoded
+				// into: client-go would decode the object by its kind.
+				semantic = cmp(semantic, fmt.Errorf("%w: watch event type changed to %q after its object", errKindMismatch, typ))
+			}
+		case "object":
+			haveObj = true
+			if typ == "" {
+				// Rare: the object came before the type. Keep its bytes.
+				v, err := dec.ReadValue()
+				if err != nil {
+					return ev, false, "", "", err
+				}
+				raw = v.Clone()
+				continue
+			}
+			raw = nil
+			objIsStat = typ == string(watch.Error)
+			var derr error
+			ev, derr = d.decodeObject(typ, func(out any) error { return json.UnmarshalDecode(dec, out) })
+			if derr != nil {
+				if isFraming(derr) {
+					return ev, false, "", "", derr
+				}
+				semantic = cmp(semantic, derr)
+				key, rv = identify(ev.Object)
+				ev = Event[T]{}
+			}
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return ev, false, key, rv, err
+		}
+		// After a decode error, find the end of the member's value, so the
+		// next event can be read: or say the framing is lost.
+		for dec.StackDepth() > 1 {
+			if _, err := dec.ReadToken(); err != nil {
+				return ev, false, key, rv, err
+			}
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return ev, false, key, rv, err
+	}
+	if semantic == nil && raw != nil {
+		ev, semantic = d.decodeObject(typ, func(out any) error { return json.Unmarshal(raw, out, d.c.opts) })
+		if semantic != nil {
+			key, rv = identify(ev.Object)
+			ev = Event[T]{}
+		}
+	}
+	switch {
+	case semantic != nil:
+	case typ == "":
+		semantic = errors.New("watch event has no type")
+	case !haveObj:
+		semantic = fmt.Errorf("%s watch event has no object", typ)
+	default:
+		switch watch.EventType(typ) {
+		case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error:
+		default: // a later duplicate "type" replaced the one the object was decoded for
+			semantic = fmt.Errorf("unknown watch event type %q", typ)
+		}
+	}
+	if semantic != nil {
+		return Event[T]{}, true, key, rv, semantic
+	}
+	ev.Type = watch.EventType(typ)
+	return ev, false, "", "", nil
+}
+
+// decodeObject decodes the object of a watch event of type typ with
+// unmarshal. On error the returned event's Object, when set, is what was
+// decoded so far (to name it).
+func (d *jsonWatchDecoder[T]) decodeObject(typ string, unmarshal func(any) error) (Event[T], error) {
+	switch watch.EventType(typ) {
+	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
+	case watch.Error:
+		st := new(metav1.Status)
+		if err := unmarshal(st); err != nil {
+			return Event[T]{}, fmt.Errorf("ERROR watch event: %w", contentFree(err))
+		}
+		// client-go decodes the object by its kind, as for other events.
+		if st.APIVersion == "" || st.Kind == "" {
+			return Event[T]{}, fmt.Errorf("ERROR watch event: %w", errNoKind)
+		}
+		if st.Kind != "Status" {
+			return Event[T]{}, fmt.Errorf("%w: ERROR watch event carries %s, not a Status", errKindMismatch, st.Kind)
+		}
+		st.TypeMeta = metav1.TypeMeta{}
+		return Event[T]{Status: st}, nil
+	default:
+		return Event[T]{}, fmt.Errorf("unknown watch event type %q", typ)
+	}
+	obj := d.c.newT()
+	if err := unmarshal(obj); err != nil {
+		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, contentFree(err))
+	}
+	if err := d.c.checkKind(obj, true); err != nil {
+		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, err)
+	}
+	if o, ok := any(obj).(interface{ GetObjectKind() schema.ObjectKind }); ok {
+		o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+	}
+	return Event[T]{Object: obj}, nil
+}
+
+// contentFree returns err with a message that does not quote the JSON
+// value it could not decode (json.SemanticError does, and so do the errors
+// of some UnmarshalJSON methods: an object could be a Secret). The original
+// error stays reachable with errors.As.
+func contentFree(err error) error {
+	var se *json.SemanticError
+	if !errors.As(err, &se) {
+		return err // syntax and I/O errors name at most one character
+	}
+	msg := "cannot decode"
+	if se.JSONKind != 0 {
+		msg += " JSON " + kindName(se.JSONKind)
+	}
+	if se.GoType != nil {
+		msg += " into Go " + se.GoType.String()
+	}
+	if se.JSONPointer != "" {
+		msg += " at " + string(se.JSONPointer)
+	}
+	switch {
+	case errors.Is(se.Err, strconv.ErrRange):
+		msg += ": value out of range"
+	case errors.Is(se.Err, strconv.ErrSyntax):
+		msg += ": invalid number syntax"
+	case se.Err != nil:
+		msg += ": value rejected"
+	}
+	return &contentFreeError{msg: msg, err: err}
+}
+
+type contentFreeError struct {
+	msg string
+	err error
+}
+
+func (e *contentFreeError) Error() string { return e.msg }
+func (e *contentFreeError) Unwrap() error { return e.err }
+
+// isFraming reports an error after which the stream's framing is lost: a
+// syntax error, a truncated body or a read error.
+func isFraming(err error) bool {
+	var se *jsontext.SyntacticError
+	return errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+}
+
+func cmp(first, next error) error {
+	if first != nil {
+		return first
+	}
+	return next
+}
+
+// identify returns the key and resourceVersion of a (possibly partly decoded)
+// object, as far as it has them.
+func identify(obj any) (key, rv string) {
+	o, ok := obj.(interface {
+		GetNamespace() string
+		GetName() string
+		GetResourceVersion() string
+	})
+	if !ok || reflect.ValueOf(obj).IsNil() {
+		return "", ""
+	}
+	key = o.GetName()
+	if ns := o.GetNamespace(); ns != "" && key != "" {
+		key = ns + "/" + key
+	}
+	return key, o.GetResourceVersion()
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	return "value"
+}
+
+// ioErrReader remembers the first error other than io.EOF its reader
+// returned, so that a broken connection is told apart from a body that
+// ended in the middle of an event.
+type ioErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *ioErrReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}

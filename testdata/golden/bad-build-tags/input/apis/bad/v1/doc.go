@@ -1,0 +1,7 @@
+//go:build apis
+
+// +k8s:deepcopy-gen=package
+// +groupName=bad.example.com
+
+// Package v1 is a test API package.
+package v1

@@ -1,0 +1,3 @@
+// +groupName=beta.example.com
+
+package v1
