@@ -36,6 +36,16 @@
 // no controller-runtime controller uses: two queues with one name share one
 // series.
 //
+// # Informer metrics
+//
+// InformerCollector exports, at scrape time, what every informer already
+// knows: informergen_informer_objects (cache size), informergen_informer_synced
+// and informergen_informer_list_watch_failing, labelled {informer}. The
+// prefix informergen_ is this project's: neither client-go nor
+// controller-runtime has such families. LIST/WATCH counts and durations,
+// relists and their cause, event counts and per-handler backlog need hooks
+// in the runtime that it does not have yet.
+//
 // The import name of this package clashes with client_golang's; import it
 // as igprom (or any name you like).
 package prometheus

@@ -33,13 +33,17 @@ var families = []string{
 	"workqueue_retries_total",
 }
 
-// exercise runs one key through q so that every family has a series.
+// exercise runs two keys through q, one of them rate limited, so that
+// every family has a series: two adds, one retry. It returns once both
+// keys are done.
 func exercise(t *testing.T, q *workqueue.Queue[string]) {
 	t.Helper()
 	q.Add("a")
 	k, _ := q.Get()
 	q.Done(k)
-	q.AddRateLimited("b")
+	q.AddRateLimited("b") // added after the limiter's delay (5ms)
+	k, _ = q.Get()
+	q.Done(k)
 }
 
 // exerciseClientGo does the same with a client-go queue, which
@@ -120,6 +124,16 @@ func labelValues(t *testing.T, g prom.Gatherer, family, queue string) map[string
 
 func counterValue(t *testing.T, g prom.Gatherer, family, queue string) float64 {
 	t.Helper()
+	v := counterValueOr(t, g, family, queue, -1)
+	if v < 0 {
+		t.Fatalf("no %s series for queue %q", family, queue)
+	}
+	return v
+}
+
+// counterValueOr is counterValue, with def when there is no such series.
+func counterValueOr(t *testing.T, g prom.Gatherer, family, queue string, def float64) float64 {
+	t.Helper()
 	mfs, err := g.Gather()
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
@@ -136,8 +150,7 @@ func counterValue(t *testing.T, g prom.Gatherer, family, queue string) float64 {
 			}
 		}
 	}
-	t.Fatalf("no %s series for queue %q", family, queue)
-	return 0
+	return def
 }
 
 // TestSameFamiliesAsControllerRuntime registers ours in a registry of our
@@ -178,8 +191,8 @@ func TestSameFamiliesAsControllerRuntime(t *testing.T) {
 	if lv := labelValues(t, reg, "workqueue_depth", "ours"); lv["controller"] != "ours" || lv["priority"] != "" {
 		t.Errorf("workqueue_depth labels = %v, want controller=ours priority=\"\" (as controller-runtime)", lv)
 	}
-	if v := counterValue(t, reg, "workqueue_adds_total", "ours"); v != 1 {
-		t.Errorf("workqueue_adds_total = %v, want 1", v)
+	if v := counterValue(t, reg, "workqueue_adds_total", "ours"); v != 2 {
+		t.Errorf("workqueue_adds_total = %v, want 2", v)
 	}
 	if v := counterValue(t, reg, "workqueue_retries_total", "ours"); v != 1 {
 		t.Errorf("workqueue_retries_total = %v, want 1", v)
@@ -200,6 +213,8 @@ func TestRegisterIntoControllerRuntimeRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second NewWorkqueueMetrics(metrics.Registry): %v", err)
 	}
+	// metrics.Registry is process-wide: count from what -count=N left.
+	before := counterValueOr(t, metrics.Registry, "workqueue_adds_total", "in-cr-registry-2", 0)
 	q := workqueue.New(workqueue.Options[string]{Name: "in-cr-registry", Metrics: m})
 	defer q.ShutDown()
 	q2 := workqueue.New(workqueue.Options[string]{Name: "in-cr-registry-2", Metrics: m2})
@@ -213,8 +228,8 @@ func TestRegisterIntoControllerRuntimeRegistry(t *testing.T) {
 			t.Errorf("%s: no series of our queue in metrics.Registry", f)
 		}
 	}
-	if v := counterValue(t, metrics.Registry, "workqueue_adds_total", "in-cr-registry-2"); v != 1 {
-		t.Errorf("workqueue_adds_total of the second provider's queue = %v, want 1", v)
+	if v := counterValue(t, metrics.Registry, "workqueue_adds_total", "in-cr-registry-2") - before; v != 2 {
+		t.Errorf("workqueue_adds_total of the second provider's queue grew by %v, want 2", v)
 	}
 }
 

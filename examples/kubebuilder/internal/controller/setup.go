@@ -7,6 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	crinformers "github.com/informer-gen/informer-gen/integrations/controllerruntime"
+	igprom "github.com/informer-gen/informer-gen/integrations/prometheus"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 
 	"github.com/informer-gen/informer-gen/examples/kubebuilder/internal/generated/informers"
@@ -14,7 +15,7 @@ import (
 
 // Setup adds the informer-gen factory (warm on every replica, started with
 // the manager's caches, readyz check "informers"), the Widget controller and
-// the class counter to mgr. reg receives the class counter's metrics
+// the class counter to mgr, and the informer's metrics to reg. reg receives the class counter's metrics
 // (controller-runtime's metrics.Registry in main, so that they are served
 // on the manager's /metrics beside controller-runtime's).
 func Setup(mgr ctrl.Manager, reg prometheus.Registerer) (*informers.SharedInformerFactory, error) {
@@ -36,6 +37,10 @@ func Setup(mgr ctrl.Manager, reg prometheus.Registerer) (*informers.SharedInform
 	}
 	if err := mgr.Add(counter); err != nil {
 		return nil, fmt.Errorf("adding the class counter: %w", err)
+	}
+	// Cache size, sync and list/watch state of the informer, at scrape time.
+	if err := reg.Register(igprom.NewInformerCollector(igprom.Informer(widgets.Informer()))); err != nil {
+		return nil, fmt.Errorf("registering the informer metrics: %w", err)
 	}
 	return f, nil
 }

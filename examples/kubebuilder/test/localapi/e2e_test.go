@@ -184,6 +184,13 @@ func TestManagerEndToEnd(t *testing.T) {
 		if v := value(families["widget_class_members"], map[string]string{"namespace": ns, "class": "blue"}); v != 2 {
 			return fmt.Errorf("widget_class_members{class=blue} = %v, want 2", v)
 		}
+		inf := map[string]string{"informer": "widgets.v1.apps.example.com"}
+		if v := value(families["informergen_informer_objects"], inf); v != 4 {
+			return fmt.Errorf("informergen_informer_objects = %v, want 4", v)
+		}
+		if v := value(families["informergen_informer_synced"], inf); v != 1 {
+			return fmt.Errorf("informergen_informer_synced = %v, want 1", v)
+		}
 		return nil
 	})
 
