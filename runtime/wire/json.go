@@ -28,7 +28,10 @@ const MediaTypeJSON = "application/json"
 // value for validity before decoding it and goes on after a type error (we
 // stop at the first error instead; an error is an error to both), and
 // case-insensitive matching.
-var jsonOptions = json.JoinOptions(
+var jsonOptions = json.JoinOptions(jsonBaseOptions, json.WithUnmarshalers(fastUnmarshalers))
+
+// jsonBaseOptions are jsonOptions without fastUnmarshalers.
+var jsonBaseOptions = json.JoinOptions(
 	jsonv1.DefaultOptionsV1(),
 	jsonv1.ReportErrorsWithLegacySemantics(false),
 	json.MatchCaseInsensitiveNames(false),
@@ -37,8 +40,9 @@ var jsonOptions = json.JoinOptions(
 // jsonOptionsPreserveInts adds sigs.k8s.io/json's PreserveInts: a JSON number
 // decoded into an interface{} is an int64 when it is an integer that fits,
 // else a float64. Only used for types that can hold an interface{} value, as
-// a type-specific unmarshaler costs a lookup per value.
-var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshalAny)))
+// the any unmarshaler makes v2 leave its fast path for interface{} values.
+var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshalers(
+	json.JoinUnmarshalers(fastUnmarshalers, json.UnmarshalFromFunc(unmarshalAny))))
 
 // NewJSON returns the Codec for the JSON encoding of one resource whose
 // objects have the group-version-kind gvk and Go type T, a pointer to a
