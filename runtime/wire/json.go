@@ -51,7 +51,8 @@ var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshaler
 //
 // Every item and event object is decoded once, straight from the body into a
 // freshly allocated T, with apimachinery's semantics (see jsonOptions); no
-// object shares memory with another. LIST items keep the apiVersion and kind
+// object shares mutable memory with another (equal strings, immutable, may
+// share their bytes: the decoder interns short ones). LIST items keep the apiVersion and kind
 // the body gives them (as client-go's Do().Into does); watch event objects
 // have theirs cleared (as client-go's watch decoder does). An item or event
 // object whose apiVersion or kind is present and differs from gvk (or from
