@@ -16,8 +16,9 @@ import (
 // fastUnmarshalers replace the UnmarshalJSON methods of the apimachinery
 // types every object holds with functions that read from the decoder, with
 // the same results (proven by the differential tests). Registering any
-// type-specific unmarshaler costs a lookup per decoded value (about 5% of a
-// Pod's decode), which these repay several times; see docs/performance.md.
+// type-specific unmarshaler costs a lookup per decoded value, whatever its
+// type, which these repay; see docs/performance.md for what was measured,
+// and for the types (Quantity, FieldsV1) whose unmarshalers did not pay.
 var fastUnmarshalers = json.JoinUnmarshalers(
 	json.UnmarshalFromFunc(unmarshalTime),
 	json.UnmarshalFromFunc(unmarshalMicroTime),
@@ -120,7 +121,13 @@ func unmarshalStringMap(dec *jsontext.Decoder, m *map[string]string) error {
 	c := internPool.Get().(*internCache)
 	defer internPool.Put(c)
 	kv := c.kv[:0]
-	defer func() { clear(kv); c.kv = kv[:0] }()
+	defer func() {
+		if cap(kv) > 1024 {
+			kv = nil // a huge map: do not keep its scratch space in the pool
+		}
+		clear(kv)
+		c.kv = kv[:0]
+	}()
 	for dec.PeekKind() != '}' {
 		k, err := dec.ReadValue()
 		if err != nil {
