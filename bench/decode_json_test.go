@@ -9,9 +9,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	restclientwatch "k8s.io/client-go/rest/watch"
 	kjson "sigs.k8s.io/json"
@@ -150,6 +153,163 @@ func BenchmarkDecodeJSONListPage(b *testing.B) {
 				b.Fatal(err)
 			}
 			list := &corev1.PodList{}
+			if _, _, err := dec.Decode(raw, nil, list); err != nil || len(list.Items) != 500 {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// benchFoo is a small CRD object like examples/crd's Foo (a few spec and
+// status fields), with the metadata the API server gives it.
+type benchFoo struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              benchFooSpec   `json:"spec"`
+	Status            benchFooStatus `json:"status,omitempty"`
+}
+
+type benchFooSpec struct {
+	DeploymentName string `json:"deploymentName"`
+	Replicas       int32  `json:"replicas"`
+	HostName       string `json:"hostName,omitempty"`
+}
+
+type benchFooStatus struct {
+	AvailableReplicas  int32 `json:"availableReplicas"`
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+func (f *benchFoo) DeepCopyObject() runtime.Object { c := *f; return &c }
+
+type benchFooList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata"`
+	Items           []benchFoo `json:"items"`
+}
+
+func (l *benchFooList) DeepCopyObject() runtime.Object { c := *l; return &c }
+
+var benchFooGVK = schema.GroupVersionKind{Group: "samplecontroller.example.com", Version: "v1", Kind: "Foo"}
+
+func newBenchFoo(i int) *benchFoo {
+	created := metav1.Unix(1700000000+int64(i), 0)
+	return &benchFoo{
+		TypeMeta: metav1.TypeMeta{APIVersion: benchFooGVK.GroupVersion().String(), Kind: "Foo"},
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: fmt.Sprintf("ns-%d", i%benchNamespaces), Name: fmt.Sprintf("foo-%d", i),
+			UID:             types.UID(fmt.Sprintf("6c1e2f3a-0000-4000-8000-%012d", i)),
+			ResourceVersion: fmt.Sprint(1000 + i), Generation: 1, CreationTimestamp: created,
+			Labels: map[string]string{"app": fmt.Sprintf("app-%d", i%benchApps), "tier": "web"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{
+				Manager: "e2e", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "samplecontroller.example.com/v1",
+				Time: &created, FieldsType: "FieldsV1",
+				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:app":{},"f:tier":{}}},"f:spec":{".":{},"f:deploymentName":{},"f:hostName":{},"f:replicas":{}}}`)},
+			}},
+		},
+		Spec:   benchFooSpec{DeploymentName: fmt.Sprintf("deploy-%d", i), Replicas: int32(i % 5), HostName: fmt.Sprintf("host-%d", i%benchNodes)},
+		Status: benchFooStatus{AvailableReplicas: int32(i % 5), ObservedGeneration: 1},
+	}
+}
+
+func fooNegotiator() runtime.ClientNegotiator {
+	scheme := runtime.NewScheme()
+	scheme.AddKnownTypeWithName(benchFooGVK, &benchFoo{})
+	scheme.AddKnownTypeWithName(benchFooGVK.GroupVersion().WithKind("FooList"), &benchFooList{})
+	metav1.AddToGroupVersion(scheme, benchFooGVK.GroupVersion())
+	return runtime.NewClientNegotiator(serializer.NewCodecFactory(scheme).WithoutConversion(), benchFooGVK.GroupVersion())
+}
+
+// BenchmarkDecodeJSONCRDWatchEvent is BenchmarkDecodeJSONWatchEvent for a
+// small CRD object (~0.8 KB), as the end-to-end benchmark's Foos.
+func BenchmarkDecodeJSONCRDWatchEvent(b *testing.B) {
+	var sb strings.Builder
+	for i := range decodeEvents {
+		raw, err := json.Marshal(newBenchFoo(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(&sb, "{\"type\":\"MODIFIED\",\"object\":%s}\n", raw)
+	}
+	body := []byte(sb.String())
+	b.Run("impl=ours", func(b *testing.B) {
+		codec := wire.NewJSON[*benchFoo](benchFooGVK)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body) / decodeEvents))
+		for n := 0; n < b.N; {
+			d := codec.NewWatchDecoder(bytes.NewReader(body))
+			for ; n < b.N; n++ {
+				ev, err := d.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil || ev.Object.Name == "" {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("impl=client-go", func(b *testing.B) {
+		objDec, streamSer, framer, err := fooNegotiator().StreamDecoder("application/json", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body) / decodeEvents))
+		for n := 0; n < b.N; {
+			d := restclientwatch.NewDecoder(streaming.NewDecoder(framer.NewFrameReader(io.NopCloser(bytes.NewReader(body))), streamSer), objDec)
+			for ; n < b.N; n++ {
+				_, obj, err := d.Decode()
+				if err == io.EOF {
+					break
+				}
+				if err != nil || obj.(*benchFoo).Name == "" {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkDecodeJSONCRDListPage decodes one LIST page of 500 benchFoos per op.
+func BenchmarkDecodeJSONCRDListPage(b *testing.B) {
+	list := &benchFooList{TypeMeta: metav1.TypeMeta{APIVersion: benchFooGVK.GroupVersion().String(), Kind: "FooList"}}
+	list.ResourceVersion, list.Continue = "123456", "next-page-token"
+	for i := range 500 {
+		list.Items = append(list.Items, *newBenchFoo(i)) // CRD list items keep their kind
+	}
+	body, err := json.Marshal(list)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("impl=ours", func(b *testing.B) {
+		codec := wire.NewJSON[*benchFoo](benchFooGVK)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			items := make([]*benchFoo, 0, 500)
+			lm, err := codec.DecodeList(bytes.NewReader(body), func(f *benchFoo) error {
+				items = append(items, f)
+				return nil
+			})
+			if err != nil || len(items) != 500 || lm.ResourceVersion == "" {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("impl=client-go", func(b *testing.B) {
+		dec, err := fooNegotiator().Decoder("application/json", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			raw, err := io.ReadAll(bytes.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			list := &benchFooList{}
 			if _, _, err := dec.Decode(raw, nil, list); err != nil || len(list.Items) != 500 {
 				b.Fatal(err)
 			}

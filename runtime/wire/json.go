@@ -28,7 +28,10 @@ const MediaTypeJSON = "application/json"
 // value for validity before decoding it and goes on after a type error (we
 // stop at the first error instead; an error is an error to both), and
 // case-insensitive matching.
-var jsonOptions = json.JoinOptions(
+var jsonOptions = json.JoinOptions(jsonBaseOptions, json.WithUnmarshalers(fastUnmarshalers))
+
+// jsonBaseOptions are jsonOptions without fastUnmarshalers.
+var jsonBaseOptions = json.JoinOptions(
 	jsonv1.DefaultOptionsV1(),
 	jsonv1.ReportErrorsWithLegacySemantics(false),
 	json.MatchCaseInsensitiveNames(false),
@@ -37,8 +40,9 @@ var jsonOptions = json.JoinOptions(
 // jsonOptionsPreserveInts adds sigs.k8s.io/json's PreserveInts: a JSON number
 // decoded into an interface{} is an int64 when it is an integer that fits,
 // else a float64. Only used for types that can hold an interface{} value, as
-// a type-specific unmarshaler costs a lookup per value.
-var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshalAny)))
+// the any unmarshaler makes v2 leave its fast path for interface{} values.
+var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshalers(
+	json.JoinUnmarshalers(fastUnmarshalers, json.UnmarshalFromFunc(unmarshalAny))))
 
 // NewJSON returns the Codec for the JSON encoding of one resource whose
 // objects have the group-version-kind gvk and Go type T, a pointer to a
@@ -47,7 +51,8 @@ var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshaler
 //
 // Every item and event object is decoded once, straight from the body into a
 // freshly allocated T, with apimachinery's semantics (see jsonOptions); no
-// object shares memory with another. LIST items keep the apiVersion and kind
+// object shares mutable memory with another (equal strings, immutable, may
+// share their bytes: the decoder interns short ones). LIST items keep the apiVersion and kind
 // the body gives them (as client-go's Do().Into does); watch event objects
 // have theirs cleared (as client-go's watch decoder does). An item or event
 // object whose apiVersion or kind is present and differs from gvk (or from
