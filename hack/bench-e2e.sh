@@ -5,7 +5,7 @@
 # controller-runtime's cache, each in a fresh process, alternated, WatchList on
 # and off; prints one table of medians per size and mode with client-go-typed/ours
 # ratios. Every flag is passed on to the driver (see `-h`); the defaults are
-# -sizes 10000,50000 -runs 3 -updates 10000 (about 10 minutes on 2 cores).
+# -sizes 10000,50000 -runs 3 -updates 2000 (see docs/performance.md for the time it takes).
 # Usage: hack/bench-e2e.sh [flags]        e.g. hack/bench-e2e.sh -sizes 2000 -runs 1 (quick)
 set -euo pipefail
 cd "$(dirname "$0")/../bench/e2e"

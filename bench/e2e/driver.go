@@ -34,7 +34,6 @@ type driverConfig struct {
 	Updates    int
 	Contenders []string
 	WatchList  []bool
-	OursList   string
 	Writers    int
 	Timeout    time.Duration
 	Verbose    bool
@@ -64,6 +63,9 @@ type runResult struct {
 	UpdatesSeen, UpdatesWritten float64
 	ServerCPUUpdates            float64
 	UpdatesCount                int
+	// UpdatesClientCPU is the contender's user+sys from its SYNCED line to
+	// the moment it had seen every update.
+	UpdatesClientCPU float64
 	// TotalCPU is the child's user+sys at exit, MaxRSS its peak RSS.
 	TotalCPU float64
 	MaxRSS   int64
@@ -379,17 +381,16 @@ func (d *driver) requestCounts(ctx context.Context) (lists, watches int, err err
 func (d *driver) runOne(ctx context.Context, size int, name string, watchList bool, round string) (runResult, error) {
 	res := runResult{Size: size, Contender: name, WatchList: watchList}
 	nUpdates := min(d.cfg.Updates, size)
+	base, listMode, _ := strings.Cut(name, ":")
 	cc := proto.ContenderConfig{
 		Kubeconfig: d.kubeconfig,
-		Contender:  name,
+		Contender:  base,
+		OursList:   listMode,
 		WatchList:  watchList,
 		Expect:     size,
 		Round:      round,
 		Updates:    nUpdates,
 		Timeout:    d.cfg.Timeout,
-	}
-	if name == proto.Ours {
-		cc.OursList = d.cfg.OursList
 	}
 	ccJSON, _ := json.Marshal(cc)
 	// Let the server settle after the previous run (closing watches, GC).
@@ -484,6 +485,7 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		if err != nil {
 			return res, err
 		}
+		res.UpdatesClientCPU = ur.CPUSeconds - res.Sync.CPUSeconds
 		if ur.Seen != int64(nUpdates) {
 			return res, fmt.Errorf("saw %d updates, want %d", ur.Seen, nUpdates)
 		}

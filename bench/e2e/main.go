@@ -36,10 +36,9 @@ func main() {
 	var sizes, contenders, modes string
 	flag.StringVar(&sizes, "sizes", "10000,50000", "comma-separated object counts; objects accumulate, so list them in increasing order")
 	flag.IntVar(&cfg.Runs, "runs", 3, "runs of every contender and mode per size (medians are reported)")
-	flag.IntVar(&cfg.Updates, "updates", 10000, "updates written after each sync (steady state); 0 skips the phase")
-	flag.StringVar(&contenders, "contenders", strings.Join(proto.Contenders, ","), "contenders to run")
+	flag.IntVar(&cfg.Updates, "updates", 2000, "updates written after each sync (steady state; each costs the server ~3 ms of CPU); 0 skips the phase")
+	flag.StringVar(&contenders, "contenders", strings.Join(proto.Contenders, ","), "contenders to run; ours:MODE is ours with its LIST options overridden (for measuring candidates): ours:rv0 (resourceVersion \"0\"), ours:paged (\"\", limit 500), ours:unpaged (\"\", no limit)")
 	flag.StringVar(&modes, "watchlist", "on,off", "WatchList modes to run: on, off or both")
-	flag.StringVar(&cfg.OursList, "ours-list", "", "override the LIST options our reflector sends (for measuring candidates): rv0 (resourceVersion \"0\"), paged (\"\" limit 500), unpaged (\"\" no limit); empty keeps the reflector's own")
 	flag.IntVar(&cfg.Writers, "writers", 32, "parallel writers for creates and updates")
 	flag.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "timeout of one contender run")
 	flag.DurationVar(&cfg.Settle, "settle", time.Second, "pause before each run, for the server to settle")
@@ -53,7 +52,8 @@ func main() {
 	}
 	cfg.Contenders = splitList(contenders)
 	for _, c := range cfg.Contenders {
-		if !slices.Contains(proto.Contenders, c) {
+		base, mode, _ := strings.Cut(c, ":")
+		if !slices.Contains(proto.Contenders, base) || (mode != "" && (base != proto.Ours || !slices.Contains([]string{"rv0", "paged", "unpaged"}, mode))) {
 			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s)\n", c, strings.Join(proto.Contenders, ","))
 			os.Exit(2)
 		}

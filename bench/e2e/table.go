@@ -35,6 +35,13 @@ var metrics = []metric{
 	{"WATCH requests", func(r runResult) float64 { return float64(r.Watches) }, "%.0f", true},
 	{"updates: all seen (s)", func(r runResult) float64 { return r.UpdatesSeen }, "%.2f", true},
 	{"updates: all written (s)", func(r runResult) float64 { return r.UpdatesWritten }, "%.2f", true},
+	{"updates: seen after last write (ms)", func(r runResult) float64 { return 1000 * (r.UpdatesSeen - r.UpdatesWritten) }, "%.0f", true},
+	{"client CPU per update (µs)", func(r runResult) float64 {
+		if r.UpdatesCount == 0 {
+			return 0
+		}
+		return r.UpdatesClientCPU / float64(r.UpdatesCount) * 1e6
+	}, "%.0f", true},
 	{"server CPU during updates (s)", func(r runResult) float64 { return r.ServerCPUUpdates }, "%.2f", true},
 	{"client CPU total (s)", func(r runResult) float64 { return r.TotalCPU }, "%.2f", true},
 	{"peak RSS total (MB)", func(r runResult) float64 { return float64(r.MaxRSS) / 1e6 }, "%.0f", true},
@@ -68,11 +75,7 @@ func printTables(w io.Writer, cfg driverConfig, res []runResult) {
 					runs++
 				}
 			}
-			extra := ""
-			if cfg.OursList != "" {
-				extra = ", ours with -ours-list " + cfg.OursList
-			}
-			fmt.Fprintf(w, "\n%d Foos, WatchList %s, medians of %d runs%s\n", size, mode, runs, extra)
+			fmt.Fprintf(w, "\n%d Foos, WatchList %s, medians of %d runs\n", size, mode, runs)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			header := []string{"metric"}
 			header = append(header, cfg.Contenders...)

@@ -141,7 +141,10 @@ func runContender(cc proto.ContenderConfig) error {
 	case <-ctx.Done():
 		return fmt.Errorf("saw %d of %d updates: %w", t.updates.Load(), cc.Updates, context.Cause(ctx))
 	}
-	emit("UPDATES", proto.UpdateReport{Seen: t.updates.Load()})
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return fmt.Errorf("getrusage: %w", err)
+	}
+	emit("UPDATES", proto.UpdateReport{Seen: t.updates.Load(), CPUSeconds: proto.CPUSeconds(&ru)})
 	// Stay alive (and keep the objects) until the driver closes our stdin.
 	_, _ = bufio.NewReader(os.Stdin).ReadString(0)
 	peakRSS, err = vmHWM()

@@ -41,8 +41,8 @@ type ContenderConfig struct {
 	// the environment (KUBE_FEATURE_WatchListClient), which the driver sets
 	// to the same value.
 	WatchList bool
-	// OursList overrides the LIST options of our reflector (see the
-	// driver's -ours-list).
+	// OursList, for ours, overrides the LIST options of our reflector: rv0,
+	// paged or unpaged (the driver's contender ours:MODE).
 	OursList string
 	// Expect is the number of Foos on the server.
 	Expect int
@@ -65,7 +65,8 @@ type SyncReport struct {
 
 // UpdateReport is the contender's "UPDATES" line.
 type UpdateReport struct {
-	Seen int64 // updates seen that set the driver's round label
+	Seen       int64   // updates seen that set the driver's round label
+	CPUSeconds float64 // user+sys of the process until all were seen
 }
 
 // DoneReport is the contender's last line, "DONE", written when the driver
