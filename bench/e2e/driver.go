@@ -170,6 +170,7 @@ type serverProc struct {
 	stdin      io.WriteCloser
 	kubeconfig string
 	pid        int
+	lines      chan string // the server's stdout after READY
 }
 
 func startServer(ctx context.Context, exe, dir string) (*serverProc, error) {
@@ -187,18 +188,24 @@ func startServer(ctx context.Context, exe, dir string) (*serverProc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the server process: %w", err)
 	}
-	s := &serverProc{cmd: cmd, stdin: stdin, kubeconfig: filepath.Join(dir, "kubeconfig"), pid: cmd.Process.Pid}
+	s := &serverProc{cmd: cmd, stdin: stdin, kubeconfig: filepath.Join(dir, "kubeconfig"), pid: cmd.Process.Pid, lines: make(chan string, 16)}
 	ready := make(chan error, 1)
 	go func() {
+		defer close(s.lines)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if sc.Text() == "READY" {
 				ready <- nil
-				_, _ = io.Copy(io.Discard, stdout)
-				return
+				break
 			}
 		}
-		ready <- errors.New("server process exited before it was ready")
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		select {
+		case ready <- errors.New("server process exited before it was ready"):
+		default:
+		}
 	}()
 	select {
 	case err = <-ready:
@@ -223,6 +230,28 @@ func (s *serverProc) stop() {
 	case <-time.After(40 * time.Second):
 		_ = s.cmd.Process.Kill()
 		<-done
+	}
+}
+
+// gc makes the server collect its garbage and waits until it has.
+func (s *serverProc) gc(ctx context.Context) error {
+	if _, err := io.WriteString(s.stdin, "GC\n"); err != nil {
+		return fmt.Errorf("asking the server to collect garbage: %w", err)
+	}
+	for {
+		select {
+		case l, ok := <-s.lines:
+			if !ok {
+				return errors.New("server process exited")
+			}
+			if l == "GCDONE" {
+				return nil
+			}
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(time.Minute):
+			return errors.New("server did not collect garbage within 1m")
+		}
 	}
 }
 
@@ -393,8 +422,13 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		Timeout:    d.cfg.Timeout,
 	}
 	ccJSON, _ := json.Marshal(cc)
-	// Let the server settle after the previous run (closing watches, GC).
+	// Let the server settle after the previous run (closing watches), then
+	// collect the garbage of the previous run, so that it is not counted
+	// against this one.
 	time.Sleep(d.cfg.Settle)
+	if err := d.srv.gc(ctx); err != nil {
+		return res, err
+	}
 	lists0, watches0, err := d.requestCounts(ctx)
 	if err != nil {
 		return res, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/informer-gen/informer-gen/examples/crd/localapi"
@@ -41,7 +42,9 @@ func runRole() (bool, int) {
 }
 
 // serve runs the local API server with the example CRDs, writes the
-// kubeconfig into dir, prints "READY" and runs until stdin closes.
+// kubeconfig into dir, prints "READY" and runs until stdin closes. A line
+// "GC" on stdin runs a garbage collection and answers "GCDONE", so that the
+// driver starts every run without the previous run's garbage.
 func serve(dir string) error {
 	ctx := context.Background()
 	crds, err := localapi.ParseCRDs(manifests.CRDs()...)
@@ -58,7 +61,13 @@ func serve(dir string) error {
 	}
 	fmt.Println("READY")
 	// The driver closes our stdin to stop us (or dies, which closes it too).
-	_, _ = bufio.NewReader(os.Stdin).ReadString(0)
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		if sc.Text() == "GC" {
+			runtime.GC()
+			fmt.Println("GCDONE")
+		}
+	}
 	stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return srv.Stop(stopCtx)
