@@ -12,12 +12,16 @@
 //     resourceVersion, on 410 resync, on other errors wait and watch again.
 //     client-go relists after most watch errors; resuming is cheaper and just
 //     as safe, because a stale resourceVersion answers 410 and forces the relist.
-//   - Lists are consistent reads (resourceVersion ""), paged. client-go's first
-//     list uses "0" (any staleness) and turns paging off for later relists to
-//     hit the watch cache; since API servers answer consistent reads from the
-//     watch cache (the ConsistentListFromCache feature, on by default since
-//     Kubernetes 1.31) that trade-off is gone, and a relist can never go back
-//     in time. The cost on an older server is LISTs that reach etcd.
+//   - Lists are consistent reads (resourceVersion ""), in one request unless
+//     Options.PageSize asks for pages. client-go's first list uses "0" (any
+//     staleness) and turns paging off for later relists to hit the watch
+//     cache; since API servers answer consistent reads from the watch cache
+//     (the ConsistentListFromCache feature, on by default since Kubernetes
+//     1.31) that trade-off is gone, and a relist can never go back in time.
+//     Unpaged, because every page is a request of its own: measured against
+//     apiserver v0.37, 100 pages of 500 cost the server more CPU than one
+//     LIST of 50,000 (docs/performance.md, "End to end"). The cost on an
+//     older server is a LIST that reads etcd whole; set a PageSize there.
 //   - Backoff jitter stays below the cap (see Options.MaxBackoff: 500ms
 //     doubling to 2s), it resets on success rather than after two quiet
 //     minutes, a 429's Retry-After is honoured exactly, and a watch that

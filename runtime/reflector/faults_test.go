@@ -43,7 +43,7 @@ func TestInvalidResourceVersionIsNotResumedFrom(t *testing.T) {
 		mustDo(src.Add(cm("c", "1"))) // rv 3, replayed to the next watch
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		wantRequests(t, src, "list limit=500", "watch rv=1", "watch rv=2")
+		wantRequests(t, src, "list", "watch rv=1", "watch rv=2")
 		es := h.errs.all()
 		if len(es) != 1 || !errors.Is(es[0], reflector.ErrInvalidResourceVersion) || !strings.Contains(es[0].Error(), `"abc"`) {
 			t.Errorf("reported errors = %v, want one ErrInvalidResourceVersion naming \"abc\"", es)
@@ -66,7 +66,7 @@ func TestListAtInvalidResourceVersionIsRetried(t *testing.T) {
 		h := start(t, lw, src, reflector.Options{WatchList: &no})
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		wantRequests(t, src, "list limit=500", "list limit=500", "list limit=500", "watch rv=1")
+		wantRequests(t, src, "list", "list", "list", "watch rv=1")
 		if _, _, n := h.sink.snapshot(); n != 1 {
 			t.Errorf("replaces = %d, want 1 (only the valid list)", n)
 		}
@@ -123,9 +123,9 @@ func TestRejectedWatchRelists(t *testing.T) {
 				}
 				time.Sleep(time.Minute)
 				synctest.Wait()
-				want := []string{"list limit=500", "watch rv=1", "list limit=500", "watch rv=2"}
+				want := []string{"list", "watch rv=1", "list", "watch rv=2"}
 				if !tc.event {
-					want = []string{"list limit=500", "watch rv=1", "watch rv=2", "list limit=500", "watch rv=2"}
+					want = []string{"list", "watch rv=1", "watch rv=2", "list", "watch rv=2"}
 				}
 				wantRequests(t, src, want...)
 				h.converged()
@@ -283,7 +283,7 @@ func TestUndecodableEventResumesAtOnce(t *testing.T) {
 		mustDo(src.Update(b)) // rv 3
 		synctest.Wait()
 		reqs := src.Requests()
-		wantRequests(t, src, "list limit=500", "watch rv=1", "watch rv=2")
+		wantRequests(t, src, "list", "watch rv=1", "watch rv=2")
 		if len(reqs) == 3 && reqs[2].Time != at {
 			t.Errorf("resumed after %v, want at once", reqs[2].Time.Sub(at))
 		}
@@ -312,7 +312,7 @@ func TestTruncatedWatchResumesAtOnce(t *testing.T) {
 		h := start(t, lw, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
 		reqs := src.Requests()
-		wantRequests(t, src, "list limit=500", "watch rv=2")
+		wantRequests(t, src, "list", "watch rv=2")
 		if len(reqs) == 2 && reqs[1].Time != reqs[0].Time {
 			t.Errorf("resumed after %v, want at once", reqs[1].Time.Sub(reqs[0].Time))
 		}
@@ -331,7 +331,7 @@ func TestPersistentUndecodableEventRelists(t *testing.T) {
 		h := start(t, lw, src, reflector.Options{WatchList: &no})
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		wantRequests(t, src, "list limit=500", "list limit=500", "watch rv=1")
+		wantRequests(t, src, "list", "list", "watch rv=1")
 		if _, _, n := h.sink.snapshot(); n != 2 {
 			t.Errorf("replaces = %d, want 2", n)
 		}

@@ -63,7 +63,11 @@ type Sink[T any] interface {
 type Options struct {
 	// Name appears in logs and errors, e.g. "foos.samplecontroller.example.com".
 	Name string
-	// PageSize of the initial LIST; 0 means 500.
+	// PageSize, when positive, pages every LIST (limit=PageSize, each page
+	// at the first page's resourceVersion); 0 lists in one request. Both
+	// are consistent reads (resourceVersion ""), which API servers with
+	// ConsistentListFromCache (Kubernetes 1.31+) answer from the watch
+	// cache; set a PageSize for an older server, which reads etcd for them.
 	PageSize int64
 	// ResyncPeriod, when positive, calls Sink.Resync that often.
 	ResyncPeriod time.Duration
@@ -140,7 +144,6 @@ func (m *MalformedObject) DeepCopyObject() runtime.Object { c := *m; return &c }
 var errShortWatch = errors.New("watch closed within a second of its start")
 
 const (
-	defaultPageSize = 500
 	// Watch timeouts are random in [minWatchTimeout, 2·minWatchTimeout), as
 	// client-go's, so the watches of many clients do not expire together.
 	minWatchTimeout = 5 * time.Minute
@@ -160,11 +163,11 @@ const (
 // from that resourceVersion and forwards every change, until its context ends.
 //
 // Behaviour, in client-go's terms:
-//   - The LIST is paged (Options.PageSize); every page is read at the first
-//     page's resourceVersion. If a continue token expires (410), it falls back
-//     to one full LIST without a limit.
 //   - Lists use resourceVersion "" (a consistent read, which current API
-//     servers answer from the watch cache), so a relist never goes back in time.
+//     servers answer from the watch cache), so a relist never goes back in
+//     time; they are one request without a limit unless Options.PageSize
+//     pages them. Pages are read at the first page's resourceVersion; if a
+//     continue token expires (410), it falls back to one full LIST.
 //   - The watch asks for bookmarks (they advance LastSyncResourceVersion) and a
 //     random timeout in [5m, 10m). When the server closes it, the Reflector
 //     watches again from the last resourceVersion it saw, without relisting.
@@ -211,8 +214,8 @@ type Reflector[T store.Object[T]] struct {
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.
 func New[T store.Object[T]](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflector[T] {
-	if opts.PageSize <= 0 {
-		opts.PageSize = defaultPageSize
+	if opts.PageSize < 0 {
+		opts.PageSize = 0
 	}
 	if opts.Name == "" {
 		var zero T
@@ -494,8 +497,9 @@ func (r *Reflector[T]) watchTimeout() *int64 {
 	return &s
 }
 
-// list reads every page at the first page's resourceVersion and replaces the
-// Sink's content with it.
+// list reads the collection with a consistent LIST (every page, if
+// Options.PageSize pages it, at the first page's resourceVersion) and
+// replaces the Sink's content with it.
 func (r *Reflector[T]) list(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	opts := metav1.ListOptions{Limit: r.opts.PageSize}

@@ -277,7 +277,7 @@ func TestDroppedWatchResumesWithoutRelist(t *testing.T) {
 		time.Sleep(time.Second) // the first backoff is at most 500ms
 		synctest.Wait()
 
-		wantRequests(t, src, "list limit=500", "watch rv=1", "watch rv=2", "watch rv=3", "watch rv=3")
+		wantRequests(t, src, "list", "watch rv=1", "watch rv=2", "watch rv=3", "watch rv=3")
 		ops, _, replaces := h.sink.snapshot()
 		if replaces != 1 {
 			t.Errorf("replaces = %d, want 1 (no relist)", replaces)
@@ -319,7 +319,7 @@ func TestExpiredWatchRelists(t *testing.T) {
 		time.Sleep(2 * time.Second) // a watch that worked relists at once
 		src.Compact()               // ERROR 410 on the open watch
 		synctest.Wait()
-		wantRequests(t, src, "list limit=500", "watch rv=2", "list limit=500", "watch rv=3")
+		wantRequests(t, src, "list", "watch rv=2", "list", "watch rv=3")
 		if _, _, n := h.sink.snapshot(); n != 2 {
 			t.Errorf("replaces = %d, want 2", n)
 		}
@@ -349,7 +349,7 @@ func TestTooOldResourceVersionRelists(t *testing.T) {
 		}
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		wantRequests(t, src, "list limit=500", "watch rv=2", "watch rv=2", "watch rv=2", "list limit=500", "watch rv=6")
+		wantRequests(t, src, "list", "watch rv=2", "watch rv=2", "watch rv=2", "list", "watch rv=6")
 		ops, _, _ := h.sink.snapshot()
 		if want := "replace 6 [ns/b ns/c ns/d ns/e]"; ops[len(ops)-1] != want {
 			t.Errorf("last op = %q, want %q", ops[len(ops)-1], want)
@@ -390,7 +390,7 @@ func TestWatchListRefusedFallsBackAndRemembers(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		src.Compact()
 		synctest.Wait()
-		wantRequests(t, src, "watch sendInitialEvents", "list limit=500", "watch rv=1", "list limit=500", "watch rv=2")
+		wantRequests(t, src, "watch sendInitialEvents", "list", "watch rv=1", "list", "watch rv=2")
 		h.converged()
 		if es := h.errs.all(); len(es) != 1 || !apierrors.IsResourceExpired(es[0]) {
 			t.Errorf("reported errors = %v, want only the 410 (a refusal is not an error)", es)
@@ -447,7 +447,7 @@ func TestWatchListErrorEventBeforeEndMarker(t *testing.T) {
 				if es := h.errs.all(); len(es) != tc.reported {
 					t.Errorf("reported errors = %v, want %d", es, tc.reported)
 				}
-				wantRequests(t, src, "list limit=500", "watch rv=1", "list limit=500", "watch rv=1")
+				wantRequests(t, src, "list", "watch rv=1", "list", "watch rv=1")
 				ops, _, _ := h.sink.snapshot()
 				if want := []string{"replace 1 [ns/a]", "replace 1 [ns/a]"}; !slices.Equal(ops, want) {
 					t.Errorf("ops = %q, want %q (nothing from the failed stream)", ops, want)
@@ -500,7 +500,7 @@ func TestTooManyRequestsHonoursRetryAfter(t *testing.T) {
 		synctest.Wait()
 
 		reqs := src.Requests()
-		wantRequests(t, src, "list limit=500", "list limit=500", "watch rv=1", "watch rv=1")
+		wantRequests(t, src, "list", "list", "watch rv=1", "watch rv=1")
 		if len(reqs) != 4 {
 			return
 		}
@@ -570,7 +570,7 @@ func TestMalformedEventsAreReportedAndSkipped(t *testing.T) {
 		if s := es[0].Error(); !contains(s, "ns/s") || !contains(s, "*v1.Secret") {
 			t.Errorf("error %q should name the key and the type", s)
 		}
-		wantRequests(t, src, "list limit=500", "watch rv=1")
+		wantRequests(t, src, "list", "watch rv=1")
 		h.converged()
 	})
 }
@@ -598,7 +598,7 @@ func TestErrorEventWithoutStatus(t *testing.T) {
 			}
 		}
 		// The watch ended and was resumed from the last resourceVersion.
-		wantRequests(t, src, "list limit=500", "watch rv=1", "watch rv=2", "watch rv=2")
+		wantRequests(t, src, "list", "watch rv=1", "watch rv=2", "watch rv=2")
 		h.converged()
 	})
 }

@@ -1,0 +1,554 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1alpha1"
+
+	"github.com/informer-gen/informer-gen/bench/e2e/internal/proto"
+)
+
+// driverConfig is the driver's flags.
+type driverConfig struct {
+	Sizes      []int
+	Runs       int
+	Updates    int
+	Contenders []string
+	WatchList  []bool
+	Writers    int
+	Timeout    time.Duration
+	Verbose    bool
+	// Settle is the pause before each run.
+	Settle time.Duration
+	// Exe is the binary to start the server from; empty means this one.
+	Exe string
+	// ContenderExe is the contender binary (bench/e2e/contender).
+	ContenderExe string
+}
+
+// runResult is one contender run.
+type runResult struct {
+	Size      int
+	Contender string
+	WatchList bool
+	Sync      proto.SyncReport
+	// ServerCPUSync is the server process's user+sys from the contender's
+	// start to its SYNCED line.
+	ServerCPUSync float64
+	// Lists and Watches are the LIST and WATCH requests for foos the server
+	// completed during the run (apiserver_request_total).
+	Lists, Watches int
+	// UpdatesSeen is the time from the first update written to the
+	// contender's report that its handler saw all of them; UpdatesWritten
+	// the time until the last write returned.
+	UpdatesSeen, UpdatesWritten float64
+	ServerCPUUpdates            float64
+	UpdatesCount                int
+	// UpdatesClientCPU is the contender's user+sys from its SYNCED line to
+	// the moment it had seen every update.
+	UpdatesClientCPU float64
+	// TotalCPU is the child's user+sys at exit, MaxRSS its peak RSS.
+	TotalCPU float64
+	MaxRSS   int64
+}
+
+const (
+	benchNSPrefix = "bench-"
+	namespaces    = 10
+)
+
+// runDriver starts the server, creates the objects of each size and runs
+// every contender and mode cfg.Runs times, alternated. Progress goes to log.
+func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResult, error) {
+	if cfg.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Exe = exe
+	}
+	if cfg.ContenderExe == "" {
+		return nil, errors.New("no contender binary (build bench/e2e/contender)")
+	}
+	if cfg.Writers <= 0 {
+		cfg.Writers = 32
+	}
+	dir, err := os.MkdirTemp("", "bench-e2e-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	srv, err := startServer(ctx, cfg.Exe, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	restCfg, err := clientcmd.BuildConfigFromFlags("", srv.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	restCfg.QPS, restCfg.Burst = -1, 0
+	rc, _, err := proto.FooClient(restCfg)
+	if err != nil {
+		return nil, err
+	}
+	httpClient, err := rest.HTTPClientFor(restCfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &driver{cfg: cfg, srv: srv, rc: rc, http: httpClient, host: restCfg.Host, kubeconfig: srv.kubeconfig, log: log}
+
+	var results []runResult
+	have := 0
+	for _, size := range cfg.Sizes {
+		if size > have {
+			start := time.Now()
+			if err := d.createFoos(ctx, have, size); err != nil {
+				return results, err
+			}
+			fmt.Fprintf(log, "created Foos %d..%d in %.1fs\n", have, size-1, time.Since(start).Seconds())
+			have = size
+		}
+		for r := 0; r < cfg.Runs; r++ {
+			for _, wl := range cfg.WatchList {
+				// Rotate the order so that no contender always runs first
+				// (after a quiet server) or right after the same neighbour.
+				n := len(cfg.Contenders)
+				for i := 0; i < n; i++ {
+					name := cfg.Contenders[(i+r)%n]
+					res, err := d.runOne(ctx, size, name, wl, fmt.Sprintf("s%d-r%d-%s-%t", size, r, name, wl))
+					if err != nil {
+						return results, fmt.Errorf("%s, %d Foos, WatchList %t, run %d: %w", name, size, wl, r+1, err)
+					}
+					if cfg.Verbose {
+						b, _ := json.Marshal(res)
+						fmt.Fprintf(log, "run %s\n", b)
+					} else {
+						fmt.Fprintf(log, "%6d %-19s watchlist=%-5t run %d: synced %.2fs, client CPU %.2fs, server CPU %.2fs, %d LIST %d WATCH, updates seen %.2fs\n",
+							size, name, wl, r+1, res.Sync.SyncSeconds, res.Sync.CPUSeconds, res.ServerCPUSync, res.Lists, res.Watches, res.UpdatesSeen)
+					}
+					results = append(results, res)
+				}
+			}
+		}
+	}
+	return results, nil
+}
+
+type driver struct {
+	cfg        driverConfig
+	srv        *serverProc
+	rc         *rest.RESTClient
+	http       *http.Client
+	host       string
+	kubeconfig string
+	log        io.Writer
+}
+
+// serverProc is the API server child.
+type serverProc struct {
+	cmd        *exec.Cmd
+	stdin      io.WriteCloser
+	kubeconfig string
+	pid        int
+	lines      chan string // the server's stdout after READY
+}
+
+func startServer(ctx context.Context, exe, dir string) (*serverProc, error) {
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), envRole+"=server", proto.EnvConfig+"="+dir)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the server process: %w", err)
+	}
+	s := &serverProc{cmd: cmd, stdin: stdin, kubeconfig: filepath.Join(dir, "kubeconfig"), pid: cmd.Process.Pid, lines: make(chan string, 16)}
+	ready := make(chan error, 1)
+	go func() {
+		defer close(s.lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if sc.Text() == "READY" {
+				ready <- nil
+				break
+			}
+		}
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		select {
+		case ready <- errors.New("server process exited before it was ready"):
+		default:
+		}
+	}()
+	select {
+	case err = <-ready:
+	case <-ctx.Done():
+		err = context.Cause(ctx)
+	case <-time.After(2 * time.Minute):
+		err = errors.New("server not ready within 2m")
+	}
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *serverProc) stop() {
+	s.stdin.Close()
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(40 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// gc makes the server collect its garbage and waits until it has.
+func (s *serverProc) gc(ctx context.Context) error {
+	if _, err := io.WriteString(s.stdin, "GC\n"); err != nil {
+		return fmt.Errorf("asking the server to collect garbage: %w", err)
+	}
+	for {
+		select {
+		case l, ok := <-s.lines:
+			if !ok {
+				return errors.New("server process exited")
+			}
+			if l == "GCDONE" {
+				return nil
+			}
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(time.Minute):
+			return errors.New("server did not collect garbage within 1m")
+		}
+	}
+}
+
+// cpu returns the server process's user+sys CPU seconds from /proc.
+func (s *serverProc) cpu() (float64, error) { return procCPU(s.pid) }
+
+// procCPU reads utime+stime of pid from /proc/<pid>/stat (in clock ticks of
+// 1/100 s, USER_HZ on Linux).
+func procCPU(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces: fields count from after ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseUint(f[11], 10, 64)
+	stime, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return float64(utime+stime) / 100, nil
+}
+
+// fooObject is a Foo with realistic metadata: five labels, two
+// annotations, a spec with a host (~0.9 KB as JSON with the server's
+// managedFields).
+func fooObject(i int) *v1alpha1.Foo {
+	ns := benchNSPrefix + strconv.Itoa(i%namespaces)
+	name := fmt.Sprintf("foo-%06d", i)
+	tiers := [...]string{"web", "api", "db"}
+	return &v1alpha1.Foo{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns,
+			Name:      name,
+			Labels: map[string]string{
+				"app.kubernetes.io/name":    fmt.Sprintf("app-%d", i%50),
+				"app.kubernetes.io/part-of": fmt.Sprintf("system-%d", i%7),
+				"tier":                      tiers[i%3],
+				"team":                      fmt.Sprintf("team-%d", i%8),
+				"environment":               "production",
+			},
+			Annotations: map[string]string{
+				"example.com/owner":       fmt.Sprintf("team-%d@example.com", i%8),
+				"example.com/description": "a Foo created by the end-to-end benchmark to stand for a typical custom resource",
+			},
+		},
+		Spec: v1alpha1.FooSpec{
+			DeploymentName: "deploy-" + name,
+			Replicas:       int32(i % 5),
+			HostName:       fmt.Sprintf("host-%d", i%20),
+		},
+	}
+}
+
+// parallel runs fn(i) for i in [from, to) on n goroutines and returns the
+// first error (the rest are skipped once one failed).
+func parallel(ctx context.Context, n, from, to int, fn func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Go(func() {
+			for i := range next {
+				if err := fn(ctx, i); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+feed:
+	for i := from; i < to; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+func (d *driver) createFoos(ctx context.Context, from, to int) error {
+	return parallel(ctx, d.cfg.Writers, from, to, func(ctx context.Context, i int) error {
+		foo := fooObject(i)
+		err := d.rc.Post().Namespace(foo.Namespace).Resource("foos").Body(foo).Do(ctx).Error()
+		if err != nil {
+			return fmt.Errorf("creating Foo %s/%s: %w", foo.Namespace, foo.Name, err)
+		}
+		return nil
+	})
+}
+
+// update labels Foo i with round (a JSON merge patch, no resourceVersion
+// precondition: as fast as the server takes them).
+func (d *driver) update(ctx context.Context, i int, round string) error {
+	foo := fooObject(i)
+	patch := []byte(`{"metadata":{"labels":{"` + proto.RoundLabel + `":"` + round + `"}}}`)
+	err := d.rc.Patch(types.MergePatchType).Namespace(foo.Namespace).Resource("foos").Name(foo.Name).Body(patch).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("updating Foo %s/%s: %w", foo.Namespace, foo.Name, err)
+	}
+	return nil
+}
+
+// requestCounts returns the LIST and WATCH requests for foos the server has
+// completed so far, from apiserver_request_total on /metrics.
+func (d *driver) requestCounts(ctx context.Context) (lists, watches int, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.host+"/metrics", nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	resp, err := d.http.Do(req)
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading /metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, fmt.Errorf("reading /metrics: %s", resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="foos"`) || !strings.Contains(line, `subresource=""`) {
+			continue
+		}
+		sp := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[sp+1:], 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("parsing %q: %w", line, err)
+		}
+		switch {
+		case strings.Contains(line, `verb="LIST"`):
+			lists += int(v)
+		case strings.Contains(line, `verb="WATCH"`):
+			watches += int(v)
+		}
+	}
+	return lists, watches, sc.Err()
+}
+
+// runOne runs one contender in a fresh process: sync, then the updates.
+func (d *driver) runOne(ctx context.Context, size int, name string, watchList bool, round string) (runResult, error) {
+	res := runResult{Size: size, Contender: name, WatchList: watchList}
+	nUpdates := min(d.cfg.Updates, size)
+	base, listMode, _ := strings.Cut(name, ":")
+	cc := proto.ContenderConfig{
+		Kubeconfig: d.kubeconfig,
+		Contender:  base,
+		OursList:   listMode,
+		WatchList:  watchList,
+		Expect:     size,
+		Round:      round,
+		Updates:    nUpdates,
+		Timeout:    d.cfg.Timeout,
+	}
+	ccJSON, _ := json.Marshal(cc)
+	// Let the server settle after the previous run (closing watches), then
+	// collect the garbage of the previous run, so that it is not counted
+	// against this one.
+	time.Sleep(d.cfg.Settle)
+	if err := d.srv.gc(ctx); err != nil {
+		return res, err
+	}
+	lists0, watches0, err := d.requestCounts(ctx)
+	if err != nil {
+		return res, err
+	}
+	cmd := exec.Command(d.cfg.ContenderExe)
+	cmd.Env = append(os.Environ(), proto.EnvConfig+"="+string(ccJSON),
+		"KUBE_FEATURE_WatchListClient="+strconv.FormatBool(watchList))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return res, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return res, err
+	}
+	cpu0, err := d.srv.cpu()
+	if err != nil {
+		return res, err
+	}
+	if err := cmd.Start(); err != nil {
+		return res, err
+	}
+	waited := false
+	defer func() {
+		if !waited {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	timeout := time.NewTimer(d.cfg.Timeout)
+	defer timeout.Stop()
+	next := func(tag string, v any) error {
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					return fmt.Errorf("contender exited before %s: %s", tag, strings.TrimSpace(stderr.String()))
+				}
+				rest, found := strings.CutPrefix(l, tag+" ")
+				if !found {
+					continue
+				}
+				return json.Unmarshal([]byte(rest), v)
+			case <-timeout.C:
+				return fmt.Errorf("no %s within %v", tag, d.cfg.Timeout)
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+	}
+	if err := next("SYNCED", &res.Sync); err != nil {
+		return res, err
+	}
+	cpu1, err := d.srv.cpu()
+	if err != nil {
+		return res, err
+	}
+	res.ServerCPUSync = cpu1 - cpu0
+	if res.Sync.Objects != size || res.Sync.Adds != int64(size) {
+		return res, fmt.Errorf("synced %d objects with %d adds, want %d", res.Sync.Objects, res.Sync.Adds, size)
+	}
+
+	res.UpdatesCount = nUpdates
+	if nUpdates > 0 {
+		start := time.Now()
+		written := make(chan error, 1)
+		go func() {
+			err := parallel(ctx, d.cfg.Writers, 0, nUpdates, func(ctx context.Context, i int) error { return d.update(ctx, i, round) })
+			res.UpdatesWritten = time.Since(start).Seconds()
+			written <- err
+		}()
+		var ur proto.UpdateReport
+		err := next("UPDATES", &ur)
+		res.UpdatesSeen = time.Since(start).Seconds()
+		if werr := <-written; werr != nil {
+			return res, werr
+		}
+		if err != nil {
+			return res, err
+		}
+		res.UpdatesClientCPU = ur.CPUSeconds - res.Sync.CPUSeconds
+		if ur.Seen != int64(nUpdates) {
+			return res, fmt.Errorf("saw %d updates, want %d", ur.Seen, nUpdates)
+		}
+		cpu2, err := d.srv.cpu()
+		if err != nil {
+			return res, err
+		}
+		res.ServerCPUUpdates = cpu2 - cpu1
+	}
+	stdin.Close()
+	var done proto.DoneReport
+	if err := next("DONE", &done); err != nil {
+		return res, err
+	}
+	res.MaxRSS = done.MaxRSSBytes
+	waited = true
+	if err := cmd.Wait(); err != nil {
+		return res, fmt.Errorf("contender: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.TotalCPU = proto.CPUSeconds(ru)
+	}
+	// A WATCH is counted when it ends: give the server a moment to see
+	// the closed connection.
+	time.Sleep(300 * time.Millisecond)
+	lists1, watches1, err := d.requestCounts(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Lists, res.Watches = lists1-lists0, watches1-watches0
+	return res, nil
+}

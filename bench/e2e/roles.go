@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/informer-gen/informer-gen/examples/crd/localapi"
+	"github.com/informer-gen/informer-gen/examples/crd/manifests"
+
+	"github.com/informer-gen/informer-gen/bench/e2e/internal/proto"
+)
+
+// envRole selects a child's role; its configuration is in proto.EnvConfig.
+const envRole = "BENCHE2E_ROLE"
+
+// runRole runs the role named in the environment, if any ("server" is the
+// only one; contenders are a binary of their own), and returns whether it
+// did and the exit code.
+func runRole() (bool, int) {
+	role := os.Getenv(envRole)
+	if role == "" {
+		return false, 0
+	}
+	localapi.QuietKlog()
+	var err error
+	switch role {
+	case "server":
+		err = serve(os.Getenv(proto.EnvConfig))
+	default:
+		err = fmt.Errorf("unknown role %q", role)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench-e2e %s: %v\n", role, err)
+		return true, 1
+	}
+	return true, 0
+}
+
+// serve runs the local API server with the example CRDs, writes the
+// kubeconfig into dir, prints "READY" and runs until stdin closes. A line
+// "GC" on stdin runs a garbage collection and answers "GCDONE", so that the
+// driver starts every run without the previous run's garbage.
+func serve(dir string) error {
+	ctx := context.Background()
+	crds, err := localapi.ParseCRDs(manifests.CRDs()...)
+	if err != nil {
+		return err
+	}
+	srv, err := localapi.Start(ctx, localapi.Options{
+		Dir:            filepath.Join(dir, "server"),
+		CRDs:           crds,
+		KubeconfigPath: filepath.Join(dir, "kubeconfig"),
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println("READY")
+	// The driver closes our stdin to stop us (or dies, which closes it too).
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		if sc.Text() == "GC" {
+			runtime.GC()
+			fmt.Println("GCDONE")
+		}
+	}
+	stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return srv.Stop(stopCtx)
+}

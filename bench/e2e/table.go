@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/informer-gen/informer-gen/bench/e2e/internal/proto"
+)
+
+// metric is one row of a table: how to read it from a run, how to print it,
+// and whether less is better (for the ratio).
+type metric struct {
+	name   string
+	value  func(r runResult) float64
+	format string
+	// lessIsBetter: the ratio column is client-go-typed/ours, so >1 means we
+	// win either way.
+	lessIsBetter bool
+}
+
+var metrics = []metric{
+	{"start → synced (s)", func(r runResult) float64 { return r.Sync.SyncSeconds }, "%.2f", true},
+	{"client CPU to sync (s)", func(r runResult) float64 { return r.Sync.CPUSeconds }, "%.2f", true},
+	{"client CPU per object (µs)", func(r runResult) float64 { return r.Sync.CPUSeconds / float64(r.Size) * 1e6 }, "%.1f", true},
+	{"peak RSS at sync (MB)", func(r runResult) float64 { return float64(r.Sync.MaxRSSBytes) / 1e6 }, "%.0f", true},
+	{"heap after GC (MB)", func(r runResult) float64 { return float64(r.Sync.HeapAfterGC) / 1e6 }, "%.1f", true},
+	{"server CPU during sync (s)", func(r runResult) float64 { return r.ServerCPUSync }, "%.2f", true},
+	{"server share of sync CPU (%)", func(r runResult) float64 {
+		return 100 * r.ServerCPUSync / (r.ServerCPUSync + r.Sync.CPUSeconds)
+	}, "%.0f", false},
+	{"LIST requests", func(r runResult) float64 { return float64(r.Lists) }, "%.0f", true},
+	{"WATCH requests", func(r runResult) float64 { return float64(r.Watches) }, "%.0f", true},
+	{"updates: all seen (s)", func(r runResult) float64 { return r.UpdatesSeen }, "%.2f", true},
+	{"updates: all written (s)", func(r runResult) float64 { return r.UpdatesWritten }, "%.2f", true},
+	{"updates: seen after last write (ms)", func(r runResult) float64 { return 1000 * (r.UpdatesSeen - r.UpdatesWritten) }, "%.0f", true},
+	{"client CPU per update (µs)", func(r runResult) float64 {
+		if r.UpdatesCount == 0 {
+			return 0
+		}
+		return r.UpdatesClientCPU / float64(r.UpdatesCount) * 1e6
+	}, "%.0f", true},
+	{"server CPU during updates (s)", func(r runResult) float64 { return r.ServerCPUUpdates }, "%.2f", true},
+	{"client CPU total (s)", func(r runResult) float64 { return r.TotalCPU }, "%.2f", true},
+	{"peak RSS total (MB)", func(r runResult) float64 { return float64(r.MaxRSS) / 1e6 }, "%.0f", true},
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// printTables prints one table per size and WatchList mode: the median of
+// every metric per contender, and client-go-typed/ours for lower-is-better
+// metrics (">1" means ours is better).
+func printTables(w io.Writer, cfg driverConfig, res []runResult) {
+	for _, size := range cfg.Sizes {
+		for _, wl := range cfg.WatchList {
+			mode := "off"
+			if wl {
+				mode = "on"
+			}
+			runs := 0
+			for _, r := range res {
+				if r.Size == size && r.WatchList == wl && r.Contender == cfg.Contenders[0] {
+					runs++
+				}
+			}
+			fmt.Fprintf(w, "\n%d Foos, WatchList %s, medians of %d runs\n", size, mode, runs)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			header := []string{"metric"}
+			header = append(header, cfg.Contenders...)
+			showRatio := slices.Contains(cfg.Contenders, proto.Ours) && slices.Contains(cfg.Contenders, proto.Typed)
+			if showRatio {
+				header = append(header, "typed/ours")
+			}
+			fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+			for _, m := range metrics {
+				row := []string{m.name}
+				med := map[string]float64{}
+				for _, c := range cfg.Contenders {
+					var vals []float64
+					for _, r := range res {
+						if r.Size == size && r.WatchList == wl && r.Contender == c {
+							vals = append(vals, m.value(r))
+						}
+					}
+					med[c] = median(vals)
+					row = append(row, fmt.Sprintf(m.format, med[c]))
+				}
+				if showRatio {
+					ratio := "-"
+					if m.lessIsBetter && med[proto.Ours] > 0 {
+						ratio = fmt.Sprintf("%.2fx", med[proto.Typed]/med[proto.Ours])
+					}
+					row = append(row, ratio)
+				}
+				fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			}
+			tw.Flush()
+		}
+	}
+}
