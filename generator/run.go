@@ -91,9 +91,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	changes, err := plan(outDir, files)
+	changes, conflicts, err := plan(outDir, files, rel)
 	if err != nil {
 		return fmt.Errorf("cannot read output dir: %w", err)
+	}
+	if len(conflicts) > 0 {
+		return conflicts.sorted()
 	}
 	if cfg.Verify {
 		if len(changes) == 0 {
