@@ -92,6 +92,11 @@ type (
 		Imports      []importSpec
 		Version      *Version
 		API, Listers string
+		// OwnExpansion holds the kinds whose <Kind>ListerExpansion (and
+		// <Kind>NamespaceListerExpansion) are declared by hand in
+		// <kind>_expansion.go of the listers package, as upstream's
+		// lister-gen has it; the others get empty ones.
+		OwnExpansion map[string]bool
 	}
 	versionRef struct {
 		*Version
@@ -134,8 +139,10 @@ type file struct {
 }
 
 // render is the last stage: it executes one template per output file and
-// formats the result. header is prepended verbatim.
-func render(m *Model, header []byte) ([]file, error) {
+// formats the result. header is prepended verbatim. ownExpansion reports
+// whether the listers package at a path relative to the output dir has a
+// hand-written <kind>_expansion.go.
+func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) ([]file, error) {
 	tmpl, err := parsedTemplates()
 	if err != nil {
 		return nil, fmt.Errorf("parsing templates: %w", err)
@@ -173,8 +180,14 @@ func render(m *Model, header []byte) ([]file, error) {
 			lim.add(schemaPath, "schema")
 			lim.add(storePath, "store")
 			api := lim.add(v.APIPath, v.Name)
+			own := map[string]bool{}
+			for _, k := range v.Kinds {
+				if ownExpansion != nil && ownExpansion(path.Join("listers", rel), k.Name) {
+					own[k.Name] = true
+				}
+			}
 			emit(path.Join("listers", rel, "listers.go"), "listers", versionData{
-				Package: v.Name, Version: v, API: api, Imports: lim.specs(),
+				Package: v.Name, Version: v, API: api, Imports: lim.specs(), OwnExpansion: own,
 			})
 
 			kinds := v.InformerKinds()

@@ -87,7 +87,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if len(diags) > 0 {
 		return diags.sorted()
 	}
-	files, err := render(model, header)
+	files, err := render(model, header, func(dir, kind string) bool {
+		_, err := os.Stat(filepath.Join(outDir, filepath.FromSlash(dir), strings.ToLower(kind)+"_expansion.go"))
+		return err == nil
+	})
 	if err != nil {
 		return err
 	}

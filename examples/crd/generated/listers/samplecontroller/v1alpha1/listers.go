@@ -39,6 +39,7 @@ type FooLister interface {
 	Foos(namespace string) FooNamespaceLister
 	// ByHost lists the Foos whose .spec.hostName is value.
 	ByHost(value string) ([]*v1alpha1.Foo, error)
+	FooListerExpansion
 }
 
 // FooNamespaceLister reads the Foos of one namespace.
@@ -49,28 +50,40 @@ type FooNamespaceLister interface {
 	Get(name string) (*v1alpha1.Foo, error)
 	// ByHost lists the Foos of the namespace whose .spec.hostName is value.
 	ByHost(value string) ([]*v1alpha1.Foo, error)
+	FooNamespaceListerExpansion
 }
+
+// FooListerExpansion allows custom methods to be added to FooLister:
+// declare it in foo_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *fooLister.
+type FooListerExpansion interface{}
+
+// FooNamespaceListerExpansion allows custom methods to be added to
+// FooNamespaceLister, implemented on *fooNamespaceLister.
+type FooNamespaceListerExpansion interface{}
 
 // NewFooLister returns a FooLister over indexer.
 func NewFooLister(indexer *store.Indexer[*v1alpha1.Foo]) FooLister {
-	return fooLister{store.NewLister(indexer, FooResource)}
+	return &fooLister{store.NewLister(indexer, FooResource)}
 }
 
+// fooLister is the receiver of FooListerExpansion's methods.
 type fooLister struct{ store.Lister[*v1alpha1.Foo] }
 
+// fooNamespaceLister is the receiver of FooNamespaceListerExpansion's methods.
 type fooNamespaceLister struct {
 	store.NamespaceLister[*v1alpha1.Foo]
 }
 
-func (l fooLister) Foos(namespace string) FooNamespaceLister {
-	return fooNamespaceLister{l.Namespace(namespace)}
+func (l *fooLister) Foos(namespace string) FooNamespaceLister {
+	return &fooNamespaceLister{l.Namespace(namespace)}
 }
 
-func (l fooLister) ByHost(value string) ([]*v1alpha1.Foo, error) {
+func (l *fooLister) ByHost(value string) ([]*v1alpha1.Foo, error) {
 	return l.ByIndex(FooHostIndex, value)
 }
 
-func (l fooNamespaceLister) ByHost(value string) ([]*v1alpha1.Foo, error) {
+func (l *fooNamespaceLister) ByHost(value string) ([]*v1alpha1.Foo, error) {
 	return l.ByIndex(FooHostIndex, value)
 }
 
@@ -86,11 +99,18 @@ type HostLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Host, error)
 	// Get returns the Host called name, or a NotFound error.
 	Get(name string) (*v1alpha1.Host, error)
+	HostListerExpansion
 }
+
+// HostListerExpansion allows custom methods to be added to HostLister:
+// declare it in host_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *hostLister.
+type HostListerExpansion interface{}
 
 // NewHostLister returns a HostLister over indexer.
 func NewHostLister(indexer *store.Indexer[*v1alpha1.Host]) HostLister {
-	return hostLister{store.NewLister(indexer, HostResource)}
+	return &hostLister{store.NewLister(indexer, HostResource)}
 }
 
+// hostLister is the receiver of HostListerExpansion's methods.
 type hostLister struct{ store.Lister[*v1alpha1.Host] }

@@ -45,15 +45,22 @@ type GadgetLister interface {
 	Get(name string) (*v1.Gadget, error)
 	// ByOwner lists the Gadgets whose .spec.owner is value.
 	ByOwner(value string) ([]*v1.Gadget, error)
+	GadgetListerExpansion
 }
+
+// GadgetListerExpansion allows custom methods to be added to GadgetLister:
+// declare it in gadget_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *gadgetLister.
+type GadgetListerExpansion interface{}
 
 // NewGadgetLister returns a GadgetLister over indexer.
 func NewGadgetLister(indexer *store.Indexer[*v1.Gadget]) GadgetLister {
-	return gadgetLister{store.NewLister(indexer, GadgetResource)}
+	return &gadgetLister{store.NewLister(indexer, GadgetResource)}
 }
 
+// gadgetLister is the receiver of GadgetListerExpansion's methods.
 type gadgetLister struct{ store.Lister[*v1.Gadget] }
 
-func (l gadgetLister) ByOwner(value string) ([]*v1.Gadget, error) {
+func (l *gadgetLister) ByOwner(value string) ([]*v1.Gadget, error) {
 	return l.ByIndex(GadgetOwnerIndex, value)
 }

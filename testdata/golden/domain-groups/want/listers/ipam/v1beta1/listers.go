@@ -31,6 +31,7 @@ type IPAddressLister interface {
 	List(selector labels.Selector) ([]*v1beta1.IPAddress, error)
 	// IPAddresses returns a lister for the IPAddresses of one namespace.
 	IPAddresses(namespace string) IPAddressNamespaceLister
+	IPAddressListerExpansion
 }
 
 // IPAddressNamespaceLister reads the IPAddresses of one namespace.
@@ -39,21 +40,33 @@ type IPAddressNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1beta1.IPAddress, error)
 	// Get returns the IPAddress called name in the namespace, or a NotFound error.
 	Get(name string) (*v1beta1.IPAddress, error)
+	IPAddressNamespaceListerExpansion
 }
+
+// IPAddressListerExpansion allows custom methods to be added to IPAddressLister:
+// declare it in ipaddress_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *iPAddressLister.
+type IPAddressListerExpansion interface{}
+
+// IPAddressNamespaceListerExpansion allows custom methods to be added to
+// IPAddressNamespaceLister, implemented on *iPAddressNamespaceLister.
+type IPAddressNamespaceListerExpansion interface{}
 
 // NewIPAddressLister returns a IPAddressLister over indexer.
 func NewIPAddressLister(indexer *store.Indexer[*v1beta1.IPAddress]) IPAddressLister {
-	return iPAddressLister{store.NewLister(indexer, IPAddressResource)}
+	return &iPAddressLister{store.NewLister(indexer, IPAddressResource)}
 }
 
+// iPAddressLister is the receiver of IPAddressListerExpansion's methods.
 type iPAddressLister struct {
 	store.Lister[*v1beta1.IPAddress]
 }
 
+// iPAddressNamespaceLister is the receiver of IPAddressNamespaceListerExpansion's methods.
 type iPAddressNamespaceLister struct {
 	store.NamespaceLister[*v1beta1.IPAddress]
 }
 
-func (l iPAddressLister) IPAddresses(namespace string) IPAddressNamespaceLister {
-	return iPAddressNamespaceLister{l.Namespace(namespace)}
+func (l *iPAddressLister) IPAddresses(namespace string) IPAddressNamespaceLister {
+	return &iPAddressNamespaceLister{l.Namespace(namespace)}
 }

@@ -31,6 +31,7 @@ type OrderLister interface {
 	List(selector labels.Selector) ([]*v1.Order, error)
 	// Orders returns a lister for the Orders of one namespace.
 	Orders(namespace string) OrderNamespaceLister
+	OrderListerExpansion
 }
 
 // OrderNamespaceLister reads the Orders of one namespace.
@@ -39,19 +40,31 @@ type OrderNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Order, error)
 	// Get returns the Order called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Order, error)
+	OrderNamespaceListerExpansion
 }
+
+// OrderListerExpansion allows custom methods to be added to OrderLister:
+// declare it in order_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *orderLister.
+type OrderListerExpansion interface{}
+
+// OrderNamespaceListerExpansion allows custom methods to be added to
+// OrderNamespaceLister, implemented on *orderNamespaceLister.
+type OrderNamespaceListerExpansion interface{}
 
 // NewOrderLister returns a OrderLister over indexer.
 func NewOrderLister(indexer *store.Indexer[*v1.Order]) OrderLister {
-	return orderLister{store.NewLister(indexer, OrderResource)}
+	return &orderLister{store.NewLister(indexer, OrderResource)}
 }
 
+// orderLister is the receiver of OrderListerExpansion's methods.
 type orderLister struct{ store.Lister[*v1.Order] }
 
+// orderNamespaceLister is the receiver of OrderNamespaceListerExpansion's methods.
 type orderNamespaceLister struct {
 	store.NamespaceLister[*v1.Order]
 }
 
-func (l orderLister) Orders(namespace string) OrderNamespaceLister {
-	return orderNamespaceLister{l.Namespace(namespace)}
+func (l *orderLister) Orders(namespace string) OrderNamespaceLister {
+	return &orderNamespaceLister{l.Namespace(namespace)}
 }

@@ -153,6 +153,7 @@ type TaskLister interface {
 	ByZone(value string) ([]*v1.Task, error)
 	// ByZones lists the Tasks whose .spec.zones contains value.
 	ByZones(value string) ([]*v1.Task, error)
+	TaskListerExpansion
 }
 
 // TaskNamespaceLister reads the Tasks of one namespace.
@@ -181,99 +182,111 @@ type TaskNamespaceLister interface {
 	ByZone(value string) ([]*v1.Task, error)
 	// ByZones lists the Tasks of the namespace whose .spec.zones contains value.
 	ByZones(value string) ([]*v1.Task, error)
+	TaskNamespaceListerExpansion
 }
+
+// TaskListerExpansion allows custom methods to be added to TaskLister:
+// declare it in task_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *taskLister.
+type TaskListerExpansion interface{}
+
+// TaskNamespaceListerExpansion allows custom methods to be added to
+// TaskNamespaceLister, implemented on *taskNamespaceLister.
+type TaskNamespaceListerExpansion interface{}
 
 // NewTaskLister returns a TaskLister over indexer.
 func NewTaskLister(indexer *store.Indexer[*v1.Task]) TaskLister {
-	return taskLister{store.NewLister(indexer, TaskResource)}
+	return &taskLister{store.NewLister(indexer, TaskResource)}
 }
 
+// taskLister is the receiver of TaskListerExpansion's methods.
 type taskLister struct{ store.Lister[*v1.Task] }
 
+// taskNamespaceLister is the receiver of TaskNamespaceListerExpansion's methods.
 type taskNamespaceLister struct {
 	store.NamespaceLister[*v1.Task]
 }
 
-func (l taskLister) Tasks(namespace string) TaskNamespaceLister {
-	return taskNamespaceLister{l.Namespace(namespace)}
+func (l *taskLister) Tasks(namespace string) TaskNamespaceLister {
+	return &taskNamespaceLister{l.Namespace(namespace)}
 }
 
-func (l taskLister) ByAliases(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByAliases(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskAliasesIndex, value)
 }
 
-func (l taskNamespaceLister) ByAliases(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByAliases(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskAliasesIndex, value)
 }
 
-func (l taskLister) ByClass(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByClass(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskClassIndex, value)
 }
 
-func (l taskNamespaceLister) ByClass(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByClass(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskClassIndex, value)
 }
 
-func (l taskLister) ByGenerateName(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByGenerateName(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskGenerateNameIndex, value)
 }
 
-func (l taskNamespaceLister) ByGenerateName(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByGenerateName(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskGenerateNameIndex, value)
 }
 
-func (l taskLister) ByNode(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByNode(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskNodeIndex, value)
 }
 
-func (l taskNamespaceLister) ByNode(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByNode(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskNodeIndex, value)
 }
 
-func (l taskLister) ByOwner(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByOwner(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskOwnerIndex, value)
 }
 
-func (l taskNamespaceLister) ByOwner(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByOwner(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskOwnerIndex, value)
 }
 
-func (l taskLister) ByPhase(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByPhase(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskPhaseIndex, value)
 }
 
-func (l taskNamespaceLister) ByPhase(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByPhase(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskPhaseIndex, value)
 }
 
-func (l taskLister) ByTags(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByTags(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskTagsIndex, value)
 }
 
-func (l taskNamespaceLister) ByTags(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByTags(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskTagsIndex, value)
 }
 
-func (l taskLister) ByTarget(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByTarget(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskTargetIndex, value)
 }
 
-func (l taskNamespaceLister) ByTarget(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByTarget(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskTargetIndex, value)
 }
 
-func (l taskLister) ByZone(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByZone(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskZoneIndex, value)
 }
 
-func (l taskNamespaceLister) ByZone(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByZone(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskZoneIndex, value)
 }
 
-func (l taskLister) ByZones(value string) ([]*v1.Task, error) {
+func (l *taskLister) ByZones(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskZonesIndex, value)
 }
 
-func (l taskNamespaceLister) ByZones(value string) ([]*v1.Task, error) {
+func (l *taskNamespaceLister) ByZones(value string) ([]*v1.Task, error) {
 	return l.ByIndex(TaskZonesIndex, value)
 }

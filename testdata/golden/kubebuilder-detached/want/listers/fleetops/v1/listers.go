@@ -31,6 +31,7 @@ type RobotLister interface {
 	List(selector labels.Selector) ([]*v1.Robot, error)
 	// Robots returns a lister for the Robots of one namespace.
 	Robots(namespace string) RobotNamespaceLister
+	RobotListerExpansion
 }
 
 // RobotNamespaceLister reads the Robots of one namespace.
@@ -39,19 +40,31 @@ type RobotNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Robot, error)
 	// Get returns the Robot called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Robot, error)
+	RobotNamespaceListerExpansion
 }
+
+// RobotListerExpansion allows custom methods to be added to RobotLister:
+// declare it in robot_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *robotLister.
+type RobotListerExpansion interface{}
+
+// RobotNamespaceListerExpansion allows custom methods to be added to
+// RobotNamespaceLister, implemented on *robotNamespaceLister.
+type RobotNamespaceListerExpansion interface{}
 
 // NewRobotLister returns a RobotLister over indexer.
 func NewRobotLister(indexer *store.Indexer[*v1.Robot]) RobotLister {
-	return robotLister{store.NewLister(indexer, RobotResource)}
+	return &robotLister{store.NewLister(indexer, RobotResource)}
 }
 
+// robotLister is the receiver of RobotListerExpansion's methods.
 type robotLister struct{ store.Lister[*v1.Robot] }
 
+// robotNamespaceLister is the receiver of RobotNamespaceListerExpansion's methods.
 type robotNamespaceLister struct {
 	store.NamespaceLister[*v1.Robot]
 }
 
-func (l robotLister) Robots(namespace string) RobotNamespaceLister {
-	return robotNamespaceLister{l.Namespace(namespace)}
+func (l *robotLister) Robots(namespace string) RobotNamespaceLister {
+	return &robotNamespaceLister{l.Namespace(namespace)}
 }

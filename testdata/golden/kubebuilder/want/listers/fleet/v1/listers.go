@@ -31,13 +31,20 @@ type FleetLister interface {
 	List(selector labels.Selector) ([]*v1.Fleet, error)
 	// Get returns the Fleet called name, or a NotFound error.
 	Get(name string) (*v1.Fleet, error)
+	FleetListerExpansion
 }
+
+// FleetListerExpansion allows custom methods to be added to FleetLister:
+// declare it in fleet_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *fleetLister.
+type FleetListerExpansion interface{}
 
 // NewFleetLister returns a FleetLister over indexer.
 func NewFleetLister(indexer *store.Indexer[*v1.Fleet]) FleetLister {
-	return fleetLister{store.NewLister(indexer, FleetResource)}
+	return &fleetLister{store.NewLister(indexer, FleetResource)}
 }
 
+// fleetLister is the receiver of FleetListerExpansion's methods.
 type fleetLister struct{ store.Lister[*v1.Fleet] }
 
 // WidgetResource is the group and resource of Widget, used in NotFound errors.
@@ -66,6 +73,7 @@ type WidgetLister interface {
 	Widgets(namespace string) WidgetNamespaceLister
 	// ByRegion lists the Widgets whose .spec.region is value.
 	ByRegion(value string) ([]*v1.Widget, error)
+	WidgetListerExpansion
 }
 
 // WidgetNamespaceLister reads the Widgets of one namespace.
@@ -76,27 +84,39 @@ type WidgetNamespaceLister interface {
 	Get(name string) (*v1.Widget, error)
 	// ByRegion lists the Widgets of the namespace whose .spec.region is value.
 	ByRegion(value string) ([]*v1.Widget, error)
+	WidgetNamespaceListerExpansion
 }
+
+// WidgetListerExpansion allows custom methods to be added to WidgetLister:
+// declare it in widget_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *widgetLister.
+type WidgetListerExpansion interface{}
+
+// WidgetNamespaceListerExpansion allows custom methods to be added to
+// WidgetNamespaceLister, implemented on *widgetNamespaceLister.
+type WidgetNamespaceListerExpansion interface{}
 
 // NewWidgetLister returns a WidgetLister over indexer.
 func NewWidgetLister(indexer *store.Indexer[*v1.Widget]) WidgetLister {
-	return widgetLister{store.NewLister(indexer, WidgetResource)}
+	return &widgetLister{store.NewLister(indexer, WidgetResource)}
 }
 
+// widgetLister is the receiver of WidgetListerExpansion's methods.
 type widgetLister struct{ store.Lister[*v1.Widget] }
 
+// widgetNamespaceLister is the receiver of WidgetNamespaceListerExpansion's methods.
 type widgetNamespaceLister struct {
 	store.NamespaceLister[*v1.Widget]
 }
 
-func (l widgetLister) Widgets(namespace string) WidgetNamespaceLister {
-	return widgetNamespaceLister{l.Namespace(namespace)}
+func (l *widgetLister) Widgets(namespace string) WidgetNamespaceLister {
+	return &widgetNamespaceLister{l.Namespace(namespace)}
 }
 
-func (l widgetLister) ByRegion(value string) ([]*v1.Widget, error) {
+func (l *widgetLister) ByRegion(value string) ([]*v1.Widget, error) {
 	return l.ByIndex(WidgetRegionIndex, value)
 }
 
-func (l widgetNamespaceLister) ByRegion(value string) ([]*v1.Widget, error) {
+func (l *widgetNamespaceLister) ByRegion(value string) ([]*v1.Widget, error) {
 	return l.ByIndex(WidgetRegionIndex, value)
 }

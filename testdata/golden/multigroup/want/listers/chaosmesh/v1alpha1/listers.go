@@ -31,6 +31,7 @@ type ChaosLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Chaos, error)
 	// Chaos returns a lister for the Chaos of one namespace.
 	Chaos(namespace string) ChaosNamespaceLister
+	ChaosListerExpansion
 }
 
 // ChaosNamespaceLister reads the Chaos of one namespace.
@@ -39,21 +40,33 @@ type ChaosNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Chaos, error)
 	// Get returns the Chaos called name in the namespace, or a NotFound error.
 	Get(name string) (*v1alpha1.Chaos, error)
+	ChaosNamespaceListerExpansion
 }
+
+// ChaosListerExpansion allows custom methods to be added to ChaosLister:
+// declare it in chaos_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *chaosLister.
+type ChaosListerExpansion interface{}
+
+// ChaosNamespaceListerExpansion allows custom methods to be added to
+// ChaosNamespaceLister, implemented on *chaosNamespaceLister.
+type ChaosNamespaceListerExpansion interface{}
 
 // NewChaosLister returns a ChaosLister over indexer.
 func NewChaosLister(indexer *store.Indexer[*v1alpha1.Chaos]) ChaosLister {
-	return chaosLister{store.NewLister(indexer, ChaosResource)}
+	return &chaosLister{store.NewLister(indexer, ChaosResource)}
 }
 
+// chaosLister is the receiver of ChaosListerExpansion's methods.
 type chaosLister struct{ store.Lister[*v1alpha1.Chaos] }
 
+// chaosNamespaceLister is the receiver of ChaosNamespaceListerExpansion's methods.
 type chaosNamespaceLister struct {
 	store.NamespaceLister[*v1alpha1.Chaos]
 }
 
-func (l chaosLister) Chaos(namespace string) ChaosNamespaceLister {
-	return chaosNamespaceLister{l.Namespace(namespace)}
+func (l *chaosLister) Chaos(namespace string) ChaosNamespaceLister {
+	return &chaosNamespaceLister{l.Namespace(namespace)}
 }
 
 // ProxyResource is the group and resource of Proxy, used in NotFound errors.
@@ -68,6 +81,7 @@ type ProxyLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Proxy, error)
 	// Proxies returns a lister for the Proxies of one namespace.
 	Proxies(namespace string) ProxyNamespaceLister
+	ProxyListerExpansion
 }
 
 // ProxyNamespaceLister reads the Proxies of one namespace.
@@ -76,21 +90,33 @@ type ProxyNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Proxy, error)
 	// Get returns the Proxy called name in the namespace, or a NotFound error.
 	Get(name string) (*v1alpha1.Proxy, error)
+	ProxyNamespaceListerExpansion
 }
+
+// ProxyListerExpansion allows custom methods to be added to ProxyLister:
+// declare it in proxy_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *proxyLister.
+type ProxyListerExpansion interface{}
+
+// ProxyNamespaceListerExpansion allows custom methods to be added to
+// ProxyNamespaceLister, implemented on *proxyNamespaceLister.
+type ProxyNamespaceListerExpansion interface{}
 
 // NewProxyLister returns a ProxyLister over indexer.
 func NewProxyLister(indexer *store.Indexer[*v1alpha1.Proxy]) ProxyLister {
-	return proxyLister{store.NewLister(indexer, ProxyResource)}
+	return &proxyLister{store.NewLister(indexer, ProxyResource)}
 }
 
+// proxyLister is the receiver of ProxyListerExpansion's methods.
 type proxyLister struct{ store.Lister[*v1alpha1.Proxy] }
 
+// proxyNamespaceLister is the receiver of ProxyNamespaceListerExpansion's methods.
 type proxyNamespaceLister struct {
 	store.NamespaceLister[*v1alpha1.Proxy]
 }
 
-func (l proxyLister) Proxies(namespace string) ProxyNamespaceLister {
-	return proxyNamespaceLister{l.Namespace(namespace)}
+func (l *proxyLister) Proxies(namespace string) ProxyNamespaceLister {
+	return &proxyNamespaceLister{l.Namespace(namespace)}
 }
 
 // SecretiveResource is the group and resource of Secretive, used in NotFound errors.
@@ -105,6 +131,7 @@ type SecretiveLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Secretive, error)
 	// Secretives returns a lister for the Secretives of one namespace.
 	Secretives(namespace string) SecretiveNamespaceLister
+	SecretiveListerExpansion
 }
 
 // SecretiveNamespaceLister reads the Secretives of one namespace.
@@ -113,21 +140,33 @@ type SecretiveNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Secretive, error)
 	// Get returns the Secretive called name in the namespace, or a NotFound error.
 	Get(name string) (*v1alpha1.Secretive, error)
+	SecretiveNamespaceListerExpansion
 }
+
+// SecretiveListerExpansion allows custom methods to be added to SecretiveLister:
+// declare it in secretive_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *secretiveLister.
+type SecretiveListerExpansion interface{}
+
+// SecretiveNamespaceListerExpansion allows custom methods to be added to
+// SecretiveNamespaceLister, implemented on *secretiveNamespaceLister.
+type SecretiveNamespaceListerExpansion interface{}
 
 // NewSecretiveLister returns a SecretiveLister over indexer.
 func NewSecretiveLister(indexer *store.Indexer[*v1alpha1.Secretive]) SecretiveLister {
-	return secretiveLister{store.NewLister(indexer, SecretiveResource)}
+	return &secretiveLister{store.NewLister(indexer, SecretiveResource)}
 }
 
+// secretiveLister is the receiver of SecretiveListerExpansion's methods.
 type secretiveLister struct {
 	store.Lister[*v1alpha1.Secretive]
 }
 
+// secretiveNamespaceLister is the receiver of SecretiveNamespaceListerExpansion's methods.
 type secretiveNamespaceLister struct {
 	store.NamespaceLister[*v1alpha1.Secretive]
 }
 
-func (l secretiveLister) Secretives(namespace string) SecretiveNamespaceLister {
-	return secretiveNamespaceLister{l.Namespace(namespace)}
+func (l *secretiveLister) Secretives(namespace string) SecretiveNamespaceLister {
+	return &secretiveNamespaceLister{l.Namespace(namespace)}
 }

@@ -31,6 +31,7 @@ type EndpointsLister interface {
 	List(selector labels.Selector) ([]*v1.Endpoints, error)
 	// Endpoints returns a lister for the Endpoints of one namespace.
 	Endpoints(namespace string) EndpointsNamespaceLister
+	EndpointsListerExpansion
 }
 
 // EndpointsNamespaceLister reads the Endpoints of one namespace.
@@ -39,21 +40,33 @@ type EndpointsNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Endpoints, error)
 	// Get returns the Endpoints called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Endpoints, error)
+	EndpointsNamespaceListerExpansion
 }
+
+// EndpointsListerExpansion allows custom methods to be added to EndpointsLister:
+// declare it in endpoints_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *endpointsLister.
+type EndpointsListerExpansion interface{}
+
+// EndpointsNamespaceListerExpansion allows custom methods to be added to
+// EndpointsNamespaceLister, implemented on *endpointsNamespaceLister.
+type EndpointsNamespaceListerExpansion interface{}
 
 // NewEndpointsLister returns a EndpointsLister over indexer.
 func NewEndpointsLister(indexer *store.Indexer[*v1.Endpoints]) EndpointsLister {
-	return endpointsLister{store.NewLister(indexer, EndpointsResource)}
+	return &endpointsLister{store.NewLister(indexer, EndpointsResource)}
 }
 
+// endpointsLister is the receiver of EndpointsListerExpansion's methods.
 type endpointsLister struct{ store.Lister[*v1.Endpoints] }
 
+// endpointsNamespaceLister is the receiver of EndpointsNamespaceListerExpansion's methods.
 type endpointsNamespaceLister struct {
 	store.NamespaceLister[*v1.Endpoints]
 }
 
-func (l endpointsLister) Endpoints(namespace string) EndpointsNamespaceLister {
-	return endpointsNamespaceLister{l.Namespace(namespace)}
+func (l *endpointsLister) Endpoints(namespace string) EndpointsNamespaceLister {
+	return &endpointsNamespaceLister{l.Namespace(namespace)}
 }
 
 // IngressResource is the group and resource of Ingress, used in NotFound errors.
@@ -68,6 +81,7 @@ type IngressLister interface {
 	List(selector labels.Selector) ([]*v1.Ingress, error)
 	// Ingresses returns a lister for the Ingresses of one namespace.
 	Ingresses(namespace string) IngressNamespaceLister
+	IngressListerExpansion
 }
 
 // IngressNamespaceLister reads the Ingresses of one namespace.
@@ -76,21 +90,33 @@ type IngressNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Ingress, error)
 	// Get returns the Ingress called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Ingress, error)
+	IngressNamespaceListerExpansion
 }
+
+// IngressListerExpansion allows custom methods to be added to IngressLister:
+// declare it in ingress_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *ingressLister.
+type IngressListerExpansion interface{}
+
+// IngressNamespaceListerExpansion allows custom methods to be added to
+// IngressNamespaceLister, implemented on *ingressNamespaceLister.
+type IngressNamespaceListerExpansion interface{}
 
 // NewIngressLister returns a IngressLister over indexer.
 func NewIngressLister(indexer *store.Indexer[*v1.Ingress]) IngressLister {
-	return ingressLister{store.NewLister(indexer, IngressResource)}
+	return &ingressLister{store.NewLister(indexer, IngressResource)}
 }
 
+// ingressLister is the receiver of IngressListerExpansion's methods.
 type ingressLister struct{ store.Lister[*v1.Ingress] }
 
+// ingressNamespaceLister is the receiver of IngressNamespaceListerExpansion's methods.
 type ingressNamespaceLister struct {
 	store.NamespaceLister[*v1.Ingress]
 }
 
-func (l ingressLister) Ingresses(namespace string) IngressNamespaceLister {
-	return ingressNamespaceLister{l.Namespace(namespace)}
+func (l *ingressLister) Ingresses(namespace string) IngressNamespaceLister {
+	return &ingressNamespaceLister{l.Namespace(namespace)}
 }
 
 // NetworkPolicyResource is the group and resource of NetworkPolicy, used in NotFound errors.
@@ -105,6 +131,7 @@ type NetworkPolicyLister interface {
 	List(selector labels.Selector) ([]*v1.NetworkPolicy, error)
 	// NetworkPolicies returns a lister for the NetworkPolicies of one namespace.
 	NetworkPolicies(namespace string) NetworkPolicyNamespaceLister
+	NetworkPolicyListerExpansion
 }
 
 // NetworkPolicyNamespaceLister reads the NetworkPolicies of one namespace.
@@ -113,23 +140,35 @@ type NetworkPolicyNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.NetworkPolicy, error)
 	// Get returns the NetworkPolicy called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.NetworkPolicy, error)
+	NetworkPolicyNamespaceListerExpansion
 }
+
+// NetworkPolicyListerExpansion allows custom methods to be added to NetworkPolicyLister:
+// declare it in networkpolicy_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *networkPolicyLister.
+type NetworkPolicyListerExpansion interface{}
+
+// NetworkPolicyNamespaceListerExpansion allows custom methods to be added to
+// NetworkPolicyNamespaceLister, implemented on *networkPolicyNamespaceLister.
+type NetworkPolicyNamespaceListerExpansion interface{}
 
 // NewNetworkPolicyLister returns a NetworkPolicyLister over indexer.
 func NewNetworkPolicyLister(indexer *store.Indexer[*v1.NetworkPolicy]) NetworkPolicyLister {
-	return networkPolicyLister{store.NewLister(indexer, NetworkPolicyResource)}
+	return &networkPolicyLister{store.NewLister(indexer, NetworkPolicyResource)}
 }
 
+// networkPolicyLister is the receiver of NetworkPolicyListerExpansion's methods.
 type networkPolicyLister struct {
 	store.Lister[*v1.NetworkPolicy]
 }
 
+// networkPolicyNamespaceLister is the receiver of NetworkPolicyNamespaceListerExpansion's methods.
 type networkPolicyNamespaceLister struct {
 	store.NamespaceLister[*v1.NetworkPolicy]
 }
 
-func (l networkPolicyLister) NetworkPolicies(namespace string) NetworkPolicyNamespaceLister {
-	return networkPolicyNamespaceLister{l.Namespace(namespace)}
+func (l *networkPolicyLister) NetworkPolicies(namespace string) NetworkPolicyNamespaceLister {
+	return &networkPolicyNamespaceLister{l.Namespace(namespace)}
 }
 
 // StatusResource is the group and resource of Status, used in NotFound errors.
@@ -144,11 +183,18 @@ type StatusLister interface {
 	List(selector labels.Selector) ([]*v1.Status, error)
 	// Get returns the Status called name, or a NotFound error.
 	Get(name string) (*v1.Status, error)
+	StatusListerExpansion
 }
+
+// StatusListerExpansion allows custom methods to be added to StatusLister:
+// declare it in status_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *statusLister.
+type StatusListerExpansion interface{}
 
 // NewStatusLister returns a StatusLister over indexer.
 func NewStatusLister(indexer *store.Indexer[*v1.Status]) StatusLister {
-	return statusLister{store.NewLister(indexer, StatusResource)}
+	return &statusLister{store.NewLister(indexer, StatusResource)}
 }
 
+// statusLister is the receiver of StatusListerExpansion's methods.
 type statusLister struct{ store.Lister[*v1.Status] }

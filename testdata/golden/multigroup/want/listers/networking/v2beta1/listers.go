@@ -31,6 +31,7 @@ type IngressLister interface {
 	List(selector labels.Selector) ([]*v2beta1.Ingress, error)
 	// Ingresses returns a lister for the Ingresses of one namespace.
 	Ingresses(namespace string) IngressNamespaceLister
+	IngressListerExpansion
 }
 
 // IngressNamespaceLister reads the Ingresses of one namespace.
@@ -39,19 +40,31 @@ type IngressNamespaceLister interface {
 	List(selector labels.Selector) ([]*v2beta1.Ingress, error)
 	// Get returns the Ingress called name in the namespace, or a NotFound error.
 	Get(name string) (*v2beta1.Ingress, error)
+	IngressNamespaceListerExpansion
 }
+
+// IngressListerExpansion allows custom methods to be added to IngressLister:
+// declare it in ingress_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *ingressLister.
+type IngressListerExpansion interface{}
+
+// IngressNamespaceListerExpansion allows custom methods to be added to
+// IngressNamespaceLister, implemented on *ingressNamespaceLister.
+type IngressNamespaceListerExpansion interface{}
 
 // NewIngressLister returns a IngressLister over indexer.
 func NewIngressLister(indexer *store.Indexer[*v2beta1.Ingress]) IngressLister {
-	return ingressLister{store.NewLister(indexer, IngressResource)}
+	return &ingressLister{store.NewLister(indexer, IngressResource)}
 }
 
+// ingressLister is the receiver of IngressListerExpansion's methods.
 type ingressLister struct{ store.Lister[*v2beta1.Ingress] }
 
+// ingressNamespaceLister is the receiver of IngressNamespaceListerExpansion's methods.
 type ingressNamespaceLister struct {
 	store.NamespaceLister[*v2beta1.Ingress]
 }
 
-func (l ingressLister) Ingresses(namespace string) IngressNamespaceLister {
-	return ingressNamespaceLister{l.Namespace(namespace)}
+func (l *ingressLister) Ingresses(namespace string) IngressNamespaceLister {
+	return &ingressNamespaceLister{l.Namespace(namespace)}
 }

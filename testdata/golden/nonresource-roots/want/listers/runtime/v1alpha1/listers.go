@@ -31,6 +31,7 @@ type ExtensionLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Extension, error)
 	// Extensions returns a lister for the Extensions of one namespace.
 	Extensions(namespace string) ExtensionNamespaceLister
+	ExtensionListerExpansion
 }
 
 // ExtensionNamespaceLister reads the Extensions of one namespace.
@@ -39,21 +40,33 @@ type ExtensionNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Extension, error)
 	// Get returns the Extension called name in the namespace, or a NotFound error.
 	Get(name string) (*v1alpha1.Extension, error)
+	ExtensionNamespaceListerExpansion
 }
+
+// ExtensionListerExpansion allows custom methods to be added to ExtensionLister:
+// declare it in extension_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *extensionLister.
+type ExtensionListerExpansion interface{}
+
+// ExtensionNamespaceListerExpansion allows custom methods to be added to
+// ExtensionNamespaceLister, implemented on *extensionNamespaceLister.
+type ExtensionNamespaceListerExpansion interface{}
 
 // NewExtensionLister returns a ExtensionLister over indexer.
 func NewExtensionLister(indexer *store.Indexer[*v1alpha1.Extension]) ExtensionLister {
-	return extensionLister{store.NewLister(indexer, ExtensionResource)}
+	return &extensionLister{store.NewLister(indexer, ExtensionResource)}
 }
 
+// extensionLister is the receiver of ExtensionListerExpansion's methods.
 type extensionLister struct {
 	store.Lister[*v1alpha1.Extension]
 }
 
+// extensionNamespaceLister is the receiver of ExtensionNamespaceListerExpansion's methods.
 type extensionNamespaceLister struct {
 	store.NamespaceLister[*v1alpha1.Extension]
 }
 
-func (l extensionLister) Extensions(namespace string) ExtensionNamespaceLister {
-	return extensionNamespaceLister{l.Namespace(namespace)}
+func (l *extensionLister) Extensions(namespace string) ExtensionNamespaceLister {
+	return &extensionNamespaceLister{l.Namespace(namespace)}
 }

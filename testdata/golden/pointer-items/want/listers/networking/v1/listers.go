@@ -31,6 +31,7 @@ type GatewayLister interface {
 	List(selector labels.Selector) ([]*v1.Gateway, error)
 	// Gateways returns a lister for the Gateways of one namespace.
 	Gateways(namespace string) GatewayNamespaceLister
+	GatewayListerExpansion
 }
 
 // GatewayNamespaceLister reads the Gateways of one namespace.
@@ -39,21 +40,33 @@ type GatewayNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Gateway, error)
 	// Get returns the Gateway called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Gateway, error)
+	GatewayNamespaceListerExpansion
 }
+
+// GatewayListerExpansion allows custom methods to be added to GatewayLister:
+// declare it in gateway_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *gatewayLister.
+type GatewayListerExpansion interface{}
+
+// GatewayNamespaceListerExpansion allows custom methods to be added to
+// GatewayNamespaceLister, implemented on *gatewayNamespaceLister.
+type GatewayNamespaceListerExpansion interface{}
 
 // NewGatewayLister returns a GatewayLister over indexer.
 func NewGatewayLister(indexer *store.Indexer[*v1.Gateway]) GatewayLister {
-	return gatewayLister{store.NewLister(indexer, GatewayResource)}
+	return &gatewayLister{store.NewLister(indexer, GatewayResource)}
 }
 
+// gatewayLister is the receiver of GatewayListerExpansion's methods.
 type gatewayLister struct{ store.Lister[*v1.Gateway] }
 
+// gatewayNamespaceLister is the receiver of GatewayNamespaceListerExpansion's methods.
 type gatewayNamespaceLister struct {
 	store.NamespaceLister[*v1.Gateway]
 }
 
-func (l gatewayLister) Gateways(namespace string) GatewayNamespaceLister {
-	return gatewayNamespaceLister{l.Namespace(namespace)}
+func (l *gatewayLister) Gateways(namespace string) GatewayNamespaceLister {
+	return &gatewayNamespaceLister{l.Namespace(namespace)}
 }
 
 // VirtualServiceResource is the group and resource of VirtualService, used in NotFound errors.
@@ -68,6 +81,7 @@ type VirtualServiceLister interface {
 	List(selector labels.Selector) ([]*v1.VirtualService, error)
 	// VirtualServices returns a lister for the VirtualServices of one namespace.
 	VirtualServices(namespace string) VirtualServiceNamespaceLister
+	VirtualServiceListerExpansion
 }
 
 // VirtualServiceNamespaceLister reads the VirtualServices of one namespace.
@@ -76,21 +90,33 @@ type VirtualServiceNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.VirtualService, error)
 	// Get returns the VirtualService called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.VirtualService, error)
+	VirtualServiceNamespaceListerExpansion
 }
+
+// VirtualServiceListerExpansion allows custom methods to be added to VirtualServiceLister:
+// declare it in virtualservice_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *virtualServiceLister.
+type VirtualServiceListerExpansion interface{}
+
+// VirtualServiceNamespaceListerExpansion allows custom methods to be added to
+// VirtualServiceNamespaceLister, implemented on *virtualServiceNamespaceLister.
+type VirtualServiceNamespaceListerExpansion interface{}
 
 // NewVirtualServiceLister returns a VirtualServiceLister over indexer.
 func NewVirtualServiceLister(indexer *store.Indexer[*v1.VirtualService]) VirtualServiceLister {
-	return virtualServiceLister{store.NewLister(indexer, VirtualServiceResource)}
+	return &virtualServiceLister{store.NewLister(indexer, VirtualServiceResource)}
 }
 
+// virtualServiceLister is the receiver of VirtualServiceListerExpansion's methods.
 type virtualServiceLister struct {
 	store.Lister[*v1.VirtualService]
 }
 
+// virtualServiceNamespaceLister is the receiver of VirtualServiceNamespaceListerExpansion's methods.
 type virtualServiceNamespaceLister struct {
 	store.NamespaceLister[*v1.VirtualService]
 }
 
-func (l virtualServiceLister) VirtualServices(namespace string) VirtualServiceNamespaceLister {
-	return virtualServiceNamespaceLister{l.Namespace(namespace)}
+func (l *virtualServiceLister) VirtualServices(namespace string) VirtualServiceNamespaceLister {
+	return &virtualServiceNamespaceLister{l.Namespace(namespace)}
 }

@@ -31,6 +31,7 @@ type FooLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Foo, error)
 	// Foos returns a lister for the Foos of one namespace.
 	Foos(namespace string) FooNamespaceLister
+	FooListerExpansion
 }
 
 // FooNamespaceLister reads the Foos of one namespace.
@@ -39,19 +40,31 @@ type FooNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Foo, error)
 	// Get returns the Foo called name in the namespace, or a NotFound error.
 	Get(name string) (*v1alpha1.Foo, error)
+	FooNamespaceListerExpansion
 }
+
+// FooListerExpansion allows custom methods to be added to FooLister:
+// declare it in foo_expansion.go of this package (informer-gen then
+// leaves it out here) and implement its methods on *fooLister.
+type FooListerExpansion interface{}
+
+// FooNamespaceListerExpansion allows custom methods to be added to
+// FooNamespaceLister, implemented on *fooNamespaceLister.
+type FooNamespaceListerExpansion interface{}
 
 // NewFooLister returns a FooLister over indexer.
 func NewFooLister(indexer *store.Indexer[*v1alpha1.Foo]) FooLister {
-	return fooLister{store.NewLister(indexer, FooResource)}
+	return &fooLister{store.NewLister(indexer, FooResource)}
 }
 
+// fooLister is the receiver of FooListerExpansion's methods.
 type fooLister struct{ store.Lister[*v1alpha1.Foo] }
 
+// fooNamespaceLister is the receiver of FooNamespaceListerExpansion's methods.
 type fooNamespaceLister struct {
 	store.NamespaceLister[*v1alpha1.Foo]
 }
 
-func (l fooLister) Foos(namespace string) FooNamespaceLister {
-	return fooNamespaceLister{l.Namespace(namespace)}
+func (l *fooLister) Foos(namespace string) FooNamespaceLister {
+	return &fooNamespaceLister{l.Namespace(namespace)}
 }
