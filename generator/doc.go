@@ -124,6 +124,10 @@
 //
 //	//go:generate go tool informer-gen --go-header-file ../hack/boilerplate.go.txt --output-dir ../pkg/generated ./...
 //
+// --go-header-file's " YEAR" (kubebuilder's hack/boilerplate.go.txt) becomes
+// the current year, or --year, as with controller-gen. --version prints the
+// module version informer-gen was built from ("(devel)" from a checkout).
+//
 // In CI, add --verify: nothing is written, and the command exits 1 listing
 // the stale files. Exit status: 0 success, 1 bad input or stale output,
 // 2 usage error.

@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 			diags = append(diags, Diagnostic{Subject: "--go-header-file " + cfg.HeaderFile, Message: msg})
 		}
-		header = b
+		header = fillYear(b, cfg.Year)
 	}
 
 	l, ds, err := load(ctx, cfg, rel)
