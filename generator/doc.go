@@ -83,6 +83,12 @@
 //	informers/factory.go                      SharedInformerFactory, NewSharedInformerFactory
 //	informers/generic.go                      ForResource(gvr)
 //
+// Listers embed <Kind>ListerExpansion and <Kind>NamespaceListerExpansion,
+// generated empty unless the listers package has a hand-written
+// <kind>_expansion.go declaring them (upstream lister-gen's rule), whose
+// methods are implemented on the generated *<kind>Lister and
+// *<kind>NamespaceLister.
+//
 // One file per group-version rather than upstream's file per kind: the
 // packages and names are the same, and the output is a third of upstream's
 // size. The shape of the code is fixed in docs/generated-code.md.
