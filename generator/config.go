@@ -1,14 +1,18 @@
 package generator
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"go/token"
 	"io"
 	"maps"
+	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is everything one run of the generator needs. The zero value is not
@@ -23,8 +27,14 @@ type Config struct {
 	// from the module that contains OutputDir.
 	OutputPkg string
 	// HeaderFile, when set, is a file whose content starts every output file
-	// (a license boilerplate); it is copied verbatim.
+	// (a license boilerplate); it is copied verbatim, except that " YEAR"
+	// (kubebuilder's placeholder) becomes " " + Year, as controller-gen does.
 	HeaderFile string
+	// Year replaces YEAR in the header file; "" means the current year (UTC).
+	Year string
+	// PrintVersion is set by --version: the command prints ModuleVersion() and
+	// exits 0 without generating.
+	PrintVersion bool
 	// PluralExceptions maps a Kind to its plural Go name (upstream's
 	// "Endpoints:Endpoints" form); the resource is its lowercase form. They
 	// are added to DefaultPluralExceptions.
@@ -87,9 +97,15 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		"import path of --output-dir; derived from go.mod when empty\n"+
 			"example: --output-pkg example.com/sample/pkg/generated")
 	fs.StringVar(&cfg.HeaderFile, "go-header-file", "",
-		"file whose content (a license header) starts every generated file, verbatim\n"+
-			"(YEAR is not replaced: generated files carry no dates)\n"+
+		"file whose content (a license header) starts every generated file;\n"+
+			"kubebuilder's YEAR placeholder is replaced by --year, as controller-gen does\n"+
 			"example: --go-header-file hack/boilerplate.go.txt")
+	fs.StringVar(&cfg.Year, "year", "",
+		"year that replaces YEAR in --go-header-file (default: the current year)\n"+
+			"example: --year 2025")
+	fs.BoolVar(&cfg.PrintVersion, "version", false,
+		"print informer-gen's module version and exit\n"+
+			"example: --version")
 	fs.StringVar(&plurals, "plural-exceptions", "",
 		"comma-separated Kind:Plural pairs overriding the English plural rules\n"+
 			"(added to the default Endpoints:Endpoints)\n"+
@@ -138,6 +154,9 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		cfg.Inputs = append(cfg.Inputs, rest[0])
 		rest = rest[1:]
 	}
+	if cfg.PrintVersion {
+		return cfg, nil
+	}
 	var problems []string
 	if len(cfg.Inputs) == 0 {
 		problems = append(problems, "no input packages given")
@@ -158,6 +177,46 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		return cfg, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "; "))
 	}
 	return cfg, nil
+}
+
+// modulePathSelf is this module's path, looked up in the build info.
+const modulePathSelf = "github.com/informer-gen/informer-gen"
+
+// ModuleVersion returns the module version informer-gen was built from, as the go
+// command recorded it (v0.3.0 for go install ...@v0.3.0 or a tool
+// dependency), or "(devel)" for a build from a checkout or without build
+// info.
+func ModuleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	return moduleVersion(bi)
+}
+
+func moduleVersion(bi *debug.BuildInfo) string {
+	mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
+	for _, m := range mods {
+		if m == nil || m.Path != modulePathSelf {
+			continue
+		}
+		if m.Replace != nil {
+			m = m.Replace
+		}
+		if m.Version != "" {
+			return m.Version
+		}
+	}
+	return "(devel)"
+}
+
+// fillYear replaces kubebuilder's " YEAR" placeholder in a header, as
+// controller-gen does; year "" is the current year in UTC.
+func fillYear(header []byte, year string) []byte {
+	if year == "" {
+		year = strconv.Itoa(time.Now().UTC().Year())
+	}
+	return bytes.ReplaceAll(header, []byte(" YEAR"), []byte(" "+year))
 }
 
 // ParsePluralExceptions parses "Kind:Plural,Kind:Plural". Both sides must be

@@ -24,8 +24,11 @@ const (
 
 // goldenCase is one directory of testdata/golden: args (one flag or input
 // per line, run with the case directory as working directory), input/ (API
-// packages), and either want/ (the whole expected tree) or want.stderr (the
-// expected diagnostics and exit status).
+// packages), optionally _before/ (files the output dir holds before the run:
+// earlier output, hand-written files, upstream code-generator output), and
+// either want/ (the whole expected tree afterwards) or want.stderr (the
+// expected diagnostics and exit status; the output dir must then be exactly
+// _before/).
 type goldenCase struct {
 	name, dir string
 	args      []string
@@ -85,6 +88,8 @@ func TestGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			out := t.TempDir()
+			before := filepath.Join(c.dir, "_before") // "_": not a package of this module
+			copyTree(t, before, out)
 			stderr, code := runCase(t, c, out)
 			wantStderr := filepath.Join(c.dir, "want.stderr")
 			wantDir := filepath.Join(c.dir, "want")
@@ -102,7 +107,9 @@ func TestGolden(t *testing.T) {
 				if got != string(want) {
 					t.Errorf("stderr mismatch\n--- got\n%s--- want\n%s", got, want)
 				}
-				if files := listTree(t, out); len(files) > 0 {
+				if _, err := os.Stat(before); err == nil {
+					compareTrees(t, out, before)
+				} else if files := listTree(t, out); len(files) > 0 {
 					t.Errorf("a failing run wrote files: %v", files)
 				}
 				return

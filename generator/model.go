@@ -91,6 +91,9 @@ func (v *Version) InformerKinds() []*Kind {
 // LowerName is the kind with a lower-case first letter, for unexported names.
 func (k *Kind) LowerName() string { return lowerFirst(k.Name) }
 
+// LowerCase is the kind in lower case, as in upstream's <kind>_expansion.go.
+func (k *Kind) LowerCase() string { return strings.ToLower(k.Name) }
+
 // ResourceQ is the resource as a Go string literal.
 func (k *Kind) ResourceQ() string { return strconv.Quote(k.Resource) }
 

@@ -43,7 +43,7 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 			diags = append(diags, Diagnostic{Subject: "--go-header-file " + cfg.HeaderFile, Message: msg})
 		}
-		header = b
+		header = fillYear(b, cfg.Year)
 	}
 
 	l, ds, err := load(ctx, cfg, rel)
@@ -87,13 +87,19 @@ func Run(ctx context.Context, cfg Config) error {
 	if len(diags) > 0 {
 		return diags.sorted()
 	}
-	files, err := render(model, header)
+	files, err := render(model, header, func(dir, kind string) bool {
+		_, err := os.Stat(filepath.Join(outDir, filepath.FromSlash(dir), strings.ToLower(kind)+"_expansion.go"))
+		return err == nil
+	})
 	if err != nil {
 		return err
 	}
-	changes, err := plan(outDir, files)
+	changes, conflicts, err := plan(outDir, files, rel)
 	if err != nil {
 		return fmt.Errorf("cannot read output dir: %w", err)
+	}
+	if len(conflicts) > 0 {
+		return conflicts.sorted()
 	}
 	if cfg.Verify {
 		if len(changes) == 0 {

@@ -15,6 +15,10 @@ import (
 
 func main() {
 	cfg, err := generator.ParseArgs(os.Args[1:], os.Stderr)
+	if err == nil && cfg.PrintVersion {
+		fmt.Println("informer-gen", generator.ModuleVersion())
+		return
+	}
 	if err == nil {
 		logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(cfg.Verbosity), textlogger.Output(os.Stderr)))
 		ctx := klog.NewContext(context.Background(), logger)

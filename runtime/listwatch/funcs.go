@@ -22,12 +22,39 @@ import (
 //		Items:     func(l *v1alpha1.FooList) []*v1alpha1.Foo { return factory.Pointers(l.Items) },
 //	}
 //
-// All three fields are required. It is as safe for concurrent use as the
-// functions are (clientsets are).
+// ListFunc, WatchFunc and Items are required. It is as safe for concurrent
+// use as the functions are (clientsets are).
+//
+// Client, optional, is the clientset the functions come from, as client-go's
+// cache.ToListWatcherWithWatchListSemantics takes it: client-go's fake
+// clientsets (and client-gen's generated fakes, metadata and dynamic fakes)
+// report IsWatchListSemanticsUnSupported() == true, because their watches
+// never send the initial-events-end bookmark a WatchList waits for. Funcs
+// passes that marker on, so a Reflector fed from a fake through Funcs can
+// know to LIST and WATCH instead:
+//
+//	cs := fake.NewSimpleClientset(objs...)
+//	lw := listwatch.Funcs[*v1alpha1.Foo, *v1alpha1.FooList]{..., Client: cs}
 type Funcs[T any, L runtime.Object] struct {
 	ListFunc  func(ctx context.Context, opts metav1.ListOptions) (L, error)
 	WatchFunc func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Items     func(L) []T
+	Client    any
+}
+
+// watchListSemanticsUnsupported is client-go's marker interface
+// (k8s.io/client-go/util/watchlist), checked by its Reflector and by ours.
+type watchListSemanticsUnsupported interface {
+	IsWatchListSemanticsUnSupported() bool
+}
+
+// IsWatchListSemanticsUnSupported reports whether Client says it does not
+// support WatchList semantics (client-go's fake clientsets do); false when
+// Client is nil or has no such method. It is client-go's marker method, so
+// client-go's watchlist.DoesClientNotSupportWatchListSemantics(f) agrees.
+func (f Funcs[T, L]) IsWatchListSemanticsUnSupported() bool {
+	c, ok := f.Client.(watchListSemanticsUnsupported)
+	return ok && c.IsWatchListSemanticsUnSupported()
 }
 
 var _ reflector.ListerWatcher[*metav1.PartialObjectMetadata] = Funcs[*metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList]{}

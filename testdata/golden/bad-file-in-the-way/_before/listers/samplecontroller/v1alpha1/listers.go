@@ -1,0 +1,3 @@
+package v1alpha1
+
+// Hand-written, at the path of a generated file.
