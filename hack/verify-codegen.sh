@@ -27,4 +27,13 @@ if [ -x examples/crd/hack/verify-codegen.sh ]; then
     status=1
   fi
 fi
+if [ -d examples/kubebuilder ]; then
+  # The kubebuilder example's informers and listers, as its `make generate`
+  # writes them (go tool informer-gen, through the module's tool line).
+  echo "== examples/kubebuilder (informer-gen --verify)"
+  if ! (cd examples/kubebuilder && go tool informer-gen --verify --output-dir ./internal/generated ./api/...); then
+    echo "examples/kubebuilder is stale: run make generate in examples/kubebuilder" >&2
+    status=1
+  fi
+fi
 exit $status
