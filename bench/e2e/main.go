@@ -37,7 +37,7 @@ func main() {
 	flag.StringVar(&sizes, "sizes", "10000,50000", "comma-separated object counts; objects accumulate, so list them in increasing order")
 	flag.IntVar(&cfg.Runs, "runs", 3, "runs of every contender and mode per size (medians are reported)")
 	flag.IntVar(&cfg.Updates, "updates", 2000, "updates written after each sync (steady state; each costs the server ~3 ms of CPU); 0 skips the phase")
-	flag.StringVar(&contenders, "contenders", strings.Join(proto.Contenders, ","), "contenders to run; ours:MODE is ours with its LIST options overridden (for measuring candidates): ours:rv0 (resourceVersion \"0\"), ours:paged (\"\", limit 500), ours:unpaged (\"\", no limit)")
+	flag.StringVar(&contenders, "contenders", strings.Join(proto.Contenders, ","), "contenders to run; ours:MODE is ours with its LIST options overridden (for measuring candidates): ours:rv0 (resourceVersion \"0\"), ours:paged (\"\", limit 500), ours:unpaged (\"\", no limit), ours:nogzip (defaults, responses not compressed)")
 	flag.StringVar(&modes, "watchlist", "on,off", "WatchList modes to run: on, off or both")
 	flag.IntVar(&cfg.Writers, "writers", 32, "parallel writers for creates and updates")
 	flag.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "timeout of one contender run")
@@ -53,7 +53,7 @@ func main() {
 	cfg.Contenders = splitList(contenders)
 	for _, c := range cfg.Contenders {
 		base, mode, _ := strings.Cut(c, ":")
-		if !slices.Contains(proto.Contenders, base) || (mode != "" && (base != proto.Ours || !slices.Contains([]string{"rv0", "paged", "unpaged"}, mode))) {
+		if !slices.Contains(proto.Contenders, base) || (mode != "" && (base != proto.Ours || !slices.Contains([]string{"rv0", "paged", "unpaged", "nogzip"}, mode))) {
 			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s)\n", c, strings.Join(proto.Contenders, ","))
 			os.Exit(2)
 		}

@@ -191,7 +191,12 @@ func emit(tag string, v any) {
 func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t *tracker) (func() (int, error), error) {
 	wl := cc.WatchList
 	opts := factory.Options{Reflector: reflector.Options{WatchList: &wl}}
-	if cc.OursList != "" {
+	if cc.OursList == "nogzip" {
+		// The same requests without Accept-Encoding: gzip, so the server
+		// does not compress its responses.
+		cfg = rest.CopyConfig(cfg)
+		cfg.DisableCompression = true
+	} else if cc.OursList != "" {
 		tweak, err := listTweak(cc.OursList)
 		if err != nil {
 			return nil, err
@@ -241,7 +246,7 @@ func listTweak(mode string) (func(*metav1.ListOptions), error) {
 	case "unpaged":
 		edit = func(o *metav1.ListOptions) { o.ResourceVersion, o.Limit = "", 0 }
 	default:
-		return nil, fmt.Errorf("unknown -ours-list %q (rv0, paged, unpaged)", mode)
+		return nil, fmt.Errorf("unknown -ours-list %q (rv0, paged, unpaged, nogzip)", mode)
 	}
 	return func(o *metav1.ListOptions) {
 		if !o.AllowWatchBookmarks && o.SendInitialEvents == nil {

@@ -42,7 +42,7 @@ type ContenderConfig struct {
 	// to the same value.
 	WatchList bool
 	// OursList, for ours, overrides the LIST options of our reflector: rv0,
-	// paged or unpaged (the driver's contender ours:MODE).
+	// paged, unpaged or nogzip (the driver's contender ours:MODE).
 	OursList string
 	// Expect is the number of Foos on the server.
 	Expect int
