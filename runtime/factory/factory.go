@@ -200,6 +200,7 @@ type groupVersion struct {
 // entry is one shared informer; inf is an *informer.Informer[T].
 type entry struct {
 	inf     any
+	name    string // the informer's Name
 	run     func(context.Context) error
 	sync    informer.Syncable
 	generic Generic
@@ -282,6 +283,7 @@ func InformerFor[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]
 		inf := newShared(f, typ) // user code: without f.mu
 		e = f.enter(typ.Resource, &entry{
 			inf:     inf,
+			name:    inf.Name(),
 			run:     inf.Run,
 			sync:    inf,
 			generic: newGeneric(typ, inf),
@@ -541,12 +543,13 @@ func (f *Factory) startLocked(ctx context.Context, gvr schema.GroupVersionResour
 	e.started = true
 	ctx, cancel := context.WithCancel(ctx)
 	f.cancels = append(f.cancels, cancel)
-	name := resourceName(gvr)
 	f.wg.Go(func() {
 		defer cancel()
-		logger := klog.FromContext(ctx).WithValues("resource", name)
-		logger.V(4).Info("informer starting")
-		if err := e.run(klog.NewContext(ctx, logger)); err != nil && !errors.Is(err, context.Canceled) {
+		// The informer's name, unless Options.Types overrode it; if it
+		// differs, the informer adds its own (under the same key).
+		ctx := reflector.LogContext(ctx, e.name)
+		logger := klog.FromContext(ctx)
+		if err := e.run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			logger.Error(err, "informer stopped")
 		}
 	})

@@ -208,12 +208,18 @@ func newInformer[T store.Object[T]](opts Options[T], namespaces []string) *Infor
 // the only one).
 func (i *Informer[T]) reflectorOptions(opts Options[T], ns string) reflector.Options {
 	ropts := opts.Reflector
-	ropts.Name = i.name
-	if ns != "" {
-		ropts.Name = i.name + " namespace=" + ns
-	}
+	ropts.Name = i.reflectorName(ns)
 	ropts.ResyncPeriod = 0 // resync is per handler, from the cache
 	return ropts
+}
+
+// reflectorName is the name of the Reflector of namespace ns ("" = the only
+// one).
+func (i *Informer[T]) reflectorName(ns string) string {
+	if ns == "" {
+		return i.name
+	}
+	return i.name + " namespace=" + ns
 }
 
 // transform composes the user's transform with the memory transform opts
@@ -269,8 +275,8 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	if !i.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("informer %s: Run called twice", i.name)
 	}
-	logger := klog.FromContext(ctx).WithValues("informer", i.name)
-	ctx = klog.NewContext(ctx, logger)
+	ctx = reflector.LogContext(ctx, i.name)
+	logger := klog.FromContext(ctx)
 	logger.V(4).Info("informer starting")
 
 	i.mu.Lock()
@@ -286,9 +292,16 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		var rwg sync.WaitGroup
-		for _, r := range i.refls {
+		for n, r := range i.refls {
+			rctx := ctx
+			if i.namespaces != nil {
+				// The resource is named already; the namespace names this
+				// Reflector.
+				rctx = klog.NewContext(ctx, logger.WithValues("namespace", i.namespaces[n]))
+				rctx = reflector.MarkLogged(rctx, i.reflectorName(i.namespaces[n]))
+			}
 			rwg.Go(func() {
-				if err := r.Run(ctx); err != nil {
+				if err := r.Run(rctx); err != nil {
 					logger.Error(err, "reflector stopped")
 				}
 			})

@@ -238,8 +238,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	if !r.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("reflector %s: Run called twice", r.opts.Name)
 	}
-	logger := klog.FromContext(ctx).WithValues("reflector", r.opts.Name)
-	ctx = klog.NewContext(ctx, logger)
+	ctx = LogContext(ctx, r.opts.Name)
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
