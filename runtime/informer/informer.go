@@ -103,6 +103,25 @@ type Options[T store.Object[T]] struct {
 	// every panic a handler raises, from that handler's goroutine. The event
 	// is dropped for that handler and delivery goes on with the next one.
 	HandlerPanic func(ctx context.Context, p HandlerPanicInfo)
+	// Metrics, when not nil, observes every handler's deliveries and turns
+	// on Registration.Backlog. Its Reflector counterpart is
+	// Reflector.Metrics.
+	Metrics Metrics
+}
+
+// Metrics observes an informer's handlers (Options.Metrics).
+type Metrics interface {
+	// Handler is called by AddHandler with the new registration; the
+	// HandlerMetrics it returns (nil for none) observes that handler.
+	Handler(reg *Registration) HandlerMetrics
+}
+
+// HandlerMetrics observes one handler. Delivered is called from the
+// handler's goroutine after each call of it, with the event ("add",
+// "update" — resyncs included — or "delete"): it must be cheap and must not
+// block.
+type HandlerMetrics interface {
+	Delivered(event string)
 }
 
 // HandlerPanicInfo describes a recovered handler panic.
@@ -146,6 +165,7 @@ type Informer[T store.Object[T]] struct {
 	namespaces    []string // nil unless NewMultiNamespace
 	defaultResync time.Duration
 	onPanic       func(context.Context, HandlerPanicInfo)
+	metrics       Metrics
 	running       atomic.Bool
 
 	// mu serializes the pop loop's apply-and-dispatch of each batch with
@@ -194,6 +214,7 @@ func newInformer[T store.Object[T]](opts Options[T], namespaces []string) *Infor
 		namespaces:    namespaces,
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
+		metrics:       opts.Metrics,
 	}
 	i.fifo = fifo.New(fifo.Options[T]{
 		Known:      i.indexer,
@@ -473,6 +494,14 @@ func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 		synced: make(chan struct{}),
 	}
 	l := newListener(i, h, reg, resync)
+	reg.backlog = l.backlog
+	if i.metrics != nil {
+		// Without a HandlerMetrics, a no-op one still turns tracking on.
+		l.hm = i.metrics.Handler(reg)
+		if l.hm == nil {
+			l.hm = noHandlerMetrics{}
+		}
+	}
 	i.handlers = append(slices.Clip(i.handlers), l)
 	// Nobody else can reach l yet: fill its buffer directly.
 	objs := i.indexer.List()
@@ -514,6 +543,18 @@ func (i *Informer[T]) RemoveHandler(r *Registration) error {
 		name = r.name
 	}
 	return fmt.Errorf("informer %s: RemoveHandler: %s is not registered", i.name, name)
+}
+
+// Handlers returns the registrations of the handlers registered now, in the
+// order they were added.
+func (i *Informer[T]) Handlers() []*Registration {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	regs := make([]*Registration, len(i.handlers))
+	for n, l := range i.handlers {
+		regs[n] = l.reg
+	}
+	return regs
 }
 
 // Indexer returns the informer's cache (read side). Objects are shared:
@@ -581,6 +622,23 @@ type Registration struct {
 	name    string
 	synced  chan struct{}
 	stopped chan struct{} // set by the listener
+	backlog func() (int, time.Time)
+}
+
+type noHandlerMetrics struct{}
+
+func (noHandlerMetrics) Delivered(string) {}
+
+// Backlog returns how many notifications are queued for the handler and not
+// yet delivered, and when the oldest of them was queued (more precisely: the
+// first of the batch being delivered; zero when none). It is only tracked
+// when the informer has Options.Metrics: otherwise it returns 0 and the zero
+// time. Safe for concurrent use.
+func (r *Registration) Backlog() (n int, oldest time.Time) {
+	if r.backlog == nil {
+		return 0, time.Time{}
+	}
+	return r.backlog()
 }
 
 // HasSynced reports whether the handler has processed the initial list:
