@@ -497,6 +497,7 @@ func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 	reg.backlog = l.backlog
 	if i.metrics != nil {
 		// Without a HandlerMetrics, a no-op one still turns tracking on.
+		reg.tracked = true
 		l.hm = i.metrics.Handler(reg)
 		if l.hm == nil {
 			l.hm = noHandlerMetrics{}
@@ -623,7 +624,11 @@ type Registration struct {
 	synced  chan struct{}
 	stopped chan struct{} // set by the listener
 	backlog func() (int, time.Time)
+	tracked bool // the informer has Options.Metrics
 }
+
+// BacklogTracked reports whether Backlog is tracked (Options.Metrics set).
+func (r *Registration) BacklogTracked() bool { return r.tracked }
 
 type noHandlerMetrics struct{}
 
