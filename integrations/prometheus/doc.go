@@ -42,9 +42,19 @@
 // knows: informergen_informer_objects (cache size), informergen_informer_synced
 // and informergen_informer_list_watch_failing, labelled {informer}. The
 // prefix informergen_ is this project's: neither client-go nor
-// controller-runtime has such families. LIST/WATCH counts and durations,
-// relists and their cause, event counts and per-handler backlog need hooks
-// in the runtime that it does not have yet.
+// controller-runtime has such families.
+//
+// RuntimeMetrics feeds further informergen_ families from the runtime's
+// hooks (reflector.Metrics, informer.Metrics): LIST durations, WATCH counts
+// and durations, relists by cause, watch events by type, the time the last
+// synced resourceVersion advanced, and deliveries per handler and event
+// (see RuntimeMetrics for names and labels). For a whole factory:
+//
+//	m, err := igprom.NewRuntimeMetrics(metrics.Registry)
+//	opts.Metrics = func(gvr schema.GroupVersionResource) factory.Hooks {
+//		name := gvr.Resource + "." + gvr.Version + "." + gvr.Group
+//		return factory.Hooks{Reflector: m.Reflector(name), Informer: m.Informer(name)}
+//	}
 //
 // The import name of this package clashes with client_golang's; import it
 // as igprom (or any name you like).

@@ -88,12 +88,27 @@ type Options struct {
 	// Reflector holds the list/watch settings of every informer (page size,
 	// WatchList, watch error handler); its Name is set per type.
 	Reflector reflector.Options
+	// Metrics, when not nil, is called once for every informer the factory
+	// creates, with its resource, before the per-type Informer func of
+	// Types: the hooks it returns are set in the informer's options (nil
+	// fields leave them unset). See Hooks.
+	Metrics func(gvr schema.GroupVersionResource) Hooks
 	// HTTPClient, when set, is shared by the REST clients of every
 	// group-version; otherwise one is built from the rest.Config.
 	HTTPClient *http.Client
 	// Types holds per-type overrides keyed by resource; set typed fields with
 	// SetListerWatcher and SetInformerOptions.
 	Types map[schema.GroupVersionResource]TypeOptions
+}
+
+// Hooks are the observers of one informer (Options.Metrics): a Prometheus
+// collector (integrations/prometheus) or any other.
+type Hooks struct {
+	// Reflector observes its lists, watches, relists and events; with
+	// several namespaces, every namespace's Reflector reports to it.
+	Reflector reflector.Metrics
+	// Informer observes its handlers (and turns on Registration.Backlog).
+	Informer informer.Metrics
 }
 
 // TypeOptions overrides Options for one type. Nil pointers inherit the
@@ -200,6 +215,7 @@ type groupVersion struct {
 // entry is one shared informer; inf is an *informer.Informer[T].
 type entry struct {
 	inf     any
+	name    string // the informer's Name
 	run     func(context.Context) error
 	sync    informer.Syncable
 	generic Generic
@@ -282,6 +298,7 @@ func InformerFor[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]
 		inf := newShared(f, typ) // user code: without f.mu
 		e = f.enter(typ.Resource, &entry{
 			inf:     inf,
+			name:    inf.Name(),
 			run:     inf.Run,
 			sync:    inf,
 			generic: newGeneric(typ, inf),
@@ -428,6 +445,15 @@ func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) 
 		Reflector:         f.opts.Reflector,
 	}
 	opts.Reflector.Name = resourceName(typ.Resource)
+	if f.opts.Metrics != nil {
+		h := f.opts.Metrics(typ.Resource)
+		if h.Reflector != nil {
+			opts.Reflector.Metrics = h.Reflector
+		}
+		if h.Informer != nil {
+			opts.Metrics = h.Informer
+		}
+	}
 	transform := f.opts.Transform
 	if to.Transform != nil {
 		transform = to.Transform
@@ -541,12 +567,13 @@ func (f *Factory) startLocked(ctx context.Context, gvr schema.GroupVersionResour
 	e.started = true
 	ctx, cancel := context.WithCancel(ctx)
 	f.cancels = append(f.cancels, cancel)
-	name := resourceName(gvr)
 	f.wg.Go(func() {
 		defer cancel()
-		logger := klog.FromContext(ctx).WithValues("resource", name)
-		logger.V(4).Info("informer starting")
-		if err := e.run(klog.NewContext(ctx, logger)); err != nil && !errors.Is(err, context.Canceled) {
+		// The informer's name, unless Options.Types overrode it; if it
+		// differs, the informer adds its own (under the same key).
+		ctx := reflector.LogContext(ctx, e.name)
+		logger := klog.FromContext(ctx)
+		if err := e.run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			logger.Error(err, "informer stopped")
 		}
 	})
@@ -579,6 +606,20 @@ func (f *Factory) Shutdown() {
 	f.cancels = nil
 	f.mu.Unlock()
 	f.wg.Wait()
+}
+
+// Informers returns the untyped view of every informer the factory has
+// created (started or not), in creation order: for readiness checks and
+// metrics collectors that cover a whole factory. Informers created later
+// are not in it; call it again (at scrape time, say).
+func (f *Factory) Informers() []Generic {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Generic, len(f.order))
+	for n, gvr := range f.order {
+		out[n] = f.entries[gvr].generic
+	}
+	return out
 }
 
 // ForResource returns the untyped view of the informer for gvr, which must

@@ -23,6 +23,13 @@ type Generic interface {
 // GenericInformer is the untyped informer of a Generic. Safe for concurrent
 // use; see informer.Informer for the contract of each method.
 type GenericInformer interface {
+	// Name is the informer's name (its resource, unless Options.Types
+	// renamed it), as in logs.
+	Name() string
+	// Len is the number of cached objects.
+	Len() int
+	// Handlers are the registrations of its handlers (informer.Handlers).
+	Handlers() []*informer.Registration
 	HasSynced() bool
 	Synced() <-chan struct{}
 	LastError() error
@@ -68,9 +75,12 @@ func (g *generic[T]) Lister() GenericLister                 { return genericList
 
 type genericInformer[T store.Object[T]] struct{ g *generic[T] }
 
-func (i genericInformer[T]) HasSynced() bool         { return i.g.inf.HasSynced() }
-func (i genericInformer[T]) Synced() <-chan struct{} { return i.g.inf.Synced() }
-func (i genericInformer[T]) LastError() error        { return i.g.inf.LastError() }
+func (i genericInformer[T]) Name() string                       { return i.g.inf.Name() }
+func (i genericInformer[T]) Len() int                           { return i.g.inf.Indexer().Len() }
+func (i genericInformer[T]) Handlers() []*informer.Registration { return i.g.inf.Handlers() }
+func (i genericInformer[T]) HasSynced() bool                    { return i.g.inf.HasSynced() }
+func (i genericInformer[T]) Synced() <-chan struct{}            { return i.g.inf.Synced() }
+func (i genericInformer[T]) LastError() error                   { return i.g.inf.LastError() }
 func (i genericInformer[T]) LastSyncResourceVersion() string {
 	return i.g.inf.LastSyncResourceVersion()
 }

@@ -39,6 +39,12 @@
 //     Run returns when the slowest call in progress has. client-go drains
 //     instead, so a slow handler with a large backlog keeps its Run from
 //     returning for as long as the backlog takes.
+//   - Logging is contextual (klog.FromContext of Run's ctx) and names the
+//     resource once, under "resource" (reflector.LogContext): Run adds it
+//     unless its caller (the factory) already did for the same name, and
+//     its Reflectors add nothing more (each namespace's Reflector of a
+//     multi-namespace informer adds "namespace"). Handler goroutines add
+//     "handler".
 //   - A panicking handler is recovered per call, logged (kind of event and
 //     key, never the object) and reported to Options.HandlerPanic; that
 //     handler goes on with its next notification.

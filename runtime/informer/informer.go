@@ -103,6 +103,25 @@ type Options[T store.Object[T]] struct {
 	// every panic a handler raises, from that handler's goroutine. The event
 	// is dropped for that handler and delivery goes on with the next one.
 	HandlerPanic func(ctx context.Context, p HandlerPanicInfo)
+	// Metrics, when not nil, observes every handler's deliveries and turns
+	// on Registration.Backlog. Its Reflector counterpart is
+	// Reflector.Metrics.
+	Metrics Metrics
+}
+
+// Metrics observes an informer's handlers (Options.Metrics).
+type Metrics interface {
+	// Handler is called by AddHandler with the new registration; the
+	// HandlerMetrics it returns (nil for none) observes that handler.
+	Handler(reg *Registration) HandlerMetrics
+}
+
+// HandlerMetrics observes one handler. Delivered is called from the
+// handler's goroutine after each call of it, with the event ("add",
+// "update" — resyncs included — or "delete"): it must be cheap and must not
+// block.
+type HandlerMetrics interface {
+	Delivered(event string)
 }
 
 // HandlerPanicInfo describes a recovered handler panic.
@@ -146,6 +165,7 @@ type Informer[T store.Object[T]] struct {
 	namespaces    []string // nil unless NewMultiNamespace
 	defaultResync time.Duration
 	onPanic       func(context.Context, HandlerPanicInfo)
+	metrics       Metrics
 	running       atomic.Bool
 
 	// mu serializes the pop loop's apply-and-dispatch of each batch with
@@ -194,6 +214,7 @@ func newInformer[T store.Object[T]](opts Options[T], namespaces []string) *Infor
 		namespaces:    namespaces,
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
+		metrics:       opts.Metrics,
 	}
 	i.fifo = fifo.New(fifo.Options[T]{
 		Known:      i.indexer,
@@ -208,12 +229,18 @@ func newInformer[T store.Object[T]](opts Options[T], namespaces []string) *Infor
 // the only one).
 func (i *Informer[T]) reflectorOptions(opts Options[T], ns string) reflector.Options {
 	ropts := opts.Reflector
-	ropts.Name = i.name
-	if ns != "" {
-		ropts.Name = i.name + " namespace=" + ns
-	}
+	ropts.Name = i.reflectorName(ns)
 	ropts.ResyncPeriod = 0 // resync is per handler, from the cache
 	return ropts
+}
+
+// reflectorName is the name of the Reflector of namespace ns ("" = the only
+// one).
+func (i *Informer[T]) reflectorName(ns string) string {
+	if ns == "" {
+		return i.name
+	}
+	return i.name + " namespace=" + ns
 }
 
 // transform composes the user's transform with the memory transform opts
@@ -269,8 +296,8 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	if !i.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("informer %s: Run called twice", i.name)
 	}
-	logger := klog.FromContext(ctx).WithValues("informer", i.name)
-	ctx = klog.NewContext(ctx, logger)
+	ctx = reflector.LogContext(ctx, i.name)
+	logger := klog.FromContext(ctx)
 	logger.V(4).Info("informer starting")
 
 	i.mu.Lock()
@@ -286,9 +313,16 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		var rwg sync.WaitGroup
-		for _, r := range i.refls {
+		for n, r := range i.refls {
+			rctx := ctx
+			if i.namespaces != nil {
+				// The resource is named already; the namespace names this
+				// Reflector.
+				rctx = klog.NewContext(ctx, logger.WithValues("namespace", i.namespaces[n]))
+				rctx = reflector.MarkLogged(rctx, i.reflectorName(i.namespaces[n]))
+			}
 			rwg.Go(func() {
-				if err := r.Run(ctx); err != nil {
+				if err := r.Run(rctx); err != nil {
 					logger.Error(err, "reflector stopped")
 				}
 			})
@@ -460,6 +494,15 @@ func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 		synced: make(chan struct{}),
 	}
 	l := newListener(i, h, reg, resync)
+	reg.backlog = l.backlog
+	if i.metrics != nil {
+		// Without a HandlerMetrics, a no-op one still turns tracking on.
+		reg.tracked = true
+		l.hm = i.metrics.Handler(reg)
+		if l.hm == nil {
+			l.hm = noHandlerMetrics{}
+		}
+	}
 	i.handlers = append(slices.Clip(i.handlers), l)
 	// Nobody else can reach l yet: fill its buffer directly.
 	objs := i.indexer.List()
@@ -501,6 +544,18 @@ func (i *Informer[T]) RemoveHandler(r *Registration) error {
 		name = r.name
 	}
 	return fmt.Errorf("informer %s: RemoveHandler: %s is not registered", i.name, name)
+}
+
+// Handlers returns the registrations of the handlers registered now, in the
+// order they were added.
+func (i *Informer[T]) Handlers() []*Registration {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	regs := make([]*Registration, len(i.handlers))
+	for n, l := range i.handlers {
+		regs[n] = l.reg
+	}
+	return regs
 }
 
 // Indexer returns the informer's cache (read side). Objects are shared:
@@ -568,6 +623,27 @@ type Registration struct {
 	name    string
 	synced  chan struct{}
 	stopped chan struct{} // set by the listener
+	backlog func() (int, time.Time)
+	tracked bool // the informer has Options.Metrics
+}
+
+// BacklogTracked reports whether Backlog is tracked (Options.Metrics set).
+func (r *Registration) BacklogTracked() bool { return r.tracked }
+
+type noHandlerMetrics struct{}
+
+func (noHandlerMetrics) Delivered(string) {}
+
+// Backlog returns how many notifications are queued for the handler and not
+// yet delivered, and when the oldest of them was queued (more precisely: the
+// first of the batch being delivered; zero when none). It is only tracked
+// when the informer has Options.Metrics: otherwise it returns 0 and the zero
+// time. Safe for concurrent use.
+func (r *Registration) Backlog() (n int, oldest time.Time) {
+	if r.backlog == nil {
+		return 0, time.Time{}
+	}
+	return r.backlog()
 }
 
 // HasSynced reports whether the handler has processed the initial list:

@@ -62,6 +62,13 @@ type listener[T store.Object[T]] struct {
 	removed atomic.Bool   // set by RemoveHandler: deliver nothing more
 	started bool          // its goroutine was started (guarded by inf.mu)
 
+	// Backlog tracking, only with Options.Metrics (hm not nil).
+	hm       HandlerMetrics
+	done     atomic.Int64 // notes of cur delivered
+	cur      int          // length of the batch being delivered (under mu)
+	curSince time.Time    // when its first note was queued (under mu)
+	bufSince time.Time    // when buf's first note was queued (under mu)
+
 	mu       sync.Mutex
 	buf      []note[T] // filled by the informer
 	spare    []note[T] // the drained buffer, reused
@@ -77,6 +84,9 @@ func newListener[T store.Object[T]](inf *Informer[T], h Handler[T], reg *Registr
 // resync period). It never blocks beyond the buffer's lock.
 func (l *listener[T]) push(notes []note[T]) {
 	l.mu.Lock()
+	if l.hm != nil && len(l.buf) == 0 {
+		l.bufSince = time.Now()
+	}
 	if l.resync > 0 {
 		l.buf = append(l.buf, notes...)
 	} else {
@@ -92,6 +102,9 @@ func (l *listener[T]) push(notes []note[T]) {
 
 func (l *listener[T]) push1(n note[T]) {
 	l.mu.Lock()
+	if l.hm != nil && len(l.buf) == 0 {
+		l.bufSince = time.Now()
+	}
 	l.buf = append(l.buf, n)
 	l.mu.Unlock()
 	l.signal()
@@ -153,6 +166,10 @@ func (l *listener[T]) run(ctx context.Context) {
 		batch := l.buf
 		l.buf, l.spare = l.spare, nil
 		stopping := l.stopping
+		if l.hm != nil {
+			l.cur, l.curSince = len(batch), l.bufSince
+			l.done.Store(0)
+		}
 		l.mu.Unlock()
 
 		if len(batch) == 0 {
@@ -177,6 +194,12 @@ func (l *listener[T]) run(ctx context.Context) {
 				return
 			}
 			l.deliver(ctx, &batch[n])
+			if l.hm != nil {
+				l.done.Add(1)
+				if op := batch[n].op; op != opSynced {
+					l.hm.Delivered(op.String())
+				}
+			}
 		}
 		clear(batch)
 		l.recycle(batch)
@@ -252,4 +275,24 @@ func (l *listener[T]) reportPanic(ctx context.Context, n *note[T], r any) {
 		}()
 		l.inf.onPanic(ctx, HandlerPanicInfo{Registration: l.reg, Event: n.op.String(), Key: key, Value: r})
 	}
+}
+
+// backlog returns the number of notes not yet delivered and when the oldest
+// of them was queued (zero when none).
+func (l *listener[T]) backlog() (int, time.Time) {
+	if l.hm == nil {
+		return 0, time.Time{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.buf)
+	since := l.bufSince
+	if rest := l.cur - int(l.done.Load()); rest > 0 {
+		n += rest
+		since = l.curSince
+	}
+	if n == 0 {
+		since = time.Time{}
+	}
+	return n, since
 }

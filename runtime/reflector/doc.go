@@ -41,7 +41,9 @@
 //   - WatchList refusals are remembered for the Reflector's lifetime; a
 //     transient WatchList failure falls back to LIST once.
 //
-// Logging goes to klog.FromContext(ctx) with the key "reflector"=Name: errors
+// Logging goes to klog.FromContext(ctx), with the resource named once under
+// the key "resource" (LogKey): Run adds resource=Name unless an outer
+// component (the informer, the factory) already named it (LogContext). Errors
 // at the default level, lifecycle at V(2), per-watch chatter at V(4). Only
 // resource names, keys and resourceVersions are logged, never object contents.
 package reflector

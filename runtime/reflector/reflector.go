@@ -90,6 +90,9 @@ type Options struct {
 	// reported (ErrInvalidObject) and not stored. The zero value checks
 	// names only.
 	Scope Scope
+	// Metrics, when not nil, observes lists, watches, relists and events
+	// (see Metrics).
+	Metrics Metrics
 }
 
 // Scope is whether a resource's objects live in namespaces (see
@@ -238,8 +241,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	if !r.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("reflector %s: Run called twice", r.opts.Name)
 	}
-	logger := klog.FromContext(ctx).WithValues("reflector", r.opts.Name)
-	ctx = klog.NewContext(ctx, logger)
+	ctx = LogContext(ctx, r.opts.Name)
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -273,6 +275,9 @@ func (r *Reflector[T]) setLastRV(rv string) {
 	r.mu.Lock()
 	r.lastRV = rv
 	r.mu.Unlock()
+	if m := r.opts.Metrics; m != nil {
+		m.Synced(rv)
+	}
 }
 
 // validRV reports whether rv is a resourceVersion the Reflector may resume
@@ -387,6 +392,13 @@ func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
 func (r *Reflector[T]) loop(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	needSync := true
+	relist := func(c RelistCause) {
+		needSync = true
+		if m := r.opts.Metrics; m != nil {
+			m.Relist(c)
+		}
+	}
+	relist(RelistInitial)
 	var w watch.Interface // a WatchList watch to go on with, or nil
 	for ctx.Err() == nil {
 		if needSync {
@@ -422,7 +434,7 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			r.quickRun++
 			if r.quickRun > maxQuickResumes {
 				logger.V(2).Info("undecodable events keep coming at the same resourceVersion; relisting", "resourceVersion", r.LastSyncResourceVersion())
-				needSync = true
+				relist(RelistUndecodable)
 				r.wait(ctx, errShortWatch)
 				continue
 			}
@@ -439,7 +451,11 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			r.wait(ctx, errShortWatch)
 		case needsRelist(end.err):
 			r.report(ctx, end.err)
-			needSync = true
+			if isExpired(end.err) {
+				relist(RelistExpired)
+			} else {
+				relist(RelistRejected)
+			}
 			if !end.lasted {
 				// Relisting right away could loop hot against a server that
 				// rejects every watch; only a watch that worked earns that.
@@ -477,6 +493,12 @@ func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface, error) {
 			r.report(ctx, err)
 			logger.V(2).Info("WatchList failed; falling back to LIST this time")
 		}
+	}
+	if m := r.opts.Metrics; m != nil {
+		start := time.Now()
+		err := r.list(ctx)
+		m.ListDone(time.Since(start), err)
+		return nil, err
 	}
 	return nil, r.list(ctx)
 }
@@ -564,10 +586,20 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 	if err == nil && w == nil {
 		err = errors.New("watcher returned no watch and no error")
 	}
+	if m := r.opts.Metrics; m != nil {
+		m.WatchStarted(err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
 	}
 	r.watchStart = time.Now()
+	done := func(err error) (watch.Interface, error) {
+		stopWatch(w)
+		if m := r.opts.Metrics; m != nil {
+			m.WatchDone(time.Since(r.watchStart), err)
+		}
+		return nil, err
+	}
 	var (
 		items []T
 		index = map[string]int{}
@@ -577,21 +609,21 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 		var ok bool
 		select {
 		case <-ctx.Done():
-			stopWatch(w)
-			return nil, ctx.Err()
+			return done(ctx.Err())
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {
-			stopWatch(w)
-			return nil, fmt.Errorf("watch-list %s: watch closed before the initial-events-end bookmark (%d objects received)", r.opts.Name, len(items))
+			return done(fmt.Errorf("watch-list %s: watch closed before the initial-events-end bookmark (%d objects received)", r.opts.Name, len(items)))
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
 			if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
 				// An object of the initial list is unknown: this stream
 				// cannot give a complete list.
-				stopWatch(w)
-				return nil, fmt.Errorf("watch-list %s: %w: %s event: %w", r.opts.Name, ErrMalformedEvent, ev.Type, m.Err)
+				return done(fmt.Errorf("watch-list %s: %w: %s event: %w", r.opts.Name, ErrMalformedEvent, ev.Type, m.Err))
+			}
+			if m := r.opts.Metrics; m != nil {
+				m.Event(ev.Type)
 			}
 			obj, err := r.object(ev)
 			if err != nil {
@@ -629,20 +661,17 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 			}
 			rv := m.GetResourceVersion()
 			if !validRV(rv) {
-				stopWatch(w)
-				return nil, fmt.Errorf("watch-list %s: %w %s on the initial-events-end bookmark", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
+				return done(fmt.Errorf("watch-list %s: %w %s on the initial-events-end bookmark", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv)))
 			}
 			if err := r.sink.Replace(items, rv); err != nil {
-				stopWatch(w)
-				return nil, fmt.Errorf("watch-list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
+				return done(fmt.Errorf("watch-list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err))
 			}
 			r.setLastRV(rv)
 			r.clearErr()
 			klog.FromContext(ctx).V(4).Info("streamed initial list", "resourceVersion", rv, "items", len(items))
 			return w, nil
 		case watch.Error:
-			stopWatch(w)
-			return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object))
+			return done(fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object)))
 		default:
 			r.report(ctx, fmt.Errorf("watch-list %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
 		}
@@ -742,6 +771,9 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchE
 		if err == nil && w == nil {
 			err = errors.New("watcher returned no watch and no error")
 		}
+		if m := r.opts.Metrics; m != nil {
+			m.WatchStarted(err)
+		}
 		if err != nil {
 			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
 			return end
@@ -750,8 +782,12 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchE
 	}
 	defer stopWatch(w)
 	defer func() {
-		end.lasted = time.Since(start) >= shortWatch
+		open := time.Since(start)
+		end.lasted = open >= shortWatch
 		end.progressed = r.LastSyncResourceVersion() != rv
+		if m := r.opts.Metrics; m != nil {
+			m.WatchDone(open, end.err)
+		}
 	}()
 	logger := klog.FromContext(ctx)
 	logger.V(4).Info("watching", "resourceVersion", rv)
@@ -768,6 +804,9 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchE
 			return end
 		}
 		end.events++
+		if m := r.opts.Metrics; m != nil {
+			m.Event(ev.Type)
+		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
 			if m, ok := ev.Object.(*MalformedObject); ok && m != nil {

@@ -22,7 +22,8 @@ type MetricsProvider interface {
 	// NewLongestRunningProcessorSecondsMetric: seconds the oldest in-flight
 	// key has been processed; refreshed periodically.
 	NewLongestRunningProcessorSecondsMetric(name string) SettableGauge
-	// NewRetriesMetric: calls of AddRateLimited.
+	// NewRetriesMetric: calls of AddAfter (whatever the delay, even 0) and
+	// AddRateLimited before shutdown, as client-go counts them.
 	NewRetriesMetric(name string) Counter
 }
 

@@ -117,11 +117,22 @@ func TestMetrics(t *testing.T) {
 		if v := rec.value("retries"); v != 2 {
 			t.Fatalf("retries = %v, want 2", v)
 		}
+		// As client-go's delaying queue: every AddAfter is a retry, with
+		// or without a delay.
+		q.AddAfter("d", time.Second)
+		q.AddAfter("e", 0)
+		if v := rec.value("retries"); v != 4 {
+			t.Fatalf("retries after two AddAfter = %v, want 4", v)
+		}
 		time.Sleep(time.Second) // first tick after Done: nothing in flight
 		synctest.Wait()
 		if v := rec.value("unfinished"); v != 0 {
 			t.Fatalf("unfinished work after Done = %v, want 0", v)
 		}
 		q.ShutDown() // stops the metrics goroutine
+		q.AddAfter("f", time.Second)
+		if v := rec.value("retries"); v != 4 {
+			t.Fatalf("retries after an AddAfter past shutdown = %v, want 4 (not counted)", v)
+		}
 	})
 }

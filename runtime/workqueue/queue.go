@@ -348,13 +348,11 @@ func (q *Queue[K]) Len() int {
 // AddAfter adds key once delay has passed; delay <= 0 adds it now. If key is
 // already waiting, the earlier of the two deadlines wins. Keys still waiting
 // at shutdown are dropped. The first delayed add starts the queue's timer
-// goroutine, which ShutDown stops.
+// goroutine, which ShutDown stops. Every call before shutdown counts as a
+// retry in the queue's metrics (NewRetriesMetric), whatever the delay, as
+// client-go's delaying queue counts it.
 func (q *Queue[K]) AddAfter(key K, delay time.Duration) {
-	q.addAfter(key, delay, false)
-}
-
-func (q *Queue[K]) addAfter(key K, delay time.Duration, retry bool) {
-	if retry && q.m != nil && !q.shuttingDown.Load() {
+	if q.m != nil && !q.shuttingDown.Load() {
 		q.mmu.Lock()
 		q.m.retry()
 		q.mmu.Unlock()
@@ -399,7 +397,7 @@ func (q *Queue[K]) addAfter(key K, delay time.Duration, retry bool) {
 // default limiter: 5ms doubling per failure of key up to 1000s, and at most
 // 10 per second overall with bursts of 100).
 func (q *Queue[K]) AddRateLimited(key K) {
-	q.addAfter(key, q.rl.When(key), true)
+	q.AddAfter(key, q.rl.When(key))
 }
 
 // Forget tells the RateLimiter that key succeeded, resetting its backoff.

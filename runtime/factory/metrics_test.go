@@ -1,0 +1,91 @@
+package factory_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+)
+
+type listCount struct {
+	reflector.NoMetrics
+	mu    sync.Mutex
+	lists int
+}
+
+func (l *listCount) ListDone(time.Duration, error) { l.mu.Lock(); l.lists++; l.mu.Unlock() }
+
+type handlerCount struct{ regs []*informer.Registration }
+
+func (h *handlerCount) Handler(r *informer.Registration) informer.HandlerMetrics {
+	h.regs = append(h.regs, r)
+	return nil
+}
+
+// Options.Metrics is asked once per informer, with its resource, and its
+// hooks observe that informer; Informers enumerates what was created.
+func TestFactoryMetricsAndInformers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
+		lc, hc := &listCount{}, &handlerCount{}
+		var asked []schema.GroupVersionResource
+		noWL := false
+		opts := factory.Options{
+			Reflector: reflector.Options{WatchList: &noWL},
+			Metrics: func(gvr schema.GroupVersionResource) factory.Hooks {
+				asked = append(asked, gvr)
+				return factory.Hooks{Reflector: lc, Informer: hc}
+			},
+		}
+		factory.SetListerWatcher(&opts, WidgetType, src)
+		f := factory.New(nil, opts)
+		defer f.Shutdown()
+		if got := f.Informers(); len(got) != 0 {
+			t.Fatalf("Informers() before any = %v", got)
+		}
+		inf := factory.InformerFor(f, WidgetType)
+		factory.InformerFor(f, WidgetType)
+		reg := must(inf.AddHandler(informer.HandlerFuncs[*lwt.Widget]{}, informer.HandlerOptions{}))
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(asked) != 1 || asked[0] != lwt.GVR {
+			t.Errorf("Metrics asked for %v, want [%v] once", asked, lwt.GVR)
+		}
+		lc.mu.Lock()
+		if lc.lists != 1 {
+			t.Errorf("reflector hook saw %d lists, want 1", lc.lists)
+		}
+		lc.mu.Unlock()
+		if len(hc.regs) != 1 || hc.regs[0] != reg {
+			t.Errorf("informer hook saw %v, want [%v]", hc.regs, reg)
+		}
+		all := f.Informers()
+		if len(all) != 1 || all[0].Resource() != lwt.GVR {
+			t.Fatalf("Informers() = %v, want the one of %v", all, lwt.GVR)
+		}
+		gi := all[0].Informer()
+		if gi.Name() != inf.Name() || gi.Len() != 1 || len(gi.Handlers()) != 1 || !gi.HasSynced() {
+			t.Errorf("Informers()[0]: name %q, len %d, %d handlers, synced %v; want %q, 1, 1, true", gi.Name(), gi.Len(), len(gi.Handlers()), gi.HasSynced(), inf.Name())
+		}
+	})
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
