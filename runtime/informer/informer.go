@@ -180,6 +180,11 @@ type Informer[T store.Object[T]] struct {
 	hwg        sync.WaitGroup
 	notes      []note[T]   // pop loop scratch, reused
 	logger     klog.Logger // Run's logger, for the pop loop
+
+	// indexLog is Run's logger for index funcs that fail (they run in
+	// store writes from the pop loop and in AddIndexers calls), nil before
+	// Run.
+	indexLog atomic.Pointer[klog.Logger]
 }
 
 type runState uint8
@@ -206,16 +211,15 @@ func newInformer[T store.Object[T]](opts Options[T], namespaces []string) *Infor
 		var zero T
 		name = fmt.Sprintf("%T", zero)
 	}
-	w := store.New(store.Options[T]{Indexers: opts.Indexers})
 	i := &Informer[T]{
 		name:          name,
-		writer:        w,
-		indexer:       w.Indexer(),
 		namespaces:    namespaces,
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
 		metrics:       opts.Metrics,
 	}
+	w := store.New(store.Options[T]{Indexers: opts.Indexers, OnIndexError: i.indexError})
+	i.writer, i.indexer = w, w.Indexer()
 	i.fifo = fifo.New(fifo.Options[T]{
 		Known:      i.indexer,
 		Transform:  transform(&opts),
@@ -271,6 +275,17 @@ func transform[T store.Object[T]](opts *Options[T]) func(T) (T, error) {
 	}
 }
 
+// indexError logs an index func's failure through Run's logger (from its
+// ctx), or klog's default logger before Run. The key is the object's; its
+// contents are never logged.
+func (i *Informer[T]) indexError(index, key string, err error) {
+	logger := klog.Background()
+	if l := i.indexLog.Load(); l != nil {
+		logger = *l
+	}
+	logger.Error(err, "index func failed; object not indexed", "index", index, "key", key)
+}
+
 func dropManagedFields[T store.Object[T]](obj T) T {
 	obj.SetManagedFields(nil)
 	return obj
@@ -298,6 +313,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 	}
 	ctx = reflector.LogContext(ctx, i.name)
 	logger := klog.FromContext(ctx)
+	i.indexLog.Store(&logger)
 	logger.V(4).Info("informer starting")
 
 	i.mu.Lock()

@@ -1,0 +1,68 @@
+package informer_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// TestIndexErrorsGoToRunsLogger: an index func that fails is reported
+// through the logger in Run's ctx (naming the informer's resource, the index
+// and the object's key, never its contents), not klog's global logger.
+func TestIndexErrorsGoToRunsLogger(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		lines []string
+	)
+	logger := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		lines = append(lines, args)
+		mu.Unlock()
+	}, funcr.Options{})
+	src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "bad", "secret-value"), cm("ns", "good"))
+	inf := newInformer(src, informer.Options[CM]{Indexers: store.Indexers[CM]{
+		"byData": func(o CM) ([]string, error) {
+			if o.Name == "bad" {
+				return nil, errors.New("no index value")
+			}
+			return []string{o.Name}, nil
+		},
+	}})
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	waitSynced(t, inf)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var found []string
+	for _, l := range lines {
+		if strings.Contains(l, "index func failed") {
+			found = append(found, l)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("index error lines in Run's logger: %q, want one", found)
+	}
+	l := found[0]
+	for _, want := range []string{`"index"="byData"`, `"key"="ns/bad"`, `"resource"="configmaps.v1"`, "no index value"} {
+		if !strings.Contains(l, want) {
+			t.Errorf("index error line %s lacks %s", l, want)
+		}
+	}
+	if strings.Contains(l, "secret-value") {
+		t.Errorf("index error line %s carries the object's contents", l)
+	}
+}
