@@ -72,7 +72,9 @@ type Options struct {
 	// ResyncPeriod, when positive, calls Sink.Resync that often.
 	ResyncPeriod time.Duration
 	// WatchList selects streaming initial lists: nil tries it and falls back to
-	// list+watch when the server refuses; false never tries it.
+	// list+watch when the server refuses; false never tries it, and neither
+	// does a ListerWatcher whose IsWatchListSemanticsUnSupported method
+	// returns true (client-go's fake clientsets; see listwatch.Funcs).
 	WatchList *bool
 	// WatchErrorHandler is called with every list/watch error (after logging),
 	// from the Run goroutine: it must not block for long.
@@ -229,8 +231,18 @@ func New[T store.Object[T]](lw ListerWatcher[T], sink Sink[T], opts Options) *Re
 		sink:        sink,
 		opts:        opts,
 		backoff:     newBackoff(opts.InitialBackoff, opts.MaxBackoff),
-		noWatchList: opts.WatchList != nil && !*opts.WatchList,
+		noWatchList: opts.WatchList != nil && !*opts.WatchList || watchListUnsupported(lw),
 	}
+}
+
+// watchListUnsupported reports whether lw says it cannot serve WatchList
+// semantics, with the marker client-go's fake clientsets put on their
+// ListerWatchers (IsWatchListSemanticsUnSupported; listwatch.Funcs passes it
+// on): such a source never sends the initial-events-end bookmark, so the
+// Reflector lists instead of waiting for it.
+func watchListUnsupported(lw any) bool {
+	m, ok := lw.(interface{ IsWatchListSemanticsUnSupported() bool })
+	return ok && m.IsWatchListSemanticsUnSupported()
 }
 
 // Run lists and watches until ctx ends, then returns nil once every goroutine

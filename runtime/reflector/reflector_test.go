@@ -746,3 +746,24 @@ func TestRunTwice(t *testing.T) {
 		}
 	})
 }
+
+// unsupported is a source carrying client-go's marker for ListerWatchers that
+// cannot serve WatchList (its fake clientsets'), as listwatch.Funcs passes it
+// on.
+type unsupported struct{ *runtimetest.Source[obj] }
+
+func (unsupported) IsWatchListSemanticsUnSupported() bool { return true }
+
+// TestWatchListUnsupportedMarkerLists: with WatchList left to its default, a
+// source that says it cannot serve WatchList semantics is listed, never asked
+// for a WatchList it would not end (the hang of issue 13: a fake clientset
+// never sends the initial-events-end bookmark).
+func TestWatchListUnsupportedMarkerLists(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
+		h := start(t, unsupported{src}, src, reflector.Options{})
+		synctest.Wait()
+		wantRequests(t, src, "list", "watch rv=1")
+		h.converged()
+	})
+}
