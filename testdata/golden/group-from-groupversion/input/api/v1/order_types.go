@@ -10,7 +10,7 @@ import (
 
 // Order is a test type.
 type Order struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec OrderSpec `json:"spec"`

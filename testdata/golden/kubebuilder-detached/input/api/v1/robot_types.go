@@ -10,7 +10,7 @@ import (
 
 // Robot is a test type.
 type Robot struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec RobotSpec `json:"spec"`

@@ -10,7 +10,7 @@ import (
 
 // Extension is a test type.
 type Extension struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec ExtensionSpec `json:"spec"`

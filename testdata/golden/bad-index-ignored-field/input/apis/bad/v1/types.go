@@ -10,7 +10,7 @@ import (
 
 // Foo is a test type.
 type Foo struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec FooSpec `json:"spec"`
@@ -18,7 +18,7 @@ type Foo struct {
 
 // FooSpec is the spec of a Foo.
 type FooSpec struct {
-	NodeName string `json:"nodeName"`
+	NodeName   string `json:"nodeName"`
 	LocalCache string `json:"-"`
 }
 

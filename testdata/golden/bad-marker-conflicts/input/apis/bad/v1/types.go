@@ -11,7 +11,7 @@ import (
 
 // Path is a test type.
 type Path struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec PathSpec `json:"spec"`
@@ -38,7 +38,7 @@ type PathList struct {
 
 // Scope is a test type.
 type Scope struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec ScopeSpec `json:"spec"`
@@ -64,7 +64,7 @@ type ScopeList struct {
 
 // Typo is a test type.
 type Typo struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec TypoSpec `json:"spec"`

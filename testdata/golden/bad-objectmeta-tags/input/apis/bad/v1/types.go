@@ -34,7 +34,7 @@ type UntaggedList struct {
 
 // Inline is a test type.
 type Inline struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:",inline"`
 
 	Spec InlineSpec `json:"spec"`
@@ -59,7 +59,7 @@ type InlineList struct {
 
 // Pointer is a test type.
 type Pointer struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta    `json:",inline"`
 	*metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec PointerSpec `json:"spec"`
@@ -84,7 +84,7 @@ type PointerList struct {
 
 // Renamed is a test type.
 type Renamed struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"meta,omitempty"`
 
 	Spec RenamedSpec `json:"spec"`
@@ -110,7 +110,7 @@ type RenamedList struct {
 // Named is a test type.
 type Named struct {
 	metav1.TypeMeta `json:",inline"`
-	ObjectMeta metav1.ObjectMeta `json:"metadata,omitempty"`
+	ObjectMeta      metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec NamedSpec `json:"spec"`
 }

@@ -9,7 +9,7 @@ import (
 
 // Foo is a test type.
 type Foo struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec FooSpec `json:"spec"`

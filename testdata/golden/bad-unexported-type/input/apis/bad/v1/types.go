@@ -9,7 +9,7 @@ import (
 
 // widget is a test type.
 type widget struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec widgetSpec `json:"spec"`

@@ -10,7 +10,7 @@ import (
 
 // IPAddress is a test type.
 type IPAddress struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec IPAddressSpec `json:"spec"`

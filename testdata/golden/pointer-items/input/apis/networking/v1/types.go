@@ -9,7 +9,7 @@ import (
 
 // VirtualService is a test type.
 type VirtualService struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec VirtualServiceSpec `json:"spec"`
@@ -35,7 +35,7 @@ type VirtualServiceList struct {
 
 // Gateway is a test type.
 type Gateway struct {
-	metav1.TypeMeta `json:",inline"`
+	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec GatewaySpec `json:"spec"`
