@@ -108,6 +108,15 @@ func (lw *ListerWatcher[T, L]) where() string {
 	return lw.opts.Resource + " in namespace " + lw.opts.Namespace
 }
 
+// get starts a GET of the resource (in the namespace, when set) with lo as
+// its query: the part every LIST and WATCH request shares.
+func (lw *ListerWatcher[T, L]) get(lo *metav1.ListOptions) *rest.Request {
+	return lw.client.Get().
+		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
+		Resource(lw.opts.Resource).
+		VersionedParams(lo, lw.opts.ParameterCodec)
+}
+
 // List performs one LIST request (one page when opts.Limit is set) and returns
 // the decoded items with the list's resourceVersion, continue token and
 // remaining item count. Errors wrap the API error, so apierrors.IsResourceExpired
@@ -118,10 +127,7 @@ func (lw *ListerWatcher[T, L]) List(ctx context.Context, opts metav1.ListOptions
 		return lw.listCodec(ctx, lo)
 	}
 	list := lw.opts.NewList()
-	err := lw.client.Get().
-		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
-		Resource(lw.opts.Resource).
-		VersionedParams(lo, lw.opts.ParameterCodec).
+	err := lw.get(lo).
 		Do(ctx).
 		Into(list)
 	if err != nil {
@@ -169,10 +175,7 @@ func (lw *ListerWatcher[T, L]) fallBack(ctx context.Context, c wire.Codec[T], er
 // decoded one by one straight into T.
 func (lw *ListerWatcher[T, L]) listCodec(ctx context.Context, lo *metav1.ListOptions) (*reflector.ListResult[T], error) {
 	codec := lw.codec()
-	body, err := lw.client.Get().
-		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
-		Resource(lw.opts.Resource).
-		VersionedParams(lo, lw.opts.ParameterCodec).
+	body, err := lw.get(lo).
 		SetHeader("Accept", codec.MediaType()).
 		Stream(ctx)
 	if err != nil {
@@ -219,10 +222,7 @@ func (lw *ListerWatcher[T, L]) Watch(ctx context.Context, opts metav1.ListOption
 	if lw.opts.Codec != nil {
 		return lw.watchCodec(ctx, lo, timeout)
 	}
-	w, err := lw.client.Get().
-		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
-		Resource(lw.opts.Resource).
-		VersionedParams(lo, lw.opts.ParameterCodec).
+	w, err := lw.get(lo).
 		Timeout(timeout).
 		Watch(ctx)
 	if err != nil {
@@ -236,10 +236,7 @@ func (lw *ListerWatcher[T, L]) watchCodec(ctx context.Context, lo *metav1.ListOp
 	codec := lw.codec()
 	// Stream, unlike Watch, waits for the client's rate limiter: one token
 	// per watch, which the informer's few watches can afford.
-	body, err := lw.client.Get().
-		NamespaceIfScoped(lw.opts.Namespace, lw.opts.Namespace != "").
-		Resource(lw.opts.Resource).
-		VersionedParams(lo, lw.opts.ParameterCodec).
+	body, err := lw.get(lo).
 		SetHeader("Accept", codec.MediaType()).
 		Timeout(timeout).
 		Stream(ctx)
