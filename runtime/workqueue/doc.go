@@ -18,10 +18,10 @@
 //   - Producer and workers do not share a lock. Add (and the delay
 //     goroutine, and Done when it requeues) holds the producer lock; Get
 //     holds the consumer lock; Done of a key nobody re-added holds none.
-//     With one lock for everything, 8 workers on 2 cores ran at the speed
-//     of a bare mutex-and-slice queue that keeps none of the guarantees
-//     (BenchmarkWorkQueueFloorWorkers8), 1.2x-1.5x client-go; split, 2x.
-//     The pieces (pending.go, inflight.go):
+//     With one lock for everything, workers contend with the producer on
+//     every key, and with more workers than cores that lock is the queue's
+//     speed; docs/performance.md ("Workqueue with 8 workers") has the
+//     figures. The pieces (pending.go, inflight.go, delay.go):
 //   - Queued keys sit in a FIFO of 128-key chunks, each key with a
 //     sequence number. Add writes a key and publishes it by storing its tag
 //     beside it; Get reads the next slot and moves headSeq past it. A key
