@@ -50,7 +50,9 @@
 // +k8s:informer-gen=false keeps only its lister. A selected type must be
 // exported, embed metav1.ObjectMeta by value as `json:"metadata"` (untagged,
 // inline, renamed or pointer embeddings decode every object with an empty
-// name and are errors), have a <Kind>List type with Items []<Kind> or
+// name and are errors) — itself, or through embedded structs that
+// encoding/json inlines (by value, untagged or `json:",inline"`), as Go
+// promotes it — have a <Kind>List type with Items []<Kind> or
 // Items []*<Kind>, and have DeepCopy/DeepCopyObject methods. A
 // +kubebuilder:object:root=true type with no ObjectMeta at all is not a
 // resource (hook request and response types, reviews): it is skipped, and

@@ -10,7 +10,6 @@ import (
 	"maps"
 	"path"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,9 +113,6 @@ func lowerFirst(s string) string {
 	// simple rule (namer.IL) for private names.
 	return gengonamer.IL(s)
 }
-
-// objectMetaPath is where metav1.ObjectMeta lives.
-const metav1Path = "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // buildModel is the model stage: markers and types of every input package
 // become a Model. All problems are collected into diags.
@@ -593,7 +589,7 @@ func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf fu
 		}
 		return nil, diags, ""
 	}
-	if i, _ := objectMetaField(st); i < 0 && !s.genclient && len(s.indexes) == 0 {
+	if len(findObjectMeta(st).steps) == 0 && !s.genclient && len(s.indexes) == 0 {
 		// controller-gen's object:root also marks types that are not
 		// resources (cluster-api's hook request and response types,
 		// admission reviews): no ObjectMeta, no list, nothing to watch.
@@ -709,63 +705,6 @@ func itemsOf(list types.Type, item *types.Named) (ok, pointer bool) {
 		return false, false
 	}
 	return false, false
-}
-
-// objectMetaField finds the field of st whose type is metav1.ObjectMeta or
-// *metav1.ObjectMeta; i is -1 when there is none.
-func objectMetaField(st *types.Struct) (i int, pointer bool) {
-	for i := range st.NumFields() {
-		t := st.Field(i).Type()
-		p, isPtr := t.(*types.Pointer)
-		if isPtr {
-			t = p.Elem()
-		}
-		if n, ok := t.(*types.Named); ok && n.Obj().Name() == "ObjectMeta" &&
-			n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == metav1Path {
-			return i, isPtr
-		}
-	}
-	return -1, false
-}
-
-// checkObjectMeta checks that st embeds metav1.ObjectMeta by value under the
-// JSON name "metadata": anything else compiles and decodes every object with
-// an empty name and namespace, or does not satisfy metav1.Object.
-func checkObjectMeta(st *types.Struct, name string, pos token.Position, posOf func(token.Pos) token.Position) Diagnostics {
-	const hint = "embed metav1.ObjectMeta `json:\"metadata,omitempty\"`"
-	i, ptr := objectMetaField(st)
-	if i < 0 {
-		return Diagnostics{{Pos: pos, Message: fmt.Sprintf("type %s has no metav1.ObjectMeta", name), Hint: hint}}
-	}
-	f := st.Field(i)
-	fpos := posOf(f.Pos())
-	switch {
-	case !f.Embedded():
-		return Diagnostics{{Pos: fpos,
-			Message: fmt.Sprintf("type %s has a field %s of type metav1.ObjectMeta instead of embedding it: it is no metav1.Object", name, f.Name()),
-			Hint:    hint}}
-	case ptr:
-		return Diagnostics{{Pos: fpos,
-			Message: fmt.Sprintf("type %s embeds *metav1.ObjectMeta: embed metav1.ObjectMeta, not a pointer to it", name),
-			Hint:    hint}}
-	}
-	tag, hasTag := reflect.StructTag(st.Tag(i)).Lookup("json")
-	jsonName, _, _ := strings.Cut(tag, ",")
-	switch {
-	case !hasTag || jsonName == "":
-		what := "without a json tag"
-		if hasTag {
-			what = fmt.Sprintf("with json:%q", tag)
-		}
-		return Diagnostics{{Pos: fpos,
-			Message: fmt.Sprintf("type %s embeds metav1.ObjectMeta %s: encoding/json inlines it, so every decoded %s has an empty name and namespace", name, what, name),
-			Hint:    hint}}
-	case jsonName != "metadata":
-		return Diagnostics{{Pos: fpos,
-			Message: fmt.Sprintf("type %s embeds metav1.ObjectMeta as json %q: the server sends it as \"metadata\", so every decoded %s has an empty name and namespace", name, jsonName, name),
-			Hint:    hint}}
-	}
-	return nil
 }
 
 func hasMethod(t types.Type, name string) bool {
