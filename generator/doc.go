@@ -55,8 +55,10 @@
 // promotes it — have a <Kind>List type with Items []<Kind> or
 // Items []*<Kind>, and have DeepCopy/DeepCopyObject methods. A
 // +kubebuilder:object:root=true type with no ObjectMeta at all is not a
-// resource (hook request and response types, reviews): it is skipped, and
-// -v=1 says so.
+// resource (hook request and response types, reviews), and one with
+// ObjectMeta but no <Kind>List is not a listed one (a component Config):
+// both are skipped, and -v=1 says so; with +genclient or an index marker
+// they are errors.
 //
 // Scope: namespaced unless +genclient:nonNamespaced or
 // +kubebuilder:resource:scope=Cluster. Resource: the lowercase plural of the

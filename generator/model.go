@@ -595,6 +595,17 @@ func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf fu
 		// admission reviews): no ObjectMeta, no list, nothing to watch.
 		return nil, nil, "+kubebuilder:object:root=true type without metav1.ObjectMeta is not a resource"
 	}
+	scope := pkg.Types.Scope()
+	listName := name + "List"
+	lt, _ := scope.Lookup(listName).(*types.TypeName)
+	if lt == nil && !s.genclient && len(s.indexes) == 0 {
+		// controller-gen makes a CRD of any root type with ObjectMeta
+		// (a component Config, a singleton), but without a Go list type
+		// there is nothing to decode a LIST into: not a listed resource.
+		// +genclient or an index asks for it explicitly, and then the
+		// missing list is an error below.
+		return nil, nil, "+kubebuilder:object:root=true type without a list type " + listName + " cannot be listed and watched"
+	}
 
 	if !named.Obj().Exported() {
 		// Generated code lives in other packages and could not name it.
@@ -605,10 +616,8 @@ func selectKind(pkg *packages.Package, named *types.Named, ms []marker, posOf fu
 	}
 	diags = append(diags, s.conflicts...)
 	diags = append(diags, checkObjectMeta(st, name, pos, posOf)...)
-	scope := pkg.Types.Scope()
-	listName := name + "List"
 	var pointerItems bool
-	switch lt, _ := scope.Lookup(listName).(*types.TypeName); {
+	switch {
 	case lt == nil:
 		diags = append(diags, Diagnostic{Pos: pos,
 			Message: fmt.Sprintf("type %s has no list type %s", name, listName),
