@@ -218,9 +218,9 @@ func buildModel(logger klog.Logger, l *loaded, cfg Config, outputPkg string, rel
 			}
 		}
 		switch {
-		case isVar(scope, "SchemeGroupVersion"):
+		case isGroupVersionVar(scope, "SchemeGroupVersion"):
 			version.GVVar = "SchemeGroupVersion"
-		case isVar(scope, "GroupVersion"):
+		case isGroupVersionVar(scope, "GroupVersion"):
 			version.GVVar = "GroupVersion"
 		}
 		registered := version.GVVar != ""
@@ -251,7 +251,11 @@ func buildModel(logger klog.Logger, l *loaded, cfg Config, outputPkg string, rel
 		selectedAny = true
 
 		// Registration.
-		if !registered {
+		if v, ok := scope.Lookup("GroupVersion").(*types.Var); ok && !registered {
+			diags = append(diags, Diagnostic{Pos: posOf(v.Pos()),
+				Message: fmt.Sprintf("package %s declares GroupVersion of type %s, not schema.GroupVersion, and no SchemeGroupVersion", pkg.Types.Name(), types.TypeString(v.Type(), metav1Qualifier)),
+				Hint:    `declare var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "` + version.Name + `"}`})
+		} else if !registered {
 			diags = append(diags, Diagnostic{Pos: pkgPos,
 				Message: fmt.Sprintf("package %s declares neither SchemeGroupVersion nor GroupVersion", pkg.Types.Name()),
 				Hint:    `declare var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "` + version.Name + `"}`})
@@ -449,9 +453,26 @@ func declaredGroup(pkg *packages.Package, posOf func(token.Pos) token.Position) 
 	return d, ok
 }
 
-func isVar(scope *types.Scope, name string) bool {
-	_, ok := scope.Lookup(name).(*types.Var)
-	return ok
+// metav1Qualifier names packages in messages as API code imports them:
+// metav1 for apimachinery's meta/v1.
+func metav1Qualifier(p *types.Package) string {
+	if p.Path() == metav1Path {
+		return "metav1"
+	}
+	return p.Name()
+}
+
+// isGroupVersionVar reports whether scope declares name as a variable of
+// type schema.GroupVersion, which generated code calls WithResource on.
+// register-gen's GroupVersion is a metav1.GroupVersion, which has no such
+// method: only its SchemeGroupVersion serves.
+func isGroupVersionVar(scope *types.Scope, name string) bool {
+	v, ok := scope.Lookup(name).(*types.Var)
+	if !ok {
+		return false
+	}
+	n, ok := v.Type().(*types.Named)
+	return ok && n.Obj().Name() == "GroupVersion" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == schemaPath
 }
 
 // isAddToScheme accepts a func or func-typed var with one param and an error
