@@ -4,7 +4,9 @@
 //
 // # Stages
 //
-// Run goes through four plain stages, one file each:
+// Run goes through four plain stages, each handing the next a typed value
+// (*loaded, *marked, *Model, then the rendered files); file names and
+// import paths are resolved in paths.go:
 //
 //   - load (load.go): go/packages — the loader under k8s.io/gengo/v2's
 //     parser — lists the input packages and their import graph (go list,
@@ -19,10 +21,14 @@
 //     missing go.sum entry).
 //   - markers (markers.go): every "// +marker" line of the input is parsed,
 //     attributed to the package or to a type, and checked: unknown variants,
-//     near-miss spellings and markers in the wrong place are errors.
-//   - model (model.go, index.go): the selected types become a small typed
-//     Model (Group, Version, Kind, Index) with resolved plurals (gengo's plural
-//     namer), checked registration, list types and index paths.
+//     near-miss spellings and markers in the wrong place are errors. The
+//     markers are then read into each package's group settings and each
+//     type's selection (generated or not, scope, resource, indexes).
+//   - model (model.go; kind.go, objectmeta.go, registration.go and index.go
+//     check what it reads): the selected types become a small typed Model
+//     (Group, Version, Kind, Index) with resolved plurals (gengo's plural
+//     namer), checked registration, list types and index paths. It takes
+//     the output import path and plural exceptions, not the command line.
 //   - render (render.go, write.go): one template of package templates per
 //     output file, executed with a typed struct, gofmt'ed; then the files are
 //     compared with the disk and written atomically (temp dir, then renames),
