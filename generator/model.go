@@ -59,13 +59,61 @@ type Kind struct {
 // Index is one +informer-gen:index on a kind.
 type Index struct {
 	Kind   *Kind
-	Name   string // index name, "Node"
-	GoName string // "Node"
-	Source string // ".spec.nodeName" or "FooOwnerIndex"
-	Match  string // how a value matches, for docs: "whose .spec.nodeName is"
-	Func   string // name of the API package func for func indexes
-	Body   string // Go statements of the index func for field indexes
+	Name   string     // index name, "Node"
+	GoName string     // "Node"
+	Source string     // ".spec.nodeName" or "FooOwnerIndex"
+	Match  string     // how a value matches, for docs: "whose .spec.nodeName is"
+	Func   string     // name of the API package func for func indexes
+	Field  *FieldPath // what a field index reads; nil for func indexes
+	Body   string     // Go statements of the index func for field indexes
 	pos    token.Position
+}
+
+// FieldPath is what the index func of a field index reads from obj: the
+// fields of the path, then a string-like leaf.
+type FieldPath struct {
+	// Steps are the fields the path goes through, one per path segment.
+	Steps []FieldStep
+	Leaf  Leaf
+	// Convert is set when the leaf's strings are of a named string type,
+	// converted with string(x).
+	Convert bool
+}
+
+// FieldStep is one segment of a field path.
+type FieldStep struct {
+	// Selector is the Go expression of the field, from obj
+	// (obj.Spec.Target; more than one name for a field promoted from an
+	// embedded struct).
+	Selector string
+	// Pointer is set when the field is a pointer to a struct the path goes
+	// on through: a nil one means the object has no values.
+	Pointer bool
+}
+
+// Leaf is the shape of the field a field path ends in.
+type Leaf string
+
+const (
+	LeafString       Leaf = "string"       // a string: one value
+	LeafPointer      Leaf = "pointer"      // a *string: one value, none when nil
+	LeafSlice        Leaf = "slice"        // a []string: its values
+	LeafPointerSlice Leaf = "pointerSlice" // a []*string: the values of its non-nil elements
+)
+
+// Selector is the Go expression of the leaf.
+func (fp *FieldPath) Selector() string { return fp.Steps[len(fp.Steps)-1].Selector }
+
+// NilChecks are the steps that must be checked for nil before the leaf is
+// read, in order.
+func (fp *FieldPath) NilChecks() []FieldStep {
+	var out []FieldStep
+	for _, s := range fp.Steps {
+		if s.Pointer {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Template helpers: small methods so templates hold no logic.

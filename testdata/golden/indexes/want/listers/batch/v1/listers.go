@@ -41,10 +41,10 @@ func TaskClassIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(*obj.Spec.ClassName), nil
 }
 
-// TaskGenerateNameIndex is the name of the index on Task by .ObjectMeta.GenerateName.
+// TaskGenerateNameIndex is the name of the index on Task by .metadata.generateName.
 const TaskGenerateNameIndex = "GenerateName"
 
-// TaskGenerateNameIndexFunc indexes a Task by .ObjectMeta.GenerateName (empty values are not indexed).
+// TaskGenerateNameIndexFunc indexes a Task by .metadata.generateName (empty values are not indexed).
 func TaskGenerateNameIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(obj.ObjectMeta.GenerateName), nil
 }
@@ -65,10 +65,10 @@ func TaskOwnerIndexFunc(obj *v1.Task) ([]string, error) {
 	return v1.TaskOwnerIndex(obj)
 }
 
-// TaskPhaseIndex is the name of the index on Task by .Status.Phase.
+// TaskPhaseIndex is the name of the index on Task by .status.phase.
 const TaskPhaseIndex = "Phase"
 
-// TaskPhaseIndexFunc indexes a Task by .Status.Phase (empty values are not indexed).
+// TaskPhaseIndexFunc indexes a Task by .status.phase (empty values are not indexed).
 func TaskPhaseIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(obj.Status.Phase), nil
 }
@@ -137,13 +137,13 @@ type TaskLister interface {
 	ByAliases(value string) ([]*v1.Task, error)
 	// ByClass lists the Tasks whose .spec.className is value.
 	ByClass(value string) ([]*v1.Task, error)
-	// ByGenerateName lists the Tasks whose .ObjectMeta.GenerateName is value.
+	// ByGenerateName lists the Tasks whose .metadata.generateName is value.
 	ByGenerateName(value string) ([]*v1.Task, error)
 	// ByNode lists the Tasks whose .spec.nodeName is value.
 	ByNode(value string) ([]*v1.Task, error)
 	// ByOwner lists the Tasks for which TaskOwnerIndex returns value.
 	ByOwner(value string) ([]*v1.Task, error)
-	// ByPhase lists the Tasks whose .Status.Phase is value.
+	// ByPhase lists the Tasks whose .status.phase is value.
 	ByPhase(value string) ([]*v1.Task, error)
 	// ByTags lists the Tasks whose .spec.tags contains value.
 	ByTags(value string) ([]*v1.Task, error)
@@ -166,13 +166,13 @@ type TaskNamespaceLister interface {
 	ByAliases(value string) ([]*v1.Task, error)
 	// ByClass lists the Tasks of the namespace whose .spec.className is value.
 	ByClass(value string) ([]*v1.Task, error)
-	// ByGenerateName lists the Tasks of the namespace whose .ObjectMeta.GenerateName is value.
+	// ByGenerateName lists the Tasks of the namespace whose .metadata.generateName is value.
 	ByGenerateName(value string) ([]*v1.Task, error)
 	// ByNode lists the Tasks of the namespace whose .spec.nodeName is value.
 	ByNode(value string) ([]*v1.Task, error)
 	// ByOwner lists the Tasks of the namespace for which TaskOwnerIndex returns value.
 	ByOwner(value string) ([]*v1.Task, error)
-	// ByPhase lists the Tasks of the namespace whose .Status.Phase is value.
+	// ByPhase lists the Tasks of the namespace whose .status.phase is value.
 	ByPhase(value string) ([]*v1.Task, error)
 	// ByTags lists the Tasks of the namespace whose .spec.tags contains value.
 	ByTags(value string) ([]*v1.Task, error)
