@@ -50,7 +50,7 @@ type invoiceLister struct{ store.Lister[*v1.Invoice] }
 // OrderResource is the group and resource of Order, used in NotFound errors.
 var OrderResource = schema.GroupResource{Group: "shop.example.com", Resource: "orders"}
 
-// OrderCustomerIndex is the name of the index on Order by .spec.customer.
+// OrderCustomerIndex is the name of the index on Order that OrderCustomerIndexFunc computes.
 const OrderCustomerIndex = "Customer"
 
 // OrderCustomerIndexFunc indexes a Order by .spec.customer (empty values are not indexed).
@@ -58,7 +58,7 @@ func OrderCustomerIndexFunc(obj *v1.Order) ([]string, error) {
 	return store.Values(obj.Spec.Customer), nil
 }
 
-// OrderGenerateNameIndex is the name of the index on Order by .metadata.generateName.
+// OrderGenerateNameIndex is the name of the index on Order that OrderGenerateNameIndexFunc computes.
 const OrderGenerateNameIndex = "GenerateName"
 
 // OrderGenerateNameIndexFunc indexes a Order by .metadata.generateName (empty values are not indexed).
