@@ -60,7 +60,7 @@ func buildIndex(pkg *packages.Package, named *types.Named, m marker) (*Index, Di
 	if d != nil {
 		return nil, Diagnostics{*d}
 	}
-	ix.Field, ix.Body = fp, fieldBody(fp)
+	ix.Field = fp
 	// Docs spell the path as the server sends it, however the marker does.
 	ix.Source = jsonPath
 	ix.Match = "whose " + ix.Source + " is"
@@ -205,37 +205,6 @@ func resolveFieldPath(named *types.Named, field markerArg) (fp *FieldPath, jsonP
 	}
 	return fail(fmt.Sprintf("field %s is %s, not string-like", p, types.TypeString(cur, qualifier)),
 		"index a string, *string, []string or a named string type, or use func=")
-}
-
-// fieldBody is the Go text of an index func's body over fp, which the
-// lister template pastes in. (Transitional: the template is to spell it.)
-func fieldBody(fp *FieldPath) string {
-	var b strings.Builder
-	for _, s := range fp.NilChecks() {
-		fmt.Fprintf(&b, "if %s == nil {\nreturn nil, nil\n}\n", s.Selector)
-	}
-	x := fp.Selector()
-	conv := func(x string) string {
-		if fp.Convert {
-			return "string(" + x + ")"
-		}
-		return x
-	}
-	switch fp.Leaf {
-	case LeafPointer:
-		fmt.Fprintf(&b, "if %s == nil {\nreturn nil, nil\n}\nreturn store.Values(%s), nil", x, conv("*"+x))
-	case LeafSlice:
-		if fp.Convert {
-			fmt.Fprintf(&b, "return store.StringValues(%s), nil", x)
-		} else {
-			fmt.Fprintf(&b, "return store.Values(%s...), nil", x)
-		}
-	case LeafPointerSlice:
-		fmt.Fprintf(&b, "return store.PointerValues(%s), nil", x)
-	default:
-		fmt.Fprintf(&b, "return store.Values(%s), nil", conv(x))
-	}
-	return b.String()
 }
 
 func qualifier(p *types.Package) string { return p.Name() }

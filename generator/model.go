@@ -65,7 +65,6 @@ type Index struct {
 	Match  string     // how a value matches, for docs: "whose .spec.nodeName is"
 	Func   string     // name of the API package func for func indexes
 	Field  *FieldPath // what a field index reads; nil for func indexes
-	Body   string     // Go statements of the index func for field indexes
 	pos    token.Position
 }
 
