@@ -35,6 +35,8 @@ func TestHandWrittenListerExpansion(t *testing.T) {
 		inf := expinformers.NewFooInformer(src, informer.Options[*samplev1alpha1.Foo]{})
 		var wg sync.WaitGroup
 		wg.Go(func() { _ = inf.Run(ctx) })
+		// Also a test that Run returns once ctx is cancelled: if it did not,
+		// this Wait would block and synctest fail the test as a deadlock.
 		defer func() { cancel(); wg.Wait() }()
 		if err := informer.WaitForCacheSync(ctx, inf); err != nil {
 			t.Fatal(err)

@@ -64,7 +64,9 @@ func TestGeneratedInformerAndLister(t *testing.T) {
 		}
 		var wg sync.WaitGroup
 		wg.Go(func() { _ = inf.Run(ctx) })
-		defer wg.Wait()
+		// Also a test that Run returns once ctx is cancelled: if it did not,
+		// this Wait would block and synctest fail the test as a deadlock.
+		defer func() { cancel(); wg.Wait() }()
 		if err := informer.WaitForCacheSync(ctx, inf); err != nil {
 			t.Fatal(err)
 		}
