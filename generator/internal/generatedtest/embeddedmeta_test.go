@@ -1,9 +1,7 @@
 package generatedtest
 
 import (
-	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -29,18 +27,9 @@ func TestObjectMetaThroughEmbeddedStruct(t *testing.T) {
 	}
 
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: listersv1.OrderResource}, &order)
 		inf := informersv1.NewOrderInformer(src, informer.Options[*shopv1.Order]{})
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = inf.Run(ctx) })
-		// Also a test that Run returns once ctx is cancelled: if it did not,
-		// this Wait would block and synctest fail the test as a deadlock.
-		defer func() { cancel(); wg.Wait() }()
-		if err := informer.WaitForCacheSync(ctx, inf); err != nil {
-			t.Fatal(err)
-		}
+		runSynced(t, inf)
 		lister := listersv1.NewOrderLister(inf.Indexer())
 		if got, err := lister.Orders("ns1").Get("o1"); err != nil || got.Spec.Customer != "c1" {
 			t.Errorf("Orders(ns1).Get(o1) = %v, %v", got, err)
@@ -51,6 +40,5 @@ func TestObjectMetaThroughEmbeddedStruct(t *testing.T) {
 		if got, err := lister.Orders("ns2").ByCustomer("c1"); err != nil || len(got) != 0 {
 			t.Errorf("Orders(ns2).ByCustomer(c1) = %v, %v; want none", got, err)
 		}
-		cancel()
 	})
 }
