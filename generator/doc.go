@@ -80,7 +80,9 @@
 // package's SchemeGroupVersion or GroupVersion, and only without either the
 // parent directory name; +groupName given twice with different values, or
 // different from the declared group, is an error. The package must declare
-// SchemeGroupVersion (upstream) or GroupVersion (kubebuilder) and AddToScheme.
+// SchemeGroupVersion (upstream) or GroupVersion (kubebuilder), of type
+// schema.GroupVersion (register-gen's metav1.GroupVersion GroupVersion serves
+// only beside its SchemeGroupVersion), and AddToScheme.
 //
 // # Output
 //
