@@ -4,7 +4,9 @@
 //
 // # Stages
 //
-// Run goes through four plain stages, one file each:
+// Run goes through four plain stages, each handing the next a typed value
+// (*loaded, *marked, *Model, then the rendered files); file names and
+// import paths are resolved in paths.go:
 //
 //   - load (load.go): go/packages — the loader under k8s.io/gengo/v2's
 //     parser — lists the input packages and their import graph (go list,
@@ -19,10 +21,14 @@
 //     missing go.sum entry).
 //   - markers (markers.go): every "// +marker" line of the input is parsed,
 //     attributed to the package or to a type, and checked: unknown variants,
-//     near-miss spellings and markers in the wrong place are errors.
-//   - model (model.go, index.go): the selected types become a small typed
-//     Model (Group, Version, Kind, Index) with resolved plurals (gengo's plural
-//     namer), checked registration, list types and index paths.
+//     near-miss spellings and markers in the wrong place are errors. The
+//     markers are then read into each package's group settings and each
+//     type's selection (generated or not, scope, resource, indexes).
+//   - model (model.go; kind.go, objectmeta.go, registration.go and index.go
+//     check what it reads): the selected types become a small typed Model
+//     (Group, Version, Kind, Index) with resolved plurals (gengo's plural
+//     namer), checked registration, list types and index paths. It takes
+//     the output import path and plural exceptions, not the command line.
 //   - render (render.go, write.go): one template of package templates per
 //     output file, executed with a typed struct, gofmt'ed; then the files are
 //     compared with the disk and written atomically (temp dir, then renames),
@@ -50,11 +56,15 @@
 // +k8s:informer-gen=false keeps only its lister. A selected type must be
 // exported, embed metav1.ObjectMeta by value as `json:"metadata"` (untagged,
 // inline, renamed or pointer embeddings decode every object with an empty
-// name and are errors), have a <Kind>List type with Items []<Kind> or
+// name and are errors) — itself, or through embedded structs that
+// encoding/json inlines (by value, untagged or `json:",inline"`), as Go
+// promotes it — have a <Kind>List type with Items []<Kind> or
 // Items []*<Kind>, and have DeepCopy/DeepCopyObject methods. A
 // +kubebuilder:object:root=true type with no ObjectMeta at all is not a
-// resource (hook request and response types, reviews): it is skipped, and
-// -v=1 says so.
+// resource (hook request and response types, reviews), and one with
+// ObjectMeta but no <Kind>List is not a listed one (a component Config):
+// both are skipped, and -v=1 says so; with +genclient or an index marker
+// they are errors.
 //
 // Scope: namespaced unless +genclient:nonNamespaced or
 // +kubebuilder:resource:scope=Cluster. Resource: the lowercase plural of the
@@ -70,7 +80,9 @@
 // package's SchemeGroupVersion or GroupVersion, and only without either the
 // parent directory name; +groupName given twice with different values, or
 // different from the declared group, is an error. The package must declare
-// SchemeGroupVersion (upstream) or GroupVersion (kubebuilder) and AddToScheme.
+// SchemeGroupVersion (upstream) or GroupVersion (kubebuilder), of type
+// schema.GroupVersion (register-gen's metav1.GroupVersion GroupVersion serves
+// only beside its SchemeGroupVersion), and AddToScheme.
 //
 // # Output
 //

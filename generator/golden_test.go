@@ -42,10 +42,14 @@ func goldenCases(t *testing.T) []goldenCase {
 	}
 	var cases []goldenCase
 	for _, e := range entries {
+		if !e.IsDir() {
+			continue // boilerplate.go.txt, gen-deepcopy.sh
+		}
 		dir, _ := filepath.Abs(filepath.Join(goldenRoot, e.Name()))
 		b, err := os.ReadFile(filepath.Join(dir, "args"))
 		if err != nil {
-			continue
+			// A case without args would silently never run.
+			t.Fatalf("golden case %s: %v (every directory of %s is a case and needs an args file)", e.Name(), err, goldenRoot)
 		}
 		var args []string
 		sc := bufio.NewScanner(bytes.NewReader(b))
@@ -54,7 +58,13 @@ func goldenCases(t *testing.T) []goldenCase {
 				args = append(args, l)
 			}
 		}
+		if len(args) == 0 {
+			t.Fatalf("golden case %s: args names no input package", e.Name())
+		}
 		cases = append(cases, goldenCase{e.Name(), dir, args})
+	}
+	if len(cases) == 0 {
+		t.Fatalf("no golden cases found in %s", goldenRoot)
 	}
 	return cases
 }

@@ -56,13 +56,15 @@ func buildIndex(pkg *packages.Package, named *types.Named, m marker) (*Index, Di
 		ix.Match = "for which " + fn.value + " returns"
 		return ix, nil
 	}
-	body, multi, d := fieldIndexBody(named, field)
+	fp, jsonPath, d := resolveFieldPath(named, field)
 	if d != nil {
 		return nil, Diagnostics{*d}
 	}
-	ix.Source, ix.Body = normalizePath(field.value), body
+	ix.Field = fp
+	// Docs spell the path as the server sends it, however the marker does.
+	ix.Source = jsonPath
 	ix.Match = "whose " + ix.Source + " is"
-	if multi {
+	if fp.Leaf == LeafSlice || fp.Leaf == LeafPointerSlice {
 		ix.Match = "whose " + ix.Source + " contains"
 	}
 	return ix, nil
@@ -116,18 +118,19 @@ func checkIndexFunc(pkg *packages.Package, named *types.Named, fn markerArg) *Di
 	return &Diagnostic{Pos: fn.pos, Message: msg}
 }
 
-// fieldIndexBody resolves a field path (JSON names such as .spec.nodeName
-// or Go names such as .Spec.NodeName) on named and returns the body of a
-// nil-safe index func over it.
-func fieldIndexBody(named *types.Named, field markerArg) (body string, multi bool, d *Diagnostic) {
+// resolveFieldPath resolves a field path (JSON names such as .spec.nodeName
+// or Go names such as .Spec.NodeName) on named into the FieldPath a nil-safe
+// index func reads, and the path spelled in JSON names for docs.
+func resolveFieldPath(named *types.Named, field markerArg) (fp *FieldPath, jsonPath string, d *Diagnostic) {
 	p := normalizePath(field.value)
 	segs := strings.Split(strings.TrimPrefix(p, "."), ".")
-	var b strings.Builder
-	expr := "obj"
+	fp = &FieldPath{}
+	var jsonNames []string
+	selector := "obj"
 	var cur types.Type = named
 	typeName := named.Obj().Name()
-	fail := func(msg, hint string) (string, bool, *Diagnostic) {
-		return "", false, &Diagnostic{Pos: field.pos, Message: "+informer-gen:index: " + msg, Hint: hint}
+	fail := func(msg, hint string) (*FieldPath, string, *Diagnostic) {
+		return nil, "", &Diagnostic{Pos: field.pos, Message: "+informer-gen:index: " + msg, Hint: hint}
 	}
 	for i, seg := range segs {
 		sofar := "." + strings.Join(segs[:i], ".")
@@ -139,7 +142,7 @@ func fieldIndexBody(named *types.Named, field markerArg) (body string, multi boo
 		}
 		if ptr, ok := cur.(*types.Pointer); ok {
 			if i > 0 {
-				fmt.Fprintf(&b, "if %s == nil {\nreturn nil, nil\n}\n", expr)
+				fp.Steps[i-1].Pointer = true
 			}
 			cur = ptr.Elem()
 		}
@@ -151,61 +154,53 @@ func fieldIndexBody(named *types.Named, field markerArg) (body string, multi boo
 			}
 			return fail(fmt.Sprintf("field path %s: %s is %s, not a struct", p, sofar, types.TypeString(cur, qualifier)), "")
 		}
-		goPath, ft, candidates, ignored := findField(st, seg)
-		if goPath == nil {
+		found, candidates := findField(st, seg)
+		if found == nil {
 			return fail(fmt.Sprintf("field path %s does not exist: %s has no field %q", p, sofar, seg),
 				didYouMean(seg, candidates...))
 		}
-		if ignored {
+		if found.ignored {
 			return fail(fmt.Sprintf("field path %s: field %s is tagged json:\"-\", so it is never filled from the server and the index would be empty", p, seg),
 				"index a field the server sends")
 		}
-		for _, g := range goPath {
-			expr += "." + g
+		for _, g := range found.goPath {
+			selector += "." + g
 		}
-		cur = ft
+		jsonNames = append(jsonNames, found.jsonPath...)
+		fp.Steps = append(fp.Steps, FieldStep{Selector: selector})
+		cur = found.typ
 	}
-	leaf := func(t types.Type) (conv string, ok bool) {
+	jsonPath = "." + strings.Join(jsonNames, ".")
+	// stringLike reports whether t is a string, and whether it is a named
+	// string type the values must be converted from.
+	stringLike := func(t types.Type) (ok, convert bool) {
 		b, isBasic := t.Underlying().(*types.Basic)
 		if !isBasic || b.Kind() != types.String {
-			return "", false
+			return false, false
 		}
-		if types.Identical(t, types.Typ[types.String]) {
-			return "", true
-		}
-		return "string", true
-	}
-	wrap := func(conv, x string) string {
-		if conv == "" {
-			return x
-		}
-		return conv + "(" + x + ")"
+		return true, !types.Identical(t, types.Typ[types.String])
 	}
 	switch t := cur.(type) {
 	case *types.Pointer:
-		if conv, ok := leaf(t.Elem()); ok {
-			fmt.Fprintf(&b, "if %s == nil {\nreturn nil, nil\n}\nreturn store.Values(%s), nil", expr, wrap(conv, "*"+expr))
-			return b.String(), false, nil
+		if ok, conv := stringLike(t.Elem()); ok {
+			fp.Leaf, fp.Convert = LeafPointer, conv
+			return fp, jsonPath, nil
 		}
 	case *types.Slice:
-		if conv, ok := leaf(t.Elem()); ok {
-			if conv == "" {
-				fmt.Fprintf(&b, "return store.Values(%s...), nil", expr)
-				return b.String(), true, nil
-			}
-			fmt.Fprintf(&b, "return store.StringValues(%s), nil", expr)
-			return b.String(), true, nil
+		if ok, conv := stringLike(t.Elem()); ok {
+			fp.Leaf, fp.Convert = LeafSlice, conv
+			return fp, jsonPath, nil
 		}
 		if p, isPtr := t.Elem().(*types.Pointer); isPtr {
-			if _, ok := leaf(p.Elem()); ok {
-				fmt.Fprintf(&b, "return store.PointerValues(%s), nil", expr)
-				return b.String(), true, nil
+			if ok, conv := stringLike(p.Elem()); ok {
+				fp.Leaf, fp.Convert = LeafPointerSlice, conv
+				return fp, jsonPath, nil
 			}
 		}
 	default:
-		if conv, ok := leaf(t); ok {
-			fmt.Fprintf(&b, "return store.Values(%s), nil", wrap(conv, expr))
-			return b.String(), false, nil
+		if ok, conv := stringLike(t); ok {
+			fp.Leaf, fp.Convert = LeafString, conv
+			return fp, jsonPath, nil
 		}
 	}
 	return fail(fmt.Sprintf("field %s is %s, not string-like", p, types.TypeString(cur, qualifier)),
@@ -214,22 +209,30 @@ func fieldIndexBody(named *types.Named, field markerArg) (body string, multi boo
 
 func qualifier(p *types.Package) string { return p.Name() }
 
+// foundField is a field findField found: the Go selector path to it (more
+// than one name through embedded structs), its JSON names from the struct
+// it was looked up in (none for an inlined embedded struct), its type, and
+// whether it is tagged json:"-".
+type foundField struct {
+	goPath, jsonPath []string
+	typ              types.Type
+	ignored          bool
+}
+
 // findField finds seg in st by JSON name, then by Go name, then in inlined
 // embedded structs (and, by Go name, in any embedded struct: Go promotes
-// their fields). It returns the Go selector path, the field type, and the
-// names that were available, for a hint.
-func findField(st *types.Struct, seg string) (goPath []string, ft types.Type, candidates []string, ignored bool) {
+// their fields). Without a match it returns the names that were available,
+// for a hint.
+func findField(st *types.Struct, seg string) (found *foundField, candidates []string) {
 	type level struct {
-		st     *types.Struct
-		prefix []string
-		inline bool // JSON names visible at the top
+		st               *types.Struct
+		goPath, jsonPath []string
+		inline           bool // JSON names visible at the top
 	}
-	queue := []level{{st, nil, true}}
+	queue := []level{{st: st, inline: true}}
 	for len(queue) > 0 {
 		var next []level
-		var byGo []string
-		var byGoType types.Type
-		var byGoIgnored bool
+		var byGo *foundField
 		for _, lv := range queue {
 			for i := range lv.st.NumFields() {
 				f := lv.st.Field(i)
@@ -237,15 +240,19 @@ func findField(st *types.Struct, seg string) (goPath []string, ft types.Type, ca
 					continue
 				}
 				jsonName := jsonName(lv.st.Tag(i), f.Name(), f.Embedded())
-				path := append(slices.Clone(lv.prefix), f.Name())
+				goPath := append(slices.Clone(lv.goPath), f.Name())
+				jsonPath := slices.Clone(lv.jsonPath)
+				if jsonName != "" && jsonName != "-" {
+					jsonPath = append(jsonPath, jsonName)
+				}
 				if lv.inline && jsonName != "" && jsonName != "-" {
 					candidates = append(candidates, jsonName)
 					if jsonName == seg {
-						return path, f.Type(), nil, false
+						return &foundField{goPath: goPath, jsonPath: jsonPath, typ: f.Type()}, nil
 					}
 				}
 				if f.Name() == seg && byGo == nil {
-					byGo, byGoType, byGoIgnored = path, f.Type(), jsonName == "-"
+					byGo = &foundField{goPath: goPath, jsonPath: jsonPath, typ: f.Type(), ignored: jsonName == "-"}
 				}
 				if f.Embedded() {
 					et := f.Type()
@@ -253,17 +260,17 @@ func findField(st *types.Struct, seg string) (goPath []string, ft types.Type, ca
 						et = p.Elem()
 					}
 					if est, ok := et.Underlying().(*types.Struct); ok {
-						next = append(next, level{est, path, lv.inline && jsonName == ""})
+						next = append(next, level{est, goPath, jsonPath, lv.inline && jsonName == ""})
 					}
 				}
 			}
 		}
 		if byGo != nil {
-			return byGo, byGoType, nil, byGoIgnored
+			return byGo, nil
 		}
 		queue = next
 	}
-	return nil, nil, candidates, false
+	return nil, candidates
 }
 
 // jsonName is the JSON name of a field: the tag name, "" for an inlined

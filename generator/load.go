@@ -26,10 +26,23 @@ import (
 // type-checked once, sharing one FileSet.
 type loaded struct {
 	fset *token.FileSet
+	rel  func(string) string // file names as reported: relative to the working directory
 	pkgs []*packages.Package // input packages only, sorted by import path
+	// explicit holds the import paths of the inputs named on the command
+	// line by themselves rather than matched by a ... pattern.
+	explicit map[string]bool
 	// listed is the size of the import graph, checked how many
 	// dependencies were type-checked from source.
 	listed, checked int
+}
+
+// position is the reported position of p: file name relative to the
+// working directory, no offset.
+func (l *loaded) position(p token.Pos) token.Position {
+	pos := l.fset.Position(p)
+	pos.Filename = l.rel(pos.Filename)
+	pos.Offset = 0
+	return pos
 }
 
 // listMode asks go list for the package graph only: names, files and
@@ -366,7 +379,7 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 	}
-	l := &loaded{fset: fset}
+	l := &loaded{fset: fset, rel: rel, explicit: map[string]bool{}}
 	c := newChecker(ctx, cfg, fset, roots)
 	var matched []*packages.Package
 	for _, p := range roots {
@@ -396,6 +409,12 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		}
 	}
 	slices.SortFunc(l.pkgs, func(a, b *packages.Package) int { return strings.Compare(a.PkgPath, b.PkgPath) })
+	explicit := explicitInputs(cfg)
+	for _, p := range l.pkgs {
+		if explicit(p) {
+			l.explicit[p.PkgPath] = true
+		}
+	}
 	l.listed, l.checked = len(c.byID), len(c.done)
 	return l, diags, nil
 }
@@ -478,31 +497,6 @@ func goSumMessage(msg string) (string, string) {
 		hint = "run " + strings.Join(strings.Fields(cmd), " ")
 	}
 	return strings.TrimSpace(first), hint
-}
-
-func dirOf(p *packages.Package, cfg Config) string {
-	if len(p.GoFiles) > 0 {
-		return filepath.Dir(p.GoFiles[0])
-	}
-	if strings.HasPrefix(p.ID, ".") || filepath.IsAbs(p.ID) {
-		return abs(cfg.WorkDir, p.ID)
-	}
-	for _, f := range p.IgnoredFiles {
-		return filepath.Dir(f)
-	}
-	return ""
-}
-
-// matchesPattern reports whether p is one of the packages a ... pattern
-// names.
-func matchesPattern(cfg Config, pattern string, p *packages.Package) bool {
-	prefix := strings.TrimSuffix(strings.TrimSuffix(pattern, "..."), "/")
-	if !isLocalPattern(pattern) {
-		return p.PkgPath == prefix || strings.HasPrefix(p.PkgPath, prefix)
-	}
-	root := abs(cfg.WorkDir, prefix)
-	dir := dirOf(p, cfg)
-	return dir == root || strings.HasPrefix(dir, root+string(filepath.Separator))
 }
 
 // noPackagesDiagnostic says why a ... pattern matched nothing: usually every
@@ -596,27 +590,6 @@ func collectTags(e constraint.Expr, tags *[]string) {
 		collectTags(e.X, tags)
 		collectTags(e.Y, tags)
 	}
-}
-
-// inOutput reports whether p lies in the listers/ or informers/ tree of the
-// output dir.
-func inOutput(cfg Config, p *packages.Package) bool {
-	if len(p.GoFiles) == 0 {
-		return false
-	}
-	dir := filepath.Dir(p.GoFiles[0])
-	out := abs(cfg.WorkDir, cfg.OutputDir)
-	for _, d := range ownedDirs {
-		root := filepath.Join(out, d)
-		if dir == root || strings.HasPrefix(dir, root+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
-func isLocalPattern(s string) bool {
-	return s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || filepath.IsAbs(s)
 }
 
 // packageErrorDiagnostic turns a go/packages error ("file:line:col: msg")

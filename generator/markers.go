@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"golang.org/x/tools/go/packages"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,6 +73,70 @@ const (
 type pkgMarkers struct {
 	pkg   []marker
 	types map[string][]marker // by type name
+}
+
+// marked is the result of the markers stage: the loaded input packages,
+// each with what its markers say.
+type marked struct {
+	*loaded
+	pkgs []markedPackage // in the order of loaded.pkgs
+}
+
+// markedPackage is one input package with its markers read.
+type markedPackage struct {
+	pkg      *packages.Package
+	explicit bool // named on the command line by itself, not by a ... pattern
+	group    groupMarkers
+	types    map[string]selection // by type name; a type without markers has none
+}
+
+// groupMarkers are the package comment's group settings.
+type groupMarkers struct {
+	name   *marker // +groupName; nil without one
+	goName string  // +groupGoName
+}
+
+// readMarkers is the markers stage: every marker of every input package is
+// parsed, attributed to the package or a type and checked, then read into
+// the package's group settings and each type's selection.
+func readMarkers(l *loaded) (*marked, Diagnostics) {
+	out := &marked{loaded: l}
+	var diags Diagnostics
+	for _, pkg := range l.pkgs {
+		pm, ds := collectMarkers(l.fset, pkg.Syntax, l.rel)
+		diags = append(diags, ds...)
+		g, ds := readGroupMarkers(pm.pkg)
+		diags = append(diags, ds...)
+		mp := markedPackage{pkg: pkg, explicit: l.explicit[pkg.PkgPath], group: g, types: map[string]selection{}}
+		for name, ms := range pm.types {
+			mp.types[name] = readSelection(ms)
+		}
+		out.pkgs = append(out.pkgs, mp)
+	}
+	return out, diags
+}
+
+// readGroupMarkers reads +groupName and +groupGoName from the package
+// markers; +groupName given twice with different values is an error.
+func readGroupMarkers(ms []marker) (groupMarkers, Diagnostics) {
+	var g groupMarkers
+	var diags Diagnostics
+	for _, m := range ms {
+		switch m.name {
+		case "groupName":
+			switch {
+			case g.name == nil:
+				g.name = &m
+			case g.name.value != m.value:
+				diags = append(diags, Diagnostic{Pos: m.pos,
+					Message: fmt.Sprintf("+groupName is given twice, as %q and as %q at %s", m.value, g.name.value, posString(g.name.pos)),
+					Hint:    "keep one +groupName in the package comment"})
+			}
+		case "groupGoName":
+			g.goName = m.value
+		}
+	}
+	return g, diags
 }
 
 // collectMarkers is the markers stage for one package: it finds every marker
@@ -277,4 +342,106 @@ func checkMarker(m marker, sc scope, typeName string) Diagnostics {
 			Hint:    "put it in the package comment, usually in doc.go or groupversion_info.go"}}
 	}
 	return nil
+}
+
+// selection is what a type's markers say about it.
+type selection struct {
+	genclient, root, clusterScoped, noVerbs bool
+	noInformer, noLister                    bool
+	onlyVerbs, skipVerbs                    []string
+	resource                                string
+	indexes                                 []marker
+	// conflicts are markers that contradict each other: upstream and
+	// kubebuilder spellings of the same setting with different values.
+	conflicts Diagnostics
+}
+
+func readSelection(ms []marker) selection {
+	var s selection
+	var resourceName, nonNamespaced *marker
+	var path, scope *markerArg
+	for _, m := range ms {
+		switch m.name {
+		case "genclient":
+			s.genclient = m.value != "false"
+		case "genclient:nonNamespaced":
+			nonNamespaced = &m
+		case "genclient:noVerbs":
+			s.noVerbs = true
+		case "genclient:onlyVerbs":
+			s.onlyVerbs = splitList(m.value)
+		case "genclient:skipVerbs":
+			s.skipVerbs = splitList(m.value)
+		case "resourceName":
+			resourceName = &m
+		case "k8s:informer-gen":
+			s.noInformer = m.value == "false"
+		case "k8s:lister-gen":
+			s.noLister = m.value == "false"
+		case "kubebuilder:object:root":
+			s.root = m.value == "" || m.value == "true"
+		case "kubebuilder:resource":
+			for _, a := range m.args {
+				switch a.key {
+				case "scope":
+					scope = &a
+				case "path":
+					path = &a
+				}
+			}
+		case "informer-gen:index":
+			s.indexes = append(s.indexes, m)
+		}
+	}
+	at := func(p token.Position) string { return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column) }
+	switch {
+	case resourceName != nil && path != nil && resourceName.value != path.value:
+		s.conflicts = append(s.conflicts, Diagnostic{Pos: resourceName.pos,
+			Message: fmt.Sprintf("+resourceName=%s disagrees with +kubebuilder:resource:path=%s at %s", resourceName.value, path.value, at(path.pos)),
+			Hint:    "the server serves the CRD's path; give one resource name, or the same in both"})
+	case resourceName != nil:
+		s.resource = resourceName.value
+	case path != nil:
+		s.resource = path.value
+	}
+	s.clusterScoped = nonNamespaced != nil
+	if scope != nil {
+		switch scope.value {
+		case "Cluster":
+			s.clusterScoped = true
+		case "Namespaced":
+			if nonNamespaced != nil {
+				s.conflicts = append(s.conflicts, Diagnostic{Pos: nonNamespaced.pos,
+					Message: fmt.Sprintf("+genclient:nonNamespaced disagrees with +kubebuilder:resource:scope=Namespaced at %s", at(scope.pos)),
+					Hint:    "the type is either cluster-scoped or namespaced; remove one marker"})
+			}
+		default:
+			s.conflicts = append(s.conflicts, Diagnostic{Pos: scope.pos,
+				Message: fmt.Sprintf("+kubebuilder:resource: scope=%s is neither Cluster nor Namespaced", scope.value),
+				Hint:    cmp.Or(didYouMean(scope.value, "Cluster", "Namespaced"), "scope is Cluster or Namespaced")})
+		}
+	}
+	return s
+}
+
+func splitList(s string) []string {
+	var out []string
+	for v := range strings.SplitSeq(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// listWatch reports whether the verbs the markers leave include list and
+// watch, which an informer needs.
+func (s selection) listWatch() bool {
+	if s.noVerbs {
+		return false
+	}
+	if s.onlyVerbs != nil {
+		return slices.Contains(s.onlyVerbs, "list") && slices.Contains(s.onlyVerbs, "watch")
+	}
+	return !slices.Contains(s.skipVerbs, "list") && !slices.Contains(s.skipVerbs, "watch")
 }

@@ -161,25 +161,25 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 	informersPkg := m.OutputPkg + "/informers"
 
 	var groupRefs []groupRef
-	fim := newImports("SharedInformerFactory", "NewSharedInformerFactory")
-	fim.add(factoryPath, "factory")
-	fim.add(restPath, "rest")
-	gim := newImports()
-	gim.add(factoryPath, "factory")
-	gim.add(schemaPath, "schema")
+	factoryImports := newImports("SharedInformerFactory", "NewSharedInformerFactory")
+	factoryImports.add(factoryPath, "factory")
+	factoryImports.add(restPath, "rest")
+	genericImports := newImports()
+	genericImports.add(factoryPath, "factory")
+	genericImports.add(schemaPath, "schema")
 	var allVersions []versionRef
 
 	for _, g := range m.Groups {
 		var versionRefs []versionRef
-		grim := newImports("group", "New", "Interface")
-		grim.add(factoryPath, "factory")
+		groupImports := newImports("group", "New", "Interface")
+		groupImports.add(factoryPath, "factory")
 		for _, v := range g.Versions {
 			rel := g.PkgName + "/" + v.Name
-			lim := newImports()
-			lim.add(labelsPath, "labels")
-			lim.add(schemaPath, "schema")
-			lim.add(storePath, "store")
-			api := lim.add(v.APIPath, v.Name)
+			listerImports := newImports()
+			listerImports.add(labelsPath, "labels")
+			listerImports.add(schemaPath, "schema")
+			listerImports.add(storePath, "store")
+			api := listerImports.add(v.APIPath, v.Name)
 			own := map[string]bool{}
 			for _, k := range v.Kinds {
 				if ownExpansion != nil && ownExpansion(path.Join("listers", rel), k.Name) {
@@ -187,36 +187,36 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 				}
 			}
 			emit(path.Join("listers", rel, "listers.go"), "listers", versionData{
-				Package: v.Name, Version: v, API: api, Imports: lim.specs(), OwnExpansion: own,
+				Package: v.Name, Version: v, API: api, Imports: listerImports.specs(), OwnExpansion: own,
 			})
 
 			kinds := v.InformerKinds()
 			if len(kinds) == 0 {
 				continue
 			}
-			iim := newImports("version", "New", "Interface", "Resources")
-			iim.add(factoryPath, "factory")
-			iim.add(informerPath, "informer")
-			iim.add(reflPath, "reflector")
-			api = iim.add(v.APIPath, v.Name)
-			listers := iim.add(path.Join(listersPkg, rel), "listers")
+			informerImports := newImports("version", "New", "Interface", "Resources")
+			informerImports.add(factoryPath, "factory")
+			informerImports.add(informerPath, "informer")
+			informerImports.add(reflPath, "reflector")
+			api = informerImports.add(v.APIPath, v.Name)
+			listers := informerImports.add(path.Join(listersPkg, rel), "listers")
 			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
-				Package: v.Name, Version: v, API: api, Listers: listers, Imports: iim.specs(),
+				Package: v.Name, Version: v, API: api, Listers: listers, Imports: informerImports.specs(),
 			})
-			allVersions = append(allVersions, versionRef{Version: v, Alias: gim.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
-			versionRefs = append(versionRefs, versionRef{Version: v, Alias: grim.add(path.Join(informersPkg, rel), v.Name)})
+			allVersions = append(allVersions, versionRef{Version: v, Alias: genericImports.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
+			versionRefs = append(versionRefs, versionRef{Version: v, Alias: groupImports.add(path.Join(informersPkg, rel), v.Name)})
 		}
 		if len(versionRefs) == 0 {
 			continue
 		}
 		emit(path.Join("informers", g.PkgName, "interface.go"), "group", groupData{
-			Package: g.PkgName, Group: g, Versions: versionRefs, Imports: grim.specs(),
+			Package: g.PkgName, Group: g, Versions: versionRefs, Imports: groupImports.specs(),
 		})
-		groupRefs = append(groupRefs, groupRef{Group: g, Alias: fim.add(path.Join(informersPkg, g.PkgName), g.PkgName)})
+		groupRefs = append(groupRefs, groupRef{Group: g, Alias: factoryImports.add(path.Join(informersPkg, g.PkgName), g.PkgName)})
 	}
 	if len(groupRefs) > 0 {
-		emit("informers/factory.go", "factory", factoryData{Package: "informers", Groups: groupRefs, Imports: fim.specs()})
-		emit("informers/generic.go", "generic", genericData{Package: "informers", Versions: allVersions, Imports: gim.specs()})
+		emit("informers/factory.go", "factory", factoryData{Package: "informers", Groups: groupRefs, Imports: factoryImports.specs()})
+		emit("informers/generic.go", "generic", genericData{Package: "informers", Versions: allVersions, Imports: genericImports.specs()})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -27,10 +27,71 @@ func f() {
 	}
 }
 
-func TestMissingKeyIsAnError(t *testing.T) {
-	tmpl := template.Must(template.New("").Option("missingkey=error").Parse(`{{define "m"}}package p // {{.nope}}{{end}}`))
-	if _, err := execute(tmpl, "m", map[string]string{}, nil); err == nil || !strings.Contains(err.Error(), "m.go.tmpl") {
-		t.Errorf("missing key: err = %v", err)
+// A template that reads a field its data lacks fails, naming the template,
+// with each real template name and the data type render executes it with
+// (missingkey=error covers maps only; these are structs).
+func TestMissingFieldIsAnError(t *testing.T) {
+	v := &Version{Group: &Group{Name: "example.com"}, Name: "v1"}
+	for name, data := range map[string]any{
+		"listers":   versionData{Package: "v1", Version: v},
+		"informers": versionData{Package: "v1", Version: v},
+		"group":     groupData{Package: "example", Group: v.Group},
+		"factory":   factoryData{Package: "informers"},
+		"generic":   genericData{Package: "informers"},
+	} {
+		real, err := parsedTemplates()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmpl := template.Must(template.Must(real.Clone()).New(name).Parse(`{{define "` + name + `"}}package {{.Package}} // {{.NoSuchField}}{{end}}`))
+		_, err = execute(tmpl, name, data, nil)
+		if err == nil || !strings.Contains(err.Error(), name+".go.tmpl") || !strings.Contains(err.Error(), "NoSuchField") {
+			t.Errorf("%s with %T: err = %v, want one naming %s.go.tmpl and NoSuchField", name, data, err, name)
+		}
+	}
+}
+
+// The lister template spells out a field index func for every leaf shape of
+// a FieldPath, with nil checks on the way.
+func TestFieldIndexBodies(t *testing.T) {
+	g := &Group{Name: "example.com", GoName: "Example", PkgName: "example"}
+	v := &Version{Group: g, Name: "v1", GoName: "V1", APIPath: "example.com/api/v1", GVVar: "SchemeGroupVersion"}
+	k := &Kind{Version: v, Name: "Foo", Plural: "Foos", Resource: "foos", Namespaced: true}
+	v.Kinds, g.Versions = []*Kind{k}, []*Version{v}
+	steps := []FieldStep{{Selector: "obj.Spec", Pointer: true}, {Selector: "obj.Spec.X"}}
+	want := map[string]string{}
+	for _, c := range []struct {
+		name    string
+		leaf    Leaf
+		convert bool
+		body    string
+	}{
+		{"String", LeafString, false, "return store.Values(obj.Spec.X), nil"},
+		{"Named", LeafString, true, "return store.Values(string(obj.Spec.X)), nil"},
+		{"Pointer", LeafPointer, false, "if obj.Spec.X == nil {\n\t\treturn nil, nil\n\t}\n\treturn store.Values(*obj.Spec.X), nil"},
+		{"NamedPointer", LeafPointer, true, "if obj.Spec.X == nil {\n\t\treturn nil, nil\n\t}\n\treturn store.Values(string(*obj.Spec.X)), nil"},
+		{"Slice", LeafSlice, false, "return store.Values(obj.Spec.X...), nil"},
+		{"NamedSlice", LeafSlice, true, "return store.StringValues(obj.Spec.X), nil"},
+		{"PointerSlice", LeafPointerSlice, false, "return store.PointerValues(obj.Spec.X), nil"},
+	} {
+		k.Indexes = append(k.Indexes, &Index{Kind: k, Name: c.name, GoName: c.name, Source: ".spec.x", Match: "whose .spec.x is",
+			Field: &FieldPath{Steps: steps, Leaf: c.leaf, Convert: c.convert}})
+		want[c.name] = "func Foo" + c.name + "IndexFunc(obj *v1.Foo) ([]string, error) {\n\tif obj.Spec == nil {\n\t\treturn nil, nil\n\t}\n\t" + c.body + "\n}\n"
+	}
+	files, err := render(&Model{OutputPkg: "example.com/out", Groups: []*Group{g}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listers string
+	for _, f := range files {
+		if f.path == "listers/example/v1/listers.go" {
+			listers = string(f.content)
+		}
+	}
+	for name, body := range want {
+		if !strings.Contains(listers, body) {
+			t.Errorf("index %s: listers.go lacks\n%s\n--- listers.go:\n%s", name, body, listers)
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package generator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,70 +18,42 @@ import (
 // mode it writes nothing and returns an error wrapping ErrStale that lists
 // the files that would change. Cancelling ctx stops package loading.
 // Run is safe for concurrent use with distinct output directories.
+//
+// The stages run in order, each on the value the one before returns:
+// load (*loaded), readMarkers (*marked), buildModel (*Model), render
+// ([]file), then writeOutput.
 func Run(ctx context.Context, cfg Config) error {
 	logger := klog.FromContext(ctx)
-	wd := cfg.WorkDir
-	if wd == "" {
-		var err error
-		if wd, err = os.Getwd(); err != nil {
-			return err
-		}
+	wd, err := workDir(cfg)
+	if err != nil {
+		return err
 	}
-	wd, _ = filepath.Abs(wd)
 	cfg.WorkDir = wd
 	rel := relativeTo(wd)
+	outDir := abs(wd, cfg.OutputDir)
 
-	var diags Diagnostics
-	var header []byte
-	if cfg.HeaderFile != "" {
-		b, err := os.ReadFile(abs(wd, cfg.HeaderFile))
-		if err != nil {
-			msg := "cannot read header file"
-			if errors.Is(err, fs.ErrNotExist) {
-				msg = "header file does not exist"
-			}
-			diags = append(diags, Diagnostic{Subject: "--go-header-file " + cfg.HeaderFile, Message: msg})
-		}
-		header = fillYear(b, cfg.Year)
-	}
-
-	l, ds, err := load(ctx, cfg, rel)
+	header, diags := readHeader(cfg)
+	in, ds, err := load(ctx, cfg, rel)
 	if err != nil {
 		return err
 	}
 	diags = append(diags, ds...)
-	if l != nil {
-		logger.V(4).Info("loaded input packages", "count", len(l.pkgs), "graph", l.listed, "dependenciesChecked", l.checked)
-	}
-
-	outDir := abs(wd, cfg.OutputDir)
-	outputPkg := cfg.OutputPkg
-	if l != nil && len(l.pkgs) > 0 {
-		derived, err := derivePkg(outDir)
-		switch {
-		case outputPkg == "" && err != nil:
-			diags = append(diags, Diagnostic{Subject: "--output-dir " + cfg.OutputDir,
-				Message: "cannot derive the output import path: " + err.Error(),
-				Hint:    "set --output-pkg"})
-		case outputPkg == "":
-			outputPkg = derived
-		case err == nil && derived != outputPkg:
-			// The generated packages import each other by outputPkg: a
-			// mismatch writes code that does not compile. (Outside any
-			// module there is nothing to check against.)
-			diags = append(diags, Diagnostic{Subject: "--output-pkg " + cfg.OutputPkg,
-				Message: fmt.Sprintf("does not match the import path of --output-dir %s, which is %s according to its go.mod", cfg.OutputDir, derived),
-				Hint:    "drop --output-pkg, or set it to " + derived})
+	if in == nil || len(in.pkgs) == 0 {
+		if len(diags) == 0 {
+			diags = append(diags, Diagnostic{Subject: strings.Join(cfg.Inputs, " "), Message: "no input packages to generate for"})
 		}
+		return diags.sorted()
 	}
-	var model *Model
-	if l != nil && len(l.pkgs) > 0 {
-		var ds Diagnostics
-		model, ds = buildModel(logger, l, cfg, outputPkg, rel)
-		diags = append(diags, ds...)
-	}
-	if model == nil && len(diags) == 0 {
-		diags = append(diags, Diagnostic{Subject: strings.Join(cfg.Inputs, " "), Message: "no input packages to generate for"})
+	logger.V(4).Info("loaded input packages", "count", len(in.pkgs), "graph", in.listed, "dependenciesChecked", in.checked)
+	outputPkg, ds := outputPackage(cfg, outDir)
+	diags = append(diags, ds...)
+
+	marked, ds := readMarkers(in)
+	diags = append(diags, ds...)
+	model, ds, unselected := buildModel(logger, marked, modelOptions{outputPkg: outputPkg, pluralExceptions: cfg.pluralExceptions()})
+	diags = append(diags, ds...)
+	if len(diags) == 0 {
+		diags = unselected
 	}
 	if len(diags) > 0 {
 		return diags.sorted()
@@ -94,77 +65,21 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	changes, conflicts, err := plan(outDir, files, rel)
+	return writeOutput(logger, cfg, outDir, files, rel)
+}
+
+// readHeader reads --go-header-file, with kubebuilder's YEAR filled in.
+func readHeader(cfg Config) ([]byte, Diagnostics) {
+	if cfg.HeaderFile == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(abs(cfg.WorkDir, cfg.HeaderFile))
 	if err != nil {
-		return fmt.Errorf("cannot read output dir: %w", err)
-	}
-	if len(conflicts) > 0 {
-		return conflicts.sorted()
-	}
-	if cfg.Verify {
-		if len(changes) == 0 {
-			return nil
+		msg := "cannot read header file"
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "header file does not exist"
 		}
-		lines := make([]string, len(changes))
-		for i, c := range changes {
-			lines[i] = fmt.Sprintf("%s: would %s", filepath.Join(cfg.OutputDir, filepath.FromSlash(c.path)), c.kind)
-		}
-		return fmt.Errorf("%w; run informer-gen without --verify:\n%s", ErrStale, strings.Join(lines, "\n"))
+		return nil, Diagnostics{{Subject: "--go-header-file " + cfg.HeaderFile, Message: msg}}
 	}
-	if err := write(outDir, files, changes, rel); err != nil {
-		return err
-	}
-	logger.V(2).Info("generated", "files", len(files), "changed", len(changes))
-	return nil
-}
-
-func abs(wd, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(wd, p)
-}
-
-// relativeTo returns a func that makes file names relative to wd when they
-// are below it, so that messages are stable.
-func relativeTo(wd string) func(string) string {
-	return func(p string) string {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return filepath.ToSlash(r)
-		}
-		return p
-	}
-}
-
-// derivePkg finds the import path of dir from the go.mod above it.
-func derivePkg(dir string) (string, error) {
-	d := dir
-	for {
-		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err == nil {
-			mod := modulePath(b)
-			if mod == "" {
-				return "", fmt.Errorf("no module line in %s", filepath.Join(d, "go.mod"))
-			}
-			r, _ := filepath.Rel(d, dir)
-			if r == "." {
-				return mod, nil
-			}
-			return mod + "/" + filepath.ToSlash(r), nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("%s is not inside a Go module", dir)
-		}
-		d = parent
-	}
-}
-
-func modulePath(gomod []byte) string {
-	for line := range strings.SplitSeq(string(gomod), "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
-			return strings.Trim(strings.TrimSpace(rest), `"`)
-		}
-	}
-	return ""
+	return fillYear(b, cfg.Year), nil
 }

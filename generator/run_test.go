@@ -276,32 +276,46 @@ func TestFailedRunWritesNothing(t *testing.T) {
 }
 
 // TestSkippedRootTypesAreLogged: kubebuilder root types that are not
-// resources are skipped, not errors, and -v=1 says so with their position.
+// listed resources (no ObjectMeta, or no list type) are skipped, not errors,
+// and -v=1 says so with their position.
 func TestSkippedRootTypesAreLogged(t *testing.T) {
-	var c goldenCase
-	for _, gc := range goldenCases(t) {
-		if gc.name == "nonresource-roots" {
-			c = gc
-		}
-	}
-	if c.name == "" {
-		t.Fatal("no nonresource-roots golden case")
-	}
-	var logs bytes.Buffer
-	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(&logs)))
-	cfg := Config{Inputs: []string{"./input/api/..."}, OutputDir: t.TempDir(), OutputPkg: "example.com/out", WorkDir: c.dir}
-	if err := Run(klog.NewContext(context.Background(), logger), cfg); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		`type="DiscoveryRequest" pos="input/api/v1alpha1/extension_types.go:38:6"`,
-		`type="BeforeUpgradeResponse" pos="input/api/hooks/v1alpha1/hooks_types.go:19:6"`,
+	for _, tc := range []struct {
+		golden, input string
+		skipped       []string
+		generated     string
+	}{
+		{"nonresource-roots", "./input/api/...", []string{
+			`type="DiscoveryRequest" pos="input/api/v1alpha1/extension_types.go:38:6"`,
+			`type="BeforeUpgradeResponse" pos="input/api/hooks/v1alpha1/hooks_types.go:19:6"`,
+		}, "Extension"},
+		{"root-without-list", "./input/api/...", []string{
+			`without a list type ToolConfigList cannot be listed and watched" type="ToolConfig" pos="input/api/v1/toolconfig_types.go:14:6"`,
+		}, "Gadget"},
 	} {
-		if !strings.Contains(logs.String(), want) {
-			t.Errorf("log lacks %s:\n%s", want, logs.String())
-		}
-	}
-	if strings.Contains(logs.String(), `type="Extension"`) {
-		t.Errorf("the resource Extension was logged as skipped:\n%s", logs.String())
+		t.Run(tc.golden, func(t *testing.T) {
+			var c goldenCase
+			for _, gc := range goldenCases(t) {
+				if gc.name == tc.golden {
+					c = gc
+				}
+			}
+			if c.name == "" {
+				t.Fatalf("no %s golden case", tc.golden)
+			}
+			var logs bytes.Buffer
+			logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(&logs)))
+			cfg := Config{Inputs: []string{tc.input}, OutputDir: t.TempDir(), OutputPkg: "example.com/out", WorkDir: c.dir}
+			if err := Run(klog.NewContext(context.Background(), logger), cfg); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.skipped {
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("log lacks %s:\n%s", want, logs.String())
+				}
+			}
+			if strings.Contains(logs.String(), `type="`+tc.generated+`"`) {
+				t.Errorf("the resource %s was logged as skipped:\n%s", tc.generated, logs.String())
+			}
+		})
 	}
 }

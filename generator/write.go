@@ -11,11 +11,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-)
 
-// ownedDirs are the subtrees of the output dir the generator manages; stale
-// generated files are only looked for there.
-var ownedDirs = []string{"listers", "informers"}
+	"k8s.io/klog/v2"
+)
 
 // change is one difference between the rendered files and the disk.
 type change struct {
@@ -239,4 +237,33 @@ func outErr(err error, rel func(string) string) error {
 		pe.Path = rel(pe.Path)
 	}
 	return fmt.Errorf("cannot write output: %w", err)
+}
+
+// writeOutput is the last stage: it compares files with outDir and, unless
+// cfg.Verify, writes the changes (see plan and write). With cfg.Verify it
+// writes nothing and returns an error wrapping ErrStale naming every file
+// that would change.
+func writeOutput(logger klog.Logger, cfg Config, outDir string, files []file, rel func(string) string) error {
+	changes, conflicts, err := plan(outDir, files, rel)
+	if err != nil {
+		return fmt.Errorf("cannot read output dir: %w", err)
+	}
+	if len(conflicts) > 0 {
+		return conflicts.sorted()
+	}
+	if cfg.Verify {
+		if len(changes) == 0 {
+			return nil
+		}
+		lines := make([]string, len(changes))
+		for i, c := range changes {
+			lines[i] = fmt.Sprintf("%s: would %s", filepath.Join(cfg.OutputDir, filepath.FromSlash(c.path)), c.kind)
+		}
+		return fmt.Errorf("%w; run informer-gen without --verify:\n%s", ErrStale, strings.Join(lines, "\n"))
+	}
+	if err := write(outDir, files, changes, rel); err != nil {
+		return err
+	}
+	logger.V(2).Info("generated", "files", len(files), "changed", len(changes))
+	return nil
 }

@@ -1,9 +1,7 @@
 package generatedtest
 
 import (
-	"context"
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -21,8 +19,6 @@ import (
 // informer-gen) through the generated FooLister and FooNamespaceLister.
 func TestHandWrittenListerExpansion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
 		replicas := int32(2)
 		foo := func(ns, name, deployment string, r *int32) *samplev1alpha1.Foo {
 			return &samplev1alpha1.Foo{
@@ -33,12 +29,7 @@ func TestHandWrittenListerExpansion(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: explisters.FooResource},
 			foo("ns1", "a", "web", &replicas), foo("ns1", "b", "db", nil), foo("ns2", "c", "web", nil))
 		inf := expinformers.NewFooInformer(src, informer.Options[*samplev1alpha1.Foo]{})
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = inf.Run(ctx) })
-		defer func() { cancel(); wg.Wait() }()
-		if err := informer.WaitForCacheSync(ctx, inf); err != nil {
-			t.Fatal(err)
-		}
+		runSynced(t, inf)
 		var lister explisters.FooLister = explisters.NewFooLister(inf.Indexer())
 		key := func(fs []*samplev1alpha1.Foo) []string {
 			var out []string

@@ -3,7 +3,6 @@ package generatedtest
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -51,8 +50,6 @@ func wantNames(t *testing.T, what string, got []*batchv1.Task, err error, want .
 // cluster-wide and the namespace-scoped lister.
 func TestGeneratedInformerAndLister(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: listersv1.TaskResource},
 			task("ns1", "a", "node1", "x", "y"),
 			task("ns2", "b", "node1", "y"),
@@ -62,12 +59,7 @@ func TestGeneratedInformerAndLister(t *testing.T) {
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = inf.Run(ctx) })
-		defer wg.Wait()
-		if err := informer.WaitForCacheSync(ctx, inf); err != nil {
-			t.Fatal(err)
-		}
+		ctx := runSynced(t, inf)
 		lister := listersv1.NewTaskLister(inf.Indexer())
 
 		got, err := lister.ByNode("node1")
@@ -119,7 +111,6 @@ func TestGeneratedInformerAndLister(t *testing.T) {
 		if err := rec.Err(); err != nil {
 			t.Error(err)
 		}
-		cancel()
 	})
 }
 

@@ -1,8 +1,6 @@
 package generatedtest
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -37,20 +35,13 @@ func TestPointerItemsList(t *testing.T) {
 	}
 
 	synctest.Test(t, func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: listersv1.VirtualServiceResource}, a, b)
 		inf := informersv1.NewVirtualServiceInformer(src, informer.Options[*networkingv1.VirtualService]{})
 		rec := runtimetest.NewRecorder[*networkingv1.VirtualService]()
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		var wg sync.WaitGroup
-		wg.Go(func() { _ = inf.Run(ctx) })
-		defer wg.Wait()
-		if err := informer.WaitForCacheSync(ctx, inf); err != nil {
-			t.Fatal(err)
-		}
+		ctx := runSynced(t, inf)
 		lister := listersv1.NewVirtualServiceLister(inf.Indexer())
 		got, err := lister.VirtualServices("ns1").Get("a")
 		if err != nil || len(got.Spec.Hosts) != 1 || got.Spec.Hosts[0] != "a.example.com" {
@@ -69,6 +60,5 @@ func TestPointerItemsList(t *testing.T) {
 		if err := rec.Err(); err != nil {
 			t.Error(err)
 		}
-		cancel()
 	})
 }

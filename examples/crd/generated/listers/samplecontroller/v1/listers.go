@@ -16,7 +16,7 @@ import (
 // FooResource is the group and resource of Foo, used in NotFound errors.
 var FooResource = schema.GroupResource{Group: "samplecontroller.example.com", Resource: "foos"}
 
-// FooHostIndex is the name of the index on Foo by .spec.hostName.
+// FooHostIndex is the name of the index on Foo that FooHostIndexFunc computes.
 const FooHostIndex = "Host"
 
 // FooHostIndexFunc indexes a Foo by .spec.hostName (empty values are not indexed).

@@ -16,7 +16,7 @@ import (
 // WidgetResource is the group and resource of Widget, used in NotFound errors.
 var WidgetResource = schema.GroupResource{Group: "apps.example.com", Resource: "widgets"}
 
-// WidgetClassIndex is the name of the index on Widget by .spec.class.
+// WidgetClassIndex is the name of the index on Widget that WidgetClassIndexFunc computes.
 const WidgetClassIndex = "Class"
 
 // WidgetClassIndexFunc indexes a Widget by .spec.class (empty values are not indexed).

@@ -22,7 +22,7 @@ import (
 // GadgetResource is the group and resource of Gadget, used in NotFound errors.
 var GadgetResource = schema.GroupResource{Group: "infra.example.com", Resource: "gizmos"}
 
-// GadgetOwnerIndex is the name of the index on Gadget by .spec.owner.
+// GadgetOwnerIndex is the name of the index on Gadget that GadgetOwnerIndexFunc computes.
 const GadgetOwnerIndex = "Owner"
 
 // GadgetOwnerIndexFunc indexes a Gadget by .spec.owner (empty values are not indexed).

@@ -22,7 +22,7 @@ import (
 // TaskResource is the group and resource of Task, used in NotFound errors.
 var TaskResource = schema.GroupResource{Group: "batch.example.com", Resource: "tasks"}
 
-// TaskAliasesIndex is the name of the index on Task by .spec.aliases.
+// TaskAliasesIndex is the name of the index on Task that TaskAliasesIndexFunc computes.
 const TaskAliasesIndex = "Aliases"
 
 // TaskAliasesIndexFunc indexes a Task by .spec.aliases (empty values are not indexed).
@@ -30,7 +30,7 @@ func TaskAliasesIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.PointerValues(obj.Spec.Aliases), nil
 }
 
-// TaskClassIndex is the name of the index on Task by .spec.className.
+// TaskClassIndex is the name of the index on Task that TaskClassIndexFunc computes.
 const TaskClassIndex = "Class"
 
 // TaskClassIndexFunc indexes a Task by .spec.className (empty values are not indexed).
@@ -41,15 +41,15 @@ func TaskClassIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(*obj.Spec.ClassName), nil
 }
 
-// TaskGenerateNameIndex is the name of the index on Task by .ObjectMeta.GenerateName.
+// TaskGenerateNameIndex is the name of the index on Task that TaskGenerateNameIndexFunc computes.
 const TaskGenerateNameIndex = "GenerateName"
 
-// TaskGenerateNameIndexFunc indexes a Task by .ObjectMeta.GenerateName (empty values are not indexed).
+// TaskGenerateNameIndexFunc indexes a Task by .metadata.generateName (empty values are not indexed).
 func TaskGenerateNameIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(obj.ObjectMeta.GenerateName), nil
 }
 
-// TaskNodeIndex is the name of the index on Task by .spec.nodeName.
+// TaskNodeIndex is the name of the index on Task that TaskNodeIndexFunc computes.
 const TaskNodeIndex = "Node"
 
 // TaskNodeIndexFunc indexes a Task by .spec.nodeName (empty values are not indexed).
@@ -57,7 +57,7 @@ func TaskNodeIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(obj.Spec.NodeName), nil
 }
 
-// TaskOwnerIndex is the name of the index on Task by TaskOwnerIndex.
+// TaskOwnerIndex is the name of the index on Task that TaskOwnerIndexFunc computes.
 const TaskOwnerIndex = "Owner"
 
 // TaskOwnerIndexFunc indexes a Task by v1.TaskOwnerIndex.
@@ -65,15 +65,15 @@ func TaskOwnerIndexFunc(obj *v1.Task) ([]string, error) {
 	return v1.TaskOwnerIndex(obj)
 }
 
-// TaskPhaseIndex is the name of the index on Task by .Status.Phase.
+// TaskPhaseIndex is the name of the index on Task that TaskPhaseIndexFunc computes.
 const TaskPhaseIndex = "Phase"
 
-// TaskPhaseIndexFunc indexes a Task by .Status.Phase (empty values are not indexed).
+// TaskPhaseIndexFunc indexes a Task by .status.phase (empty values are not indexed).
 func TaskPhaseIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(obj.Status.Phase), nil
 }
 
-// TaskTagsIndex is the name of the index on Task by .spec.tags.
+// TaskTagsIndex is the name of the index on Task that TaskTagsIndexFunc computes.
 const TaskTagsIndex = "Tags"
 
 // TaskTagsIndexFunc indexes a Task by .spec.tags (empty values are not indexed).
@@ -81,7 +81,7 @@ func TaskTagsIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(obj.Spec.Tags...), nil
 }
 
-// TaskTargetIndex is the name of the index on Task by .spec.target.name.
+// TaskTargetIndex is the name of the index on Task that TaskTargetIndexFunc computes.
 const TaskTargetIndex = "Target"
 
 // TaskTargetIndexFunc indexes a Task by .spec.target.name (empty values are not indexed).
@@ -95,7 +95,7 @@ func TaskTargetIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(*obj.Spec.Target.Name), nil
 }
 
-// TaskZoneIndex is the name of the index on Task by .spec.zone.
+// TaskZoneIndex is the name of the index on Task that TaskZoneIndexFunc computes.
 const TaskZoneIndex = "Zone"
 
 // TaskZoneIndexFunc indexes a Task by .spec.zone (empty values are not indexed).
@@ -103,7 +103,7 @@ func TaskZoneIndexFunc(obj *v1.Task) ([]string, error) {
 	return store.Values(string(obj.Spec.Zone)), nil
 }
 
-// TaskZonesIndex is the name of the index on Task by .spec.zones.
+// TaskZonesIndex is the name of the index on Task that TaskZonesIndexFunc computes.
 const TaskZonesIndex = "Zones"
 
 // TaskZonesIndexFunc indexes a Task by .spec.zones (empty values are not indexed).
@@ -137,13 +137,13 @@ type TaskLister interface {
 	ByAliases(value string) ([]*v1.Task, error)
 	// ByClass lists the Tasks whose .spec.className is value.
 	ByClass(value string) ([]*v1.Task, error)
-	// ByGenerateName lists the Tasks whose .ObjectMeta.GenerateName is value.
+	// ByGenerateName lists the Tasks whose .metadata.generateName is value.
 	ByGenerateName(value string) ([]*v1.Task, error)
 	// ByNode lists the Tasks whose .spec.nodeName is value.
 	ByNode(value string) ([]*v1.Task, error)
 	// ByOwner lists the Tasks for which TaskOwnerIndex returns value.
 	ByOwner(value string) ([]*v1.Task, error)
-	// ByPhase lists the Tasks whose .Status.Phase is value.
+	// ByPhase lists the Tasks whose .status.phase is value.
 	ByPhase(value string) ([]*v1.Task, error)
 	// ByTags lists the Tasks whose .spec.tags contains value.
 	ByTags(value string) ([]*v1.Task, error)
@@ -166,13 +166,13 @@ type TaskNamespaceLister interface {
 	ByAliases(value string) ([]*v1.Task, error)
 	// ByClass lists the Tasks of the namespace whose .spec.className is value.
 	ByClass(value string) ([]*v1.Task, error)
-	// ByGenerateName lists the Tasks of the namespace whose .ObjectMeta.GenerateName is value.
+	// ByGenerateName lists the Tasks of the namespace whose .metadata.generateName is value.
 	ByGenerateName(value string) ([]*v1.Task, error)
 	// ByNode lists the Tasks of the namespace whose .spec.nodeName is value.
 	ByNode(value string) ([]*v1.Task, error)
 	// ByOwner lists the Tasks of the namespace for which TaskOwnerIndex returns value.
 	ByOwner(value string) ([]*v1.Task, error)
-	// ByPhase lists the Tasks of the namespace whose .Status.Phase is value.
+	// ByPhase lists the Tasks of the namespace whose .status.phase is value.
 	ByPhase(value string) ([]*v1.Task, error)
 	// ByTags lists the Tasks of the namespace whose .spec.tags contains value.
 	ByTags(value string) ([]*v1.Task, error)

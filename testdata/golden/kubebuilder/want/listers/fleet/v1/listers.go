@@ -50,7 +50,7 @@ type fleetLister struct{ store.Lister[*v1.Fleet] }
 // WidgetResource is the group and resource of Widget, used in NotFound errors.
 var WidgetResource = schema.GroupResource{Group: "fleet.example.com", Resource: "widgets"}
 
-// WidgetRegionIndex is the name of the index on Widget by .spec.region.
+// WidgetRegionIndex is the name of the index on Widget that WidgetRegionIndexFunc computes.
 const WidgetRegionIndex = "Region"
 
 // WidgetRegionIndexFunc indexes a Widget by .spec.region (empty values are not indexed).

@@ -1,0 +1,185 @@
+package generator
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	gengotypes "k8s.io/gengo/v2/types"
+)
+
+// selectKind decides whether named is generated for and checks it. skip,
+// when set, says why a type with a selecting marker is not generated for
+// (not an error: for -v).
+func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf func(token.Pos) token.Position,
+	namers kindNamers) (k *Kind, diags Diagnostics, skip string) {
+	name := named.Obj().Name()
+	pos := posOf(named.Obj().Pos())
+	st, isStruct := named.Underlying().(*types.Struct)
+	list := isStruct && isListType(st)
+	if selected := (s.genclient || s.root) && isStruct && !list && s.listWatch() && !s.noLister; !selected {
+		for _, m := range s.indexes {
+			diags = append(diags, Diagnostic{Pos: m.pos,
+				Message: fmt.Sprintf("marker +informer-gen:index is in the wrong place: type %s is not selected for generation", name),
+				Hint:    "mark the type with +genclient or +kubebuilder:object:root=true, with list and watch verbs"})
+		}
+		return nil, diags, ""
+	}
+	listName := name + "List"
+	listType, _ := pkg.Types.Scope().Lookup(listName).(*types.TypeName)
+	if reason := notListedResource(st, s, listType != nil, listName); reason != "" {
+		return nil, nil, reason
+	}
+	if !named.Obj().Exported() {
+		// Generated code lives in other packages and could not name it.
+		return nil, Diagnostics{{Pos: pos,
+			Message: fmt.Sprintf("type %s is not exported: the generated listers and informers cannot refer to it", name),
+			Hint:    "export the type, or remove its +genclient / +kubebuilder:object:root marker"}}, ""
+	}
+	diags = append(diags, s.conflicts...)
+	diags = append(diags, checkObjectMeta(st, name, pos, posOf)...)
+	pointerItems, ds := checkListType(named, listType, listName, pos, posOf)
+	diags = append(diags, ds...)
+	if !hasMethod(named, "DeepCopy") || !hasMethod(named, "DeepCopyObject") {
+		diags = append(diags, Diagnostic{Pos: pos,
+			Message: fmt.Sprintf("type %s has no DeepCopy and DeepCopyObject methods", name),
+			Hint:    "generate deepcopy funcs with deepcopy-gen or controller-gen object"})
+	}
+
+	t := &gengotypes.Type{Name: gengotypes.Name{Name: name}}
+	k = &Kind{
+		Name:         name,
+		Plural:       namers.plural.Name(t),
+		Resource:     cmp.Or(s.resource, namers.resource.Name(t)),
+		Namespaced:   !s.clusterScoped,
+		Informer:     !s.noInformer,
+		PointerItems: pointerItems,
+		pos:          pos,
+	}
+	diags = append(diags, addIndexes(pkg, named, k, s.indexes)...)
+	return k, diags, ""
+}
+
+// notListedResource says why a type selected by +kubebuilder:object:root
+// alone is no resource to list and watch; "" when it is one, or when the
+// user asked for it explicitly (+genclient, an index), so that what it
+// lacks is an error.
+func notListedResource(st *types.Struct, s selection, hasList bool, listName string) string {
+	if s.genclient || len(s.indexes) > 0 {
+		return ""
+	}
+	switch {
+	case len(findObjectMeta(st).steps) == 0:
+		// controller-gen's object:root also marks types that are not
+		// resources (cluster-api's hook request and response types,
+		// admission reviews): no ObjectMeta, no list, nothing to watch.
+		return "+kubebuilder:object:root=true type without metav1.ObjectMeta is not a resource"
+	case !hasList:
+		// controller-gen makes a CRD of any root type with ObjectMeta
+		// (a component Config, a singleton), but without a Go list type
+		// there is nothing to decode a LIST into: not a listed resource.
+		return "+kubebuilder:object:root=true type without a list type " + listName + " cannot be listed and watched"
+	}
+	return ""
+}
+
+// checkListType checks the list type of named (nil when there is none):
+// Items []Kind or []*Kind (pointerItems), and DeepCopyObject.
+func checkListType(named *types.Named, list *types.TypeName, listName string, pos token.Position, posOf func(token.Pos) token.Position) (pointerItems bool, diags Diagnostics) {
+	name := named.Obj().Name()
+	if list == nil {
+		return false, Diagnostics{{Pos: pos,
+			Message: fmt.Sprintf("type %s has no list type %s", name, listName),
+			Hint:    fmt.Sprintf("declare type %s struct { metav1.TypeMeta; metav1.ListMeta; Items []%s }", listName, name)}}
+	}
+	ok, pointerItems := itemsOf(list.Type(), named)
+	if !ok {
+		return false, Diagnostics{{Pos: posOf(list.Pos()),
+			Message: fmt.Sprintf("list type %s has no field Items []%s or Items []*%s", listName, name, name)}}
+	}
+	if !hasMethod(list.Type(), "DeepCopyObject") {
+		diags = append(diags, Diagnostic{Pos: posOf(list.Pos()),
+			Message: fmt.Sprintf("type %s has no DeepCopyObject method", listName),
+			Hint:    "generate deepcopy funcs with deepcopy-gen or controller-gen object"})
+	}
+	return pointerItems, diags
+}
+
+// addIndexes builds the +informer-gen:index markers of a kind into
+// k.Indexes, sorted by name; a name given twice is an error.
+func addIndexes(pkg *packages.Package, named *types.Named, k *Kind, markers []marker) Diagnostics {
+	var diags Diagnostics
+	seen := map[string]*Index{}
+	for _, m := range markers {
+		ix, ds := buildIndex(pkg, named, m)
+		diags = append(diags, ds...)
+		if ix == nil {
+			continue
+		}
+		ix.Kind = k
+		if prev := seen[ix.GoName]; prev != nil {
+			diags = append(diags, Diagnostic{Pos: m.pos,
+				Message: fmt.Sprintf("duplicate index name %q on type %s", ix.Name, k.Name),
+				Hint:    "first declared at " + posString(prev.pos)})
+			continue
+		}
+		seen[ix.GoName] = ix
+		k.Indexes = append(k.Indexes, ix)
+	}
+	slices.SortFunc(k.Indexes, func(a, b *Index) int { return strings.Compare(a.GoName, b.GoName) })
+	return diags
+}
+
+func isListType(st *types.Struct) bool {
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if f.Name() == "Items" {
+			_, ok := f.Type().Underlying().(*types.Slice)
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// itemsOf reports whether list has a field Items []item or Items []*item,
+// and which.
+func itemsOf(list types.Type, item *types.Named) (ok, pointer bool) {
+	st, isStruct := list.Underlying().(*types.Struct)
+	if !isStruct {
+		return false, false
+	}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if f.Name() != "Items" {
+			continue
+		}
+		sl, isSlice := f.Type().(*types.Slice)
+		if !isSlice {
+			return false, false
+		}
+		if types.Identical(sl.Elem(), item) {
+			return true, false
+		}
+		if p, isPtr := sl.Elem().(*types.Pointer); isPtr && types.Identical(p.Elem(), item) {
+			return true, true
+		}
+		return false, false
+	}
+	return false, false
+}
+
+func hasMethod(t types.Type, name string) bool {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for i := range ms.Len() {
+		if ms.At(i).Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}
