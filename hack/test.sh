@@ -26,7 +26,7 @@ fi
 
 for m in "${modules[@]}"; do
   echo "== go test -race ($m)"
-  (cd "$m" && go test -race -count=1 ./...)
+  (cd "$m" && go test -race -count=1 -timeout 30m ./...)
 done
 
 if [ -x hack/verify-codegen.sh ]; then
