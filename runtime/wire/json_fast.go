@@ -18,7 +18,7 @@ import (
 // the same results (proven by the differential tests). Registering any
 // type-specific unmarshaler costs a lookup per decoded value, whatever its
 // type, which these repay; see docs/performance.md for what was measured,
-// and for the types (Quantity, FieldsV1) whose unmarshalers did not pay.
+// and for the type (Quantity) whose unmarshaler did not pay.
 var fastUnmarshalers = json.JoinUnmarshalers(
 	json.UnmarshalFromFunc(unmarshalTime),
 	json.UnmarshalFromFunc(unmarshalMicroTime),
@@ -230,8 +230,13 @@ func (c *internCache) str(v jsontext.Value) (string, error) {
 	if !ascii && !utf8.Valid(b) {
 		return unquoteSlow(v)
 	}
+	return c.intern(b), nil
+}
+
+// intern returns string(b), from the cache when it holds it.
+func (c *internCache) intern(b []byte) string {
 	if len(b) < 2 || len(b) > 256 {
-		return string(b), nil
+		return string(b)
 	}
 	var h uint32
 	if len(b) >= 8 {
@@ -247,11 +252,11 @@ func (c *internCache) str(v jsontext.Value) (string, error) {
 	}
 	i := h % uint32(len(c.s))
 	if s := c.s[i]; s == string(b) {
-		return s, nil
+		return s
 	}
 	s := string(b)
 	c.s[i] = s
-	return s, nil
+	return s
 }
 
 // unquoteSlow decodes a JSON string with escapes or invalid UTF-8 as the
