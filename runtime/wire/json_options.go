@@ -23,7 +23,7 @@ type jsonConfig struct {
 //
 // Only the object's own metadata is affected (the managedFields of an
 // embedded template's metadata are decoded as usual). The skipped bytes must
-// still be valid JSON, and a managedFields that is neither an array nor null
+// still be valid JSON (they are read, not decoded), and a managedFields that is neither an array nor null
 // is still an error; but an array whose entries would not decode into
 // ManagedFieldsEntry, an error to apimachinery, is not reported.
 func SkipManagedFields() JSONOption {
@@ -41,7 +41,9 @@ func skipManagedFields(dec *jsontext.Decoder, s *[]metav1.ManagedFieldsEntry) er
 	if !isTopManagedFields(string(dec.StackPointer())) {
 		return errors.ErrUnsupported
 	}
-	if err := dec.SkipValue(); err != nil {
+	// ReadValue, not SkipValue: it consumes the value in one pass, where
+	// SkipValue reads it token by token.
+	if _, err := dec.ReadValue(); err != nil {
 		return err
 	}
 	*s = nil
