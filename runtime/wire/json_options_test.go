@@ -156,3 +156,49 @@ func TestSkipManagedFieldsEdges(t *testing.T) {
 		}
 	}
 }
+
+// compareSkip decodes body as a LIST and as a WATCH stream with a's codec
+// and with one with SkipManagedFields, and returns how the second differs
+// from the first with its objects' managedFields dropped ("" if it does
+// not). Where the first fails, the second may go on (it does not decode
+// managedFields entries), but everything before the failure must agree.
+func compareSkip(a *apiType, body []byte) string {
+	skip := newJSONCodec[runtime.Object](a.elem, a.gvk, SkipManagedFields())
+	if a.listElem != nil {
+		var want, got []runtime.Object
+		_, errW := a.codec.DecodeList(bytes.NewReader(body), func(o runtime.Object) error { want = append(want, stripped(o)); return nil })
+		_, errG := skip.DecodeList(bytes.NewReader(body), func(o runtime.Object) error { got = append(got, o); return nil })
+		switch {
+		case errW == nil && errG != nil:
+			return "LIST: SkipManagedFields failed, the codec did not: " + errG.Error()
+		case errW == nil && !reflect.DeepEqual(got, want):
+			return "LIST: " + diffObjects(got, want)
+		}
+	}
+	events := func(c *jsonCodec[runtime.Object]) (evs []Event[runtime.Object], err error) {
+		d := c.NewWatchDecoder(bytes.NewReader(body))
+		for {
+			ev, err := d.Next()
+			if err != nil {
+				return evs, err
+			}
+			evs = append(evs, ev)
+		}
+	}
+	want, errW := events(a.codec)
+	got, errG := events(skip)
+	for i := range want {
+		if want[i].Object != nil {
+			stripped(want[i].Object)
+		}
+	}
+	switch {
+	case len(got) < len(want):
+		return "WATCH: SkipManagedFields decoded fewer events"
+	case !reflect.DeepEqual(got[:len(want)], want):
+		return "WATCH: " + diffObjects(got[:len(want)], want)
+	case errW == io.EOF && (errG != io.EOF || len(got) != len(want)):
+		return "WATCH: the codec ended cleanly, SkipManagedFields did not"
+	}
+	return ""
+}
