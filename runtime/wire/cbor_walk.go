@@ -161,7 +161,9 @@ func cborKey(data []byte, off int) (key []byte, ok bool, next int, err error) {
 
 // cborListItems returns the spans of the elements of the "items" array of
 // the map that data holds (after any tags, such as the self-described CBOR
-// tag apimachinery writes first). No "items", or items null, is no items.
+// tag apimachinery writes first). No "items", or items null, is no items; so
+// is a body that is null or undefined, which apimachinery decodes into an
+// empty list.
 func cborListItems(data []byte) ([]cborSpan, error) {
 	off := 0
 	var major byte
@@ -179,6 +181,9 @@ func cborListItems(data []byte) ([]cborSpan, error) {
 			break
 		}
 		off = next
+	}
+	if major == 7 && (arg == 22 || arg == 23) && off == len(data) { // null, undefined
+		return nil, nil
 	}
 	if major != 5 {
 		return nil, errCBORMalformed

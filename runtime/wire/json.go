@@ -44,6 +44,16 @@ var jsonBaseOptions = json.JoinOptions(
 var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshalers(
 	json.JoinUnmarshalers(fastUnmarshalers, json.UnmarshalFromFunc(unmarshalAny))))
 
+// jsonOptionsSkipMF and jsonOptionsPreserveIntsSkipMF add SkipManagedFields.
+// Each set of unmarshalers caches its per-type lookups, so the sets are made
+// once, not per codec.
+var (
+	jsonOptionsSkipMF = json.JoinOptions(jsonBaseOptions, json.WithUnmarshalers(
+		json.JoinUnmarshalers(json.UnmarshalFromFunc(skipManagedFields), fastUnmarshalers)))
+	jsonOptionsPreserveIntsSkipMF = json.JoinOptions(jsonBaseOptions, json.WithUnmarshalers(
+		json.JoinUnmarshalers(json.UnmarshalFromFunc(skipManagedFields), fastUnmarshalers, json.UnmarshalFromFunc(unmarshalAny))))
+)
+
 // NewJSON returns the Codec for the JSON encoding of one resource whose
 // objects have the group-version-kind gvk and Go type T, a pointer to a
 // struct such as *v1alpha1.Foo. It panics if T is not a pointer to a struct
@@ -58,23 +68,35 @@ var jsonOptionsPreserveInts = json.JoinOptions(jsonOptions, json.WithUnmarshaler
 // object whose apiVersion or kind is present and differs from gvk (or from
 // gvk.Kind+"List" for the list itself) is a *DecodeError. A watch event object
 // without apiVersion and kind is a *DecodeError too, as it is to client-go,
-// which decodes watch events by their kind.
-func NewJSON[T any](gvk schema.GroupVersionKind) Codec[T] {
+// which decodes watch events by their kind. Options change what is decoded
+// (see SkipManagedFields).
+func NewJSON[T any](gvk schema.GroupVersionKind, opts ...JSONOption) Codec[T] {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("wire.NewJSON: %v is not a pointer to a struct", t))
 	}
-	return newJSONCodec[T](t.Elem(), gvk)
+	return newJSONCodec[T](t.Elem(), gvk, opts...)
 }
 
 // newJSONCodec returns the JSON codec for objects of type *elem, which must
 // be T (or, in tests, implement the interface T).
-func newJSONCodec[T any](elem reflect.Type, gvk schema.GroupVersionKind) *jsonCodec[T] {
-	c := &jsonCodec[T]{elem: elem, opts: jsonOptions}
+func newJSONCodec[T any](elem reflect.Type, gvk schema.GroupVersionKind, opts ...JSONOption) *jsonCodec[T] {
+	var cfg jsonConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	c := &jsonCodec[T]{elem: elem}
 	c.apiVersion, c.kind = gvk.ToAPIVersionAndKind()
 	c.listKind = gvk.Kind + "List"
-	if holdsInterface(elem, map[reflect.Type]bool{}) {
+	switch hasAny := holdsInterface(elem, map[reflect.Type]bool{}); {
+	case hasAny && cfg.skipManagedFields:
+		c.opts = jsonOptionsPreserveIntsSkipMF
+	case hasAny:
 		c.opts = jsonOptionsPreserveInts
+	case cfg.skipManagedFields:
+		c.opts = jsonOptionsSkipMF
+	default:
+		c.opts = jsonOptions
 	}
 	return c
 }

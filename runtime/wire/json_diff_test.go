@@ -91,7 +91,8 @@ func fuzzType(which uint16) *apiType {
 // FuzzJSONMatchesClientGo decodes arbitrary bytes as a LIST body and as a
 // WATCH body of one type both ways: the same objects, the same events up to
 // the first error, an error from both or from neither (except where we are
-// documented to be stricter), a *DecodeError from us, never a panic. The seed
+// documented to be stricter), a *DecodeError from us, never a panic; and
+// with SkipManagedFields, what the codec returns minus managedFields. The seed
 // corpus in testdata/fuzz holds random objects of several types; it runs
 // with every `go test`.
 func FuzzJSONMatchesClientGo(f *testing.F) {
@@ -104,6 +105,9 @@ func FuzzJSONMatchesClientGo(f *testing.F) {
 		}
 		if d, ourErr, refErr := compareWatch(a, body); d != "" {
 			t.Fatalf("%s WATCH: %s (ours: %v, client-go: %v)", a.gvk, d, ourErr, refErr)
+		}
+		if d := compareSkip(a, body); d != "" {
+			t.Fatalf("%s %s", a.gvk, d)
 		}
 	})
 }

@@ -18,11 +18,12 @@ import (
 // the same results (proven by the differential tests). Registering any
 // type-specific unmarshaler costs a lookup per decoded value, whatever its
 // type, which these repay; see docs/performance.md for what was measured,
-// and for the types (Quantity, FieldsV1) whose unmarshalers did not pay.
+// and for the type (Quantity) whose unmarshaler did not pay.
 var fastUnmarshalers = json.JoinUnmarshalers(
 	json.UnmarshalFromFunc(unmarshalTime),
 	json.UnmarshalFromFunc(unmarshalMicroTime),
 	json.UnmarshalFromFunc(unmarshalStringMap),
+	json.UnmarshalFromFunc(unmarshalFieldsV1),
 )
 
 var errTimeNotString = errors.New("time is not a JSON string")
@@ -94,14 +95,29 @@ func unmarshalMicroTime(dec *jsontext.Decoder, t *metav1.MicroTime) error {
 	return nil
 }
 
+// unmarshalFieldsV1 is metav1.FieldsV1's UnmarshalJSON (the value's bytes
+// kept as they are, with SetRawBytes; null leaves the field alone) without
+// the copy of the value that calling the method costs.
+func unmarshalFieldsV1(dec *jsontext.Decoder, f *metav1.FieldsV1) error {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if string(v) != "null" {
+		f.SetRawBytes(v)
+	}
+	return nil
+}
+
 var errMapNotObject = errors.New("map is not a JSON object")
 var errMapValueNotString = errors.New("map value is not a JSON string")
 
 // unmarshalStringMap decodes a map[string]string (labels, annotations,
 // selectors) as encoding/json v1 does, with apimachinery's options: null is a
 // nil map; an object is merged into the existing map (a new one when it is
-// nil), duplicate names last wins; a null member value is "". The map is made
-// with its final size, and short strings are interned.
+// nil), duplicate names last wins; a null member value is "". The object is
+// read as one value and its members scanned here (the decoder has checked its
+// syntax), the map is made with its final size, and strings are interned.
 func unmarshalStringMap(dec *jsontext.Decoder, m *map[string]string) error {
 	switch dec.PeekKind() {
 	case 'n':
@@ -115,7 +131,8 @@ func unmarshalStringMap(dec *jsontext.Decoder, m *map[string]string) error {
 		}
 		return errMapNotObject
 	}
-	if _, err := dec.ReadToken(); err != nil {
+	obj, err := dec.ReadValue()
+	if err != nil {
 		return err
 	}
 	c := internPool.Get().(*internCache)
@@ -128,33 +145,32 @@ func unmarshalStringMap(dec *jsontext.Decoder, m *map[string]string) error {
 		clear(kv)
 		c.kv = kv[:0]
 	}()
-	for dec.PeekKind() != '}' {
-		k, err := dec.ReadValue()
+	// obj is a valid JSON object: '{', then members "name" : value separated
+	// by commas, then '}', with whitespace between tokens.
+	i := skipSpace(obj, 1)
+	for obj[i] != '}' {
+		j := endOfString(obj, i)
+		ks, err := c.str(obj[i:j])
 		if err != nil {
 			return err
 		}
-		ks, err := c.str(k)
-		if err != nil {
-			return err
-		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
+		i = skipSpace(obj, skipSpace(obj, j)+1) // past the ':'
 		var vs string
-		switch v.Kind() {
+		switch obj[i] {
 		case 'n':
+			j = i + len("null")
 		case '"':
-			if vs, err = c.str(v); err != nil {
+			j = endOfString(obj, i)
+			if vs, err = c.str(obj[i:j]); err != nil {
 				return err
 			}
 		default:
 			return errMapValueNotString
 		}
 		kv = append(kv, ks, vs)
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
+		if i = skipSpace(obj, j); obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
 	}
 	if *m == nil {
 		*m = make(map[string]string, len(kv)/2)
@@ -163,6 +179,28 @@ func unmarshalStringMap(dec *jsontext.Decoder, m *map[string]string) error {
 		(*m)[kv[i]] = kv[i+1]
 	}
 	return nil
+}
+
+// skipSpace returns the index of the first byte of b at or after i that is
+// not JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// endOfString returns the index just after the valid JSON string that
+// starts at b[i].
+func endOfString(b []byte, i int) int {
+	for i++; ; i++ {
+		switch b[i] {
+		case '\\':
+			i++ // the escaped byte ('u' of a \uXXXX: its hex digits are not quotes)
+		case '"':
+			return i + 1
+		}
+	}
 }
 
 // internCache is a direct-mapped cache of recently decoded strings, so that
@@ -192,8 +230,13 @@ func (c *internCache) str(v jsontext.Value) (string, error) {
 	if !ascii && !utf8.Valid(b) {
 		return unquoteSlow(v)
 	}
-	if len(b) < 2 || len(b) > 64 {
-		return string(b), nil
+	return c.intern(b), nil
+}
+
+// intern returns string(b), from the cache when it holds it.
+func (c *internCache) intern(b []byte) string {
+	if len(b) < 2 || len(b) > 256 {
+		return string(b)
 	}
 	var h uint32
 	if len(b) >= 8 {
@@ -209,11 +252,11 @@ func (c *internCache) str(v jsontext.Value) (string, error) {
 	}
 	i := h % uint32(len(c.s))
 	if s := c.s[i]; s == string(b) {
-		return s, nil
+		return s
 	}
 	s := string(b)
 	c.s[i] = s
-	return s, nil
+	return s
 }
 
 // unquoteSlow decodes a JSON string with escapes or invalid UTF-8 as the
