@@ -43,6 +43,11 @@ type driverConfig struct {
 	Exe string
 	// ContenderExe is the contender binary (bench/e2e/contender).
 	ContenderExe string
+	// ServerProfileDir, when not empty, receives a CPU profile of the
+	// server for every run's sync (<run>.server-sync.pprof) and update
+	// phase (<run>.server-updates.pprof); ClientProfileDir one of every
+	// contender from its start to its sync (<run>.client-sync.pprof).
+	ServerProfileDir, ClientProfileDir string
 }
 
 // runResult is one contender run.
@@ -235,22 +240,46 @@ func (s *serverProc) stop() {
 
 // gc makes the server collect its garbage and waits until it has.
 func (s *serverProc) gc(ctx context.Context) error {
-	if _, err := io.WriteString(s.stdin, "GC\n"); err != nil {
-		return fmt.Errorf("asking the server to collect garbage: %w", err)
+	_, err := s.command(ctx, "GC", "GCDONE")
+	return err
+}
+
+// startProfile starts a CPU profile of the server into path.
+func (s *serverProc) startProfile(ctx context.Context, path string) error {
+	l, err := s.command(ctx, "PROF "+path, "PROFOK", "PROFERR")
+	if err == nil && l != "PROFOK" {
+		err = fmt.Errorf("server: %s", l)
+	}
+	return err
+}
+
+// stopProfile ends the server's CPU profile and waits until it is written.
+func (s *serverProc) stopProfile(ctx context.Context) error {
+	_, err := s.command(ctx, "PROFSTOP", "PROFDONE")
+	return err
+}
+
+// command writes line to the server's stdin and returns its first answer
+// line that starts with one of answers.
+func (s *serverProc) command(ctx context.Context, line string, answers ...string) (string, error) {
+	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {
+		return "", fmt.Errorf("server command %q: %w", line, err)
 	}
 	for {
 		select {
 		case l, ok := <-s.lines:
 			if !ok {
-				return errors.New("server process exited")
+				return "", errors.New("server process exited")
 			}
-			if l == "GCDONE" {
-				return nil
+			for _, a := range answers {
+				if strings.HasPrefix(l, a) {
+					return l, nil
+				}
 			}
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return "", context.Cause(ctx)
 		case <-time.After(time.Minute):
-			return errors.New("server did not collect garbage within 1m")
+			return "", fmt.Errorf("server did not answer %q within 1m", line)
 		}
 	}
 }
@@ -417,11 +446,17 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		OursList:   listMode,
 		WatchList:  watchList,
 		Expect:     size,
-		Round:      round,
+		Round:      strings.ReplaceAll(round, ":", "_"), // a label value
 		Updates:    nUpdates,
 		Timeout:    d.cfg.Timeout,
 	}
-	ccJSON, _ := json.Marshal(cc)
+	profile := func(dir, what string) string {
+		if dir == "" {
+			return ""
+		}
+		return filepath.Join(dir, strings.ReplaceAll(round, ":", "_")+"."+what+".pprof")
+	}
+	cc.CPUProfile = profile(d.cfg.ClientProfileDir, "client-sync")
 	// Let the server settle after the previous run (closing watches), then
 	// collect the garbage of the previous run, so that it is not counted
 	// against this one.
@@ -433,7 +468,14 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 	if err != nil {
 		return res, err
 	}
+	if p := profile(d.cfg.ServerProfileDir, "server-sync"); p != "" {
+		if err := d.srv.startProfile(ctx, p); err != nil {
+			return res, err
+		}
+	}
 	cmd := exec.Command(d.cfg.ContenderExe)
+	cc.ExecUnixNano = time.Now().UnixNano()
+	ccJSON, _ := json.Marshal(cc)
 	cmd.Env = append(os.Environ(), proto.EnvConfig+"="+string(ccJSON),
 		"KUBE_FEATURE_WatchListClient="+strconv.FormatBool(watchList))
 	var stderr strings.Builder
@@ -470,9 +512,14 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 	}()
 	timeout := time.NewTimer(d.cfg.Timeout)
 	defer timeout.Stop()
+	// writeFailed, once the updates are being written, is closed if a write
+	// failed: the contender will then never see them all.
+	var writeFailed chan struct{}
 	next := func(tag string, v any) error {
 		for {
 			select {
+			case <-writeFailed:
+				return fmt.Errorf("no %s: writing the updates failed", tag)
 			case l, ok := <-lines:
 				if !ok {
 					return fmt.Errorf("contender exited before %s: %s", tag, strings.TrimSpace(stderr.String()))
@@ -483,7 +530,8 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 				}
 				return json.Unmarshal([]byte(rest), v)
 			case <-timeout.C:
-				return fmt.Errorf("no %s within %v", tag, d.cfg.Timeout)
+				e := strings.TrimSpace(stderr.String())
+				return fmt.Errorf("no %s within %v: %s", tag, d.cfg.Timeout, e[max(0, len(e)-2000):])
 			case <-ctx.Done():
 				return context.Cause(ctx)
 			}
@@ -497,17 +545,31 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		return res, err
 	}
 	res.ServerCPUSync = cpu1 - cpu0
+	if d.cfg.ServerProfileDir != "" {
+		if err := d.srv.stopProfile(ctx); err != nil {
+			return res, err
+		}
+	}
 	if res.Sync.Objects != size || res.Sync.Adds != int64(size) {
 		return res, fmt.Errorf("synced %d objects with %d adds, want %d", res.Sync.Objects, res.Sync.Adds, size)
 	}
 
 	res.UpdatesCount = nUpdates
 	if nUpdates > 0 {
+		if p := profile(d.cfg.ServerProfileDir, "server-updates"); p != "" {
+			if err := d.srv.startProfile(ctx, p); err != nil {
+				return res, err
+			}
+		}
 		start := time.Now()
 		written := make(chan error, 1)
+		writeFailed = make(chan struct{})
 		go func() {
-			err := parallel(ctx, d.cfg.Writers, 0, nUpdates, func(ctx context.Context, i int) error { return d.update(ctx, i, round) })
+			err := parallel(ctx, d.cfg.Writers, 0, nUpdates, func(ctx context.Context, i int) error { return d.update(ctx, i, cc.Round) })
 			res.UpdatesWritten = time.Since(start).Seconds()
+			if err != nil {
+				close(writeFailed)
+			}
 			written <- err
 		}()
 		var ur proto.UpdateReport
@@ -528,6 +590,11 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 			return res, err
 		}
 		res.ServerCPUUpdates = cpu2 - cpu1
+		if d.cfg.ServerProfileDir != "" {
+			if err := d.srv.stopProfile(ctx); err != nil {
+				return res, err
+			}
+		}
 	}
 	stdin.Close()
 	var done proto.DoneReport

@@ -43,6 +43,18 @@ var metrics = []metric{
 		return r.UpdatesClientCPU / float64(r.UpdatesCount) * 1e6
 	}, "%.0f", true},
 	{"server CPU during updates (s)", func(r runResult) float64 { return r.ServerCPUUpdates }, "%.2f", true},
+	{"phase: exec → main (ms)", func(r runResult) float64 { return 1000 * r.Sync.Phases.Exec }, "%.0f", true},
+	{"phase: first request (ms)", func(r runResult) float64 { return 1000 * r.Sync.Phases.FirstRequest }, "%.0f", true},
+	{"phase: connected (ms)", func(r runResult) float64 { return 1000 * r.Sync.Phases.Connected }, "%.0f", true},
+	{"phase: LIST headers (s)", func(r runResult) float64 { return r.Sync.Phases.ListHeaders }, "%.2f", true},
+	{"phase: LIST first byte (s)", func(r runResult) float64 { return r.Sync.Phases.ListFirstByte }, "%.2f", true},
+	{"phase: LIST last byte (s)", func(r runResult) float64 { return r.Sync.Phases.ListLastByte }, "%.2f", true},
+	{"phase: WATCH first byte (s)", func(r runResult) float64 { return r.Sync.Phases.WatchFirstByte }, "%.2f", true},
+	{"phase: WATCH byte before sync (s)", func(r runResult) float64 { return r.Sync.Phases.WatchLastByte }, "%.2f", true},
+	{"phase: last add (s)", func(r runResult) float64 { return r.Sync.Phases.LastAdd }, "%.2f", true},
+	{"LIST body read (MB)", func(r runResult) float64 { return float64(r.Sync.Phases.ListBytes) / 1e6 }, "%.1f", true},
+	{"client GCs to sync", func(r runResult) float64 { return float64(r.Sync.Phases.GCCycles) }, "%.0f", true},
+	{"client GC CPU to sync (s)", func(r runResult) float64 { return r.Sync.Phases.GCCPUSeconds }, "%.2f", true},
 	{"client CPU total (s)", func(r runResult) float64 { return r.TotalCPU }, "%.2f", true},
 	{"peak RSS total (MB)", func(r runResult) float64 { return float64(r.MaxRSS) / 1e6 }, "%.0f", true},
 }
