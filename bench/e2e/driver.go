@@ -43,6 +43,10 @@ type driverConfig struct {
 	Exe string
 	// ContenderExe is the contender binary (bench/e2e/contender).
 	ContenderExe string
+	// Write is how the updates are written: "patch" (a JSON merge patch of
+	// one label, the default) or "put" (an Update of the whole object with
+	// the resourceVersion read by a LIST before the run).
+	Write string
 	// ServerProfileDir, when not empty, receives a CPU profile of the
 	// server for every run's sync (<run>.server-sync.pprof) and update
 	// phase (<run>.server-updates.pprof); ClientProfileDir one of every
@@ -77,8 +81,8 @@ type runResult struct {
 }
 
 const (
-	benchNSPrefix = "bench-"
-	namespaces    = 10
+	benchNSPrefix = proto.NamespacePrefix
+	namespaces    = proto.Namespaces
 )
 
 // runDriver starts the server, creates the objects of each size and runs
@@ -386,16 +390,46 @@ func (d *driver) createFoos(ctx context.Context, from, to int) error {
 	})
 }
 
-// update labels Foo i with round (a JSON merge patch, no resourceVersion
-// precondition: as fast as the server takes them).
-func (d *driver) update(ctx context.Context, i int, round string) error {
+// update labels Foo i with round: a JSON merge patch without a
+// resourceVersion precondition (as fast as the server takes them), or, with
+// rvs (-write put), an Update of the whole object at rvs[i].
+func (d *driver) update(ctx context.Context, i int, round string, rvs []string) error {
 	foo := fooObject(i)
-	patch := []byte(`{"metadata":{"labels":{"` + proto.RoundLabel + `":"` + round + `"}}}`)
-	err := d.rc.Patch(types.MergePatchType).Namespace(foo.Namespace).Resource("foos").Name(foo.Name).Body(patch).Do(ctx).Error()
+	var err error
+	if rvs != nil {
+		foo.Labels[proto.RoundLabel] = round
+		foo.ResourceVersion = rvs[i]
+		err = d.rc.Put().Namespace(foo.Namespace).Resource("foos").Name(foo.Name).Body(foo).Do(ctx).Error()
+	} else {
+		patch := []byte(`{"metadata":{"labels":{"` + proto.RoundLabel + `":"` + round + `"}}}`)
+		err = d.rc.Patch(types.MergePatchType).Namespace(foo.Namespace).Resource("foos").Name(foo.Name).Body(patch).Do(ctx).Error()
+	}
 	if err != nil {
 		return fmt.Errorf("updating Foo %s/%s: %w", foo.Namespace, foo.Name, err)
 	}
 	return nil
+}
+
+// resourceVersions returns the resourceVersion of Foo i for i < n, from one
+// LIST.
+func (d *driver) resourceVersions(ctx context.Context, n int) ([]string, error) {
+	var l v1alpha1.FooList
+	if err := d.rc.Get().Resource("foos").Do(ctx).Into(&l); err != nil {
+		return nil, fmt.Errorf("listing foos for their resourceVersions: %w", err)
+	}
+	rvs := make([]string, n)
+	for _, f := range l.Items {
+		var i int
+		if _, err := fmt.Sscanf(f.Name, "foo-%d", &i); err == nil && i < n {
+			rvs[i] = f.ResourceVersion
+		}
+	}
+	for i, rv := range rvs {
+		if rv == "" {
+			return nil, fmt.Errorf("no Foo %d on the server", i)
+		}
+	}
+	return rvs, nil
 }
 
 // requestCounts returns the LIST and WATCH requests for foos the server has
@@ -457,6 +491,13 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		return filepath.Join(dir, strings.ReplaceAll(round, ":", "_")+"."+what+".pprof")
 	}
 	cc.CPUProfile = profile(d.cfg.ClientProfileDir, "client-sync")
+	var rvs []string
+	if d.cfg.Write == "put" && nUpdates > 0 {
+		var err error
+		if rvs, err = d.resourceVersions(ctx, nUpdates); err != nil {
+			return res, err
+		}
+	}
 	// Let the server settle after the previous run (closing watches), then
 	// collect the garbage of the previous run, so that it is not counted
 	// against this one.
@@ -565,7 +606,7 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		written := make(chan error, 1)
 		writeFailed = make(chan struct{})
 		go func() {
-			err := parallel(ctx, d.cfg.Writers, 0, nUpdates, func(ctx context.Context, i int) error { return d.update(ctx, i, cc.Round) })
+			err := parallel(ctx, d.cfg.Writers, 0, nUpdates, func(ctx context.Context, i int) error { return d.update(ctx, i, cc.Round, rvs) })
 			res.UpdatesWritten = time.Since(start).Seconds()
 			if err != nil {
 				close(writeFailed)

@@ -45,6 +45,7 @@ func main() {
 	flag.DurationVar(&cfg.Settle, "settle", time.Second, "pause before each run, for the server to settle")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every run as JSON")
 	flag.StringVar(&cfg.ContenderExe, "contender-bin", "", "the contender binary (go build ./contender); required")
+	flag.StringVar(&cfg.Write, "write", "patch", "how updates are written: patch (a JSON merge patch of one label) or put (an Update of the whole object at the resourceVersion of a LIST before the run)")
 	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced) and RUN.server-updates.pprof")
 	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof")
 	flag.Usage = func() {
@@ -68,6 +69,10 @@ func main() {
 			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s)\n", c, strings.Join(proto.Contenders, ","))
 			os.Exit(2)
 		}
+	}
+	if cfg.Write != "patch" && cfg.Write != "put" {
+		fmt.Fprintf(os.Stderr, "-write: %q is neither patch nor put\n", cfg.Write)
+		os.Exit(2)
 	}
 	for _, dir := range []string{cfg.ServerProfileDir, cfg.ClientProfileDir} {
 		if dir != "" {

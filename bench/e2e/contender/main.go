@@ -234,6 +234,10 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 	wl := cc.WatchList
 	opts := factory.Options{Reflector: reflector.Options{WatchList: &wl}}
 	switch cc.OursList {
+	case "ns10":
+		for i := range proto.Namespaces {
+			opts.Namespaces = append(opts.Namespaces, proto.NamespacePrefix+strconv.Itoa(i))
+		}
 	case "", "rv0", "paged", "unpaged":
 		if cc.OursList != "" {
 			tweak, err := listTweak(cc.OursList)

@@ -54,8 +54,14 @@ func (c *phaseClock) wrap(rt http.RoundTripper) http.RoundTripper {
 			c.mu.Lock()
 			if isWatch {
 				first, c.watch = !c.watch, true
+				if first {
+					c.p.WatchRequest = c.since()
+				}
 			} else {
 				first, c.listed = !c.listed, true
+				if first {
+					c.p.ListRequest = c.since()
+				}
 			}
 			c.mu.Unlock()
 		}

@@ -29,6 +29,13 @@ const (
 // Contenders are all contenders, in table order.
 var Contenders = []string{Ours, Typed, Dynamic, CtrlRtime}
 
+// The driver creates the Foos in Namespaces namespaces, NamespacePrefix
+// followed by 0, 1, ….
+const (
+	NamespacePrefix = "bench-"
+	Namespaces      = 10
+)
+
 // RoundLabel is the label the driver's updates set; its value names the run.
 const RoundLabel = "bench-round"
 
@@ -81,9 +88,11 @@ type Phases struct {
 	Exec           float64 // the driver's exec → the contender's main
 	FirstRequest   float64 // first request to the server sent
 	Connected      float64 // first connection ready (TCP and TLS done)
+	ListRequest    float64 // the LIST's request handed to the transport
 	ListHeaders    float64 // the LIST's response headers
 	ListFirstByte  float64 // the LIST's first body byte read
 	ListLastByte   float64 // the LIST's last body byte read
+	WatchRequest   float64 // the WATCH's request handed to the transport
 	WatchHeaders   float64 // the WATCH's response headers
 	WatchFirstByte float64 // the WATCH's first body byte read
 	WatchLastByte  float64 // the WATCH's last body byte read before sync
@@ -123,6 +132,7 @@ var OursModes = map[string]string{
 	"h1buf64k":   "HTTP/1.1 with a 64 KiB read buffer (http.Transport.ReadBufferSize; default 4 KiB)",
 	"h2win16m":   "HTTP/2 with a 16 MiB stream receive window (http.Transport.HTTP2.MaxReceiveBufferPerStream; default 4 MiB)",
 	"h2frame16k": "HTTP/2 advertising 16 KiB frames (http.Transport.HTTP2.MaxReadFrameSize; default 1 MiB)",
+	"ns10":       "one LIST and WATCH per namespace, concurrently (factory.Options.Namespaces = the 10 bench namespaces)",
 }
 
 // FooClient is the REST client code-generator's clientset would build for
