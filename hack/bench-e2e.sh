@@ -6,6 +6,18 @@
 # and off; prints one table of medians per size and mode with client-go-typed/ours
 # ratios. Every flag is passed on to the driver (see `-h`); the defaults are
 # -sizes 10000,50000 -runs 3 -updates 2000 (see docs/performance.md for the time it takes).
+# Besides the tables' rows, each run reports its sync's phases (first request,
+# connection, the LIST's headers, first and last body byte, the WATCH's, the
+# handler's last add) and the client's GCs until synced. Flags for digging:
+#   -contenders ours:MODE,...   variants of ours (rv0, paged, unpaged, nogzip,
+#                               h1, h1nogzip, h1buf64k, h2win16m, h2frame16k,
+#                               ns10; `-h` says what each changes)
+#   -server-cpuprofile DIR      a CPU profile of the API server per run
+#                               (RUN.server-sync.pprof, RUN.server-updates.pprof),
+#                               written by the server process to a file: no listener
+#   -client-cpuprofile DIR      a CPU profile of every contender, start → synced
+#   -write patch|put            how the updates are written (default patch)
+#   -v                          every run as JSON (phases included)
 # Usage: hack/bench-e2e.sh [flags]        e.g. hack/bench-e2e.sh -sizes 2000 -runs 1 (quick)
 set -euo pipefail
 cd "$(dirname "$0")/../bench/e2e"

@@ -43,6 +43,15 @@ type driverConfig struct {
 	Exe string
 	// ContenderExe is the contender binary (bench/e2e/contender).
 	ContenderExe string
+	// Write is how the updates are written: "patch" (a JSON merge patch of
+	// one label, the default) or "put" (an Update of the whole object with
+	// the resourceVersion read by a LIST before the run).
+	Write string
+	// ServerProfileDir, when not empty, receives a CPU profile of the
+	// server for every run's sync (<run>.server-sync.pprof) and update
+	// phase (<run>.server-updates.pprof); ClientProfileDir one of every
+	// contender from its start to its sync (<run>.client-sync.pprof).
+	ServerProfileDir, ClientProfileDir string
 }
 
 // runResult is one contender run.
@@ -72,8 +81,8 @@ type runResult struct {
 }
 
 const (
-	benchNSPrefix = "bench-"
-	namespaces    = 10
+	benchNSPrefix = proto.NamespacePrefix
+	namespaces    = proto.Namespaces
 )
 
 // runDriver starts the server, creates the objects of each size and runs
@@ -235,22 +244,46 @@ func (s *serverProc) stop() {
 
 // gc makes the server collect its garbage and waits until it has.
 func (s *serverProc) gc(ctx context.Context) error {
-	if _, err := io.WriteString(s.stdin, "GC\n"); err != nil {
-		return fmt.Errorf("asking the server to collect garbage: %w", err)
+	_, err := s.command(ctx, "GC", "GCDONE")
+	return err
+}
+
+// startProfile starts a CPU profile of the server into path.
+func (s *serverProc) startProfile(ctx context.Context, path string) error {
+	l, err := s.command(ctx, "PROF "+path, "PROFOK", "PROFERR")
+	if err == nil && l != "PROFOK" {
+		err = fmt.Errorf("server: %s", l)
+	}
+	return err
+}
+
+// stopProfile ends the server's CPU profile and waits until it is written.
+func (s *serverProc) stopProfile(ctx context.Context) error {
+	_, err := s.command(ctx, "PROFSTOP", "PROFDONE")
+	return err
+}
+
+// command writes line to the server's stdin and returns its first answer
+// line that starts with one of answers.
+func (s *serverProc) command(ctx context.Context, line string, answers ...string) (string, error) {
+	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {
+		return "", fmt.Errorf("server command %q: %w", line, err)
 	}
 	for {
 		select {
 		case l, ok := <-s.lines:
 			if !ok {
-				return errors.New("server process exited")
+				return "", errors.New("server process exited")
 			}
-			if l == "GCDONE" {
-				return nil
+			for _, a := range answers {
+				if strings.HasPrefix(l, a) {
+					return l, nil
+				}
 			}
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return "", context.Cause(ctx)
 		case <-time.After(time.Minute):
-			return errors.New("server did not collect garbage within 1m")
+			return "", fmt.Errorf("server did not answer %q within 1m", line)
 		}
 	}
 }
@@ -357,16 +390,46 @@ func (d *driver) createFoos(ctx context.Context, from, to int) error {
 	})
 }
 
-// update labels Foo i with round (a JSON merge patch, no resourceVersion
-// precondition: as fast as the server takes them).
-func (d *driver) update(ctx context.Context, i int, round string) error {
+// update labels Foo i with round: a JSON merge patch without a
+// resourceVersion precondition (as fast as the server takes them), or, with
+// rvs (-write put), an Update of the whole object at rvs[i].
+func (d *driver) update(ctx context.Context, i int, round string, rvs []string) error {
 	foo := fooObject(i)
-	patch := []byte(`{"metadata":{"labels":{"` + proto.RoundLabel + `":"` + round + `"}}}`)
-	err := d.rc.Patch(types.MergePatchType).Namespace(foo.Namespace).Resource("foos").Name(foo.Name).Body(patch).Do(ctx).Error()
+	var err error
+	if rvs != nil {
+		foo.Labels[proto.RoundLabel] = round
+		foo.ResourceVersion = rvs[i]
+		err = d.rc.Put().Namespace(foo.Namespace).Resource("foos").Name(foo.Name).Body(foo).Do(ctx).Error()
+	} else {
+		patch := []byte(`{"metadata":{"labels":{"` + proto.RoundLabel + `":"` + round + `"}}}`)
+		err = d.rc.Patch(types.MergePatchType).Namespace(foo.Namespace).Resource("foos").Name(foo.Name).Body(patch).Do(ctx).Error()
+	}
 	if err != nil {
 		return fmt.Errorf("updating Foo %s/%s: %w", foo.Namespace, foo.Name, err)
 	}
 	return nil
+}
+
+// resourceVersions returns the resourceVersion of Foo i for i < n, from one
+// LIST.
+func (d *driver) resourceVersions(ctx context.Context, n int) ([]string, error) {
+	var l v1alpha1.FooList
+	if err := d.rc.Get().Resource("foos").Do(ctx).Into(&l); err != nil {
+		return nil, fmt.Errorf("listing foos for their resourceVersions: %w", err)
+	}
+	rvs := make([]string, n)
+	for _, f := range l.Items {
+		var i int
+		if _, err := fmt.Sscanf(f.Name, "foo-%d", &i); err == nil && i < n {
+			rvs[i] = f.ResourceVersion
+		}
+	}
+	for i, rv := range rvs {
+		if rv == "" {
+			return nil, fmt.Errorf("no Foo %d on the server", i)
+		}
+	}
+	return rvs, nil
 }
 
 // requestCounts returns the LIST and WATCH requests for foos the server has
@@ -417,11 +480,24 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		OursList:   listMode,
 		WatchList:  watchList,
 		Expect:     size,
-		Round:      round,
+		Round:      strings.ReplaceAll(round, ":", "_"), // a label value
 		Updates:    nUpdates,
 		Timeout:    d.cfg.Timeout,
 	}
-	ccJSON, _ := json.Marshal(cc)
+	profile := func(dir, what string) string {
+		if dir == "" {
+			return ""
+		}
+		return filepath.Join(dir, strings.ReplaceAll(round, ":", "_")+"."+what+".pprof")
+	}
+	cc.CPUProfile = profile(d.cfg.ClientProfileDir, "client-sync")
+	var rvs []string
+	if d.cfg.Write == "put" && nUpdates > 0 {
+		var err error
+		if rvs, err = d.resourceVersions(ctx, nUpdates); err != nil {
+			return res, err
+		}
+	}
 	// Let the server settle after the previous run (closing watches), then
 	// collect the garbage of the previous run, so that it is not counted
 	// against this one.
@@ -433,7 +509,14 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 	if err != nil {
 		return res, err
 	}
+	if p := profile(d.cfg.ServerProfileDir, "server-sync"); p != "" {
+		if err := d.srv.startProfile(ctx, p); err != nil {
+			return res, err
+		}
+	}
 	cmd := exec.Command(d.cfg.ContenderExe)
+	cc.ExecUnixNano = time.Now().UnixNano()
+	ccJSON, _ := json.Marshal(cc)
 	cmd.Env = append(os.Environ(), proto.EnvConfig+"="+string(ccJSON),
 		"KUBE_FEATURE_WatchListClient="+strconv.FormatBool(watchList))
 	var stderr strings.Builder
@@ -470,9 +553,14 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 	}()
 	timeout := time.NewTimer(d.cfg.Timeout)
 	defer timeout.Stop()
+	// writeFailed, once the updates are being written, is closed if a write
+	// failed: the contender will then never see them all.
+	var writeFailed chan struct{}
 	next := func(tag string, v any) error {
 		for {
 			select {
+			case <-writeFailed:
+				return fmt.Errorf("no %s: writing the updates failed", tag)
 			case l, ok := <-lines:
 				if !ok {
 					return fmt.Errorf("contender exited before %s: %s", tag, strings.TrimSpace(stderr.String()))
@@ -483,7 +571,8 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 				}
 				return json.Unmarshal([]byte(rest), v)
 			case <-timeout.C:
-				return fmt.Errorf("no %s within %v", tag, d.cfg.Timeout)
+				e := strings.TrimSpace(stderr.String())
+				return fmt.Errorf("no %s within %v: %s", tag, d.cfg.Timeout, e[max(0, len(e)-2000):])
 			case <-ctx.Done():
 				return context.Cause(ctx)
 			}
@@ -497,17 +586,31 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		return res, err
 	}
 	res.ServerCPUSync = cpu1 - cpu0
+	if d.cfg.ServerProfileDir != "" {
+		if err := d.srv.stopProfile(ctx); err != nil {
+			return res, err
+		}
+	}
 	if res.Sync.Objects != size || res.Sync.Adds != int64(size) {
 		return res, fmt.Errorf("synced %d objects with %d adds, want %d", res.Sync.Objects, res.Sync.Adds, size)
 	}
 
 	res.UpdatesCount = nUpdates
 	if nUpdates > 0 {
+		if p := profile(d.cfg.ServerProfileDir, "server-updates"); p != "" {
+			if err := d.srv.startProfile(ctx, p); err != nil {
+				return res, err
+			}
+		}
 		start := time.Now()
 		written := make(chan error, 1)
+		writeFailed = make(chan struct{})
 		go func() {
-			err := parallel(ctx, d.cfg.Writers, 0, nUpdates, func(ctx context.Context, i int) error { return d.update(ctx, i, round) })
+			err := parallel(ctx, d.cfg.Writers, 0, nUpdates, func(ctx context.Context, i int) error { return d.update(ctx, i, cc.Round, rvs) })
 			res.UpdatesWritten = time.Since(start).Seconds()
+			if err != nil {
+				close(writeFailed)
+			}
 			written <- err
 		}()
 		var ur proto.UpdateReport
@@ -528,6 +631,11 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 			return res, err
 		}
 		res.ServerCPUUpdates = cpu2 - cpu1
+		if d.cfg.ServerProfileDir != "" {
+			if err := d.srv.stopProfile(ctx); err != nil {
+				return res, err
+			}
+		}
 	}
 	stdin.Close()
 	var done proto.DoneReport

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,16 +40,23 @@ func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	const size, updates = 200, 100
+	// Every contender, and one transport variant of ours; updates written
+	// as Updates (-write put), every process profiled.
+	contenders := append(slices.Clone(proto.Contenders), proto.Ours+":h1")
+	profiles := t.TempDir()
 	cfg := driverConfig{
-		Sizes:        []int{size},
-		Runs:         1,
-		Updates:      updates,
-		Contenders:   proto.Contenders,
-		WatchList:    []bool{true, false},
-		Writers:      16,
-		Settle:       100 * time.Millisecond,
-		Timeout:      time.Minute,
-		ContenderExe: bin,
+		Sizes:            []int{size},
+		Runs:             1,
+		Updates:          updates,
+		Write:            "put",
+		ServerProfileDir: profiles,
+		ClientProfileDir: profiles,
+		Contenders:       contenders,
+		WatchList:        []bool{true, false},
+		Writers:          16,
+		Settle:           100 * time.Millisecond,
+		Timeout:          time.Minute,
+		ContenderExe:     bin,
 	}
 	var log strings.Builder
 	res, err := runDriver(ctx, cfg, &log)
@@ -55,7 +64,7 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := len(proto.Contenders) * 2; len(res) != want {
+	if want := len(contenders) * 2; len(res) != want {
 		t.Fatalf("got %d runs, want %d", len(res), want)
 	}
 	seen := map[string]bool{}
@@ -81,6 +90,29 @@ func TestSmoke(t *testing.T) {
 		}
 		if !r.WatchList && r.Lists < 1 {
 			t.Errorf("%s: %d LIST requests with WatchList off, want at least 1", key, r.Lists)
+		}
+		// The phases come from the contender's transport: the first LIST's
+		// body (WatchList off) or the WATCH's, before the last add.
+		p := r.Sync.Phases
+		body := p.ListLastByte
+		if r.WatchList {
+			body = p.WatchFirstByte
+		}
+		if p.Connected <= 0 || body <= 0 || p.LastAdd < body || p.LastAdd > r.Sync.SyncSeconds {
+			t.Errorf("%s: phases out of order: %+v, synced at %.3fs", key, p, r.Sync.SyncSeconds)
+		}
+		wantProto := "HTTP/2.0"
+		if strings.HasSuffix(r.Contender, ":h1") {
+			wantProto = "HTTP/1.1"
+		}
+		if p.Proto != wantProto {
+			t.Errorf("%s: responses over %q, want %q", key, p.Proto, wantProto)
+		}
+		for _, what := range []string{"server-sync", "server-updates", "client-sync"} {
+			name := strings.ReplaceAll(fmt.Sprintf("s%d-r0-%s-%t", size, r.Contender, r.WatchList), ":", "_")
+			if fi, err := os.Stat(filepath.Join(profiles, name+"."+what+".pprof")); err != nil || fi.Size() == 0 {
+				t.Errorf("%s: no %s profile: %v", key, what, err)
+			}
 		}
 	}
 	if len(seen) != len(res) {

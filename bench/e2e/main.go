@@ -17,6 +17,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -37,13 +38,24 @@ func main() {
 	flag.StringVar(&sizes, "sizes", "10000,50000", "comma-separated object counts; objects accumulate, so list them in increasing order")
 	flag.IntVar(&cfg.Runs, "runs", 3, "runs of every contender and mode per size (medians are reported)")
 	flag.IntVar(&cfg.Updates, "updates", 2000, "updates written after each sync (steady state; each costs the server ~3 ms of CPU); 0 skips the phase")
-	flag.StringVar(&contenders, "contenders", strings.Join(proto.Contenders, ","), "contenders to run; ours:MODE is ours with its LIST options overridden (for measuring candidates): ours:rv0 (resourceVersion \"0\"), ours:paged (\"\", limit 500), ours:unpaged (\"\", no limit), ours:nogzip (defaults, responses not compressed)")
+	flag.StringVar(&contenders, "contenders", strings.Join(proto.Contenders, ","), "contenders to run; ours:MODE is a variant of ours, for measuring candidates (-h lists them)")
 	flag.StringVar(&modes, "watchlist", "on,off", "WatchList modes to run: on, off or both")
 	flag.IntVar(&cfg.Writers, "writers", 32, "parallel writers for creates and updates")
 	flag.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "timeout of one contender run")
 	flag.DurationVar(&cfg.Settle, "settle", time.Second, "pause before each run, for the server to settle")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every run as JSON")
 	flag.StringVar(&cfg.ContenderExe, "contender-bin", "", "the contender binary (go build ./contender); required")
+	flag.StringVar(&cfg.Write, "write", "patch", "how updates are written: patch (a JSON merge patch of one label) or put (an Update of the whole object at the resourceVersion of a LIST before the run)")
+	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced) and RUN.server-updates.pprof")
+	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage of %s:\n", os.Args[0])
+		flag.PrintDefaults()
+		fmt.Fprintln(flag.CommandLine.Output(), "\nVariants of ours (-contenders ours:MODE):")
+		for _, m := range slices.Sorted(maps.Keys(proto.OursModes)) {
+			fmt.Fprintf(flag.CommandLine.Output(), "  %-10s %s\n", m, proto.OursModes[m])
+		}
+	}
 	flag.Parse()
 	var err error
 	if cfg.Sizes, err = parseInts(sizes); err != nil {
@@ -53,9 +65,21 @@ func main() {
 	cfg.Contenders = splitList(contenders)
 	for _, c := range cfg.Contenders {
 		base, mode, _ := strings.Cut(c, ":")
-		if !slices.Contains(proto.Contenders, base) || (mode != "" && (base != proto.Ours || !slices.Contains([]string{"rv0", "paged", "unpaged", "nogzip"}, mode))) {
+		if _, known := proto.OursModes[mode]; !slices.Contains(proto.Contenders, base) || (mode != "" && (base != proto.Ours || !known)) {
 			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s)\n", c, strings.Join(proto.Contenders, ","))
 			os.Exit(2)
+		}
+	}
+	if cfg.Write != "patch" && cfg.Write != "put" {
+		fmt.Fprintf(os.Stderr, "-write: %q is neither patch nor put\n", cfg.Write)
+		os.Exit(2)
+	}
+	for _, dir := range []string{cfg.ServerProfileDir, cfg.ClientProfileDir} {
+		if dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
 		}
 	}
 	for _, m := range splitList(modes) {

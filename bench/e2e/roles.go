@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/informer-gen/informer-gen/examples/crd/localapi"
@@ -44,7 +46,11 @@ func runRole() (bool, int) {
 // serve runs the local API server with the example CRDs, writes the
 // kubeconfig into dir, prints "READY" and runs until stdin closes. A line
 // "GC" on stdin runs a garbage collection and answers "GCDONE", so that the
-// driver starts every run without the previous run's garbage.
+// driver starts every run without the previous run's garbage. "PROF <path>"
+// starts a CPU profile of this process into path and answers "PROFOK" (or
+// "PROFERR <error>"); "PROFSTOP" ends it and answers "PROFDONE". The
+// profile is written to a file the driver names: nothing listens on the
+// network for it.
 func serve(dir string) error {
 	ctx := context.Background()
 	crds, err := localapi.ParseCRDs(manifests.CRDs()...)
@@ -62,13 +68,48 @@ func serve(dir string) error {
 	fmt.Println("READY")
 	// The driver closes our stdin to stop us (or dies, which closes it too).
 	sc := bufio.NewScanner(os.Stdin)
+	var prof *os.File
 	for sc.Scan() {
-		if sc.Text() == "GC" {
+		line := sc.Text()
+		switch {
+		case line == "GC":
 			runtime.GC()
 			fmt.Println("GCDONE")
+		case strings.HasPrefix(line, "PROF "):
+			f, err := startCPUProfile(strings.TrimPrefix(line, "PROF "))
+			if err != nil {
+				fmt.Println("PROFERR", err)
+				continue
+			}
+			prof = f
+			fmt.Println("PROFOK")
+		case line == "PROFSTOP":
+			if prof != nil {
+				pprof.StopCPUProfile()
+				prof.Close()
+				prof = nil
+			}
+			fmt.Println("PROFDONE")
 		}
+	}
+	if prof != nil {
+		pprof.StopCPUProfile()
+		prof.Close()
 	}
 	stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return srv.Stop(stopCtx)
+}
+
+// startCPUProfile starts this process's CPU profile into a new file at path.
+func startCPUProfile(path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

@@ -13,8 +13,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -50,6 +53,8 @@ import (
 type tracker struct {
 	round   string
 	want    int64
+	expect  int64  // objects to sync
+	added   func() // called once the handler saw expect adds
 	adds    atomic.Int64
 	updates atomic.Int64
 	allSeen chan struct{}
@@ -64,7 +69,11 @@ func newTracker(round string, want int) *tracker {
 	return t
 }
 
-func (t *tracker) add() { t.adds.Add(1) }
+func (t *tracker) add() {
+	if t.adds.Add(1) == t.expect && t.added != nil {
+		t.added()
+	}
+}
 
 // update counts a change that set the round label: one per updated object,
 // however often an object is delivered again (a relist gives old and new
@@ -98,19 +107,44 @@ func runContender(cc proto.ContenderConfig) error {
 	if !ok {
 		return fmt.Errorf("unknown contender %q", cc.Contender)
 	}
+	var stopProfile func() error
+	if cc.CPUProfile != "" {
+		f, err := os.Create(cc.CPUProfile)
+		if err != nil {
+			return fmt.Errorf("CPU profile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("CPU profile: %w", err)
+		}
+		stopProfile = func() error { pprof.StopCPUProfile(); return f.Close() }
+		defer func() {
+			if stopProfile != nil {
+				_ = stopProfile()
+			}
+		}()
+	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", cc.Kubeconfig)
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
 	cfg.QPS, cfg.Burst = -1, 0 // the same for everyone: no client-side throttling
+	clock := newPhaseClock(start)
+	cfg.Wrap(clock.wrap)
 	ctx, cancel := context.WithTimeout(context.Background(), cc.Timeout)
 	defer cancel()
 	t := newTracker(cc.Round, cc.Updates)
+	t.expect = int64(cc.Expect)
+	t.added = func() { clock.set(&clock.p.LastAdd) }
 	count, err := run(ctx, cfg, cc, t)
 	if err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
+	phases := clock.synced()
+	if cc.ExecUnixNano != 0 {
+		phases.Exec = time.Duration(start.UnixNano() - cc.ExecUnixNano).Seconds()
+	}
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return fmt.Errorf("getrusage: %w", err)
@@ -120,6 +154,13 @@ func runContender(cc proto.ContenderConfig) error {
 	peakRSS, err := vmHWM()
 	if err != nil {
 		return err
+	}
+	if stopProfile != nil {
+		err := stopProfile()
+		stopProfile = nil
+		if err != nil {
+			return fmt.Errorf("CPU profile: %w", err)
+		}
 	}
 	objects, err := count()
 	if err != nil {
@@ -135,6 +176,7 @@ func runContender(cc proto.ContenderConfig) error {
 		CPUSeconds:  proto.CPUSeconds(&ru),
 		MaxRSSBytes: peakRSS,
 		HeapAfterGC: ms.HeapAlloc,
+		Phases:      phases,
 	})
 	select {
 	case <-t.allSeen:
@@ -191,17 +233,24 @@ func emit(tag string, v any) {
 func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t *tracker) (func() (int, error), error) {
 	wl := cc.WatchList
 	opts := factory.Options{Reflector: reflector.Options{WatchList: &wl}}
-	if cc.OursList == "nogzip" {
-		// The same requests without Accept-Encoding: gzip, so the server
-		// does not compress its responses.
-		cfg = rest.CopyConfig(cfg)
-		cfg.DisableCompression = true
-	} else if cc.OursList != "" {
-		tweak, err := listTweak(cc.OursList)
-		if err != nil {
+	switch cc.OursList {
+	case "ns10":
+		for i := range proto.Namespaces {
+			opts.Namespaces = append(opts.Namespaces, proto.NamespacePrefix+strconv.Itoa(i))
+		}
+	case "", "rv0", "paged", "unpaged":
+		if cc.OursList != "" {
+			tweak, err := listTweak(cc.OursList)
+			if err != nil {
+				return nil, err
+			}
+			opts.Tweak = tweak
+		}
+	default:
+		var err error
+		if cfg, err = transportVariant(cfg, cc.OursList); err != nil {
 			return nil, err
 		}
-		opts.Tweak = tweak
 	}
 	f := informers.NewSharedInformerFactory(cfg, opts)
 	inf := f.Samplecontroller().V1alpha1().Foos().Informer()
@@ -222,6 +271,54 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 		return nil, fmt.Errorf("waiting for the handler: %w", context.Cause(ctx))
 	}
 	return func() (int, error) { return inf.Indexer().Len(), nil }, nil
+}
+
+// transportVariant returns a copy of cfg that talks to the server as the
+// variant mode says (proto.OursModes): the same requests over another
+// protocol, buffer or compression.
+func transportVariant(cfg *rest.Config, mode string) (*rest.Config, error) {
+	cfg = rest.CopyConfig(cfg)
+	h1 := func() { cfg.TLSClientConfig.NextProtos = []string{"http/1.1"} }
+	// The transport client-go would build for cfg (its TLS settings,
+	// utilnet's defaults, HTTP/2 configured unless NextProtos says
+	// otherwise), edited before HTTP/2 is configured on it, then handed to
+	// cfg as its Transport (client-go wraps its own in a type of its own,
+	// so WrapTransport cannot reach the *http.Transport).
+	editTransport := func(edit func(*http.Transport)) error {
+		tlsCfg, err := rest.TLSConfigFor(cfg)
+		if err != nil {
+			return err
+		}
+		t := &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsCfg}
+		edit(t)
+		cfg.Transport = utilnet.SetTransportDefaults(t)
+		cfg.TLSClientConfig = rest.TLSClientConfig{}
+		return nil
+	}
+	var err error
+	switch mode {
+	case "nogzip":
+		cfg.DisableCompression = true
+	case "h1":
+		h1()
+	case "h1nogzip":
+		h1()
+		cfg.DisableCompression = true
+	case "h1buf64k":
+		h1()
+		err = editTransport(func(t *http.Transport) { t.ReadBufferSize = 64 << 10 })
+	case "h2win16m":
+		err = editTransport(func(t *http.Transport) {
+			t.HTTP2 = &http.HTTP2Config{MaxReceiveBufferPerStream: 16 << 20}
+		})
+	case "h2frame16k":
+		err = editTransport(func(t *http.Transport) {
+			t.HTTP2 = &http.HTTP2Config{MaxReadFrameSize: 16 << 10}
+		})
+	default:
+		return nil, fmt.Errorf("unknown variant of ours %q", mode)
+	}
+	return cfg, err
 }
 
 // listTweak rewrites the LIST requests of our reflector (those without
@@ -246,7 +343,7 @@ func listTweak(mode string) (func(*metav1.ListOptions), error) {
 	case "unpaged":
 		edit = func(o *metav1.ListOptions) { o.ResourceVersion, o.Limit = "", 0 }
 	default:
-		return nil, fmt.Errorf("unknown -ours-list %q (rv0, paged, unpaged, nogzip)", mode)
+		return nil, fmt.Errorf("unknown LIST variant of ours %q (rv0, paged, unpaged)", mode)
 	}
 	return func(o *metav1.ListOptions) {
 		if !o.AllowWatchBookmarks && o.SendInitialEvents == nil {
