@@ -76,6 +76,18 @@ type Options struct {
 	// does a ListerWatcher whose IsWatchListSemanticsUnSupported method
 	// returns true (client-go's fake clientsets; see listwatch.Funcs).
 	WatchList *bool
+	// WatchListTimeout bounds how long a WatchList waits for the
+	// initial-events-end bookmark that ends its initial stream: 0 means one
+	// minute (the API server's default request timeout, which bounds the
+	// LIST it replaces too), negative means no bound but the watch's own
+	// timeout (client-go's behaviour). A stream still open at the bound is
+	// stopped, reported (ErrInitialEventsTimeout) and the Reflector uses
+	// LIST+WATCH from then on: a source that did not end its initial stream
+	// once (a fake clientset without the IsWatchListSemanticsUnSupported
+	// marker, a proxy that drops bookmarks) will not next time either. A
+	// stream waiting for longer than 10s is reported in LastError before
+	// the bound, so a stuck WaitForCacheSync names it.
+	WatchListTimeout time.Duration
 	// WatchErrorHandler is called with every list/watch error (after logging),
 	// from the Run goroutine: it must not block for long.
 	WatchErrorHandler func(ctx context.Context, err error)
@@ -119,6 +131,12 @@ var ErrMalformedEvent = errors.New("malformed watch event")
 // Options.Scope. It is not stored; the list or watch goes on.
 var ErrInvalidObject = errors.New("object without a valid key")
 
+// ErrInitialEventsTimeout is wrapped by the error reported when a WatchList's
+// initial stream has not ended (no initial-events-end bookmark) within
+// Options.WatchListTimeout (the Reflector then falls back to LIST+WATCH), and
+// by the one reported while it waits, after 10s.
+var ErrInitialEventsTimeout = errors.New("no initial-events-end bookmark")
+
 // ErrInvalidResourceVersion is wrapped by the error reported for a
 // resourceVersion that is not a decimal uint64, as every API server's is. An
 // event or bookmark carrying one is not used as the point to resume from; a
@@ -161,6 +179,11 @@ const (
 	// event without the resourceVersion advancing before the Reflector
 	// relists instead of resuming.
 	maxQuickResumes = 3
+	// defaultWatchListTimeout is Options.WatchListTimeout's default, and
+	// watchListStall how long an initial stream may wait before LastError
+	// says so (client-go logs a warning at that interval).
+	defaultWatchListTimeout = time.Minute
+	watchListStall          = 10 * time.Second
 )
 
 // Reflector keeps a Sink in step with the server: it lists (or streams the
@@ -193,8 +216,11 @@ const (
 //     sendInitialEvents=true; its ADDED events up to the bookmark annotated
 //     k8s.io/initial-events-end become one Sink.Replace, and the same watch
 //     goes on. If the server refuses it (400/422, or such an ERROR event before
-//     the end marker) the Reflector uses LIST from then on; after any other
-//     failure it LISTs this once and tries WatchList again on the next relist.
+//     the end marker), or the stream does not end within
+//     Options.WatchListTimeout (one minute; client-go waits up to the watch
+//     timeout, 5 to 10 minutes, and a fake's forever), the Reflector uses
+//     LIST from then on; after any other failure it LISTs this once and
+//     tries WatchList again on the next relist.
 //
 // A Reflector is run once. LastSyncResourceVersion and LastError are safe for
 // concurrent use.
@@ -221,6 +247,9 @@ type Reflector[T store.Object[T]] struct {
 func New[T store.Object[T]](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflector[T] {
 	if opts.PageSize < 0 {
 		opts.PageSize = 0
+	}
+	if opts.WatchListTimeout == 0 {
+		opts.WatchListTimeout = defaultWatchListTimeout
 	}
 	if opts.Name == "" {
 		var zero T
@@ -496,10 +525,14 @@ func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface, error) {
 			return w, err
 		}
 		logger := klog.FromContext(ctx)
-		if isRefusal(err) {
+		switch {
+		case isRefusal(err):
 			r.noWatchList = true
 			logger.V(2).Info("server refused WatchList; using LIST from now on", "err", err)
-		} else {
+		case errors.Is(err, ErrInitialEventsTimeout):
+			r.noWatchList = true
+			r.report(ctx, err)
+		default:
 			// A real failure (not a missing feature): report it, and make
 			// progress with a LIST rather than wait for WatchList to recover.
 			r.report(ctx, err)
@@ -615,13 +648,34 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 	var (
 		items []T
 		index = map[string]int{}
+		// stall and bound fire once each; nil channels (no bound) never.
+		stall, bound <-chan time.Time
 	)
+	if d := r.opts.WatchListTimeout; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		bound = t.C
+	}
+	if d := r.opts.WatchListTimeout; d < 0 || d > watchListStall {
+		s := time.NewTimer(watchListStall)
+		defer s.Stop()
+		stall = s.C
+	}
 	for {
 		var ev watch.Event
 		var ok bool
 		select {
 		case <-ctx.Done():
 			return done(ctx.Err())
+		case <-stall:
+			then := fmt.Sprintf("falling back to LIST at %v", r.opts.WatchListTimeout)
+			if bound == nil {
+				then = "still waiting (Options.WatchListTimeout is negative)"
+			}
+			r.report(ctx, fmt.Errorf("watch-list %s: %w after %v (%d objects received); %s", r.opts.Name, ErrInitialEventsTimeout, watchListStall, len(items), then))
+			continue
+		case <-bound:
+			return done(fmt.Errorf("watch-list %s: %w within %v (%d objects received); falling back to LIST+WATCH from now on", r.opts.Name, ErrInitialEventsTimeout, r.opts.WatchListTimeout, len(items)))
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {

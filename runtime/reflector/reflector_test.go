@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -451,6 +452,95 @@ func TestWatchListErrorEventBeforeEndMarker(t *testing.T) {
 				ops, _, _ := h.sink.snapshot()
 				if want := []string{"replace 1 [ns/a]", "replace 1 [ns/a]"}; !slices.Equal(ops, want) {
 					t.Errorf("ops = %q, want %q (nothing from the failed stream)", ops, want)
+				}
+			})
+		})
+	}
+}
+
+func TestWatchListWithoutEndMarkerFallsBackToList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"), cm("b", "1"))
+		attempts := 0
+		// A source that streams the initial objects and then nothing: no
+		// initial-events-end bookmark, no close (a fake clientset's watch).
+		lw := scripted{src, func() watch.Interface {
+			attempts++
+			w := watch.NewFakeWithChanSize(2, false)
+			w.Add(cm("a", "1"))
+			w.Add(cm("b", "1"))
+			return w
+		}}
+		h := start(t, lw, src, reflector.Options{})
+		time.Sleep(9 * time.Second)
+		synctest.Wait()
+		if err := h.r.LastError(); err != nil {
+			t.Errorf("LastError after 9s = %v, want nil", err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		err := h.r.LastError()
+		if !errors.Is(err, reflector.ErrInitialEventsTimeout) || !strings.Contains(err.Error(), "2 objects received") || !strings.Contains(err.Error(), "falling back to LIST at 1m0s") {
+			t.Errorf("LastError after 11s = %v, want the stall, naming the fallback", err)
+		}
+		if _, _, n := h.sink.snapshot(); n != 0 {
+			t.Errorf("replaces after 11s = %d, want 0", n)
+		}
+		time.Sleep(50 * time.Second)
+		synctest.Wait()
+		if _, _, n := h.sink.snapshot(); n != 1 {
+			t.Fatalf("replaces after 61s = %d, want 1 (the fallback LIST)", n)
+		}
+		h.converged()
+		es := h.errs.all()
+		if len(es) != 2 || !errors.Is(es[1], reflector.ErrInitialEventsTimeout) || !strings.Contains(es[1].Error(), "within 1m0s") || !strings.Contains(es[1].Error(), "LIST+WATCH") {
+			t.Errorf("reported errors = %v, want the stall, then the fallback", es)
+		}
+		// WatchList is not tried again on a relist.
+		src.Compact()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if attempts != 1 {
+			t.Errorf("watch-list attempts = %d, want 1", attempts)
+		}
+		wantRequests(t, src, "list", "watch rv=2", "list", "watch rv=2")
+		h.converged()
+	})
+}
+
+func TestWatchListTimeoutOption(t *testing.T) {
+	for _, tc := range []struct {
+		timeout time.Duration
+		wait    time.Duration // when the LIST happens; 0: never
+	}{
+		{5 * time.Second, 5 * time.Second},
+		{-1, 0},
+	} {
+		t.Run(tc.timeout.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
+				lw := scripted{src, func() watch.Interface { return watch.NewFakeWithChanSize(1, false) }}
+				h := start(t, lw, src, reflector.Options{WatchListTimeout: tc.timeout})
+				time.Sleep(tc.wait - time.Millisecond)
+				synctest.Wait()
+				if _, _, n := h.sink.snapshot(); n != 0 {
+					t.Errorf("replaces just before %v = %d, want 0", tc.wait, n)
+				}
+				if tc.wait == 0 {
+					time.Sleep(time.Hour)
+					synctest.Wait()
+					if _, _, n := h.sink.snapshot(); n != 0 {
+						t.Errorf("replaces after an hour without a bound = %d, want 0", n)
+					}
+					if err := h.r.LastError(); !errors.Is(err, reflector.ErrInitialEventsTimeout) || !strings.Contains(err.Error(), "still waiting") {
+						t.Errorf("LastError = %v, want the stall", err)
+					}
+					return
+				}
+				time.Sleep(time.Millisecond)
+				synctest.Wait()
+				if _, _, n := h.sink.snapshot(); n != 1 {
+					t.Errorf("replaces at %v = %d, want 1", tc.wait, n)
 				}
 			})
 		})
