@@ -86,7 +86,7 @@ type KnownObjects[T any] interface {
 }
 
 // Options configures New.
-type Options[T store.Object[T]] struct {
+type Options[T store.Obj] struct {
 	// Known is the consumer's store (required for tombstones and resync).
 	// Without it, Replace produces no tombstones for keys that are not
 	// queued, Resync does nothing and Delete never drops a delete of an
@@ -173,7 +173,7 @@ type keyState[T any] struct {
 // Synced and Len are safe for concurrent use. There must be one consumer:
 // Pop is not reentrant and two concurrent Pops get ErrConcurrentPop.
 // Producers never wait for the consumer: the queue is unbounded.
-type FIFO[T store.Object[T]] struct {
+type FIFO[T store.Obj] struct {
 	known     KnownObjects[T]
 	transform func(T) (T, error)
 	name      string
@@ -213,7 +213,7 @@ type FIFO[T store.Object[T]] struct {
 }
 
 // New returns an empty, open FIFO.
-func New[T store.Object[T]](opts Options[T]) *FIFO[T] {
+func New[T store.Obj](opts Options[T]) *FIFO[T] {
 	mb := opts.MaxBatch
 	if mb <= 0 {
 		mb = DefaultMaxBatch
@@ -256,7 +256,7 @@ var ErrPartitioned = errors.New("fifo: partitioned by namespace: Replace and Res
 // Options.Namespaces; it satisfies reflector.Sink. Add, Update and Delete are
 // the FIFO's; Replace and Resync are confined to the namespace. Safe for
 // concurrent use, like the FIFO.
-type Partition[T store.Object[T]] struct {
+type Partition[T store.Obj] struct {
 	f  *FIFO[T]
 	ns string
 }

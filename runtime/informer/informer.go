@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"reflect"
+
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/fifo"
@@ -67,7 +69,7 @@ func (h HandlerFuncs[T]) OnDelete(obj T, finalStateUnknown bool) {
 }
 
 // Options configures New.
-type Options[T store.Object[T]] struct {
+type Options[T store.Obj] struct {
 	// Indexers are the cache's indexes from the start, beside the built-in
 	// namespace index (more can be added later with AddIndexers).
 	Indexers store.Indexers[T]
@@ -149,19 +151,21 @@ type HandlerOptions struct {
 // client-go): a resync lists the whole cache.
 const MinResyncPeriod = time.Second
 
-// Informer is a shared index informer: it runs a Reflector into a DeltaFIFO,
-// applies what it pops to the Indexer, and fans each change out to every
-// registered Handler.
+// Shared is the untyped core of a shared index informer: it runs a Reflector
+// into a DeltaFIFO, applies what it pops to the cache, and fans each change
+// out to every registered Handler. Informer[T] is its typed view; Shared is
+// not generic so that its machinery (and the FIFO's, the Reflector's and the
+// cache's) is compiled once, in the runtime, however many types use it.
 //
 // All methods are safe for concurrent use. Run runs it once.
-type Informer[T store.Object[T]] struct {
+type Shared struct {
 	name    string
-	writer  *store.Writer[T]
-	indexer *store.Indexer[T]
-	fifo    *fifo.FIFO[T]
+	writer  *store.CacheWriter
+	indexer *store.Cache
+	fifo    queue
 	// refls are the Reflectors feeding fifo: one, or one per namespace
 	// (NewMultiNamespace), in the order of namespaces.
-	refls         []*reflector.Reflector[T]
+	refls         []source
 	namespaces    []string // nil unless NewMultiNamespace
 	defaultResync time.Duration
 	onPanic       func(context.Context, HandlerPanicInfo)
@@ -174,11 +178,11 @@ type Informer[T store.Object[T]] struct {
 	mu         sync.Mutex
 	state      runState
 	runCtx     context.Context
-	handlers   []*listener[T]
+	handlers   []*listener
 	nextID     int
 	syncedSent bool // the informer synced and handlers got their marker
 	hwg        sync.WaitGroup
-	notes      []note[T]   // pop loop scratch, reused
+	notes      []note      // pop loop scratch, reused
 	logger     klog.Logger // Run's logger, for the pop loop
 
 	// indexLog is Run's logger for index funcs that fail (they run in
@@ -195,52 +199,74 @@ const (
 	stateStopped
 )
 
-// New returns an informer over lw. It starts nothing: handlers and indexers
-// may be added before Run, and Indexer() is usable (empty) at once.
-func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
-	i := newInformer(opts, nil)
-	i.refls = []*reflector.Reflector[T]{reflector.New(lw, reflector.Sink[T](i.fifo), i.reflectorOptions(opts, ""))}
+// NewShared returns the untyped core of an informer over lw, whose objects
+// must all have the Go type objectType (events carrying another are
+// malformed, see reflector.Options.ObjectType). It starts nothing: handlers
+// and indexers may be added before Run, and Cache() is usable (empty) at
+// once. New is the typed constructor; NewShared is for code that handles
+// many types without instantiating the runtime for each (the factory).
+func NewShared(lw reflector.ListerWatcher[store.Obj], objectType reflect.Type, opts Options[store.Obj]) *Shared {
+	i, q := newShared(opts, objectType, nil)
+	i.refls = []source{reflector.New(lw, reflector.Sink[store.Obj](q), i.reflectorOptions(opts, objectType, ""))}
 	return i
 }
 
-// newInformer builds everything but the Reflectors; namespaces partition the
-// FIFO (nil: one unpartitioned source).
-func newInformer[T store.Object[T]](opts Options[T], namespaces []string) *Informer[T] {
+// queue is what Shared uses of its *fifo.FIFO, and source of each
+// *reflector.Reflector: interfaces, so that no generic type is reachable
+// from Shared's fields (a package using a generic type compiles all its
+// methods; see docs/generated-code.md).
+type queue interface {
+	Pop(ctx context.Context, process func(fifo.Batch[store.Obj]) error) error
+	Close()
+	HasSynced() bool
+	Synced() <-chan struct{}
+}
+
+type source interface {
+	Run(ctx context.Context) error
+	LastError() error
+	LastSyncResourceVersion() string
+}
+
+// newShared builds everything but the Reflectors and returns the FIFO too;
+// namespaces partition the FIFO (nil: one unpartitioned source).
+func newShared(opts Options[store.Obj], objectType reflect.Type, namespaces []string) (*Shared, *fifo.FIFO[store.Obj]) {
 	name := opts.Reflector.Name
 	if name == "" {
-		var zero T
-		name = fmt.Sprintf("%T", zero)
+		name = objectType.String()
 	}
-	i := &Informer[T]{
+	i := &Shared{
 		name:          name,
 		namespaces:    namespaces,
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
 		metrics:       opts.Metrics,
 	}
-	w := store.New(store.Options[T]{Indexers: opts.Indexers, OnIndexError: i.indexError})
-	i.writer, i.indexer = w, w.Indexer()
-	i.fifo = fifo.New(fifo.Options[T]{
+	w := store.NewCache(store.Options[store.Obj]{Indexers: opts.Indexers, OnIndexError: i.indexError})
+	i.writer, i.indexer = w, w.Cache()
+	q := fifo.New(fifo.Options[store.Obj]{
 		Known:      i.indexer,
 		Transform:  transform(&opts),
 		Name:       name,
 		Namespaces: namespaces,
 	})
-	return i
+	i.fifo = q
+	return i, q
 }
 
 // reflectorOptions are opts.Reflector for the Reflector of namespace ns ("" =
 // the only one).
-func (i *Informer[T]) reflectorOptions(opts Options[T], ns string) reflector.Options {
+func (i *Shared) reflectorOptions(opts Options[store.Obj], objectType reflect.Type, ns string) reflector.Options {
 	ropts := opts.Reflector
 	ropts.Name = i.reflectorName(ns)
+	ropts.ObjectType = objectType
 	ropts.ResyncPeriod = 0 // resync is per handler, from the cache
 	return ropts
 }
 
 // reflectorName is the name of the Reflector of namespace ns ("" = the only
 // one).
-func (i *Informer[T]) reflectorName(ns string) string {
+func (i *Shared) reflectorName(ns string) string {
 	if ns == "" {
 		return i.name
 	}
@@ -249,36 +275,37 @@ func (i *Informer[T]) reflectorName(ns string) string {
 
 // transform composes the user's transform with the memory transform opts
 // ask for: drop managedFields, intern strings (store.Compact does both).
-func transform[T store.Object[T]](opts *Options[T]) func(T) (T, error) {
-	var compact func(T) T
+func transform(opts *Options[store.Obj]) func(store.Obj) (store.Obj, error) {
+	var compact func(store.Obj)
 	switch {
 	case !opts.KeepManagedFields && opts.InternStrings:
-		compact = store.Compact[T]
+		compact = store.CompactObj
 	case !opts.KeepManagedFields:
-		compact = dropManagedFields[T]
+		compact = dropManagedFields
 	case opts.InternStrings:
-		compact = store.InternStrings[T]
+		compact = store.InternObj
 	}
 	user := opts.Transform
 	switch {
 	case compact == nil:
 		return user
 	case user == nil:
-		return func(obj T) (T, error) { return compact(obj), nil }
+		return func(obj store.Obj) (store.Obj, error) { compact(obj); return obj, nil }
 	}
-	return func(obj T) (T, error) {
+	return func(obj store.Obj) (store.Obj, error) {
 		obj, err := user(obj)
 		if err != nil {
 			return obj, err
 		}
-		return compact(obj), nil
+		compact(obj)
+		return obj, nil
 	}
 }
 
 // indexError logs an index func's failure through Run's logger (from its
 // ctx), or klog's default logger before Run. The key is the object's; its
 // contents are never logged.
-func (i *Informer[T]) indexError(index, key string, err error) {
+func (i *Shared) indexError(index, key string, err error) {
 	logger := klog.Background()
 	if l := i.indexLog.Load(); l != nil {
 		logger = *l
@@ -286,14 +313,11 @@ func (i *Informer[T]) indexError(index, key string, err error) {
 	logger.Error(err, "index func failed; object not indexed", "index", index, "key", key)
 }
 
-func dropManagedFields[T store.Object[T]](obj T) T {
-	obj.SetManagedFields(nil)
-	return obj
-}
+func dropManagedFields(obj store.Obj) { obj.SetManagedFields(nil) }
 
 // Name returns the informer's name (Options.Reflector.Name, or the Go type
-// of T), used in logs and in WaitForCacheSync's errors.
-func (i *Informer[T]) Name() string { return i.name }
+// of store.Obj), used in logs and in WaitForCacheSync's errors.
+func (i *Shared) Name() string { return i.name }
 
 // Run runs the informer until ctx ends and returns only after every
 // goroutine it started has exited. A second call returns an error at once.
@@ -307,7 +331,7 @@ func (i *Informer[T]) Name() string { return i.name }
 // the batch it is applying; changes still queued in the FIFO are dropped.
 // Run then returns nil, as soon as the slowest handler call in progress
 // returns: a handler that blocks forever keeps Run from returning.
-func (i *Informer[T]) Run(ctx context.Context) error {
+func (i *Shared) Run(ctx context.Context) error {
 	if !i.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("informer %s: Run called twice", i.name)
 	}
@@ -372,7 +396,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 }
 
 // popLoop pops until ctx ends or the FIFO is closed and empty.
-func (i *Informer[T]) popLoop(ctx context.Context) {
+func (i *Shared) popLoop(ctx context.Context) {
 	process := i.process
 	for {
 		err := i.fifo.Pop(ctx, process)
@@ -387,14 +411,14 @@ func (i *Informer[T]) popLoop(ctx context.Context) {
 
 // process applies b to the cache and queues the notifications for every
 // handler, all under i.mu (see Informer.mu).
-func (i *Informer[T]) process(b fifo.Batch[T]) error {
+func (i *Shared) process(b fifo.Batch[store.Obj]) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	notes := i.notes[:0]
 	if len(b.Deltas) == 1 && !b.Atomic {
-		notes = apply(writerOps[T]{i.writer}, b.Deltas[0], b.InitialList, notes)
+		notes = apply(writerOps{i.writer}, b.Deltas[0], b.InitialList, notes)
 	} else {
-		i.writer.Batch(func(tx store.Tx[T]) {
+		i.writer.Batch(func(tx store.CacheTx) {
 			for _, d := range b.Deltas {
 				notes = apply(tx, d, b.InitialList, notes)
 			}
@@ -418,45 +442,45 @@ func (i *Informer[T]) process(b fifo.Batch[T]) error {
 
 // ops is what apply needs of the cache: store.Tx, or the Writer outside a
 // transaction.
-type ops[T any] interface {
-	Get(key string) (T, bool)
-	Set(key string, obj T) (T, bool)
-	Delete(key string) (T, bool)
+type ops interface {
+	Get(key string) (store.Obj, bool)
+	Set(key string, obj store.Obj) (store.Obj, bool)
+	Delete(key string) (store.Obj, bool)
 }
 
-type writerOps[T store.Object[T]] struct{ w *store.Writer[T] }
+type writerOps struct{ w *store.CacheWriter }
 
-func (o writerOps[T]) Get(key string) (T, bool)        { return o.w.Indexer().Get(key) }
-func (o writerOps[T]) Set(key string, obj T) (T, bool) { return o.w.Set(key, obj) }
-func (o writerOps[T]) Delete(key string) (T, bool)     { return o.w.Delete(key) }
+func (o writerOps) Get(key string) (store.Obj, bool)                { return o.w.Cache().Get(key) }
+func (o writerOps) Set(key string, obj store.Obj) (store.Obj, bool) { return o.w.Set(key, obj) }
+func (o writerOps) Delete(key string) (store.Obj, bool)             { return o.w.Delete(key) }
 
 // apply applies d to the cache and appends the notification it makes.
-func apply[T store.Object[T], O ops[T]](c O, d fifo.Delta[T], initial bool, notes []note[T]) []note[T] {
+func apply[O ops](c O, d fifo.Delta[store.Obj], initial bool, notes []note) []note {
 	switch d.Type {
 	case fifo.Added, fifo.Updated, fifo.Replaced:
 		old, existed := c.Set(d.Key, d.Object)
 		if existed {
-			return append(notes, note[T]{op: opUpdate, old: old, obj: d.Object})
+			return append(notes, note{op: opUpdate, old: old, obj: d.Object})
 		}
-		return append(notes, note[T]{op: opAdd, obj: d.Object, flag: initial})
+		return append(notes, note{op: opAdd, obj: d.Object, flag: initial})
 	case fifo.Deleted:
 		// A delete of something the cache (hence every handler) never held
 		// is not news to anyone.
 		if _, existed := c.Delete(d.Key); existed {
-			return append(notes, note[T]{op: opDelete, obj: d.Object, flag: d.FinalStateUnknown})
+			return append(notes, note{op: opDelete, obj: d.Object, flag: d.FinalStateUnknown})
 		}
 	case fifo.Sync:
 		// Only Reflector-driven resyncs produce these, and the informer turns
 		// those off; deliver them as resyncs all the same.
 		if cur, ok := c.Get(d.Key); ok {
-			return append(notes, note[T]{op: opResync, old: cur, obj: cur})
+			return append(notes, note{op: opResync, old: cur, obj: cur})
 		}
 	}
 	return notes
 }
 
 // markSynced sends every handler its "initial list delivered" marker, once.
-func (i *Informer[T]) markSynced(ctx context.Context) {
+func (i *Shared) markSynced(ctx context.Context) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.syncedSent {
@@ -465,11 +489,11 @@ func (i *Informer[T]) markSynced(ctx context.Context) {
 	i.syncedSent = true
 	klog.FromContext(ctx).V(4).Info("informer synced", "objects", i.indexer.Len(), "resourceVersion", i.LastSyncResourceVersion())
 	for _, l := range i.handlers {
-		l.push1(note[T]{op: opSynced})
+		l.push1(note{op: opSynced})
 	}
 }
 
-func (i *Informer[T]) startLocked(l *listener[T]) {
+func (i *Shared) startLocked(l *listener) {
 	l.started = true
 	ctx := i.runCtx
 	i.hwg.Go(func() { l.run(ctx) })
@@ -483,7 +507,7 @@ func (i *Informer[T]) startLocked(l *listener[T]) {
 // so a slow h never delays the informer or other handlers. It returns an
 // error once Run is stopping (after ctx ended and the pop loop stopped,
 // while the handlers stop) and after Run returned.
-func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
+func (i *Shared) AddHandler(h Handler[store.Obj], opts HandlerOptions) (*Registration, error) {
 	if h == nil {
 		return nil, fmt.Errorf("informer %s: AddHandler with a nil handler", i.name)
 	}
@@ -522,12 +546,12 @@ func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 	i.handlers = append(slices.Clip(i.handlers), l)
 	// Nobody else can reach l yet: fill its buffer directly.
 	objs := i.indexer.List()
-	l.buf = make([]note[T], 0, len(objs)+1)
+	l.buf = make([]note, 0, len(objs)+1)
 	for _, o := range objs {
-		l.buf = append(l.buf, note[T]{op: opAdd, obj: o, flag: true})
+		l.buf = append(l.buf, note{op: opAdd, obj: o, flag: true})
 	}
 	if i.syncedSent {
-		l.buf = append(l.buf, note[T]{op: opSynced})
+		l.buf = append(l.buf, note{op: opSynced})
 	}
 	if i.state == stateRunning {
 		i.startLocked(l)
@@ -542,7 +566,7 @@ func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 // from within the handler, which is safe to call RemoveHandler itself). It
 // returns an error if r is not registered with this informer (or was removed
 // already).
-func (i *Informer[T]) RemoveHandler(r *Registration) error {
+func (i *Shared) RemoveHandler(r *Registration) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	for n, l := range i.handlers {
@@ -564,7 +588,7 @@ func (i *Informer[T]) RemoveHandler(r *Registration) error {
 
 // Handlers returns the registrations of the handlers registered now, in the
 // order they were added.
-func (i *Informer[T]) Handlers() []*Registration {
+func (i *Shared) Handlers() []*Registration {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	regs := make([]*Registration, len(i.handlers))
@@ -574,9 +598,9 @@ func (i *Informer[T]) Handlers() []*Registration {
 	return regs
 }
 
-// Indexer returns the informer's cache (read side). Objects are shared:
+// Cache returns the informer's cache (read side). Objects are shared:
 // read-only.
-func (i *Informer[T]) Indexer() *store.Indexer[T] { return i.indexer }
+func (i *Shared) Cache() *store.Cache { return i.indexer }
 
 // Seed stores objs in the cache of an informer that has not been run, as a
 // controller test seeds client-go's with GetIndexer().Add(obj): listers and
@@ -586,7 +610,7 @@ func (i *Informer[T]) Indexer() *store.Indexer[T] { return i.indexer }
 // key replaces it), under store.Key; one without metadata.name is an error
 // and nothing is stored. Seed returns an error once Run has been called: the
 // cache then belongs to the Reflector. Safe for concurrent use.
-func (i *Informer[T]) Seed(objs ...T) error {
+func (i *Shared) Seed(objs ...store.Obj) error {
 	for n, o := range objs {
 		if o.GetName() == "" {
 			return fmt.Errorf("informer %s: seed: object %d (namespace %q) has no metadata.name", i.name, n, o.GetNamespace())
@@ -597,7 +621,7 @@ func (i *Informer[T]) Seed(objs ...T) error {
 	if i.running.Load() {
 		return fmt.Errorf("informer %s: seed: informer already run", i.name)
 	}
-	i.writer.Batch(func(tx store.Tx[T]) {
+	i.writer.Batch(func(tx store.CacheTx) {
 		for _, o := range objs {
 			tx.Set(store.Key(o), o)
 		}
@@ -607,24 +631,24 @@ func (i *Informer[T]) Seed(objs ...T) error {
 
 // AddIndexers adds indexes to the cache, before or after Run (existing
 // objects are indexed at once). See store.Indexer.AddIndexers.
-func (i *Informer[T]) AddIndexers(indexers store.Indexers[T]) error {
+func (i *Shared) AddIndexers(indexers store.Indexers[store.Obj]) error {
 	return i.indexer.AddIndexers(indexers)
 }
 
 // HasSynced reports whether the cache holds the initial list (the FIFO's
 // initial population has been applied). Handlers may still be delivering
 // it: use Registration.HasSynced for a handler's view.
-func (i *Informer[T]) HasSynced() bool { return i.fifo.HasSynced() }
+func (i *Shared) HasSynced() bool { return i.fifo.HasSynced() }
 
 // Synced returns a channel closed when HasSynced becomes true.
-func (i *Informer[T]) Synced() <-chan struct{} { return i.fifo.Synced() }
+func (i *Shared) Synced() <-chan struct{} { return i.fifo.Synced() }
 
 // LastError returns the Reflector's last list/watch error (a 403 on LIST,
 // say), or nil once a later list or watch has succeeded. With several
 // namespaces (NewMultiNamespace) it joins the last error of each namespace
 // that has one, each wrapped as `namespace "a": ...` (errors.As and
 // apierrors.IsForbidden see through both).
-func (i *Informer[T]) LastError() error {
+func (i *Shared) LastError() error {
 	if i.namespaces == nil {
 		return i.refls[0].LastError()
 	}
@@ -641,7 +665,7 @@ func (i *Informer[T]) LastError() error {
 // event or bookmark the Reflector saw ("" before the first list). With
 // several namespaces each has its own, and it returns them as
 // "a=RV,b=RV" in the order of the sources: for logs, not for a LIST.
-func (i *Informer[T]) LastSyncResourceVersion() string {
+func (i *Shared) LastSyncResourceVersion() string {
 	if i.namespaces == nil {
 		return i.refls[0].LastSyncResourceVersion()
 	}

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -26,7 +27,7 @@ type NamespaceSource[T any] struct {
 //
 // It panics on no sources, on "" (all namespaces: use New) and on a
 // namespace given twice: programming errors.
-func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Options[T]) *Informer[T] {
+func NewSharedMultiNamespace(sources []NamespaceSource[store.Obj], objectType reflect.Type, opts Options[store.Obj]) *Shared {
 	if len(sources) == 0 {
 		panic("informer: NewMultiNamespace without sources")
 	}
@@ -39,10 +40,10 @@ func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Opt
 		seen[src.Namespace] = true
 		namespaces[n] = src.Namespace
 	}
-	i := newInformer(opts, namespaces)
+	i, q := newShared(opts, objectType, namespaces)
 	for _, src := range sources {
-		sink := reflector.Sink[T](i.fifo.Namespace(src.Namespace))
-		i.refls = append(i.refls, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, src.Namespace)))
+		sink := reflector.Sink[store.Obj](q.Namespace(src.Namespace))
+		i.refls = append(i.refls, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace)))
 	}
 	return i
 }

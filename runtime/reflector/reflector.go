@@ -107,6 +107,12 @@ type Options struct {
 	// Metrics, when not nil, observes lists, watches, relists and events
 	// (see Metrics).
 	Metrics Metrics
+	// ObjectType, when not nil, is the Go type every listed or watched
+	// object must have; a watch event carrying another is malformed
+	// (ErrMalformedEvent). It is for a Reflector whose T is an interface
+	// (store.Obj, as the informer's untyped core uses); with a concrete T,
+	// T itself is the check.
+	ObjectType reflect.Type
 }
 
 // Scope is whether a resource's objects live in namespaces (see
@@ -224,7 +230,7 @@ const (
 //
 // A Reflector is run once. LastSyncResourceVersion and LastError are safe for
 // concurrent use.
-type Reflector[T store.Object[T]] struct {
+type Reflector[T store.Obj] struct {
 	lw   ListerWatcher[T]
 	sink Sink[T]
 	opts Options
@@ -244,7 +250,7 @@ type Reflector[T store.Object[T]] struct {
 }
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.
-func New[T store.Object[T]](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflector[T] {
+func New[T store.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflector[T] {
 	if opts.PageSize < 0 {
 		opts.PageSize = 0
 	}
@@ -747,7 +753,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 // object returns ev's object as T, or an ErrMalformedEvent error.
 func (r *Reflector[T]) object(ev watch.Event) (T, error) {
 	obj, ok := ev.Object.(T)
-	if ok && !isNil(obj) {
+	if ok && !isNil(obj) && (r.opts.ObjectType == nil || reflect.TypeOf(obj) == r.opts.ObjectType) {
 		return obj, nil
 	}
 	var zero T
@@ -758,7 +764,11 @@ func (r *Reflector[T]) object(ev watch.Event) (T, error) {
 	if m, err := meta.Accessor(ev.Object); err == nil && !isNil(ev.Object) {
 		who = fmt.Sprintf(" %s (resourceVersion %s)", store.Key(m), m.GetResourceVersion())
 	}
-	return zero, fmt.Errorf("watch %s: %w: %s event%s carries %T, want %T", r.opts.Name, ErrMalformedEvent, ev.Type, who, ev.Object, zero)
+	var want any = reflect.TypeFor[T]()
+	if r.opts.ObjectType != nil {
+		want = r.opts.ObjectType
+	}
+	return zero, fmt.Errorf("watch %s: %w: %s event%s carries %T, want %v", r.opts.Name, ErrMalformedEvent, ev.Type, who, ev.Object, want)
 }
 
 // statusError turns the object of an ERROR event into an error. Anything but
