@@ -680,8 +680,9 @@ func (i *Cache) byIndexNamespace(indexName, value, ns string, out collector) err
 	return nil
 }
 
-// getNamespaced is Get for namespace/name without building the key.
-func (i *Cache) getNamespaced(ns, name string) (Obj, bool) {
+// GetNamespaced is Get of Key's key for namespace ns ("" for a
+// cluster-scoped object) and name, without building the key.
+func (i *Cache) GetNamespaced(ns, name string) (Obj, bool) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	return i.getNamespacedLocked(ns, name)

@@ -31,7 +31,7 @@ func (l Lister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the cluster-scoped object named name, or an error for which
 // apierrors.IsNotFound is true.
 func (l Lister[T]) Get(name string) (T, error) {
-	obj, ok := l.indexer.c.getNamespaced("", name)
+	obj, ok := l.indexer.c.GetNamespaced("", name)
 	if !ok {
 		return as[T](obj), apierrors.NewNotFound(l.resource, name)
 	}
@@ -66,7 +66,7 @@ func (l NamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the object namespace/name, or an error for which
 // apierrors.IsNotFound is true. It does not allocate the key.
 func (l NamespaceLister[T]) Get(name string) (T, error) {
-	obj, ok := l.indexer.c.getNamespaced(l.namespace, name)
+	obj, ok := l.indexer.c.GetNamespaced(l.namespace, name)
 	if !ok {
 		return as[T](obj), apierrors.NewNotFound(l.resource, name)
 	}
