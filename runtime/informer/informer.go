@@ -164,9 +164,9 @@ type Shared struct {
 	indexer *store.Cache
 	fifo    queue
 	// refls are the Reflectors feeding fifo: one, or one per namespace
-	// (NewMultiNamespace), in the order of namespaces.
+	// (NewSharedMultiNamespace), in the order of namespaces.
 	refls         []source
-	namespaces    []string // nil unless NewMultiNamespace
+	namespaces    []string // nil unless NewSharedMultiNamespace
 	defaultResync time.Duration
 	onPanic       func(context.Context, HandlerPanicInfo)
 	metrics       Metrics
@@ -410,7 +410,7 @@ func (i *Shared) popLoop(ctx context.Context) {
 }
 
 // process applies b to the cache and queues the notifications for every
-// handler, all under i.mu (see Informer.mu).
+// handler, all under i.mu (see Shared.mu).
 func (i *Shared) process(b fifo.Batch[store.Obj]) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()

@@ -15,7 +15,9 @@ type NamespaceSource[T any] struct {
 	ListerWatcher reflector.ListerWatcher[T]
 }
 
-// NewMultiNamespace returns one informer over several namespaces: a
+// NewSharedMultiNamespace returns the untyped core of one informer over
+// several namespaces, whose objects must all have the Go type objectType
+// (NewMultiNamespace is the typed constructor): a
 // Reflector per source (each with its own resourceVersion, relists and
 // backoff, as the API server has no resourceVersion spanning namespaces)
 // feeding one DeltaFIFO partitioned by namespace, so handlers get one event
@@ -25,7 +27,7 @@ type NamespaceSource[T any] struct {
 // once every namespace has been listed and applied. LastError and
 // LastSyncResourceVersion report per namespace.
 //
-// It panics on no sources, on "" (all namespaces: use New) and on a
+// It panics on no sources, on "" (all namespaces: use NewShared) and on a
 // namespace given twice: programming errors.
 func NewSharedMultiNamespace(sources []NamespaceSource[store.Obj], objectType reflect.Type, opts Options[store.Obj]) *Shared {
 	if len(sources) == 0 {
