@@ -24,8 +24,6 @@ const (
 	Deleted
 	// Replaced is an object seen in a relist (List or WatchList).
 	Replaced
-	// Sync is a periodic resync of an object already in the cache.
-	Sync
 )
 
 // String returns the name of t ("Added", "Updated", ...).
@@ -39,8 +37,6 @@ func (t DeltaType) String() string {
 		return "Deleted"
 	case Replaced:
 		return "Replaced"
-	case Sync:
-		return "Sync"
 	}
 	return fmt.Sprintf("DeltaType(%d)", uint8(t))
 }
@@ -76,8 +72,8 @@ type Batch[T any] struct {
 	InitialList bool
 }
 
-// KnownObjects is the consumer's view of what it has applied; Replace and
-// Resync use it to synthesize tombstones and Sync deltas. *store.Indexer[T]
+// KnownObjects is the consumer's view of what it has applied; Replace uses
+// it to synthesize tombstones. *store.Indexer[T]
 // satisfies it. It must be safe to call concurrently with the consumer's
 // writes (the FIFO reads it while the consumer processes a batch).
 type KnownObjects[T any] interface {
@@ -87,15 +83,14 @@ type KnownObjects[T any] interface {
 
 // Options configures New.
 type Options[T store.Obj] struct {
-	// Known is the consumer's store (required for tombstones and resync).
-	// Without it, Replace produces no tombstones for keys that are not
-	// queued, Resync does nothing and Delete never drops a delete of an
-	// unknown key.
+	// Known is the consumer's store (required for tombstones). Without it,
+	// Replace produces no tombstones for keys that are not queued and Delete
+	// never drops a delete of an unknown key.
 	Known KnownObjects[T]
 	// Transform, when set, runs on every object passed to Add, Update,
 	// Delete and Replace before it is queued (and before its key is
-	// computed). It never runs on tombstones or Sync objects, which come from
-	// Known and were transformed already. It may modify obj in place: the FIFO
+	// computed). It never runs on tombstones, which come from Known and were
+	// transformed already. It may modify obj in place: the FIFO
 	// hands it objects that nobody else references (fresh from the decoder).
 	Transform func(T) (T, error)
 	// Name names the queue in errors, e.g. "foos.v1alpha1.example.com".
@@ -105,11 +100,11 @@ type Options[T store.Obj] struct {
 	MaxBatch int
 	// Namespaces, when not empty, partitions the FIFO by namespace for one
 	// producer per namespace (a Reflector watching only that namespace):
-	// each producer feeds it through Namespace(ns), whose Replace and Resync
-	// touch only keys of ns, so one namespace's relist never tombstones
+	// each producer feeds it through Namespace(ns), whose Replace
+	// touches only keys of ns, so one namespace's relist never tombstones
 	// another's objects. The initial population is then complete once every
-	// namespace has had its first Replace. The FIFO's own Replace and Resync
-	// return an error on a partitioned FIFO. Namespaces must be distinct and
+	// namespace has had its first Replace. The FIFO's own Replace
+	// returns an error on a partitioned FIFO. Namespaces must be distinct and
 	// not "" (all namespaces is the unpartitioned FIFO).
 	Namespaces []string
 }
@@ -165,11 +160,12 @@ type keyState[T any] struct {
 	seq  uint64    // its position in the stream
 }
 
-// FIFO is a DeltaFIFO: a queue of deltas (Added, Updated, Deleted, Replaced,
-// Sync) delivered in arrival order across keys, with per-key tracking of what
-// is pending for tombstones, resync and deletion dedup.
+// FIFO is a DeltaFIFO: a queue of deltas (Added, Updated, Deleted, Replaced)
+// delivered in arrival order across keys, with per-key tracking of what is
+// pending for tombstones and deletion dedup. Resync is not the FIFO's: the
+// informer resyncs each handler from its cache.
 //
-// Producer methods (Add, Update, Delete, Replace, Resync), Close, HasSynced,
+// Producer methods (Add, Update, Delete, Replace), Close, HasSynced,
 // Synced and Len are safe for concurrent use. There must be one consumer:
 // Pop is not reentrant and two concurrent Pops get ErrConcurrentPop.
 // Producers never wait for the consumer: the queue is unbounded.
@@ -247,14 +243,14 @@ func New[T store.Obj](opts Options[T]) *FIFO[T] {
 	return f
 }
 
-// ErrPartitioned is returned by the FIFO's own Replace and Resync when
+// ErrPartitioned is returned by the FIFO's own Replace when
 // Options.Namespaces partitions it: a relist covers one namespace and goes
 // through Namespace(ns).
-var ErrPartitioned = errors.New("fifo: partitioned by namespace: Replace and Resync go through Namespace(ns)")
+var ErrPartitioned = errors.New("fifo: partitioned by namespace: Replace goes through Namespace(ns)")
 
 // Partition is the producer side of one namespace of a FIFO partitioned by
 // Options.Namespaces; it satisfies reflector.Sink. Add, Update and Delete are
-// the FIFO's; Replace and Resync are confined to the namespace. Safe for
+// the FIFO's; Replace is confined to the namespace. Safe for
 // concurrent use, like the FIFO.
 type Partition[T store.Obj] struct {
 	f  *FIFO[T]
@@ -284,11 +280,8 @@ func (p *Partition[T]) Delete(obj T) error { return p.f.Delete(obj) }
 // tombstones. The partition's first Replace counts toward the initial
 // population, which is complete once every partition has had one.
 func (p *Partition[T]) Replace(objs []T, resourceVersion string) error {
-	return p.f.replace(objs, resourceVersion, p.ns, true)
+	return p.f.replace(objs, resourceVersion, p.ns)
 }
-
-// Resync is FIFO.Resync for the keys of one namespace.
-func (p *Partition[T]) Resync() error { return p.f.resync(p.ns, true) }
 
 // namespaceKeyLister is implemented by *store.Indexer: its built-in
 // namespace index gives one namespace's keys without listing every key.
@@ -296,12 +289,13 @@ type namespaceKeyLister interface {
 	IndexKeys(indexName, value string) ([]string, error)
 }
 
-// knownKeys returns Known's keys, only those of namespace ns when scoped.
-func (f *FIFO[T]) knownKeys(ns string, scoped bool) []string {
+// knownKeys returns Known's keys, only those of namespace ns unless ns is ""
+// (partitions never have namespace "": it stands for every key).
+func (f *FIFO[T]) knownKeys(ns string) []string {
 	if f.known == nil {
 		return nil
 	}
-	if !scoped {
+	if ns == "" {
 		return f.known.ListKeys()
 	}
 	if nk, ok := f.known.(namespaceKeyLister); ok {
@@ -387,12 +381,12 @@ func (f *FIFO[T]) dropDeleteLocked(key string) bool {
 //
 // On a FIFO partitioned by Options.Namespaces it returns ErrPartitioned.
 func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
-	return f.replace(objs, resourceVersion, "", false)
+	return f.replace(objs, resourceVersion, "")
 }
 
-// replace is Replace, confined to namespace ns when scoped.
-func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) error {
-	if !scoped && f.partitioned != nil {
+// replace is Replace, confined to namespace ns unless ns is "".
+func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string) error {
+	if ns == "" && f.partitioned != nil {
 		return ErrPartitioned
 	}
 	deltas := make([]Delta[T], 0, len(objs))
@@ -401,7 +395,7 @@ func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) err
 		if err != nil {
 			return err
 		}
-		if scoped && !inNamespace(key, ns) {
+		if ns != "" && !inNamespace(key, ns) {
 			return fmt.Errorf("fifo %s: relist of namespace %q holds %s", f.name, ns, key)
 		}
 		deltas = append(deltas, Delta[T]{Type: Replaced, Key: key, Object: o})
@@ -412,7 +406,7 @@ func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) err
 	if f.closed {
 		return ErrClosed
 	}
-	knownKeys := f.knownKeys(ns, scoped)
+	knownKeys := f.knownKeys(ns)
 	var tombs []Delta[T]
 	if len(f.pending) > 0 || len(f.batches) > 0 || len(knownKeys) > 0 {
 		// Only a relist over a non-empty state can have vanished keys; the
@@ -426,7 +420,7 @@ func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) err
 			if _, ok := newKeys[key]; ok {
 				return
 			}
-			if scoped && !inNamespace(key, ns) {
+			if ns != "" && !inNamespace(key, ns) {
 				return // another partition's key
 			}
 			if _, ok := seen[key]; ok {
@@ -469,7 +463,7 @@ func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) err
 		f.batches = append(f.batches, rb)
 		f.signal()
 	}
-	if scoped {
+	if ns != "" {
 		delete(f.unreplaced, ns)
 	}
 	if len(f.unreplaced) == 0 {
@@ -478,49 +472,10 @@ func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) err
 	return nil
 }
 
-// Resync queues a Sync delta, carrying Known's object, for every key of
-// Known that has nothing pending (a pending delta will bring a newer state
-// anyway; a Sync with the older one would go backwards). Without Known it
-// does nothing. It returns ErrClosed after Close, and ErrPartitioned on a
-// FIFO partitioned by Options.Namespaces.
-func (f *FIFO[T]) Resync() error { return f.resync("", false) }
-
-// resync is Resync, confined to namespace ns when scoped.
-func (f *FIFO[T]) resync(ns string, scoped bool) error {
-	if !scoped && f.partitioned != nil {
-		return ErrPartitioned
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return ErrClosed
-	}
-	if f.known == nil {
-		return nil
-	}
-	queued := false
-	for _, key := range f.knownKeys(ns, scoped) {
-		if _, _, ok := f.newestLocked(key); ok {
-			continue
-		}
-		obj, ok := f.known.Get(key)
-		if !ok {
-			continue
-		}
-		f.pushLocked(entry[T]{d: Delta[T]{Type: Sync, Key: key, Object: obj}})
-		f.trackLocked(key, Sync, obj)
-		queued = true
-	}
-	if queued {
-		f.signal()
-	}
-	return nil
-}
-
 // Pop waits until a batch is queued, hands it to process and returns
 // process's error. process runs without the FIFO's lock held, so producers
 // are never blocked by the consumer; the deltas of a batch count as pending
-// (for Replace, Resync and Delete) until process returns.
+// (for Replace and Delete) until process returns.
 //
 // A batch is either one atomic relist from Replace, or up to MaxBatch
 // consecutive single deltas (never crossing the end of the initial

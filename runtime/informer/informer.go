@@ -96,10 +96,9 @@ type Options[T store.Obj] struct {
 	InternStrings bool
 	// ResyncPeriod is the default resync of handlers added without their own.
 	ResyncPeriod time.Duration
-	// Reflector configures the Reflector. Its ResyncPeriod is ignored:
-	// resync is per handler (HandlerOptions.ResyncPeriod) and done by the
-	// informer from its cache, not through the FIFO. Its Name names the
-	// informer in logs and errors.
+	// Reflector configures the Reflector. Its Name names the informer in
+	// logs and errors. (Resync is per handler, HandlerOptions.ResyncPeriod,
+	// done by the informer from its cache.)
 	Reflector reflector.Options
 	// HandlerPanic, when set, is called (after logging) with the value of
 	// every panic a handler raises, from that handler's goroutine. The event
@@ -260,7 +259,6 @@ func (i *Shared) reflectorOptions(opts Options[store.Obj], objectType reflect.Ty
 	ropts := opts.Reflector
 	ropts.Name = i.reflectorName(ns)
 	ropts.ObjectType = objectType
-	ropts.ResyncPeriod = 0 // resync is per handler, from the cache
 	return ropts
 }
 
@@ -468,12 +466,6 @@ func apply[O ops](c O, d fifo.Delta[store.Obj], initial bool, notes []note) []no
 		// is not news to anyone.
 		if _, existed := c.Delete(d.Key); existed {
 			return append(notes, note{op: opDelete, obj: d.Object, flag: d.FinalStateUnknown})
-		}
-	case fifo.Sync:
-		// Only Reflector-driven resyncs produce these, and the informer turns
-		// those off; deliver them as resyncs all the same.
-		if cur, ok := c.Get(d.Key); ok {
-			return append(notes, note{op: opResync, old: cur, obj: cur})
 		}
 	}
 	return notes

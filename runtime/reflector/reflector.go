@@ -45,10 +45,9 @@ type ListerWatcher[T any] interface {
 }
 
 // Sink receives what the Reflector sees. *fifo.FIFO[T] satisfies it. The
-// Reflector calls Add, Update, Delete and Replace from one goroutine, and
-// Resync from another (only when Options.ResyncPeriod is positive), so an
-// implementation must be safe for that much concurrency. None of them should
-// block for long: the watch is not read while they run.
+// Reflector calls Add, Update, Delete and Replace from its Run goroutine.
+// None of them should block for long: the watch is not read while they run.
+// There is no resync here: the informer resyncs each handler from its cache.
 type Sink[T any] interface {
 	Add(obj T) error
 	Update(obj T) error
@@ -56,7 +55,6 @@ type Sink[T any] interface {
 	// Replace hands over a complete list of the resource at resourceVersion
 	// (a LIST, or a WatchList's initial events).
 	Replace(objs []T, resourceVersion string) error
-	Resync() error
 }
 
 // Options configures New. The zero value is usable.
@@ -69,8 +67,6 @@ type Options struct {
 	// ConsistentListFromCache (Kubernetes 1.31+) answer from the watch
 	// cache; set a PageSize for an older server, which reads etcd for them.
 	PageSize int64
-	// ResyncPeriod, when positive, calls Sink.Resync that often.
-	ResyncPeriod time.Duration
 	// WatchList selects streaming initial lists: nil tries it and falls back to
 	// list+watch when the server refuses; false never tries it, and neither
 	// does a ListerWatcher whose IsWatchListSemanticsUnSupported method
@@ -280,8 +276,8 @@ func watchListUnsupported(lw any) bool {
 	return ok && m.IsWatchListSemanticsUnSupported()
 }
 
-// Run lists and watches until ctx ends, then returns nil once every goroutine
-// it started (the resync ticker) has exited and the open watch is stopped.
+// Run lists and watches until ctx ends, then returns nil once the open watch
+// is stopped.
 // Errors are retried, never returned; see Reflector. A Reflector runs once: a
 // second call returns an error at once.
 func (r *Reflector[T]) Run(ctx context.Context) error {
@@ -289,12 +285,6 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		return fmt.Errorf("reflector %s: Run called twice", r.opts.Name)
 	}
 	ctx = LogContext(ctx, r.opts.Name)
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	if r.opts.ResyncPeriod > 0 {
-		wg.Go(func() { r.resyncLoop(ctx) })
-	}
 	r.loop(ctx)
 	return nil
 }
@@ -924,22 +914,6 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchE
 			return end
 		default:
 			r.report(ctx, fmt.Errorf("watch %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
-		}
-	}
-}
-
-func (r *Reflector[T]) resyncLoop(ctx context.Context) {
-	t := time.NewTicker(r.opts.ResyncPeriod)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			klog.FromContext(ctx).V(4).Info("resync")
-			if err := r.sink.Resync(); err != nil {
-				klog.FromContext(ctx).Error(err, "resync failed")
-			}
 		}
 	}
 }

@@ -37,10 +37,9 @@ func cm(name, v string) obj {
 // sink is a reflector.Sink that records every call and applies them to a map.
 type sink struct {
 	mu       sync.Mutex
-	ops      []string // "add ns/a 4", "replace 3 [ns/a ns/b]", "resync"
+	ops      []string // "add ns/a 4", "replace 3 [ns/a ns/b]"
 	state    map[string]obj
 	replaces int
-	resyncs  int
 	failAdd  error
 }
 
@@ -90,13 +89,6 @@ func (s *sink) Replace(objs []obj, rv string) error {
 	}
 	slices.Sort(keys)
 	s.ops = append(s.ops, fmt.Sprintf("replace %s %v", rv, keys))
-	return nil
-}
-
-func (s *sink) Resync() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.resyncs++
 	return nil
 }
 
@@ -783,28 +775,13 @@ func TestWatchTimeoutIsRenewed(t *testing.T) {
 	})
 }
 
-func TestResyncPeriod(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{})
-		h := start(t, src, src, reflector.Options{WatchList: &no, ResyncPeriod: time.Minute})
-		time.Sleep(3*time.Minute + time.Second)
-		synctest.Wait()
-		h.sink.mu.Lock()
-		n := h.sink.resyncs
-		h.sink.mu.Unlock()
-		if n != 3 {
-			t.Errorf("resyncs = %d, want 3", n)
-		}
-	})
-}
-
 func TestCancelStopsEverything(t *testing.T) {
 	for _, phase := range []string{"watching", "backing off", "streaming"} {
 		t.Run(phase, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 				var lw reflector.ListerWatcher[obj] = src
-				opts := reflector.Options{WatchList: &no, ResyncPeriod: time.Minute}
+				opts := reflector.Options{WatchList: &no}
 				switch phase {
 				case "backing off":
 					src.FailNext(runtimetest.VerbList, apierrors.NewServiceUnavailable("down"))
