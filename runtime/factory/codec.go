@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
@@ -30,9 +31,11 @@ const mediaTypeJSON = "application/json"
 //   - CBOR: CBOR (servers with the CBORServingAndStorage feature gate);
 //   - JSON: JSON;
 //   - anything else is an error.
-func codecFor[T any](cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv schema.GroupVersion) (codec, fallback wire.Codec[T], err error) {
-	t := reflect.TypeFor[T]()
-	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+//
+// t is the Go type of the objects (a pointer to a struct); the codecs hand
+// them out as store.Obj, and are compiled once, here, for every type.
+func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv schema.GroupVersion, t reflect.Type) (codec, fallback wire.Codec[store.Obj], err error) {
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
 	obj, ok := reflect.New(t.Elem()).Interface().(runtime.Object)
@@ -53,19 +56,22 @@ func codecFor[T any](cfg *rest.Config, contentType string, scheme *runtime.Schem
 	if gvk.Empty() {
 		return nil, nil, fmt.Errorf("%v is not registered in group-version %s", t, gv)
 	}
-	jsonCodec := wire.NewJSON[T](gvk)
+	jsonCodec, err := wire.NewJSONOf[store.Obj](t, gvk)
+	if err != nil {
+		return nil, nil, err
+	}
 	mt, err := requestedMediaType(cfg, contentType)
 	if err != nil {
 		return nil, nil, err
 	}
 	switch mt {
 	case "", wire.MediaTypeProtobuf:
-		if pb, err := wire.NewProtobufFor[T](gvk); err == nil {
+		if pb, err := wire.NewProtobufOf[store.Obj](t, gvk); err == nil {
 			return pb, jsonCodec, nil
 		}
 		return jsonCodec, nil, nil
 	case wire.MediaTypeCBOR:
-		cb, err := wire.NewCBOR[T](gvk)
+		cb, err := wire.NewCBOROf[store.Obj](t, gvk)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,6 +1,7 @@
 package factory
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
@@ -50,12 +52,12 @@ func TestCodecForChoosesByTypeAndConfig(t *testing.T) {
 		var codec, fallback interface{ MediaType() string }
 		var err error
 		if c.builtin {
-			var cd, fb wire.Codec[*corev1.ConfigMap]
-			cd, fb, err = codecFor[*corev1.ConfigMap](c.cfg, c.contentType, core, corev1.SchemeGroupVersion)
+			var cd, fb wire.Codec[store.Obj]
+			cd, fb, err = codecFor(c.cfg, c.contentType, core, corev1.SchemeGroupVersion, reflect.TypeFor[*corev1.ConfigMap]())
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		} else {
-			var cd, fb wire.Codec[*lwt.Widget]
-			cd, fb, err = codecFor[*lwt.Widget](c.cfg, c.contentType, custom, lwt.SchemeGroupVersion)
+			var cd, fb wire.Codec[store.Obj]
+			cd, fb, err = codecFor(c.cfg, c.contentType, custom, lwt.SchemeGroupVersion, reflect.TypeFor[*lwt.Widget]())
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		}
 		if c.wantErr != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -212,12 +213,11 @@ type groupVersion struct {
 	err    error
 }
 
-// entry is one shared informer; inf is an *informer.Informer[T].
+// entry is one shared informer: its untyped core and its typed view (an
+// *informer.Informer[T], made by the Type that created it).
 type entry struct {
-	inf     any
-	name    string // the informer's Name
-	run     func(context.Context) error
-	sync    informer.Syncable
+	shared  *informer.Shared
+	view    any
 	generic Generic
 	started bool
 }
@@ -290,25 +290,34 @@ func resourceName(gvr schema.GroupVersionResource) string {
 // type). When two goroutines create the same informer at once, both build
 // one, those funcs run for both, and the one entered second is dropped
 // unstarted.
+//
+// InformerFor is a thin typed wrapper: the informer is built and kept by
+// non-generic code (see typeInfo), so a package calling it compiles a few
+// small functions, not the runtime.
 func InformerFor[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
-	f.mu.Lock()
-	e, ok := f.entries[typ.Resource]
-	f.mu.Unlock()
+	e := f.informerFor(typ.Resource, typ.info)
+	inf, ok := e.view.(*informer.Informer[T])
 	if !ok {
-		inf := newShared(f, typ) // user code: without f.mu
-		e = f.enter(typ.Resource, &entry{
-			inf:     inf,
-			name:    inf.Name(),
-			run:     inf.Run,
-			sync:    inf,
-			generic: newGeneric(typ, inf),
-		})
-	}
-	inf, ok := e.inf.(*informer.Informer[T])
-	if !ok {
-		panic(fmt.Sprintf("factory: resource %s already has an informer of type %T, not %T", typ.Resource, e.inf, inf))
+		panic(fmt.Sprintf("factory: resource %s already has an informer of type %T, not %T", typ.Resource, e.view, inf))
 	}
 	return inf
+}
+
+// informerFor returns the entry of gvr, creating it from info() on first use.
+func (f *Factory) informerFor(gvr schema.GroupVersionResource, info func() *typeInfo) *entry {
+	f.mu.Lock()
+	e, ok := f.entries[gvr]
+	f.mu.Unlock()
+	if ok {
+		return e
+	}
+	ti := info()
+	shared := newShared(f, ti) // user code: without f.mu
+	return f.enter(gvr, &entry{
+		shared:  shared,
+		view:    ti.view(shared),
+		generic: newGeneric(gvr, shared),
+	})
 }
 
 // enter makes e the shared informer of gvr, started if the factory is, and
@@ -340,7 +349,7 @@ func Register(f *Factory, types ...Registrant) {
 // different type parameters in one call.
 type Registrant interface{ register(f *Factory) }
 
-func (typ Type[T, L]) register(f *Factory) { InformerFor(f, typ) }
+func (typ Type[T, L]) register(f *Factory) { f.informerFor(typ.Resource, typ.info) }
 
 // Resources maps resources to their Types. Every generated version package
 // exports one, so that turning a Type into a Registrant (which instantiates
@@ -388,12 +397,12 @@ func (f *Factory) namespaces(namespaced bool, to TypeOptions) []string {
 	return slices.Compact(list)
 }
 
-// newShared builds the shared informer of typ, calling the user's funcs in
+// newShared builds the shared informer of a type, calling the user's funcs in
 // Options.Types; f.mu must not be held.
-func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
-	to := f.opts.Types[typ.Resource]
+func newShared(f *Factory, typ *typeInfo) *informer.Shared {
+	to := f.opts.Types[typ.resource]
 	lsel, fsel, resync := f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
-	namespaces := f.namespaces(typ.Namespaced, to)
+	namespaces := f.namespaces(typ.namespaced, to)
 	if to.LabelSelector != nil {
 		lsel = *to.LabelSelector
 	}
@@ -405,48 +414,46 @@ func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) 
 	}
 
 	// newLW returns the source of one namespace ("" = all).
-	var newLW func(ns string) reflector.ListerWatcher[T]
-	switch lw := to.ListerWatcher.(type) {
-	case nil:
-		client, scheme, err := f.client(typ.Resource.GroupVersion(), typ.AddToScheme)
-		var codec, fallback wire.Codec[T]
+	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
+	if to.ListerWatcher == nil {
+		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
+		var codec, fallback wire.Codec[store.Obj]
 		if err == nil {
-			codec, fallback, err = codecFor[T](f.cfg, to.ContentType, scheme, typ.Resource.GroupVersion())
+			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType)
 		}
-		newLW = func(ns string) reflector.ListerWatcher[T] {
+		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
 			if err != nil {
-				return failingLW[T]{err: err} // the reflector's errors name the resource
+				return failingLW{err: err} // the reflector's errors name the resource
 			}
-			return listwatch.New(client, listwatch.Options[T, L]{
-				Resource:      typ.Resource.Resource,
+			return listwatch.New(client, listwatch.Options[store.Obj, runtime.Object]{
+				Resource:      typ.resource.Resource,
 				Namespace:     ns,
 				LabelSelector: lsel,
 				FieldSelector: fsel,
 				Tweak:         f.opts.Tweak,
 				Codec:         codec,
 				FallbackCodec: fallback,
-				NewList:       typ.NewList,
-				Items:         typ.Items,
+				NewList:       typ.newList,
+				Items:         typ.items,
 			})
 		}
-	case reflector.ListerWatcher[T]:
-		namespaces = nil // one source: its namespaces are its business
-		newLW = func(string) reflector.ListerWatcher[T] { return lw }
-	case func(string) reflector.ListerWatcher[T]:
+	} else {
+		lw, perNamespace := typ.listerWatcher(to.ListerWatcher)
+		if !perNamespace {
+			namespaces = nil // one source: its namespaces are its business
+		}
 		newLW = lw
-	default:
-		panic(fmt.Sprintf("factory: Options.Types[%s].ListerWatcher is %T, not a reflector.ListerWatcher[%T] or a func(string) reflector.ListerWatcher[%[2]T]", typ.Resource, to.ListerWatcher, *new(T)))
 	}
 
-	opts := informer.Options[T]{
+	opts := informer.Options[store.Obj]{
 		ResyncPeriod:      resync,
 		KeepManagedFields: f.opts.KeepManagedFields,
 		InternStrings:     f.opts.InternStrings,
 		Reflector:         f.opts.Reflector,
 	}
-	opts.Reflector.Name = resourceName(typ.Resource)
+	opts.Reflector.Name = resourceName(typ.resource)
 	if f.opts.Metrics != nil {
-		h := f.opts.Metrics(typ.Resource)
+		h := f.opts.Metrics(typ.resource)
 		if h.Reflector != nil {
 			opts.Reflector.Metrics = h.Reflector
 		}
@@ -459,40 +466,59 @@ func newShared[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) 
 		transform = to.Transform
 	}
 	if transform != nil {
-		opts.Transform = typedTransform[T](typ.Resource, transform)
+		opts.Transform = typedTransform(typ, transform)
 	}
 	if to.Informer != nil {
-		fn, ok := to.Informer.(func(*informer.Options[T]))
-		if !ok {
-			panic(fmt.Sprintf("factory: Options.Types[%s].Informer is %T, not a func(*informer.Options[%T])", typ.Resource, to.Informer, *new(T)))
-		}
-		fn(&opts)
+		opts = typ.editOptions(to.Informer, opts)
 	}
+	opts = sharedOptions(typ, opts)
 	if len(namespaces) <= 1 {
 		ns := ""
 		if len(namespaces) == 1 {
 			ns = namespaces[0]
 		}
-		return NewInformer(typ, newLW(ns), opts)
+		return informer.NewShared(newLW(ns), typ.objectType, opts)
 	}
-	sources := make([]informer.NamespaceSource[T], len(namespaces))
+	sources := make([]informer.NamespaceSource[store.Obj], len(namespaces))
 	for n, ns := range namespaces {
-		sources[n] = informer.NamespaceSource[T]{Namespace: ns, ListerWatcher: newLW(ns)}
+		sources[n] = informer.NamespaceSource[store.Obj]{Namespace: ns, ListerWatcher: newLW(ns)}
 	}
-	return NewMultiNamespaceInformer(typ, sources, opts)
+	return informer.NewSharedMultiNamespace(sources, typ.objectType, opts)
 }
 
-func typedTransform[T store.Object[T]](gvr schema.GroupVersionResource, fn func(runtime.Object) (runtime.Object, error)) func(T) (T, error) {
-	return func(obj T) (T, error) {
+// sharedOptions adds typ's indexes, name and scope to opts (as
+// typeInformerOptions does for a typed informer).
+func sharedOptions(typ *typeInfo, opts informer.Options[store.Obj]) informer.Options[store.Obj] {
+	if len(typ.indexers) > 0 {
+		merged := make(store.Indexers[store.Obj], len(typ.indexers)+len(opts.Indexers))
+		maps.Copy(merged, typ.indexers)
+		maps.Copy(merged, opts.Indexers)
+		opts.Indexers = merged
+	}
+	if opts.Reflector.Name == "" {
+		opts.Reflector.Name = resourceName(typ.resource)
+	}
+	if opts.Reflector.Scope == reflector.ScopeUnknown {
+		opts.Reflector.Scope = reflector.ScopeCluster
+		if typ.namespaced {
+			opts.Reflector.Scope = reflector.ScopeNamespaced
+		}
+	}
+	return opts
+}
+
+// typedTransform checks that fn returns an object of typ's Go type.
+func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, error)) func(store.Obj) (store.Obj, error) {
+	return func(obj store.Obj) (store.Obj, error) {
 		out, err := fn(obj)
 		if err != nil {
-			return obj, fmt.Errorf("transform %s %s: %w", resourceName(gvr), store.Key(obj), err)
+			return obj, fmt.Errorf("transform %s %s: %w", resourceName(typ.resource), store.Key(obj), err)
 		}
-		t, ok := out.(T)
-		if !ok {
-			return obj, fmt.Errorf("transform %s %s: returned %T, want %T", resourceName(gvr), store.Key(obj), out, obj)
+		o, ok := out.(store.Obj)
+		if !ok || reflect.TypeOf(out) != typ.objectType {
+			return obj, fmt.Errorf("transform %s %s: returned %T, want %v", resourceName(typ.resource), store.Key(obj), out, typ.objectType)
 		}
-		return t, nil
+		return o, nil
 	}
 }
 
@@ -535,12 +561,12 @@ func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Schem
 
 // failingLW reports a construction error (bad config, scheme error) through
 // the informer, so WaitForCacheSync names the resource and the cause.
-type failingLW[T any] struct{ err error }
+type failingLW struct{ err error }
 
-func (l failingLW[T]) List(context.Context, metav1.ListOptions) (*reflector.ListResult[T], error) {
+func (l failingLW) List(context.Context, metav1.ListOptions) (*reflector.ListResult[store.Obj], error) {
 	return nil, l.err
 }
-func (l failingLW[T]) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+func (l failingLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
 	return nil, l.err
 }
 
@@ -571,9 +597,9 @@ func (f *Factory) startLocked(ctx context.Context, gvr schema.GroupVersionResour
 		defer cancel()
 		// The informer's name, unless Options.Types overrode it; if it
 		// differs, the informer adds its own (under the same key).
-		ctx := reflector.LogContext(ctx, e.name)
+		ctx := reflector.LogContext(ctx, e.shared.Name())
 		logger := klog.FromContext(ctx)
-		if err := e.run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		if err := e.shared.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			logger.Error(err, "informer stopped")
 		}
 	})
@@ -587,7 +613,7 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	var syncs []informer.Syncable
 	for _, gvr := range f.order {
 		if e := f.entries[gvr]; e.started {
-			syncs = append(syncs, e.sync)
+			syncs = append(syncs, e.shared)
 		}
 	}
 	f.mu.Unlock()

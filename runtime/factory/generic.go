@@ -60,64 +60,64 @@ type GenericNamespaceLister interface {
 	Get(name string) (runtime.Object, error)
 }
 
-type generic[T store.Object[T]] struct {
+// generic is the Generic of one shared informer; it is not generic in the Go
+// sense, so it is compiled once, here.
+type generic struct {
 	gvr schema.GroupVersionResource
-	inf *informer.Informer[T]
+	inf *informer.Shared
 }
 
-func newGeneric[T store.Object[T], L runtime.Object](typ Type[T, L], inf *informer.Informer[T]) Generic {
-	return &generic[T]{gvr: typ.Resource, inf: inf}
+func newGeneric(gvr schema.GroupVersionResource, inf *informer.Shared) Generic {
+	return &generic{gvr: gvr, inf: inf}
 }
 
-func (g *generic[T]) Resource() schema.GroupVersionResource { return g.gvr }
-func (g *generic[T]) Informer() GenericInformer             { return genericInformer[T]{g} }
-func (g *generic[T]) Lister() GenericLister                 { return genericLister[T]{g} }
+func (g *generic) Resource() schema.GroupVersionResource { return g.gvr }
+func (g *generic) Informer() GenericInformer             { return genericInformer{g} }
+func (g *generic) Lister() GenericLister                 { return genericLister{g} }
 
-type genericInformer[T store.Object[T]] struct{ g *generic[T] }
+type genericInformer struct{ g *generic }
 
-func (i genericInformer[T]) Name() string                       { return i.g.inf.Name() }
-func (i genericInformer[T]) Len() int                           { return i.g.inf.Indexer().Len() }
-func (i genericInformer[T]) Handlers() []*informer.Registration { return i.g.inf.Handlers() }
-func (i genericInformer[T]) HasSynced() bool                    { return i.g.inf.HasSynced() }
-func (i genericInformer[T]) Synced() <-chan struct{}            { return i.g.inf.Synced() }
-func (i genericInformer[T]) LastError() error                   { return i.g.inf.LastError() }
-func (i genericInformer[T]) LastSyncResourceVersion() string {
+func (i genericInformer) Name() string                       { return i.g.inf.Name() }
+func (i genericInformer) Len() int                           { return i.g.inf.Cache().Len() }
+func (i genericInformer) Handlers() []*informer.Registration { return i.g.inf.Handlers() }
+func (i genericInformer) HasSynced() bool                    { return i.g.inf.HasSynced() }
+func (i genericInformer) Synced() <-chan struct{}            { return i.g.inf.Synced() }
+func (i genericInformer) LastError() error                   { return i.g.inf.LastError() }
+func (i genericInformer) LastSyncResourceVersion() string {
 	return i.g.inf.LastSyncResourceVersion()
 }
-func (i genericInformer[T]) RemoveHandler(r *informer.Registration) error {
+func (i genericInformer) RemoveHandler(r *informer.Registration) error {
 	return i.g.inf.RemoveHandler(r)
 }
-func (i genericInformer[T]) AddHandler(h informer.Handler[runtime.Object], opts informer.HandlerOptions) (*informer.Registration, error) {
-	return i.g.inf.AddHandler(untypedHandler[T]{h}, opts)
+func (i genericInformer) AddHandler(h informer.Handler[runtime.Object], opts informer.HandlerOptions) (*informer.Registration, error) {
+	if h == nil {
+		return i.g.inf.AddHandler(nil, opts)
+	}
+	return i.g.inf.AddHandler(untypedHandler{h}, opts)
 }
 
-type untypedHandler[T store.Object[T]] struct {
+type untypedHandler struct {
 	h informer.Handler[runtime.Object]
 }
 
-func (u untypedHandler[T]) OnAdd(obj T, initial bool)         { u.h.OnAdd(obj, initial) }
-func (u untypedHandler[T]) OnUpdate(oldObj, newObj T)         { u.h.OnUpdate(oldObj, newObj) }
-func (u untypedHandler[T]) OnDelete(obj T, finalUnknown bool) { u.h.OnDelete(obj, finalUnknown) }
+func (u untypedHandler) OnAdd(obj store.Obj, initial bool)         { u.h.OnAdd(obj, initial) }
+func (u untypedHandler) OnUpdate(oldObj, newObj store.Obj)         { u.h.OnUpdate(oldObj, newObj) }
+func (u untypedHandler) OnDelete(obj store.Obj, finalUnknown bool) { u.h.OnDelete(obj, finalUnknown) }
 
 // genericLister is the all-namespaces GenericLister.
-type genericLister[T store.Object[T]] struct{ g *generic[T] }
+type genericLister struct{ g *generic }
 
-func (l genericLister[T]) lister() store.Lister[T] {
-	return store.NewLister(l.g.inf.Indexer(), l.g.gvr.GroupResource())
-}
-
-func (l genericLister[T]) List(sel labels.Selector) ([]runtime.Object, error) {
+func (l genericLister) List(sel labels.Selector) ([]runtime.Object, error) {
 	if sel == nil {
 		sel = labels.Everything()
 	}
-	items, err := l.lister().List(sel)
-	return objects(items), err
+	return objects(l.g.inf.Cache().ListSelector("", sel)), nil
 }
 
 // Get takes a cache key, as client-go's GenericLister does: "name" for
 // cluster-scoped objects, "namespace/name" for namespaced ones.
-func (l genericLister[T]) Get(key string) (runtime.Object, error) {
-	obj, ok := l.g.inf.Indexer().Get(key)
+func (l genericLister) Get(key string) (runtime.Object, error) {
+	obj, ok := l.g.inf.Cache().Get(key)
 	if !ok {
 		_, name, err := store.SplitKey(key)
 		if err != nil {
@@ -128,29 +128,31 @@ func (l genericLister[T]) Get(key string) (runtime.Object, error) {
 	return obj, nil
 }
 
-func (l genericLister[T]) ByNamespace(namespace string) GenericNamespaceLister {
-	return genericNamespaceLister[T]{l.lister().Namespace(namespace)}
+func (l genericLister) ByNamespace(namespace string) GenericNamespaceLister {
+	return genericNamespaceLister{l.g, namespace}
 }
 
-type genericNamespaceLister[T store.Object[T]] struct{ l store.NamespaceLister[T] }
+type genericNamespaceLister struct {
+	g         *generic
+	namespace string
+}
 
-func (l genericNamespaceLister[T]) List(sel labels.Selector) ([]runtime.Object, error) {
+func (l genericNamespaceLister) List(sel labels.Selector) ([]runtime.Object, error) {
 	if sel == nil {
 		sel = labels.Everything()
 	}
-	items, err := l.l.List(sel)
-	return objects(items), err
+	return objects(l.g.inf.Cache().ListSelector(l.namespace, sel)), nil
 }
 
-func (l genericNamespaceLister[T]) Get(name string) (runtime.Object, error) {
-	obj, err := l.l.Get(name)
-	if err != nil {
-		return nil, err
+func (l genericNamespaceLister) Get(name string) (runtime.Object, error) {
+	obj, ok := l.g.inf.Cache().GetNamespaced(l.namespace, name)
+	if !ok {
+		return nil, apierrors.NewNotFound(l.g.gvr.GroupResource(), name)
 	}
 	return obj, nil
 }
 
-func objects[T store.Object[T]](items []T) []runtime.Object {
+func objects(items []store.Obj) []runtime.Object {
 	out := make([]runtime.Object, len(items))
 	for i, o := range items {
 		out[i] = o

@@ -13,9 +13,8 @@
 //     processed; a queued relist is looked up through an index built only if
 //     someone asks while it is pending, so the initial list of 100k objects
 //     costs no per-key bookkeeping. That is all Replace needs (tombstones
-//     carry the newest pending object), all Resync needs (skip keys with
-//     something pending) and all deletion dedup needs (drop a Deleted right
-//     after a Deleted).
+//     carry the newest pending object) and all deletion dedup needs (drop a
+//     Deleted right after a Deleted).
 //   - A relist is one queue entry. Replace queues the tombstones and the
 //     Replaced deltas as a single atomic Batch, which the consumer applies in
 //     one store transaction, so readers never see half a relist.
@@ -26,7 +25,7 @@
 //     string, made once per event by store.Key, is the only allocation).
 //   - process runs unlocked. Producers never wait for the consumer; keys of
 //     the batch being processed stay "pending" until process returns, so
-//     Replace and Resync, which read Known concurrently, see a consistent
+//     Replace, which reads Known concurrently, sees a consistent
 //     picture: Known plus pending deltas is always the whole state.
 //   - Pop takes a context and Close is separate: cancelling ctx abandons the
 //     wait at once, while Close lets the consumer drain what was queued

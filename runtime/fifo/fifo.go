@@ -1,11 +1,8 @@
 package fifo
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -24,8 +21,6 @@ const (
 	Deleted
 	// Replaced is an object seen in a relist (List or WatchList).
 	Replaced
-	// Sync is a periodic resync of an object already in the cache.
-	Sync
 )
 
 // String returns the name of t ("Added", "Updated", ...).
@@ -39,8 +34,6 @@ func (t DeltaType) String() string {
 		return "Deleted"
 	case Replaced:
 		return "Replaced"
-	case Sync:
-		return "Sync"
 	}
 	return fmt.Sprintf("DeltaType(%d)", uint8(t))
 }
@@ -76,8 +69,8 @@ type Batch[T any] struct {
 	InitialList bool
 }
 
-// KnownObjects is the consumer's view of what it has applied; Replace and
-// Resync use it to synthesize tombstones and Sync deltas. *store.Indexer[T]
+// KnownObjects is the consumer's view of what it has applied; Replace uses
+// it to synthesize tombstones. *store.Indexer[T]
 // satisfies it. It must be safe to call concurrently with the consumer's
 // writes (the FIFO reads it while the consumer processes a batch).
 type KnownObjects[T any] interface {
@@ -86,16 +79,15 @@ type KnownObjects[T any] interface {
 }
 
 // Options configures New.
-type Options[T store.Object[T]] struct {
-	// Known is the consumer's store (required for tombstones and resync).
-	// Without it, Replace produces no tombstones for keys that are not
-	// queued, Resync does nothing and Delete never drops a delete of an
-	// unknown key.
+type Options[T store.Obj] struct {
+	// Known is the consumer's store (required for tombstones). Without it,
+	// Replace produces no tombstones for keys that are not queued and Delete
+	// never drops a delete of an unknown key.
 	Known KnownObjects[T]
 	// Transform, when set, runs on every object passed to Add, Update,
 	// Delete and Replace before it is queued (and before its key is
-	// computed). It never runs on tombstones or Sync objects, which come from
-	// Known and were transformed already. It may modify obj in place: the FIFO
+	// computed). It never runs on tombstones, which come from Known and were
+	// transformed already. It may modify obj in place: the FIFO
 	// hands it objects that nobody else references (fresh from the decoder).
 	Transform func(T) (T, error)
 	// Name names the queue in errors, e.g. "foos.v1alpha1.example.com".
@@ -105,11 +97,11 @@ type Options[T store.Object[T]] struct {
 	MaxBatch int
 	// Namespaces, when not empty, partitions the FIFO by namespace for one
 	// producer per namespace (a Reflector watching only that namespace):
-	// each producer feeds it through Namespace(ns), whose Replace and Resync
-	// touch only keys of ns, so one namespace's relist never tombstones
+	// each producer feeds it through Namespace(ns), whose Replace
+	// touches only keys of ns, so one namespace's relist never tombstones
 	// another's objects. The initial population is then complete once every
-	// namespace has had its first Replace. The FIFO's own Replace and Resync
-	// return an error on a partitioned FIFO. Namespaces must be distinct and
+	// namespace has had its first Replace. The FIFO's own Replace
+	// returns an error on a partitioned FIFO. Namespaces must be distinct and
 	// not "" (all namespaces is the unpartitioned FIFO).
 	Namespaces []string
 }
@@ -165,15 +157,16 @@ type keyState[T any] struct {
 	seq  uint64    // its position in the stream
 }
 
-// FIFO is a DeltaFIFO: a queue of deltas (Added, Updated, Deleted, Replaced,
-// Sync) delivered in arrival order across keys, with per-key tracking of what
-// is pending for tombstones, resync and deletion dedup.
+// FIFO is a DeltaFIFO: a queue of deltas (Added, Updated, Deleted, Replaced)
+// delivered in arrival order across keys, with per-key tracking of what is
+// pending for tombstones and deletion dedup. Resync is not the FIFO's: the
+// informer resyncs each handler from its cache.
 //
-// Producer methods (Add, Update, Delete, Replace, Resync), Close, HasSynced,
+// Producer methods (Add, Update, Delete, Replace), Close, HasSynced,
 // Synced and Len are safe for concurrent use. There must be one consumer:
 // Pop is not reentrant and two concurrent Pops get ErrConcurrentPop.
 // Producers never wait for the consumer: the queue is unbounded.
-type FIFO[T store.Object[T]] struct {
+type FIFO[T store.Obj] struct {
 	known     KnownObjects[T]
 	transform func(T) (T, error)
 	name      string
@@ -213,7 +206,7 @@ type FIFO[T store.Object[T]] struct {
 }
 
 // New returns an empty, open FIFO.
-func New[T store.Object[T]](opts Options[T]) *FIFO[T] {
+func New[T store.Obj](opts Options[T]) *FIFO[T] {
 	mb := opts.MaxBatch
 	if mb <= 0 {
 		mb = DefaultMaxBatch
@@ -245,76 +238,6 @@ func New[T store.Object[T]](opts Options[T]) *FIFO[T] {
 		}
 	}
 	return f
-}
-
-// ErrPartitioned is returned by the FIFO's own Replace and Resync when
-// Options.Namespaces partitions it: a relist covers one namespace and goes
-// through Namespace(ns).
-var ErrPartitioned = errors.New("fifo: partitioned by namespace: Replace and Resync go through Namespace(ns)")
-
-// Partition is the producer side of one namespace of a FIFO partitioned by
-// Options.Namespaces; it satisfies reflector.Sink. Add, Update and Delete are
-// the FIFO's; Replace and Resync are confined to the namespace. Safe for
-// concurrent use, like the FIFO.
-type Partition[T store.Object[T]] struct {
-	f  *FIFO[T]
-	ns string
-}
-
-// Namespace returns the partition of namespace ns. It panics if ns is not
-// one of Options.Namespaces (a programming error).
-func (f *FIFO[T]) Namespace(ns string) *Partition[T] {
-	if _, ok := f.partitioned[ns]; !ok {
-		panic(fmt.Sprintf("fifo %s: namespace %q is not one of Options.Namespaces", f.name, ns))
-	}
-	return &Partition[T]{f: f, ns: ns}
-}
-
-// Add is FIFO.Add.
-func (p *Partition[T]) Add(obj T) error { return p.f.Add(obj) }
-
-// Update is FIFO.Update.
-func (p *Partition[T]) Update(obj T) error { return p.f.Update(obj) }
-
-// Delete is FIFO.Delete.
-func (p *Partition[T]) Delete(obj T) error { return p.f.Delete(obj) }
-
-// Replace is FIFO.Replace for one namespace: objs must all be in it (else
-// an error, and nothing is queued), and only keys of the namespace get
-// tombstones. The partition's first Replace counts toward the initial
-// population, which is complete once every partition has had one.
-func (p *Partition[T]) Replace(objs []T, resourceVersion string) error {
-	return p.f.replace(objs, resourceVersion, p.ns, true)
-}
-
-// Resync is FIFO.Resync for the keys of one namespace.
-func (p *Partition[T]) Resync() error { return p.f.resync(p.ns, true) }
-
-// namespaceKeyLister is implemented by *store.Indexer: its built-in
-// namespace index gives one namespace's keys without listing every key.
-type namespaceKeyLister interface {
-	IndexKeys(indexName, value string) ([]string, error)
-}
-
-// knownKeys returns Known's keys, only those of namespace ns when scoped.
-func (f *FIFO[T]) knownKeys(ns string, scoped bool) []string {
-	if f.known == nil {
-		return nil
-	}
-	if !scoped {
-		return f.known.ListKeys()
-	}
-	if nk, ok := f.known.(namespaceKeyLister); ok {
-		if keys, err := nk.IndexKeys(store.NamespaceIndex, ns); err == nil {
-			return keys
-		}
-	}
-	return slices.DeleteFunc(f.known.ListKeys(), func(k string) bool { return !inNamespace(k, ns) })
-}
-
-// inNamespace reports whether key ("ns/name") belongs to namespace ns.
-func inNamespace(key, ns string) bool {
-	return len(key) > len(ns) && key[len(ns)] == '/' && key[:len(ns)] == ns
 }
 
 // Add queues an Added delta for obj (after Transform). It returns ErrClosed
@@ -372,270 +295,6 @@ func (f *FIFO[T]) dropDeleteLocked(key string) bool {
 	}
 	_, ok := f.known.Get(key)
 	return !ok
-}
-
-// Replace queues one atomic batch for a relist of objs at resourceVersion:
-// first a Deleted{FinalStateUnknown: true} tombstone for every key that is
-// pending or in Known but absent from objs (carrying the newest pending
-// object, else Known's; keys whose newest pending delta is a Deleted get
-// none), then a Replaced delta for every object of objs (after Transform),
-// in order. Tombstones are ordered by key. An empty result queues nothing.
-//
-// The first Replace fixes the initial population: everything queued up to
-// and including its batch (see HasSynced). It returns ErrClosed after Close, or the
-// first Transform error, in which case nothing is queued.
-//
-// On a FIFO partitioned by Options.Namespaces it returns ErrPartitioned.
-func (f *FIFO[T]) Replace(objs []T, resourceVersion string) error {
-	return f.replace(objs, resourceVersion, "", false)
-}
-
-// replace is Replace, confined to namespace ns when scoped.
-func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string, scoped bool) error {
-	if !scoped && f.partitioned != nil {
-		return ErrPartitioned
-	}
-	deltas := make([]Delta[T], 0, len(objs))
-	for _, o := range objs {
-		o, key, err := f.prepare(Replaced, o)
-		if err != nil {
-			return err
-		}
-		if scoped && !inNamespace(key, ns) {
-			return fmt.Errorf("fifo %s: relist of namespace %q holds %s", f.name, ns, key)
-		}
-		deltas = append(deltas, Delta[T]{Type: Replaced, Key: key, Object: o})
-	}
-
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return ErrClosed
-	}
-	knownKeys := f.knownKeys(ns, scoped)
-	var tombs []Delta[T]
-	if len(f.pending) > 0 || len(f.batches) > 0 || len(knownKeys) > 0 {
-		// Only a relist over a non-empty state can have vanished keys; the
-		// initial list skips building these sets.
-		newKeys := make(map[string]struct{}, len(deltas))
-		for _, d := range deltas {
-			newKeys[d.Key] = struct{}{}
-		}
-		seen := map[string]struct{}{}
-		tombstone := func(key string) {
-			if _, ok := newKeys[key]; ok {
-				return
-			}
-			if scoped && !inNamespace(key, ns) {
-				return // another partition's key
-			}
-			if _, ok := seen[key]; ok {
-				return
-			}
-			seen[key] = struct{}{}
-			t, obj, ok := f.newestLocked(key)
-			if !ok {
-				// Not pending, so the consumer is not writing it: Get
-				// agrees with ListKeys.
-				if obj, ok = f.known.Get(key); !ok {
-					return
-				}
-			} else if t == Deleted {
-				return
-			}
-			tombs = append(tombs, Delta[T]{Type: Deleted, Key: key, Object: obj, FinalStateUnknown: true})
-		}
-		for key := range f.pending {
-			tombstone(key)
-		}
-		for _, b := range f.batches {
-			for i := range b.deltas {
-				tombstone(b.deltas[i].Key)
-			}
-		}
-		for _, key := range knownKeys {
-			tombstone(key)
-		}
-	}
-	all := deltas
-	if len(tombs) > 0 {
-		slices.SortFunc(tombs, func(a, b Delta[T]) int { return strings.Compare(a.Key, b.Key) })
-		all = append(tombs, deltas...)
-	}
-	if len(all) > 0 {
-		rb := &replaceBatch[T]{deltas: all, rv: resourceVersion}
-		f.pushLocked(entry[T]{batch: rb})
-		rb.seq = f.seq
-		f.batches = append(f.batches, rb)
-		f.signal()
-	}
-	if scoped {
-		delete(f.unreplaced, ns)
-	}
-	if len(f.unreplaced) == 0 {
-		f.markPopulatedLocked()
-	}
-	return nil
-}
-
-// Resync queues a Sync delta, carrying Known's object, for every key of
-// Known that has nothing pending (a pending delta will bring a newer state
-// anyway; a Sync with the older one would go backwards). Without Known it
-// does nothing. It returns ErrClosed after Close, and ErrPartitioned on a
-// FIFO partitioned by Options.Namespaces.
-func (f *FIFO[T]) Resync() error { return f.resync("", false) }
-
-// resync is Resync, confined to namespace ns when scoped.
-func (f *FIFO[T]) resync(ns string, scoped bool) error {
-	if !scoped && f.partitioned != nil {
-		return ErrPartitioned
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return ErrClosed
-	}
-	if f.known == nil {
-		return nil
-	}
-	queued := false
-	for _, key := range f.knownKeys(ns, scoped) {
-		if _, _, ok := f.newestLocked(key); ok {
-			continue
-		}
-		obj, ok := f.known.Get(key)
-		if !ok {
-			continue
-		}
-		f.pushLocked(entry[T]{d: Delta[T]{Type: Sync, Key: key, Object: obj}})
-		f.trackLocked(key, Sync, obj)
-		queued = true
-	}
-	if queued {
-		f.signal()
-	}
-	return nil
-}
-
-// Pop waits until a batch is queued, hands it to process and returns
-// process's error. process runs without the FIFO's lock held, so producers
-// are never blocked by the consumer; the deltas of a batch count as pending
-// (for Replace, Resync and Delete) until process returns.
-//
-// A batch is either one atomic relist from Replace, or up to MaxBatch
-// consecutive single deltas (never crossing the end of the initial
-// population). Pop blocks until there is work, ctx ends (it returns
-// ctx.Err() and pops nothing), or the FIFO is closed and empty (ErrClosed):
-// after Close, Pop keeps handing out what was queued before, so the consumer
-// can drain it.
-func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		f.mu.Lock()
-		if f.popping {
-			f.mu.Unlock()
-			return ErrConcurrentPop
-		}
-		if f.count > 0 {
-			break // with f.mu held
-		}
-		closed := f.closed
-		f.mu.Unlock()
-		if closed {
-			return ErrClosed
-		}
-		select {
-		case <-f.notify:
-		case <-f.closedCh:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-
-	b, taken := f.takeLocked()
-	f.popping = true
-	f.inflight = taken
-	f.mu.Unlock()
-	defer f.done(b.Deltas, taken, b.Atomic) // also when process panics
-	return process(b)
-}
-
-// done ends the processing of a popped batch: its keys stop being pending
-// and the initial population shrinks.
-func (f *FIFO[T]) done(deltas []Delta[T], taken int, atomic bool) {
-	f.mu.Lock()
-	f.popping = false
-	f.inflight = 0
-	if atomic {
-		// Batches are popped in order: this is the oldest.
-		f.batches[0] = nil
-		f.batches = f.batches[1:]
-		if len(f.batches) == 0 {
-			f.batches = nil
-		}
-	} else {
-		for i := range deltas {
-			f.untrackLocked(deltas[i].Key)
-		}
-	}
-	if len(f.pending) == 0 && f.pendingPeak > shrinkAbove {
-		// Go maps never shrink; after a large relist start afresh.
-		f.pending = make(map[string]keyState[T])
-		f.pendingPeak = 0
-	}
-	if f.initialLeft > 0 {
-		f.initialLeft -= taken
-		f.checkSyncedLocked()
-	}
-	f.mu.Unlock()
-	clear(deltas) // drop references for the GC
-}
-
-// shrinkAbove is the size above which the ring and the pending map are
-// reallocated once they are empty again, to give a burst's memory back.
-const shrinkAbove = 4096
-
-// takeLocked removes the next batch from the queue; it returns the batch and
-// how many entries it consumed.
-func (f *FIFO[T]) takeLocked() (Batch[T], int) {
-	first := &f.ring[f.head]
-	initial := !f.syncedClosed
-	if first.batch != nil {
-		rb := first.batch
-		*first = entry[T]{}
-		f.head = (f.head + 1) % len(f.ring)
-		f.count--
-		f.ndeltas -= len(rb.deltas)
-		if f.count == 0 && len(f.ring) > shrinkAbove {
-			f.ring, f.head = make([]entry[T], 16), 0
-		}
-		return Batch[T]{Deltas: rb.deltas, Atomic: true, ResourceVersion: rb.rv, InitialList: initial}, 1
-	}
-	limit := f.maxBatch
-	if f.initialLeft > 0 && f.initialLeft < limit {
-		limit = f.initialLeft
-	}
-	out := f.out[:0]
-	n := 0
-	for n < limit && f.count > 0 {
-		e := &f.ring[f.head]
-		if e.batch != nil {
-			break
-		}
-		out = append(out, e.d)
-		*e = entry[T]{}
-		f.head = (f.head + 1) % len(f.ring)
-		f.count--
-		n++
-	}
-	f.ndeltas -= n
-	f.out = out
-	if f.count == 0 && len(f.ring) > shrinkAbove {
-		f.ring, f.head = make([]entry[T], 16), 0
-	}
-	return Batch[T]{Deltas: out, InitialList: initial}, n
 }
 
 // Close closes the FIFO: producers get ErrClosed from now on, and Pop

@@ -261,30 +261,6 @@ func TestReplaceTombstoneForKeyInFlight(t *testing.T) {
 	mustEqual(t, got, []ev{{fifo.Deleted, "ns/x", "1", true}})
 }
 
-func TestResyncSkipsPendingKeys(t *testing.T) {
-	k := newKnown(cm("ns", "a", "1"), cm("ns", "b", "1"), cm("ns", "c", "1"))
-	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: k})
-	must(t, f.Update(cm("ns", "a", "2")))
-	must(t, f.Resync())
-	_, got := popOne(t, f)
-	slices.SortFunc(got[1:], func(x, y ev) int { return strings.Compare(x.Key, y.Key) })
-	mustEqual(t, got, []ev{
-		{fifo.Updated, "ns/a", "2", false},
-		{fifo.Sync, "ns/b", "1", false},
-		{fifo.Sync, "ns/c", "1", false},
-	})
-	// Sync objects are Known's own objects, not copies.
-	must(t, f.Resync())
-	_ = f.Pop(t.Context(), func(b fifo.Batch[*corev1.ConfigMap]) error {
-		for _, d := range b.Deltas {
-			if o, _ := k.Get(d.Key); o != d.Object {
-				t.Errorf("Sync of %s carries a different object than Known's", d.Key)
-			}
-		}
-		return nil
-	})
-}
-
 func TestHasSyncedEmptyFirstReplace(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
 	if f.HasSynced() {
@@ -561,7 +537,6 @@ func TestNewestPendingAcrossRelistsAndSingles(t *testing.T) {
 	must(t, f.Update(cm("ns", "a", "3"))) // newer than a's Replaced
 	must(t, f.Delete(cm("ns", "b", "4"))) // b's newest is the relist's Replaced: kept
 	must(t, f.Delete(cm("ns", "b", "5"))) // now a Deleted is newest: dropped
-	must(t, f.Resync())                   // every known key is pending: nothing
 	// A relist without a and b: a's tombstone carries the single's object;
 	// b's newest is a Deleted, so no tombstone.
 	must(t, f.Replace([]*corev1.ConfigMap{cm("ns", "known", "6")}, "6"))

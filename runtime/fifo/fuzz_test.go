@@ -11,11 +11,9 @@ import (
 )
 
 // FuzzConverges drives a FIFO with random producer calls (watch events,
-// missed events, relists, resyncs) interleaved with pops applied to a
+// missed events, relists) interleaved with pops applied to a
 // consumer store, then relists once more and drains. It checks:
 //   - the store ends equal to the "server";
-//   - a Sync delta always carries the object the store holds when it is
-//     applied (resync never goes backwards);
 //   - a tombstone is for a key the store holds when it is applied, and
 //     carries exactly that object;
 //   - a Deleted never directly follows a Deleted of the same key in the stream.
@@ -56,8 +54,6 @@ func FuzzConverges(f *testing.F) {
 				for _, d := range b.Deltas {
 					cur, ok := k.Get(d.Key)
 					switch {
-					case d.Type == fifo.Sync && (!ok || cur != d.Object):
-						t.Fatalf("Sync of %s carries %v, store holds %v", d.Key, d.Object.ResourceVersion, cur)
 					case d.FinalStateUnknown && (!ok || cur != d.Object):
 						t.Fatalf("tombstone of %s carries %v, store holds %v (present %v)", d.Key, d.Object.ResourceVersion, cur, ok)
 					case d.Type == fifo.Deleted && lastType[d.Key] == fifo.Deleted:
@@ -77,7 +73,7 @@ func FuzzConverges(f *testing.F) {
 			key := "ns/" + name
 			_, exists := server[key]
 			var err error
-			switch prog[i] % 6 {
+			switch prog[i] % 5 {
 			case 0: // watch event: create or update
 				if exists {
 					err = q.Update(write(name, false))
@@ -96,8 +92,6 @@ func FuzzConverges(f *testing.F) {
 				if q.Len() > 0 {
 					pop()
 				}
-			case 5:
-				err = q.Resync()
 			}
 			if err != nil {
 				t.Fatal(err)

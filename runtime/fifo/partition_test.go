@@ -66,23 +66,12 @@ func TestPartitionRejectsForeignObjectsAndWholeFIFOCalls(t *testing.T) {
 	if err := f.Replace(nil, "3"); !errors.Is(err, fifo.ErrPartitioned) {
 		t.Fatalf("Replace on a partitioned FIFO: %v, want ErrPartitioned", err)
 	}
-	if err := f.Resync(); !errors.Is(err, fifo.ErrPartitioned) {
-		t.Fatalf("Resync on a partitioned FIFO: %v, want ErrPartitioned", err)
-	}
 	defer func() {
 		if recover() == nil {
 			t.Fatal("Namespace of an unknown namespace did not panic")
 		}
 	}()
 	f.Namespace("b")
-}
-
-func TestPartitionResyncOnlyItsNamespace(t *testing.T) {
-	k := newKnown(cm("a", "x", "1"), cm("b", "x", "1"))
-	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: k, Namespaces: []string{"a", "b"}})
-	must(t, f.Namespace("b").Resync())
-	_, got := popOne(t, f)
-	mustEqual(t, got, []ev{{fifo.Sync, "b/x", "1", false}})
 }
 
 // When the last namespace's first relist arrives while another namespace's

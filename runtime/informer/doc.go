@@ -3,6 +3,12 @@
 //
 // Design choices that are not obvious:
 //
+//   - Typed view, untyped core. Shared does the work on store.Obj and is not
+//     generic; Informer[T] is a view whose methods convert (handlers and
+//     index funcs are wrapped once, at registration). Go compiles generic
+//     code again in every package that instantiates it, so this keeps the
+//     informer, its FIFO and its Reflectors compiled once, in the runtime,
+//     however many generated packages use them (docs/generated-code.md).
 //   - One lock cuts the stream. The pop loop applies a batch to the cache and
 //     appends the resulting notifications to every handler's buffer under one
 //     mutex, which AddHandler and handler resyncs also take. A handler added

@@ -39,11 +39,11 @@ func (o op) String() string {
 }
 
 // note is one queued handler call.
-type note[T any] struct {
+type note struct {
 	op   op
 	flag bool // add: isInInitialList; delete: finalStateUnknown
-	old  T
-	obj  T
+	old  store.Obj
+	obj  store.Obj
 }
 
 // shrinkAbove is the buffer capacity above which a drained buffer is given
@@ -52,9 +52,9 @@ const shrinkAbove = 4096
 
 // listener is one registered handler: an unbounded buffer of notes and the
 // goroutine that delivers them.
-type listener[T store.Object[T]] struct {
-	inf    *Informer[T]
-	h      Handler[T]
+type listener struct {
+	inf    *Shared
+	h      Handler[store.Obj]
 	reg    *Registration
 	resync time.Duration
 
@@ -70,19 +70,19 @@ type listener[T store.Object[T]] struct {
 	bufSince time.Time    // when buf's first note was queued (under mu)
 
 	mu       sync.Mutex
-	buf      []note[T] // filled by the informer
-	spare    []note[T] // the drained buffer, reused
-	stopping bool      // Run is stopping: exit once the buffer is empty (or ctx ended)
+	buf      []note // filled by the informer
+	spare    []note // the drained buffer, reused
+	stopping bool   // Run is stopping: exit once the buffer is empty (or ctx ended)
 }
 
-func newListener[T store.Object[T]](inf *Informer[T], h Handler[T], reg *Registration, resync time.Duration) *listener[T] {
+func newListener(inf *Shared, h Handler[store.Obj], reg *Registration, resync time.Duration) *listener {
 	reg.stopped = make(chan struct{})
-	return &listener[T]{inf: inf, h: h, reg: reg, resync: resync, wake: make(chan struct{}, 1)}
+	return &listener{inf: inf, h: h, reg: reg, resync: resync, wake: make(chan struct{}, 1)}
 }
 
 // push appends notes to the buffer (dropping resyncs if this handler has no
 // resync period). It never blocks beyond the buffer's lock.
-func (l *listener[T]) push(notes []note[T]) {
+func (l *listener) push(notes []note) {
 	l.mu.Lock()
 	if l.hm != nil && len(l.buf) == 0 {
 		l.bufSince = time.Now()
@@ -100,7 +100,7 @@ func (l *listener[T]) push(notes []note[T]) {
 	l.signal()
 }
 
-func (l *listener[T]) push1(n note[T]) {
+func (l *listener) push1(n note) {
 	l.mu.Lock()
 	if l.hm != nil && len(l.buf) == 0 {
 		l.bufSince = time.Now()
@@ -110,7 +110,7 @@ func (l *listener[T]) push1(n note[T]) {
 	l.signal()
 }
 
-func (l *listener[T]) signal() {
+func (l *listener) signal() {
 	select {
 	case l.wake <- struct{}{}:
 	default:
@@ -118,7 +118,7 @@ func (l *listener[T]) signal() {
 }
 
 // stop makes the goroutine exit once its buffer is delivered.
-func (l *listener[T]) stop() {
+func (l *listener) stop() {
 	l.mu.Lock()
 	l.stopping = true
 	l.mu.Unlock()
@@ -126,7 +126,7 @@ func (l *listener[T]) stop() {
 }
 
 // remove makes the goroutine exit without delivering anything more.
-func (l *listener[T]) remove() {
+func (l *listener) remove() {
 	l.removed.Store(true)
 	l.stop()
 }
@@ -135,7 +135,7 @@ func (l *listener[T]) remove() {
 // no further call (the one in progress finishes) and drops the buffer.
 // Resyncs are taken from the cache by this goroutine itself when its timer
 // fires.
-func (l *listener[T]) run(ctx context.Context) {
+func (l *listener) run(ctx context.Context) {
 	defer close(l.reg.stopped)
 	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("handler", l.reg.name))
 	// The timer is re-armed after each resync is queued, so resyncs are a
@@ -207,7 +207,7 @@ func (l *listener[T]) run(ctx context.Context) {
 }
 
 // recycle hands a drained buffer back for reuse.
-func (l *listener[T]) recycle(batch []note[T]) {
+func (l *listener) recycle(batch []note) {
 	if cap(batch) > shrinkAbove {
 		return
 	}
@@ -225,14 +225,14 @@ func (l *listener[T]) recycle(batch []note[T]) {
 // run calls it only between batches, and a batch is delivered whole before
 // the next check, so at most one resync is ever outstanding: a handler slower
 // than its period gets fewer resyncs, not an ever-growing buffer.
-func (l *listener[T]) queueResync(ctx context.Context) {
+func (l *listener) queueResync(ctx context.Context) {
 	i := l.inf
 	i.mu.Lock()
 	if i.syncedSent && i.state == stateRunning { // no resync while draining
 		objs := i.indexer.List()
 		l.mu.Lock()
 		for _, o := range objs {
-			l.buf = append(l.buf, note[T]{op: opResync, old: o, obj: o})
+			l.buf = append(l.buf, note{op: opResync, old: o, obj: o})
 		}
 		l.mu.Unlock()
 		klog.FromContext(ctx).V(5).Info("handler resync queued", "objects", len(objs))
@@ -241,7 +241,7 @@ func (l *listener[T]) queueResync(ctx context.Context) {
 }
 
 // deliver makes one handler call, recovering and reporting a panic.
-func (l *listener[T]) deliver(ctx context.Context, n *note[T]) {
+func (l *listener) deliver(ctx context.Context, n *note) {
 	defer func() {
 		if r := recover(); r != nil {
 			l.reportPanic(ctx, n, r)
@@ -263,7 +263,7 @@ func (l *listener[T]) deliver(ctx context.Context, n *note[T]) {
 	}
 }
 
-func (l *listener[T]) reportPanic(ctx context.Context, n *note[T], r any) {
+func (l *listener) reportPanic(ctx context.Context, n *note, r any) {
 	key := store.Key(n.obj)
 	klog.FromContext(ctx).Error(fmt.Errorf("handler panic: %v", r), "handler panicked; event dropped, delivery goes on",
 		"event", n.op.String(), "key", key, "stack", string(debug.Stack()))
@@ -279,7 +279,7 @@ func (l *listener[T]) reportPanic(ctx context.Context, n *note[T], r any) {
 
 // backlog returns the number of notes not yet delivered and when the oldest
 // of them was queued (zero when none).
-func (l *listener[T]) backlog() (int, time.Time) {
+func (l *listener) backlog() (int, time.Time) {
 	if l.hm == nil {
 		return 0, time.Time{}
 	}

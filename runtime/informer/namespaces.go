@@ -2,6 +2,7 @@ package informer
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -14,7 +15,9 @@ type NamespaceSource[T any] struct {
 	ListerWatcher reflector.ListerWatcher[T]
 }
 
-// NewMultiNamespace returns one informer over several namespaces: a
+// NewSharedMultiNamespace returns the untyped core of one informer over
+// several namespaces, whose objects must all have the Go type objectType
+// (NewMultiNamespace is the typed constructor): a
 // Reflector per source (each with its own resourceVersion, relists and
 // backoff, as the API server has no resourceVersion spanning namespaces)
 // feeding one DeltaFIFO partitioned by namespace, so handlers get one event
@@ -24,9 +27,9 @@ type NamespaceSource[T any] struct {
 // once every namespace has been listed and applied. LastError and
 // LastSyncResourceVersion report per namespace.
 //
-// It panics on no sources, on "" (all namespaces: use New) and on a
+// It panics on no sources, on "" (all namespaces: use NewShared) and on a
 // namespace given twice: programming errors.
-func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Options[T]) *Informer[T] {
+func NewSharedMultiNamespace(sources []NamespaceSource[store.Obj], objectType reflect.Type, opts Options[store.Obj]) *Shared {
 	if len(sources) == 0 {
 		panic("informer: NewMultiNamespace without sources")
 	}
@@ -39,10 +42,10 @@ func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Opt
 		seen[src.Namespace] = true
 		namespaces[n] = src.Namespace
 	}
-	i := newInformer(opts, namespaces)
+	i, q := newShared(opts, objectType, namespaces)
 	for _, src := range sources {
-		sink := reflector.Sink[T](i.fifo.Namespace(src.Namespace))
-		i.refls = append(i.refls, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, src.Namespace)))
+		sink := reflector.Sink[store.Obj](q.Namespace(src.Namespace))
+		i.refls = append(i.refls, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace)))
 	}
 	return i
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -45,10 +44,9 @@ type ListerWatcher[T any] interface {
 }
 
 // Sink receives what the Reflector sees. *fifo.FIFO[T] satisfies it. The
-// Reflector calls Add, Update, Delete and Replace from one goroutine, and
-// Resync from another (only when Options.ResyncPeriod is positive), so an
-// implementation must be safe for that much concurrency. None of them should
-// block for long: the watch is not read while they run.
+// Reflector calls Add, Update, Delete and Replace from its Run goroutine.
+// None of them should block for long: the watch is not read while they run.
+// There is no resync here: the informer resyncs each handler from its cache.
 type Sink[T any] interface {
 	Add(obj T) error
 	Update(obj T) error
@@ -56,7 +54,6 @@ type Sink[T any] interface {
 	// Replace hands over a complete list of the resource at resourceVersion
 	// (a LIST, or a WatchList's initial events).
 	Replace(objs []T, resourceVersion string) error
-	Resync() error
 }
 
 // Options configures New. The zero value is usable.
@@ -69,13 +66,23 @@ type Options struct {
 	// ConsistentListFromCache (Kubernetes 1.31+) answer from the watch
 	// cache; set a PageSize for an older server, which reads etcd for them.
 	PageSize int64
-	// ResyncPeriod, when positive, calls Sink.Resync that often.
-	ResyncPeriod time.Duration
 	// WatchList selects streaming initial lists: nil tries it and falls back to
 	// list+watch when the server refuses; false never tries it, and neither
 	// does a ListerWatcher whose IsWatchListSemanticsUnSupported method
 	// returns true (client-go's fake clientsets; see listwatch.Funcs).
 	WatchList *bool
+	// WatchListTimeout bounds how long a WatchList waits for the
+	// initial-events-end bookmark that ends its initial stream: 0 means one
+	// minute (the API server's default request timeout, which bounds the
+	// LIST it replaces too), negative means no bound but the watch's own
+	// timeout (client-go's behaviour). A stream still open at the bound is
+	// stopped, reported (ErrInitialEventsTimeout) and the Reflector uses
+	// LIST+WATCH from then on: a source that did not end its initial stream
+	// once (a fake clientset without the IsWatchListSemanticsUnSupported
+	// marker, a proxy that drops bookmarks) will not next time either. A
+	// stream waiting for longer than 10s is reported in LastError before
+	// the bound, so a stuck WaitForCacheSync names it.
+	WatchListTimeout time.Duration
 	// WatchErrorHandler is called with every list/watch error (after logging),
 	// from the Run goroutine: it must not block for long.
 	WatchErrorHandler func(ctx context.Context, err error)
@@ -95,6 +102,12 @@ type Options struct {
 	// Metrics, when not nil, observes lists, watches, relists and events
 	// (see Metrics).
 	Metrics Metrics
+	// ObjectType, when not nil, is the Go type every listed or watched
+	// object must have; a watch event carrying another is malformed
+	// (ErrMalformedEvent). It is for a Reflector whose T is an interface
+	// (store.Obj, as the informer's untyped core uses); with a concrete T,
+	// T itself is the check.
+	ObjectType reflect.Type
 }
 
 // Scope is whether a resource's objects live in namespaces (see
@@ -118,6 +131,12 @@ var ErrMalformedEvent = errors.New("malformed watch event")
 // metadata.name (or one with a "/"), or a namespace that contradicts
 // Options.Scope. It is not stored; the list or watch goes on.
 var ErrInvalidObject = errors.New("object without a valid key")
+
+// ErrInitialEventsTimeout is wrapped by the error reported when a WatchList's
+// initial stream has not ended (no initial-events-end bookmark) within
+// Options.WatchListTimeout (the Reflector then falls back to LIST+WATCH), and
+// by the one reported while it waits, after 10s.
+var ErrInitialEventsTimeout = errors.New("no initial-events-end bookmark")
 
 // ErrInvalidResourceVersion is wrapped by the error reported for a
 // resourceVersion that is not a decimal uint64, as every API server's is. An
@@ -161,6 +180,11 @@ const (
 	// event without the resourceVersion advancing before the Reflector
 	// relists instead of resuming.
 	maxQuickResumes = 3
+	// defaultWatchListTimeout is Options.WatchListTimeout's default, and
+	// watchListStall how long an initial stream may wait before LastError
+	// says so (client-go logs a warning at that interval).
+	defaultWatchListTimeout = time.Minute
+	watchListStall          = 10 * time.Second
 )
 
 // Reflector keeps a Sink in step with the server: it lists (or streams the
@@ -193,12 +217,15 @@ const (
 //     sendInitialEvents=true; its ADDED events up to the bookmark annotated
 //     k8s.io/initial-events-end become one Sink.Replace, and the same watch
 //     goes on. If the server refuses it (400/422, or such an ERROR event before
-//     the end marker) the Reflector uses LIST from then on; after any other
-//     failure it LISTs this once and tries WatchList again on the next relist.
+//     the end marker), or the stream does not end within
+//     Options.WatchListTimeout (one minute; client-go waits up to the watch
+//     timeout, 5 to 10 minutes, and a fake's forever), the Reflector uses
+//     LIST from then on; after any other failure it LISTs this once and
+//     tries WatchList again on the next relist.
 //
 // A Reflector is run once. LastSyncResourceVersion and LastError are safe for
 // concurrent use.
-type Reflector[T store.Object[T]] struct {
+type Reflector[T store.Obj] struct {
 	lw   ListerWatcher[T]
 	sink Sink[T]
 	opts Options
@@ -218,9 +245,12 @@ type Reflector[T store.Object[T]] struct {
 }
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.
-func New[T store.Object[T]](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflector[T] {
+func New[T store.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflector[T] {
 	if opts.PageSize < 0 {
 		opts.PageSize = 0
+	}
+	if opts.WatchListTimeout == 0 {
+		opts.WatchListTimeout = defaultWatchListTimeout
 	}
 	if opts.Name == "" {
 		var zero T
@@ -245,8 +275,8 @@ func watchListUnsupported(lw any) bool {
 	return ok && m.IsWatchListSemanticsUnSupported()
 }
 
-// Run lists and watches until ctx ends, then returns nil once every goroutine
-// it started (the resync ticker) has exited and the open watch is stopped.
+// Run lists and watches until ctx ends, then returns nil once the open watch
+// is stopped.
 // Errors are retried, never returned; see Reflector. A Reflector runs once: a
 // second call returns an error at once.
 func (r *Reflector[T]) Run(ctx context.Context) error {
@@ -254,12 +284,6 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 		return fmt.Errorf("reflector %s: Run called twice", r.opts.Name)
 	}
 	ctx = LogContext(ctx, r.opts.Name)
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	if r.opts.ResyncPeriod > 0 {
-		wg.Go(func() { r.resyncLoop(ctx) })
-	}
 	r.loop(ctx)
 	return nil
 }
@@ -496,10 +520,14 @@ func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface, error) {
 			return w, err
 		}
 		logger := klog.FromContext(ctx)
-		if isRefusal(err) {
+		switch {
+		case isRefusal(err):
 			r.noWatchList = true
 			logger.V(2).Info("server refused WatchList; using LIST from now on", "err", err)
-		} else {
+		case errors.Is(err, ErrInitialEventsTimeout):
+			r.noWatchList = true
+			r.report(ctx, err)
+		default:
 			// A real failure (not a missing feature): report it, and make
 			// progress with a LIST rather than wait for WatchList to recover.
 			r.report(ctx, err)
@@ -529,353 +557,4 @@ func isExpired(err error) bool {
 func (r *Reflector[T]) watchTimeout() *int64 {
 	s := int64(minWatchTimeout.Seconds() * (1 + rand.Float64()))
 	return &s
-}
-
-// list reads the collection with a consistent LIST (every page, if
-// Options.PageSize pages it, at the first page's resourceVersion) and
-// replaces the Sink's content with it.
-func (r *Reflector[T]) list(ctx context.Context) error {
-	logger := klog.FromContext(ctx)
-	opts := metav1.ListOptions{Limit: r.opts.PageSize}
-	var (
-		items []T
-		rv    string
-		pages int
-	)
-	for {
-		page, err := r.lw.List(ctx, opts)
-		if err != nil && opts.Continue != "" && isExpired(err) {
-			// The snapshot behind the continue token was compacted: read
-			// everything at once, as client-go's pager does.
-			logger.V(2).Info("continue token expired; listing without paging", "pages", pages, "err", err)
-			opts = metav1.ListOptions{}
-			items, rv = items[:0], ""
-			page, err = r.lw.List(ctx, opts)
-		}
-		if err == nil && page == nil {
-			err = errors.New("lister returned no page and no error")
-		}
-		if err != nil {
-			return fmt.Errorf("list %s: %w", r.opts.Name, err)
-		}
-		pages++
-		if rv == "" {
-			rv = page.ResourceVersion
-			if items == nil && page.Continue != "" && page.RemainingItemCount != nil {
-				items = make([]T, 0, int64(len(page.Items))+*page.RemainingItemCount)
-			}
-		}
-		items = append(items, page.Items...)
-		if page.Continue == "" {
-			break
-		}
-		opts.Continue = page.Continue
-	}
-	if !validRV(rv) {
-		return fmt.Errorf("list %s: %w %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
-	}
-	items = r.storable(ctx, "list", items, rv)
-	if err := r.sink.Replace(items, rv); err != nil {
-		return fmt.Errorf("list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
-	}
-	r.setLastRV(rv)
-	r.clearErr()
-	logger.V(4).Info("listed", "resourceVersion", rv, "items", len(items), "pages", pages)
-	return nil
-}
-
-// watchList streams the initial list (sendInitialEvents=true) up to the
-// initial-events-end bookmark, replaces the Sink's content with it, and
-// returns the still-open watch.
-func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
-	sendInitial := true
-	w, err := r.lw.Watch(ctx, metav1.ListOptions{
-		SendInitialEvents:    &sendInitial,
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-		AllowWatchBookmarks:  true,
-		TimeoutSeconds:       r.watchTimeout(),
-	})
-	if err == nil && w == nil {
-		err = errors.New("watcher returned no watch and no error")
-	}
-	if m := r.opts.Metrics; m != nil {
-		m.WatchStarted(err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
-	}
-	r.watchStart = time.Now()
-	done := func(err error) (watch.Interface, error) {
-		stopWatch(w)
-		if m := r.opts.Metrics; m != nil {
-			m.WatchDone(time.Since(r.watchStart), err)
-		}
-		return nil, err
-	}
-	var (
-		items []T
-		index = map[string]int{}
-	)
-	for {
-		var ev watch.Event
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return done(ctx.Err())
-		case ev, ok = <-w.ResultChan():
-		}
-		if !ok {
-			return done(fmt.Errorf("watch-list %s: watch closed before the initial-events-end bookmark (%d objects received)", r.opts.Name, len(items)))
-		}
-		switch ev.Type {
-		case watch.Added, watch.Modified, watch.Deleted:
-			if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
-				// An object of the initial list is unknown: this stream
-				// cannot give a complete list.
-				return done(fmt.Errorf("watch-list %s: %w: %s event: %w", r.opts.Name, ErrMalformedEvent, ev.Type, m.Err))
-			}
-			if m := r.opts.Metrics; m != nil {
-				m.Event(ev.Type)
-			}
-			obj, err := r.object(ev)
-			if err != nil {
-				r.report(ctx, err)
-				continue
-			}
-			if why := r.checkKey(obj); why != "" {
-				r.report(ctx, fmt.Errorf("watch-list %s: %w: %s event (resourceVersion %s) %s: not stored", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(obj.GetResourceVersion()), why))
-				continue
-			}
-			key := store.Key(obj)
-			i, seen := index[key]
-			switch {
-			case ev.Type == watch.Deleted && seen:
-				last := len(items) - 1
-				items[i] = items[last]
-				index[store.Key(items[i])] = i
-				items = items[:last]
-				delete(index, key)
-			case ev.Type == watch.Deleted:
-			case seen:
-				items[i] = obj
-			default:
-				index[key] = len(items)
-				items = append(items, obj)
-			}
-		case watch.Bookmark:
-			m, err := bookmarkMeta(ev.Object)
-			if err != nil {
-				r.report(ctx, fmt.Errorf("watch-list %s: %w", r.opts.Name, err))
-				continue
-			}
-			if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
-				continue
-			}
-			rv := m.GetResourceVersion()
-			if !validRV(rv) {
-				return done(fmt.Errorf("watch-list %s: %w %s on the initial-events-end bookmark", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv)))
-			}
-			if err := r.sink.Replace(items, rv); err != nil {
-				return done(fmt.Errorf("watch-list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err))
-			}
-			r.setLastRV(rv)
-			r.clearErr()
-			klog.FromContext(ctx).V(4).Info("streamed initial list", "resourceVersion", rv, "items", len(items))
-			return w, nil
-		case watch.Error:
-			return done(fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object)))
-		default:
-			r.report(ctx, fmt.Errorf("watch-list %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
-		}
-	}
-}
-
-// object returns ev's object as T, or an ErrMalformedEvent error.
-func (r *Reflector[T]) object(ev watch.Event) (T, error) {
-	obj, ok := ev.Object.(T)
-	if ok && !isNil(obj) {
-		return obj, nil
-	}
-	var zero T
-	if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
-		return zero, fmt.Errorf("watch %s: %w: %s event: %w", r.opts.Name, ErrMalformedEvent, ev.Type, m.Err)
-	}
-	who := ""
-	if m, err := meta.Accessor(ev.Object); err == nil && !isNil(ev.Object) {
-		who = fmt.Sprintf(" %s (resourceVersion %s)", store.Key(m), m.GetResourceVersion())
-	}
-	return zero, fmt.Errorf("watch %s: %w: %s event%s carries %T, want %T", r.opts.Name, ErrMalformedEvent, ev.Type, who, ev.Object, zero)
-}
-
-// statusError turns the object of an ERROR event into an error. Anything but
-// a Status is malformed; unlike apierrors.FromObject, the message names only
-// its type, so a misrouted object (a Secret) never reaches the logs.
-func statusError(obj runtime.Object) error {
-	switch obj.(type) {
-	case *metav1.Status, runtime.Unstructured:
-		if isNil(obj) {
-			break
-		}
-		if err := apierrors.FromObject(obj); !apierrors.IsUnexpectedObjectError(err) {
-			return err
-		}
-	}
-	return fmt.Errorf("%w: ERROR event carries %T, want *v1.Status", ErrMalformedEvent, obj)
-}
-
-// bookmarkMeta returns the metadata of a BOOKMARK event's object, or an
-// ErrMalformedEvent error when it has none (including a typed nil pointer,
-// which meta.Accessor accepts).
-func bookmarkMeta(obj any) (metav1.Object, error) {
-	m, err := meta.Accessor(obj)
-	if err != nil || isNil(obj) {
-		return nil, fmt.Errorf("%w: bookmark without metadata (%T)", ErrMalformedEvent, obj)
-	}
-	return m, nil
-}
-
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	return rv.Kind() == reflect.Pointer && rv.IsNil()
-}
-
-// stopWatch stops w and drains its ResultChan until the implementation
-// closes it (ListerWatcher's contract), so the goroutine behind a REST watch
-// (client-go's StreamWatcher) has exited before the Reflector goes on: Run
-// returns only after everything it started is gone.
-func stopWatch(w watch.Interface) {
-	w.Stop()
-	for range w.ResultChan() {
-	}
-}
-
-// watchEnd is how a watch ended.
-type watchEnd struct {
-	// err is why it failed; nil when the server closed it (or ctx ended, or
-	// undecodable is set).
-	err error
-	// lasted says it stayed open at least shortWatch.
-	lasted bool
-	// undecodable says it was stopped after an event the ListerWatcher could
-	// not decode (a MalformedObject), already reported.
-	undecodable bool
-	// progressed says the resourceVersion to resume from advanced.
-	progressed bool
-	events     int
-}
-
-// watch consumes w, or a new watch from the last resourceVersion when w is
-// nil, until it ends, and says how it ended.
-func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchEnd) {
-	rv := r.LastSyncResourceVersion()
-	start := r.watchStart
-	if w == nil {
-		start = time.Now()
-		var err error
-		w, err = r.lw.Watch(ctx, metav1.ListOptions{
-			ResourceVersion:     rv,
-			AllowWatchBookmarks: true,
-			TimeoutSeconds:      r.watchTimeout(),
-		})
-		if err == nil && w == nil {
-			err = errors.New("watcher returned no watch and no error")
-		}
-		if m := r.opts.Metrics; m != nil {
-			m.WatchStarted(err)
-		}
-		if err != nil {
-			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
-			return end
-		}
-		r.clearErr()
-	}
-	defer stopWatch(w)
-	defer func() {
-		open := time.Since(start)
-		end.lasted = open >= shortWatch
-		end.progressed = r.LastSyncResourceVersion() != rv
-		if m := r.opts.Metrics; m != nil {
-			m.WatchDone(open, end.err)
-		}
-	}()
-	logger := klog.FromContext(ctx)
-	logger.V(4).Info("watching", "resourceVersion", rv)
-	for {
-		var ev watch.Event
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return end
-		case ev, ok = <-w.ResultChan():
-		}
-		if !ok {
-			logger.V(4).Info("watch closed", "resourceVersion", r.LastSyncResourceVersion(), "events", end.events)
-			return end
-		}
-		end.events++
-		if m := r.opts.Metrics; m != nil {
-			m.Event(ev.Type)
-		}
-		switch ev.Type {
-		case watch.Added, watch.Modified, watch.Deleted:
-			if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
-				r.report(ctx, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event: %w", r.opts.Name, r.LastSyncResourceVersion(), ErrMalformedEvent, ev.Type, m.Err))
-				end.undecodable = true
-				return end
-			}
-			obj, err := r.object(ev)
-			if err != nil {
-				r.report(ctx, err)
-				continue
-			}
-			if why := r.checkKey(obj); why != "" {
-				r.report(ctx, fmt.Errorf("watch %s: %w: %s event (resourceVersion %s) %s: not stored", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(obj.GetResourceVersion()), why))
-				r.advance(ctx, string(ev.Type)+" event", obj.GetResourceVersion())
-				continue
-			}
-			switch ev.Type {
-			case watch.Added:
-				err = r.sink.Add(obj)
-			case watch.Modified:
-				err = r.sink.Update(obj)
-			default:
-				err = r.sink.Delete(obj)
-			}
-			if err != nil {
-				r.report(ctx, fmt.Errorf("watch %s: %s %s (resourceVersion %s): %w", r.opts.Name, ev.Type, store.Key(obj), obj.GetResourceVersion(), err))
-			}
-			r.advance(ctx, fmt.Sprintf("%s %s", ev.Type, store.Key(obj)), obj.GetResourceVersion())
-		case watch.Bookmark:
-			m, err := bookmarkMeta(ev.Object)
-			if err != nil {
-				r.report(ctx, fmt.Errorf("watch %s: %w", r.opts.Name, err))
-				continue
-			}
-			r.advance(ctx, "a bookmark", m.GetResourceVersion())
-		case watch.Error:
-			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), statusError(ev.Object))
-			return end
-		default:
-			r.report(ctx, fmt.Errorf("watch %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
-		}
-	}
-}
-
-func (r *Reflector[T]) resyncLoop(ctx context.Context) {
-	t := time.NewTicker(r.opts.ResyncPeriod)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			klog.FromContext(ctx).V(4).Info("resync")
-			if err := r.sink.Resync(); err != nil {
-				klog.FromContext(ctx).Error(err, "resync failed")
-			}
-		}
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -36,10 +37,9 @@ func cm(name, v string) obj {
 // sink is a reflector.Sink that records every call and applies them to a map.
 type sink struct {
 	mu       sync.Mutex
-	ops      []string // "add ns/a 4", "replace 3 [ns/a ns/b]", "resync"
+	ops      []string // "add ns/a 4", "replace 3 [ns/a ns/b]"
 	state    map[string]obj
 	replaces int
-	resyncs  int
 	failAdd  error
 }
 
@@ -89,13 +89,6 @@ func (s *sink) Replace(objs []obj, rv string) error {
 	}
 	slices.Sort(keys)
 	s.ops = append(s.ops, fmt.Sprintf("replace %s %v", rv, keys))
-	return nil
-}
-
-func (s *sink) Resync() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.resyncs++
 	return nil
 }
 
@@ -457,6 +450,95 @@ func TestWatchListErrorEventBeforeEndMarker(t *testing.T) {
 	}
 }
 
+func TestWatchListWithoutEndMarkerFallsBackToList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"), cm("b", "1"))
+		attempts := 0
+		// A source that streams the initial objects and then nothing: no
+		// initial-events-end bookmark, no close (a fake clientset's watch).
+		lw := scripted{src, func() watch.Interface {
+			attempts++
+			w := watch.NewFakeWithChanSize(2, false)
+			w.Add(cm("a", "1"))
+			w.Add(cm("b", "1"))
+			return w
+		}}
+		h := start(t, lw, src, reflector.Options{})
+		time.Sleep(9 * time.Second)
+		synctest.Wait()
+		if err := h.r.LastError(); err != nil {
+			t.Errorf("LastError after 9s = %v, want nil", err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		err := h.r.LastError()
+		if !errors.Is(err, reflector.ErrInitialEventsTimeout) || !strings.Contains(err.Error(), "2 objects received") || !strings.Contains(err.Error(), "falling back to LIST at 1m0s") {
+			t.Errorf("LastError after 11s = %v, want the stall, naming the fallback", err)
+		}
+		if _, _, n := h.sink.snapshot(); n != 0 {
+			t.Errorf("replaces after 11s = %d, want 0", n)
+		}
+		time.Sleep(50 * time.Second)
+		synctest.Wait()
+		if _, _, n := h.sink.snapshot(); n != 1 {
+			t.Fatalf("replaces after 61s = %d, want 1 (the fallback LIST)", n)
+		}
+		h.converged()
+		es := h.errs.all()
+		if len(es) != 2 || !errors.Is(es[1], reflector.ErrInitialEventsTimeout) || !strings.Contains(es[1].Error(), "within 1m0s") || !strings.Contains(es[1].Error(), "LIST+WATCH") {
+			t.Errorf("reported errors = %v, want the stall, then the fallback", es)
+		}
+		// WatchList is not tried again on a relist.
+		src.Compact()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if attempts != 1 {
+			t.Errorf("watch-list attempts = %d, want 1", attempts)
+		}
+		wantRequests(t, src, "list", "watch rv=2", "list", "watch rv=2")
+		h.converged()
+	})
+}
+
+func TestWatchListTimeoutOption(t *testing.T) {
+	for _, tc := range []struct {
+		timeout time.Duration
+		wait    time.Duration // when the LIST happens; 0: never
+	}{
+		{5 * time.Second, 5 * time.Second},
+		{-1, 0},
+	} {
+		t.Run(tc.timeout.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
+				lw := scripted{src, func() watch.Interface { return watch.NewFakeWithChanSize(1, false) }}
+				h := start(t, lw, src, reflector.Options{WatchListTimeout: tc.timeout})
+				time.Sleep(tc.wait - time.Millisecond)
+				synctest.Wait()
+				if _, _, n := h.sink.snapshot(); n != 0 {
+					t.Errorf("replaces just before %v = %d, want 0", tc.wait, n)
+				}
+				if tc.wait == 0 {
+					time.Sleep(time.Hour)
+					synctest.Wait()
+					if _, _, n := h.sink.snapshot(); n != 0 {
+						t.Errorf("replaces after an hour without a bound = %d, want 0", n)
+					}
+					if err := h.r.LastError(); !errors.Is(err, reflector.ErrInitialEventsTimeout) || !strings.Contains(err.Error(), "still waiting") {
+						t.Errorf("LastError = %v, want the stall", err)
+					}
+					return
+				}
+				time.Sleep(time.Millisecond)
+				synctest.Wait()
+				if _, _, n := h.sink.snapshot(); n != 1 {
+					t.Errorf("replaces at %v = %d, want 1", tc.wait, n)
+				}
+			})
+		})
+	}
+}
+
 // compactAfterFirstPage expires the continue token handed out with page 1.
 type compactAfterFirstPage struct {
 	*runtimetest.Source[obj]
@@ -693,28 +775,13 @@ func TestWatchTimeoutIsRenewed(t *testing.T) {
 	})
 }
 
-func TestResyncPeriod(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{})
-		h := start(t, src, src, reflector.Options{WatchList: &no, ResyncPeriod: time.Minute})
-		time.Sleep(3*time.Minute + time.Second)
-		synctest.Wait()
-		h.sink.mu.Lock()
-		n := h.sink.resyncs
-		h.sink.mu.Unlock()
-		if n != 3 {
-			t.Errorf("resyncs = %d, want 3", n)
-		}
-	})
-}
-
 func TestCancelStopsEverything(t *testing.T) {
 	for _, phase := range []string{"watching", "backing off", "streaming"} {
 		t.Run(phase, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 				var lw reflector.ListerWatcher[obj] = src
-				opts := reflector.Options{WatchList: &no, ResyncPeriod: time.Minute}
+				opts := reflector.Options{WatchList: &no}
 				switch phase {
 				case "backing off":
 					src.FailNext(runtimetest.VerbList, apierrors.NewServiceUnavailable("down"))

@@ -14,8 +14,14 @@ import "unsafe"
 // interning costs more CPU per event than it saves memory for many types; see
 // docs/performance.md.
 func Compact[T Object[T]](obj T) T {
+	CompactObj(obj)
+	return obj
+}
+
+// CompactObj is Compact for an untyped object.
+func CompactObj(obj Obj) {
 	obj.SetManagedFields(nil)
-	return InternStrings(obj)
+	InternObj(obj)
 }
 
 // InternStrings replaces what repeats across objects with one canonical
@@ -35,6 +41,12 @@ func Compact[T Object[T]](obj T) T {
 // anyway) changes the labels of every object in the cache with the same
 // label set.
 func InternStrings[T Object[T]](obj T) T {
+	InternObj(obj)
+	return obj
+}
+
+// InternObj is InternStrings for an untyped object.
+func InternObj(obj Obj) {
 	in := interners.Get().(*interner)
 	defer interners.Put(in)
 	if ns := obj.GetNamespace(); ns != "" {
@@ -82,7 +94,6 @@ func InternStrings[T Object[T]](obj T) T {
 			obj.SetOwnerReferences(refs)
 		}
 	}
-	return obj
 }
 
 // sameMap reports whether a and b are the same map (not just equal ones).

@@ -7,6 +7,13 @@
 // the single *Writer, which the informer owns; everyone else gets the *Indexer
 // read side (Writer.Indexer) or a Lister over it.
 //
+// Typed views over an untyped cache: Cache and CacheWriter hold store.Obj and
+// are not generic; Indexer[T], Writer[T], Tx[T] and the Listers are views
+// that convert. Go compiles generic code again in every package that
+// instantiates it, so this keeps the hash table and indexes compiled once,
+// here, however many generated packages use them (docs/generated-code.md). A
+// slot holds an interface value (16 bytes, a pointer's 8 before).
+//
 // Objects returned by any read are shared with the cache and with every other
 // reader. They are read-only: mutate a DeepCopy, never the object itself.
 //

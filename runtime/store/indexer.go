@@ -50,8 +50,8 @@ type Options[T any] struct {
 	OnIndexError func(index, key string, err error)
 }
 
-// Indexer is the read side of the cache: a thread-safe store of typed objects
-// keyed by Key ("namespace/name", or "name" for cluster-scoped objects) with
+// Cache is the untyped cache (its read side; CacheWriter is its write side):
+// a thread-safe store of objects keyed by Key ("namespace/name", or "name" for cluster-scoped objects) with
 // named indices and a label index.
 //
 // All methods are safe for concurrent use by any number of goroutines; reads
@@ -64,20 +64,23 @@ type Options[T any] struct {
 // uint32 id; an open-addressing hash table maps keys to ids, and the keys
 // themselves are bytes packed in a chunked arena (no string per key);
 // indices map a value to a posting set of ids.
-type Indexer[T Object[T]] struct {
+//
+// Indexer[T] is the typed view that listers and informers hand out; Cache is
+// non-generic so that its code is compiled once, in this package.
+type Cache struct {
 	mu sync.RWMutex
 
 	seed  maphash.Seed
 	table []uint64 // linear probing; entry = hash<<32 | (id+1); 0 is empty
 	count int
 
-	objs []T      // by id; zero when the id is free
+	objs []Obj    // by id; zero when the id is free
 	live []uint64 // bit id is set when objs[id] holds an object
 	free []uint32 // free ids, reused LIFO
 	keys keyArena // the key of every live id
 
 	nsIndex map[string]posting
-	indices map[string]*index[T]
+	indices map[string]*index
 
 	// nsKeyed has bit id set when the namespace of objs[id] is the one its
 	// key names (always so for keys made by Key). An update under the same
@@ -92,8 +95,8 @@ type Indexer[T Object[T]] struct {
 	onIndexError func(index, key string, err error)
 }
 
-type index[T any] struct {
-	fn     IndexFunc[T]
+type index struct {
+	fn     IndexFunc[Obj]
 	values map[string]posting
 	// one has bit id set when objs[id] is indexed under exactly one value.
 	// An update whose new object has one value, whose posting holds id
@@ -102,38 +105,40 @@ type index[T any] struct {
 	one []uint64
 }
 
-// Writer is the single write side of the cache, owned by the informer. Its
-// methods must not be called concurrently with each other (there is one
-// writer); they are safe to call concurrently with any Indexer read. Each
-// write takes the Indexer's write lock for its duration.
-type Writer[T Object[T]] struct {
-	ix *Indexer[T]
+// CacheWriter is the single write side of a Cache, owned by the informer.
+// Its methods must not be called concurrently with each other (there is one
+// writer); they are safe to call concurrently with any Cache read. Each
+// write takes the Cache's write lock for its duration. Writer[T] is its typed
+// view.
+type CacheWriter struct {
+	ix *Cache
 }
 
-// New returns an empty cache and its only writer.
-func New[T Object[T]](opts Options[T]) *Writer[T] {
-	ix := &Indexer[T]{
+// NewCache returns an empty untyped cache and its only writer; New is the
+// typed constructor.
+func NewCache(opts Options[Obj]) *CacheWriter {
+	ix := &Cache{
 		seed:         maphash.MakeSeed(),
 		nsIndex:      map[string]posting{},
-		indices:      map[string]*index[T]{},
+		indices:      map[string]*index{},
 		onIndexError: opts.OnIndexError,
 	}
 	for name, fn := range opts.Indexers {
 		if name == NamespaceIndex || fn == nil {
 			continue
 		}
-		ix.indices[name] = &index[T]{fn: fn, values: map[string]posting{}}
+		ix.indices[name] = &index{fn: fn, values: map[string]posting{}}
 	}
-	return &Writer[T]{ix: ix}
+	return &CacheWriter{ix: ix}
 }
 
-// Indexer returns the read side of the cache. Safe for concurrent use.
-func (w *Writer[T]) Indexer() *Indexer[T] { return w.ix }
+// Cache returns the read side of the cache. Safe for concurrent use.
+func (w *CacheWriter) Cache() *Cache { return w.ix }
 
 // Set stores obj under key, replacing and returning any previous object, and
 // updates every index. key should be Key(obj); another key works but costs a
 // little memory. Blocks while readers hold the lock.
-func (w *Writer[T]) Set(key string, obj T) (old T, existed bool) {
+func (w *CacheWriter) Set(key string, obj Obj) (old Obj, existed bool) {
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
 	return w.ix.setLocked(key, obj)
@@ -141,7 +146,7 @@ func (w *Writer[T]) Set(key string, obj T) (old T, existed bool) {
 
 // Delete removes the object under key from the cache and every index and
 // returns it. Deleting a missing key is a no-op that returns existed false.
-func (w *Writer[T]) Delete(key string) (old T, existed bool) {
+func (w *CacheWriter) Delete(key string) (old Obj, existed bool) {
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
 	return w.ix.deleteLocked(key)
@@ -153,36 +158,36 @@ func (w *Writer[T]) Delete(key string) (old T, existed bool) {
 // invalid once fn returns. Readers block for as long as fn runs. There is no
 // rollback: if fn panics, the writes it made stay, the lock is released and
 // the panic continues.
-func (w *Writer[T]) Batch(fn func(tx Tx[T])) {
+func (w *CacheWriter) Batch(fn func(tx CacheTx)) {
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
-	tx := &batchTx[T]{ix: w.ix}
+	tx := &cacheTx{ix: w.ix}
 	defer func() { tx.ix = nil }()
 	fn(tx)
 }
 
-// Tx is the write view handed to Writer.Batch; valid only during fn (using it
+// CacheTx is the write view handed to CacheWriter.Batch; valid only during fn (using it
 // afterwards panics). Its methods behave as the Writer's and Indexer's
 // methods of the same names; Get and ListKeys see the writes made earlier in
 // the same batch.
-type Tx[T Object[T]] interface {
-	Get(key string) (T, bool)
-	Set(key string, obj T) (old T, existed bool)
-	Delete(key string) (old T, existed bool)
+type CacheTx interface {
+	Get(key string) (Obj, bool)
+	Set(key string, obj Obj) (old Obj, existed bool)
+	Delete(key string) (old Obj, existed bool)
 	ListKeys() []string
 }
 
-type batchTx[T Object[T]] struct{ ix *Indexer[T] }
+type cacheTx struct{ ix *Cache }
 
-func (t *batchTx[T]) Get(key string) (T, bool) { return t.ix.getLocked(key) }
-func (t *batchTx[T]) Set(key string, obj T) (T, bool) {
+func (t *cacheTx) Get(key string) (Obj, bool) { return t.ix.getLocked(key) }
+func (t *cacheTx) Set(key string, obj Obj) (Obj, bool) {
 	return t.ix.setLocked(key, obj)
 }
-func (t *batchTx[T]) Delete(key string) (T, bool) { return t.ix.deleteLocked(key) }
-func (t *batchTx[T]) ListKeys() []string          { return t.ix.listKeysLocked() }
+func (t *cacheTx) Delete(key string) (Obj, bool) { return t.ix.deleteLocked(key) }
+func (t *cacheTx) ListKeys() []string            { return t.ix.listKeysLocked() }
 
 // Get returns the object stored under key. The object is shared: read-only.
-func (i *Indexer[T]) Get(key string) (obj T, exists bool) {
+func (i *Cache) Get(key string) (obj Obj, exists bool) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	return i.getLocked(key)
@@ -190,29 +195,35 @@ func (i *Indexer[T]) Get(key string) (obj T, exists bool) {
 
 // List returns every object in the cache, in no particular order. The slice
 // is the caller's; the objects are shared and read-only.
-func (i *Indexer[T]) List() []T {
+func (i *Cache) List() []Obj {
+	var out objects
+	i.list(&out)
+	return out
+}
+
+// list is List into out.
+func (i *Cache) list(out collector) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
-	out := make([]T, 0, i.count)
+	out.reserve(i.count)
 	for w, word := range i.live {
 		for word != 0 {
-			out = append(out, i.objs[w*64+bits.TrailingZeros64(word)])
+			out.add(i.objs[w*64+bits.TrailingZeros64(word)])
 			word &= word - 1
 		}
 	}
-	return out
 }
 
 // ListKeys returns the keys of every object in the cache, in no particular
 // order. Each key is a new string (the cache keeps keys as packed bytes).
-func (i *Indexer[T]) ListKeys() []string {
+func (i *Cache) ListKeys() []string {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	return i.listKeysLocked()
 }
 
 // Len returns the number of objects in the cache.
-func (i *Indexer[T]) Len() int {
+func (i *Cache) Len() int {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	return i.count
@@ -221,18 +232,27 @@ func (i *Indexer[T]) Len() int {
 // ByIndex returns the objects whose index func for indexName returned value.
 // It returns an error wrapping ErrUnknownIndex if there is no such index.
 // Objects are shared and read-only.
-func (i *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
+func (i *Cache) ByIndex(indexName, value string) ([]Obj, error) {
+	var out objects
+	err := i.byIndex(indexName, value, &out)
+	return out, err
+}
+
+// byIndex is ByIndex into out.
+func (i *Cache) byIndex(indexName, value string, out collector) error {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	p, err := i.postingLocked(indexName, value)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return i.appendPostingLocked(make([]T, 0, p.len()), &p, ""), nil
+	out.reserve(p.len())
+	i.appendPostingLocked(out, &p, "")
+	return nil
 }
 
 // IndexKeys is ByIndex returning keys instead of objects.
-func (i *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
+func (i *Cache) IndexKeys(indexName, value string) ([]string, error) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	p, err := i.postingLocked(indexName, value)
@@ -249,7 +269,7 @@ func (i *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
 
 // ListIndexFuncValues returns every value indexName currently holds objects
 // under, in no particular order; nil for an unknown index.
-func (i *Indexer[T]) ListIndexFuncValues(indexName string) []string {
+func (i *Cache) ListIndexFuncValues(indexName string) []string {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	var m map[string]posting
@@ -273,7 +293,7 @@ func (i *Indexer[T]) ListIndexFuncValues(indexName string) []string {
 // partially built index. It returns an error, and adds none of indexers, if a
 // name is already in use (NamespaceIndex included), a func is nil, or an index
 // func fails on a cached object. Safe for concurrent use.
-func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
+func (i *Cache) AddIndexers(indexers Indexers[Obj]) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	names := make([]string, 0, len(indexers))
@@ -287,9 +307,9 @@ func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	built := make([]*index[T], len(names))
+	built := make([]*index, len(names))
 	for n, name := range names {
-		idx := &index[T]{fn: indexers[name], values: map[string]posting{}}
+		idx := &index{fn: indexers[name], values: map[string]posting{}}
 		for id := range liveIDs(i.live) {
 			vals, err := idx.fn(i.objs[id])
 			if err != nil {
@@ -310,10 +330,10 @@ func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 
 // --- locked internals -------------------------------------------------------
 
-func (i *Indexer[T]) hash(key string) uint32 { return uint32(maphash.String(i.seed, key)) }
+func (i *Cache) hash(key string) uint32 { return uint32(maphash.String(i.seed, key)) }
 
 // findLocked returns the table slot and id of key, whose hash is h.
-func (i *Indexer[T]) findLocked(key string, h uint32) (slot int, id uint32, ok bool) {
+func (i *Cache) findLocked(key string, h uint32) (slot int, id uint32, ok bool) {
 	if len(i.table) == 0 {
 		return 0, 0, false
 	}
@@ -332,14 +352,14 @@ func (i *Indexer[T]) findLocked(key string, h uint32) (slot int, id uint32, ok b
 }
 
 // getNamespacedLocked looks up namespace/name without allocating the key.
-func (i *Indexer[T]) getNamespacedLocked(ns, name string) (T, bool) {
+func (i *Cache) getNamespacedLocked(ns, name string) (Obj, bool) {
 	var buf [128]byte
 	k := buf[:0]
 	if ns != "" {
 		k = append(append(k, ns...), '/')
 	}
 	k = append(k, name...)
-	var zero T
+	var zero Obj
 	if len(k) == 0 {
 		return zero, false
 	}
@@ -351,19 +371,19 @@ func (i *Indexer[T]) getNamespacedLocked(ns, name string) (T, bool) {
 	return zero, false
 }
 
-func (i *Indexer[T]) getLocked(key string) (T, bool) {
+func (i *Cache) getLocked(key string) (Obj, bool) {
 	_, id, ok := i.findLocked(key, i.hash(key))
 	if !ok {
-		var zero T
+		var zero Obj
 		return zero, false
 	}
 	return i.objs[id], true
 }
 
 // keyOfLocked returns the key of live id (a new string).
-func (i *Indexer[T]) keyOfLocked(id uint32) string { return string(i.keys.bytes(id)) }
+func (i *Cache) keyOfLocked(id uint32) string { return string(i.keys.bytes(id)) }
 
-func (i *Indexer[T]) listKeysLocked() []string {
+func (i *Cache) listKeysLocked() []string {
 	out := make([]string, 0, i.count)
 	for id := range liveIDs(i.live) {
 		out = append(out, i.keyOfLocked(id))
@@ -386,7 +406,7 @@ func liveIDs(live []uint64) iter.Seq[uint32] {
 	}
 }
 
-func (i *Indexer[T]) insertLocked(h, id uint32) {
+func (i *Cache) insertLocked(h, id uint32) {
 	if (i.count+1)*4 > len(i.table)*3 {
 		i.growLocked()
 	}
@@ -400,7 +420,7 @@ func (i *Indexer[T]) insertLocked(h, id uint32) {
 	}
 }
 
-func (i *Indexer[T]) growLocked() {
+func (i *Cache) growLocked() {
 	n := max(16, 2*len(i.table))
 	t := make([]uint64, n)
 	mask := uint32(n - 1)
@@ -420,7 +440,7 @@ func (i *Indexer[T]) growLocked() {
 
 // removeSlotLocked empties slot s, shifting later entries of its probe run
 // back so lookups never need tombstones.
-func (i *Indexer[T]) removeSlotLocked(s int) {
+func (i *Cache) removeSlotLocked(s int) {
 	mask := len(i.table) - 1
 	hole := s
 	for j := (s + 1) & mask; ; j = (j + 1) & mask {
@@ -446,7 +466,7 @@ func (i *Indexer[T]) removeSlotLocked(s int) {
 	i.count--
 }
 
-func (i *Indexer[T]) allocLocked(obj T) uint32 {
+func (i *Cache) allocLocked(obj Obj) uint32 {
 	var id uint32
 	if n := len(i.free); n > 0 {
 		id = i.free[n-1]
@@ -463,7 +483,7 @@ func (i *Indexer[T]) allocLocked(obj T) uint32 {
 	return id
 }
 
-func (i *Indexer[T]) setLocked(key string, obj T) (T, bool) {
+func (i *Cache) setLocked(key string, obj Obj) (Obj, bool) {
 	h := i.hash(key)
 	if _, id, ok := i.findLocked(key, h); ok {
 		old := i.objs[id]
@@ -474,13 +494,13 @@ func (i *Indexer[T]) setLocked(key string, obj T) (T, bool) {
 	id := i.allocLocked(obj)
 	i.keys.set(id, key)
 	i.insertLocked(h, id)
-	var zero T
+	var zero Obj
 	i.reindexLocked(id, key, zero, obj, false, true)
 	return zero, false
 }
 
-func (i *Indexer[T]) deleteLocked(key string) (T, bool) {
-	var zero T
+func (i *Cache) deleteLocked(key string) (Obj, bool) {
+	var zero Obj
 	slot, id, ok := i.findLocked(key, i.hash(key))
 	if !ok {
 		return zero, false
@@ -498,14 +518,14 @@ func (i *Indexer[T]) deleteLocked(key string) (T, bool) {
 	return old, true
 }
 
-func (i *Indexer[T]) addPostingLocked(m map[string]posting, v string, id uint32) {
+func (i *Cache) addPostingLocked(m map[string]posting, v string, id uint32) {
 	p := m[v]
 	if p.add(id, len(i.objs)) {
 		m[v] = p
 	}
 }
 
-func (i *Indexer[T]) removePostingLocked(m map[string]posting, v string, id uint32) {
+func (i *Cache) removePostingLocked(m map[string]posting, v string, id uint32) {
 	p, ok := m[v]
 	if !ok || !p.remove(id, len(i.objs)) {
 		return
@@ -523,7 +543,7 @@ func (i *Indexer[T]) removePostingLocked(m map[string]posting, v string, id uint
 // On an update it avoids reading old where it can (see nsKeyed and
 // index.one): old was stored a while ago and is usually out of the CPU
 // caches, while obj has just been read to compute its key.
-func (i *Indexer[T]) reindexLocked(id uint32, key string, old, obj T, hasOld, hasNew bool) {
+func (i *Cache) reindexLocked(id uint32, key string, old, obj Obj, hasOld, hasNew bool) {
 	var newNS string
 	if hasNew {
 		newNS = obj.GetNamespace()
@@ -612,7 +632,7 @@ func (i *Indexer[T]) reindexLocked(id uint32, key string, old, obj T, hasOld, ha
 	}
 }
 
-func (i *Indexer[T]) reportIndexError(name, key string, err error) {
+func (i *Cache) reportIndexError(name, key string, err error) {
 	if i.onIndexError != nil {
 		i.onIndexError(name, key, err)
 		return
@@ -620,7 +640,7 @@ func (i *Indexer[T]) reportIndexError(name, key string, err error) {
 	klog.Background().Error(err, "Index func failed; object not indexed", "index", name, "key", key)
 }
 
-func (i *Indexer[T]) postingLocked(indexName, value string) (posting, error) {
+func (i *Cache) postingLocked(indexName, value string) (posting, error) {
 	if indexName == NamespaceIndex {
 		return i.nsIndex[value], nil
 	}
@@ -633,35 +653,36 @@ func (i *Indexer[T]) postingLocked(indexName, value string) (posting, error) {
 
 // appendPostingLocked appends the objects of p, restricted to namespace ns
 // unless ns is "".
-func (i *Indexer[T]) appendPostingLocked(out []T, p *posting, ns string) []T {
+func (i *Cache) appendPostingLocked(out collector, p *posting, ns string) {
 	p.each(func(id uint32) bool {
 		if o := i.objs[id]; ns == "" || o.GetNamespace() == ns {
-			out = append(out, o)
+			out.add(o)
 		}
 		return true
 	})
-	return out
 }
 
-// byIndexNamespace is ByIndex restricted to namespace ns.
-func (i *Indexer[T]) byIndexNamespace(indexName, value, ns string) ([]T, error) {
+// byIndexNamespace is ByIndex restricted to namespace ns, into out.
+func (i *Cache) byIndexNamespace(indexName, value, ns string, out collector) error {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	p, err := i.postingLocked(indexName, value)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if indexName == NamespaceIndex {
 		if value != ns {
-			return nil, nil
+			return nil
 		}
 		ns = ""
 	}
-	return i.appendPostingLocked(nil, &p, ns), nil
+	i.appendPostingLocked(out, &p, ns)
+	return nil
 }
 
-// getNamespaced is Get for namespace/name without building the key.
-func (i *Indexer[T]) getNamespaced(ns, name string) (T, bool) {
+// GetNamespaced is Get of Key's key for namespace ns ("" for a
+// cluster-scoped object) and name, without building the key.
+func (i *Cache) GetNamespaced(ns, name string) (Obj, bool) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	return i.getNamespacedLocked(ns, name)

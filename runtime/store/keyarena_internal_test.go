@@ -37,18 +37,18 @@ func TestKeyArenaCompactsAndKeepsKeys(t *testing.T) {
 	big := cm(-2)
 	bigKey := strings.Repeat("k", 3*keyChunk)
 	w.Set(bigKey, big)
-	full := arenaBytes(&ix.keys)
+	full := arenaBytes(&ix.c.keys)
 
 	for i := range n - 100 {
 		if _, ok := w.Delete(Key(cm(i))); !ok {
 			t.Fatalf("delete %d: missing", i)
 		}
 	}
-	if got := arenaBytes(&ix.keys); got >= full/4 {
+	if got := arenaBytes(&ix.c.keys); got >= full/4 {
 		t.Fatalf("arena holds %d bytes after deleting %d of %d keys (was %d): not compacted", got, n-100, n, full)
 	}
-	if ix.keys.garbage > ix.keys.live+keyChunk {
-		t.Fatalf("garbage %d outweighs live %d after compaction", ix.keys.garbage, ix.keys.live)
+	if ix.c.keys.garbage > ix.c.keys.live+keyChunk {
+		t.Fatalf("garbage %d outweighs live %d after compaction", ix.c.keys.garbage, ix.c.keys.live)
 	}
 	for i := range n {
 		o, ok := ix.Get(Key(cm(i)))

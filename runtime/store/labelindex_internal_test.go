@@ -24,31 +24,31 @@ func TestLabelIndexIsLazy(t *testing.T) {
 		ix.ListSelector("ns", sel)
 	}
 	ix.List()
-	if len(ix.labels) != 0 {
+	if len(ix.c.labels) != 0 {
 		t.Fatal("label index built by a read that cannot use it")
 	}
 	if got := ix.ListSelector("", labels.SelectorFromSet(labels.Set{"k": "v"})); len(got) != 1 {
 		t.Fatalf("k=v matched %d objects, want 1", len(got))
 	}
-	if len(ix.labels) != 1 || len(ix.labels["k"]) != 1 {
-		t.Fatalf("label index = %v, want key k with one value", ix.labels)
+	if len(ix.c.labels) != 1 || len(ix.c.labels["k"]) != 1 {
+		t.Fatalf("label index = %v, want key k with one value", ix.c.labels)
 	}
 	// Only the keys asked for are indexed.
 	q := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b", Labels: map[string]string{"k": "w", "other": "x"}}}
 	w.Set(Key(q), q)
-	if _, ok := ix.labels["other"]; ok {
+	if _, ok := ix.c.labels["other"]; ok {
 		t.Fatal("a label key nobody selected on was indexed")
 	}
 	if got := ix.ListSelector("ns", labels.SelectorFromSet(labels.Set{"k": "w", "other": "x"})); len(got) != 1 || got[0] != q {
 		t.Fatalf("k=w,other=x matched %d objects, want b", len(got))
 	}
-	if len(ix.labels["other"]) != 1 {
+	if len(ix.c.labels["other"]) != 1 {
 		t.Fatal("key other not indexed after a selector asked for it")
 	}
 	// Maintained from then on; a value's posting goes when its last object does.
 	w.Delete(Key(p))
 	w.Delete(Key(q))
-	if len(ix.labels["k"])+len(ix.labels["other"]) != 0 {
-		t.Fatalf("label index keeps values after the last object went: %v", ix.labels)
+	if len(ix.c.labels["k"])+len(ix.c.labels["other"]) != 0 {
+		t.Fatalf("label index keeps values after the last object went: %v", ix.c.labels)
 	}
 }

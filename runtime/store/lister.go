@@ -31,11 +31,11 @@ func (l Lister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the cluster-scoped object named name, or an error for which
 // apierrors.IsNotFound is true.
 func (l Lister[T]) Get(name string) (T, error) {
-	obj, ok := l.indexer.getNamespaced("", name)
+	obj, ok := l.indexer.c.GetNamespaced("", name)
 	if !ok {
-		return obj, apierrors.NewNotFound(l.resource, name)
+		return as[T](obj), apierrors.NewNotFound(l.resource, name)
 	}
-	return obj, nil
+	return as[T](obj), nil
 }
 
 // ByIndex returns the objects indexed under value by the named index, or an
@@ -66,15 +66,17 @@ func (l NamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the object namespace/name, or an error for which
 // apierrors.IsNotFound is true. It does not allocate the key.
 func (l NamespaceLister[T]) Get(name string) (T, error) {
-	obj, ok := l.indexer.getNamespaced(l.namespace, name)
+	obj, ok := l.indexer.c.GetNamespaced(l.namespace, name)
 	if !ok {
-		return obj, apierrors.NewNotFound(l.resource, name)
+		return as[T](obj), apierrors.NewNotFound(l.resource, name)
 	}
-	return obj, nil
+	return as[T](obj), nil
 }
 
 // ByIndex returns the objects of the namespace indexed under value by the
 // named index, or an error wrapping ErrUnknownIndex.
 func (l NamespaceLister[T]) ByIndex(index, value string) ([]T, error) {
-	return l.indexer.byIndexNamespace(index, value, l.namespace)
+	var out typedObjects[T]
+	err := l.indexer.c.byIndexNamespace(index, value, l.namespace, &out)
+	return out.list, err
 }

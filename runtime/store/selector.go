@@ -26,22 +26,33 @@ import (
 // when no requirement can use the index.
 //
 // Safe for concurrent use; objects are shared and read-only.
-func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
+func (i *Cache) ListSelector(namespace string, sel labels.Selector) []Obj {
+	var out objects
+	i.listSelector(namespace, sel, &out)
+	return out
+}
+
+// listSelector is ListSelector into out.
+func (i *Cache) listSelector(namespace string, sel labels.Selector, out collector) {
 	if sel == nil || sel.Empty() {
 		if namespace == "" {
-			return i.List()
+			i.list(out)
+			return
 		}
 		i.mu.RLock()
 		defer i.mu.RUnlock()
 		p := i.nsIndex[namespace]
-		return i.appendPostingLocked(make([]T, 0, p.len()), &p, "")
+		out.reserve(p.len())
+		i.appendPostingLocked(out, &p, "")
+		return
 	}
 	reqs, selectable := sel.Requirements()
 	if !selectable {
-		return nil
+		return
 	}
 	if !slices.ContainsFunc(reqs, indexable) {
-		return i.scan(namespace, sel)
+		i.scan(namespace, sel, out)
+		return
 	}
 	i.mu.RLock()
 	defer i.mu.RUnlock()
@@ -76,7 +87,7 @@ func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
 		}
 	}
 	if bestN == 0 {
-		return nil
+		return
 	}
 	// The driver is the smallest candidate set; every other condition is
 	// checked by posting membership, so candidates are rejected without
@@ -113,11 +124,11 @@ func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
 			}
 		}
 		if len(u) == 0 {
-			return nil
+			return
 		}
 		checks = append(checks, u)
 	}
-	out := make([]T, 0, bestN)
+	out.reserve(bestN)
 	for n := range driver {
 		driver[n].each(func(id uint32) bool {
 			for _, c := range checks {
@@ -127,12 +138,11 @@ func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
 			}
 			o := i.objs[id]
 			if !matchAll || sel.Matches(labels.Set(o.GetLabels())) {
-				out = append(out, o)
+				out.add(o)
 			}
 			return true
 		})
 	}
-	return out
 }
 
 // postingUnion is the ids of one requirement: in any of its postings.
@@ -157,44 +167,43 @@ func indexable(r labels.Requirement) bool {
 
 // filterPostingLocked appends the objects of p that are in ns (any if "")
 // and match sel (any if nil).
-func (i *Indexer[T]) filterPostingLocked(out []T, p *posting, ns string, sel labels.Selector) []T {
+func (i *Cache) filterPostingLocked(out collector, p *posting, ns string, sel labels.Selector) {
 	if sel == nil {
-		return i.appendPostingLocked(out, p, ns)
+		i.appendPostingLocked(out, p, ns)
+		return
 	}
 	p.each(func(id uint32) bool {
 		o := i.objs[id]
 		if (ns == "" || o.GetNamespace() == ns) && sel.Matches(labels.Set(o.GetLabels())) {
-			out = append(out, o)
+			out.add(o)
 		}
 		return true
 	})
-	return out
 }
 
 // scan answers selectors the label index cannot help with.
-func (i *Indexer[T]) scan(ns string, sel labels.Selector) []T {
+func (i *Cache) scan(ns string, sel labels.Selector, out collector) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	if ns != "" {
 		p := i.nsIndex[ns]
-		return i.filterPostingLocked(nil, &p, "", sel)
+		i.filterPostingLocked(out, &p, "", sel)
+		return
 	}
-	var out []T
 	for w, word := range i.live {
 		for word != 0 {
 			o := i.objs[w*64+bits.TrailingZeros64(word)]
 			word &= word - 1
 			if sel.Matches(labels.Set(o.GetLabels())) {
-				out = append(out, o)
+				out.add(o)
 			}
 		}
 	}
-	return out
 }
 
 // labelKeysIndexedLocked reports whether every key with an indexable
 // requirement in reqs is in the label index.
-func (i *Indexer[T]) labelKeysIndexedLocked(reqs labels.Requirements) bool {
+func (i *Cache) labelKeysIndexedLocked(reqs labels.Requirements) bool {
 	for n := range reqs {
 		if indexable(reqs[n]) {
 			if _, ok := i.labels[reqs[n].Key()]; !ok {
@@ -207,7 +216,7 @@ func (i *Indexer[T]) labelKeysIndexedLocked(reqs labels.Requirements) bool {
 
 // indexLabelKeys adds the keys of the indexable requirements in reqs to the
 // label index, scanning the cache once under the write lock.
-func (i *Indexer[T]) indexLabelKeys(reqs labels.Requirements) {
+func (i *Cache) indexLabelKeys(reqs labels.Requirements) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	var keys []string

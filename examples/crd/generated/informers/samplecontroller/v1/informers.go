@@ -39,8 +39,19 @@ var FooType = factory.Type[*v1.Foo, *v1.FooList]{
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.FooList { return new(v1.FooList) },
-	Items:       func(l *v1.FooList) []*v1.Foo { return factory.Pointers(l.Items) },
+	Items:       fooItems,
 	Indexers:    listers.FooIndexers,
+}
+
+// fooItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Foo).
+func fooItems(l *v1.FooList) []*v1.Foo {
+	out := make([]*v1.Foo, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // FooInformer gives access to the shared informer and lister of Foos.
@@ -73,8 +84,19 @@ var HostType = factory.Type[*v1.Host, *v1.HostList]{
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.HostList { return new(v1.HostList) },
-	Items:       func(l *v1.HostList) []*v1.Host { return factory.Pointers(l.Items) },
+	Items:       hostItems,
 	Indexers:    listers.HostIndexers,
+}
+
+// hostItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Host).
+func hostItems(l *v1.HostList) []*v1.Host {
+	out := make([]*v1.Host, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // HostInformer gives access to the shared informer and lister of Hosts.

@@ -41,8 +41,19 @@ var IPAddressType = factory.Type[*v1alpha1.IPAddress, *v1alpha1.IPAddressList]{
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
 	NewList:     func() *v1alpha1.IPAddressList { return new(v1alpha1.IPAddressList) },
-	Items:       func(l *v1alpha1.IPAddressList) []*v1alpha1.IPAddress { return factory.Pointers(l.Items) },
+	Items:       iPAddressItems,
 	Indexers:    listers.IPAddressIndexers,
+}
+
+// iPAddressItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of IPAddress).
+func iPAddressItems(l *v1alpha1.IPAddressList) []*v1alpha1.IPAddress {
+	out := make([]*v1alpha1.IPAddress, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // IPAddressInformer gives access to the shared informer and lister of IPAddresses.

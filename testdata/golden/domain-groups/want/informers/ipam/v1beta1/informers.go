@@ -41,8 +41,19 @@ var IPAddressType = factory.Type[*v1beta1.IPAddress, *v1beta1.IPAddressList]{
 	Namespaced:  true,
 	AddToScheme: v1beta1.AddToScheme,
 	NewList:     func() *v1beta1.IPAddressList { return new(v1beta1.IPAddressList) },
-	Items:       func(l *v1beta1.IPAddressList) []*v1beta1.IPAddress { return factory.Pointers(l.Items) },
+	Items:       iPAddressItems,
 	Indexers:    listers.IPAddressIndexers,
+}
+
+// iPAddressItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of IPAddress).
+func iPAddressItems(l *v1beta1.IPAddressList) []*v1beta1.IPAddress {
+	out := make([]*v1beta1.IPAddress, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // IPAddressInformer gives access to the shared informer and lister of IPAddresses.

@@ -41,8 +41,19 @@ var TaskType = factory.Type[*v1.Task, *v1.TaskList]{
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.TaskList { return new(v1.TaskList) },
-	Items:       func(l *v1.TaskList) []*v1.Task { return factory.Pointers(l.Items) },
+	Items:       taskItems,
 	Indexers:    listers.TaskIndexers,
+}
+
+// taskItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Task).
+func taskItems(l *v1.TaskList) []*v1.Task {
+	out := make([]*v1.Task, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // TaskInformer gives access to the shared informer and lister of Tasks.

@@ -41,8 +41,19 @@ var RobotType = factory.Type[*v1.Robot, *v1.RobotList]{
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.RobotList { return new(v1.RobotList) },
-	Items:       func(l *v1.RobotList) []*v1.Robot { return factory.Pointers(l.Items) },
+	Items:       robotItems,
 	Indexers:    listers.RobotIndexers,
+}
+
+// robotItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Robot).
+func robotItems(l *v1.RobotList) []*v1.Robot {
+	out := make([]*v1.Robot, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // RobotInformer gives access to the shared informer and lister of Robots.

@@ -45,8 +45,19 @@ var FleetType = factory.Type[*v1.Fleet, *v1.FleetList]{
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.FleetList { return new(v1.FleetList) },
-	Items:       func(l *v1.FleetList) []*v1.Fleet { return factory.Pointers(l.Items) },
+	Items:       fleetItems,
 	Indexers:    listers.FleetIndexers,
+}
+
+// fleetItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Fleet).
+func fleetItems(l *v1.FleetList) []*v1.Fleet {
+	out := make([]*v1.Fleet, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // FleetInformer gives access to the shared informer and lister of Fleets.
@@ -79,8 +90,19 @@ var WidgetType = factory.Type[*v1.Widget, *v1.WidgetList]{
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.WidgetList { return new(v1.WidgetList) },
-	Items:       func(l *v1.WidgetList) []*v1.Widget { return factory.Pointers(l.Items) },
+	Items:       widgetItems,
 	Indexers:    listers.WidgetIndexers,
+}
+
+// widgetItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Widget).
+func widgetItems(l *v1.WidgetList) []*v1.Widget {
+	out := make([]*v1.Widget, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // WidgetInformer gives access to the shared informer and lister of Widgets.

@@ -45,8 +45,19 @@ var ChaosType = factory.Type[*v1alpha1.Chaos, *v1alpha1.ChaosList]{
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
 	NewList:     func() *v1alpha1.ChaosList { return new(v1alpha1.ChaosList) },
-	Items:       func(l *v1alpha1.ChaosList) []*v1alpha1.Chaos { return factory.Pointers(l.Items) },
+	Items:       chaosItems,
 	Indexers:    listers.ChaosIndexers,
+}
+
+// chaosItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Chaos).
+func chaosItems(l *v1alpha1.ChaosList) []*v1alpha1.Chaos {
+	out := make([]*v1alpha1.Chaos, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // ChaosInformer gives access to the shared informer and lister of Chaos.
@@ -79,8 +90,19 @@ var ProxyType = factory.Type[*v1alpha1.Proxy, *v1alpha1.ProxyList]{
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
 	NewList:     func() *v1alpha1.ProxyList { return new(v1alpha1.ProxyList) },
-	Items:       func(l *v1alpha1.ProxyList) []*v1alpha1.Proxy { return factory.Pointers(l.Items) },
+	Items:       proxyItems,
 	Indexers:    listers.ProxyIndexers,
+}
+
+// proxyItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Proxy).
+func proxyItems(l *v1alpha1.ProxyList) []*v1alpha1.Proxy {
+	out := make([]*v1alpha1.Proxy, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // ProxyInformer gives access to the shared informer and lister of Proxies.

@@ -53,8 +53,19 @@ var EndpointsType = factory.Type[*v1.Endpoints, *v1.EndpointsList]{
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.EndpointsList { return new(v1.EndpointsList) },
-	Items:       func(l *v1.EndpointsList) []*v1.Endpoints { return factory.Pointers(l.Items) },
+	Items:       endpointsItems,
 	Indexers:    listers.EndpointsIndexers,
+}
+
+// endpointsItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Endpoints).
+func endpointsItems(l *v1.EndpointsList) []*v1.Endpoints {
+	out := make([]*v1.Endpoints, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // EndpointsInformer gives access to the shared informer and lister of Endpoints.
@@ -87,8 +98,19 @@ var IngressType = factory.Type[*v1.Ingress, *v1.IngressList]{
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.IngressList { return new(v1.IngressList) },
-	Items:       func(l *v1.IngressList) []*v1.Ingress { return factory.Pointers(l.Items) },
+	Items:       ingressItems,
 	Indexers:    listers.IngressIndexers,
+}
+
+// ingressItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Ingress).
+func ingressItems(l *v1.IngressList) []*v1.Ingress {
+	out := make([]*v1.Ingress, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // IngressInformer gives access to the shared informer and lister of Ingresses.
@@ -121,8 +143,19 @@ var NetworkPolicyType = factory.Type[*v1.NetworkPolicy, *v1.NetworkPolicyList]{
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.NetworkPolicyList { return new(v1.NetworkPolicyList) },
-	Items:       func(l *v1.NetworkPolicyList) []*v1.NetworkPolicy { return factory.Pointers(l.Items) },
+	Items:       networkPolicyItems,
 	Indexers:    listers.NetworkPolicyIndexers,
+}
+
+// networkPolicyItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of NetworkPolicy).
+func networkPolicyItems(l *v1.NetworkPolicyList) []*v1.NetworkPolicy {
+	out := make([]*v1.NetworkPolicy, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // NetworkPolicyInformer gives access to the shared informer and lister of NetworkPolicies.
@@ -155,8 +188,19 @@ var StatusType = factory.Type[*v1.Status, *v1.StatusList]{
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.StatusList { return new(v1.StatusList) },
-	Items:       func(l *v1.StatusList) []*v1.Status { return factory.Pointers(l.Items) },
+	Items:       statusItems,
 	Indexers:    listers.StatusIndexers,
+}
+
+// statusItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Status).
+func statusItems(l *v1.StatusList) []*v1.Status {
+	out := make([]*v1.Status, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // StatusInformer gives access to the shared informer and lister of Statuses.

@@ -41,8 +41,19 @@ var IngressType = factory.Type[*v2beta1.Ingress, *v2beta1.IngressList]{
 	Namespaced:  true,
 	AddToScheme: v2beta1.AddToScheme,
 	NewList:     func() *v2beta1.IngressList { return new(v2beta1.IngressList) },
-	Items:       func(l *v2beta1.IngressList) []*v2beta1.Ingress { return factory.Pointers(l.Items) },
+	Items:       ingressItems,
 	Indexers:    listers.IngressIndexers,
+}
+
+// ingressItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Ingress).
+func ingressItems(l *v2beta1.IngressList) []*v2beta1.Ingress {
+	out := make([]*v2beta1.Ingress, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // IngressInformer gives access to the shared informer and lister of Ingresses.

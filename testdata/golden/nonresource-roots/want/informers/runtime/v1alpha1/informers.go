@@ -41,8 +41,19 @@ var ExtensionType = factory.Type[*v1alpha1.Extension, *v1alpha1.ExtensionList]{
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
 	NewList:     func() *v1alpha1.ExtensionList { return new(v1alpha1.ExtensionList) },
-	Items:       func(l *v1alpha1.ExtensionList) []*v1alpha1.Extension { return factory.Pointers(l.Items) },
+	Items:       extensionItems,
 	Indexers:    listers.ExtensionIndexers,
+}
+
+// extensionItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Extension).
+func extensionItems(l *v1alpha1.ExtensionList) []*v1alpha1.Extension {
+	out := make([]*v1alpha1.Extension, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // ExtensionInformer gives access to the shared informer and lister of Extensions.

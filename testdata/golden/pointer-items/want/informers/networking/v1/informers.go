@@ -45,8 +45,19 @@ var GatewayType = factory.Type[*v1.Gateway, *v1.GatewayList]{
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
 	NewList:     func() *v1.GatewayList { return new(v1.GatewayList) },
-	Items:       func(l *v1.GatewayList) []*v1.Gateway { return factory.Pointers(l.Items) },
+	Items:       gatewayItems,
 	Indexers:    listers.GatewayIndexers,
+}
+
+// gatewayItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Gateway).
+func gatewayItems(l *v1.GatewayList) []*v1.Gateway {
+	out := make([]*v1.Gateway, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // GatewayInformer gives access to the shared informer and lister of Gateways.

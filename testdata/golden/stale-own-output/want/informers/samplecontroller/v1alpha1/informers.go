@@ -41,8 +41,19 @@ var FooType = factory.Type[*v1alpha1.Foo, *v1alpha1.FooList]{
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
 	NewList:     func() *v1alpha1.FooList { return new(v1alpha1.FooList) },
-	Items:       func(l *v1alpha1.FooList) []*v1alpha1.Foo { return factory.Pointers(l.Items) },
+	Items:       fooItems,
 	Indexers:    listers.FooIndexers,
+}
+
+// fooItems returns pointers to the items of l, without copying them
+// (a loop, not the generic factory.Pointers: an instantiation in this package
+// would compile wrappers for every method of Foo).
+func fooItems(l *v1alpha1.FooList) []*v1alpha1.Foo {
+	out := make([]*v1alpha1.Foo, len(l.Items))
+	for n := range l.Items {
+		out[n] = &l.Items[n]
+	}
+	return out
 }
 
 // FooInformer gives access to the shared informer and lister of Foos.

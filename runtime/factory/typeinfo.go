@@ -1,0 +1,99 @@
+package factory
+
+import (
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// typeInfo is a Type without type parameters: what the factory's
+// non-generic code needs to build a type's shared informer (the codecs decode
+// into objectType, see codecFor). The typed parts (the typed overrides of
+// Options.Types, the typed view) are funcs made by Type.info, so that the factory, the informer and the REST
+// source are compiled once, in the runtime, and a generated package that
+// calls InformerFor compiles only these few small funcs per package.
+type typeInfo struct {
+	resource    schema.GroupVersionResource
+	namespaced  bool
+	addToScheme func(*runtime.Scheme) error
+	objectType  reflect.Type
+	indexers    store.Indexers[store.Obj]
+	newList     func() runtime.Object
+	items       func(runtime.Object) []store.Obj
+	// listerWatcher converts TypeOptions.ListerWatcher; perNamespace is
+	// false for a single source. It panics on a value of the wrong type.
+	listerWatcher func(lw any) (newLW func(ns string) reflector.ListerWatcher[store.Obj], perNamespace bool)
+	// editOptions applies TypeOptions.Informer (a typed func) to opts. It
+	// panics on a value of the wrong type.
+	editOptions func(fn any, opts informer.Options[store.Obj]) informer.Options[store.Obj]
+	// view returns the typed view of a Shared of this type.
+	view func(*informer.Shared) any
+}
+
+// info returns typ without type parameters.
+func (typ Type[T, L]) info() *typeInfo {
+	ti := &typeInfo{
+		resource:    typ.Resource,
+		namespaced:  typ.Namespaced,
+		addToScheme: typ.AddToScheme,
+		objectType:  reflect.TypeFor[T](),
+		listerWatcher: func(lw any) (func(string) reflector.ListerWatcher[store.Obj], bool) {
+			switch lw := lw.(type) {
+			case reflector.ListerWatcher[T]:
+				u := reflector.Untyped(lw)
+				return func(string) reflector.ListerWatcher[store.Obj] { return u }, false
+			case func(string) reflector.ListerWatcher[T]:
+				return func(ns string) reflector.ListerWatcher[store.Obj] { return reflector.Untyped(lw(ns)) }, true
+			}
+			panic(fmt.Sprintf("factory: Options.Types[%s].ListerWatcher is %T, not a reflector.ListerWatcher[%T] or a func(string) reflector.ListerWatcher[%[2]T]", typ.Resource, lw, *new(T)))
+		},
+		editOptions: func(fn any, opts informer.Options[store.Obj]) informer.Options[store.Obj] {
+			edit, ok := fn.(func(*informer.Options[T]))
+			if !ok {
+				panic(fmt.Sprintf("factory: Options.Types[%s].Informer is %T, not a func(*informer.Options[%T])", typ.Resource, fn, *new(T)))
+			}
+			typed := informer.Options[T]{
+				KeepManagedFields: opts.KeepManagedFields,
+				InternStrings:     opts.InternStrings,
+				ResyncPeriod:      opts.ResyncPeriod,
+				Reflector:         opts.Reflector,
+				HandlerPanic:      opts.HandlerPanic,
+				Metrics:           opts.Metrics,
+			}
+			if tr := opts.Transform; tr != nil {
+				typed.Transform = func(obj T) (T, error) {
+					out, err := tr(obj)
+					t, _ := out.(T)
+					return t, err
+				}
+			}
+			edit(&typed)
+			return informer.UntypedOptions(typed)
+		},
+		view: func(s *informer.Shared) any { return informer.View[T](s) },
+	}
+	if typ.Indexers != nil {
+		ti.indexers = store.UntypedIndexers(typ.Indexers())
+	}
+	if typ.NewList != nil {
+		ti.newList = func() runtime.Object { return typ.NewList() }
+	}
+	if typ.Items != nil {
+		ti.items = func(l runtime.Object) []store.Obj {
+			list, _ := l.(L)
+			items := typ.Items(list)
+			out := make([]store.Obj, len(items))
+			for n, o := range items {
+				out[n] = o
+			}
+			return out
+		}
+	}
+	return ti
+}

@@ -1,0 +1,140 @@
+package informer
+
+import (
+	"context"
+	"time"
+
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// Handler receives typed notifications. Tombstones are unwrapped: OnDelete gets
+// the last known object and whether its final state is unknown.
+//
+// The informer calls each registered Handler from one goroutine of its own,
+// in the order the changes arrived, so a Handler needs no locking of its own
+// for its own state. Objects are shared with the cache: read-only.
+type Handler[T any] interface {
+	// OnAdd is called for an object new to this handler. isInInitialList is
+	// true while the informer delivers its initial list (and for the
+	// synthetic adds a handler registered late receives for what is cached).
+	OnAdd(obj T, isInInitialList bool)
+	// OnUpdate is called for a change of an object the handler has seen, a
+	// relist that found it again, and a resync (then oldObj == newObj).
+	OnUpdate(oldObj, newObj T)
+	// OnDelete is called when an object the handler has seen is deleted.
+	// finalStateUnknown is true when the deletion was missed while the watch
+	// was down and noticed on relist: obj is then the last state this process
+	// knew, not the state at deletion.
+	OnDelete(obj T, finalStateUnknown bool)
+}
+
+// HandlerFuncs adapts plain funcs to Handler; nil funcs are skipped.
+type HandlerFuncs[T any] struct {
+	AddFunc    func(obj T, isInInitialList bool)
+	UpdateFunc func(oldObj, newObj T)
+	DeleteFunc func(obj T, finalStateUnknown bool)
+}
+
+// OnAdd calls AddFunc if it is set.
+func (h HandlerFuncs[T]) OnAdd(obj T, initial bool) {
+	if h.AddFunc != nil {
+		h.AddFunc(obj, initial)
+	}
+}
+
+// OnUpdate calls UpdateFunc if it is set.
+func (h HandlerFuncs[T]) OnUpdate(oldObj, newObj T) {
+	if h.UpdateFunc != nil {
+		h.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete calls DeleteFunc if it is set.
+func (h HandlerFuncs[T]) OnDelete(obj T, finalStateUnknown bool) {
+	if h.DeleteFunc != nil {
+		h.DeleteFunc(obj, finalStateUnknown)
+	}
+}
+
+// Options configures New.
+type Options[T store.Obj] struct {
+	// Indexers are the cache's indexes from the start, beside the built-in
+	// namespace index (more can be added later with AddIndexers).
+	Indexers store.Indexers[T]
+	// Transform runs on every object before it is stored (before it is
+	// queued, in fact), then the default memory transform: managedFields
+	// are dropped unless KeepManagedFields, and strings interned if
+	// InternStrings. It may modify the object in place: it gets freshly
+	// decoded objects nobody else holds.
+	Transform func(T) (T, error)
+	// KeepManagedFields keeps metadata.managedFields in cached objects; by
+	// default they are dropped (server-side apply bookkeeping that
+	// controllers almost never read: about 9% of a cached pod).
+	KeepManagedFields bool
+	// InternStrings turns on store.InternStrings in the default transform:
+	// objects with equal labels share one labels map, and namespaces, owner
+	// kinds, finalizers and annotation keys share their strings. It saves
+	// about 12% of a cached pod whose labels repeat across pods (as those of
+	// a ReplicaSet's pods do) and costs about 1 µs of CPU per watch event on
+	// the Reflector's goroutine, about as much again as the rest of the
+	// informer's work per event (docs/performance.md). Cached objects then
+	// share label maps, so a write to a cached object's labels (forbidden
+	// anyway: cached objects are read-only) would change every object with
+	// the same labels.
+	InternStrings bool
+	// ResyncPeriod is the default resync of handlers added without their own.
+	ResyncPeriod time.Duration
+	// Reflector configures the Reflector. Its Name names the informer in
+	// logs and errors. (Resync is per handler, HandlerOptions.ResyncPeriod,
+	// done by the informer from its cache.)
+	Reflector reflector.Options
+	// HandlerPanic, when set, is called (after logging) with the value of
+	// every panic a handler raises, from that handler's goroutine. The event
+	// is dropped for that handler and delivery goes on with the next one.
+	HandlerPanic func(ctx context.Context, p HandlerPanicInfo)
+	// Metrics, when not nil, observes every handler's deliveries and turns
+	// on Registration.Backlog. Its Reflector counterpart is
+	// Reflector.Metrics.
+	Metrics Metrics
+}
+
+// Metrics observes an informer's handlers (Options.Metrics).
+type Metrics interface {
+	// Handler is called by AddHandler with the new registration; the
+	// HandlerMetrics it returns (nil for none) observes that handler.
+	Handler(reg *Registration) HandlerMetrics
+}
+
+// HandlerMetrics observes one handler. Delivered is called from the
+// handler's goroutine after each call of it, with the event ("add",
+// "update" — resyncs included — or "delete"): it must be cheap and must not
+// block.
+type HandlerMetrics interface {
+	Delivered(event string)
+}
+
+// HandlerPanicInfo describes a recovered handler panic.
+type HandlerPanicInfo struct {
+	// Registration is the handler that panicked.
+	Registration *Registration
+	// Event is "add", "update" or "delete".
+	Event string
+	// Key is the cache key of the object being delivered.
+	Key string
+	// Value is what the handler passed to panic.
+	Value any
+}
+
+// HandlerOptions configures one handler registration.
+type HandlerOptions struct {
+	// ResyncPeriod, when positive, delivers OnUpdate(obj, obj) for every cached
+	// object at that period to this handler. 0 means the informer's
+	// Options.ResyncPeriod; negative means never. Periods below MinResyncPeriod
+	// are raised to it.
+	ResyncPeriod time.Duration
+}
+
+// MinResyncPeriod is the smallest resync period a handler gets (as in
+// client-go): a resync lists the whole cache.
+const MinResyncPeriod = time.Second
