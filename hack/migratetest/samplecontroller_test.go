@@ -113,7 +113,7 @@ func command(ctx context.Context, t *testing.T, dir, name string, args ...string
 	t.Helper()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	return cmd
 }
 
