@@ -282,6 +282,7 @@ func Run(ctx context.Context, cfg Config) error {
 			}
 		}
 	}
+	codegenHint(cfg.Stdout, dir, rel)
 	switch {
 	case len(upstream) == 0:
 	case cfg.RemoveUpstreamGenerated && !cfg.DryRun:
@@ -409,6 +410,22 @@ func removeEmptyDirs(removed []string) {
 			if os.Remove(d) != nil { // not empty (or not ours): stop
 				break
 			}
+		}
+	}
+}
+
+// codegenHint points at the line of hack/update-codegen.sh that would
+// regenerate code-generator's listers and informers (kube_codegen.sh's
+// gen_client --with-watch): the edit the migration leaves to the user.
+func codegenHint(w io.Writer, dir string, rel func(string) string) {
+	name := filepath.Join(dir, "hack", "update-codegen.sh")
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return
+	}
+	for n, line := range strings.Split(string(src), "\n") {
+		if strings.Contains(line, "--with-watch") {
+			fmt.Fprintf(w, "%s:%d: to do by hand: drop --with-watch (it regenerates code-generator's listers and informers) and run informer-gen here instead (docs/migrating.md)\n", rel(name), n+1)
 		}
 	}
 }
