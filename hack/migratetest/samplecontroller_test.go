@@ -127,6 +127,10 @@ func run(ctx context.Context, t *testing.T, dir, name string, args ...string) st
 	start := time.Now()
 	err := cmd.Run()
 	t.Logf("%s %s (in %s): %.1fs", filepath.Base(name), strings.Join(args, " "), filepath.Base(dir), time.Since(start).Seconds())
+	if err != nil && ctx.Err() != nil {
+		t.Fatalf("%s %s: stopped at the test's deadline after %.0fs (%v): with an empty GOCACHE, compiling client-go and sample-controller takes minutes; give go test a longer -timeout\n%s",
+			name, strings.Join(args, " "), time.Since(start).Seconds(), ctx.Err(), buf.String())
+	}
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, buf.String())
 	}
