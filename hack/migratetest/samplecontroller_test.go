@@ -19,8 +19,8 @@ const sampleController = "k8s.io/sample-controller@v0.37.1"
 
 // TestSampleController migrates sample-controller with the tool alone and
 // runs its tests. The only step besides the tool and informer-gen is the
-// dependency on this module (go.mod: a replace to this checkout, then go mod
-// tidy), which a user makes with go get.
+// dependency on this module (go.mod: a replace to this checkout and go get;
+// a user runs go get with a version), then go mod tidy.
 func TestSampleController(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the sample-controller migration (downloads and builds client-go)")
@@ -56,6 +56,12 @@ func TestSampleController(t *testing.T) {
 	bin := filepath.Join(tmp, "informer-gen")
 	run(ctx, t, root, "go", "build", "-o", bin, "./cmd/informer-gen")
 
+	// 0. The dependency, first, so that the migration, the build and the
+	// tests compile one set of k8s.io modules (ours require v0.37.2); a
+	// user runs go get github.com/informer-gen/informer-gen@version.
+	run(ctx, t, sc, "go", "mod", "edit", "-replace", "github.com/informer-gen/informer-gen="+root)
+	run(ctx, t, sc, "go", "get", "github.com/informer-gen/informer-gen@v0.0.0-00010101000000-000000000000")
+
 	// 1. The tool: rewrite the controller, remove code-generator's listers
 	// and informers (informer-gen refuses to write beside them).
 	migrated := run(ctx, t, sc, bin, "migrate", "--remove-upstream-generated", "./...")
@@ -63,8 +69,7 @@ func TestSampleController(t *testing.T) {
 	// 2. informer-gen into the same pkg/generated.
 	run(ctx, t, sc, bin, "--output-dir", "./pkg/generated", "--output-pkg", "k8s.io/sample-controller/pkg/generated",
 		"--go-header-file", "hack/boilerplate.go.txt", "./pkg/apis/...")
-	// 3. The dependency (a user: go get github.com/informer-gen/informer-gen@version).
-	run(ctx, t, sc, "go", "mod", "edit", "-replace", "github.com/informer-gen/informer-gen="+root)
+	// 3. The imports the tool added are now used.
 	run(ctx, t, sc, "go", "mod", "tidy")
 
 	// Nothing but the tool and the generator touched a Go file.
