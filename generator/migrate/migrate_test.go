@@ -102,11 +102,12 @@ func TestMigrateRefusesWhatItCannotRewrite(t *testing.T) {
 	}
 	name := filepath.Join("testdata", "ctl", "refused", "refused.go")
 	want := []string{
-		name + ":14:60: WithTransform: ",
-		name + ":15:10: Start takes a context.Context",
-		name + ":16:12: WaitForCacheSync's result is used",
-		name + ":18:9: Informer() used as a value",
-		name + ":19:39: Informer().GetIndexer() other than .Add(obj)",
+		name + ":15:60: WithTransform: ",
+		name + ":16:10: Start takes a context.Context",
+		name + ":17:12: WaitForCacheSync's result is used",
+		name + ":19:9: Informer() used as a value",
+		name + ":20:39: Informer().GetIndexer() other than .Add(obj)",
+		name + ":21:14: NewConfigMapLister: informer-gen's standalone constructors differ",
 	}
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	if len(lines) != len(want) {

@@ -175,9 +175,15 @@ func (r *rewriter) call(c *ast.CallExpr) {
 	if !ok {
 		return
 	}
-	// A package-level function of the factory's package.
-	if fn, ok := r.info.Uses[s.Sel].(*types.Func); ok && r.info.Selections[s] == nil && r.objFrom(fn, true) {
-		r.constructor(c, s, fn.Name())
+	// A package-level function of the factory's package, or of another
+	// upstream generated package (standalone informer and lister
+	// constructors, whose signatures differ in informer-gen).
+	if fn, ok := r.info.Uses[s.Sel].(*types.Func); ok && r.info.Selections[s] == nil && fn.Pkg() != nil {
+		if r.objFrom(fn, true) {
+			r.constructor(c, s, fn.Name())
+		} else if _, _, up := r.upstream(fn.Pkg().Path()); up {
+			r.refuse(s.Sel, "%s: informer-gen's standalone constructors differ (New<Kind>Informer(ListerWatcher, informer.Options), New<Kind>Lister(*store.Indexer[T])); use the factory, or rewrite by hand", fn.Name())
+		}
 		return
 	}
 	m := r.method(s)

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	informers "github.com/informer-gen/informer-gen/generator/migrate/testdata/ctl/generated/informers/externalversions"
+	listers "github.com/informer-gen/informer-gen/generator/migrate/testdata/ctl/generated/listers/core/v1"
 )
 
 func Use(ctx context.Context, cs any, stop <-chan struct{}) cache.SharedIndexInformer {
@@ -17,5 +18,6 @@ func Use(ctx context.Context, cs any, stop <-chan struct{}) cache.SharedIndexInf
 	}
 	inf := f.Core().ConfigMaps().Informer()
 	_ = f.Core().ConfigMaps().Informer().GetIndexer().List()
+	_ = listers.NewConfigMapLister(nil)
 	return inf
 }
