@@ -106,7 +106,6 @@ func TestSampleController(t *testing.T) {
 	}
 
 	run(ctx, t, sc, "go", "build", "./...")
-	run(ctx, t, sc, "go", "vet", ".")
 	testOut := run(ctx, t, sc, "go", "test", "-count=1", "./...")
 	t.Logf("sample-controller's tests:\n%s", testOut)
 	if !strings.Contains(testOut, "ok  \tk8s.io/sample-controller\t") {
