@@ -26,8 +26,6 @@ fi
 
 for m in "${modules[@]}"; do
   echo "== go test -race ($m)"
-  # -timeout: hack/migratetest builds sample-controller (client-go) from an empty GOCACHE in
-  # minutes (docs/performance.md, "CI cost of the sample-controller migration").
   (cd "$m" && go test -race -count=1 -timeout 30m ./...)
 done
 
