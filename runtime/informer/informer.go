@@ -578,33 +578,6 @@ func (i *Informer[T]) Handlers() []*Registration {
 // read-only.
 func (i *Informer[T]) Indexer() *store.Indexer[T] { return i.indexer }
 
-// Seed stores objs in the cache of an informer that has not been run, as a
-// controller test seeds client-go's with GetIndexer().Add(obj): listers and
-// indexes see them at once, no handler is called, and HasSynced stays false
-// (a test that needs it true runs the informer over a runtimetest.Source
-// instead). Objects are stored as given (not copied; a later Seed of the same
-// key replaces it), under store.Key; one without metadata.name is an error
-// and nothing is stored. Seed returns an error once Run has been called: the
-// cache then belongs to the Reflector. Safe for concurrent use.
-func (i *Informer[T]) Seed(objs ...T) error {
-	for n, o := range objs {
-		if o.GetName() == "" {
-			return fmt.Errorf("informer %s: seed: object %d (namespace %q) has no metadata.name", i.name, n, o.GetNamespace())
-		}
-	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.running.Load() {
-		return fmt.Errorf("informer %s: seed: informer already run", i.name)
-	}
-	i.writer.Batch(func(tx store.Tx[T]) {
-		for _, o := range objs {
-			tx.Set(store.Key(o), o)
-		}
-	})
-	return nil
-}
-
 // AddIndexers adds indexes to the cache, before or after Run (existing
 // objects are indexed at once). See store.Indexer.AddIndexers.
 func (i *Informer[T]) AddIndexers(indexers store.Indexers[T]) error {

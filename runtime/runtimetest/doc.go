@@ -14,12 +14,6 @@
 //     per key and every call, checks the handler contract, and lets a test
 //     wait for a condition (WaitFor) instead of sleeping.
 //
-// A controller test that only needs a filled cache (client-go's
-// GetIndexer().Add(obj) in sample-controller's tests) does not run the
-// informer at all: informer.Informer.Seed stores objects in the cache of one
-// not yet run (a generated FooInformer's Informer().Seed(foo)), and the
-// test calls its sync function, which reads through listers and indexes.
-//
 // The usual shape of a test: build a Source with the starting objects, run the
 // informer with a Recorder, wait for the Recorder to equal Source.Snapshot,
 // then write to the Source and wait again. Every wait is signalled by the
