@@ -11,9 +11,13 @@ import (
 	"k8s.io/klog/v2/textlogger"
 
 	"github.com/informer-gen/informer-gen/generator"
+	"github.com/informer-gen/informer-gen/generator/migrate"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "migrate" {
+		os.Exit(migrate.Main(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
+	}
 	cfg, err := generator.ParseArgs(os.Args[1:], os.Stderr)
 	if err == nil && cfg.PrintVersion {
 		fmt.Println("informer-gen", generator.ModuleVersion())

@@ -1,0 +1,287 @@
+package factory_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+
+	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+)
+
+var configMapType = factory.Type[*corev1.ConfigMap, *corev1.ConfigMapList]{
+	Resource:    corev1.SchemeGroupVersion.WithResource("configmaps"),
+	Namespaced:  true,
+	AddToScheme: corev1.AddToScheme,
+	NewList:     func() *corev1.ConfigMapList { return new(corev1.ConfigMapList) },
+	Items:       func(l *corev1.ConfigMapList) []*corev1.ConfigMap { return factory.Pointers(l.Items) },
+}
+
+// clientset is the shape of a client-gen clientset, with one group-version
+// client whose RESTClient is the *rest.RESTClient client-gen's NewForConfig
+// builds (client-go's kubernetes.Clientset has the same CoreV1 method).
+type clientset struct{ core realCoreV1 }
+
+func (c *clientset) CoreV1() realCoreV1 { return c.core }
+
+type realCoreV1 struct{ rc *rest.RESTClient }
+
+func (c realCoreV1) RESTClient() rest.Interface { return c.rc }
+
+// fakeClientset has the shape of client-gen's fakes (a group-version client
+// whose RESTClient is nil, typed clients per resource), recording the
+// actions and serving one watch the test feeds.
+type fakeClientset struct{ core *fakeCoreV1 }
+
+func (c fakeClientset) CoreV1() *fakeCoreV1 { return c.core }
+func (c fakeClientset) Discovery() any      { return nil }
+
+type fakeCoreV1 struct {
+	mu      sync.Mutex
+	objs    []corev1.ConfigMap
+	actions []string
+	listErr error
+	watch   *watch.FakeWatcher
+}
+
+func (c *fakeCoreV1) RESTClient() rest.Interface {
+	var ret *rest.RESTClient
+	return ret
+}
+
+func (c *fakeCoreV1) ConfigMaps(namespace string) fakeConfigMaps { return fakeConfigMaps{c, namespace} }
+
+func (c *fakeCoreV1) Actions() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.actions)
+}
+
+type fakeConfigMaps struct {
+	c  *fakeCoreV1
+	ns string
+}
+
+func (m fakeConfigMaps) List(_ context.Context, opts metav1.ListOptions) (*corev1.ConfigMapList, error) {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	m.c.actions = append(m.c.actions, fmt.Sprintf("list %q %s", m.ns, opts.LabelSelector))
+	if m.c.listErr != nil {
+		return nil, m.c.listErr
+	}
+	return &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "5"}, Items: slices.Clone(m.c.objs)}, nil
+}
+
+func (m fakeConfigMaps) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	m.c.actions = append(m.c.actions, fmt.Sprintf("watch %q %s rv=%s", m.ns, opts.LabelSelector, opts.ResourceVersion))
+	if m.c.watch != nil {
+		return nil, apierrors.NewConflict(configMapType.Resource.GroupResource(), "", errors.New("one watch only in this fake"))
+	}
+	m.c.watch = watch.NewFakeWithChanSize(10, false)
+	return m.c.watch, nil
+}
+
+func configMap(ns, name, v string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: v}, Data: map[string]string{"v": v}}
+}
+
+// A factory over a fake clientset lists and watches through the fake's
+// typed client, as upstream's informers do: the fake sees one LIST and one
+// WATCH (never a WatchList) with the factory's selector, its objects reach
+// the cache and handlers without apiVersion and kind of their own, and its
+// watch events arrive.
+func TestClientsetConfigOverAFakeClientset(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &fakeCoreV1{objs: []corev1.ConfigMap{*configMap("ns", "a", "1"), *configMap("other", "b", "2")}}
+		f := factory.New(factory.ClientsetConfig(fakeClientset{core}), factory.Options{LabelSelector: "app=x"})
+		defer f.Shutdown()
+		inf := factory.InformerFor(f, configMapType)
+		rec := runtimetest.NewRecorder[*corev1.ConfigMap]()
+		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := inf.Indexer().Get("ns/a"); !ok || got.Data["v"] != "1" {
+			t.Errorf("cache ns/a = %v, %v; want the fake's object", got, ok)
+		}
+		synctest.Wait()
+		core.mu.Lock()
+		w := core.watch
+		core.mu.Unlock()
+		if w == nil {
+			t.Fatalf("no watch after sync; actions %q", core.Actions())
+		}
+		w.Modify(configMap("ns", "a", "3"))
+		w.Delete(configMap("other", "b", "2"))
+		if err := rec.WaitFor(ctx, func(s map[string]*corev1.ConfigMap) bool {
+			return len(s) == 1 && s["ns/a"].Data["v"] == "3"
+		}); err != nil {
+			t.Fatalf("events from the fake's watch: %v; events %v", err, rec.Events())
+		}
+		cancel()
+		f.Shutdown()
+		if want := []string{`list "" app=x`, `watch "" app=x rv=5`}; !slices.Equal(core.Actions(), want) {
+			t.Errorf("fake actions = %q, want %q", core.Actions(), want)
+		}
+		var got []string
+		for _, e := range rec.Events() {
+			got = append(got, string(e.Type)+" "+e.Key)
+		}
+		if want := []string{"add ns/a", "add other/b", "update ns/a", "delete other/b"}; !slices.Equal(got, want) {
+			t.Errorf("handler events = %q, want %q", got, want)
+		}
+		if err := rec.Err(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// A fake's error reaches WaitForCacheSync with its API status and the
+// resource's name, instead of a silent hang.
+func TestClientsetConfigFakeErrorsAreReported(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		core := &fakeCoreV1{listErr: apierrors.NewForbidden(configMapType.Resource.GroupResource(), "", errors.New("forbidden by the test"))}
+		f := factory.New(factory.ClientsetConfig(fakeClientset{core}), factory.Options{})
+		defer f.Shutdown()
+		factory.InformerFor(f, configMapType)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		f.Start(ctx)
+		err := f.WaitForCacheSync(ctx)
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "configmaps") || !strings.Contains(err.Error(), "forbidden by the test") {
+			t.Errorf("WaitForCacheSync = %v, want the fake's 403 naming configmaps", err)
+		}
+	})
+}
+
+// notAClientset has a group-version client without the resource.
+type notAClientset struct{}
+
+func (notAClientset) AppsV1() *fakeCoreV1 { return &fakeCoreV1{} }
+
+// Something that is not a clientset, or lacks the resource, gives a config
+// whose every request fails, saying why.
+func TestClientsetConfigOfSomethingElse(t *testing.T) {
+	for name, tc := range map[string]struct {
+		cs   any
+		want string
+	}{
+		"nil":          {nil, "nil clientset"},
+		"nil pointer":  {(*clientset)(nil), "nil clientset"},
+		"string":       {"not a clientset", "string is not a client-gen clientset"},
+		"no such type": {notAClientset{}, "no method CoreV1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := factory.New(factory.ClientsetConfig(tc.cs), factory.Options{})
+				defer f.Shutdown()
+				factory.InformerFor(f, configMapType)
+				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+				defer cancel()
+				f.Start(ctx)
+				err := f.WaitForCacheSync(ctx)
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "configmaps") {
+					t.Errorf("WaitForCacheSync = %v, want an error naming configmaps and saying %q", err, tc.want)
+				}
+			})
+		})
+	}
+}
+
+// A real clientset lends the factory its server (with a path prefix) and
+// its HTTP client, credentials included.
+func TestClientsetConfigOfARealClientset(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		auths []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		mu.Unlock()
+		if r.URL.Path != "/prefix/api/v1/configmaps" {
+			http.Error(w, "unexpected path "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		q := r.URL.Query()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case q.Get("sendInitialEvents") == "true":
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: "Failure", Code: 400, Reason: metav1.StatusReasonBadRequest})
+		case q.Get("watch") == "true":
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		default:
+			list := corev1.ConfigMapList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"}, ListMeta: metav1.ListMeta{ResourceVersion: "7"},
+				Items: []corev1.ConfigMap{*configMap("ns", "a", "1")}}
+			json.NewEncoder(w).Encode(list)
+		}
+	}))
+	defer srv.Close()
+	// What client-gen's NewForConfig does for core/v1.
+	rcfg := &rest.Config{Host: srv.URL + "/prefix", BearerToken: "t0ken", APIPath: "/api"}
+	rcfg.GroupVersion = &corev1.SchemeGroupVersion
+	sch := runtime.NewScheme()
+	if err := corev1.AddToScheme(sch); err != nil {
+		t.Fatal(err)
+	}
+	rcfg.NegotiatedSerializer = serializer.NewCodecFactory(sch).WithoutConversion()
+	rc, err := rest.RESTClientFor(rcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := factory.ClientsetConfig(&clientset{realCoreV1{rc}})
+	opts := factory.Options{Types: map[schema.GroupVersionResource]factory.TypeOptions{configMapType.Resource: {ContentType: "application/json"}}}
+	f := factory.New(cfg, opts)
+	defer f.Shutdown()
+	inf := factory.InformerFor(f, configMapType)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	f.Start(ctx)
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := inf.Indexer().Get("ns/a"); !ok {
+		t.Error("the server's object is not in the cache")
+	}
+	cancel()
+	f.Shutdown()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auths) == 0 {
+		t.Fatal("no request reached the server")
+	}
+	for _, a := range auths {
+		if a != "Bearer t0ken" {
+			t.Errorf("request with Authorization %q, want the clientset's bearer token", a)
+		}
+	}
+}
