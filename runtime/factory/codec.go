@@ -34,7 +34,12 @@ const mediaTypeJSON = "application/json"
 //
 // t is the Go type of the objects (a pointer to a struct); the codecs hand
 // them out as store.Obj, and are compiled once, here, for every type.
-func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv schema.GroupVersion, t reflect.Type) (codec, fallback wire.Codec[store.Obj], err error) {
+//
+// skipManagedFields makes the JSON codec (the first or the fallback) read and
+// drop each object's metadata.managedFields instead of decoding it
+// (wire.SkipManagedFields): for informers that would drop them after decoding
+// anyway, with no Transform that could read them first.
+func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv schema.GroupVersion, t reflect.Type, skipManagedFields bool) (codec, fallback wire.Codec[store.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -56,7 +61,11 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv s
 	if gvk.Empty() {
 		return nil, nil, fmt.Errorf("%v is not registered in group-version %s", t, gv)
 	}
-	jsonCodec, err := wire.NewJSONOf[store.Obj](t, gvk)
+	var jsonOpts []wire.JSONOption
+	if skipManagedFields {
+		jsonOpts = append(jsonOpts, wire.SkipManagedFields())
+	}
+	jsonCodec, err := wire.NewJSONOf[store.Obj](t, gvk, jsonOpts...)
 	if err != nil {
 		return nil, nil, err
 	}

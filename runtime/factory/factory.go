@@ -82,6 +82,9 @@ type Options struct {
 	// managedFields unless KeepManagedFields is set.
 	Transform func(runtime.Object) (runtime.Object, error)
 	// KeepManagedFields keeps metadata.managedFields in cached objects.
+	// Without it they are dropped, and a JSON REST source of an informer with
+	// no Transform (here or in Types) does not even decode them
+	// (wire.SkipManagedFields): the Transform, when there is one, sees them.
 	KeepManagedFields bool
 	// InternStrings turns on the interning of repeated strings and label
 	// maps in cached objects (see informer.Options.InternStrings).
@@ -415,11 +418,18 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 
 	// newLW returns the source of one namespace ("" = all).
 	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
+	newCodecs := func(informer.Options[store.Obj]) {} // set for the REST source
 	if to.ListerWatcher == nil {
 		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
+		// The codecs are chosen below, once the informer's options are final
+		// (whether managedFields are dropped decides how JSON is decoded), and
+		// before newLW is first called.
 		var codec, fallback wire.Codec[store.Obj]
-		if err == nil {
-			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType)
+		newCodecs = func(opts informer.Options[store.Obj]) {
+			if err == nil {
+				skip := !opts.KeepManagedFields && opts.Transform == nil
+				codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType, skip)
+			}
 		}
 		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
 			if err != nil {
@@ -472,6 +482,7 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 		opts = typ.editOptions(to.Informer, opts)
 	}
 	opts = sharedOptions(typ, opts)
+	newCodecs(opts)
 	if len(namespaces) <= 1 {
 		ns := ""
 		if len(namespaces) == 1 {

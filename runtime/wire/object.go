@@ -28,13 +28,14 @@ func checkObjectType[T any](what string, typ reflect.Type, gvk schema.GroupVersi
 }
 
 // NewJSONOf is NewJSON for objects of type typ, a pointer to a struct that
-// implements the interface T: the codec hands out *typ values as T.
-func NewJSONOf[T any](typ reflect.Type, gvk schema.GroupVersionKind) (Codec[T], error) {
+// implements the interface T: the codec hands out *typ values as T. opts are
+// NewJSON's.
+func NewJSONOf[T any](typ reflect.Type, gvk schema.GroupVersionKind, opts ...JSONOption) (Codec[T], error) {
 	elem, err := checkObjectType[T]("json", typ, gvk)
 	if err != nil {
 		return nil, err
 	}
-	return newJSONCodec[T](elem, gvk), nil
+	return newJSONCodec[T](elem, gvk, opts...), nil
 }
 
 // NewProtobufOf is NewProtobufFor for objects of type typ, a pointer to a
