@@ -36,8 +36,8 @@
 //     strings and label maps (store.Compact, or store.InternStrings alone
 //     with KeepManagedFields). It runs after Options.Transform, before
 //     queueing. Interning is opt-in because it costs about as much CPU per
-//     event as the rest of the informer for about 12% of a cached pod
-//     (docs/performance.md has the figures).
+//     event as the rest of the informer, for a memory saving only where
+//     labels repeat (docs/performance.md has the figures).
 //   - Stop, when Run's ctx ends: delivery stops at once, not after the
 //     backlog. Each handler finishes the call it is in and is not called
 //     again (its buffer is dropped); the Reflector stops; the pop loop stops

@@ -31,9 +31,9 @@ type Shared struct {
 	writer  *store.CacheWriter
 	indexer *store.Cache
 	fifo    queue
-	// refls are the Reflectors feeding fifo: one, or one per namespace
+	// reflectors are the Reflectors feeding fifo: one, or one per namespace
 	// (NewSharedMultiNamespace), in the order of namespaces.
-	refls         []source
+	reflectors    []source
 	namespaces    []string // nil unless NewSharedMultiNamespace
 	defaultResync time.Duration
 	onPanic       func(context.Context, HandlerPanicInfo)
@@ -43,15 +43,15 @@ type Shared struct {
 	// mu serializes the pop loop's apply-and-dispatch of each batch with
 	// AddHandler, RemoveHandler and handler resyncs, so a handler's view is
 	// always the cache's view at some point of the event stream.
-	mu         sync.Mutex
-	state      runState
-	runCtx     context.Context
-	handlers   []*listener
-	nextID     int
-	syncedSent bool // the informer synced and handlers got their marker
-	hwg        sync.WaitGroup
-	notes      []note      // pop loop scratch, reused
-	logger     klog.Logger // Run's logger, for the pop loop
+	mu          sync.Mutex
+	state       runState
+	runCtx      context.Context
+	handlers    []*listener
+	nextID      int
+	syncedSent  bool           // the informer synced and handlers got their marker
+	listenersWG sync.WaitGroup // the handlers' goroutines (listener.run), waited for by Run
+	notes       []note         // pop loop scratch, reused
+	logger      klog.Logger    // Run's logger, for the pop loop
 
 	// indexLog is Run's logger for index funcs that fail (they run in
 	// store writes from the pop loop and in AddIndexers calls), nil before
@@ -75,7 +75,7 @@ const (
 // many types without instantiating the runtime for each (the factory).
 func NewShared(lw reflector.ListerWatcher[store.Obj], objectType reflect.Type, opts Options[store.Obj]) *Shared {
 	i, q := newShared(opts, objectType, nil)
-	i.refls = []source{reflector.New(lw, reflector.Sink[store.Obj](q), i.reflectorOptions(opts, objectType, ""))}
+	i.reflectors = []source{reflector.New(lw, reflector.Sink[store.Obj](q), i.reflectorOptions(opts, objectType, ""))}
 	return i
 }
 
@@ -220,7 +220,7 @@ func (i *Shared) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		var rwg sync.WaitGroup
-		for n, r := range i.refls {
+		for n, r := range i.reflectors {
 			rctx := ctx
 			if i.namespaces != nil {
 				// The resource is named already; the namespace names this
@@ -257,7 +257,7 @@ func (i *Shared) Run(ctx context.Context) error {
 		l.stop()
 	}
 	i.mu.Unlock()
-	i.hwg.Wait()
+	i.listenersWG.Wait()
 	logger.V(4).Info("informer stopped")
 	return nil
 }
@@ -329,12 +329,12 @@ func apply[O ops](c O, d fifo.Delta[store.Obj], initial bool, notes []note) []no
 		if existed {
 			return append(notes, note{op: opUpdate, old: old, obj: d.Object})
 		}
-		return append(notes, note{op: opAdd, obj: d.Object, flag: initial})
+		return append(notes, note{op: opAdd, obj: d.Object, initialOrTombstone: initial})
 	case fifo.Deleted:
 		// A delete of something the cache (hence every handler) never held
 		// is not news to anyone.
 		if _, existed := c.Delete(d.Key); existed {
-			return append(notes, note{op: opDelete, obj: d.Object, flag: d.FinalStateUnknown})
+			return append(notes, note{op: opDelete, obj: d.Object, initialOrTombstone: d.FinalStateUnknown})
 		}
 	}
 	return notes
@@ -350,14 +350,14 @@ func (i *Shared) markSynced(ctx context.Context) {
 	i.syncedSent = true
 	klog.FromContext(ctx).V(4).Info("informer synced", "objects", i.indexer.Len(), "resourceVersion", i.LastSyncResourceVersion())
 	for _, l := range i.handlers {
-		l.push1(note{op: opSynced})
+		l.pushOne(note{op: opSynced})
 	}
 }
 
 func (i *Shared) startLocked(l *listener) {
 	l.started = true
 	ctx := i.runCtx
-	i.hwg.Go(func() { l.run(ctx) })
+	i.listenersWG.Go(func() { l.run(ctx) })
 }
 
 // AddHandler registers h, before or while the informer runs:
@@ -409,7 +409,7 @@ func (i *Shared) AddHandler(h Handler[store.Obj], opts HandlerOptions) (*Registr
 	objs := i.indexer.List()
 	l.buf = make([]note, 0, len(objs)+1)
 	for _, o := range objs {
-		l.buf = append(l.buf, note{op: opAdd, obj: o, flag: true})
+		l.buf = append(l.buf, note{op: opAdd, obj: o, initialOrTombstone: true})
 	}
 	if i.syncedSent {
 		l.buf = append(l.buf, note{op: opSynced})
@@ -511,10 +511,10 @@ func (i *Shared) Synced() <-chan struct{} { return i.fifo.Synced() }
 // apierrors.IsForbidden see through both).
 func (i *Shared) LastError() error {
 	if i.namespaces == nil {
-		return i.refls[0].LastError()
+		return i.reflectors[0].LastError()
 	}
 	var errs []error
-	for n, r := range i.refls {
+	for n, r := range i.reflectors {
 		if err := r.LastError(); err != nil {
 			errs = append(errs, fmt.Errorf("namespace %q: %w", i.namespaces[n], err))
 		}
@@ -528,10 +528,10 @@ func (i *Shared) LastError() error {
 // "a=RV,b=RV" in the order of the sources: for logs, not for a LIST.
 func (i *Shared) LastSyncResourceVersion() string {
 	if i.namespaces == nil {
-		return i.refls[0].LastSyncResourceVersion()
+		return i.reflectors[0].LastSyncResourceVersion()
 	}
 	var b strings.Builder
-	for n, r := range i.refls {
+	for n, r := range i.reflectors {
 		if n > 0 {
 			b.WriteByte(',')
 		}

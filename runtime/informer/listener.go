@@ -40,10 +40,10 @@ func (o op) String() string {
 
 // note is one queued handler call.
 type note struct {
-	op   op
-	flag bool // add: isInInitialList; delete: finalStateUnknown
-	old  store.Obj
-	obj  store.Obj
+	op                 op
+	initialOrTombstone bool // add: isInInitialList; delete: finalStateUnknown (a tombstone)
+	old                store.Obj
+	obj                store.Obj
 }
 
 // shrinkAbove is the buffer capacity above which a drained buffer is given
@@ -100,7 +100,7 @@ func (l *listener) push(notes []note) {
 	l.signal()
 }
 
-func (l *listener) push1(n note) {
+func (l *listener) pushOne(n note) {
 	l.mu.Lock()
 	if l.hm != nil && len(l.buf) == 0 {
 		l.bufSince = time.Now()
@@ -249,11 +249,11 @@ func (l *listener) deliver(ctx context.Context, n *note) {
 	}()
 	switch n.op {
 	case opAdd:
-		l.h.OnAdd(n.obj, n.flag)
+		l.h.OnAdd(n.obj, n.initialOrTombstone)
 	case opUpdate, opResync:
 		l.h.OnUpdate(n.old, n.obj)
 	case opDelete:
-		l.h.OnDelete(n.obj, n.flag)
+		l.h.OnDelete(n.obj, n.initialOrTombstone)
 	case opSynced:
 		select {
 		case <-l.reg.synced:

@@ -45,7 +45,7 @@ func NewSharedMultiNamespace(sources []NamespaceSource[store.Obj], objectType re
 	i, q := newShared(opts, objectType, namespaces)
 	for _, src := range sources {
 		sink := reflector.Sink[store.Obj](q.Namespace(src.Namespace))
-		i.refls = append(i.refls, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace)))
+		i.reflectors = append(i.reflectors, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace)))
 	}
 	return i
 }

@@ -70,15 +70,16 @@ type Options[T store.Obj] struct {
 	Transform func(T) (T, error)
 	// KeepManagedFields keeps metadata.managedFields in cached objects; by
 	// default they are dropped (server-side apply bookkeeping that
-	// controllers almost never read: about 9% of a cached pod).
+	// controllers almost never read, and a noticeable share of every cached
+	// object: docs/performance.md).
 	KeepManagedFields bool
 	// InternStrings turns on store.InternStrings in the default transform:
 	// objects with equal labels share one labels map, and namespaces, owner
 	// kinds, finalizers and annotation keys share their strings. It saves
-	// about 12% of a cached pod whose labels repeat across pods (as those of
-	// a ReplicaSet's pods do) and costs about 1 µs of CPU per watch event on
-	// the Reflector's goroutine, about as much again as the rest of the
-	// informer's work per event (docs/performance.md). Cached objects then
+	// memory where labels repeat across objects (as a ReplicaSet's pods'
+	// do) and costs CPU per watch event on the Reflector's goroutine, about
+	// as much again as the rest of the informer's work per event
+	// (docs/performance.md, "interning is opt-in", has the figures). Cached objects then
 	// share label maps, so a write to a cached object's labels (forbidden
 	// anyway: cached objects are read-only) would change every object with
 	// the same labels.

@@ -12,8 +12,8 @@ import (
 //
 // unique.Make is safe for concurrent use and frees canonical strings nobody
 // uses, but each call hashes the string, walks a concurrent hash-trie with
-// atomic loads and turns a weak pointer into a strong one: about 80 ns on
-// the project's benchmark machine. An informer interns a few strings per
+// atomic loads and turns a weak pointer into a strong one, several times a
+// map lookup. An informer interns a few strings per
 // event (namespace, owner references, and the labels of every label set it
 // has not seen yet, see "Label sets" below) and in the steady state they are
 // nearly always the same few hundred, so a plain map lookup answers almost
@@ -33,15 +33,9 @@ import (
 // per P at most; when full it starts over. The pool drops idle interners
 // over two garbage collections.
 //
-// An alternative measured and dropped: reusing the cached previous version's
-// strings and maps when equal ("intern only what changed", done at the
-// informer's apply step, where the single writer can read that version
-// without a lock). Over 100k cached pods it cost as much per event as
-// interning everything through unique (about 3.5 us against 3.5 us, in the
-// cold case of BenchmarkInternStrings), because the comparison reads the
-// previous version's label map, which is cold in a large cache, and it moved
-// the work from the Reflector's goroutine to the pop loop, which is then the
-// slower stage of the pipeline.
+// Alternatives measured and dropped (reusing the cached previous version's
+// strings, a per-P cache of label sets) are in docs/performance.md, "Third
+// session: interning is opt-in".
 
 // internCacheMax bounds an interner's map. The steady-state working set of an
 // informer (distinct label values, namespaces, owner kinds in use) is usually
@@ -108,9 +102,9 @@ func sameString(a, b string) bool {
 // a whole: the first time a set of pairs is seen, a canonical map with
 // interned strings is built for it, and every object with an equal set gets
 // that map instead of its own. Objects then share one map instead of holding
-// one each (a 10-label map is about 500 bytes): on bench.BenchmarkStorePodBytes
-// interning saves 12% of a cached pod this way against 3% when the strings
-// are interned one by one (6,175 B and 6,834 B against 7,055 B).
+// one each (a 10-label map is about 500 bytes), which saves several times what
+// interning the strings one by one does (bench.BenchmarkStorePodBytes;
+// docs/performance.md has the figures).
 //
 // The price is that cached objects share their labels map, so a caller who
 // breaks the read-only rule and writes to a cached object's labels changes

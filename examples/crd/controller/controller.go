@@ -83,15 +83,15 @@ type Stats struct {
 
 // Controller reconciles Foos and Hosts. Create it with New, run it with Run.
 type Controller struct {
-	opts   Options
-	queue  *workqueue.Queue[Key]
-	foos   listers.FooLister
-	hosts  listers.HostLister
-	client rest.Interface
-	fooReg *informer.Registration
-	hostRg *informer.Registration
-	fooInf *informer.Informer[*samplev1.Foo]
-	hostIn *informer.Informer[*samplev1.Host]
+	opts    Options
+	queue   *workqueue.Queue[Key]
+	foos    listers.FooLister
+	hosts   listers.HostLister
+	client  rest.Interface
+	fooReg  *informer.Registration
+	hostReg *informer.Registration
+	fooInf  *informer.Informer[*samplev1.Foo]
+	hostInf *informer.Informer[*samplev1.Host]
 
 	started atomic.Bool
 
@@ -112,13 +112,13 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 	}
 	v1 := f.Samplecontroller().V1()
 	c := &Controller{
-		opts:   opts,
-		queue:  workqueue.New(workqueue.Options[Key]{Name: "samplecontroller", RateLimiter: opts.RateLimiter}),
-		foos:   v1.Foos().Lister(),
-		hosts:  v1.Hosts().Lister(),
-		client: client,
-		fooInf: v1.Foos().Informer(),
-		hostIn: v1.Hosts().Informer(),
+		opts:    opts,
+		queue:   workqueue.New(workqueue.Options[Key]{Name: "samplecontroller", RateLimiter: opts.RateLimiter}),
+		foos:    v1.Foos().Lister(),
+		hosts:   v1.Hosts().Lister(),
+		client:  client,
+		fooInf:  v1.Foos().Informer(),
+		hostInf: v1.Hosts().Informer(),
 	}
 	fooReg, err := c.fooInf.AddHandler(informer.HandlerFuncs[*samplev1.Foo]{
 		AddFunc: func(foo *samplev1.Foo, _ bool) {
@@ -142,7 +142,7 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 	if err != nil {
 		return nil, fmt.Errorf("adding the Foo handler: %w", err)
 	}
-	hostReg, err := c.hostIn.AddHandler(informer.HandlerFuncs[*samplev1.Host]{
+	hostReg, err := c.hostInf.AddHandler(informer.HandlerFuncs[*samplev1.Host]{
 		AddFunc: func(h *samplev1.Host, _ bool) {
 			c.events.Add(1)
 			c.enqueueHost(h.Name)
@@ -164,7 +164,7 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 		_ = c.fooInf.RemoveHandler(fooReg)
 		return nil, fmt.Errorf("adding the Host handler: %w", err)
 	}
-	c.fooReg, c.hostRg = fooReg, hostReg
+	c.fooReg, c.hostReg = fooReg, hostReg
 	return c, nil
 }
 
@@ -203,11 +203,11 @@ func (c *Controller) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	defer func() {
 		_ = c.fooInf.RemoveHandler(c.fooReg)
-		_ = c.hostIn.RemoveHandler(c.hostRg)
+		_ = c.hostInf.RemoveHandler(c.hostReg)
 	}()
 	defer c.queue.ShutDown() // when the caches never sync
 
-	if err := informer.WaitForCacheSync(ctx, c.fooReg, c.hostRg); err != nil {
+	if err := informer.WaitForCacheSync(ctx, c.fooReg, c.hostReg); err != nil {
 		return fmt.Errorf("controller: waiting for caches: %w", err)
 	}
 	logger.V(2).Info("controller caches synced, starting workers", "workers", c.opts.Workers)
