@@ -1,0 +1,233 @@
+package factory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/listwatch"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/wire"
+)
+
+// How the factory builds a type's shared informer: its sources (a REST
+// client and codec per group-version, or the user's ListerWatcher), its
+// namespaces and its options, all without type parameters (typeInfo holds
+// the few typed funcs), so this is compiled once, here.
+
+// namespaces returns the namespaces a type watches: nil for all, else a
+// sorted list of distinct namespaces.
+func (f *Factory) namespaces(namespaced bool, to TypeOptions) []string {
+	if !namespaced {
+		return nil
+	}
+	var list []string
+	switch {
+	case to.Namespaces != nil:
+		list = to.Namespaces
+	case to.Namespace != nil:
+		list = []string{*to.Namespace}
+	case len(f.opts.Namespaces) > 0:
+		list = f.opts.Namespaces
+	default:
+		list = []string{f.opts.Namespace}
+	}
+	if len(list) == 0 || slices.Contains(list, metav1.NamespaceAll) {
+		return nil
+	}
+	list = slices.Clone(list)
+	slices.Sort(list)
+	return slices.Compact(list)
+}
+
+// newShared builds the shared informer of a type, calling the user's funcs in
+// Options.Types; f.mu must not be held.
+func newShared(f *Factory, typ *typeInfo) *informer.Shared {
+	to := f.opts.Types[typ.resource]
+	lsel, fsel, resync := f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
+	namespaces := f.namespaces(typ.namespaced, to)
+	if to.LabelSelector != nil {
+		lsel = *to.LabelSelector
+	}
+	if to.FieldSelector != nil {
+		fsel = *to.FieldSelector
+	}
+	if to.ResyncPeriod != nil {
+		resync = *to.ResyncPeriod
+	}
+
+	// newLW returns the source of one namespace ("" = all).
+	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
+	newCodecs := func(informer.Options[store.Obj]) {} // set for the REST source
+	if to.ListerWatcher == nil {
+		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
+		// The codecs are chosen below, once the informer's options are final
+		// (whether managedFields are dropped decides how JSON is decoded), and
+		// before newLW is first called.
+		var codec, fallback wire.Codec[store.Obj]
+		newCodecs = func(opts informer.Options[store.Obj]) {
+			if err == nil {
+				skip := !opts.KeepManagedFields && opts.Transform == nil
+				codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType, skip)
+			}
+		}
+		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
+			if err != nil {
+				return failingLW{err: err} // the reflector's errors name the resource
+			}
+			return listwatch.New(client, listwatch.Options[store.Obj, runtime.Object]{
+				Resource:      typ.resource.Resource,
+				Namespace:     ns,
+				LabelSelector: lsel,
+				FieldSelector: fsel,
+				Tweak:         f.opts.Tweak,
+				Codec:         codec,
+				FallbackCodec: fallback,
+				NewList:       typ.newList,
+				Items:         typ.items,
+			})
+		}
+	} else {
+		lw, perNamespace := typ.listerWatcher(to.ListerWatcher)
+		if !perNamespace {
+			namespaces = nil // one source: its namespaces are its business
+		}
+		newLW = lw
+	}
+
+	opts := informer.Options[store.Obj]{
+		ResyncPeriod:      resync,
+		KeepManagedFields: f.opts.KeepManagedFields,
+		InternStrings:     f.opts.InternStrings,
+		Reflector:         f.opts.Reflector,
+	}
+	opts.Reflector.Name = resourceName(typ.resource)
+	if f.opts.Metrics != nil {
+		h := f.opts.Metrics(typ.resource)
+		if h.Reflector != nil {
+			opts.Reflector.Metrics = h.Reflector
+		}
+		if h.Informer != nil {
+			opts.Metrics = h.Informer
+		}
+	}
+	transform := f.opts.Transform
+	if to.Transform != nil {
+		transform = to.Transform
+	}
+	if transform != nil {
+		opts.Transform = typedTransform(typ, transform)
+	}
+	if to.Informer != nil {
+		opts = typ.editOptions(to.Informer, opts)
+	}
+	opts = sharedOptions(typ, opts)
+	newCodecs(opts)
+	if len(namespaces) <= 1 {
+		ns := ""
+		if len(namespaces) == 1 {
+			ns = namespaces[0]
+		}
+		return informer.NewShared(newLW(ns), typ.objectType, opts)
+	}
+	sources := make([]informer.NamespaceSource[store.Obj], len(namespaces))
+	for n, ns := range namespaces {
+		sources[n] = informer.NamespaceSource[store.Obj]{Namespace: ns, ListerWatcher: newLW(ns)}
+	}
+	return informer.NewSharedMultiNamespace(sources, typ.objectType, opts)
+}
+
+// sharedOptions adds typ's indexes, name and scope to opts (as
+// typeInformerOptions does for a typed informer).
+func sharedOptions(typ *typeInfo, opts informer.Options[store.Obj]) informer.Options[store.Obj] {
+	if len(typ.indexers) > 0 {
+		merged := make(store.Indexers[store.Obj], len(typ.indexers)+len(opts.Indexers))
+		maps.Copy(merged, typ.indexers)
+		maps.Copy(merged, opts.Indexers)
+		opts.Indexers = merged
+	}
+	if opts.Reflector.Name == "" {
+		opts.Reflector.Name = resourceName(typ.resource)
+	}
+	if opts.Reflector.Scope == reflector.ScopeUnknown {
+		opts.Reflector.Scope = reflector.ScopeCluster
+		if typ.namespaced {
+			opts.Reflector.Scope = reflector.ScopeNamespaced
+		}
+	}
+	return opts
+}
+
+// typedTransform checks that fn returns an object of typ's Go type.
+func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, error)) func(store.Obj) (store.Obj, error) {
+	return func(obj store.Obj) (store.Obj, error) {
+		out, err := fn(obj)
+		if err != nil {
+			return obj, fmt.Errorf("transform %s %s: %w", resourceName(typ.resource), store.Key(obj), err)
+		}
+		o, ok := out.(store.Obj)
+		if !ok || reflect.TypeOf(out) != typ.objectType {
+			return obj, fmt.Errorf("transform %s %s: returned %T, want %v", resourceName(typ.resource), store.Key(obj), out, typ.objectType)
+		}
+		return o, nil
+	}
+}
+
+// client returns the REST client of gv and the scheme its types are
+// registered in, building both (with addToScheme) on first use, under f.cmu.
+func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
+	f.cmu.Lock()
+	defer f.cmu.Unlock()
+	if g, ok := f.gvs[gv]; ok {
+		return g.client, g.scheme, g.err
+	}
+	scheme := runtime.NewScheme()
+	g := &groupVersion{scheme: scheme}
+	f.gvs[gv] = g
+	switch {
+	case f.cfg == nil:
+		g.err = errors.New("factory has no rest.Config and no ListerWatcher was set for this type")
+	case addToScheme == nil:
+		g.err = fmt.Errorf("type of group-version %s has no AddToScheme", gv)
+	default:
+		if err := addToScheme(scheme); err != nil {
+			g.err = fmt.Errorf("add %s to scheme: %w", gv, err)
+			break
+		}
+		hc := f.opts.HTTPClient
+		if hc == nil {
+			if f.http == nil && f.httpError == nil {
+				f.http, f.httpError = rest.HTTPClientFor(f.cfg)
+			}
+			if f.httpError != nil {
+				g.err = fmt.Errorf("http client: %w", f.httpError)
+				break
+			}
+			hc = f.http
+		}
+		g.client, g.err = listwatch.NewRESTClient(f.cfg, hc, scheme, gv)
+	}
+	return g.client, g.scheme, g.err
+}
+
+// failingLW reports a construction error (bad config, scheme error) through
+// the informer, so WaitForCacheSync names the resource and the cause.
+type failingLW struct{ err error }
+
+func (l failingLW) List(context.Context, metav1.ListOptions) (*reflector.ListResult[store.Obj], error) {
+	return nil, l.err
+}
+func (l failingLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return nil, l.err
+}
