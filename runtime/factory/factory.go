@@ -38,20 +38,6 @@ type Type[T store.Object[T], L runtime.Object] struct {
 	Indexers func() store.Indexers[T]
 }
 
-// Pointers returns pointers to the elements of items, in order, without
-// copying them: list.Items stays the backing array. It is how a Type's Items
-// turns a FooList's []Foo into []*Foo.
-func Pointers[E any](items []E) []*E {
-	if items == nil {
-		return nil
-	}
-	out := make([]*E, len(items))
-	for i := range items {
-		out[i] = &items[i]
-	}
-	return out
-}
-
 // Factory hands out one shared informer per resource and runs them.
 // All methods are safe for concurrent use.
 //

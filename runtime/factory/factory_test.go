@@ -20,6 +20,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -33,7 +34,7 @@ var WidgetType = factory.Type[*lwt.Widget, *lwt.WidgetList]{
 	Namespaced:  true,
 	AddToScheme: lwt.AddToScheme,
 	NewList:     func() *lwt.WidgetList { return new(lwt.WidgetList) },
-	Items:       func(l *lwt.WidgetList) []*lwt.Widget { return factory.Pointers(l.Items) },
+	Items:       func(l *lwt.WidgetList) []*lwt.Widget { return listwatch.Pointers(l.Items) },
 	Indexers: func() store.Indexers[*lwt.Widget] {
 		return store.Indexers[*lwt.Widget]{nodeIndex: func(w *lwt.Widget) ([]string, error) {
 			return store.Values(w.Spec.NodeName), nil
@@ -53,18 +54,6 @@ func deadline(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-func TestPointers(t *testing.T) {
-	items := []lwt.Widget{{}, {}}
-	items[0].Name, items[1].Name = "a", "b"
-	p := factory.Pointers(items)
-	if len(p) != 2 || p[0] != &items[0] || p[1] != &items[1] {
-		t.Fatalf("Pointers does not point into the slice")
-	}
-	if factory.Pointers[lwt.Widget](nil) != nil {
-		t.Fatal("Pointers(nil) != nil")
-	}
 }
 
 func TestFactoryEndToEndOverREST(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 //	lw := listwatch.Funcs[*v1alpha1.Foo, *v1alpha1.FooList]{
 //		ListFunc:  foos.List,
 //		WatchFunc: foos.Watch,
-//		Items:     func(l *v1alpha1.FooList) []*v1alpha1.Foo { return factory.Pointers(l.Items) },
+//		Items:     func(l *v1alpha1.FooList) []*v1alpha1.Foo { return listwatch.Pointers(l.Items) },
 //	}
 //
 // ListFunc, WatchFunc and Items are required. It is as safe for concurrent

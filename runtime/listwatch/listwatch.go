@@ -51,7 +51,7 @@ type Options[T any, L runtime.Object] struct {
 	// Required when Codec is nil.
 	NewList func() L
 	// Items returns the items of a decoded list as T, e.g.
-	// func(l *v1alpha1.FooList) []*v1alpha1.Foo { return factory.Pointers(l.Items) }.
+	// func(l *v1alpha1.FooList) []*v1alpha1.Foo { return listwatch.Pointers(l.Items) }.
 	// Required when Codec is nil.
 	Items func(L) []T
 	// ParameterCodec encodes ListOptions into the query string; nil means

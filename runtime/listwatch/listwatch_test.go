@@ -39,7 +39,7 @@ func newLW(t *testing.T, srv *lwt.Server, opts listwatch.Options[*lwt.Widget, *l
 		opts.Codec = wire.NewJSON[*lwt.Widget](lwt.SchemeGroupVersion.WithKind("Widget"))
 	} else {
 		opts.NewList = func() *lwt.WidgetList { return new(lwt.WidgetList) }
-		opts.Items = func(l *lwt.WidgetList) []*lwt.Widget { return pointers(l.Items) }
+		opts.Items = func(l *lwt.WidgetList) []*lwt.Widget { return listwatch.Pointers(l.Items) }
 	}
 	return listwatch.New(client, opts)
 }
@@ -250,16 +250,6 @@ func TestConfigFor(t *testing.T) {
 	}
 }
 
-// pointers is factory.Pointers, repeated so this package's tests do not
-// depend on the stages above it.
-func pointers[E any](items []E) []*E {
-	out := make([]*E, len(items))
-	for i := range items {
-		out[i] = &items[i]
-	}
-	return out
-}
-
 func TestFuncsAdaptsTypedClient(t *testing.T) {
 	var gotOpts metav1.ListOptions
 	remaining := int64(7)
@@ -272,7 +262,7 @@ func TestFuncsAdaptsTypedClient(t *testing.T) {
 			return l, nil
 		},
 		WatchFunc: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fw, nil },
-		Items:     func(l *lwt.WidgetList) []*lwt.Widget { return pointers(l.Items) },
+		Items:     func(l *lwt.WidgetList) []*lwt.Widget { return listwatch.Pointers(l.Items) },
 	}
 	res, err := lw.List(t.Context(), metav1.ListOptions{Limit: 5})
 	if err != nil {
@@ -287,4 +277,16 @@ func TestFuncsAdaptsTypedClient(t *testing.T) {
 		t.Fatalf("Watch = %v, %v", w, err)
 	}
 	fw.Stop()
+}
+
+func TestPointers(t *testing.T) {
+	items := []lwt.Widget{{}, {}}
+	items[0].Name, items[1].Name = "a", "b"
+	p := listwatch.Pointers(items)
+	if len(p) != 2 || p[0] != &items[0] || p[1] != &items[1] {
+		t.Fatalf("Pointers does not point into the slice")
+	}
+	if listwatch.Pointers[lwt.Widget](nil) != nil {
+		t.Fatal("Pointers(nil) != nil")
+	}
 }

@@ -40,7 +40,7 @@ var WidgetType = factory.Type[*v1.Widget, *v1.WidgetList]{
 }
 
 // widgetItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Widget).
 func widgetItems(l *v1.WidgetList) []*v1.Widget {
 	out := make([]*v1.Widget, len(l.Items))

@@ -46,7 +46,7 @@ var GadgetType = factory.Type[*v1.Gadget, *v1.GadgetList]{
 }
 
 // gadgetItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Gadget).
 func gadgetItems(l *v1.GadgetList) []*v1.Gadget {
 	out := make([]*v1.Gadget, len(l.Items))

@@ -46,7 +46,7 @@ var IPAddressType = factory.Type[*v1alpha1.IPAddress, *v1alpha1.IPAddressList]{
 }
 
 // iPAddressItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of IPAddress).
 func iPAddressItems(l *v1alpha1.IPAddressList) []*v1alpha1.IPAddress {
 	out := make([]*v1alpha1.IPAddress, len(l.Items))

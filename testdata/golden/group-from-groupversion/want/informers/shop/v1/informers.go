@@ -46,7 +46,7 @@ var OrderType = factory.Type[*v1.Order, *v1.OrderList]{
 }
 
 // orderItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Order).
 func orderItems(l *v1.OrderList) []*v1.Order {
 	out := make([]*v1.Order, len(l.Items))

@@ -46,7 +46,7 @@ var TaskType = factory.Type[*v1.Task, *v1.TaskList]{
 }
 
 // taskItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Task).
 func taskItems(l *v1.TaskList) []*v1.Task {
 	out := make([]*v1.Task, len(l.Items))

@@ -46,7 +46,7 @@ var RobotType = factory.Type[*v1.Robot, *v1.RobotList]{
 }
 
 // robotItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Robot).
 func robotItems(l *v1.RobotList) []*v1.Robot {
 	out := make([]*v1.Robot, len(l.Items))

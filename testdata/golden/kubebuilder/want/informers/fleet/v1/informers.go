@@ -50,7 +50,7 @@ var FleetType = factory.Type[*v1.Fleet, *v1.FleetList]{
 }
 
 // fleetItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Fleet).
 func fleetItems(l *v1.FleetList) []*v1.Fleet {
 	out := make([]*v1.Fleet, len(l.Items))
@@ -95,7 +95,7 @@ var WidgetType = factory.Type[*v1.Widget, *v1.WidgetList]{
 }
 
 // widgetItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Widget).
 func widgetItems(l *v1.WidgetList) []*v1.Widget {
 	out := make([]*v1.Widget, len(l.Items))

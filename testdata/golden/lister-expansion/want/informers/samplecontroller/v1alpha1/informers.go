@@ -46,7 +46,7 @@ var FooType = factory.Type[*v1alpha1.Foo, *v1alpha1.FooList]{
 }
 
 // fooItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Foo).
 func fooItems(l *v1alpha1.FooList) []*v1alpha1.Foo {
 	out := make([]*v1alpha1.Foo, len(l.Items))

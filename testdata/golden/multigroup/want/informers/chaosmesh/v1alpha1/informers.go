@@ -50,7 +50,7 @@ var ChaosType = factory.Type[*v1alpha1.Chaos, *v1alpha1.ChaosList]{
 }
 
 // chaosItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Chaos).
 func chaosItems(l *v1alpha1.ChaosList) []*v1alpha1.Chaos {
 	out := make([]*v1alpha1.Chaos, len(l.Items))
@@ -95,7 +95,7 @@ var ProxyType = factory.Type[*v1alpha1.Proxy, *v1alpha1.ProxyList]{
 }
 
 // proxyItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Proxy).
 func proxyItems(l *v1alpha1.ProxyList) []*v1alpha1.Proxy {
 	out := make([]*v1alpha1.Proxy, len(l.Items))

@@ -58,7 +58,7 @@ var EndpointsType = factory.Type[*v1.Endpoints, *v1.EndpointsList]{
 }
 
 // endpointsItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Endpoints).
 func endpointsItems(l *v1.EndpointsList) []*v1.Endpoints {
 	out := make([]*v1.Endpoints, len(l.Items))
@@ -103,7 +103,7 @@ var IngressType = factory.Type[*v1.Ingress, *v1.IngressList]{
 }
 
 // ingressItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Ingress).
 func ingressItems(l *v1.IngressList) []*v1.Ingress {
 	out := make([]*v1.Ingress, len(l.Items))
@@ -148,7 +148,7 @@ var NetworkPolicyType = factory.Type[*v1.NetworkPolicy, *v1.NetworkPolicyList]{
 }
 
 // networkPolicyItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of NetworkPolicy).
 func networkPolicyItems(l *v1.NetworkPolicyList) []*v1.NetworkPolicy {
 	out := make([]*v1.NetworkPolicy, len(l.Items))
@@ -193,7 +193,7 @@ var StatusType = factory.Type[*v1.Status, *v1.StatusList]{
 }
 
 // statusItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Status).
 func statusItems(l *v1.StatusList) []*v1.Status {
 	out := make([]*v1.Status, len(l.Items))

@@ -46,7 +46,7 @@ var IngressType = factory.Type[*v2beta1.Ingress, *v2beta1.IngressList]{
 }
 
 // ingressItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Ingress).
 func ingressItems(l *v2beta1.IngressList) []*v2beta1.Ingress {
 	out := make([]*v2beta1.Ingress, len(l.Items))

@@ -46,7 +46,7 @@ var ExtensionType = factory.Type[*v1alpha1.Extension, *v1alpha1.ExtensionList]{
 }
 
 // extensionItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Extension).
 func extensionItems(l *v1alpha1.ExtensionList) []*v1alpha1.Extension {
 	out := make([]*v1alpha1.Extension, len(l.Items))

@@ -50,7 +50,7 @@ var GatewayType = factory.Type[*v1.Gateway, *v1.GatewayList]{
 }
 
 // gatewayItems returns pointers to the items of l, without copying them
-// (a loop, not the generic factory.Pointers: an instantiation in this package
+// (a loop, not the generic listwatch.Pointers: an instantiation in this package
 // would compile wrappers for every method of Gateway).
 func gatewayItems(l *v1.GatewayList) []*v1.Gateway {
 	out := make([]*v1.Gateway, len(l.Items))
