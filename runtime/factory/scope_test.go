@@ -7,6 +7,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // The factory tells each informer its type's scope, so an object whose
@@ -34,7 +35,7 @@ func TestFactoryInformersKnowTheirScope(t *testing.T) {
 			if err := f.WaitForCacheSync(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			if keys := inf.Indexer().ListKeys(); len(keys) != 1 || keys[0] != runtimetest.Key(widget(tc.good, "good", "", nil)) {
+			if keys := inf.Indexer().ListKeys(); len(keys) != 1 || keys[0] != store.Key(widget(tc.good, "good", "", nil)) {
 				t.Errorf("%s: cached %v, want only the object with a matching namespace", tc.name, keys)
 			}
 			f.Shutdown()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // An event whose resourceVersion is not a number is applied but never
@@ -366,10 +367,10 @@ func TestObjectsWithoutValidKeyAreNotStored(t *testing.T) {
 				synctest.Wait()
 				_, state, _ := h.sink.snapshot()
 				if len(state) != 1 {
-					t.Errorf("sink = %v, want only %s", rvs(state), runtimetest.Key(good))
+					t.Errorf("sink = %v, want only %s", rvs(state), store.Key(good))
 				}
 				ops, _, _ := h.sink.snapshot()
-				if want := []string{"replace 2 [" + runtimetest.Key(good) + "]"}; !slices.Equal(ops, want) {
+				if want := []string{"replace 2 [" + store.Key(good) + "]"}; !slices.Equal(ops, want) {
 					t.Errorf("ops = %q, want %q", ops, want)
 				}
 				es := h.errs.all()

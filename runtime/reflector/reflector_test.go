@@ -23,6 +23,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 type obj = *corev1.ConfigMap
@@ -46,7 +47,7 @@ type sink struct {
 func newSink() *sink { return &sink{state: map[string]obj{}} }
 
 func (s *sink) record(op string, o obj) {
-	s.ops = append(s.ops, fmt.Sprintf("%s %s %s", op, runtimetest.Key(o), o.ResourceVersion))
+	s.ops = append(s.ops, fmt.Sprintf("%s %s %s", op, store.Key(o), o.ResourceVersion))
 }
 
 func (s *sink) Add(o obj) error {
@@ -56,7 +57,7 @@ func (s *sink) Add(o obj) error {
 	if s.failAdd != nil {
 		return s.failAdd
 	}
-	s.state[runtimetest.Key(o)] = o
+	s.state[store.Key(o)] = o
 	return nil
 }
 
@@ -64,7 +65,7 @@ func (s *sink) Update(o obj) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.record("update", o)
-	s.state[runtimetest.Key(o)] = o
+	s.state[store.Key(o)] = o
 	return nil
 }
 
@@ -72,7 +73,7 @@ func (s *sink) Delete(o obj) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.record("delete", o)
-	delete(s.state, runtimetest.Key(o))
+	delete(s.state, store.Key(o))
 	return nil
 }
 
@@ -83,7 +84,7 @@ func (s *sink) Replace(objs []obj, rv string) error {
 	keys := []string{}
 	clear(s.state)
 	for _, o := range objs {
-		k := runtimetest.Key(o)
+		k := store.Key(o)
 		keys = append(keys, k)
 		s.state[k] = o
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // FuzzInformerConverges drives a random sequence of writes, compactions
@@ -100,7 +101,7 @@ func checkConverges(t *testing.T, data []byte) {
 		key := arg % 6
 		switch op {
 		case 0, 1, 2, 3:
-			cur, exists := src.Get(runtimetest.Key(fuzzCM(key, "")))
+			cur, exists := src.Get(store.Key(fuzzCM(key, "")))
 			switch {
 			case !exists:
 				_, _ = src.Add(fuzzCM(key, strconv.Itoa(i)))
@@ -165,7 +166,7 @@ func checkConverges(t *testing.T, data []byte) {
 		want = src.Snapshot()
 		cached = map[string]fuzzObj{}
 		for _, o := range inf.Indexer().List() {
-			cached[runtimetest.Key(o)] = o
+			cached[store.Key(o)] = o
 		}
 		done := runtimetest.SameResourceVersions(cached, want)
 		for i, r := range recs {

@@ -62,7 +62,7 @@ func NewRecorder[T store.Object[T]]() *Recorder[T] {
 
 // OnAdd implements the informer's Handler.
 func (r *Recorder[T]) OnAdd(obj T, isInInitialList bool) {
-	key := Key(obj)
+	key := store.Key(obj)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.state[key]; ok {
@@ -74,7 +74,7 @@ func (r *Recorder[T]) OnAdd(obj T, isInInitialList bool) {
 
 // OnUpdate implements the informer's Handler.
 func (r *Recorder[T]) OnUpdate(oldObj, newObj T) {
-	key := Key(newObj)
+	key := store.Key(newObj)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.state[key]; !ok {
@@ -86,7 +86,7 @@ func (r *Recorder[T]) OnUpdate(oldObj, newObj T) {
 
 // OnDelete implements the informer's Handler.
 func (r *Recorder[T]) OnDelete(obj T, finalStateUnknown bool) {
-	key := Key(obj)
+	key := store.Key(obj)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.state[key]; !ok {

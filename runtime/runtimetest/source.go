@@ -207,10 +207,6 @@ func NewSource[T store.Object[T]](opts SourceOptions, objs ...T) *Source[T] {
 
 var _ reflector.ListerWatcher[*metav1.PartialObjectMetadata] = (*Source[*metav1.PartialObjectMetadata])(nil)
 
-// Key returns the key a Source (and the runtime's store) files obj under:
-// "namespace/name", or "name" for cluster-scoped objects.
-func Key(obj metav1.Object) string { return store.Key(obj) }
-
 // Add stores a copy of obj at the next resourceVersion, emits ADDED to every
 // open watch and returns the stored copy. It fails with AlreadyExists if an
 // object with obj's key exists.
@@ -234,7 +230,7 @@ func (s *Source[T]) Delete(obj T) (T, error) {
 
 func (s *Source[T]) write(typ watch.EventType, obj T) (T, error) {
 	var zero T
-	key := Key(obj)
+	key := store.Key(obj)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, exists := s.objects[key]
