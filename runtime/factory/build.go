@@ -157,16 +157,24 @@ func sharedOptions(typ *typeInfo, opts informer.Options[store.Obj]) informer.Opt
 		maps.Copy(merged, opts.Indexers)
 		opts.Indexers = merged
 	}
-	if opts.Reflector.Name == "" {
-		opts.Reflector.Name = resourceName(typ.resource)
+	opts.Reflector = reflectorDefaults(opts.Reflector, typ.resource, typ.namespaced)
+	return opts
+}
+
+// reflectorDefaults fills in what ro leaves unset for a type: its name (the
+// resource's, for logs and errors) and its scope (from the type's
+// declaration, so objects of the wrong scope are refused).
+func reflectorDefaults(ro reflector.Options, gvr schema.GroupVersionResource, namespaced bool) reflector.Options {
+	if ro.Name == "" {
+		ro.Name = resourceName(gvr)
 	}
-	if opts.Reflector.Scope == reflector.ScopeUnknown {
-		opts.Reflector.Scope = reflector.ScopeCluster
-		if typ.namespaced {
-			opts.Reflector.Scope = reflector.ScopeNamespaced
+	if ro.Scope == reflector.ScopeUnknown {
+		ro.Scope = reflector.ScopeCluster
+		if namespaced {
+			ro.Scope = reflector.ScopeNamespaced
 		}
 	}
-	return opts
+	return ro
 }
 
 // typedTransform checks that fn returns an object of typ's Go type.

@@ -41,22 +41,12 @@ func TestFactoryDecodesWithTheJSONCodec(t *testing.T) {
 	}
 	f := factory.New(srv.Config(), opts)
 	defer f.Shutdown()
-	inf := factory.InformerFor(f, WidgetType)
 	gotB := make(chan struct{})
-	if _, err := inf.AddHandler(informer.HandlerFuncs[*lwt.Widget]{AddFunc: func(w *lwt.Widget, _ bool) {
+	startWatching(ctx, t, f, srv, func(w *lwt.Widget) {
 		if w.Name == "b" {
 			close(gotB)
 		}
-	}}, informer.HandlerOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Start(ctx)
-	if err := f.WaitForCacheSync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.WaitForWatchers(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	})
 	srv.SendRaw([]byte(`{"type":"ADDED","object":{"apiVersion":"test.informer-gen.dev/v1","kind":"Widget","metadata":{"namespace":"ns1","name":"bad","resourceVersion":"40"},"spec":{"size":[]}}}` + "\n"))
 	srv.Add(widget("ns1", "b", "n1", nil))
 	select {
@@ -103,22 +93,12 @@ func TestManagedFieldsSkippedOnlyWhenNothingReadsThem(t *testing.T) {
 		}
 		f := factory.New(srv.Config(), opts)
 		defer f.Shutdown()
-		inf := factory.InformerFor(f, WidgetType)
 		got := make(chan *lwt.Widget, 1)
-		if _, err := inf.AddHandler(informer.HandlerFuncs[*lwt.Widget]{AddFunc: func(w *lwt.Widget, _ bool) {
+		startWatching(ctx, t, f, srv, func(w *lwt.Widget) {
 			if w.Name == want {
 				got <- w
 			}
-		}}, informer.HandlerOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		f.Start(ctx)
-		if err := f.WaitForCacheSync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := srv.WaitForWatchers(ctx, 1); err != nil {
-			t.Fatal(err)
-		}
+		})
 		add(srv)
 		select {
 		case w := <-got:
@@ -162,4 +142,21 @@ func TestManagedFieldsSkippedOnlyWhenNothingReadsThem(t *testing.T) {
 			t.Fatalf("the Transform saw %d managedFields entries, the cache holds %d: want 1, then dropped", seen["transformed"], len(w.ManagedFields))
 		}
 	})
+}
+
+// startWatching starts f's Widget informer with onAdd as its add handler and
+// returns once it has synced and watches srv.
+func startWatching(ctx context.Context, t *testing.T, f *factory.Factory, srv *lwt.Server, onAdd func(*lwt.Widget)) {
+	t.Helper()
+	inf := factory.InformerFor(f, WidgetType)
+	if _, err := inf.AddHandler(informer.HandlerFuncs[*lwt.Widget]{AddFunc: func(w *lwt.Widget, _ bool) { onAdd(w) }}, informer.HandlerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Start(ctx)
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.WaitForWatchers(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -116,15 +116,7 @@ func typeInformerOptions[T store.Object[T], L runtime.Object](typ Type[T, L], op
 			opts.Indexers = merged
 		}
 	}
-	if opts.Reflector.Name == "" {
-		opts.Reflector.Name = resourceName(typ.Resource)
-	}
-	if opts.Reflector.Scope == reflector.ScopeUnknown {
-		opts.Reflector.Scope = reflector.ScopeCluster
-		if typ.Namespaced {
-			opts.Reflector.Scope = reflector.ScopeNamespaced
-		}
-	}
+	opts.Reflector = reflectorDefaults(opts.Reflector, typ.Resource, typ.Namespaced)
 	return opts
 }
 

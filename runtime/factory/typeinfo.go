@@ -58,21 +58,7 @@ func (typ Type[T, L]) info() *typeInfo {
 			if !ok {
 				panic(fmt.Sprintf("factory: Options.Types[%s].Informer is %T, not a func(*informer.Options[%T])", typ.Resource, fn, *new(T)))
 			}
-			typed := informer.Options[T]{
-				KeepManagedFields: opts.KeepManagedFields,
-				InternStrings:     opts.InternStrings,
-				ResyncPeriod:      opts.ResyncPeriod,
-				Reflector:         opts.Reflector,
-				HandlerPanic:      opts.HandlerPanic,
-				Metrics:           opts.Metrics,
-			}
-			if tr := opts.Transform; tr != nil {
-				typed.Transform = func(obj T) (T, error) {
-					out, err := tr(obj)
-					t, _ := out.(T)
-					return t, err
-				}
-			}
+			typed := informer.TypedOptions[T](opts)
 			edit(&typed)
 			return informer.UntypedOptions(typed)
 		},

@@ -63,6 +63,29 @@ func UntypedOptions[T store.Object[T]](opts Options[T]) Options[store.Obj] {
 	return out
 }
 
+// TypedOptions is the inverse of UntypedOptions: opts (of a Shared whose
+// objects are all T) for code that edits them as Options[T]. Index funcs
+// are not carried over (they are the type's, added after the edit); a
+// Transform returning another type than T returns a nil T.
+func TypedOptions[T store.Object[T]](opts Options[store.Obj]) Options[T] {
+	out := Options[T]{
+		KeepManagedFields: opts.KeepManagedFields,
+		InternStrings:     opts.InternStrings,
+		ResyncPeriod:      opts.ResyncPeriod,
+		Reflector:         opts.Reflector,
+		HandlerPanic:      opts.HandlerPanic,
+		Metrics:           opts.Metrics,
+	}
+	if fn := opts.Transform; fn != nil {
+		out.Transform = func(obj T) (T, error) {
+			o, err := fn(obj)
+			t, _ := o.(T)
+			return t, err
+		}
+	}
+	return out
+}
+
 // Shared returns the untyped core of i.
 func (i *Informer[T]) Shared() *Shared { return i.s }
 

@@ -71,18 +71,10 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 // returns the still-open watch.
 func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 	sendInitial := true
-	w, err := r.lw.Watch(ctx, metav1.ListOptions{
+	w, err := r.startWatch(ctx, metav1.ListOptions{
 		SendInitialEvents:    &sendInitial,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-		AllowWatchBookmarks:  true,
-		TimeoutSeconds:       r.watchTimeout(),
 	})
-	if err == nil && w == nil {
-		err = errors.New("watcher returned no watch and no error")
-	}
-	if m := r.opts.Metrics; m != nil {
-		m.WatchStarted(err)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
 	}

@@ -98,6 +98,23 @@ type watchEnd struct {
 	events     int
 }
 
+// startWatch opens a watch with opts, plus what every watch of a Reflector
+// asks for (bookmarks, the server-side timeout), and counts the attempt in
+// the metrics. A ListerWatcher returning neither a watch nor an error is an
+// error.
+func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	opts.AllowWatchBookmarks = true
+	opts.TimeoutSeconds = r.watchTimeout()
+	w, err := r.lw.Watch(ctx, opts)
+	if err == nil && w == nil {
+		err = errors.New("watcher returned no watch and no error")
+	}
+	if m := r.opts.Metrics; m != nil {
+		m.WatchStarted(err)
+	}
+	return w, err
+}
+
 // watch consumes w, or a new watch from the last resourceVersion when w is
 // nil, until it ends, and says how it ended.
 func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchEnd) {
@@ -106,17 +123,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchE
 	if w == nil {
 		start = time.Now()
 		var err error
-		w, err = r.lw.Watch(ctx, metav1.ListOptions{
-			ResourceVersion:     rv,
-			AllowWatchBookmarks: true,
-			TimeoutSeconds:      r.watchTimeout(),
-		})
-		if err == nil && w == nil {
-			err = errors.New("watcher returned no watch and no error")
-		}
-		if m := r.opts.Metrics; m != nil {
-			m.WatchStarted(err)
-		}
+		w, err = r.startWatch(ctx, metav1.ListOptions{ResourceVersion: rv})
 		if err != nil {
 			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
 			return end
