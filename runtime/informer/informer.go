@@ -2,10 +2,8 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -262,98 +260,6 @@ func (i *Shared) Run(ctx context.Context) error {
 	return nil
 }
 
-// popLoop pops until ctx ends or the FIFO is closed and empty.
-func (i *Shared) popLoop(ctx context.Context) {
-	process := i.process
-	for {
-		err := i.fifo.Pop(ctx, process)
-		if errors.Is(err, fifo.ErrClosed) || ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			klog.FromContext(ctx).Error(err, "processing a batch of changes")
-		}
-	}
-}
-
-// process applies b to the cache and queues the notifications for every
-// handler, all under i.mu (see Shared.mu).
-func (i *Shared) process(b fifo.Batch[store.Obj]) error {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	notes := i.notes[:0]
-	if len(b.Deltas) == 1 && !b.Atomic {
-		notes = apply(writerOps{i.writer}, b.Deltas[0], b.InitialList, notes)
-	} else {
-		i.writer.Batch(func(tx store.CacheTx) {
-			for _, d := range b.Deltas {
-				notes = apply(tx, d, b.InitialList, notes)
-			}
-		})
-	}
-	if len(notes) > 0 {
-		for _, l := range i.handlers {
-			l.push(notes)
-		}
-	}
-	if b.Atomic {
-		i.logger.V(4).Info("relist applied", "deltas", len(b.Deltas), "notifications", len(notes), "resourceVersion", b.ResourceVersion)
-	}
-	clear(notes)
-	if cap(notes) > shrinkAbove {
-		notes = nil // give a relist's worth of memory back
-	}
-	i.notes = notes[:0]
-	return nil
-}
-
-// ops is what apply needs of the cache: store.Tx, or the Writer outside a
-// transaction.
-type ops interface {
-	Get(key string) (store.Obj, bool)
-	Set(key string, obj store.Obj) (store.Obj, bool)
-	Delete(key string) (store.Obj, bool)
-}
-
-type writerOps struct{ w *store.CacheWriter }
-
-func (o writerOps) Get(key string) (store.Obj, bool)                { return o.w.Cache().Get(key) }
-func (o writerOps) Set(key string, obj store.Obj) (store.Obj, bool) { return o.w.Set(key, obj) }
-func (o writerOps) Delete(key string) (store.Obj, bool)             { return o.w.Delete(key) }
-
-// apply applies d to the cache and appends the notification it makes.
-func apply[O ops](c O, d fifo.Delta[store.Obj], initial bool, notes []note) []note {
-	switch d.Type {
-	case fifo.Added, fifo.Updated, fifo.Replaced:
-		old, existed := c.Set(d.Key, d.Object)
-		if existed {
-			return append(notes, note{op: opUpdate, old: old, obj: d.Object})
-		}
-		return append(notes, note{op: opAdd, obj: d.Object, initialOrTombstone: initial})
-	case fifo.Deleted:
-		// A delete of something the cache (hence every handler) never held
-		// is not news to anyone.
-		if _, existed := c.Delete(d.Key); existed {
-			return append(notes, note{op: opDelete, obj: d.Object, initialOrTombstone: d.FinalStateUnknown})
-		}
-	}
-	return notes
-}
-
-// markSynced sends every handler its "initial list delivered" marker, once.
-func (i *Shared) markSynced(ctx context.Context) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.syncedSent {
-		return
-	}
-	i.syncedSent = true
-	klog.FromContext(ctx).V(4).Info("informer synced", "objects", i.indexer.Len(), "resourceVersion", i.LastSyncResourceVersion())
-	for _, l := range i.handlers {
-		l.pushOne(note{op: opSynced})
-	}
-}
-
 func (i *Shared) startLocked(l *listener) {
 	l.started = true
 	ctx := i.runCtx
@@ -494,50 +400,4 @@ func (i *Shared) Seed(objs ...store.Obj) error {
 // objects are indexed at once). See store.Indexer.AddIndexers.
 func (i *Shared) AddIndexers(indexers store.Indexers[store.Obj]) error {
 	return i.indexer.AddIndexers(indexers)
-}
-
-// HasSynced reports whether the cache holds the initial list (the FIFO's
-// initial population has been applied). Handlers may still be delivering
-// it: use Registration.HasSynced for a handler's view.
-func (i *Shared) HasSynced() bool { return i.fifo.HasSynced() }
-
-// Synced returns a channel closed when HasSynced becomes true.
-func (i *Shared) Synced() <-chan struct{} { return i.fifo.Synced() }
-
-// LastError returns the Reflector's last list/watch error (a 403 on LIST,
-// say), or nil once a later list or watch has succeeded. With several
-// namespaces (NewMultiNamespace) it joins the last error of each namespace
-// that has one, each wrapped as `namespace "a": ...` (errors.As and
-// apierrors.IsForbidden see through both).
-func (i *Shared) LastError() error {
-	if i.namespaces == nil {
-		return i.reflectors[0].LastError()
-	}
-	var errs []error
-	for n, r := range i.reflectors {
-		if err := r.LastError(); err != nil {
-			errs = append(errs, fmt.Errorf("namespace %q: %w", i.namespaces[n], err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// LastSyncResourceVersion returns the resourceVersion of the last list,
-// event or bookmark the Reflector saw ("" before the first list). With
-// several namespaces each has its own, and it returns them as
-// "a=RV,b=RV" in the order of the sources: for logs, not for a LIST.
-func (i *Shared) LastSyncResourceVersion() string {
-	if i.namespaces == nil {
-		return i.reflectors[0].LastSyncResourceVersion()
-	}
-	var b strings.Builder
-	for n, r := range i.reflectors {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(i.namespaces[n])
-		b.WriteByte('=')
-		b.WriteString(r.LastSyncResourceVersion())
-	}
-	return b.String()
 }

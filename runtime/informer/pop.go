@@ -1,0 +1,107 @@
+package informer
+
+import (
+	"context"
+	"errors"
+
+	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/fifo"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// The pop loop: the one goroutine that takes batches of changes from the
+// FIFO, applies them to the cache and hands the resulting notes to the
+// handlers, under mu so that handlers added meanwhile see a consistent view.
+
+// popLoop pops until ctx ends or the FIFO is closed and empty.
+func (i *Shared) popLoop(ctx context.Context) {
+	process := i.process
+	for {
+		err := i.fifo.Pop(ctx, process)
+		if errors.Is(err, fifo.ErrClosed) || ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "processing a batch of changes")
+		}
+	}
+}
+
+// process applies b to the cache and queues the notifications for every
+// handler, all under i.mu (see Shared.mu).
+func (i *Shared) process(b fifo.Batch[store.Obj]) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	notes := i.notes[:0]
+	if len(b.Deltas) == 1 && !b.Atomic {
+		notes = apply(writerOps{i.writer}, b.Deltas[0], b.InitialList, notes)
+	} else {
+		i.writer.Batch(func(tx store.CacheTx) {
+			for _, d := range b.Deltas {
+				notes = apply(tx, d, b.InitialList, notes)
+			}
+		})
+	}
+	if len(notes) > 0 {
+		for _, l := range i.handlers {
+			l.push(notes)
+		}
+	}
+	if b.Atomic {
+		i.logger.V(4).Info("relist applied", "deltas", len(b.Deltas), "notifications", len(notes), "resourceVersion", b.ResourceVersion)
+	}
+	clear(notes)
+	if cap(notes) > shrinkAbove {
+		notes = nil // give a relist's worth of memory back
+	}
+	i.notes = notes[:0]
+	return nil
+}
+
+// ops is what apply needs of the cache: store.Tx, or the Writer outside a
+// transaction.
+type ops interface {
+	Get(key string) (store.Obj, bool)
+	Set(key string, obj store.Obj) (store.Obj, bool)
+	Delete(key string) (store.Obj, bool)
+}
+
+type writerOps struct{ w *store.CacheWriter }
+
+func (o writerOps) Get(key string) (store.Obj, bool)                { return o.w.Cache().Get(key) }
+func (o writerOps) Set(key string, obj store.Obj) (store.Obj, bool) { return o.w.Set(key, obj) }
+func (o writerOps) Delete(key string) (store.Obj, bool)             { return o.w.Delete(key) }
+
+// apply applies d to the cache and appends the notification it makes.
+func apply[O ops](c O, d fifo.Delta[store.Obj], initial bool, notes []note) []note {
+	switch d.Type {
+	case fifo.Added, fifo.Updated, fifo.Replaced:
+		old, existed := c.Set(d.Key, d.Object)
+		if existed {
+			return append(notes, note{op: opUpdate, old: old, obj: d.Object})
+		}
+		return append(notes, note{op: opAdd, obj: d.Object, initialOrTombstone: initial})
+	case fifo.Deleted:
+		// A delete of something the cache (hence every handler) never held
+		// is not news to anyone.
+		if _, existed := c.Delete(d.Key); existed {
+			return append(notes, note{op: opDelete, obj: d.Object, initialOrTombstone: d.FinalStateUnknown})
+		}
+	}
+	return notes
+}
+
+// markSynced sends every handler its "initial list delivered" marker, once.
+func (i *Shared) markSynced(ctx context.Context) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.syncedSent {
+		return
+	}
+	i.syncedSent = true
+	klog.FromContext(ctx).V(4).Info("informer synced", "objects", i.indexer.Len(), "resourceVersion", i.LastSyncResourceVersion())
+	for _, l := range i.handlers {
+		l.pushOne(note{op: opSynced})
+	}
+}
