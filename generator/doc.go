@@ -8,14 +8,16 @@
 // (*loaded, *marked, *Model, then the rendered files); file names and
 // import paths are resolved in paths.go:
 //
-//   - load (load.go): go/packages — the loader under k8s.io/gengo/v2's
+//   - load (load.go; the type checker in typecheck.go, its diagnostics in
+//     loaddiag.go): go/packages — the loader under k8s.io/gengo/v2's
 //     parser — lists the input packages and their import graph (go list,
 //     nothing compiled); the inputs are then parsed and type-checked once,
 //     from source, without function bodies. Dependencies are type-checked
 //     from source too, declarations only, and only those the remaining
 //     declarations refer to (imports used in bodies alone are dropped):
 //     sample-controller's API needs 84 of the 268 packages go build would
-//     compile for it, so a cold build cache costs about what a warm one does. Syntax, type
+//     compile for it, so a cold build cache costs about what a warm one
+//     does. Syntax, type
 //     and go list errors become one diagnostic each, with a position and a
 //     hint (--tags for files behind a build constraint, go get for a
 //     missing go.sum entry).

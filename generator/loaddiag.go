@@ -1,0 +1,219 @@
+package generator
+
+import (
+	"fmt"
+	"go/build/constraint"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// What the loader says when packages cannot be loaded: one true
+// diagnostic per problem (a position and a hint), never the go command's
+// secondary messages.
+
+// listDiagnostics reports what go list found wrong with an input package or
+// the packages it imports, as one diagnostic per problem.
+func listDiagnostics(p *packages.Package, cfg Config, rel func(string) string) Diagnostics {
+	var diags Diagnostics
+	for _, e := range p.Errors {
+		d := packageErrorDiagnostic(e, p, rel)
+		switch {
+		case strings.Contains(e.Msg, "build constraints exclude all Go files"):
+			dir := dirOf(p, cfg)
+			d = Diagnostic{Subject: rel(dir), Message: "build constraints exclude all Go files", Hint: tagsHint(cfg, dir)}
+		case strings.Contains(e.Msg, "missing go.sum entry"):
+			d.Message, d.Hint = goSumMessage(e.Msg)
+		case e.Kind == packages.ListError && len(p.GoFiles) == 0 && len(p.IgnoredFiles) == 0:
+			d = Diagnostic{Subject: p.ID, Message: "input package does not exist"}
+		}
+		diags = append(diags, d)
+	}
+	if len(diags) > 0 {
+		return diags
+	}
+	// A dependency go list could not resolve (a missing go.sum entry, a
+	// module not required): reported once, at the input's import of it
+	// when the input imports it directly.
+	imports := importPositions(p, rel)
+	seen := map[string]bool{}
+	for _, dep := range p.Imports {
+		packages.Visit([]*packages.Package{dep}, nil, func(q *packages.Package) {
+			for _, e := range q.Errors {
+				if e.Kind != packages.ListError || seen[e.Msg] {
+					continue
+				}
+				seen[e.Msg] = true
+				d := Diagnostic{Subject: p.PkgPath, Pos: imports[q.PkgPath], Message: fmt.Sprintf("cannot load %s: %s", q.PkgPath, e.Msg)}
+				if strings.Contains(e.Msg, "missing go.sum entry") {
+					d.Message, d.Hint = goSumMessage(e.Msg)
+				}
+				diags = append(diags, d)
+			}
+		})
+	}
+	return diags
+}
+
+// importPositions finds where p's files import each path (the first
+// import), reading import declarations only.
+func importPositions(p *packages.Package, rel func(string) string) map[string]token.Position {
+	out := map[string]token.Position{}
+	fset := token.NewFileSet()
+	for _, name := range p.GoFiles {
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly|parser.SkipObjectResolution)
+		if f == nil || err != nil {
+			continue
+		}
+		for _, is := range f.Imports {
+			path := strings.Trim(is.Path.Value, "\"`")
+			if _, ok := out[path]; !ok {
+				pos := fset.Position(is.Pos())
+				pos.Filename, pos.Offset = rel(pos.Filename), 0
+				out[path] = pos
+			}
+		}
+	}
+	return out
+}
+
+// goSumMessage shortens go's "missing go.sum entry for module providing
+// package X (imported by Y); to add:\n\tgo get Y" to its first clause and
+// turns the command into a hint.
+func goSumMessage(msg string) (string, string) {
+	first, rest, _ := strings.Cut(msg, ";")
+	if i := strings.Index(first, " (imported by"); i >= 0 {
+		first = first[:i]
+	}
+	hint := "run go mod tidy"
+	if _, cmd, ok := strings.Cut(rest, "to add:"); ok && strings.TrimSpace(cmd) != "" {
+		hint = "run " + strings.Join(strings.Fields(cmd), " ")
+	}
+	return strings.TrimSpace(first), hint
+}
+
+// noPackagesDiagnostic says why a ... pattern matched nothing: usually every
+// Go file below it is behind a build tag.
+func noPackagesDiagnostic(cfg Config, pattern string) Diagnostic {
+	d := Diagnostic{Subject: pattern, Message: "pattern matches no Go packages"}
+	if isLocalPattern(pattern) {
+		root := abs(cfg.WorkDir, strings.TrimSuffix(strings.TrimSuffix(pattern, "..."), "/"))
+		if h := tagsHint(cfg, root); h != "" {
+			d.Message = "pattern matches no Go packages: build constraints exclude every Go file below " + strings.TrimSuffix(pattern, "/...")
+			d.Hint = h
+		}
+	}
+	for elem := range strings.SplitSeq(filepath.ToSlash(pattern), "/") {
+		if elem == "testdata" || len(elem) > 1 && (elem[0] == '_' || elem[0] == '.' && strings.Trim(elem, ".") != "") {
+			d.Hint = "the go command ignores testdata directories and directories whose names start with _ or ."
+		}
+	}
+	return d
+}
+
+// tagsHint names the build constraints of the Go files below dir and the
+// --tags flag that would include them.
+func tagsHint(cfg Config, dir string) string {
+	if dir == "" {
+		return ""
+	}
+	var first string
+	var tags []string
+	_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		for line := range strings.SplitSeq(string(src), "\n") {
+			line = strings.TrimSpace(line)
+			if line != "" && !strings.HasPrefix(line, "//") {
+				break
+			}
+			if !constraint.IsGoBuild(line) {
+				continue
+			}
+			expr, err := constraint.Parse(line)
+			if err != nil || expr.Eval(func(tag string) bool { return tagSet(cfg, tag) }) {
+				continue
+			}
+			if first == "" {
+				first = fmt.Sprintf("%s in %s", line, relativeTo(cfg.WorkDir)(p))
+			}
+			collectTags(expr, &tags)
+		}
+		return nil
+	})
+	if first == "" {
+		return ""
+	}
+	tags = slices.DeleteFunc(tags, func(t string) bool { return tagSet(cfg, t) })
+	slices.Sort(tags)
+	tags = slices.Compact(tags)
+	if len(tags) == 0 {
+		return "files are excluded by " + first
+	}
+	return fmt.Sprintf("files are excluded by %s; pass --tags %s to include them", first, strings.Join(tags, ","))
+}
+
+// tagSet approximates the go command's answer to "is tag set?" for the
+// host, with --tags.
+func tagSet(cfg Config, tag string) bool {
+	switch tag {
+	case runtime.GOOS, runtime.GOARCH, "gc":
+		return true
+	case "unix":
+		return runtime.GOOS != "windows" && runtime.GOOS != "plan9" && runtime.GOOS != "js" && runtime.GOOS != "wasip1"
+	}
+	return strings.HasPrefix(tag, "go1.") || slices.Contains(cfg.Tags, tag)
+}
+
+// collectTags appends the tags a constraint needs set (those not under a
+// negation).
+func collectTags(e constraint.Expr, tags *[]string) {
+	switch e := e.(type) {
+	case *constraint.TagExpr:
+		*tags = append(*tags, e.Tag)
+	case *constraint.AndExpr:
+		collectTags(e.X, tags)
+		collectTags(e.Y, tags)
+	case *constraint.OrExpr:
+		collectTags(e.X, tags)
+		collectTags(e.Y, tags)
+	}
+}
+
+// packageErrorDiagnostic turns a go/packages error ("file:line:col: msg")
+// into a Diagnostic with a relative path.
+func packageErrorDiagnostic(e packages.Error, p *packages.Package, rel func(string) string) Diagnostic {
+	pos := e.Pos
+	if pos == "" || pos == "-" {
+		return Diagnostic{Subject: p.PkgPath, Message: e.Msg}
+	}
+	// pos is file:line:col or file:line.
+	var d Diagnostic
+	parts := strings.Split(pos, ":")
+	d.Pos.Filename = pos
+	if len(parts) >= 3 {
+		var line, col int
+		if _, err := fmt.Sscanf(parts[len(parts)-2]+" "+parts[len(parts)-1], "%d %d", &line, &col); err == nil {
+			d.Pos = token.Position{Filename: rel(strings.Join(parts[:len(parts)-2], ":")), Line: line, Column: col}
+		}
+	} else if len(parts) == 2 {
+		var line int
+		if _, err := fmt.Sscanf(parts[1], "%d", &line); err == nil {
+			d.Pos = token.Position{Filename: rel(parts[0]), Line: line, Column: 1}
+		}
+	}
+	d.Message = e.Msg
+	return d
+}

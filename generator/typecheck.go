@@ -1,0 +1,289 @@
+package generator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// The loader's type checker: input packages are type-checked from source
+// in full, their dependencies only as deep as the API types' declarations
+// reach, with function bodies dropped, so an empty build cache costs no
+// compilation (docs/performance.md, "a loader that type-checks from source").
+
+// parseDeclarations parses a file with its comments (markers live there) but
+// drops function bodies before type-checking: the generator needs
+// declarations, fields and method sets only, and the bodies of large API
+// packages (k8s.io/api's generated.pb.go) are most of the parse and check
+// time and memory. gopls trims dependencies the same way.
+func parseDeclarations(fset *token.FileSet, filename string, src []byte, mode parser.Mode) (*ast.File, error) {
+	f, err := parser.ParseFile(fset, filename, src, mode|parser.SkipObjectResolution)
+	if f != nil {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				fd.Body = nil
+			}
+		}
+	}
+	return f, err
+}
+
+// pruneImports removes the imports a body-less file no longer refers to, so
+// that type-checking it does not load them: most imports of a package are
+// used in function bodies only, and this is what keeps the dependencies read
+// from source to the few whose declarations the inputs' declarations
+// mention. name gives an import path's package name.
+func pruneImports(f *ast.File, name func(path string) string) {
+	used := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GenDecl:
+			return n.Tok != token.IMPORT
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok {
+				used[id.Name] = true
+			}
+		}
+		return true
+	})
+	var kept []*ast.ImportSpec
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.IMPORT {
+			continue
+		}
+		specs := gd.Specs[:0]
+		for _, s := range gd.Specs {
+			is := s.(*ast.ImportSpec)
+			p := strings.Trim(is.Path.Value, "\"`")
+			n := name(p)
+			if is.Name != nil {
+				n = is.Name.Name
+			}
+			if n == "." || used[n] && p != "C" {
+				specs = append(specs, s)
+				kept = append(kept, is)
+			}
+		}
+		gd.Specs = specs
+	}
+	// An empty import decl has no End: drop it.
+	f.Decls = slices.DeleteFunc(f.Decls, func(d ast.Decl) bool {
+		gd, ok := d.(*ast.GenDecl)
+		return ok && gd.Tok == token.IMPORT && len(gd.Specs) == 0
+	})
+	f.Imports = kept
+}
+
+// ignoredTypeError reports type errors that only arise because bodies were
+// dropped or imports pruned.
+func ignoredTypeError(msg string) bool {
+	return strings.Contains(msg, "imported") && strings.HasSuffix(msg, "not used") ||
+		strings.Contains(msg, "missing function body") || strings.Contains(msg, "must have a body") ||
+		strings.Contains(msg, "missing return") || strings.HasSuffix(msg, "declared and not used")
+}
+
+// checker type-checks packages of one go list graph from source, each at
+// most once: the inputs with their comments, their dependencies with
+// declarations only and no syntax kept. It is not safe for concurrent use
+// (only file parsing runs in parallel, inside files).
+type checker struct {
+	ctx   context.Context
+	fset  *token.FileSet
+	byID  map[string]*packages.Package
+	sizes types.Sizes
+
+	done map[string]*types.Package
+	// vet is the command that shows the same errors: "go vet" with the
+	// run's --tags.
+	vet string
+}
+
+func newChecker(ctx context.Context, cfg Config, fset *token.FileSet, roots []*packages.Package) *checker {
+	c := &checker{ctx: ctx, fset: fset, byID: map[string]*packages.Package{}, done: map[string]*types.Package{},
+		sizes: types.SizesFor("gc", runtime.GOARCH), vet: "go vet"}
+	if len(cfg.Tags) > 0 {
+		c.vet += " -tags=" + strings.Join(cfg.Tags, ",")
+	}
+	packages.Visit(roots, nil, func(p *packages.Package) { c.byID[p.ID] = p })
+	return c
+}
+
+// importer resolves the imports of p through go list's import map (vendor
+// directories and module versions are already resolved there).
+type importer struct {
+	c *checker
+	p *packages.Package
+}
+
+func (im importer) Import(path string) (*types.Package, error) {
+	if path == "unsafe" {
+		return types.Unsafe, nil
+	}
+	dep := im.p.Imports[path]
+	if dep == nil {
+		return nil, fmt.Errorf("package %s is not in the import graph of %s", path, im.p.PkgPath)
+	}
+	return im.c.dependency(dep)
+}
+
+// files parses the files of p; with comments for inputs. It returns the
+// parse errors too.
+func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []error) {
+	files := make([]*ast.File, len(p.GoFiles))
+	errs := make([]error, len(p.GoFiles))
+	var wg sync.WaitGroup
+	for i, name := range p.GoFiles {
+		wg.Go(func() {
+			src, err := os.ReadFile(name)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			if mode&parser.ParseComments == 0 || generatedFile(name) {
+				// Nobody's markers live in there: skip parsing bodies.
+				// (Input files keep theirs, so that a marker misplaced
+				// in a body is still reported.)
+				src = blankFuncBodies(src)
+			}
+			files[i], errs[i] = parseDeclarations(c.fset, name, src, mode)
+		})
+	}
+	wg.Wait()
+	pkgName := func(path string) string {
+		if dep := p.Imports[path]; dep != nil && dep.Name != "" {
+			return dep.Name
+		}
+		return pathBase(path)
+	}
+	var out []*ast.File
+	for _, f := range files {
+		if f != nil {
+			pruneImports(f, pkgName)
+			out = append(out, f)
+		}
+	}
+	return out, slices.DeleteFunc(errs, func(e error) bool { return e == nil })
+}
+
+// generatedFile reports whether name is a file other generators write
+// (deepcopy, protobuf, conversion, defaults), which holds no markers.
+func generatedFile(name string) bool {
+	base := filepath.Base(name)
+	return strings.HasPrefix(base, "zz_generated") || strings.HasSuffix(base, ".pb.go")
+}
+
+// dependency type-checks a dependency from source, declarations only, and
+// ignores its errors: what the inputs use of it is checked where they use
+// it.
+func (c *checker) dependency(p *packages.Package) (*types.Package, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if tp, ok := c.done[p.ID]; ok {
+		return tp, nil
+	}
+	if len(p.GoFiles) == 0 {
+		msg := "no Go files"
+		if len(p.Errors) > 0 {
+			msg = p.Errors[0].Msg
+		}
+		return nil, errors.New(msg)
+	}
+	files, _ := c.files(p, 0)
+	conf := types.Config{
+		Importer:         importer{c, p},
+		Sizes:            c.sizes,
+		IgnoreFuncBodies: true,
+		FakeImportC:      true,
+		Error:            func(error) {},
+	}
+	tp, _ := conf.Check(p.PkgPath, c.fset, files, nil)
+	c.done[p.ID] = tp
+	return tp, nil
+}
+
+// input parses and type-checks an input package and fills in its Syntax,
+// Types and TypesInfo. Parse and type errors are returned as diagnostics: at
+// most one parse error per file (the first; the rest usually follow from it)
+// and, when a file does not parse, no type errors (they would too).
+func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostics {
+	files, errs := c.files(p, parser.ParseComments)
+	var diags Diagnostics
+	for _, err := range errs {
+		var list scanner.ErrorList
+		if errors.As(err, &list) && len(list) > 0 {
+			pos := list[0].Pos
+			pos.Filename = rel(pos.Filename)
+			diags = append(diags, Diagnostic{Pos: pos, Message: "syntax error: " + list[0].Msg,
+				Hint: "the input packages must compile; " + c.vet + " " + relPkg(p, rel) + " shows the same"})
+			continue
+		}
+		diags = append(diags, Diagnostic{Subject: p.PkgPath, Message: err.Error()})
+	}
+	p.Syntax = files
+	p.TypesInfo = &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}}
+	var typeErrs []types.Error
+	conf := types.Config{
+		Importer:         importer{c, p},
+		Sizes:            c.sizes,
+		IgnoreFuncBodies: true,
+		FakeImportC:      true,
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok {
+				typeErrs = append(typeErrs, te)
+			}
+		},
+	}
+	p.Types, _ = conf.Check(p.PkgPath, c.fset, files, p.TypesInfo)
+	if len(diags) > 0 {
+		return diags
+	}
+	return append(diags, typeErrorDiagnostics(typeErrs, p, rel, c.vet)...)
+}
+
+// typeErrorDiagnostics turns the type checker's errors into one diagnostic
+// each. A continuation line ("\tother declaration of X") becomes the hint of
+// the error it continues, instead of a diagnostic of its own that would sort
+// before it.
+func typeErrorDiagnostics(errs []types.Error, p *packages.Package, rel func(string) string, vet string) Diagnostics {
+	var diags Diagnostics
+	posOf := func(e types.Error) token.Position {
+		pos := e.Fset.Position(e.Pos)
+		pos.Filename, pos.Offset = rel(pos.Filename), 0
+		return pos
+	}
+	hint := "the input packages must compile; " + vet + " " + relPkg(p, rel) + " shows the same"
+	for _, e := range errs {
+		if ignoredTypeError(e.Msg) {
+			continue
+		}
+		if cont, ok := strings.CutPrefix(e.Msg, "\t"); ok {
+			if len(diags) > 0 {
+				d := &diags[len(diags)-1]
+				pos := posOf(e)
+				d.Hint = fmt.Sprintf("%s at %s", cont, posString(pos))
+			}
+			continue
+		}
+		msg := e.Msg
+		if i := strings.Index(msg, "(missing go.sum entry"); i >= 0 {
+			msg = strings.TrimSpace(msg[:i])
+		}
+		diags = append(diags, Diagnostic{Pos: posOf(e), Message: msg, Hint: hint})
+	}
+	return diags
+}
