@@ -66,6 +66,60 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 	return nil
 }
 
+// watchListTimers returns the channels that end the wait for the initial
+// list's bookmark: stall fires once after watchListStall (the wait is then
+// reported, not ended), bound once after Options.WatchListTimeout (the
+// WatchList is given up). A nil channel never fires (no bound, or a bound
+// shorter than the stall report). stop releases the timers.
+func (r *Reflector[T]) watchListTimers() (stall, bound <-chan time.Time, stop func()) {
+	var timers []*time.Timer
+	if d := r.opts.WatchListTimeout; d > 0 {
+		t := time.NewTimer(d)
+		timers = append(timers, t)
+		bound = t.C
+	}
+	if d := r.opts.WatchListTimeout; d < 0 || d > watchListStall {
+		t := time.NewTimer(watchListStall)
+		timers = append(timers, t)
+		stall = t.C
+	}
+	return stall, bound, func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}
+}
+
+// initialList is the initial list of a WatchList as its events build it:
+// the objects by key, an event for a key seen before replacing (or, for a
+// DELETED one, removing) the earlier object.
+type initialList[T store.Obj] struct {
+	items []T
+	index map[string]int // key → position in items
+}
+
+func (l *initialList[T]) apply(typ watch.EventType, obj T) {
+	if l.index == nil {
+		l.index = map[string]int{}
+	}
+	key := store.Key(obj)
+	i, seen := l.index[key]
+	switch {
+	case typ == watch.Deleted && seen:
+		last := len(l.items) - 1
+		l.items[i] = l.items[last]
+		l.index[store.Key(l.items[i])] = i
+		l.items = l.items[:last]
+		delete(l.index, key)
+	case typ == watch.Deleted:
+	case seen:
+		l.items[i] = obj
+	default:
+		l.index[key] = len(l.items)
+		l.items = append(l.items, obj)
+	}
+}
+
 // watchList streams the initial list (sendInitialEvents=true) up to the
 // initial-events-end bookmark, replaces the Sink's content with it, and
 // returns the still-open watch.
@@ -86,22 +140,9 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 		}
 		return nil, err
 	}
-	var (
-		items []T
-		index = map[string]int{}
-		// stall and bound fire once each; nil channels (no bound) never.
-		stall, bound <-chan time.Time
-	)
-	if d := r.opts.WatchListTimeout; d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		bound = t.C
-	}
-	if d := r.opts.WatchListTimeout; d < 0 || d > watchListStall {
-		s := time.NewTimer(watchListStall)
-		defer s.Stop()
-		stall = s.C
-	}
+	var initial initialList[T]
+	stall, bound, stopTimers := r.watchListTimers()
+	defer stopTimers()
 	for {
 		var ev watch.Event
 		var ok bool
@@ -113,14 +154,14 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 			if bound == nil {
 				then = "still waiting (Options.WatchListTimeout is negative)"
 			}
-			r.report(ctx, fmt.Errorf("watch-list %s: %w after %v (%d objects received); %s", r.opts.Name, ErrInitialEventsTimeout, watchListStall, len(items), then))
+			r.report(ctx, fmt.Errorf("watch-list %s: %w after %v (%d objects received); %s", r.opts.Name, ErrInitialEventsTimeout, watchListStall, len(initial.items), then))
 			continue
 		case <-bound:
-			return done(fmt.Errorf("watch-list %s: %w within %v (%d objects received); falling back to LIST+WATCH from now on", r.opts.Name, ErrInitialEventsTimeout, r.opts.WatchListTimeout, len(items)))
+			return done(fmt.Errorf("watch-list %s: %w within %v (%d objects received); falling back to LIST+WATCH from now on", r.opts.Name, ErrInitialEventsTimeout, r.opts.WatchListTimeout, len(initial.items)))
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {
-			return done(fmt.Errorf("watch-list %s: watch closed before the initial-events-end bookmark (%d objects received)", r.opts.Name, len(items)))
+			return done(fmt.Errorf("watch-list %s: watch closed before the initial-events-end bookmark (%d objects received)", r.opts.Name, len(initial.items)))
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
@@ -141,22 +182,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 				r.report(ctx, fmt.Errorf("watch-list %s: %w: %s event (resourceVersion %s) %s: not stored", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(obj.GetResourceVersion()), why))
 				continue
 			}
-			key := store.Key(obj)
-			i, seen := index[key]
-			switch {
-			case ev.Type == watch.Deleted && seen:
-				last := len(items) - 1
-				items[i] = items[last]
-				index[store.Key(items[i])] = i
-				items = items[:last]
-				delete(index, key)
-			case ev.Type == watch.Deleted:
-			case seen:
-				items[i] = obj
-			default:
-				index[key] = len(items)
-				items = append(items, obj)
-			}
+			initial.apply(ev.Type, obj)
 		case watch.Bookmark:
 			m, err := bookmarkMeta(ev.Object)
 			if err != nil {
@@ -170,12 +196,12 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 			if !validRV(rv) {
 				return done(fmt.Errorf("watch-list %s: %w %s on the initial-events-end bookmark", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv)))
 			}
-			if err := r.sink.Replace(items, rv); err != nil {
+			if err := r.sink.Replace(initial.items, rv); err != nil {
 				return done(fmt.Errorf("watch-list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err))
 			}
 			r.setLastRV(rv)
 			r.clearErr()
-			klog.FromContext(ctx).V(4).Info("streamed initial list", "resourceVersion", rv, "items", len(items))
+			klog.FromContext(ctx).V(4).Info("streamed initial list", "resourceVersion", rv, "items", len(initial.items))
 			return w, nil
 		case watch.Error:
 			return done(fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object)))
