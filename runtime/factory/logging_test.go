@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
@@ -55,7 +56,11 @@ func TestLogKeysNotRepeated(t *testing.T) {
 		}}
 		factory.SetListerWatcherFunc(&opts, WidgetType, func(ns string) reflector.ListerWatcher[*lwt.Widget] { return srcs[ns] })
 		f := factory.New(nil, opts)
-		factory.InformerFor(f, WidgetType)
+		inf := factory.InformerFor(f, WidgetType)
+		// A handler that panics is logged from its goroutine, under "handler".
+		if _, err := inf.AddHandler(informer.HandlerFuncs[*lwt.Widget]{AddFunc: func(*lwt.Widget, bool) { panic("handler failed") }}, informer.HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithTimeout(logs.context(t.Context()), time.Minute)
 		f.Start(ctx)
 		if err := f.WaitForCacheSync(ctx); err != nil {
@@ -69,8 +74,14 @@ func TestLogKeysNotRepeated(t *testing.T) {
 		if len(lines) == 0 {
 			t.Fatal("nothing logged at V(10)")
 		}
-		var perNamespace int
+		var perNamespace, perHandler int
 		for _, line := range lines {
+			if strings.Contains(line, `"handler"=`) {
+				perHandler++
+				if !strings.Contains(line, `"handler"=1`) {
+					t.Errorf("the handler is not named by its number alone in %s", line)
+				}
+			}
 			if n := strings.Count(line, `"resource"=`); n != 1 {
 				t.Errorf("%d resource keys in %s", n, line)
 			}
@@ -83,6 +94,9 @@ func TestLogKeysNotRepeated(t *testing.T) {
 			if strings.Contains(line, `"namespace"=`) {
 				perNamespace++
 			}
+		}
+		if perHandler == 0 {
+			t.Errorf("no line of the panicking handler: %q", lines)
 		}
 		if perNamespace == 0 {
 			t.Errorf("no Reflector line names its namespace: %q", lines)

@@ -50,7 +50,7 @@
 //     unless its caller (the factory) already did for the same name, and
 //     its Reflectors add nothing more (each namespace's Reflector of a
 //     multi-namespace informer adds "namespace"). Handler goroutines add
-//     "handler".
+//     "handler" (its number in the informer, from 1).
 //   - A panicking handler is recovered per call, logged (kind of event and
 //     key, never the object) and reported to Options.HandlerPanic; that
 //     handler goes on with its next notification.

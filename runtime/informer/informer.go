@@ -298,6 +298,7 @@ func (i *Shared) AddHandler(h Handler[store.Obj], opts HandlerOptions) (*Registr
 	reg := &Registration{
 		owner:  i,
 		name:   fmt.Sprintf("%s handler %d", i.name, i.nextID),
+		id:     i.nextID,
 		synced: make(chan struct{}),
 	}
 	l := newListener(i, h, reg, resync)

@@ -137,7 +137,7 @@ func (l *listener) remove() {
 // fires.
 func (l *listener) run(ctx context.Context) {
 	defer close(l.reg.stopped)
-	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("handler", l.reg.name))
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).WithValues("handler", l.reg.id)) // the logger names the resource already
 	// The timer is re-armed after each resync is queued, so resyncs are a
 	// period apart even when the handler is slow.
 	var timer *time.Timer

@@ -14,7 +14,8 @@ type Registration struct {
 	owner interface {
 		LastError() error
 	}
-	name    string
+	name    string // "<informer> handler <id>", for errors and metrics
+	id      int    // the handler's number in its informer, from 1, for logs
 	synced  chan struct{}
 	stopped chan struct{} // set by the listener
 	backlog func() (int, time.Time)
