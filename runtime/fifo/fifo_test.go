@@ -114,12 +114,12 @@ func mustEqual(t *testing.T, got, want []ev) {
 
 func TestArrivalOrderAcrossKeys(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
-	must(t, f.Add(cm("ns", "a", "1")))
-	must(t, f.Add(cm("ns", "b", "2")))
-	must(t, f.Update(cm("ns", "a", "3")))
-	must(t, f.Add(cm("", "c", "4")))
-	must(t, f.Delete(cm("ns", "b", "5")))
-	must(t, f.Update(cm("ns", "a", "6")))
+	mustOK(t, f.Add(cm("ns", "a", "1")))
+	mustOK(t, f.Add(cm("ns", "b", "2")))
+	mustOK(t, f.Update(cm("ns", "a", "3")))
+	mustOK(t, f.Add(cm("", "c", "4")))
+	mustOK(t, f.Delete(cm("ns", "b", "5")))
+	mustOK(t, f.Update(cm("ns", "a", "6")))
 	if got := f.Len(); got != 6 {
 		t.Fatalf("Len = %d, want 6", got)
 	}
@@ -143,7 +143,7 @@ func TestArrivalOrderAcrossKeys(t *testing.T) {
 func TestMaxBatchSplitsKeepingOrder(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown(), MaxBatch: 2})
 	for i := range 5 {
-		must(t, f.Add(cm("ns", fmt.Sprint("k", i), fmt.Sprint(i))))
+		mustOK(t, f.Add(cm("ns", fmt.Sprint("k", i), fmt.Sprint(i))))
 	}
 	var all []ev
 	var sizes []int
@@ -165,14 +165,14 @@ func TestMaxBatchSplitsKeepingOrder(t *testing.T) {
 func TestDeletionDedup(t *testing.T) {
 	k := newKnown(cm("ns", "known", "1"))
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: k})
-	must(t, f.Add(cm("ns", "a", "1")))
-	must(t, f.Delete(cm("ns", "a", "2")))
-	must(t, f.Delete(cm("ns", "a", "3")))     // right after a Deleted: dropped
-	must(t, f.Delete(cm("ns", "never", "4"))) // neither pending nor known: dropped
-	must(t, f.Delete(cm("ns", "known", "5"))) // known: kept
-	must(t, f.Delete(cm("ns", "known", "6"))) // dup: dropped
-	must(t, f.Add(cm("ns", "a", "7")))        // recreated
-	must(t, f.Delete(cm("ns", "a", "8")))     // a new deletion: kept
+	mustOK(t, f.Add(cm("ns", "a", "1")))
+	mustOK(t, f.Delete(cm("ns", "a", "2")))
+	mustOK(t, f.Delete(cm("ns", "a", "3")))     // right after a Deleted: dropped
+	mustOK(t, f.Delete(cm("ns", "never", "4"))) // neither pending nor known: dropped
+	mustOK(t, f.Delete(cm("ns", "known", "5"))) // known: kept
+	mustOK(t, f.Delete(cm("ns", "known", "6"))) // dup: dropped
+	mustOK(t, f.Add(cm("ns", "a", "7")))        // recreated
+	mustOK(t, f.Delete(cm("ns", "a", "8")))     // a new deletion: kept
 	_, got := popOne(t, f)
 	mustEqual(t, got, []ev{
 		{fifo.Added, "ns/a", "1", false},
@@ -186,7 +186,7 @@ func TestDeletionDedup(t *testing.T) {
 	k.mu.Lock()
 	delete(k.m, "ns/known")
 	k.mu.Unlock()
-	must(t, f.Delete(cm("ns", "known", "9")))
+	mustOK(t, f.Delete(cm("ns", "known", "9")))
 	if f.Len() != 0 {
 		t.Fatalf("Len = %d after deleting an unknown key, want 0", f.Len())
 	}
@@ -197,9 +197,9 @@ func TestReplaceTombstonesAndReplaced(t *testing.T) {
 	// known yet), a delete of c. Relist returns a (changed) and e (new).
 	k := newKnown(cm("ns", "a", "1"), cm("ns", "b", "1"), cm("ns", "c", "1"))
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: k})
-	must(t, f.Update(cm("ns", "d", "2")))
-	must(t, f.Delete(cm("ns", "c", "3")))
-	must(t, f.Replace([]*corev1.ConfigMap{cm("ns", "a", "10"), cm("ns", "e", "10")}, "10"))
+	mustOK(t, f.Update(cm("ns", "d", "2")))
+	mustOK(t, f.Delete(cm("ns", "c", "3")))
+	mustOK(t, f.Replace([]*corev1.ConfigMap{cm("ns", "a", "10"), cm("ns", "e", "10")}, "10"))
 	if got := f.Len(); got != 2+4 {
 		t.Fatalf("Len = %d, want 6", got)
 	}
@@ -233,7 +233,7 @@ func TestReplaceTombstonesAndReplaced(t *testing.T) {
 		t.Fatal("HasSynced false after the relist batch was processed")
 	}
 
-	must(t, f.Add(cm("ns", "z", "11")))
+	mustOK(t, f.Add(cm("ns", "z", "11")))
 	b, _ = popOne(t, f)
 	if b.InitialList {
 		t.Fatal("a delta after the initial population has InitialList set")
@@ -245,7 +245,7 @@ func TestReplaceTombstoneForKeyInFlight(t *testing.T) {
 	// without x arrives: x must get a tombstone carrying the in-flight object.
 	k := newKnown()
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: k})
-	must(t, f.Add(cm("ns", "x", "1")))
+	mustOK(t, f.Add(cm("ns", "x", "1")))
 	err := f.Pop(t.Context(), func(b fifo.Batch[*corev1.ConfigMap]) error {
 		if err := f.Replace(nil, "5"); err != nil {
 			return err
@@ -253,7 +253,7 @@ func TestReplaceTombstoneForKeyInFlight(t *testing.T) {
 		k.apply(b)
 		return nil
 	})
-	must(t, err)
+	mustOK(t, err)
 	b, got := popOne(t, f)
 	if !b.Atomic {
 		t.Fatal("relist batch not atomic")
@@ -266,7 +266,7 @@ func TestHasSyncedEmptyFirstReplace(t *testing.T) {
 	if f.HasSynced() {
 		t.Fatal("HasSynced before the first Replace")
 	}
-	must(t, f.Replace(nil, "1"))
+	mustOK(t, f.Replace(nil, "1"))
 	if !f.HasSynced() {
 		t.Fatal("HasSynced false after an empty first Replace on an empty queue")
 	}
@@ -282,16 +282,16 @@ func TestHasSyncedEmptyFirstReplace(t *testing.T) {
 
 func TestHasSyncedCountsDeltasQueuedBeforeFirstReplace(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
-	must(t, f.Add(cm("ns", "a", "1")))
-	must(t, f.Delete(cm("ns", "a", "2")))
+	mustOK(t, f.Add(cm("ns", "a", "1")))
+	mustOK(t, f.Delete(cm("ns", "a", "2")))
 	if f.HasSynced() {
 		t.Fatal("HasSynced after Add/Delete before any Replace")
 	}
-	must(t, f.Replace(nil, "3")) // adds nothing: a's newest delta is a Deleted
+	mustOK(t, f.Replace(nil, "3")) // adds nothing: a's newest delta is a Deleted
 	if f.HasSynced() {
 		t.Fatal("HasSynced while the deltas queued before the first Replace are unprocessed")
 	}
-	must(t, f.Add(cm("ns", "b", "4"))) // after the initial population
+	mustOK(t, f.Add(cm("ns", "b", "4"))) // after the initial population
 	b, got := popOne(t, f)
 	if !b.InitialList {
 		t.Fatal("deltas queued before the first Replace not marked InitialList")
@@ -310,8 +310,8 @@ func TestHasSyncedCountsDeltasQueuedBeforeFirstReplace(t *testing.T) {
 
 func TestHasSyncedOnlyAfterProcessReturns(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
-	must(t, f.Replace([]*corev1.ConfigMap{cm("ns", "a", "1")}, "1"))
-	must(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
+	mustOK(t, f.Replace([]*corev1.ConfigMap{cm("ns", "a", "1")}, "1"))
+	mustOK(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
 		if f.HasSynced() {
 			t.Error("HasSynced during process of the initial batch")
 		}
@@ -339,8 +339,8 @@ func TestTransformBeforeQueueing(t *testing.T) {
 	})
 	in := cm("ns", "a", "1")
 	in.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
-	must(t, f.Add(in))
-	must(t, f.Replace([]*corev1.ConfigMap{cm("ns", "b", "2")}, "2"))
+	mustOK(t, f.Add(in))
+	mustOK(t, f.Replace([]*corev1.ConfigMap{cm("ns", "b", "2")}, "2"))
 	err := f.Update(cm("ns", "bad", "3"))
 	if err == nil || !strings.Contains(err.Error(), "ns/bad") || !strings.Contains(err.Error(), "configmaps.v1") || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("Update with failing transform: err = %v, want one naming the queue, the key and the cause", err)
@@ -351,7 +351,7 @@ func TestTransformBeforeQueueing(t *testing.T) {
 	}
 	var seen []string
 	for f.Len() > 0 {
-		must(t, f.Pop(t.Context(), func(b fifo.Batch[*corev1.ConfigMap]) error {
+		mustOK(t, f.Pop(t.Context(), func(b fifo.Batch[*corev1.ConfigMap]) error {
 			for _, d := range b.Deltas {
 				if d.Object.Annotations["transformed"] != "yes" || d.Object.ManagedFields != nil {
 					t.Errorf("%s %s queued untransformed", d.Type, d.Key)
@@ -391,7 +391,7 @@ func TestPopBlocksUntilWorkOrCancel(t *testing.T) {
 			t.Fatal("Pop returned on an empty queue")
 		default:
 		}
-		must(t, f.Add(cm("ns", "a", "1")))
+		mustOK(t, f.Add(cm("ns", "a", "1")))
 		mustEqual(t, <-got, []ev{{fifo.Added, "ns/a", "1", false}})
 
 		ctx, cancel := context.WithCancel(context.Background())
@@ -413,7 +413,7 @@ func TestPopBlocksUntilWorkOrCancel(t *testing.T) {
 func TestCloseDrainsThenErrClosed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
-		must(t, f.Add(cm("ns", "a", "1")))
+		mustOK(t, f.Add(cm("ns", "a", "1")))
 		f.Close()
 		f.Close() // idempotent
 		if err := f.Add(cm("ns", "b", "2")); !errors.Is(err, fifo.ErrClosed) {
@@ -442,9 +442,9 @@ func TestCloseDrainsThenErrClosed(t *testing.T) {
 
 func TestConcurrentPopRefused(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
-	must(t, f.Add(cm("ns", "a", "1")))
-	must(t, f.Add(cm("ns", "b", "1")))
-	must(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
+	mustOK(t, f.Add(cm("ns", "a", "1")))
+	mustOK(t, f.Add(cm("ns", "b", "1")))
+	mustOK(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
 		if err := f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error { return nil }); !errors.Is(err, fifo.ErrConcurrentPop) {
 			t.Errorf("nested Pop = %v, want ErrConcurrentPop", err)
 		}
@@ -454,7 +454,7 @@ func TestConcurrentPopRefused(t *testing.T) {
 
 func TestProcessErrorReturned(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
-	must(t, f.Add(cm("ns", "a", "1")))
+	mustOK(t, f.Add(cm("ns", "a", "1")))
 	boom := errors.New("boom")
 	if err := f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("Pop = %v, want the process error", err)
@@ -512,7 +512,7 @@ func TestConcurrentProducersKeepPerKeyOrder(t *testing.T) {
 		if errors.Is(err, fifo.ErrClosed) {
 			break
 		}
-		must(t, err)
+		mustOK(t, err)
 	}
 	<-done
 	if want := producers * keys * updates; n != want {
@@ -520,7 +520,7 @@ func TestConcurrentProducersKeepPerKeyOrder(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
+func mustOK(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -533,14 +533,14 @@ func must(t *testing.T, err error) {
 func TestNewestPendingAcrossRelistsAndSingles(t *testing.T) {
 	k := newKnown(cm("ns", "known", "1"))
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: k})
-	must(t, f.Replace([]*corev1.ConfigMap{cm("ns", "a", "2"), cm("ns", "b", "2"), cm("ns", "known", "2")}, "2"))
-	must(t, f.Update(cm("ns", "a", "3"))) // newer than a's Replaced
-	must(t, f.Delete(cm("ns", "b", "4"))) // b's newest is the relist's Replaced: kept
-	must(t, f.Delete(cm("ns", "b", "5"))) // now a Deleted is newest: dropped
+	mustOK(t, f.Replace([]*corev1.ConfigMap{cm("ns", "a", "2"), cm("ns", "b", "2"), cm("ns", "known", "2")}, "2"))
+	mustOK(t, f.Update(cm("ns", "a", "3"))) // newer than a's Replaced
+	mustOK(t, f.Delete(cm("ns", "b", "4"))) // b's newest is the relist's Replaced: kept
+	mustOK(t, f.Delete(cm("ns", "b", "5"))) // now a Deleted is newest: dropped
 	// A relist without a and b: a's tombstone carries the single's object;
 	// b's newest is a Deleted, so no tombstone.
-	must(t, f.Replace([]*corev1.ConfigMap{cm("ns", "known", "6")}, "6"))
-	must(t, f.Delete(cm("ns", "known", "7"))) // newest: the second relist's Replaced
+	mustOK(t, f.Replace([]*corev1.ConfigMap{cm("ns", "known", "6")}, "6"))
+	mustOK(t, f.Delete(cm("ns", "known", "7"))) // newest: the second relist's Replaced
 	var got []ev
 	for f.Len() > 0 {
 		_, evs := popOne(t, f)

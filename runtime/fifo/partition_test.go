@@ -15,9 +15,9 @@ import (
 func TestPartitionReplaceTombstonesOnlyItsNamespace(t *testing.T) {
 	k := newKnown(cm("a", "x", "1"), cm("a", "y", "1"), cm("ab", "x", "1"), cm("b", "x", "1"))
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: k, Namespaces: []string{"a", "ab", "b"}})
-	must(t, f.Add(cm("b", "new", "2"))) // pending in b
-	must(t, f.Add(cm("a", "new", "2"))) // pending in a
-	must(t, f.Namespace("a").Replace([]*corev1.ConfigMap{cm("a", "y", "10")}, "10"))
+	mustOK(t, f.Add(cm("b", "new", "2"))) // pending in b
+	mustOK(t, f.Add(cm("a", "new", "2"))) // pending in a
+	mustOK(t, f.Namespace("a").Replace([]*corev1.ConfigMap{cm("a", "y", "10")}, "10"))
 
 	_, got := popOne(t, f)
 	mustEqual(t, got, []ev{{fifo.Added, "b/new", "2", false}, {fifo.Added, "a/new", "2", false}})
@@ -36,8 +36,8 @@ func TestPartitionReplaceTombstonesOnlyItsNamespace(t *testing.T) {
 // first Replace; what was queued until then is initial.
 func TestPartitionHasSyncedWaitsForEveryNamespace(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown(), Namespaces: []string{"a", "b"}})
-	must(t, f.Namespace("a").Replace([]*corev1.ConfigMap{cm("a", "x", "1")}, "1"))
-	must(t, f.Add(cm("a", "y", "2"))) // a's watch runs while b still lists
+	mustOK(t, f.Namespace("a").Replace([]*corev1.ConfigMap{cm("a", "x", "1")}, "1"))
+	mustOK(t, f.Add(cm("a", "y", "2"))) // a's watch runs while b still lists
 	b, _ := popOne(t, f)
 	if !b.InitialList {
 		t.Fatal("a's relist not InitialList")
@@ -49,7 +49,7 @@ func TestPartitionHasSyncedWaitsForEveryNamespace(t *testing.T) {
 	if f.HasSynced() {
 		t.Fatal("HasSynced before namespace b had its first Replace")
 	}
-	must(t, f.Namespace("b").Replace(nil, "3")) // empty: queues nothing
+	mustOK(t, f.Namespace("b").Replace(nil, "3")) // empty: queues nothing
 	if !f.HasSynced() {
 		t.Fatal("HasSynced false after every namespace replaced and everything was popped")
 	}
@@ -80,8 +80,8 @@ func TestPartitionRejectsForeignObjectsAndWholeFIFOCalls(t *testing.T) {
 // the last relist must still be popped as initial.
 func TestPartitionPopulationCountsTheBatchInFlight(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown(), Namespaces: []string{"a", "b"}})
-	must(t, f.Namespace("a").Replace([]*corev1.ConfigMap{cm("a", "x", "1")}, "1"))
-	must(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
+	mustOK(t, f.Namespace("a").Replace([]*corev1.ConfigMap{cm("a", "x", "1")}, "1"))
+	mustOK(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
 		return f.Namespace("b").Replace([]*corev1.ConfigMap{cm("b", "y", "2")}, "2")
 	}))
 	if f.HasSynced() {
@@ -101,8 +101,8 @@ func TestPartitionPopulationCountsTheBatchInFlight(t *testing.T) {
 // in flight when it arrives is part of the initial population.
 func TestFirstReplaceWhileADeltaIsInFlight(t *testing.T) {
 	f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
-	must(t, f.Add(cm("ns", "early", "1")))
-	must(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
+	mustOK(t, f.Add(cm("ns", "early", "1")))
+	mustOK(t, f.Pop(t.Context(), func(fifo.Batch[*corev1.ConfigMap]) error {
 		return f.Replace([]*corev1.ConfigMap{cm("ns", "x", "2")}, "2")
 	}))
 	if f.HasSynced() {

@@ -79,7 +79,7 @@ func TestCodecWatchMalformedEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	mustNil(t, srv.WaitForWatchers(t.Context(), 1))
+	mustOK(t, srv.WaitForWatchers(t.Context(), 1))
 	srv.SendRaw([]byte(`{"type":"ADDED","object":{"apiVersion":"test.informer-gen.dev/v1","kind":"Widget","metadata":{"namespace":"ns","name":"bad","resourceVersion":"41"},"spec":{"size":"huge"}}}` + "\n"))
 	srv.Add(widget("ns", "good", nil, 1))
 	srv.SendRaw([]byte(`{"type":"MODIFIED","object":{"apiVersion":"test.informer-gen.dev/v1","kind":"Widget","metadata":{,,`))
@@ -114,7 +114,7 @@ func TestCodecWatchStatusAndStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustNil(t, srv.WaitForWatchers(t.Context(), 1))
+	mustOK(t, srv.WaitForWatchers(t.Context(), 1))
 	srv.SendRaw([]byte(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410}}`))
 	ev, _ := nextEvent(t, w)
 	if st, ok := ev.Object.(*metav1.Status); ev.Type != watch.Error || !ok || !apierrors.IsResourceExpired(apierrors.FromObject(st)) {
@@ -130,11 +130,11 @@ func newClient(t *testing.T, srv *lwt.Server) *restClient {
 	t.Helper()
 	scheme := newScheme(t)
 	c, err := listwatch.NewRESTClient(srv.Config(), srv.HTTPClient(), scheme, lwt.SchemeGroupVersion)
-	mustNil(t, err)
+	mustOK(t, err)
 	return c
 }
 
-func mustNil(t *testing.T, err error) {
+func mustOK(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ type restClient = rest.RESTClient
 
 func newScheme(t *testing.T) *runtime.Scheme {
 	scheme := runtime.NewScheme()
-	mustNil(t, lwt.AddToScheme(scheme))
+	mustOK(t, lwt.AddToScheme(scheme))
 	return scheme
 }
 
@@ -156,7 +156,7 @@ func newScheme(t *testing.T) *runtime.Scheme {
 func TestFallbackCodecAfterNotAcceptable(t *testing.T) {
 	gvk := lwt.SchemeGroupVersion.WithKind("Widget")
 	cbor, err := wire.NewCBOR[*lwt.Widget](gvk)
-	mustNil(t, err)
+	mustOK(t, err)
 	for _, first := range []string{"list", "watch"} {
 		t.Run(first+" first", func(t *testing.T) {
 			srv := lwt.NewServer(t)
@@ -172,8 +172,8 @@ func TestFallbackCodecAfterNotAcceptable(t *testing.T) {
 			}
 			watchOnce := func() {
 				w, err := lw.Watch(t.Context(), metav1.ListOptions{ResourceVersion: srv.ResourceVersion()})
-				mustNil(t, err)
-				mustNil(t, srv.WaitForWatchers(t.Context(), 1))
+				mustOK(t, err)
+				mustOK(t, srv.WaitForWatchers(t.Context(), 1))
 				srv.Add(widget("ns", "b", nil, 2))
 				if ev, _ := nextEvent(t, w); ev.Type != watch.Added {
 					t.Fatalf("watch event %s %#v", ev.Type, ev.Object)

@@ -31,7 +31,7 @@ func TestInvalidResourceVersionIsNotResumedFrom(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
-		mustDo(src.Add(cm("b", "1"))) // rv 2
+		must(src.Add(cm("b", "1"))) // rv 2
 		bad := cm("x", "1")
 		bad.ResourceVersion = "abc"
 		src.Inject(watch.Event{Type: watch.Added, Object: bad})
@@ -41,7 +41,7 @@ func TestInvalidResourceVersionIsNotResumedFrom(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second)
 		src.DropWatches()
-		mustDo(src.Add(cm("c", "1"))) // rv 3, replayed to the next watch
+		must(src.Add(cm("c", "1"))) // rv 3, replayed to the next watch
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		wantRequests(t, src, "list", "watch rv=1", "watch rv=2")
@@ -113,7 +113,7 @@ func TestRejectedWatchRelists(t *testing.T) {
 				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 				h := start(t, src, src, reflector.Options{WatchList: &no})
 				synctest.Wait()
-				mustDo(src.Add(cm("b", "1"))) // rv 2
+				must(src.Add(cm("b", "1"))) // rv 2
 				time.Sleep(2 * time.Second)
 				if tc.event {
 					st := tc.err.Status()
@@ -274,14 +274,14 @@ func TestUndecodableEventResumesAtOnce(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
-		mustDo(src.Add(cm("b", "1"))) // rv 2
+		must(src.Add(cm("b", "1"))) // rv 2
 		synctest.Wait()
 		at := time.Now()
 		// The garbled event stands for an update the Reflector never saw.
 		src.Inject(watch.Event{Type: watch.Modified, Object: &reflector.MalformedObject{Err: errors.New("invalid character 'x'")}})
 		b, _ := src.Get("ns/b")
 		b.Data["v"] = "2"
-		mustDo(src.Update(b)) // rv 3
+		must(src.Update(b)) // rv 3
 		synctest.Wait()
 		reqs := src.Requests()
 		wantRequests(t, src, "list", "watch rv=1", "watch rv=2")
@@ -305,9 +305,9 @@ func TestTruncatedWatchResumesAtOnce(t *testing.T) {
 		lw := &flaky{Source: src, max: 1, events: func(int) []watch.Event {
 			// b is added (rv 2) and updated (rv 3) while this watch is open;
 			// the stream delivers the add, then breaks on the update.
-			b := mustDo(src.Add(cm("b", "1")))
+			b := must(src.Add(cm("b", "1")))
 			b.Data["v"] = "2"
-			mustDo(src.Update(b))
+			must(src.Update(b))
 			return []watch.Event{{Type: watch.Added, Object: b}, {Type: watch.Modified, Object: &reflector.MalformedObject{Err: errors.New("unexpected EOF")}}}
 		}}
 		h := start(t, lw, src, reflector.Options{WatchList: &no})
@@ -362,8 +362,8 @@ func TestObjectsWithoutValidKeyAreNotStored(t *testing.T) {
 				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, good, tc.bad) // rv 1, 2
 				h := start(t, src, src, reflector.Options{WatchList: &no, Name: "configmaps", Scope: tc.scope})
 				synctest.Wait()
-				mustDo(src.Delete(tc.bad)) // rv 3: the event of a keyless object
-				mustDo(src.Add(tc.bad))    // rv 4
+				must(src.Delete(tc.bad)) // rv 3: the event of a keyless object
+				must(src.Add(tc.bad))    // rv 4
 				synctest.Wait()
 				_, state, _ := h.sink.snapshot()
 				if len(state) != 1 {

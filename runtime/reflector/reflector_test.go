@@ -218,9 +218,9 @@ func TestPagedListThenWatch(t *testing.T) {
 
 		b, _ := src.Get("ns/b")
 		b.Data["v"] = "2"
-		mustDo(src.Update(b))
-		mustDo(src.Add(cm("d", "1")))
-		mustDo(src.Delete(cm("a", "")))
+		must(src.Update(b))
+		must(src.Add(cm("d", "1")))
+		must(src.Delete(cm("a", "")))
 		synctest.Wait()
 		ops, _, _ = h.sink.snapshot()
 		if want := []string{"replace 3 [ns/a ns/b ns/c]", "update ns/b 4", "add ns/d 5", "delete ns/a 6"}; !slices.Equal(ops, want) {
@@ -236,11 +236,11 @@ func TestPagedListThenWatch(t *testing.T) {
 	})
 }
 
-func mustDo(o obj, err error) obj {
+func must[V any](v V, err error) V {
 	if err != nil {
 		panic(err)
 	}
-	return o
+	return v
 }
 
 func TestDroppedWatchResumesWithoutRelist(t *testing.T) {
@@ -248,14 +248,14 @@ func TestDroppedWatchResumesWithoutRelist(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
-		mustDo(src.Add(cm("b", "1"))) // rv 2
+		must(src.Add(cm("b", "1"))) // rv 2
 		synctest.Wait()
 
 		// The watch stayed open a while, so it is resumed at once; events
 		// written while it is down are replayed from the last resourceVersion.
 		time.Sleep(2 * time.Second)
 		src.DropWatches()
-		mustDo(src.Add(cm("c", "1"))) // rv 3
+		must(src.Add(cm("c", "1"))) // rv 3
 		synctest.Wait()
 		time.Sleep(2 * time.Second)
 		src.DropWatches()
@@ -263,7 +263,7 @@ func TestDroppedWatchResumesWithoutRelist(t *testing.T) {
 		// This watch is dropped at once (it delivered nothing, but that does
 		// not matter): it is resumed after a backoff.
 		src.DropWatches()
-		mustDo(src.Add(cm("d", "1"))) // rv 4
+		must(src.Add(cm("d", "1"))) // rv 4
 		synctest.Wait()
 		if got := src.OpenWatches(); got != 0 {
 			t.Errorf("open watches during backoff = %d, want 0", got)
@@ -309,7 +309,7 @@ func TestExpiredWatchRelists(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"), cm("b", "1"))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
-		mustDo(src.Add(cm("c", "1")))
+		must(src.Add(cm("c", "1")))
 		time.Sleep(2 * time.Second) // a watch that worked relists at once
 		src.Compact()               // ERROR 410 on the open watch
 		synctest.Wait()
@@ -337,9 +337,9 @@ func TestTooOldResourceVersionRelists(t *testing.T) {
 		src.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("restarting"))
 		src.DropWatches()
 		synctest.Wait() // the Reflector is backing off after the 503
-		mustDo(src.Delete(cm("a", "")))
+		must(src.Delete(cm("a", "")))
 		for _, n := range []string{"c", "d", "e"} {
-			mustDo(src.Add(cm(n, "1")))
+			must(src.Add(cm(n, "1")))
 		}
 		time.Sleep(time.Minute)
 		synctest.Wait()
@@ -357,7 +357,7 @@ func TestWatchListEndMarkerReplacesOnce(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"), cm("b", "1"), cm("c", "1"))
 		h := start(t, src, src, reflector.Options{}) // WatchList nil: try it
 		synctest.Wait()
-		mustDo(src.Add(cm("d", "1")))
+		must(src.Add(cm("d", "1")))
 		synctest.Wait()
 		wantRequests(t, src, "watch sendInitialEvents")
 		o := src.Requests()[0].Options
@@ -380,7 +380,7 @@ func TestWatchListRefusedFallsBackAndRemembers(t *testing.T) {
 		src.RefuseWatchList(true)
 		h := start(t, src, src, reflector.Options{WatchList: &yes})
 		synctest.Wait()
-		mustDo(src.Add(cm("b", "1")))
+		must(src.Add(cm("b", "1")))
 		time.Sleep(2 * time.Second)
 		src.Compact()
 		synctest.Wait()
@@ -550,7 +550,7 @@ func (c *compactAfterFirstPage) List(ctx context.Context, opts metav1.ListOption
 	res, err := c.Source.List(ctx, opts)
 	c.once.Do(func() {
 		c.Compact()
-		mustDo(c.Add(cm("late", "1")))
+		must(c.Add(cm("late", "1")))
 	})
 	return res, err
 }
@@ -636,7 +636,7 @@ func TestMalformedEventsAreReportedAndSkipped(t *testing.T) {
 		src.Inject(watch.Event{Type: watch.Modified, Object: (*corev1.ConfigMap)(nil)})
 		src.Inject(watch.Event{Type: watch.Bookmark, Object: &metav1.Status{}})
 		src.Inject(watch.Event{Type: "WAT", Object: cm("z", "")})
-		mustDo(src.Add(cm("b", "1")))
+		must(src.Add(cm("b", "1")))
 		synctest.Wait()
 		es := h.errs.all()
 		if len(es) != 5 {
@@ -663,7 +663,7 @@ func TestErrorEventWithoutStatus(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
-		mustDo(src.Add(cm("b", "1")))
+		must(src.Add(cm("b", "1")))
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, StringData: map[string]string{"password": "hunter2"}}
 		src.Inject(watch.Event{Type: watch.Error, Object: secret})
 		time.Sleep(time.Minute) // the Reflector backs off, then watches again
@@ -703,7 +703,7 @@ func TestSinkErrorsAreReported(t *testing.T) {
 		h.sink.mu.Lock()
 		h.sink.failAdd = errors.New("transform failed")
 		h.sink.mu.Unlock()
-		mustDo(src.Add(cm("b", "1")))
+		must(src.Add(cm("b", "1")))
 		synctest.Wait()
 		es := h.errs.all()
 		if len(es) != 1 || !contains(es[0].Error(), "configmaps: ADDED ns/b (resourceVersion 2): transform failed") {
@@ -752,7 +752,7 @@ func TestWatchTimeoutIsRenewed(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
-		mustDo(src.Add(cm("b", "1")))
+		must(src.Add(cm("b", "1")))
 		time.Sleep(25 * time.Minute) // at least two timeouts of [5m, 10m)
 		synctest.Wait()
 		reqs := src.Requests()

@@ -48,7 +48,7 @@ func randomBodies(t testing.TB, a *apiType, seed int64) (list, watchBody []byte)
 		`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}}`)
 	l := map[string]any{"apiVersion": apiVersion, "kind": kind + "List", "metadata": map[string]any{"resourceVersion": "12", "continue": "next", "remainingItemCount": 3}, "items": items}
 	list, err := json.Marshal(l)
-	mustT(t, err)
+	mustOK(t, err)
 	return list, []byte(strings.Join(events, "\n"))
 }
 
@@ -120,7 +120,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		t.Skip("run with -update-seeds to rewrite the seed corpus")
 	}
 	dir := filepath.Join("testdata", "fuzz", "FuzzJSONMatchesClientGo")
-	mustT(t, os.MkdirAll(dir, 0o755))
+	mustOK(t, os.MkdirAll(dir, 0o755))
 	for i, a := range apiTypes() {
 		name := a.gvk.Kind
 		switch {
@@ -135,7 +135,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		for kind, body := range map[string][]byte{"list": list, "watch": watchBody} {
 			file := filepath.Join(dir, fmt.Sprintf("%s-%s-%s", strings.ToLower(a.gvk.GroupKind().String()), a.gvk.Version, kind))
 			content := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nuint16(%d)\n", body, i)
-			mustT(t, os.WriteFile(file, []byte(content), 0o644))
+			mustOK(t, os.WriteFile(file, []byte(content), 0o644))
 		}
 	}
 }

@@ -44,9 +44,9 @@ func TestSkipManagedFieldsIsDecodeThenStrip(t *testing.T) {
 				want = append(want, stripped(o))
 				return nil
 			})
-			mustT(t, err)
+			mustOK(t, err)
 			_, err = skip.DecodeList(bytes.NewReader(list), func(o runtime.Object) error { got = append(got, o); return nil })
-			mustT(t, err)
+			mustOK(t, err)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s LIST: %s", a.gvk, diffObjects(got, want))
 			}
@@ -81,7 +81,7 @@ func decodeAll(t *testing.T, c *jsonCodec[runtime.Object], body []byte) []Event[
 		if err == io.EOF {
 			return evs
 		}
-		mustT(t, err)
+		mustOK(t, err)
 		evs = append(evs, ev)
 	}
 }
@@ -128,7 +128,7 @@ func TestSkipManagedFieldsEdges(t *testing.T) {
 			check("LIST item", o)
 			return nil
 		})
-		mustT(t, err)
+		mustOK(t, err)
 		for _, body := range []string{`{"type":"ADDED","object":` + o + `}`, `{"object":` + o + `,"type":"ADDED"}`} {
 			evs := decodeAll(t, skip, []byte(body))
 			if len(evs) != 1 {

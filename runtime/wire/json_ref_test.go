@@ -165,7 +165,7 @@ func newFiller(seed int64) *randfill.Filler {
 	return fuzzer.FuzzerFor(metafuzzer.Funcs, rand.NewSource(seed), serializer.NewCodecFactory(clientgoscheme.Scheme)).NilChance(0.2).MaxDepth(6)
 }
 
-func mustT(t testing.TB, err error) {
+func mustOK(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
