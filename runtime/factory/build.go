@@ -67,45 +67,6 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 		resync = *to.ResyncPeriod
 	}
 
-	// newLW returns the source of one namespace ("" = all).
-	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
-	newCodecs := func(informer.Options[store.Obj]) {} // set for the REST source
-	if to.ListerWatcher == nil {
-		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
-		// The codecs are chosen below, once the informer's options are final
-		// (whether managedFields are dropped decides how JSON is decoded), and
-		// before newLW is first called.
-		var codec, fallback wire.Codec[store.Obj]
-		newCodecs = func(opts informer.Options[store.Obj]) {
-			if err == nil {
-				skip := !opts.KeepManagedFields && opts.Transform == nil
-				codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType, skip)
-			}
-		}
-		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
-			if err != nil {
-				return failingLW{err: err} // the reflector's errors name the resource
-			}
-			return listwatch.New(client, listwatch.Options[store.Obj, runtime.Object]{
-				Resource:      typ.resource.Resource,
-				Namespace:     ns,
-				LabelSelector: lsel,
-				FieldSelector: fsel,
-				Tweak:         f.opts.Tweak,
-				Codec:         codec,
-				FallbackCodec: fallback,
-				NewList:       typ.newList,
-				Items:         typ.items,
-			})
-		}
-	} else {
-		lw, perNamespace := typ.listerWatcher(to.ListerWatcher)
-		if !perNamespace {
-			namespaces = nil // one source: its namespaces are its business
-		}
-		newLW = lw
-	}
-
 	opts := informer.Options[store.Obj]{
 		ResyncPeriod:      resync,
 		KeepManagedFields: f.opts.KeepManagedFields,
@@ -133,7 +94,42 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 		opts = typ.editOptions(to.Informer, opts)
 	}
 	opts = sharedOptions(typ, opts)
-	newCodecs(opts)
+
+	// newLW returns the source of one namespace ("" = all).
+	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
+	if to.ListerWatcher == nil {
+		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
+		var codec, fallback wire.Codec[store.Obj]
+		if err == nil {
+			// managedFields the informer drops, and no Transform reads first,
+			// need not be decoded at all.
+			skip := !opts.KeepManagedFields && opts.Transform == nil
+			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType, skip)
+		}
+		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
+			if err != nil {
+				return failingLW{err: err} // the reflector's errors name the resource
+			}
+			return listwatch.New(client, listwatch.Options[store.Obj, runtime.Object]{
+				Resource:      typ.resource.Resource,
+				Namespace:     ns,
+				LabelSelector: lsel,
+				FieldSelector: fsel,
+				Tweak:         f.opts.Tweak,
+				Codec:         codec,
+				FallbackCodec: fallback,
+				NewList:       typ.newList,
+				Items:         typ.items,
+			})
+		}
+	} else {
+		lw, perNamespace := typ.listerWatcher(to.ListerWatcher)
+		if !perNamespace {
+			namespaces = nil // one source: its namespaces are its business
+		}
+		newLW = lw
+	}
+
 	if len(namespaces) <= 1 {
 		ns := ""
 		if len(namespaces) == 1 {
