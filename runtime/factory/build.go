@@ -104,7 +104,7 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 			// managedFields the informer drops, and no Transform reads first,
 			// need not be decoded at all.
 			skip := !opts.KeepManagedFields && opts.Transform == nil
-			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType, skip)
+			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType, skip, typ.jsonDecoder)
 		}
 		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
 			if err != nil {

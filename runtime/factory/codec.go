@@ -38,8 +38,9 @@ const mediaTypeJSON = "application/json"
 // skipManagedFields makes the JSON codec (the first or the fallback) read and
 // drop each object's metadata.managedFields instead of decoding it
 // (wire.SkipManagedFields): for informers that would drop them after decoding
-// anyway, with no Transform that could read them first.
-func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv schema.GroupVersion, t reflect.Type, skipManagedFields bool) (codec, fallback wire.Codec[store.Obj], err error) {
+// anyway, with no Transform that could read them first. decoder, when not
+// nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
+func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv schema.GroupVersion, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption) (codec, fallback wire.Codec[store.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -64,6 +65,9 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv s
 	var jsonOpts []wire.JSONOption
 	if skipManagedFields {
 		jsonOpts = append(jsonOpts, wire.SkipManagedFields())
+	}
+	if decoder != nil {
+		jsonOpts = append(jsonOpts, decoder)
 	}
 	jsonCodec, err := wire.NewJSONOf[store.Obj](t, gvk, jsonOpts...)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // Type describes one API type to the runtime. Generated code declares one
@@ -36,6 +37,11 @@ type Type[T store.Object[T], L runtime.Object] struct {
 	// Indexers, when not nil, returns the type's declared indexes; NewInformer
 	// adds them to every informer of the type.
 	Indexers func() store.Indexers[T]
+	// DecodeJSON, when not nil, is the type's generated JSON decoder
+	// (informer-gen's decode.go): the JSON codec decodes objects with it
+	// (wire.GeneratedDecoder) instead of its reflective decoder, with the
+	// same results.
+	DecodeJSON func(*wire.JSONDecoder, T) error
 }
 
 // Factory hands out one shared informer per resource and runs them.

@@ -10,6 +10,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // typeInfo is a Type without type parameters: what the factory's
@@ -24,6 +25,8 @@ type typeInfo struct {
 	addToScheme func(*runtime.Scheme) error
 	objectType  reflect.Type
 	indexers    store.Indexers[store.Obj]
+	// jsonDecoder is wire.GeneratedDecoder(DecodeJSON), or nil.
+	jsonDecoder wire.JSONOption
 	newList     func() runtime.Object
 	items       func(runtime.Object) []store.Obj
 	// listerWatcher converts TypeOptions.ListerWatcher; perNamespace is
@@ -66,6 +69,9 @@ func (typ Type[T, L]) info() *typeInfo {
 	}
 	if typ.Indexers != nil {
 		ti.indexers = store.UntypedIndexers(typ.Indexers())
+	}
+	if typ.DecodeJSON != nil {
+		ti.jsonDecoder = wire.GeneratedDecoder(typ.DecodeJSON)
 	}
 	if typ.NewList != nil {
 		ti.newList = func() runtime.Object { return typ.NewList() }

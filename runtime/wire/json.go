@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -85,7 +86,10 @@ func newJSONCodec[T any](elem reflect.Type, gvk schema.GroupVersionKind, opts ..
 	for _, o := range opts {
 		o(&cfg)
 	}
-	c := &jsonCodec[T]{elem: elem}
+	c := &jsonCodec[T]{elem: elem, skipMF: cfg.skipManagedFields, decode: cfg.decode}
+	if cfg.decode != nil && cfg.decodeType != reflect.PointerTo(elem) {
+		panic(fmt.Sprintf("wire: GeneratedDecoder for %v given to the codec of %v", cfg.decodeType, reflect.PointerTo(elem)))
+	}
 	c.apiVersion, c.kind = gvk.ToAPIVersionAndKind()
 	c.listKind = gvk.Kind + "List"
 	switch hasAny := holdsInterface(elem, map[reflect.Type]bool{}); {
@@ -113,6 +117,20 @@ type jsonCodec[T any] struct {
 	elem                       reflect.Type
 	apiVersion, kind, listKind string
 	opts                       json.Options
+	skipMF                     bool
+	// decode is the generated decoder (GeneratedDecoder), or nil.
+	decode func(*JSONDecoder, any) error
+}
+
+// unmarshalObject decodes the next value of dec into obj, a fresh T: with the
+// generated decoder when there is one.
+func (c *jsonCodec[T]) unmarshalObject(dec *jsontext.Decoder, obj T) error {
+	if c.decode == nil {
+		return json.UnmarshalDecode(dec, obj)
+	}
+	d := c.newJSONDecoder(dec)
+	defer d.done()
+	return c.decode(d, obj)
 }
 
 // MediaType implements Codec.
@@ -176,7 +194,7 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 				}
 				for dec.PeekKind() != ']' {
 					obj := c.newT()
-					if err := json.UnmarshalDecode(dec, obj); err != nil {
+					if err := c.unmarshalObject(dec, obj); err != nil {
 						key, rv := identify(obj)
 						return fail(false, key, rv, fmt.Errorf("list item: %w", contentFree(err)))
 					}
@@ -337,7 +355,7 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 			raw = nil
 			objIsStat = typ == string(watch.Error)
 			var derr error
-			ev, derr = d.decodeObject(typ, func(out any) error { return json.UnmarshalDecode(dec, out) })
+			ev, derr = d.decodeObject(typ, dec)
 			if derr != nil {
 				if isFraming(derr) {
 					return ev, false, "", "", derr
@@ -364,7 +382,7 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 		return ev, false, key, rv, err
 	}
 	if semantic == nil && raw != nil {
-		ev, semantic = d.decodeObject(typ, func(out any) error { return json.Unmarshal(raw, out, d.c.opts) })
+		ev, semantic = d.decodeObject(typ, jsontext.NewDecoder(bytes.NewReader(raw), d.c.opts))
 		if semantic != nil {
 			key, rv = identify(ev.Object)
 			ev = Event[T]{}
@@ -390,15 +408,15 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 	return ev, false, "", "", nil
 }
 
-// decodeObject decodes the object of a watch event of type typ with
-// unmarshal. On error the returned event's Object, when set, is what was
+// decodeObject decodes the object of a watch event of type typ, the next
+// value of dec. On error the returned event's Object, when set, is what was
 // decoded so far (to name it).
-func (d *jsonWatchDecoder[T]) decodeObject(typ string, unmarshal func(any) error) (Event[T], error) {
+func (d *jsonWatchDecoder[T]) decodeObject(typ string, dec *jsontext.Decoder) (Event[T], error) {
 	switch watch.EventType(typ) {
 	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
 	case watch.Error:
 		st := new(metav1.Status)
-		if err := unmarshal(st); err != nil {
+		if err := json.UnmarshalDecode(dec, st); err != nil {
 			return Event[T]{}, fmt.Errorf("ERROR watch event: %w", contentFree(err))
 		}
 		// client-go decodes the object by its kind, as for other events.
@@ -414,7 +432,7 @@ func (d *jsonWatchDecoder[T]) decodeObject(typ string, unmarshal func(any) error
 		return Event[T]{}, fmt.Errorf("unknown watch event type %q", typ)
 	}
 	obj := d.c.newT()
-	if err := unmarshal(obj); err != nil {
+	if err := d.c.unmarshalObject(dec, obj); err != nil {
 		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, contentFree(err))
 	}
 	if err := d.c.checkKind(obj, true); err != nil {

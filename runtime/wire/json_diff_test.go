@@ -69,13 +69,18 @@ func TestJSONMatchesClientGoOnRandomObjects(t *testing.T) {
 		t.Run(a.gvk.String(), func(t *testing.T) {
 			for seed := range seeds {
 				list, watchBody := randomBodies(t, a, seed)
-				if a.listElem != nil {
-					if d, ourErr, refErr := compareList(a, list); d != "" || ourErr != nil || refErr != nil {
-						t.Fatalf("seed %d LIST: %s (ours: %v, client-go: %v)", seed, d, ourErr, refErr)
+				for _, a := range a.variants() {
+					if a.listElem != nil {
+						if d, ourErr, refErr := compareList(a, list); d != "" || ourErr != nil || refErr != nil {
+							t.Fatalf("%s seed %d LIST: %s (ours: %v, client-go: %v)", a.name(), seed, d, ourErr, refErr)
+						}
 					}
-				}
-				if d, ourErr, refErr := compareWatch(a, watchBody); d != "" || ourErr != nil || refErr != nil {
-					t.Fatalf("seed %d WATCH: %s (ours: %v, client-go: %v)", seed, d, ourErr, refErr)
+					if d, ourErr, refErr := compareWatch(a, watchBody); d != "" || ourErr != nil || refErr != nil {
+						t.Fatalf("%s seed %d WATCH: %s (ours: %v, client-go: %v)", a.name(), seed, d, ourErr, refErr)
+					}
+					if d := compareSkip(a, watchBody); d != "" {
+						t.Fatalf("%s seed %d: %s", a.name(), seed, d)
+					}
 				}
 			}
 		})
@@ -97,17 +102,18 @@ func fuzzType(which uint16) *apiType {
 // with every `go test`.
 func FuzzJSONMatchesClientGo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, which uint16) {
-		a := fuzzType(which)
-		if a.listElem != nil {
-			if d, ourErr, refErr := compareList(a, body); d != "" {
-				t.Fatalf("%s LIST: %s (ours: %v, client-go: %v)", a.gvk, d, ourErr, refErr)
+		for _, a := range fuzzType(which).variants() {
+			if a.listElem != nil {
+				if d, ourErr, refErr := compareList(a, body); d != "" {
+					t.Fatalf("%s LIST: %s (ours: %v, client-go: %v)", a.name(), d, ourErr, refErr)
+				}
 			}
-		}
-		if d, ourErr, refErr := compareWatch(a, body); d != "" {
-			t.Fatalf("%s WATCH: %s (ours: %v, client-go: %v)", a.gvk, d, ourErr, refErr)
-		}
-		if d := compareSkip(a, body); d != "" {
-			t.Fatalf("%s %s", a.gvk, d)
+			if d, ourErr, refErr := compareWatch(a, body); d != "" {
+				t.Fatalf("%s WATCH: %s (ours: %v, client-go: %v)", a.name(), d, ourErr, refErr)
+			}
+			if d := compareSkip(a, body); d != "" {
+				t.Fatalf("%s %s", a.name(), d)
+			}
 		}
 	})
 }

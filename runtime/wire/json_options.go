@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -13,6 +14,9 @@ type JSONOption func(*jsonConfig)
 
 type jsonConfig struct {
 	skipManagedFields bool
+	// decode and decodeType are GeneratedDecoder's.
+	decode     func(*JSONDecoder, any) error
+	decodeType reflect.Type
 }
 
 // SkipManagedFields makes the codec skip every object's

@@ -98,6 +98,32 @@ type apiType struct {
 	listElem reflect.Type // the list's struct type, nil if none is registered
 	ref      *reference
 	codec    *jsonCodec[runtime.Object]
+	// opts are the codec's options; gen, when not nil, is this type with
+	// a codec using its generated decoder (generatedDecoders).
+	opts []JSONOption
+	gen  *apiType
+}
+
+// generatedDecoders are the GeneratedDecoder options of the types that have
+// one, by struct type; registered by json_generated_test.go (an external
+// test package: generated code imports this one) before the tests run.
+var generatedDecoders = map[reflect.Type]JSONOption{}
+
+// variants returns a, and a with its generated decoder when it has one: the
+// differential tests run each.
+func (a *apiType) variants() []*apiType {
+	if a.gen != nil {
+		return []*apiType{a, a.gen}
+	}
+	return []*apiType{a}
+}
+
+// name names the variant in test output.
+func (a *apiType) name() string {
+	if len(a.opts) > 0 {
+		return a.gvk.String() + " (generated decoder)"
+	}
+	return a.gvk.String()
 }
 
 func (a *apiType) newObj() runtime.Object { return reflect.New(a.elem).Interface().(runtime.Object) }
@@ -140,6 +166,12 @@ func apiTypes() []*apiType {
 			a := &apiType{gvk: gvk, elem: t, ref: refs[scheme][gv], codec: newJSONCodec[runtime.Object](t, gvk)}
 			if lt, ok := scheme.AllKnownTypes()[gv.WithKind(gvk.Kind+"List")]; ok {
 				a.listElem = lt
+			}
+			if o, ok := generatedDecoders[t]; ok {
+				g := *a
+				g.opts = []JSONOption{o}
+				g.codec = newJSONCodec[runtime.Object](t, gvk, o)
+				a.gen = &g
 			}
 			allTypes = append(allTypes, a)
 		}

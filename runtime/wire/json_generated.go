@@ -1,0 +1,345 @@
+package wire
+
+import (
+	"reflect"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// This file is the runtime half of generated JSON decoders: informer-gen
+// emits, per object type, a function that reads the object's members from a
+// *JSONDecoder with the helpers below, and the codec calls it instead of the
+// reflective decoder (GeneratedDecoder).
+//
+// The contract that keeps a generated decoder exactly as the codec's own: a
+// helper takes its fast path only for what it understands, and only into a
+// zero value (generated decoders fill fresh objects, and a member seen twice
+// in one object is handed to DecodeDefault, which merges as encoding/json v1
+// does); anything else (null, a value of another JSON kind, a number that does
+// not parse, a type with its own UnmarshalJSON, an interface) is decoded by
+// DecodeDefault, i.e. by the codec's reflective decoder with its options, from
+// the same position of the same stream. The differential tests in this
+// package compare the two paths with client-go's.
+
+// A JSONDecoder is the stream a generated decoder reads one object from. It
+// is only valid during the call the codec makes; it is not safe for
+// concurrent use.
+type JSONDecoder struct {
+	dec     *jsontext.Decoder
+	opts    json.Options
+	intern  *internCache
+	skipMF  bool
+	nameBuf []byte
+}
+
+// GeneratedDecoder makes the codec decode every LIST item and watch event
+// object with fn, a decoder informer-gen generated for the codec's object type
+// (P is that type, e.g. *v1alpha1.Foo), instead of its reflective decoder. fn
+// is called with a freshly allocated zero object and must decode exactly one
+// JSON value into it. Framing, the envelope, kind checks, SkipManagedFields
+// and errors are the codec's, unchanged. NewJSON and NewJSONOf panic if P is
+// not the codec's object type (a programming error).
+func GeneratedDecoder[P any](fn func(*JSONDecoder, P) error) JSONOption {
+	return func(c *jsonConfig) {
+		c.decodeType = reflect.TypeFor[P]()
+		c.decode = func(d *JSONDecoder, obj any) error { return fn(d, obj.(P)) }
+	}
+}
+
+// newJSONDecoder returns the JSONDecoder over dec for one body or event; done
+// returns its scratch space to the pool.
+func (c *jsonCodec[T]) newJSONDecoder(dec *jsontext.Decoder) *JSONDecoder {
+	return &JSONDecoder{dec: dec, opts: c.opts, intern: internPool.Get().(*internCache), skipMF: c.skipMF}
+}
+
+func (d *JSONDecoder) done() {
+	if d.intern != nil {
+		internPool.Put(d.intern)
+		d.intern = nil
+	}
+}
+
+// BeginObject consumes the '{' that starts an object and reports true, or
+// reports false, consuming nothing, when the next value is not an object (the
+// caller then hands it to DecodeDefault, which decodes null or reports the
+// error).
+func (d *JSONDecoder) BeginObject() (bool, error) {
+	if d.dec.PeekKind() != '{' {
+		return false, nil
+	}
+	_, err := d.dec.ReadToken()
+	return err == nil, err
+}
+
+// NextName returns the name of the object's next member, unquoted, or more
+// false after consuming the object's closing '}'. The name is only valid
+// until the next call.
+func (d *JSONDecoder) NextName() (name []byte, more bool, err error) {
+	if d.dec.PeekKind() == '}' {
+		_, err := d.dec.ReadToken()
+		return nil, false, err
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, false, err
+	}
+	b := v[1 : len(v)-1]
+	for _, ch := range b {
+		if ch == '\\' || ch >= 0x80 {
+			// Escapes or non-ASCII bytes: unquoted as the struct
+			// decoder does (invalid UTF-8 replaced).
+			s, err := unquoteSlow(v)
+			if err != nil {
+				return nil, false, err
+			}
+			d.nameBuf = append(d.nameBuf[:0], s...)
+			return d.nameBuf, true, nil
+		}
+	}
+	return b, true, nil
+}
+
+// SkipValue skips the next value (an unknown member's).
+func (d *JSONDecoder) SkipValue() error {
+	// ReadValue consumes the value in one pass; SkipValue reads it token
+	// by token.
+	_, err := d.dec.ReadValue()
+	return err
+}
+
+// DecodeDefault decodes the next value into *p with the codec's reflective
+// decoder and options: what the codec does without generated decoders.
+func DecodeDefault[V any](d *JSONDecoder, p *V) error {
+	return json.UnmarshalDecode(d.dec, p)
+}
+
+// DecodeField decodes the next value, a member of a struct, into *p: with
+// decode the first time (*seen false, then set), with DecodeDefault after,
+// which merges a duplicate member into the value as encoding/json v1 does.
+func DecodeField[V any](d *JSONDecoder, seen *bool, p *V, decode func(*JSONDecoder, *V) error) error {
+	if *seen {
+		return DecodeDefault(d, p)
+	}
+	*seen = true
+	return decode(d, p)
+}
+
+// fallback decodes the value v, already read from the stream, into p with
+// the codec's options: after a fast path found v unusual.
+func (d *JSONDecoder) fallback(v jsontext.Value, p any) error {
+	return json.Unmarshal(v, p, d.opts)
+}
+
+// DecodeString decodes a JSON string into *p, a string type without
+// methods.
+func DecodeString[S ~string](d *JSONDecoder, p *S) error {
+	if d.dec.PeekKind() != '"' {
+		return DecodeDefault(d, p)
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	s, err := d.intern.str(v)
+	if err != nil {
+		return err
+	}
+	*p = S(s)
+	return nil
+}
+
+// DecodeBool decodes a JSON boolean into *p, a bool type without methods.
+func DecodeBool[B ~bool](d *JSONDecoder, p *B) error {
+	if k := d.dec.PeekKind(); k != 't' && k != 'f' {
+		return DecodeDefault(d, p)
+	}
+	tok, err := d.dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	*p = B(tok.Bool())
+	return nil
+}
+
+// DecodeInt decodes a JSON number into *p, a signed integer type without
+// methods.
+func DecodeInt[I ~int | ~int8 | ~int16 | ~int32 | ~int64](d *JSONDecoder, p *I) error {
+	if d.dec.PeekKind() != '0' {
+		return DecodeDefault(d, p)
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(v), len(v)), 10, int(unsafe.Sizeof(*p))*8)
+	if err != nil {
+		return d.fallback(v, p) // a fraction, an exponent, out of range
+	}
+	*p = I(n)
+	return nil
+}
+
+// DecodeUint decodes a JSON number into *p, an unsigned integer type without
+// methods.
+func DecodeUint[U ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](d *JSONDecoder, p *U) error {
+	if d.dec.PeekKind() != '0' {
+		return DecodeDefault(d, p)
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(v), len(v)), 10, int(unsafe.Sizeof(*p))*8)
+	if err != nil {
+		return d.fallback(v, p)
+	}
+	*p = U(n)
+	return nil
+}
+
+// DecodeFloat decodes a JSON number into *p, a floating-point type without
+// methods.
+func DecodeFloat[F ~float32 | ~float64](d *JSONDecoder, p *F) error {
+	if d.dec.PeekKind() != '0' {
+		return DecodeDefault(d, p)
+	}
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(v), len(v)), int(unsafe.Sizeof(*p))*8)
+	if err != nil {
+		return d.fallback(v, p)
+	}
+	*p = F(f)
+	return nil
+}
+
+// DecodeTime decodes a metav1.Time as the codec does.
+func DecodeTime(d *JSONDecoder, p *metav1.Time) error { return unmarshalTime(d.dec, p) }
+
+// DecodeMicroTime decodes a metav1.MicroTime as the codec does.
+func DecodeMicroTime(d *JSONDecoder, p *metav1.MicroTime) error { return unmarshalMicroTime(d.dec, p) }
+
+// DecodeFieldsV1 decodes a metav1.FieldsV1 as the codec does.
+func DecodeFieldsV1(d *JSONDecoder, p *metav1.FieldsV1) error { return unmarshalFieldsV1(d.dec, p) }
+
+// DecodeStringMap decodes a map[string]string (labels, annotations) as the
+// codec does.
+func DecodeStringMap(d *JSONDecoder, p *map[string]string) error {
+	if *p != nil {
+		return DecodeDefault(d, p)
+	}
+	return unmarshalStringMap(d.dec, p)
+}
+
+// DecodeManagedFields decodes an object's managedFields as the codec does:
+// skipped when the codec has SkipManagedFields and this is the decoded
+// object's own metadata, else as a slice.
+func DecodeManagedFields(d *JSONDecoder, p *[]metav1.ManagedFieldsEntry, elem func(*JSONDecoder, *metav1.ManagedFieldsEntry) error) error {
+	if d.skipMF {
+		if k := d.dec.PeekKind(); (k == '[' || k == 'n') && isTopManagedFields(string(d.dec.StackPointer())) {
+			if _, err := d.dec.ReadValue(); err != nil {
+				return err
+			}
+			*p = nil
+			return nil
+		}
+	}
+	return DecodeSlice(d, p, elem)
+}
+
+// DecodePointer decodes into *p, a nil pointer: null leaves it nil, anything
+// else is decoded by elem into a new value.
+func DecodePointer[E any](d *JSONDecoder, p **E, elem func(*JSONDecoder, *E) error) error {
+	if *p != nil || d.dec.PeekKind() == 'n' {
+		return DecodeDefault(d, p)
+	}
+	v := new(E)
+	*p = v
+	return elem(d, v)
+}
+
+// scratchPools hold, per element type, the slices that DecodeSlice decodes
+// elements into before it copies them into a slice of the exact length.
+var scratchPools sync.Map // reflect.Type -> *sync.Pool of *[]E
+
+// maxScratch is the capacity above which a scratch slice is not kept.
+const maxScratch = 1024
+
+// DecodeSlice decodes a JSON array into *p, a nil slice, each element with
+// elem into a zero value; the slice is allocated once, with the array's
+// length. null leaves *p nil; anything else is DecodeDefault's.
+func DecodeSlice[S ~[]E, E any](d *JSONDecoder, p *S, elem func(*JSONDecoder, *E) error) error {
+	if *p != nil || d.dec.PeekKind() != '[' {
+		return DecodeDefault(d, p)
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	t := reflect.TypeFor[E]()
+	pool, ok := scratchPools.Load(t)
+	if !ok {
+		pool, _ = scratchPools.LoadOrStore(t, &sync.Pool{New: func() any { return new([]E) }})
+	}
+	sp := pool.(*sync.Pool).Get().(*[]E)
+	s := (*sp)[:0]
+	var err error
+	for d.dec.PeekKind() != ']' {
+		var zero E
+		s = append(s, zero)
+		if err = elem(d, &s[len(s)-1]); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		_, err = d.dec.ReadToken()
+	}
+	out := make(S, len(s))
+	copy(out, s)
+	*p = out
+	clear(s)
+	if cap(s) <= maxScratch {
+		*sp = s[:0]
+		pool.(*sync.Pool).Put(sp)
+	}
+	return err
+}
+
+// DecodeMap decodes a JSON object into *p, a nil map with string keys
+// without methods: each member's value is decoded by elem into a zero value,
+// a duplicate name's last value wins (as encoding/json v1 has it). null
+// leaves *p nil; anything else is DecodeDefault's.
+func DecodeMap[M ~map[K]V, K ~string, V any](d *JSONDecoder, p *M, elem func(*JSONDecoder, *V) error) error {
+	if *p != nil || d.dec.PeekKind() != '{' {
+		return DecodeDefault(d, p)
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	m := make(M)
+	*p = m
+	for d.dec.PeekKind() != '}' {
+		kv, err := d.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		k, err := d.intern.str(kv)
+		if err != nil {
+			return err
+		}
+		var v V
+		err = elem(d, &v)
+		m[K(k)] = v
+		if err != nil {
+			return err
+		}
+	}
+	_, err := d.dec.ReadToken()
+	return err
+}
