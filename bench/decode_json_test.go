@@ -20,6 +20,7 @@ import (
 	restclientwatch "k8s.io/client-go/rest/watch"
 	kjson "sigs.k8s.io/json"
 
+	corev1gen "github.com/informer-gen/informer-gen/bench/generated/informers/core/v1"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
@@ -62,27 +63,36 @@ func clientGoNegotiator() runtime.ClientNegotiator {
 	return runtime.NewClientNegotiator(serializer.NewCodecFactory(clientgoscheme.Scheme).WithoutConversion(), corev1.SchemeGroupVersion)
 }
 
+// podDecoder is the generated JSON decoder of core/v1 Pod (bench/generated:
+// informer-gen --json-decoders all on k8s.io/api/core/v1), the
+// "impl=ours,generated" variants.
+var podDecoder = wire.GeneratedDecoder(corev1gen.PodType.DecodeJSON)
+
 // BenchmarkDecodeJSONWatchEvent decodes one Pod watch event (~2.3 KB) per op,
 // from a body of 100 events.
 func BenchmarkDecodeJSONWatchEvent(b *testing.B) {
 	body := podWatchBody(b)
-	b.Run("impl=ours", func(b *testing.B) {
-		codec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"))
-		b.ReportAllocs()
-		b.SetBytes(int64(len(body) / decodeEvents))
-		for n := 0; n < b.N; {
-			d := codec.NewWatchDecoder(bytes.NewReader(body))
-			for ; n < b.N; n++ {
-				ev, err := d.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil || ev.Object.Name == "" {
-					b.Fatal(err)
+	ours := func(opts ...wire.JSONOption) func(b *testing.B) {
+		return func(b *testing.B) {
+			codec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), opts...)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body) / decodeEvents))
+			for n := 0; n < b.N; {
+				d := codec.NewWatchDecoder(bytes.NewReader(body))
+				for ; n < b.N; n++ {
+					ev, err := d.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil || ev.Object.Name == "" {
+						b.Fatal(err)
+					}
 				}
 			}
 		}
-	})
+	}
+	b.Run("impl=ours", ours())
+	b.Run("impl=ours,generated", ours(podDecoder))
 	b.Run("impl=client-go", func(b *testing.B) {
 		// rest.Request.newStreamWatcher's decoder stack.
 		objDec, streamSer, framer, err := clientGoNegotiator().StreamDecoder("application/json", nil)
@@ -125,21 +135,25 @@ func BenchmarkDecodeJSONWatchEvent(b *testing.B) {
 // BenchmarkDecodeJSONListPage decodes one LIST page of 500 Pods per op.
 func BenchmarkDecodeJSONListPage(b *testing.B) {
 	body := podListBody(b, 500)
-	b.Run("impl=ours", func(b *testing.B) {
-		codec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"))
-		b.ReportAllocs()
-		b.SetBytes(int64(len(body)))
-		for b.Loop() {
-			items := make([]*corev1.Pod, 0, 500)
-			lm, err := codec.DecodeList(bytes.NewReader(body), func(p *corev1.Pod) error {
-				items = append(items, p)
-				return nil
-			})
-			if err != nil || len(items) != 500 || lm.ResourceVersion == "" {
-				b.Fatal(err)
+	ours := func(opts ...wire.JSONOption) func(b *testing.B) {
+		return func(b *testing.B) {
+			codec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), opts...)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				items := make([]*corev1.Pod, 0, 500)
+				lm, err := codec.DecodeList(bytes.NewReader(body), func(p *corev1.Pod) error {
+					items = append(items, p)
+					return nil
+				})
+				if err != nil || len(items) != 500 || lm.ResourceVersion == "" {
+					b.Fatal(err)
+				}
 			}
 		}
-	})
+	}
+	b.Run("impl=ours", ours())
+	b.Run("impl=ours,generated", ours(podDecoder))
 	b.Run("impl=client-go", func(b *testing.B) {
 		// rest.Request.Do reads the body, Result.Into decodes it.
 		dec, err := clientGoNegotiator().Decoder("application/json", nil)
@@ -472,6 +486,13 @@ func BenchmarkDecodeJSONRetained(b *testing.B) {
 	b.Run("kind=Pod/impl=ours", func(b *testing.B) {
 		oursList(b, podBody, func(r io.Reader, each func(any)) error {
 			_, err := podCodec.DecodeList(r, func(p *corev1.Pod) error { each(p); return nil })
+			return err
+		})
+	})
+	podGenCodec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), podDecoder)
+	b.Run("kind=Pod/impl=ours,generated", func(b *testing.B) {
+		oursList(b, podBody, func(r io.Reader, each func(any)) error {
+			_, err := podGenCodec.DecodeList(r, func(p *corev1.Pod) error { each(p); return nil })
 			return err
 		})
 	})

@@ -49,6 +49,12 @@ type Config struct {
 	// build's -tags (API files behind a //go:build line are otherwise
 	// invisible).
 	Tags []string
+	// JSONDecoders says for which kinds generated JSON decoders are written
+	// (informers/<group>/<version>/decode.go): "auto" or "" for kinds without
+	// a protobuf Unmarshal method (custom resources: built-in types are read
+	// as protobuf), "all", or "none". See docs/performance.md, "Generated
+	// decoders".
+	JSONDecoders string
 	// Verbosity is the -v level the command logs at (Run itself logs to
 	// klog.FromContext): 1 says which marked types are skipped and why.
 	Verbosity int
@@ -118,6 +124,16 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 			}
 		}
 		return nil
+	})
+	fs.Func("json-decoders", "which kinds get generated JSON decoders: auto (those without protobuf,\n"+
+		"i.e. custom resources; the default), all, or none\n"+
+		"example: --json-decoders all", func(v string) error {
+		switch v {
+		case "auto", "all", "none":
+			cfg.JSONDecoders = v
+			return nil
+		}
+		return fmt.Errorf("want auto, all or none, got %q", v)
 	})
 	fs.IntVar(&cfg.Verbosity, "v", 0,
 		"log verbosity: 1 says which marked types are skipped and why, 2 what was written\n"+

@@ -40,6 +40,7 @@ func ExampleRun() {
 	// informers/factory.go
 	// informers/generic.go
 	// informers/samplecontroller/interface.go
+	// informers/samplecontroller/v1alpha1/decode.go
 	// informers/samplecontroller/v1alpha1/informers.go
 	// listers/samplecontroller/v1alpha1/listers.go
 }

@@ -58,6 +58,7 @@ func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf fu
 		Namespaced:   !s.clusterScoped,
 		Informer:     !s.noInformer,
 		PointerItems: pointerItems,
+		named:        named,
 		pos:          pos,
 	}
 	diags = append(diags, addIndexes(pkg, named, k, s.indexes)...)

@@ -20,6 +20,8 @@ import (
 type Model struct {
 	OutputPkg string
 	Groups    []*Group
+	// jsonDecoders is Config.JSONDecoders.
+	jsonDecoders string
 }
 
 // Group is one API group, e.g. samplecontroller.example.com.
@@ -53,7 +55,11 @@ type Kind struct {
 	// rather than []Kind (istio's and other large API modules' style).
 	PointerItems bool
 	Indexes      []*Index
-	pos          token.Position
+	// DecodeJSON is the name of the kind's generated JSON decoder, set by
+	// render; "" when it has none.
+	DecodeJSON string
+	named      *types.Named // for the decoder stage
+	pos        token.Position
 }
 
 // Index is one +informer-gen:index on a kind.
@@ -162,6 +168,8 @@ type modelOptions struct {
 	// pluralExceptions maps a kind to its plural Go name, defaults
 	// included.
 	pluralExceptions map[string]string
+	// jsonDecoders is Config.JSONDecoders.
+	jsonDecoders string
 }
 
 // kindNamers name a kind's plural: the Go accessor (Foos) and the resource
@@ -239,7 +247,9 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		unselected = nil
 	}
 	diags = append(diags, goNameCollisions(groups)...)
-	return sortedModel(opts.outputPkg, groups), diags, unselected
+	m = sortedModel(opts.outputPkg, groups)
+	m.jsonDecoders = opts.jsonDecoders
+	return m, diags, unselected
 }
 
 // groupOf resolves the API group of a package: +groupName, else the group

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"go/format"
 	"go/scanner"
+	"go/types"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 	"text/template"
 
+	"github.com/informer-gen/informer-gen/generator/decode"
 	"github.com/informer-gen/informer-gen/templates"
 )
 
@@ -117,6 +119,14 @@ type (
 		Imports []importSpec
 		Groups  []groupRef
 	}
+	// decodeData is one group-version's decode.go (see decodeFile).
+	decodeData struct {
+		Package string
+		Imports []importSpec
+		Version *Version
+		Wire    string
+		File    *decode.File
+	}
 	genericData struct {
 		Package  string
 		Imports  []importSpec
@@ -194,6 +204,9 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 			if len(kinds) == 0 {
 				continue
 			}
+			if dd := decodeFile(m, v, kinds); dd != nil {
+				emit(path.Join("informers", rel, "decode.go"), "decode", *dd)
+			}
 			informerImports := newImports("version", "New", "Interface", "Resources")
 			informerImports.add(factoryPath, "factory")
 			informerImports.add(informerPath, "informer")
@@ -253,4 +266,48 @@ func execute(tmpl *template.Template, name string, data any, header []byte) ([]b
 			name, line, line-start, snippet, err)
 	}
 	return out, nil
+}
+
+// decodeFile plans the JSON decoders of a version's informer kinds (those
+// m.jsonDecoders selects) and sets each kind's DecodeJSON; nil when none is
+// selected.
+func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
+	var roots []*types.Named
+	var selected []*Kind
+	for _, k := range kinds {
+		if k.named == nil || !wantsJSONDecoder(m.jsonDecoders, k.named) {
+			continue
+		}
+		roots = append(roots, k.named)
+		selected = append(selected, k)
+	}
+	if len(roots) == 0 {
+		return nil
+	}
+	// The file shares its package with informers.go: aliases must not
+	// clash with that file's package-level names.
+	reserved := []string{"version", "New", "Interface", "Resources"}
+	for _, k := range kinds {
+		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"Items")
+	}
+	im := newImports(reserved...)
+	file, funcs := decode.Plan(roots, im.add)
+	for i, k := range selected {
+		k.DecodeJSON = funcs[i]
+	}
+	return &decodeData{Package: v.Name, Version: v, Wire: im.add(decode.WirePath, "wire"), File: file, Imports: im.specs()}
+}
+
+// wantsJSONDecoder reports whether mode (Config.JSONDecoders) selects the
+// kind t: "auto" selects the kinds the factory reads as JSON, those without
+// the protobuf Unmarshal method of built-in types.
+func wantsJSONDecoder(mode string, t *types.Named) bool {
+	switch mode {
+	case "none":
+		return false
+	case "all":
+		return true
+	}
+	m := types.NewMethodSet(types.NewPointer(t)).Lookup(nil, "Unmarshal")
+	return m == nil
 }

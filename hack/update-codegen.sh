@@ -2,6 +2,8 @@
 # Regenerates everything informer-gen generates in this repository:
 #   - the golden expected trees, testdata/golden/*/want and want.stderr
 #     (go test ./generator -run Golden -update rewrites them wholesale);
+#   - bench/generated (core/v1 with JSON decoders, for benchmarks and tests);
+#   - examples/kubebuilder (go tool informer-gen, as its make generate does);
 #   - the example project's code, through examples/crd/hack/update-codegen.sh
 #     when it exists (that module owns how it is generated).
 # Review the diff before committing: a golden change is a change of the
@@ -12,7 +14,17 @@ cd "$(dirname "$0")/.."
 echo "== golden trees (testdata/golden)"
 go test ./generator -run 'TestGolden' -count=1 -update
 
+# bench's generated decoders of core/v1 (the Pod decode benchmarks and
+# runtime/wire's differential tests use them): all kinds, JSON decoders on.
+echo "== bench/generated (k8s.io/api/core/v1, --json-decoders all)"
+go run ./cmd/informer-gen --json-decoders all --output-dir ./bench/generated k8s.io/api/core/v1
+
 if [ -x examples/crd/hack/update-codegen.sh ]; then
   echo "== examples/crd"
   examples/crd/hack/update-codegen.sh
+fi
+
+if [ -d examples/kubebuilder ]; then
+  echo "== examples/kubebuilder"
+  (cd examples/kubebuilder && go tool informer-gen --output-dir ./internal/generated ./api/...)
 fi

@@ -18,6 +18,12 @@ if ! go test ./generator -run 'TestGolden' -count=1; then
   status=1
 fi
 
+echo "== bench/generated (informer-gen --verify)"
+if ! go run ./cmd/informer-gen --verify --json-decoders all --output-dir ./bench/generated k8s.io/api/core/v1; then
+  echo "bench/generated is stale: run hack/update-codegen.sh" >&2
+  status=1
+fi
+
 if [ -x examples/crd/hack/verify-codegen.sh ]; then
   # The example project's own check: deepcopy and CRD manifests
   # (controller-gen) and its informers/listers (informer-gen --verify).

@@ -47,6 +47,7 @@ var FleetType = factory.Type[*v1.Fleet, *v1.FleetList]{
 	NewList:     func() *v1.FleetList { return new(v1.FleetList) },
 	Items:       fleetItems,
 	Indexers:    listers.FleetIndexers,
+	DecodeJSON:  jsonApiv1Fleet,
 }
 
 // fleetItems returns pointers to the items of l, without copying them
@@ -92,6 +93,7 @@ var WidgetType = factory.Type[*v1.Widget, *v1.WidgetList]{
 	NewList:     func() *v1.WidgetList { return new(v1.WidgetList) },
 	Items:       widgetItems,
 	Indexers:    listers.WidgetIndexers,
+	DecodeJSON:  jsonApiv1Widget,
 }
 
 // widgetItems returns pointers to the items of l, without copying them

@@ -1,0 +1,34 @@
+package wire_test
+
+import (
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+
+	corev1gen "github.com/informer-gen/informer-gen/bench/generated/informers/core/v1"
+	"github.com/informer-gen/informer-gen/runtime/wire"
+)
+
+// The generated decoders of every core/v1 kind (bench/generated, informer-gen
+// --json-decoders all on k8s.io/api/core/v1) join the differential tests:
+// random objects, the fuzz target and its seeds, the hostile inputs of
+// json_generated_cases_test.go.
+func init() {
+	reg := func(t reflect.Type, o wire.JSONOption) { wire.RegisterGeneratedDecoder(t, o) }
+	reg(reflect.TypeFor[corev1.ComponentStatus](), wire.GeneratedDecoder(corev1gen.ComponentStatusType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.ConfigMap](), wire.GeneratedDecoder(corev1gen.ConfigMapType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.Endpoints](), wire.GeneratedDecoder(corev1gen.EndpointsType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.Event](), wire.GeneratedDecoder(corev1gen.EventType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.LimitRange](), wire.GeneratedDecoder(corev1gen.LimitRangeType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.Namespace](), wire.GeneratedDecoder(corev1gen.NamespaceType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.Node](), wire.GeneratedDecoder(corev1gen.NodeType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.PersistentVolume](), wire.GeneratedDecoder(corev1gen.PersistentVolumeType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.PersistentVolumeClaim](), wire.GeneratedDecoder(corev1gen.PersistentVolumeClaimType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.Pod](), wire.GeneratedDecoder(corev1gen.PodType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.PodTemplate](), wire.GeneratedDecoder(corev1gen.PodTemplateType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.ReplicationController](), wire.GeneratedDecoder(corev1gen.ReplicationControllerType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.ResourceQuota](), wire.GeneratedDecoder(corev1gen.ResourceQuotaType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.Secret](), wire.GeneratedDecoder(corev1gen.SecretType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.Service](), wire.GeneratedDecoder(corev1gen.ServiceType.DecodeJSON))
+	reg(reflect.TypeFor[corev1.ServiceAccount](), wire.GeneratedDecoder(corev1gen.ServiceAccountType.DecodeJSON))
+}
