@@ -145,6 +145,9 @@ func (p *planner) plan(t types.Type) string {
 		}
 	}
 	if _, ptr := t.(*types.Pointer); !ptr && hasUnmarshaler(t) {
+		if jsonMethodOnly(t) {
+			return p.wire + ".DecodeMethod"
+		}
 		return p.def() // a pointer's element is checked on its own
 	}
 	switch u := t.Underlying().(type) {
@@ -290,6 +293,17 @@ func hasUnmarshaler(t types.Type) bool {
 		// exported names above are enough.
 	}
 	return false
+}
+
+// jsonMethodOnly reports a type whose decoding is its UnmarshalJSON method
+// alone: *t has UnmarshalJSON and no UnmarshalJSONFrom (which would take
+// precedence), and t is not an interface.
+func jsonMethodOnly(t types.Type) bool {
+	if _, ok := t.Underlying().(*types.Interface); ok {
+		return false
+	}
+	ms := types.NewMethodSet(types.NewPointer(t))
+	return ms.Lookup(nil, "UnmarshalJSON") != nil && ms.Lookup(nil, "UnmarshalJSONFrom") == nil
 }
 
 // nameable reports whether generated code in another package can spell t:

@@ -98,7 +98,7 @@ func TestPlan(t *testing.T) {
 		"b":     {"B", "wire.DecodeDefault"},
 		"a":     {"A", "wire.DecodeDefault"},
 		"i":     {"I", "wire.DecodeDefault"},
-		"meth":  {"Meth", "wire.DecodeDefault"},
+		"meth":  {"Meth", "wire.DecodeMethod"},
 		"str":   {"Str", "wire.DecodeDefault"},
 		"conf":  {"Conf", "wire.DecodeDefault"},
 		"NoTag": {"NoTag", "wire.DecodeString"},

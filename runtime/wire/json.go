@@ -123,14 +123,20 @@ type jsonCodec[T any] struct {
 }
 
 // unmarshalObject decodes the next value of dec into obj, a fresh T: with the
-// generated decoder when there is one.
-func (c *jsonCodec[T]) unmarshalObject(dec *jsontext.Decoder, obj T) error {
+// generated decoder when there is one, through jd when it reads dec (one
+// JSONDecoder per body, not per object).
+func (c *jsonCodec[T]) unmarshalObject(jd *JSONDecoder, dec *jsontext.Decoder, obj T) error {
 	if c.decode == nil {
 		return json.UnmarshalDecode(dec, obj)
 	}
-	d := c.newJSONDecoder(dec)
-	defer d.done()
-	return c.decode(d, obj)
+	if jd == nil || jd.dec != dec {
+		jd = c.newJSONDecoder(dec)
+	}
+	if jd.intern == nil {
+		jd.intern = internPool.Get().(*internCache)
+		defer jd.done()
+	}
+	return c.decode(jd, obj)
 }
 
 // MediaType implements Codec.
@@ -168,6 +174,9 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 	var meta metav1.ListMeta
 	var apiVersion, kind string
 	seenItems := false
+	jd := c.newJSONDecoder(dec)
+	jd.intern = internPool.Get().(*internCache)
+	defer jd.done()
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
@@ -194,7 +203,7 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 				}
 				for dec.PeekKind() != ']' {
 					obj := c.newT()
-					if err := c.unmarshalObject(dec, obj); err != nil {
+					if err := c.unmarshalObject(jd, dec, obj); err != nil {
 						key, rv := identify(obj)
 						return fail(false, key, rv, fmt.Errorf("list item: %w", contentFree(err)))
 					}
@@ -260,7 +269,8 @@ func (c *jsonCodec[T]) checkKind(obj T, required bool) error {
 // NewWatchDecoder implements Codec.
 func (c *jsonCodec[T]) NewWatchDecoder(body io.Reader) WatchDecoder[T] {
 	r := &ioErrReader{r: body}
-	return &jsonWatchDecoder[T]{c: c, r: r, dec: jsontext.NewDecoder(r, c.opts)}
+	dec := jsontext.NewDecoder(r, c.opts)
+	return &jsonWatchDecoder[T]{c: c, r: r, dec: dec, jd: c.newJSONDecoder(dec)}
 }
 
 // jsonWatchDecoder frames the events of a JSON watch stream itself: the body
@@ -269,7 +279,8 @@ type jsonWatchDecoder[T any] struct {
 	c   *jsonCodec[T]
 	r   *ioErrReader
 	dec *jsontext.Decoder
-	err error // sticky: the stream is unusable
+	jd  *JSONDecoder // over dec, for a generated decoder; its intern cache is taken per event
+	err error        // sticky: the stream is unusable
 }
 
 // Next implements WatchDecoder.
@@ -432,7 +443,7 @@ func (d *jsonWatchDecoder[T]) decodeObject(typ string, dec *jsontext.Decoder) (E
 		return Event[T]{}, fmt.Errorf("unknown watch event type %q", typ)
 	}
 	obj := d.c.newT()
-	if err := d.c.unmarshalObject(dec, obj); err != nil {
+	if err := d.c.unmarshalObject(d.jd, dec, obj); err != nil {
 		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, contentFree(err))
 	}
 	if err := d.c.checkKind(obj, true); err != nil {

@@ -51,10 +51,10 @@ func GeneratedDecoder[P any](fn func(*JSONDecoder, P) error) JSONOption {
 	}
 }
 
-// newJSONDecoder returns the JSONDecoder over dec for one body or event; done
-// returns its scratch space to the pool.
+// newJSONDecoder returns a JSONDecoder over dec, without its intern cache
+// (taken from the pool while it decodes, given back by done).
 func (c *jsonCodec[T]) newJSONDecoder(dec *jsontext.Decoder) *JSONDecoder {
-	return &JSONDecoder{dec: dec, opts: c.opts, intern: internPool.Get().(*internCache), skipMF: c.skipMF}
+	return &JSONDecoder{dec: dec, opts: c.opts, skipMF: c.skipMF}
 }
 
 func (d *JSONDecoder) done() {
@@ -217,6 +217,25 @@ func DecodeFloat[F ~float32 | ~float64](d *JSONDecoder, p *F) error {
 		return d.fallback(v, p)
 	}
 	*p = F(f)
+	return nil
+}
+
+// DecodeMethod decodes the next value into *p by calling its UnmarshalJSON
+// method with the value's bytes, as the codec does for a type that has one
+// (and no UnmarshalJSONFrom; null is passed to the method too). The method
+// must not keep the bytes (encoding/json's rule). If it fails, the value is
+// decoded again by the codec's decoder, for its error.
+func DecodeMethod[V any, P interface {
+	*V
+	UnmarshalJSON([]byte) error
+}](d *JSONDecoder, p P) error {
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if err := p.UnmarshalJSON(v); err != nil {
+		return d.fallback(v, (*V)(p))
+	}
 	return nil
 }
 

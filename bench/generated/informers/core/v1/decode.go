@@ -2144,7 +2144,7 @@ func jsonCorev1HTTPGetAction(d *wire.JSONDecoder, v *corev1.HTTPGetAction) error
 		case "path":
 			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
 		case "port":
-			err = wire.DecodeField(d, &seen[1], &v.Port, wire.DecodeDefault)
+			err = wire.DecodeField(d, &seen[1], &v.Port, wire.DecodeMethod)
 		case "host":
 			err = wire.DecodeField(d, &seen[2], &v.Host, wire.DecodeString)
 		case "scheme":
@@ -5206,7 +5206,7 @@ func jsonCorev1ResourceFieldSelector(d *wire.JSONDecoder, v *corev1.ResourceFiel
 		case "resource":
 			err = wire.DecodeField(d, &seen[1], &v.Resource, wire.DecodeString)
 		case "divisor":
-			err = wire.DecodeField(d, &seen[2], &v.Divisor, wire.DecodeDefault)
+			err = wire.DecodeField(d, &seen[2], &v.Divisor, wire.DecodeMethod)
 		default:
 			err = d.SkipValue()
 		}
@@ -5939,7 +5939,7 @@ func jsonCorev1ServicePort(d *wire.JSONDecoder, v *corev1.ServicePort) error {
 		case "port":
 			err = wire.DecodeField(d, &seen[3], &v.Port, wire.DecodeInt)
 		case "targetPort":
-			err = wire.DecodeField(d, &seen[4], &v.TargetPort, wire.DecodeDefault)
+			err = wire.DecodeField(d, &seen[4], &v.TargetPort, wire.DecodeMethod)
 		case "nodePort":
 			err = wire.DecodeField(d, &seen[5], &v.NodePort, wire.DecodeInt)
 		default:
@@ -6199,7 +6199,7 @@ func jsonCorev1TCPSocketAction(d *wire.JSONDecoder, v *corev1.TCPSocketAction) e
 		}
 		switch string(name) {
 		case "port":
-			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeDefault)
+			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeMethod)
 		case "host":
 			err = wire.DecodeField(d, &seen[1], &v.Host, wire.DecodeString)
 		default:
@@ -7032,7 +7032,7 @@ func jsonMetav1OwnerReference(d *wire.JSONDecoder, v *metav1.OwnerReference) err
 }
 
 func jsonCorev1ResourceList(d *wire.JSONDecoder, v *corev1.ResourceList) error {
-	return wire.DecodeMap(d, v, wire.DecodeDefault)
+	return wire.DecodeMap(d, v, wire.DecodeMethod)
 }
 
 func jsonMapCorev1ResourceNameToCorev1ClaimResourceStatus(d *wire.JSONDecoder, v *map[corev1.ResourceName]corev1.ClaimResourceStatus) error {
@@ -7580,7 +7580,7 @@ func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
 }
 
 func jsonPtrResourceQuantity(d *wire.JSONDecoder, v **resource.Quantity) error {
-	return wire.DecodePointer(d, v, wire.DecodeDefault)
+	return wire.DecodePointer(d, v, wire.DecodeMethod)
 }
 
 func jsonPtrString(d *wire.JSONDecoder, v **string) error {
