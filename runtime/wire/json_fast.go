@@ -206,9 +206,11 @@ func endOfString(b []byte, i int) int {
 // internCache is a direct-mapped cache of recently decoded strings, so that
 // the label keys and values repeated across the objects of a page are
 // allocated once. Strings are immutable: sharing them between objects is
-// invisible.
+// invisible. 1024 slots, not 256: generated decoders intern every string
+// field through it, and with 256 the unique ones (names, uids) evicted the
+// repeated ones (docs/performance.md, eighteenth session).
 type internCache struct {
-	s  [256]string
+	s  [1024]string
 	kv []string
 }
 
