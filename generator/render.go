@@ -292,6 +292,9 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	}
 	im := newImports(reserved...)
 	file, funcs := decode.Plan(roots, im.add)
+	if len(file.Structs) == 0 && len(file.Wrappers) == 0 {
+		return nil // every root is decoded by the default decoder
+	}
 	for i, k := range selected {
 		k.DecodeJSON = funcs[i]
 	}

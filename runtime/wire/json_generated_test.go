@@ -4,9 +4,12 @@ import (
 	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	corev1gen "github.com/informer-gen/informer-gen/bench/generated/informers/core/v1"
 	"github.com/informer-gen/informer-gen/runtime/wire"
+	gadgetsv1 "github.com/informer-gen/informer-gen/testdata/golden/json-decoders/input/apis/gadgets/v1"
+	gadgetsv1gen "github.com/informer-gen/informer-gen/testdata/golden/json-decoders/want/informers/gadgets/v1"
 )
 
 // The generated decoders of every core/v1 kind (bench/generated, informer-gen
@@ -14,6 +17,16 @@ import (
 // random objects, the fuzz target and its seeds, the hostile inputs of
 // json_generated_cases_test.go.
 func init() {
+	// A custom resource with fields of every kind the decoder planner tells
+	// apart (method types, recursion, nested slices and maps, structs left to
+	// the default decoder): the golden case json-decoders.
+	gadgets := runtime.NewScheme()
+	if err := gadgetsv1.AddToScheme(gadgets); err != nil {
+		panic(err)
+	}
+	wire.RegisterTestType(gadgets, gadgetsv1.SchemeGroupVersion.WithKind("Gadget"), reflect.TypeFor[gadgetsv1.Gadget]())
+	wire.RegisterGeneratedDecoder(reflect.TypeFor[gadgetsv1.Gadget](), wire.GeneratedDecoder(gadgetsv1gen.GadgetType.DecodeJSON))
+
 	reg := func(t reflect.Type, o wire.JSONOption) { wire.RegisterGeneratedDecoder(t, o) }
 	reg(reflect.TypeFor[corev1.ComponentStatus](), wire.GeneratedDecoder(corev1gen.ComponentStatusType.DecodeJSON))
 	reg(reflect.TypeFor[corev1.ConfigMap](), wire.GeneratedDecoder(corev1gen.ConfigMapType.DecodeJSON))

@@ -109,6 +109,16 @@ type apiType struct {
 // test package: generated code imports this one) before the tests run.
 var generatedDecoders = map[reflect.Type]JSONOption{}
 
+// extraTypes are types outside client-go's scheme that the differential
+// tests include, registered like generatedDecoders.
+var extraTypes []extraType
+
+type extraType struct {
+	scheme *runtime.Scheme
+	gvk    schema.GroupVersionKind
+	t      reflect.Type
+}
+
 // variants returns a, and a with its generated decoder when it has one: the
 // differential tests run each.
 func (a *apiType) variants() []*apiType {
@@ -186,6 +196,9 @@ func apiTypes() []*apiType {
 			panic(err)
 		}
 		add(lscheme, lwt.SchemeGroupVersion.WithKind("Widget"), reflect.TypeFor[lwt.Widget]())
+		for _, e := range extraTypes {
+			add(e.scheme, e.gvk, e.t)
+		}
 		slices.SortFunc(allTypes, func(a, b *apiType) int { return strings.Compare(a.gvk.String(), b.gvk.String()) })
 	})
 	return allTypes
