@@ -132,7 +132,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		switch {
 		case a.gvk.Group == "" && (name == "Pod" || name == "ConfigMap" || name == "Secret" || name == "Service" || name == "Node"):
 		case a.gvk.Group == "apps" && name == "Deployment", a.gvk.Group == "batch" && name == "CronJob",
-			a.gvk.Group == "test.informer-gen.dev", a.gvk.Group == "apps" && name == "ControllerRevision",
+			a.gvk.Group == "test.informer-gen.dev", a.gvk.Group == "gadgets.example.com", a.gvk.Group == "apps" && name == "ControllerRevision",
 			a.gvk.Group == "admissionregistration.k8s.io" && a.gvk.Version == "v1" && name == "ValidatingWebhookConfiguration":
 		default:
 			continue
