@@ -1,0 +1,58 @@
+package factory
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/wire"
+)
+
+// TestTypeDecodeJSONReachesTheCodec: a Type's DecodeJSON (a generated
+// decoder) is what the JSON codec built for it decodes objects with, and
+// without one the codec decodes them itself.
+func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
+	custom := runtime.NewScheme()
+	if err := lwt.AddToScheme(custom); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	typ := Type[*lwt.Widget, *lwt.WidgetList]{
+		Resource:    lwt.SchemeGroupVersion.WithResource("widgets"),
+		Namespaced:  true,
+		AddToScheme: lwt.AddToScheme,
+		DecodeJSON: func(d *wire.JSONDecoder, w *lwt.Widget) error {
+			calls++
+			return wire.DecodeDefault(d, w)
+		},
+	}
+	body := `{"apiVersion":"test.informer-gen.dev/v1","kind":"WidgetList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","namespace":"n"}},{"metadata":{"name":"b","namespace":"n"}}]}`
+	for _, c := range []struct {
+		name      string
+		decoder   wire.JSONOption
+		wantCalls int
+	}{
+		{"with DecodeJSON", typ.info().jsonDecoder, 2},
+		{"without", Type[*lwt.Widget, *lwt.WidgetList]{}.info().jsonDecoder, 0},
+	} {
+		calls = 0
+		codec, _, err := codecFor(nil, "", custom, lwt.SchemeGroupVersion, reflect.TypeFor[*lwt.Widget](), true, c.decoder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		if _, err := codec.DecodeList(strings.NewReader(body), func(o store.Obj) error {
+			names = append(names, o.GetName())
+			return nil
+		}); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if calls != c.wantCalls || len(names) != 2 || names[0] != "a" || names[1] != "b" {
+			t.Errorf("%s: %d calls of DecodeJSON (want %d), items %v", c.name, calls, c.wantCalls, names)
+		}
+	}
+}
