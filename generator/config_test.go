@@ -2,6 +2,7 @@ package generator
 
 import (
 	"bytes"
+	"go/types"
 	"runtime/debug"
 	"strconv"
 	"testing"
@@ -55,5 +56,47 @@ func TestParseArgsVersion(t *testing.T) {
 	cfg, err := ParseArgs([]string{"--version"}, &stderr)
 	if err != nil || !cfg.PrintVersion || stderr.Len() != 0 {
 		t.Errorf("ParseArgs(--version) = %+v, %v, stderr %q", cfg, err, stderr.String())
+	}
+}
+
+func TestParseArgsJSONDecoders(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		want    string
+		wantErr bool
+	}{
+		{[]string{"--output-dir", "out", "./apis/..."}, "", false},
+		{[]string{"--json-decoders", "all", "--output-dir", "out", "./apis/..."}, "all", false},
+		{[]string{"--json-decoders=none", "--output-dir", "out", "./apis/..."}, "none", false},
+		{[]string{"--json-decoders", "some", "--output-dir", "out", "./apis/..."}, "", true},
+	} {
+		var stderr bytes.Buffer
+		cfg, err := ParseArgs(c.args, &stderr)
+		if (err != nil) != c.wantErr || err == nil && cfg.JSONDecoders != c.want {
+			t.Errorf("ParseArgs(%q) = JSONDecoders %q, error %v; want %q, error %v", c.args, cfg.JSONDecoders, err, c.want, c.wantErr)
+		}
+	}
+}
+
+// TestJSONDecodersModes: auto writes decoders for kinds without a protobuf
+// Unmarshal method only, all for every kind, none for no kind.
+func TestJSONDecodersModes(t *testing.T) {
+	pkg := types.NewPackage("example.com/api", "api")
+	plain := types.NewNamed(types.NewTypeName(0, pkg, "Plain", nil), types.NewStruct(nil, nil), nil)
+	pb := types.NewNamed(types.NewTypeName(0, pkg, "Builtin", nil), types.NewStruct(nil, nil), nil)
+	sig := types.NewSignatureType(types.NewVar(0, pkg, "m", types.NewPointer(pb)), nil, nil,
+		types.NewTuple(types.NewVar(0, pkg, "b", types.NewSlice(types.Typ[types.Byte]))),
+		types.NewTuple(types.NewVar(0, pkg, "", types.Universe.Lookup("error").Type())), false)
+	pb.AddMethod(types.NewFunc(0, pkg, "Unmarshal", sig))
+	for _, c := range []struct {
+		mode      string
+		plain, pb bool
+	}{{"", true, false}, {"auto", true, false}, {"all", true, true}, {"none", false, false}} {
+		if got := wantsJSONDecoder(c.mode, plain); got != c.plain {
+			t.Errorf("mode %q, a custom resource: %v, want %v", c.mode, got, c.plain)
+		}
+		if got := wantsJSONDecoder(c.mode, pb); got != c.pb {
+			t.Errorf("mode %q, a type with protobuf: %v, want %v", c.mode, got, c.pb)
+		}
 	}
 }
