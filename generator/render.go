@@ -125,8 +125,13 @@ type (
 		Imports []importSpec
 		Version *Version
 		Wire    string
+		Reflect string
 		File    *decode.File
+		Roots   []decodeRoot
 	}
+	// decodeRoot is one kind's checked decoder: the var Type.DecodeJSON
+	// names, and the generated function it holds.
+	decodeRoot  struct{ Var, Func string }
 	genericData struct {
 		Package  string
 		Imports  []importSpec
@@ -286,19 +291,25 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	}
 	// The file shares its package with informers.go: aliases must not
 	// clash with that file's package-level names.
-	reserved := []string{"version", "New", "Interface", "Resources"}
+	reserved := []string{"version", "New", "Interface", "Resources", "jsonMembers"}
 	for _, k := range kinds {
-		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"Items")
+		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"Items", k.LowerName()+"DecodeJSON")
 	}
 	im := newImports(reserved...)
 	file, funcs := decode.Plan(roots, im.add)
 	if len(file.Structs) == 0 && len(file.Wrappers) == 0 {
 		return nil // every root is decoded by the default decoder
 	}
+	var rs []decodeRoot
 	for i, k := range selected {
-		k.DecodeJSON = funcs[i]
+		if funcs[i] == "" {
+			continue
+		}
+		k.DecodeJSON = k.LowerName() + "DecodeJSON"
+		rs = append(rs, decodeRoot{Var: k.DecodeJSON, Func: funcs[i]})
 	}
-	return &decodeData{Package: v.Name, Version: v, Wire: im.add(decode.WirePath, "wire"), File: file, Imports: im.specs()}
+	return &decodeData{Package: v.Name, Version: v, Wire: im.add(decode.WirePath, "wire"), Reflect: im.add("reflect", "reflect"),
+		File: file, Roots: rs, Imports: im.specs()}
 }
 
 // wantsJSONDecoder reports whether mode (Config.JSONDecoders) selects the

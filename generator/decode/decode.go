@@ -51,6 +51,16 @@ type Struct struct {
 	Fields []*Field
 }
 
+// NamesQ is the struct's JSON member names, comma-separated, as a Go string
+// literal: what wire.CheckedDecoder compares with the compiled type.
+func (s *Struct) NamesQ() string {
+	names := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		names[i] = f.Name
+	}
+	return strconv.Quote(strings.Join(names, ","))
+}
+
 // Count is the number of fields, for the seen array.
 func (s *Struct) Count() int { return len(s.Fields) }
 

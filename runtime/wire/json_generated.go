@@ -3,6 +3,7 @@ package wire
 import (
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -43,9 +44,13 @@ type JSONDecoder struct {
 // is called with a freshly allocated zero object and must decode exactly one
 // JSON value into it. Framing, the envelope, kind checks, SkipManagedFields
 // and errors are the codec's, unchanged. NewJSON and NewJSONOf panic if P is
-// not the codec's object type (a programming error).
+// not the codec's object type (a programming error). A nil fn (a
+// CheckedDecoder that found its types changed) changes nothing.
 func GeneratedDecoder[P any](fn func(*JSONDecoder, P) error) JSONOption {
 	return func(c *jsonConfig) {
+		if fn == nil {
+			return
+		}
 		c.decodeType = reflect.TypeFor[P]()
 		c.decode = func(d *JSONDecoder, obj any) error { return fn(d, obj.(P)) }
 	}
@@ -361,4 +366,114 @@ func DecodeMap[M ~map[K]V, K ~string, V any](d *JSONDecoder, p *M, elem func(*JS
 	}
 	_, err := d.dec.ReadToken()
 	return err
+}
+
+// CheckedDecoder returns fn, a generated decoder, when every struct type in
+// fields still has the JSON members (in order, comma-separated) it had when
+// the decoder was generated, and nil otherwise: a dependency upgraded without
+// regenerating (a field added to a k8s.io/api or apimachinery type) must not
+// make the decoder skip the new member silently. A nil decoder leaves the
+// codec to its own, reflective decoder (factory.Type.DecodeJSON nil). It is
+// called once per kind, when the generated package is initialized; it
+// inspects the types with reflection and is safe for concurrent use.
+func CheckedDecoder[P any](fields map[reflect.Type]string, fn func(*JSONDecoder, P) error) func(*JSONDecoder, P) error {
+	for t, want := range fields {
+		if got, ok := cachedMembers(t); !ok || got != want {
+			return nil
+		}
+	}
+	return fn
+}
+
+// membersCache holds jsonMembers' results by type: a generated package
+// checks its whole table once per kind.
+var membersCache sync.Map // reflect.Type -> members
+
+type members struct {
+	names string
+	ok    bool
+}
+
+func cachedMembers(t reflect.Type) (string, bool) {
+	if m, ok := membersCache.Load(t); ok {
+		return m.(members).names, m.(members).ok
+	}
+	names, ok := jsonMembers(t)
+	membersCache.Store(t, members{names, ok})
+	return names, ok
+}
+
+// jsonMembers returns the JSON member names of the struct type t as the
+// generator's planner (generator/decode) computes them for the structs it
+// generates decoders for, comma-separated; ok is false for a struct outside
+// what it generates for.
+func jsonMembers(t reflect.Type) (string, bool) {
+	var names []string
+	if t.Kind() != reflect.Struct || !collectMembers(t, map[reflect.Type]bool{}, &names) {
+		return "", false
+	}
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ","
+		}
+		out += n
+	}
+	return out, true
+}
+
+func collectMembers(t reflect.Type, visiting map[reflect.Type]bool, names *[]string) bool {
+	if visiting[t] {
+		return false
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		inline := false
+		for o := range strings.SplitSeq(opts, ",") {
+			switch o {
+			case "", "omitempty", "omitzero":
+			case "inline":
+				inline = true
+			default:
+				return false
+			}
+		}
+		if f.Anonymous {
+			if f.Type.Kind() == reflect.Pointer {
+				return false
+			}
+			isStruct := f.Type.Kind() == reflect.Struct
+			if !f.IsExported() && !isStruct {
+				continue
+			}
+			if name == "" && isStruct {
+				if !f.IsExported() || !collectMembers(f.Type, visiting, names) {
+					return false
+				}
+				continue
+			}
+			if !f.IsExported() || inline {
+				return false
+			}
+		} else {
+			if !f.IsExported() {
+				continue
+			}
+			if inline {
+				return false
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		*names = append(*names, name)
+	}
+	return true
 }

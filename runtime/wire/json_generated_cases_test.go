@@ -242,3 +242,43 @@ func TestGeneratedDecoderIsUsed(t *testing.T) {
 	}()
 	newJSONCodec[runtime.Object](pod.elem, pod.gvk, GeneratedDecoder(func(*JSONDecoder, *metav1.Status) error { return nil }))
 }
+
+// TestCheckedDecoder: a generated decoder is used only while the struct
+// types it was generated for have the same JSON members.
+func TestCheckedDecoder(t *testing.T) {
+	type inner struct {
+		A string `json:"a"`
+	}
+	type outer struct {
+		metav1.TypeMeta `json:",inline"`
+		Inner           inner `json:"inner,omitempty"`
+		NoTag           int
+		Skipped         string `json:"-"`
+		unexported      string
+	}
+	fn := func(*JSONDecoder, *outer) error { return nil }
+	if got, ok := jsonMembers(reflect.TypeFor[outer]()); !ok || got != "kind,apiVersion,inner,NoTag" {
+		t.Fatalf("jsonMembers(outer) = %q, %v", got, ok)
+	}
+	for _, c := range []struct {
+		name   string
+		fields map[reflect.Type]string
+		want   bool
+	}{
+		{"unchanged", map[reflect.Type]string{reflect.TypeFor[outer](): "kind,apiVersion,inner,NoTag", reflect.TypeFor[inner](): "a"}, true},
+		{"a member added since", map[reflect.Type]string{reflect.TypeFor[outer](): "kind,apiVersion,inner", reflect.TypeFor[inner](): "a"}, false},
+		{"a member renamed", map[reflect.Type]string{reflect.TypeFor[inner](): "b"}, false},
+		{"a struct the planner leaves to the default decoder", map[reflect.Type]string{reflect.TypeFor[semObj](): ""}, false},
+	} {
+		if got := CheckedDecoder(c.fields, fn) != nil; got != c.want {
+			t.Errorf("%s: decoder kept %v, want %v", c.name, got, c.want)
+		}
+	}
+	// A nil decoder is no option at all.
+	var cfg jsonConfig
+	GeneratedDecoder[*outer](nil)(&cfg)
+	if cfg.decode != nil {
+		t.Error("GeneratedDecoder(nil) set a decoder")
+	}
+	_ = outer{}.unexported
+}

@@ -28,6 +28,11 @@ func init() {
 	wire.RegisterGeneratedDecoder(reflect.TypeFor[gadgetsv1.Gadget](), wire.GeneratedDecoder(gadgetsv1gen.GadgetType.DecodeJSON))
 
 	reg := func(t reflect.Type, o wire.JSONOption) { wire.RegisterGeneratedDecoder(t, o) }
+	if corev1gen.PodType.DecodeJSON == nil || gadgetsv1gen.GadgetType.DecodeJSON == nil {
+		// CheckedDecoder found the types changed: the tests below would
+		// test the reflective decoder twice.
+		panic("generated decoders are stale: run hack/update-codegen.sh")
+	}
 	reg(reflect.TypeFor[corev1.ComponentStatus](), wire.GeneratedDecoder(corev1gen.ComponentStatusType.DecodeJSON))
 	reg(reflect.TypeFor[corev1.ConfigMap](), wire.GeneratedDecoder(corev1gen.ConfigMapType.DecodeJSON))
 	reg(reflect.TypeFor[corev1.Endpoints](), wire.GeneratedDecoder(corev1gen.EndpointsType.DecodeJSON))

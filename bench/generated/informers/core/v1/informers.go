@@ -101,7 +101,7 @@ var ComponentStatusType = factory.Type[*v1.ComponentStatus, *v1.ComponentStatusL
 	NewList:     func() *v1.ComponentStatusList { return new(v1.ComponentStatusList) },
 	Items:       componentStatusItems,
 	Indexers:    listers.ComponentStatusIndexers,
-	DecodeJSON:  jsonCorev1ComponentStatus,
+	DecodeJSON:  componentStatusDecodeJSON,
 }
 
 // componentStatusItems returns pointers to the items of l, without copying them
@@ -147,7 +147,7 @@ var ConfigMapType = factory.Type[*v1.ConfigMap, *v1.ConfigMapList]{
 	NewList:     func() *v1.ConfigMapList { return new(v1.ConfigMapList) },
 	Items:       configMapItems,
 	Indexers:    listers.ConfigMapIndexers,
-	DecodeJSON:  jsonCorev1ConfigMap,
+	DecodeJSON:  configMapDecodeJSON,
 }
 
 // configMapItems returns pointers to the items of l, without copying them
@@ -193,7 +193,7 @@ var EndpointsType = factory.Type[*v1.Endpoints, *v1.EndpointsList]{
 	NewList:     func() *v1.EndpointsList { return new(v1.EndpointsList) },
 	Items:       endpointsItems,
 	Indexers:    listers.EndpointsIndexers,
-	DecodeJSON:  jsonCorev1Endpoints,
+	DecodeJSON:  endpointsDecodeJSON,
 }
 
 // endpointsItems returns pointers to the items of l, without copying them
@@ -239,7 +239,7 @@ var EventType = factory.Type[*v1.Event, *v1.EventList]{
 	NewList:     func() *v1.EventList { return new(v1.EventList) },
 	Items:       eventItems,
 	Indexers:    listers.EventIndexers,
-	DecodeJSON:  jsonCorev1Event,
+	DecodeJSON:  eventDecodeJSON,
 }
 
 // eventItems returns pointers to the items of l, without copying them
@@ -285,7 +285,7 @@ var LimitRangeType = factory.Type[*v1.LimitRange, *v1.LimitRangeList]{
 	NewList:     func() *v1.LimitRangeList { return new(v1.LimitRangeList) },
 	Items:       limitRangeItems,
 	Indexers:    listers.LimitRangeIndexers,
-	DecodeJSON:  jsonCorev1LimitRange,
+	DecodeJSON:  limitRangeDecodeJSON,
 }
 
 // limitRangeItems returns pointers to the items of l, without copying them
@@ -331,7 +331,7 @@ var NamespaceType = factory.Type[*v1.Namespace, *v1.NamespaceList]{
 	NewList:     func() *v1.NamespaceList { return new(v1.NamespaceList) },
 	Items:       namespaceItems,
 	Indexers:    listers.NamespaceIndexers,
-	DecodeJSON:  jsonCorev1Namespace,
+	DecodeJSON:  namespaceDecodeJSON,
 }
 
 // namespaceItems returns pointers to the items of l, without copying them
@@ -377,7 +377,7 @@ var NodeType = factory.Type[*v1.Node, *v1.NodeList]{
 	NewList:     func() *v1.NodeList { return new(v1.NodeList) },
 	Items:       nodeItems,
 	Indexers:    listers.NodeIndexers,
-	DecodeJSON:  jsonCorev1Node,
+	DecodeJSON:  nodeDecodeJSON,
 }
 
 // nodeItems returns pointers to the items of l, without copying them
@@ -423,7 +423,7 @@ var PersistentVolumeType = factory.Type[*v1.PersistentVolume, *v1.PersistentVolu
 	NewList:     func() *v1.PersistentVolumeList { return new(v1.PersistentVolumeList) },
 	Items:       persistentVolumeItems,
 	Indexers:    listers.PersistentVolumeIndexers,
-	DecodeJSON:  jsonCorev1PersistentVolume,
+	DecodeJSON:  persistentVolumeDecodeJSON,
 }
 
 // persistentVolumeItems returns pointers to the items of l, without copying them
@@ -469,7 +469,7 @@ var PersistentVolumeClaimType = factory.Type[*v1.PersistentVolumeClaim, *v1.Pers
 	NewList:     func() *v1.PersistentVolumeClaimList { return new(v1.PersistentVolumeClaimList) },
 	Items:       persistentVolumeClaimItems,
 	Indexers:    listers.PersistentVolumeClaimIndexers,
-	DecodeJSON:  jsonCorev1PersistentVolumeClaim,
+	DecodeJSON:  persistentVolumeClaimDecodeJSON,
 }
 
 // persistentVolumeClaimItems returns pointers to the items of l, without copying them
@@ -515,7 +515,7 @@ var PodType = factory.Type[*v1.Pod, *v1.PodList]{
 	NewList:     func() *v1.PodList { return new(v1.PodList) },
 	Items:       podItems,
 	Indexers:    listers.PodIndexers,
-	DecodeJSON:  jsonCorev1Pod,
+	DecodeJSON:  podDecodeJSON,
 }
 
 // podItems returns pointers to the items of l, without copying them
@@ -561,7 +561,7 @@ var PodTemplateType = factory.Type[*v1.PodTemplate, *v1.PodTemplateList]{
 	NewList:     func() *v1.PodTemplateList { return new(v1.PodTemplateList) },
 	Items:       podTemplateItems,
 	Indexers:    listers.PodTemplateIndexers,
-	DecodeJSON:  jsonCorev1PodTemplate,
+	DecodeJSON:  podTemplateDecodeJSON,
 }
 
 // podTemplateItems returns pointers to the items of l, without copying them
@@ -607,7 +607,7 @@ var ReplicationControllerType = factory.Type[*v1.ReplicationController, *v1.Repl
 	NewList:     func() *v1.ReplicationControllerList { return new(v1.ReplicationControllerList) },
 	Items:       replicationControllerItems,
 	Indexers:    listers.ReplicationControllerIndexers,
-	DecodeJSON:  jsonCorev1ReplicationController,
+	DecodeJSON:  replicationControllerDecodeJSON,
 }
 
 // replicationControllerItems returns pointers to the items of l, without copying them
@@ -653,7 +653,7 @@ var ResourceQuotaType = factory.Type[*v1.ResourceQuota, *v1.ResourceQuotaList]{
 	NewList:     func() *v1.ResourceQuotaList { return new(v1.ResourceQuotaList) },
 	Items:       resourceQuotaItems,
 	Indexers:    listers.ResourceQuotaIndexers,
-	DecodeJSON:  jsonCorev1ResourceQuota,
+	DecodeJSON:  resourceQuotaDecodeJSON,
 }
 
 // resourceQuotaItems returns pointers to the items of l, without copying them
@@ -699,7 +699,7 @@ var SecretType = factory.Type[*v1.Secret, *v1.SecretList]{
 	NewList:     func() *v1.SecretList { return new(v1.SecretList) },
 	Items:       secretItems,
 	Indexers:    listers.SecretIndexers,
-	DecodeJSON:  jsonCorev1Secret,
+	DecodeJSON:  secretDecodeJSON,
 }
 
 // secretItems returns pointers to the items of l, without copying them
@@ -745,7 +745,7 @@ var ServiceType = factory.Type[*v1.Service, *v1.ServiceList]{
 	NewList:     func() *v1.ServiceList { return new(v1.ServiceList) },
 	Items:       serviceItems,
 	Indexers:    listers.ServiceIndexers,
-	DecodeJSON:  jsonCorev1Service,
+	DecodeJSON:  serviceDecodeJSON,
 }
 
 // serviceItems returns pointers to the items of l, without copying them
@@ -791,7 +791,7 @@ var ServiceAccountType = factory.Type[*v1.ServiceAccount, *v1.ServiceAccountList
 	NewList:     func() *v1.ServiceAccountList { return new(v1.ServiceAccountList) },
 	Items:       serviceAccountItems,
 	Indexers:    listers.ServiceAccountIndexers,
-	DecodeJSON:  jsonCorev1ServiceAccount,
+	DecodeJSON:  serviceAccountDecodeJSON,
 }
 
 // serviceAccountItems returns pointers to the items of l, without copying them

@@ -41,7 +41,7 @@ var FooType = factory.Type[*v1.Foo, *v1.FooList]{
 	NewList:     func() *v1.FooList { return new(v1.FooList) },
 	Items:       fooItems,
 	Indexers:    listers.FooIndexers,
-	DecodeJSON:  jsonSamplecontrollerv1Foo,
+	DecodeJSON:  fooDecodeJSON,
 }
 
 // fooItems returns pointers to the items of l, without copying them
@@ -87,7 +87,7 @@ var HostType = factory.Type[*v1.Host, *v1.HostList]{
 	NewList:     func() *v1.HostList { return new(v1.HostList) },
 	Items:       hostItems,
 	Indexers:    listers.HostIndexers,
-	DecodeJSON:  jsonSamplecontrollerv1Host,
+	DecodeJSON:  hostDecodeJSON,
 }
 
 // hostItems returns pointers to the items of l, without copying them

@@ -10,7 +10,28 @@ import (
 	samplecontrollerv1alpha1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1alpha1"
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	fooDecodeJSON  = wire.CheckedDecoder(jsonMembers, jsonSamplecontrollerv1alpha1Foo)
+	hostDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonSamplecontrollerv1alpha1Host)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[metav1.ManagedFieldsEntry]():           "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():                   "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():               "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeFor[samplecontrollerv1alpha1.Foo]():        "kind,apiVersion,metadata,spec,status",
+	reflect.TypeFor[samplecontrollerv1alpha1.FooSpec]():    "deploymentName,replicas,hostName",
+	reflect.TypeFor[samplecontrollerv1alpha1.FooStatus]():  "availableReplicas,observedGeneration",
+	reflect.TypeFor[samplecontrollerv1alpha1.Host]():       "kind,apiVersion,metadata,spec,status",
+	reflect.TypeFor[samplecontrollerv1alpha1.HostSpec]():   "capacity",
+	reflect.TypeFor[samplecontrollerv1alpha1.HostStatus](): "foos,observedGeneration",
+}
 
 func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
 	if ok, err := d.BeginObject(); !ok {

@@ -10,7 +10,25 @@ import (
 	apiv1 "github.com/informer-gen/informer-gen/examples/kubebuilder/api/v1"
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	widgetDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonApiv1Widget)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[apiv1.Widget]():              "kind,apiVersion,metadata,spec,status",
+	reflect.TypeFor[apiv1.WidgetSpec]():          "class",
+	reflect.TypeFor[apiv1.WidgetStatus]():        "conditions,peers",
+	reflect.TypeFor[metav1.Condition]():          "type,status,observedGeneration,lastTransitionTime,reason,message",
+	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+}
 
 func jsonApiv1Widget(d *wire.JSONDecoder, v *apiv1.Widget) error {
 	if ok, err := d.BeginObject(); !ok {

@@ -37,7 +37,7 @@ var WidgetType = factory.Type[*v1.Widget, *v1.WidgetList]{
 	NewList:     func() *v1.WidgetList { return new(v1.WidgetList) },
 	Items:       widgetItems,
 	Indexers:    listers.WidgetIndexers,
-	DecodeJSON:  jsonApiv1Widget,
+	DecodeJSON:  widgetDecodeJSON,
 }
 
 // widgetItems returns pointers to the items of l, without copying them

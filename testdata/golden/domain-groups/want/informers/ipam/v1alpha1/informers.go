@@ -43,7 +43,7 @@ var IPAddressType = factory.Type[*v1alpha1.IPAddress, *v1alpha1.IPAddressList]{
 	NewList:     func() *v1alpha1.IPAddressList { return new(v1alpha1.IPAddressList) },
 	Items:       iPAddressItems,
 	Indexers:    listers.IPAddressIndexers,
-	DecodeJSON:  jsonIpamv1alpha1IPAddress,
+	DecodeJSON:  iPAddressDecodeJSON,
 }
 
 // iPAddressItems returns pointers to the items of l, without copying them

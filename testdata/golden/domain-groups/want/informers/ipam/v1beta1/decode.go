@@ -16,7 +16,23 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	ipamv1beta1 "github.com/informer-gen/informer-gen/testdata/golden/domain-groups/input/api/ipam/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	iPAddressDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonIpamv1beta1IPAddress)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[ipamv1beta1.IPAddress]():     "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[ipamv1beta1.IPAddressSpec](): "",
+	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+}
 
 func jsonIpamv1beta1IPAddress(d *wire.JSONDecoder, v *ipamv1beta1.IPAddress) error {
 	if ok, err := d.BeginObject(); !ok {

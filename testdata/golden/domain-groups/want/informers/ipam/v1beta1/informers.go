@@ -43,7 +43,7 @@ var IPAddressType = factory.Type[*v1beta1.IPAddress, *v1beta1.IPAddressList]{
 	NewList:     func() *v1beta1.IPAddressList { return new(v1beta1.IPAddressList) },
 	Items:       iPAddressItems,
 	Indexers:    listers.IPAddressIndexers,
-	DecodeJSON:  jsonIpamv1beta1IPAddress,
+	DecodeJSON:  iPAddressDecodeJSON,
 }
 
 // iPAddressItems returns pointers to the items of l, without copying them

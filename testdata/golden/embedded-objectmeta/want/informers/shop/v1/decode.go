@@ -16,7 +16,25 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	shopv1 "github.com/informer-gen/informer-gen/testdata/golden/embedded-objectmeta/input/apis/shop/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	invoiceDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonShopv1Invoice)
+	orderDecodeJSON   = wire.CheckedDecoder(jsonMembers, jsonShopv1Order)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeFor[shopv1.Invoice]():            "kind,apiVersion,metadata,total",
+	reflect.TypeFor[shopv1.Order]():              "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[shopv1.OrderSpec]():          "customer",
+}
 
 func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
 	if ok, err := d.BeginObject(); !ok {

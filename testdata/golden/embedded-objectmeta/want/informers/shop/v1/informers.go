@@ -47,7 +47,7 @@ var InvoiceType = factory.Type[*v1.Invoice, *v1.InvoiceList]{
 	NewList:     func() *v1.InvoiceList { return new(v1.InvoiceList) },
 	Items:       func(l *v1.InvoiceList) []*v1.Invoice { return l.Items },
 	Indexers:    listers.InvoiceIndexers,
-	DecodeJSON:  jsonShopv1Invoice,
+	DecodeJSON:  invoiceDecodeJSON,
 }
 
 // InvoiceInformer gives access to the shared informer and lister of Invoices.
@@ -82,7 +82,7 @@ var OrderType = factory.Type[*v1.Order, *v1.OrderList]{
 	NewList:     func() *v1.OrderList { return new(v1.OrderList) },
 	Items:       orderItems,
 	Indexers:    listers.OrderIndexers,
-	DecodeJSON:  jsonShopv1Order,
+	DecodeJSON:  orderDecodeJSON,
 }
 
 // orderItems returns pointers to the items of l, without copying them

@@ -43,7 +43,7 @@ var OrderType = factory.Type[*v1.Order, *v1.OrderList]{
 	NewList:     func() *v1.OrderList { return new(v1.OrderList) },
 	Items:       orderItems,
 	Indexers:    listers.OrderIndexers,
-	DecodeJSON:  jsonApiv1Order,
+	DecodeJSON:  orderDecodeJSON,
 }
 
 // orderItems returns pointers to the items of l, without copying them

@@ -16,7 +16,25 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	batchv1 "github.com/informer-gen/informer-gen/testdata/golden/indexes/input/apis/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	taskDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonBatchv1Task)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[batchv1.TargetRef]():         "name",
+	reflect.TypeFor[batchv1.Task]():              "kind,apiVersion,metadata,spec,status",
+	reflect.TypeFor[batchv1.TaskSpec]():          "nodeName,className,tags,zone,zones,aliases,target",
+	reflect.TypeFor[batchv1.TaskStatus]():        "phase",
+	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+}
 
 func jsonBatchv1TargetRef(d *wire.JSONDecoder, v *batchv1.TargetRef) error {
 	if ok, err := d.BeginObject(); !ok {

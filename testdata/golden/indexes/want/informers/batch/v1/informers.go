@@ -43,7 +43,7 @@ var TaskType = factory.Type[*v1.Task, *v1.TaskList]{
 	NewList:     func() *v1.TaskList { return new(v1.TaskList) },
 	Items:       taskItems,
 	Indexers:    listers.TaskIndexers,
-	DecodeJSON:  jsonBatchv1Task,
+	DecodeJSON:  taskDecodeJSON,
 }
 
 // taskItems returns pointers to the items of l, without copying them

@@ -16,7 +16,29 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	gadgetsv1 "github.com/informer-gen/informer-gen/testdata/golden/json-decoders/input/apis/gadgets/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	gadgetDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonGadgetsv1Gadget)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[gadgetsv1.Gadget]():                "kind,apiVersion,metadata,spec,status",
+	reflect.TypeFor[gadgetsv1.GadgetSpec]():            "size,port,raw,data,counts,parts,tree,legacy,selector,matrix,extra,shadow,NoTag",
+	reflect.TypeFor[gadgetsv1.GadgetStatus]():          "conditions",
+	reflect.TypeFor[gadgetsv1.Node]():                  "value,children",
+	reflect.TypeFor[gadgetsv1.Part]():                  "name,weight,enabled,tier",
+	reflect.TypeFor[metav1.Condition]():                "type,status,observedGeneration,lastTransitionTime,reason,message",
+	reflect.TypeFor[metav1.LabelSelector]():            "matchLabels,matchExpressions",
+	reflect.TypeFor[metav1.LabelSelectorRequirement](): "key,operator,values",
+	reflect.TypeFor[metav1.ManagedFieldsEntry]():       "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():               "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():           "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+}
 
 func jsonGadgetsv1Gadget(d *wire.JSONDecoder, v *gadgetsv1.Gadget) error {
 	if ok, err := d.BeginObject(); !ok {

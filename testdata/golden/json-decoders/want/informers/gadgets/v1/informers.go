@@ -43,7 +43,7 @@ var GadgetType = factory.Type[*v1.Gadget, *v1.GadgetList]{
 	NewList:     func() *v1.GadgetList { return new(v1.GadgetList) },
 	Items:       gadgetItems,
 	Indexers:    listers.GadgetIndexers,
-	DecodeJSON:  jsonGadgetsv1Gadget,
+	DecodeJSON:  gadgetDecodeJSON,
 }
 
 // gadgetItems returns pointers to the items of l, without copying them

@@ -16,7 +16,23 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	apiv1 "github.com/informer-gen/informer-gen/testdata/golden/kubebuilder-detached/input/api/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	robotDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonApiv1Robot)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[apiv1.Robot]():               "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[apiv1.RobotSpec]():           "",
+	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+}
 
 func jsonApiv1Robot(d *wire.JSONDecoder, v *apiv1.Robot) error {
 	if ok, err := d.BeginObject(); !ok {

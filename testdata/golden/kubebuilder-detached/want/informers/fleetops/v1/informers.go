@@ -43,7 +43,7 @@ var RobotType = factory.Type[*v1.Robot, *v1.RobotList]{
 	NewList:     func() *v1.RobotList { return new(v1.RobotList) },
 	Items:       robotItems,
 	Indexers:    listers.RobotIndexers,
-	DecodeJSON:  jsonApiv1Robot,
+	DecodeJSON:  robotDecodeJSON,
 }
 
 // robotItems returns pointers to the items of l, without copying them

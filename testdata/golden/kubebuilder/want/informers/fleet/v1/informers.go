@@ -47,7 +47,7 @@ var FleetType = factory.Type[*v1.Fleet, *v1.FleetList]{
 	NewList:     func() *v1.FleetList { return new(v1.FleetList) },
 	Items:       fleetItems,
 	Indexers:    listers.FleetIndexers,
-	DecodeJSON:  jsonApiv1Fleet,
+	DecodeJSON:  fleetDecodeJSON,
 }
 
 // fleetItems returns pointers to the items of l, without copying them
@@ -93,7 +93,7 @@ var WidgetType = factory.Type[*v1.Widget, *v1.WidgetList]{
 	NewList:     func() *v1.WidgetList { return new(v1.WidgetList) },
 	Items:       widgetItems,
 	Indexers:    listers.WidgetIndexers,
-	DecodeJSON:  jsonApiv1Widget,
+	DecodeJSON:  widgetDecodeJSON,
 }
 
 // widgetItems returns pointers to the items of l, without copying them

@@ -16,7 +16,26 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	chaosv1alpha1 "github.com/informer-gen/informer-gen/testdata/golden/multigroup/input/apis/chaos/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	chaosDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonChaosv1alpha1Chaos)
+	proxyDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonChaosv1alpha1Proxy)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[chaosv1alpha1.Chaos]():       "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[chaosv1alpha1.ChaosSpec]():   "",
+	reflect.TypeFor[chaosv1alpha1.Proxy]():       "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[chaosv1alpha1.ProxySpec]():   "",
+	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+}
 
 func jsonChaosv1alpha1Chaos(d *wire.JSONDecoder, v *chaosv1alpha1.Chaos) error {
 	if ok, err := d.BeginObject(); !ok {

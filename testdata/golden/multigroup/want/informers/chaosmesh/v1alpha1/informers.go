@@ -47,7 +47,7 @@ var ChaosType = factory.Type[*v1alpha1.Chaos, *v1alpha1.ChaosList]{
 	NewList:     func() *v1alpha1.ChaosList { return new(v1alpha1.ChaosList) },
 	Items:       chaosItems,
 	Indexers:    listers.ChaosIndexers,
-	DecodeJSON:  jsonChaosv1alpha1Chaos,
+	DecodeJSON:  chaosDecodeJSON,
 }
 
 // chaosItems returns pointers to the items of l, without copying them
@@ -93,7 +93,7 @@ var ProxyType = factory.Type[*v1alpha1.Proxy, *v1alpha1.ProxyList]{
 	NewList:     func() *v1alpha1.ProxyList { return new(v1alpha1.ProxyList) },
 	Items:       proxyItems,
 	Indexers:    listers.ProxyIndexers,
-	DecodeJSON:  jsonChaosv1alpha1Proxy,
+	DecodeJSON:  proxyDecodeJSON,
 }
 
 // proxyItems returns pointers to the items of l, without copying them

@@ -16,7 +16,32 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	networkingv1 "github.com/informer-gen/informer-gen/testdata/golden/multigroup/input/apis/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	endpointsDecodeJSON     = wire.CheckedDecoder(jsonMembers, jsonNetworkingv1Endpoints)
+	ingressDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonNetworkingv1Ingress)
+	networkPolicyDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonNetworkingv1NetworkPolicy)
+	statusDecodeJSON        = wire.CheckedDecoder(jsonMembers, jsonNetworkingv1Status)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[metav1.ManagedFieldsEntry]():      "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():              "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():          "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeFor[networkingv1.Endpoints]():         "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[networkingv1.EndpointsSpec]():     "",
+	reflect.TypeFor[networkingv1.Ingress]():           "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[networkingv1.IngressSpec]():       "",
+	reflect.TypeFor[networkingv1.NetworkPolicy]():     "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[networkingv1.NetworkPolicySpec](): "",
+	reflect.TypeFor[networkingv1.Status]():            "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[networkingv1.StatusSpec]():        "",
+}
 
 func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
 	if ok, err := d.BeginObject(); !ok {

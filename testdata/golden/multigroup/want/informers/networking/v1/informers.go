@@ -55,7 +55,7 @@ var EndpointsType = factory.Type[*v1.Endpoints, *v1.EndpointsList]{
 	NewList:     func() *v1.EndpointsList { return new(v1.EndpointsList) },
 	Items:       endpointsItems,
 	Indexers:    listers.EndpointsIndexers,
-	DecodeJSON:  jsonNetworkingv1Endpoints,
+	DecodeJSON:  endpointsDecodeJSON,
 }
 
 // endpointsItems returns pointers to the items of l, without copying them
@@ -101,7 +101,7 @@ var IngressType = factory.Type[*v1.Ingress, *v1.IngressList]{
 	NewList:     func() *v1.IngressList { return new(v1.IngressList) },
 	Items:       ingressItems,
 	Indexers:    listers.IngressIndexers,
-	DecodeJSON:  jsonNetworkingv1Ingress,
+	DecodeJSON:  ingressDecodeJSON,
 }
 
 // ingressItems returns pointers to the items of l, without copying them
@@ -147,7 +147,7 @@ var NetworkPolicyType = factory.Type[*v1.NetworkPolicy, *v1.NetworkPolicyList]{
 	NewList:     func() *v1.NetworkPolicyList { return new(v1.NetworkPolicyList) },
 	Items:       networkPolicyItems,
 	Indexers:    listers.NetworkPolicyIndexers,
-	DecodeJSON:  jsonNetworkingv1NetworkPolicy,
+	DecodeJSON:  networkPolicyDecodeJSON,
 }
 
 // networkPolicyItems returns pointers to the items of l, without copying them
@@ -193,7 +193,7 @@ var StatusType = factory.Type[*v1.Status, *v1.StatusList]{
 	NewList:     func() *v1.StatusList { return new(v1.StatusList) },
 	Items:       statusItems,
 	Indexers:    listers.StatusIndexers,
-	DecodeJSON:  jsonNetworkingv1Status,
+	DecodeJSON:  statusDecodeJSON,
 }
 
 // statusItems returns pointers to the items of l, without copying them

@@ -43,7 +43,7 @@ var IngressType = factory.Type[*v2beta1.Ingress, *v2beta1.IngressList]{
 	NewList:     func() *v2beta1.IngressList { return new(v2beta1.IngressList) },
 	Items:       ingressItems,
 	Indexers:    listers.IngressIndexers,
-	DecodeJSON:  jsonNetworkingv2beta1Ingress,
+	DecodeJSON:  ingressDecodeJSON,
 }
 
 // ingressItems returns pointers to the items of l, without copying them

@@ -43,7 +43,7 @@ var ExtensionType = factory.Type[*v1alpha1.Extension, *v1alpha1.ExtensionList]{
 	NewList:     func() *v1alpha1.ExtensionList { return new(v1alpha1.ExtensionList) },
 	Items:       extensionItems,
 	Indexers:    listers.ExtensionIndexers,
-	DecodeJSON:  jsonApiv1alpha1Extension,
+	DecodeJSON:  extensionDecodeJSON,
 }
 
 // extensionItems returns pointers to the items of l, without copying them

@@ -47,7 +47,7 @@ var GatewayType = factory.Type[*v1.Gateway, *v1.GatewayList]{
 	NewList:     func() *v1.GatewayList { return new(v1.GatewayList) },
 	Items:       gatewayItems,
 	Indexers:    listers.GatewayIndexers,
-	DecodeJSON:  jsonNetworkingv1Gateway,
+	DecodeJSON:  gatewayDecodeJSON,
 }
 
 // gatewayItems returns pointers to the items of l, without copying them
@@ -93,7 +93,7 @@ var VirtualServiceType = factory.Type[*v1.VirtualService, *v1.VirtualServiceList
 	NewList:     func() *v1.VirtualServiceList { return new(v1.VirtualServiceList) },
 	Items:       func(l *v1.VirtualServiceList) []*v1.VirtualService { return l.Items },
 	Indexers:    listers.VirtualServiceIndexers,
-	DecodeJSON:  jsonNetworkingv1VirtualService,
+	DecodeJSON:  virtualServiceDecodeJSON,
 }
 
 // VirtualServiceInformer gives access to the shared informer and lister of VirtualServices.

@@ -16,7 +16,23 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	gadgetsv1 "github.com/informer-gen/informer-gen/testdata/golden/register-gen/input/apis/gadgets/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	gadgetDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonGadgetsv1Gadget)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[gadgetsv1.Gadget]():          "kind,apiVersion,metadata,spec",
+	reflect.TypeFor[gadgetsv1.GadgetSpec]():      "size",
+	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+}
 
 func jsonGadgetsv1Gadget(d *wire.JSONDecoder, v *gadgetsv1.Gadget) error {
 	if ok, err := d.BeginObject(); !ok {

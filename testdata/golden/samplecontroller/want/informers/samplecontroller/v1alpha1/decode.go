@@ -16,7 +16,24 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	samplecontrollerv1alpha1 "github.com/informer-gen/informer-gen/testdata/golden/samplecontroller/input/apis/samplecontroller/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	reflect "reflect"
 )
+
+// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
+// members it had when this file was generated (a dependency upgraded without regenerating).
+var (
+	fooDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonSamplecontrollerv1alpha1Foo)
+)
+
+// jsonMembers are the JSON members each struct decoder below reads.
+var jsonMembers = map[reflect.Type]string{
+	reflect.TypeFor[metav1.ManagedFieldsEntry]():          "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeFor[metav1.ObjectMeta]():                  "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeFor[metav1.OwnerReference]():              "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeFor[samplecontrollerv1alpha1.Foo]():       "kind,apiVersion,metadata,spec,status",
+	reflect.TypeFor[samplecontrollerv1alpha1.FooSpec]():   "deploymentName,replicas",
+	reflect.TypeFor[samplecontrollerv1alpha1.FooStatus](): "availableReplicas",
+}
 
 func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
 	if ok, err := d.BeginObject(); !ok {

@@ -43,7 +43,7 @@ var FooType = factory.Type[*v1alpha1.Foo, *v1alpha1.FooList]{
 	NewList:     func() *v1alpha1.FooList { return new(v1alpha1.FooList) },
 	Items:       fooItems,
 	Indexers:    listers.FooIndexers,
-	DecodeJSON:  jsonSamplecontrollerv1alpha1Foo,
+	DecodeJSON:  fooDecodeJSON,
 }
 
 // fooItems returns pointers to the items of l, without copying them
