@@ -49,11 +49,8 @@ type Kind struct {
 	Resource   string // foos
 	Namespaced bool
 	Informer   bool // false with +k8s:informer-gen=false: lister only
-	// PointerItems is true when the list type declares Items []*Kind
-	// rather than []Kind (istio's and other large API modules' style).
-	PointerItems bool
-	Indexes      []*Index
-	pos          token.Position
+	Indexes    []*Index
+	pos        token.Position
 }
 
 // Index is one +informer-gen:index on a kind.

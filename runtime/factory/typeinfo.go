@@ -24,8 +24,6 @@ type typeInfo struct {
 	addToScheme func(*runtime.Scheme) error
 	objectType  reflect.Type
 	indexers    store.Indexers[store.Obj]
-	newList     func() runtime.Object
-	items       func(runtime.Object) []store.Obj
 	// listerWatcher converts TypeOptions.ListerWatcher; perNamespace is
 	// false for a single source. It panics on a value of the wrong type.
 	listerWatcher func(lw any) (newLW func(ns string) reflector.ListerWatcher[store.Obj], perNamespace bool)
@@ -37,7 +35,7 @@ type typeInfo struct {
 }
 
 // info returns typ without type parameters.
-func (typ Type[T, L]) info() *typeInfo {
+func (typ Type[T]) info() *typeInfo {
 	ti := &typeInfo{
 		resource:    typ.Resource,
 		namespaced:  typ.Namespaced,
@@ -66,20 +64,6 @@ func (typ Type[T, L]) info() *typeInfo {
 	}
 	if typ.Indexers != nil {
 		ti.indexers = store.UntypedIndexers(typ.Indexers())
-	}
-	if typ.NewList != nil {
-		ti.newList = func() runtime.Object { return typ.NewList() }
-	}
-	if typ.Items != nil {
-		ti.items = func(l runtime.Object) []store.Obj {
-			list, _ := l.(L)
-			items := typ.Items(list)
-			out := make([]store.Obj, len(items))
-			for n, o := range items {
-				out[n] = o
-			}
-			return out
-		}
 	}
 	return ti
 }
