@@ -42,8 +42,7 @@ func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf fu
 	}
 	diags = append(diags, s.conflicts...)
 	diags = append(diags, checkObjectMeta(st, name, pos, posOf)...)
-	pointerItems, ds := checkListType(named, listType, listName, pos, posOf)
-	diags = append(diags, ds...)
+	diags = append(diags, checkListType(named, listType, listName, pos, posOf)...)
 	if !hasMethod(named, "DeepCopy") || !hasMethod(named, "DeepCopyObject") {
 		diags = append(diags, Diagnostic{Pos: pos,
 			Message: fmt.Sprintf("type %s has no DeepCopy and DeepCopyObject methods", name),
@@ -52,14 +51,13 @@ func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf fu
 
 	t := &gengotypes.Type{Name: gengotypes.Name{Name: name}}
 	k = &Kind{
-		Name:         name,
-		Plural:       namers.plural.Name(t),
-		Resource:     cmp.Or(s.resource, namers.resource.Name(t)),
-		Namespaced:   !s.clusterScoped,
-		Informer:     !s.noInformer,
-		PointerItems: pointerItems,
-		named:        named,
-		pos:          pos,
+		Name:       name,
+		Plural:     namers.plural.Name(t),
+		Resource:   cmp.Or(s.resource, namers.resource.Name(t)),
+		Namespaced: !s.clusterScoped,
+		Informer:   !s.noInformer,
+		named:      named,
+		pos:        pos,
 	}
 	diags = append(diags, addIndexes(pkg, named, k, s.indexes)...)
 	return k, diags, ""
@@ -89,17 +87,19 @@ func notListedResource(st *types.Struct, s selection, hasList bool, listName str
 }
 
 // checkListType checks the list type of named (nil when there is none):
-// Items []Kind or []*Kind (pointerItems), and DeepCopyObject.
-func checkListType(named *types.Named, list *types.TypeName, listName string, pos token.Position, posOf func(token.Pos) token.Position) (pointerItems bool, diags Diagnostics) {
+// Items []Kind or []*Kind, and DeepCopyObject. The generated code does not
+// refer to the list type (LISTs are decoded item by item into Kind), but an
+// API package whose kind has no such list is not one the API server and its
+// clients can serve.
+func checkListType(named *types.Named, list *types.TypeName, listName string, pos token.Position, posOf func(token.Pos) token.Position) (diags Diagnostics) {
 	name := named.Obj().Name()
 	if list == nil {
-		return false, Diagnostics{{Pos: pos,
+		return Diagnostics{{Pos: pos,
 			Message: fmt.Sprintf("type %s has no list type %s", name, listName),
 			Hint:    fmt.Sprintf("declare type %s struct { metav1.TypeMeta; metav1.ListMeta; Items []%s }", listName, name)}}
 	}
-	ok, pointerItems := itemsOf(list.Type(), named)
-	if !ok {
-		return false, Diagnostics{{Pos: posOf(list.Pos()),
+	if !itemsOf(list.Type(), named) {
+		return Diagnostics{{Pos: posOf(list.Pos()),
 			Message: fmt.Sprintf("list type %s has no field Items []%s or Items []*%s", listName, name, name)}}
 	}
 	if !hasMethod(list.Type(), "DeepCopyObject") {
@@ -107,7 +107,7 @@ func checkListType(named *types.Named, list *types.TypeName, listName string, po
 			Message: fmt.Sprintf("type %s has no DeepCopyObject method", listName),
 			Hint:    "generate deepcopy funcs with deepcopy-gen or controller-gen object"})
 	}
-	return pointerItems, diags
+	return diags
 }
 
 // addIndexes builds the +informer-gen:index markers of a kind into
@@ -148,12 +148,11 @@ func isListType(st *types.Struct) bool {
 	return false
 }
 
-// itemsOf reports whether list has a field Items []item or Items []*item,
-// and which.
-func itemsOf(list types.Type, item *types.Named) (ok, pointer bool) {
+// itemsOf reports whether list has a field Items []item or Items []*item.
+func itemsOf(list types.Type, item *types.Named) bool {
 	st, isStruct := list.Underlying().(*types.Struct)
 	if !isStruct {
-		return false, false
+		return false
 	}
 	for i := range st.NumFields() {
 		f := st.Field(i)
@@ -162,17 +161,15 @@ func itemsOf(list types.Type, item *types.Named) (ok, pointer bool) {
 		}
 		sl, isSlice := f.Type().(*types.Slice)
 		if !isSlice {
-			return false, false
+			return false
 		}
 		if types.Identical(sl.Elem(), item) {
-			return true, false
+			return true
 		}
-		if p, isPtr := sl.Elem().(*types.Pointer); isPtr && types.Identical(p.Elem(), item) {
-			return true, true
-		}
-		return false, false
+		p, isPtr := sl.Elem().(*types.Pointer)
+		return isPtr && types.Identical(p.Elem(), item)
 	}
-	return false, false
+	return false
 }
 
 func hasMethod(t types.Type, name string) bool {

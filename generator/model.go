@@ -51,10 +51,7 @@ type Kind struct {
 	Resource   string // foos
 	Namespaced bool
 	Informer   bool // false with +k8s:informer-gen=false: lister only
-	// PointerItems is true when the list type declares Items []*Kind
-	// rather than []Kind (istio's and other large API modules' style).
-	PointerItems bool
-	Indexes      []*Index
+	Indexes    []*Index
 	// DecodeJSON is the name of the kind's generated JSON decoder, set by
 	// render; "" when it has none.
 	DecodeJSON string

@@ -1,6 +1,10 @@
 package generator
 
 import (
+	"go/parser"
+	"go/token"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"text/template"
@@ -122,8 +126,11 @@ func TestImportsAliases(t *testing.T) {
 		t.Errorf("sanitized alias = %q", a)
 	}
 	specs := im.specs()
-	if specs[len(specs)-1].Path != storePath || specs[len(specs)-1].Alias != "" {
-		t.Errorf("specs not sorted or runtime alias kept: %+v", specs)
+	if !slices.IsSortedFunc(specs, func(a, b importSpec) int { return strings.Compare(a.Path, b.Path) }) {
+		t.Errorf("specs not sorted: %+v", specs)
+	}
+	if i := slices.IndexFunc(specs, func(s importSpec) bool { return s.Path == storePath }); i < 0 || specs[i].Alias != "" {
+		t.Errorf("runtime store import missing or aliased: %+v", specs)
 	}
 }
 
@@ -141,5 +148,54 @@ func TestGoIdentifierAndGroupPkgName(t *testing.T) {
 	}
 	if got := groupPkgName("Apps", "example.com/apis/apps/v1"); got != "apps" {
 		t.Errorf("groupPkgName(Apps) = %q", got)
+	}
+}
+
+// A file imports what its output refers to, whichever branches of its
+// template ran: every fixed import is offered and the unused ones dropped,
+// and an unused API package (aliased) is dropped too.
+func TestImportsFollowTheOutput(t *testing.T) {
+	tmpl := template.Must(template.New("").Option("missingkey=error").Parse(`{{define "t"}}package p
+
+import (
+{{- range .Imports}}
+	{{.Alias}} "{{.Path}}"
+{{- end}}
+)
+{{if .Store}}
+var _ store.Indexers[any]
+{{end}}
+{{- if .API}}
+var _ {{.Alias}}.Foo
+{{end}}
+// labels.Selector in a comment is no use of labels.
+{{end}}`))
+	for _, tc := range []struct {
+		store, api bool
+		want       []string
+	}{
+		{false, false, nil},
+		{true, false, []string{storePath}},
+		{false, true, []string{"example.com/api/v1"}},
+		{true, true, []string{"example.com/api/v1", storePath}},
+	} {
+		im := newImports()
+		alias := im.add("example.com/api/v1", "v1")
+		out, err := execute(tmpl, "t", map[string]any{"Imports": im.specs(), "Store": tc.store, "API": tc.api, "Alias": alias}, nil)
+		if err != nil {
+			t.Fatalf("store=%v api=%v: %v", tc.store, tc.api, err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), "", out, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range f.Imports {
+			p, _ := strconv.Unquote(s.Path.Value)
+			got = append(got, p)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("store=%v api=%v: imports %q, want %q\n%s", tc.store, tc.api, got, tc.want, out)
+		}
 	}
 }

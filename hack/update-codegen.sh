@@ -3,9 +3,10 @@
 #   - the golden expected trees, testdata/golden/*/want and want.stderr
 #     (go test ./generator -run Golden -update rewrites them wholesale);
 #   - bench/generated (core/v1 with JSON decoders, for benchmarks and tests);
-#   - examples/kubebuilder (go tool informer-gen, as its make generate does);
 #   - the example project's code, through examples/crd/hack/update-codegen.sh
-#     when it exists (that module owns how it is generated).
+#     when it exists (that module owns how it is generated);
+#   - the kubebuilder example's informers and listers, as its `make generate`
+#     writes them.
 # Review the diff before committing: a golden change is a change of the
 # generated API. Usage: hack/update-codegen.sh
 set -euo pipefail
@@ -25,6 +26,7 @@ if [ -x examples/crd/hack/update-codegen.sh ]; then
 fi
 
 if [ -d examples/kubebuilder ]; then
+  # What the kubebuilder example's `make generate` runs for informer-gen.
   echo "== examples/kubebuilder"
   (cd examples/kubebuilder && go tool informer-gen --output-dir ./internal/generated ./api/...)
 fi

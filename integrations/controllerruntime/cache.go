@@ -60,7 +60,7 @@ func NewSharedInformers(f *factory.Factory) *SharedInformers {
 
 // Share makes controller-runtime's cache use f's shared informer of typ
 // (created on the cache's first use of T) for objects of type T.
-func Share[T store.Object[T], L runtime.Object](s *SharedInformers, typ factory.Type[T, L]) {
+func Share[T store.Object[T]](s *SharedInformers, typ factory.Type[T]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.byType[reflect.TypeFor[T]()] = func() toolscache.SharedIndexInformer {

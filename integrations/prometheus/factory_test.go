@@ -15,17 +15,14 @@ import (
 	igprom "github.com/informer-gen/informer-gen/integrations/prometheus"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
-var widgetType = factory.Type[*lwt.Widget, *lwt.WidgetList]{
+var widgetType = factory.Type[*lwt.Widget]{
 	Resource:    lwt.GVR,
 	Namespaced:  true,
 	AddToScheme: lwt.AddToScheme,
-	NewList:     func() *lwt.WidgetList { return new(lwt.WidgetList) },
-	Items:       func(l *lwt.WidgetList) []*lwt.Widget { return listwatch.Pointers(l.Items) },
 }
 
 // A whole factory's informers, found at scrape time: cache size and the

@@ -118,8 +118,6 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 				Tweak:         f.opts.Tweak,
 				Codec:         codec,
 				FallbackCodec: fallback,
-				NewList:       typ.newList,
-				Items:         typ.items,
 			})
 		}
 	} else {

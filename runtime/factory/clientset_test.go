@@ -25,16 +25,13 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
-var configMapType = factory.Type[*corev1.ConfigMap, *corev1.ConfigMapList]{
+var configMapType = factory.Type[*corev1.ConfigMap]{
 	Resource:    corev1.SchemeGroupVersion.WithResource("configmaps"),
 	Namespaced:  true,
 	AddToScheme: corev1.AddToScheme,
-	NewList:     func() *corev1.ConfigMapList { return new(corev1.ConfigMapList) },
-	Items:       func(l *corev1.ConfigMapList) []*corev1.ConfigMap { return listwatch.Pointers(l.Items) },
 }
 
 // clientset is the shape of a client-gen clientset, with one group-version

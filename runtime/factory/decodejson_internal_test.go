@@ -21,7 +21,7 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := 0
-	typ := Type[*lwt.Widget, *lwt.WidgetList]{
+	typ := Type[*lwt.Widget]{
 		Resource:    lwt.SchemeGroupVersion.WithResource("widgets"),
 		Namespaced:  true,
 		AddToScheme: lwt.AddToScheme,
@@ -37,7 +37,7 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 		wantCalls int
 	}{
 		{"with DecodeJSON", typ.info().jsonDecoder, 2},
-		{"without", Type[*lwt.Widget, *lwt.WidgetList]{}.info().jsonDecoder, 0},
+		{"without", Type[*lwt.Widget]{}.info().jsonDecoder, 0},
 	} {
 		calls = 0
 		codec, _, err := codecFor(nil, "", custom, lwt.SchemeGroupVersion, reflect.TypeFor[*lwt.Widget](), true, c.decoder)

@@ -21,7 +21,7 @@ import (
 
 // Type describes one API type to the runtime. Generated code declares one
 // package-level Type per kind (FooType); it is plain data and safe to share.
-type Type[T store.Object[T], L runtime.Object] struct {
+type Type[T store.Object[T]] struct {
 	// Resource is the group, version and plural resource name.
 	Resource schema.GroupVersionResource
 	// Namespaced is false for cluster-scoped types.
@@ -30,10 +30,6 @@ type Type[T store.Object[T], L runtime.Object] struct {
 	// AddToScheme). The factory calls it once per group-version on a scheme of
 	// its own.
 	AddToScheme func(*runtime.Scheme) error
-	// NewList returns an empty list to decode a LIST into.
-	NewList func() L
-	// Items returns the items of a list as T (usually via Pointers).
-	Items func(L) []T
 	// Indexers, when not nil, returns the type's declared indexes; NewInformer
 	// adds them to every informer of the type.
 	Indexers func() store.Indexers[T]
@@ -102,18 +98,18 @@ func New(cfg *rest.Config, opts Options) *Factory {
 // NewInformer returns a standalone (unshared, not started) informer for typ
 // over lw, with typ's indexes added to opts.Indexers and opts.Reflector.Name
 // defaulting to the resource name. Run it with its Run method.
-func NewInformer[T store.Object[T], L runtime.Object](typ Type[T, L], lw reflector.ListerWatcher[T], opts informer.Options[T]) *informer.Informer[T] {
+func NewInformer[T store.Object[T]](typ Type[T], lw reflector.ListerWatcher[T], opts informer.Options[T]) *informer.Informer[T] {
 	return informer.New(lw, typeInformerOptions(typ, opts))
 }
 
 // NewMultiNamespaceInformer is NewInformer over several namespaces, one
 // source each (see informer.NewMultiNamespace).
-func NewMultiNamespaceInformer[T store.Object[T], L runtime.Object](typ Type[T, L], sources []informer.NamespaceSource[T], opts informer.Options[T]) *informer.Informer[T] {
+func NewMultiNamespaceInformer[T store.Object[T]](typ Type[T], sources []informer.NamespaceSource[T], opts informer.Options[T]) *informer.Informer[T] {
 	return informer.NewMultiNamespace(sources, typeInformerOptions(typ, opts))
 }
 
 // typeInformerOptions adds typ's indexes and name to opts.
-func typeInformerOptions[T store.Object[T], L runtime.Object](typ Type[T, L], opts informer.Options[T]) informer.Options[T] {
+func typeInformerOptions[T store.Object[T]](typ Type[T], opts informer.Options[T]) informer.Options[T] {
 	if typ.Indexers != nil {
 		if idx := typ.Indexers(); len(idx) > 0 {
 			merged := make(store.Indexers[T], len(idx)+len(opts.Indexers))
@@ -150,7 +146,7 @@ func resourceName(gvr schema.GroupVersionResource) string {
 // InformerFor is a thin typed wrapper: the informer is built and kept by
 // non-generic code (see typeInfo), so a package calling it compiles a few
 // small functions, not the runtime.
-func InformerFor[T store.Object[T], L runtime.Object](f *Factory, typ Type[T, L]) *informer.Informer[T] {
+func InformerFor[T store.Object[T]](f *Factory, typ Type[T]) *informer.Informer[T] {
 	e := f.informerFor(typ.Resource, typ.info)
 	inf, ok := e.view.(*informer.Informer[T])
 	if !ok {
@@ -205,7 +201,7 @@ func Register(f *Factory, types ...Registrant) {
 // different type parameters in one call.
 type Registrant interface{ register(f *Factory) }
 
-func (typ Type[T, L]) register(f *Factory) { f.informerFor(typ.Resource, typ.info) }
+func (typ Type[T]) register(f *Factory) { f.informerFor(typ.Resource, typ.info) }
 
 // Resources maps resources to their Types. Every generated version package
 // exports one, so that turning a Type into a Registrant (which instantiates

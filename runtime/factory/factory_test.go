@@ -20,7 +20,6 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -29,12 +28,10 @@ import (
 const nodeIndex = "node"
 
 // WidgetType is what informer-gen would emit for Widget.
-var WidgetType = factory.Type[*lwt.Widget, *lwt.WidgetList]{
+var WidgetType = factory.Type[*lwt.Widget]{
 	Resource:    lwt.GVR,
 	Namespaced:  true,
 	AddToScheme: lwt.AddToScheme,
-	NewList:     func() *lwt.WidgetList { return new(lwt.WidgetList) },
-	Items:       func(l *lwt.WidgetList) []*lwt.Widget { return listwatch.Pointers(l.Items) },
 	Indexers: func() store.Indexers[*lwt.Widget] {
 		return store.Indexers[*lwt.Widget]{nodeIndex: func(w *lwt.Widget) ([]string, error) {
 			return store.Values(w.Spec.NodeName), nil

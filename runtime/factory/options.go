@@ -107,7 +107,7 @@ type TypeOptions struct {
 // SetListerWatcher makes the factory read typ from lw instead of the API
 // server (for tests with runtimetest's fake source, or to reuse an existing
 // clientset). Call it before the factory is created from opts.
-func SetListerWatcher[T store.Object[T], L runtime.Object](opts *Options, typ Type[T, L], lw reflector.ListerWatcher[T]) {
+func SetListerWatcher[T store.Object[T]](opts *Options, typ Type[T], lw reflector.ListerWatcher[T]) {
 	o := opts.typeOptions(typ.Resource)
 	o.ListerWatcher = lw
 	opts.Types[typ.Resource] = o
@@ -115,7 +115,7 @@ func SetListerWatcher[T store.Object[T], L runtime.Object](opts *Options, typ Ty
 
 // SetInformerOptions registers fn to edit the informer.Options of typ's shared
 // informer after the factory applied its own settings.
-func SetInformerOptions[T store.Object[T], L runtime.Object](opts *Options, typ Type[T, L], fn func(*informer.Options[T])) {
+func SetInformerOptions[T store.Object[T]](opts *Options, typ Type[T], fn func(*informer.Options[T])) {
 	o := opts.typeOptions(typ.Resource)
 	o.Informer = fn
 	opts.Types[typ.Resource] = o
@@ -124,7 +124,7 @@ func SetInformerOptions[T store.Object[T], L runtime.Object](opts *Options, typ 
 // SetListerWatcherFunc makes the factory read typ from newLW(namespace), called
 // once for every namespace typ watches (see Options.Namespaces; "" for all
 // namespaces), instead of the API server.
-func SetListerWatcherFunc[T store.Object[T], L runtime.Object](opts *Options, typ Type[T, L], newLW func(namespace string) reflector.ListerWatcher[T]) {
+func SetListerWatcherFunc[T store.Object[T]](opts *Options, typ Type[T], newLW func(namespace string) reflector.ListerWatcher[T]) {
 	o := opts.typeOptions(typ.Resource)
 	o.ListerWatcher = newLW
 	opts.Types[typ.Resource] = o

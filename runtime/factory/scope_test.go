@@ -19,7 +19,7 @@ func TestFactoryInformersKnowTheirScope(t *testing.T) {
 		clusterType.Namespaced = false
 		for _, tc := range []struct {
 			name      string
-			typ       factory.Type[*lwt.Widget, *lwt.WidgetList]
+			typ       factory.Type[*lwt.Widget]
 			good, bad string // namespaces
 		}{
 			{"namespaced", WidgetType, "ns", ""},

@@ -27,8 +27,6 @@ type typeInfo struct {
 	indexers    store.Indexers[store.Obj]
 	// jsonDecoder is wire.GeneratedDecoder(DecodeJSON), or nil.
 	jsonDecoder wire.JSONOption
-	newList     func() runtime.Object
-	items       func(runtime.Object) []store.Obj
 	// listerWatcher converts TypeOptions.ListerWatcher; perNamespace is
 	// false for a single source. It panics on a value of the wrong type.
 	listerWatcher func(lw any) (newLW func(ns string) reflector.ListerWatcher[store.Obj], perNamespace bool)
@@ -40,7 +38,7 @@ type typeInfo struct {
 }
 
 // info returns typ without type parameters.
-func (typ Type[T, L]) info() *typeInfo {
+func (typ Type[T]) info() *typeInfo {
 	ti := &typeInfo{
 		resource:    typ.Resource,
 		namespaced:  typ.Namespaced,
@@ -72,20 +70,6 @@ func (typ Type[T, L]) info() *typeInfo {
 	}
 	if typ.DecodeJSON != nil {
 		ti.jsonDecoder = wire.GeneratedDecoder(typ.DecodeJSON)
-	}
-	if typ.NewList != nil {
-		ti.newList = func() runtime.Object { return typ.NewList() }
-	}
-	if typ.Items != nil {
-		ti.items = func(l runtime.Object) []store.Obj {
-			list, _ := l.(L)
-			items := typ.Items(list)
-			out := make([]store.Obj, len(items))
-			for n, o := range items {
-				out[n] = o
-			}
-			return out
-		}
 	}
 	return ti
 }

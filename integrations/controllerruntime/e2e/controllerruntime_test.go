@@ -26,7 +26,6 @@ import (
 	informersv1 "github.com/informer-gen/informer-gen/examples/crd/generated/informers/samplecontroller/v1"
 	crinformers "github.com/informer-gen/informer-gen/integrations/controllerruntime"
 	"github.com/informer-gen/informer-gen/runtime/factory"
-	"github.com/informer-gen/informer-gen/runtime/listwatch"
 )
 
 // recorder is a reconciler that records the requests it got and what the
@@ -213,13 +212,11 @@ func TestSyncTimeoutSurfacesLastError(t *testing.T) {
 	}
 }
 
-func samplev1Type() factory.Type[*samplev1.Foo, *samplev1.FooList] {
-	return factory.Type[*samplev1.Foo, *samplev1.FooList]{
+func samplev1Type() factory.Type[*samplev1.Foo] {
+	return factory.Type[*samplev1.Foo]{
 		Resource:    samplev1.SchemeGroupVersion.WithResource("foos"),
 		Namespaced:  true,
 		AddToScheme: samplev1.AddToScheme,
-		NewList:     func() *samplev1.FooList { return new(samplev1.FooList) },
-		Items:       func(l *samplev1.FooList) []*samplev1.Foo { return listwatch.Pointers(l.Items) },
 	}
 }
 

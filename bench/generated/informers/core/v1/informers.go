@@ -93,26 +93,13 @@ func (v version) Secrets() SecretInformer                 { return secretInforme
 func (v version) Services() ServiceInformer               { return serviceInformer{v.f} }
 func (v version) ServiceAccounts() ServiceAccountInformer { return serviceAccountInformer{v.f} }
 
-// ComponentStatusType describes ComponentStatus to the runtime: its resource, scope, list type and indexes.
-var ComponentStatusType = factory.Type[*v1.ComponentStatus, *v1.ComponentStatusList]{
+// ComponentStatusType describes ComponentStatus to the runtime: its resource, scope and indexes.
+var ComponentStatusType = factory.Type[*v1.ComponentStatus]{
 	Resource:    v1.SchemeGroupVersion.WithResource("componentstatuses"),
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.ComponentStatusList { return new(v1.ComponentStatusList) },
-	Items:       componentStatusItems,
 	Indexers:    listers.ComponentStatusIndexers,
 	DecodeJSON:  componentStatusDecodeJSON,
-}
-
-// componentStatusItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of ComponentStatus).
-func componentStatusItems(l *v1.ComponentStatusList) []*v1.ComponentStatus {
-	out := make([]*v1.ComponentStatus, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ComponentStatusInformer gives access to the shared informer and lister of ComponentStatuses.
@@ -139,26 +126,13 @@ func (i componentStatusInformer) Lister() listers.ComponentStatusLister {
 	return listers.NewComponentStatusLister(i.Informer().Indexer())
 }
 
-// ConfigMapType describes ConfigMap to the runtime: its resource, scope, list type and indexes.
-var ConfigMapType = factory.Type[*v1.ConfigMap, *v1.ConfigMapList]{
+// ConfigMapType describes ConfigMap to the runtime: its resource, scope and indexes.
+var ConfigMapType = factory.Type[*v1.ConfigMap]{
 	Resource:    v1.SchemeGroupVersion.WithResource("configmaps"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.ConfigMapList { return new(v1.ConfigMapList) },
-	Items:       configMapItems,
 	Indexers:    listers.ConfigMapIndexers,
 	DecodeJSON:  configMapDecodeJSON,
-}
-
-// configMapItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of ConfigMap).
-func configMapItems(l *v1.ConfigMapList) []*v1.ConfigMap {
-	out := make([]*v1.ConfigMap, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ConfigMapInformer gives access to the shared informer and lister of ConfigMaps.
@@ -185,26 +159,13 @@ func (i configMapInformer) Lister() listers.ConfigMapLister {
 	return listers.NewConfigMapLister(i.Informer().Indexer())
 }
 
-// EndpointsType describes Endpoints to the runtime: its resource, scope, list type and indexes.
-var EndpointsType = factory.Type[*v1.Endpoints, *v1.EndpointsList]{
+// EndpointsType describes Endpoints to the runtime: its resource, scope and indexes.
+var EndpointsType = factory.Type[*v1.Endpoints]{
 	Resource:    v1.SchemeGroupVersion.WithResource("endpoints"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.EndpointsList { return new(v1.EndpointsList) },
-	Items:       endpointsItems,
 	Indexers:    listers.EndpointsIndexers,
 	DecodeJSON:  endpointsDecodeJSON,
-}
-
-// endpointsItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Endpoints).
-func endpointsItems(l *v1.EndpointsList) []*v1.Endpoints {
-	out := make([]*v1.Endpoints, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // EndpointsInformer gives access to the shared informer and lister of Endpoints.
@@ -231,26 +192,13 @@ func (i endpointsInformer) Lister() listers.EndpointsLister {
 	return listers.NewEndpointsLister(i.Informer().Indexer())
 }
 
-// EventType describes Event to the runtime: its resource, scope, list type and indexes.
-var EventType = factory.Type[*v1.Event, *v1.EventList]{
+// EventType describes Event to the runtime: its resource, scope and indexes.
+var EventType = factory.Type[*v1.Event]{
 	Resource:    v1.SchemeGroupVersion.WithResource("events"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.EventList { return new(v1.EventList) },
-	Items:       eventItems,
 	Indexers:    listers.EventIndexers,
 	DecodeJSON:  eventDecodeJSON,
-}
-
-// eventItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Event).
-func eventItems(l *v1.EventList) []*v1.Event {
-	out := make([]*v1.Event, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // EventInformer gives access to the shared informer and lister of Events.
@@ -277,26 +225,13 @@ func (i eventInformer) Lister() listers.EventLister {
 	return listers.NewEventLister(i.Informer().Indexer())
 }
 
-// LimitRangeType describes LimitRange to the runtime: its resource, scope, list type and indexes.
-var LimitRangeType = factory.Type[*v1.LimitRange, *v1.LimitRangeList]{
+// LimitRangeType describes LimitRange to the runtime: its resource, scope and indexes.
+var LimitRangeType = factory.Type[*v1.LimitRange]{
 	Resource:    v1.SchemeGroupVersion.WithResource("limitranges"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.LimitRangeList { return new(v1.LimitRangeList) },
-	Items:       limitRangeItems,
 	Indexers:    listers.LimitRangeIndexers,
 	DecodeJSON:  limitRangeDecodeJSON,
-}
-
-// limitRangeItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of LimitRange).
-func limitRangeItems(l *v1.LimitRangeList) []*v1.LimitRange {
-	out := make([]*v1.LimitRange, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // LimitRangeInformer gives access to the shared informer and lister of LimitRanges.
@@ -323,26 +258,13 @@ func (i limitRangeInformer) Lister() listers.LimitRangeLister {
 	return listers.NewLimitRangeLister(i.Informer().Indexer())
 }
 
-// NamespaceType describes Namespace to the runtime: its resource, scope, list type and indexes.
-var NamespaceType = factory.Type[*v1.Namespace, *v1.NamespaceList]{
+// NamespaceType describes Namespace to the runtime: its resource, scope and indexes.
+var NamespaceType = factory.Type[*v1.Namespace]{
 	Resource:    v1.SchemeGroupVersion.WithResource("namespaces"),
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.NamespaceList { return new(v1.NamespaceList) },
-	Items:       namespaceItems,
 	Indexers:    listers.NamespaceIndexers,
 	DecodeJSON:  namespaceDecodeJSON,
-}
-
-// namespaceItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Namespace).
-func namespaceItems(l *v1.NamespaceList) []*v1.Namespace {
-	out := make([]*v1.Namespace, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // NamespaceInformer gives access to the shared informer and lister of Namespaces.
@@ -369,26 +291,13 @@ func (i namespaceInformer) Lister() listers.NamespaceLister {
 	return listers.NewNamespaceLister(i.Informer().Indexer())
 }
 
-// NodeType describes Node to the runtime: its resource, scope, list type and indexes.
-var NodeType = factory.Type[*v1.Node, *v1.NodeList]{
+// NodeType describes Node to the runtime: its resource, scope and indexes.
+var NodeType = factory.Type[*v1.Node]{
 	Resource:    v1.SchemeGroupVersion.WithResource("nodes"),
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.NodeList { return new(v1.NodeList) },
-	Items:       nodeItems,
 	Indexers:    listers.NodeIndexers,
 	DecodeJSON:  nodeDecodeJSON,
-}
-
-// nodeItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Node).
-func nodeItems(l *v1.NodeList) []*v1.Node {
-	out := make([]*v1.Node, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // NodeInformer gives access to the shared informer and lister of Nodes.
@@ -415,26 +324,13 @@ func (i nodeInformer) Lister() listers.NodeLister {
 	return listers.NewNodeLister(i.Informer().Indexer())
 }
 
-// PersistentVolumeType describes PersistentVolume to the runtime: its resource, scope, list type and indexes.
-var PersistentVolumeType = factory.Type[*v1.PersistentVolume, *v1.PersistentVolumeList]{
+// PersistentVolumeType describes PersistentVolume to the runtime: its resource, scope and indexes.
+var PersistentVolumeType = factory.Type[*v1.PersistentVolume]{
 	Resource:    v1.SchemeGroupVersion.WithResource("persistentvolumes"),
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.PersistentVolumeList { return new(v1.PersistentVolumeList) },
-	Items:       persistentVolumeItems,
 	Indexers:    listers.PersistentVolumeIndexers,
 	DecodeJSON:  persistentVolumeDecodeJSON,
-}
-
-// persistentVolumeItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of PersistentVolume).
-func persistentVolumeItems(l *v1.PersistentVolumeList) []*v1.PersistentVolume {
-	out := make([]*v1.PersistentVolume, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // PersistentVolumeInformer gives access to the shared informer and lister of PersistentVolumes.
@@ -461,26 +357,13 @@ func (i persistentVolumeInformer) Lister() listers.PersistentVolumeLister {
 	return listers.NewPersistentVolumeLister(i.Informer().Indexer())
 }
 
-// PersistentVolumeClaimType describes PersistentVolumeClaim to the runtime: its resource, scope, list type and indexes.
-var PersistentVolumeClaimType = factory.Type[*v1.PersistentVolumeClaim, *v1.PersistentVolumeClaimList]{
+// PersistentVolumeClaimType describes PersistentVolumeClaim to the runtime: its resource, scope and indexes.
+var PersistentVolumeClaimType = factory.Type[*v1.PersistentVolumeClaim]{
 	Resource:    v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.PersistentVolumeClaimList { return new(v1.PersistentVolumeClaimList) },
-	Items:       persistentVolumeClaimItems,
 	Indexers:    listers.PersistentVolumeClaimIndexers,
 	DecodeJSON:  persistentVolumeClaimDecodeJSON,
-}
-
-// persistentVolumeClaimItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of PersistentVolumeClaim).
-func persistentVolumeClaimItems(l *v1.PersistentVolumeClaimList) []*v1.PersistentVolumeClaim {
-	out := make([]*v1.PersistentVolumeClaim, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // PersistentVolumeClaimInformer gives access to the shared informer and lister of PersistentVolumeClaims.
@@ -507,26 +390,13 @@ func (i persistentVolumeClaimInformer) Lister() listers.PersistentVolumeClaimLis
 	return listers.NewPersistentVolumeClaimLister(i.Informer().Indexer())
 }
 
-// PodType describes Pod to the runtime: its resource, scope, list type and indexes.
-var PodType = factory.Type[*v1.Pod, *v1.PodList]{
+// PodType describes Pod to the runtime: its resource, scope and indexes.
+var PodType = factory.Type[*v1.Pod]{
 	Resource:    v1.SchemeGroupVersion.WithResource("pods"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.PodList { return new(v1.PodList) },
-	Items:       podItems,
 	Indexers:    listers.PodIndexers,
 	DecodeJSON:  podDecodeJSON,
-}
-
-// podItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Pod).
-func podItems(l *v1.PodList) []*v1.Pod {
-	out := make([]*v1.Pod, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // PodInformer gives access to the shared informer and lister of Pods.
@@ -553,26 +423,13 @@ func (i podInformer) Lister() listers.PodLister {
 	return listers.NewPodLister(i.Informer().Indexer())
 }
 
-// PodTemplateType describes PodTemplate to the runtime: its resource, scope, list type and indexes.
-var PodTemplateType = factory.Type[*v1.PodTemplate, *v1.PodTemplateList]{
+// PodTemplateType describes PodTemplate to the runtime: its resource, scope and indexes.
+var PodTemplateType = factory.Type[*v1.PodTemplate]{
 	Resource:    v1.SchemeGroupVersion.WithResource("podtemplates"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.PodTemplateList { return new(v1.PodTemplateList) },
-	Items:       podTemplateItems,
 	Indexers:    listers.PodTemplateIndexers,
 	DecodeJSON:  podTemplateDecodeJSON,
-}
-
-// podTemplateItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of PodTemplate).
-func podTemplateItems(l *v1.PodTemplateList) []*v1.PodTemplate {
-	out := make([]*v1.PodTemplate, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // PodTemplateInformer gives access to the shared informer and lister of PodTemplates.
@@ -599,26 +456,13 @@ func (i podTemplateInformer) Lister() listers.PodTemplateLister {
 	return listers.NewPodTemplateLister(i.Informer().Indexer())
 }
 
-// ReplicationControllerType describes ReplicationController to the runtime: its resource, scope, list type and indexes.
-var ReplicationControllerType = factory.Type[*v1.ReplicationController, *v1.ReplicationControllerList]{
+// ReplicationControllerType describes ReplicationController to the runtime: its resource, scope and indexes.
+var ReplicationControllerType = factory.Type[*v1.ReplicationController]{
 	Resource:    v1.SchemeGroupVersion.WithResource("replicationcontrollers"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.ReplicationControllerList { return new(v1.ReplicationControllerList) },
-	Items:       replicationControllerItems,
 	Indexers:    listers.ReplicationControllerIndexers,
 	DecodeJSON:  replicationControllerDecodeJSON,
-}
-
-// replicationControllerItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of ReplicationController).
-func replicationControllerItems(l *v1.ReplicationControllerList) []*v1.ReplicationController {
-	out := make([]*v1.ReplicationController, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ReplicationControllerInformer gives access to the shared informer and lister of ReplicationControllers.
@@ -645,26 +489,13 @@ func (i replicationControllerInformer) Lister() listers.ReplicationControllerLis
 	return listers.NewReplicationControllerLister(i.Informer().Indexer())
 }
 
-// ResourceQuotaType describes ResourceQuota to the runtime: its resource, scope, list type and indexes.
-var ResourceQuotaType = factory.Type[*v1.ResourceQuota, *v1.ResourceQuotaList]{
+// ResourceQuotaType describes ResourceQuota to the runtime: its resource, scope and indexes.
+var ResourceQuotaType = factory.Type[*v1.ResourceQuota]{
 	Resource:    v1.SchemeGroupVersion.WithResource("resourcequotas"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.ResourceQuotaList { return new(v1.ResourceQuotaList) },
-	Items:       resourceQuotaItems,
 	Indexers:    listers.ResourceQuotaIndexers,
 	DecodeJSON:  resourceQuotaDecodeJSON,
-}
-
-// resourceQuotaItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of ResourceQuota).
-func resourceQuotaItems(l *v1.ResourceQuotaList) []*v1.ResourceQuota {
-	out := make([]*v1.ResourceQuota, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ResourceQuotaInformer gives access to the shared informer and lister of ResourceQuotas.
@@ -691,26 +522,13 @@ func (i resourceQuotaInformer) Lister() listers.ResourceQuotaLister {
 	return listers.NewResourceQuotaLister(i.Informer().Indexer())
 }
 
-// SecretType describes Secret to the runtime: its resource, scope, list type and indexes.
-var SecretType = factory.Type[*v1.Secret, *v1.SecretList]{
+// SecretType describes Secret to the runtime: its resource, scope and indexes.
+var SecretType = factory.Type[*v1.Secret]{
 	Resource:    v1.SchemeGroupVersion.WithResource("secrets"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.SecretList { return new(v1.SecretList) },
-	Items:       secretItems,
 	Indexers:    listers.SecretIndexers,
 	DecodeJSON:  secretDecodeJSON,
-}
-
-// secretItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Secret).
-func secretItems(l *v1.SecretList) []*v1.Secret {
-	out := make([]*v1.Secret, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // SecretInformer gives access to the shared informer and lister of Secrets.
@@ -737,26 +555,13 @@ func (i secretInformer) Lister() listers.SecretLister {
 	return listers.NewSecretLister(i.Informer().Indexer())
 }
 
-// ServiceType describes Service to the runtime: its resource, scope, list type and indexes.
-var ServiceType = factory.Type[*v1.Service, *v1.ServiceList]{
+// ServiceType describes Service to the runtime: its resource, scope and indexes.
+var ServiceType = factory.Type[*v1.Service]{
 	Resource:    v1.SchemeGroupVersion.WithResource("services"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.ServiceList { return new(v1.ServiceList) },
-	Items:       serviceItems,
 	Indexers:    listers.ServiceIndexers,
 	DecodeJSON:  serviceDecodeJSON,
-}
-
-// serviceItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Service).
-func serviceItems(l *v1.ServiceList) []*v1.Service {
-	out := make([]*v1.Service, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ServiceInformer gives access to the shared informer and lister of Services.
@@ -783,26 +588,13 @@ func (i serviceInformer) Lister() listers.ServiceLister {
 	return listers.NewServiceLister(i.Informer().Indexer())
 }
 
-// ServiceAccountType describes ServiceAccount to the runtime: its resource, scope, list type and indexes.
-var ServiceAccountType = factory.Type[*v1.ServiceAccount, *v1.ServiceAccountList]{
+// ServiceAccountType describes ServiceAccount to the runtime: its resource, scope and indexes.
+var ServiceAccountType = factory.Type[*v1.ServiceAccount]{
 	Resource:    v1.SchemeGroupVersion.WithResource("serviceaccounts"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.ServiceAccountList { return new(v1.ServiceAccountList) },
-	Items:       serviceAccountItems,
 	Indexers:    listers.ServiceAccountIndexers,
 	DecodeJSON:  serviceAccountDecodeJSON,
-}
-
-// serviceAccountItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of ServiceAccount).
-func serviceAccountItems(l *v1.ServiceAccountList) []*v1.ServiceAccount {
-	out := make([]*v1.ServiceAccount, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ServiceAccountInformer gives access to the shared informer and lister of ServiceAccounts.

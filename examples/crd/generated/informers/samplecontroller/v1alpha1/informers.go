@@ -33,26 +33,13 @@ var Resources = factory.Resources{
 func (v version) Foos() FooInformer   { return fooInformer{v.f} }
 func (v version) Hosts() HostInformer { return hostInformer{v.f} }
 
-// FooType describes Foo to the runtime: its resource, scope, list type and indexes.
-var FooType = factory.Type[*v1alpha1.Foo, *v1alpha1.FooList]{
+// FooType describes Foo to the runtime: its resource, scope and indexes.
+var FooType = factory.Type[*v1alpha1.Foo]{
 	Resource:    v1alpha1.SchemeGroupVersion.WithResource("foos"),
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
-	NewList:     func() *v1alpha1.FooList { return new(v1alpha1.FooList) },
-	Items:       fooItems,
 	Indexers:    listers.FooIndexers,
 	DecodeJSON:  fooDecodeJSON,
-}
-
-// fooItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Foo).
-func fooItems(l *v1alpha1.FooList) []*v1alpha1.Foo {
-	out := make([]*v1alpha1.Foo, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // FooInformer gives access to the shared informer and lister of Foos.
@@ -79,26 +66,13 @@ func (i fooInformer) Lister() listers.FooLister {
 	return listers.NewFooLister(i.Informer().Indexer())
 }
 
-// HostType describes Host to the runtime: its resource, scope, list type and indexes.
-var HostType = factory.Type[*v1alpha1.Host, *v1alpha1.HostList]{
+// HostType describes Host to the runtime: its resource, scope and indexes.
+var HostType = factory.Type[*v1alpha1.Host]{
 	Resource:    v1alpha1.SchemeGroupVersion.WithResource("hosts"),
 	Namespaced:  false,
 	AddToScheme: v1alpha1.AddToScheme,
-	NewList:     func() *v1alpha1.HostList { return new(v1alpha1.HostList) },
-	Items:       hostItems,
 	Indexers:    listers.HostIndexers,
 	DecodeJSON:  hostDecodeJSON,
-}
-
-// hostItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Host).
-func hostItems(l *v1alpha1.HostList) []*v1alpha1.Host {
-	out := make([]*v1alpha1.Host, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // HostInformer gives access to the shared informer and lister of Hosts.

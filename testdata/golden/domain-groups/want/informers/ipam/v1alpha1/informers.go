@@ -35,26 +35,13 @@ var Resources = factory.Resources{
 
 func (v version) IPAddresses() IPAddressInformer { return iPAddressInformer{v.f} }
 
-// IPAddressType describes IPAddress to the runtime: its resource, scope, list type and indexes.
-var IPAddressType = factory.Type[*v1alpha1.IPAddress, *v1alpha1.IPAddressList]{
+// IPAddressType describes IPAddress to the runtime: its resource, scope and indexes.
+var IPAddressType = factory.Type[*v1alpha1.IPAddress]{
 	Resource:    v1alpha1.GroupVersion.WithResource("ipaddresses"),
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
-	NewList:     func() *v1alpha1.IPAddressList { return new(v1alpha1.IPAddressList) },
-	Items:       iPAddressItems,
 	Indexers:    listers.IPAddressIndexers,
 	DecodeJSON:  iPAddressDecodeJSON,
-}
-
-// iPAddressItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of IPAddress).
-func iPAddressItems(l *v1alpha1.IPAddressList) []*v1alpha1.IPAddress {
-	out := make([]*v1alpha1.IPAddress, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // IPAddressInformer gives access to the shared informer and lister of IPAddresses.

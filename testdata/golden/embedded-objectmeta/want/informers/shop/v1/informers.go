@@ -39,13 +39,11 @@ var Resources = factory.Resources{
 func (v version) Invoices() InvoiceInformer { return invoiceInformer{v.f} }
 func (v version) Orders() OrderInformer     { return orderInformer{v.f} }
 
-// InvoiceType describes Invoice to the runtime: its resource, scope, list type and indexes.
-var InvoiceType = factory.Type[*v1.Invoice, *v1.InvoiceList]{
+// InvoiceType describes Invoice to the runtime: its resource, scope and indexes.
+var InvoiceType = factory.Type[*v1.Invoice]{
 	Resource:    v1.SchemeGroupVersion.WithResource("invoices"),
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.InvoiceList { return new(v1.InvoiceList) },
-	Items:       func(l *v1.InvoiceList) []*v1.Invoice { return l.Items },
 	Indexers:    listers.InvoiceIndexers,
 	DecodeJSON:  invoiceDecodeJSON,
 }
@@ -74,26 +72,13 @@ func (i invoiceInformer) Lister() listers.InvoiceLister {
 	return listers.NewInvoiceLister(i.Informer().Indexer())
 }
 
-// OrderType describes Order to the runtime: its resource, scope, list type and indexes.
-var OrderType = factory.Type[*v1.Order, *v1.OrderList]{
+// OrderType describes Order to the runtime: its resource, scope and indexes.
+var OrderType = factory.Type[*v1.Order]{
 	Resource:    v1.SchemeGroupVersion.WithResource("orders"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.OrderList { return new(v1.OrderList) },
-	Items:       orderItems,
 	Indexers:    listers.OrderIndexers,
 	DecodeJSON:  orderDecodeJSON,
-}
-
-// orderItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Order).
-func orderItems(l *v1.OrderList) []*v1.Order {
-	out := make([]*v1.Order, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // OrderInformer gives access to the shared informer and lister of Orders.

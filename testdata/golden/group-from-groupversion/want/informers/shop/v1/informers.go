@@ -35,26 +35,13 @@ var Resources = factory.Resources{
 
 func (v version) Orders() OrderInformer { return orderInformer{v.f} }
 
-// OrderType describes Order to the runtime: its resource, scope, list type and indexes.
-var OrderType = factory.Type[*v1.Order, *v1.OrderList]{
+// OrderType describes Order to the runtime: its resource, scope and indexes.
+var OrderType = factory.Type[*v1.Order]{
 	Resource:    v1.GroupVersion.WithResource("orders"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.OrderList { return new(v1.OrderList) },
-	Items:       orderItems,
 	Indexers:    listers.OrderIndexers,
 	DecodeJSON:  orderDecodeJSON,
-}
-
-// orderItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Order).
-func orderItems(l *v1.OrderList) []*v1.Order {
-	out := make([]*v1.Order, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // OrderInformer gives access to the shared informer and lister of Orders.

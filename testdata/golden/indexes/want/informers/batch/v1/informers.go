@@ -35,26 +35,13 @@ var Resources = factory.Resources{
 
 func (v version) Tasks() TaskInformer { return taskInformer{v.f} }
 
-// TaskType describes Task to the runtime: its resource, scope, list type and indexes.
-var TaskType = factory.Type[*v1.Task, *v1.TaskList]{
+// TaskType describes Task to the runtime: its resource, scope and indexes.
+var TaskType = factory.Type[*v1.Task]{
 	Resource:    v1.SchemeGroupVersion.WithResource("tasks"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.TaskList { return new(v1.TaskList) },
-	Items:       taskItems,
 	Indexers:    listers.TaskIndexers,
 	DecodeJSON:  taskDecodeJSON,
-}
-
-// taskItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Task).
-func taskItems(l *v1.TaskList) []*v1.Task {
-	out := make([]*v1.Task, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // TaskInformer gives access to the shared informer and lister of Tasks.

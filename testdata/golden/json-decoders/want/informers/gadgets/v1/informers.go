@@ -35,26 +35,13 @@ var Resources = factory.Resources{
 
 func (v version) Gadgets() GadgetInformer { return gadgetInformer{v.f} }
 
-// GadgetType describes Gadget to the runtime: its resource, scope, list type and indexes.
-var GadgetType = factory.Type[*v1.Gadget, *v1.GadgetList]{
+// GadgetType describes Gadget to the runtime: its resource, scope and indexes.
+var GadgetType = factory.Type[*v1.Gadget]{
 	Resource:    v1.SchemeGroupVersion.WithResource("gadgets"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.GadgetList { return new(v1.GadgetList) },
-	Items:       gadgetItems,
 	Indexers:    listers.GadgetIndexers,
 	DecodeJSON:  gadgetDecodeJSON,
-}
-
-// gadgetItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Gadget).
-func gadgetItems(l *v1.GadgetList) []*v1.Gadget {
-	out := make([]*v1.Gadget, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // GadgetInformer gives access to the shared informer and lister of Gadgets.

@@ -35,26 +35,13 @@ var Resources = factory.Resources{
 
 func (v version) Robots() RobotInformer { return robotInformer{v.f} }
 
-// RobotType describes Robot to the runtime: its resource, scope, list type and indexes.
-var RobotType = factory.Type[*v1.Robot, *v1.RobotList]{
+// RobotType describes Robot to the runtime: its resource, scope and indexes.
+var RobotType = factory.Type[*v1.Robot]{
 	Resource:    v1.GroupVersion.WithResource("robots"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.RobotList { return new(v1.RobotList) },
-	Items:       robotItems,
 	Indexers:    listers.RobotIndexers,
 	DecodeJSON:  robotDecodeJSON,
-}
-
-// robotItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Robot).
-func robotItems(l *v1.RobotList) []*v1.Robot {
-	out := make([]*v1.Robot, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // RobotInformer gives access to the shared informer and lister of Robots.

@@ -39,26 +39,13 @@ var Resources = factory.Resources{
 func (v version) Fleets() FleetInformer   { return fleetInformer{v.f} }
 func (v version) Widgets() WidgetInformer { return widgetInformer{v.f} }
 
-// FleetType describes Fleet to the runtime: its resource, scope, list type and indexes.
-var FleetType = factory.Type[*v1.Fleet, *v1.FleetList]{
+// FleetType describes Fleet to the runtime: its resource, scope and indexes.
+var FleetType = factory.Type[*v1.Fleet]{
 	Resource:    v1.GroupVersion.WithResource("fleets"),
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.FleetList { return new(v1.FleetList) },
-	Items:       fleetItems,
 	Indexers:    listers.FleetIndexers,
 	DecodeJSON:  fleetDecodeJSON,
-}
-
-// fleetItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Fleet).
-func fleetItems(l *v1.FleetList) []*v1.Fleet {
-	out := make([]*v1.Fleet, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // FleetInformer gives access to the shared informer and lister of Fleets.
@@ -85,26 +72,13 @@ func (i fleetInformer) Lister() listers.FleetLister {
 	return listers.NewFleetLister(i.Informer().Indexer())
 }
 
-// WidgetType describes Widget to the runtime: its resource, scope, list type and indexes.
-var WidgetType = factory.Type[*v1.Widget, *v1.WidgetList]{
+// WidgetType describes Widget to the runtime: its resource, scope and indexes.
+var WidgetType = factory.Type[*v1.Widget]{
 	Resource:    v1.GroupVersion.WithResource("widgets"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.WidgetList { return new(v1.WidgetList) },
-	Items:       widgetItems,
 	Indexers:    listers.WidgetIndexers,
 	DecodeJSON:  widgetDecodeJSON,
-}
-
-// widgetItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Widget).
-func widgetItems(l *v1.WidgetList) []*v1.Widget {
-	out := make([]*v1.Widget, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // WidgetInformer gives access to the shared informer and lister of Widgets.

@@ -39,26 +39,13 @@ var Resources = factory.Resources{
 func (v version) Chaos() ChaosInformer   { return chaosInformer{v.f} }
 func (v version) Proxies() ProxyInformer { return proxyInformer{v.f} }
 
-// ChaosType describes Chaos to the runtime: its resource, scope, list type and indexes.
-var ChaosType = factory.Type[*v1alpha1.Chaos, *v1alpha1.ChaosList]{
+// ChaosType describes Chaos to the runtime: its resource, scope and indexes.
+var ChaosType = factory.Type[*v1alpha1.Chaos]{
 	Resource:    v1alpha1.SchemeGroupVersion.WithResource("chaos"),
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
-	NewList:     func() *v1alpha1.ChaosList { return new(v1alpha1.ChaosList) },
-	Items:       chaosItems,
 	Indexers:    listers.ChaosIndexers,
 	DecodeJSON:  chaosDecodeJSON,
-}
-
-// chaosItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Chaos).
-func chaosItems(l *v1alpha1.ChaosList) []*v1alpha1.Chaos {
-	out := make([]*v1alpha1.Chaos, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ChaosInformer gives access to the shared informer and lister of Chaos.
@@ -85,26 +72,13 @@ func (i chaosInformer) Lister() listers.ChaosLister {
 	return listers.NewChaosLister(i.Informer().Indexer())
 }
 
-// ProxyType describes Proxy to the runtime: its resource, scope, list type and indexes.
-var ProxyType = factory.Type[*v1alpha1.Proxy, *v1alpha1.ProxyList]{
+// ProxyType describes Proxy to the runtime: its resource, scope and indexes.
+var ProxyType = factory.Type[*v1alpha1.Proxy]{
 	Resource:    v1alpha1.SchemeGroupVersion.WithResource("proxies"),
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
-	NewList:     func() *v1alpha1.ProxyList { return new(v1alpha1.ProxyList) },
-	Items:       proxyItems,
 	Indexers:    listers.ProxyIndexers,
 	DecodeJSON:  proxyDecodeJSON,
-}
-
-// proxyItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Proxy).
-func proxyItems(l *v1alpha1.ProxyList) []*v1alpha1.Proxy {
-	out := make([]*v1alpha1.Proxy, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ProxyInformer gives access to the shared informer and lister of Proxies.

@@ -47,26 +47,13 @@ func (v version) Ingresses() IngressInformer             { return ingressInforme
 func (v version) NetworkPolicies() NetworkPolicyInformer { return networkPolicyInformer{v.f} }
 func (v version) Statuses() StatusInformer               { return statusInformer{v.f} }
 
-// EndpointsType describes Endpoints to the runtime: its resource, scope, list type and indexes.
-var EndpointsType = factory.Type[*v1.Endpoints, *v1.EndpointsList]{
+// EndpointsType describes Endpoints to the runtime: its resource, scope and indexes.
+var EndpointsType = factory.Type[*v1.Endpoints]{
 	Resource:    v1.SchemeGroupVersion.WithResource("endpoints"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.EndpointsList { return new(v1.EndpointsList) },
-	Items:       endpointsItems,
 	Indexers:    listers.EndpointsIndexers,
 	DecodeJSON:  endpointsDecodeJSON,
-}
-
-// endpointsItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Endpoints).
-func endpointsItems(l *v1.EndpointsList) []*v1.Endpoints {
-	out := make([]*v1.Endpoints, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // EndpointsInformer gives access to the shared informer and lister of Endpoints.
@@ -93,26 +80,13 @@ func (i endpointsInformer) Lister() listers.EndpointsLister {
 	return listers.NewEndpointsLister(i.Informer().Indexer())
 }
 
-// IngressType describes Ingress to the runtime: its resource, scope, list type and indexes.
-var IngressType = factory.Type[*v1.Ingress, *v1.IngressList]{
+// IngressType describes Ingress to the runtime: its resource, scope and indexes.
+var IngressType = factory.Type[*v1.Ingress]{
 	Resource:    v1.SchemeGroupVersion.WithResource("ingresses"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.IngressList { return new(v1.IngressList) },
-	Items:       ingressItems,
 	Indexers:    listers.IngressIndexers,
 	DecodeJSON:  ingressDecodeJSON,
-}
-
-// ingressItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Ingress).
-func ingressItems(l *v1.IngressList) []*v1.Ingress {
-	out := make([]*v1.Ingress, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // IngressInformer gives access to the shared informer and lister of Ingresses.
@@ -139,26 +113,13 @@ func (i ingressInformer) Lister() listers.IngressLister {
 	return listers.NewIngressLister(i.Informer().Indexer())
 }
 
-// NetworkPolicyType describes NetworkPolicy to the runtime: its resource, scope, list type and indexes.
-var NetworkPolicyType = factory.Type[*v1.NetworkPolicy, *v1.NetworkPolicyList]{
+// NetworkPolicyType describes NetworkPolicy to the runtime: its resource, scope and indexes.
+var NetworkPolicyType = factory.Type[*v1.NetworkPolicy]{
 	Resource:    v1.SchemeGroupVersion.WithResource("networkpolicies"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.NetworkPolicyList { return new(v1.NetworkPolicyList) },
-	Items:       networkPolicyItems,
 	Indexers:    listers.NetworkPolicyIndexers,
 	DecodeJSON:  networkPolicyDecodeJSON,
-}
-
-// networkPolicyItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of NetworkPolicy).
-func networkPolicyItems(l *v1.NetworkPolicyList) []*v1.NetworkPolicy {
-	out := make([]*v1.NetworkPolicy, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // NetworkPolicyInformer gives access to the shared informer and lister of NetworkPolicies.
@@ -185,26 +146,13 @@ func (i networkPolicyInformer) Lister() listers.NetworkPolicyLister {
 	return listers.NewNetworkPolicyLister(i.Informer().Indexer())
 }
 
-// StatusType describes Status to the runtime: its resource, scope, list type and indexes.
-var StatusType = factory.Type[*v1.Status, *v1.StatusList]{
+// StatusType describes Status to the runtime: its resource, scope and indexes.
+var StatusType = factory.Type[*v1.Status]{
 	Resource:    v1.SchemeGroupVersion.WithResource("statuses"),
 	Namespaced:  false,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.StatusList { return new(v1.StatusList) },
-	Items:       statusItems,
 	Indexers:    listers.StatusIndexers,
 	DecodeJSON:  statusDecodeJSON,
-}
-
-// statusItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Status).
-func statusItems(l *v1.StatusList) []*v1.Status {
-	out := make([]*v1.Status, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // StatusInformer gives access to the shared informer and lister of Statuses.

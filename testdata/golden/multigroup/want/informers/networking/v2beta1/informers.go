@@ -35,26 +35,13 @@ var Resources = factory.Resources{
 
 func (v version) Ingresses() IngressInformer { return ingressInformer{v.f} }
 
-// IngressType describes Ingress to the runtime: its resource, scope, list type and indexes.
-var IngressType = factory.Type[*v2beta1.Ingress, *v2beta1.IngressList]{
+// IngressType describes Ingress to the runtime: its resource, scope and indexes.
+var IngressType = factory.Type[*v2beta1.Ingress]{
 	Resource:    v2beta1.SchemeGroupVersion.WithResource("ingresses"),
 	Namespaced:  true,
 	AddToScheme: v2beta1.AddToScheme,
-	NewList:     func() *v2beta1.IngressList { return new(v2beta1.IngressList) },
-	Items:       ingressItems,
 	Indexers:    listers.IngressIndexers,
 	DecodeJSON:  ingressDecodeJSON,
-}
-
-// ingressItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Ingress).
-func ingressItems(l *v2beta1.IngressList) []*v2beta1.Ingress {
-	out := make([]*v2beta1.Ingress, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // IngressInformer gives access to the shared informer and lister of Ingresses.

@@ -35,26 +35,13 @@ var Resources = factory.Resources{
 
 func (v version) Extensions() ExtensionInformer { return extensionInformer{v.f} }
 
-// ExtensionType describes Extension to the runtime: its resource, scope, list type and indexes.
-var ExtensionType = factory.Type[*v1alpha1.Extension, *v1alpha1.ExtensionList]{
+// ExtensionType describes Extension to the runtime: its resource, scope and indexes.
+var ExtensionType = factory.Type[*v1alpha1.Extension]{
 	Resource:    v1alpha1.GroupVersion.WithResource("extensions"),
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
-	NewList:     func() *v1alpha1.ExtensionList { return new(v1alpha1.ExtensionList) },
-	Items:       extensionItems,
 	Indexers:    listers.ExtensionIndexers,
 	DecodeJSON:  extensionDecodeJSON,
-}
-
-// extensionItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Extension).
-func extensionItems(l *v1alpha1.ExtensionList) []*v1alpha1.Extension {
-	out := make([]*v1alpha1.Extension, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // ExtensionInformer gives access to the shared informer and lister of Extensions.

@@ -39,26 +39,13 @@ var Resources = factory.Resources{
 func (v version) Gateways() GatewayInformer               { return gatewayInformer{v.f} }
 func (v version) VirtualServices() VirtualServiceInformer { return virtualServiceInformer{v.f} }
 
-// GatewayType describes Gateway to the runtime: its resource, scope, list type and indexes.
-var GatewayType = factory.Type[*v1.Gateway, *v1.GatewayList]{
+// GatewayType describes Gateway to the runtime: its resource, scope and indexes.
+var GatewayType = factory.Type[*v1.Gateway]{
 	Resource:    v1.SchemeGroupVersion.WithResource("gateways"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.GatewayList { return new(v1.GatewayList) },
-	Items:       gatewayItems,
 	Indexers:    listers.GatewayIndexers,
 	DecodeJSON:  gatewayDecodeJSON,
-}
-
-// gatewayItems returns pointers to the items of l, without copying them
-// (a loop, not the generic listwatch.Pointers: an instantiation in this package
-// would compile wrappers for every method of Gateway).
-func gatewayItems(l *v1.GatewayList) []*v1.Gateway {
-	out := make([]*v1.Gateway, len(l.Items))
-	for n := range l.Items {
-		out[n] = &l.Items[n]
-	}
-	return out
 }
 
 // GatewayInformer gives access to the shared informer and lister of Gateways.
@@ -85,13 +72,11 @@ func (i gatewayInformer) Lister() listers.GatewayLister {
 	return listers.NewGatewayLister(i.Informer().Indexer())
 }
 
-// VirtualServiceType describes VirtualService to the runtime: its resource, scope, list type and indexes.
-var VirtualServiceType = factory.Type[*v1.VirtualService, *v1.VirtualServiceList]{
+// VirtualServiceType describes VirtualService to the runtime: its resource, scope and indexes.
+var VirtualServiceType = factory.Type[*v1.VirtualService]{
 	Resource:    v1.SchemeGroupVersion.WithResource("virtualservices"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
-	NewList:     func() *v1.VirtualServiceList { return new(v1.VirtualServiceList) },
-	Items:       func(l *v1.VirtualServiceList) []*v1.VirtualService { return l.Items },
 	Indexers:    listers.VirtualServiceIndexers,
 	DecodeJSON:  virtualServiceDecodeJSON,
 }
