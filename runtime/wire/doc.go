@@ -8,4 +8,10 @@
 // decode). listwatch uses a Codec to read the responses of its requests; a
 // faster decoder (or a generated one) replaces an implementation here and
 // nothing above it.
+//
+// The JSON codec takes the type-specific decoders informer-gen generates
+// (decode.go of each generated informers package, factory.Type.DecodeJSON)
+// through GeneratedDecoder; the helpers they call (JSONDecoder, DecodeString,
+// DecodeSlice, …, DecodeDefault) are in json_generated.go, with the rule that
+// keeps them exactly the reflective decoder's.
 package wire
