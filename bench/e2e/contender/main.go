@@ -45,6 +45,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1alpha1"
 	"github.com/informer-gen/informer-gen/examples/crd/generated/informers"
+	foosinformers "github.com/informer-gen/informer-gen/examples/crd/generated/informers/samplecontroller/v1alpha1"
 
 	"github.com/informer-gen/informer-gen/bench/e2e/internal/proto"
 )
@@ -238,8 +239,8 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 		for i := range proto.Namespaces {
 			opts.Namespaces = append(opts.Namespaces, proto.NamespacePrefix+strconv.Itoa(i))
 		}
-	case "", "rv0", "paged", "unpaged":
-		if cc.OursList != "" {
+	case "", "rv0", "paged", "unpaged", "reflective":
+		if cc.OursList != "" && cc.OursList != "reflective" {
 			tweak, err := listTweak(cc.OursList)
 			if err != nil {
 				return nil, err
@@ -253,7 +254,17 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 		}
 	}
 	f := informers.NewSharedInformerFactory(cfg, opts)
-	inf := f.Samplecontroller().V1alpha1().Foos().Informer()
+	var inf *informer.Informer[*v1alpha1.Foo]
+	if cc.OursList == "reflective" {
+		// The same informer without the generated decoder: the JSON codec's
+		// own (reflective) decoding, as with --json-decoders=none. (The
+		// factory keys informers by resource: this one is made first.)
+		typ := foosinformers.FooType
+		typ.DecodeJSON = nil
+		inf = factory.InformerFor(f.Factory, typ)
+	} else {
+		inf = f.Samplecontroller().V1alpha1().Foos().Informer()
+	}
 	reg, err := inf.AddHandler(informer.HandlerFuncs[*v1alpha1.Foo]{
 		AddFunc:    func(*v1alpha1.Foo, bool) { t.add() },
 		UpdateFunc: func(o, n *v1alpha1.Foo) { t.update(o.Labels, n.Labels) },

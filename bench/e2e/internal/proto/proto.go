@@ -132,6 +132,7 @@ var OursModes = map[string]string{
 	"h1buf64k":   "HTTP/1.1 with a 64 KiB read buffer (http.Transport.ReadBufferSize; default 4 KiB)",
 	"h2win16m":   "HTTP/2 with a 16 MiB stream receive window (http.Transport.HTTP2.MaxReceiveBufferPerStream; default 4 MiB)",
 	"h2frame16k": "HTTP/2 advertising 16 KiB frames (http.Transport.HTTP2.MaxReadFrameSize; default 1 MiB)",
+	"reflective": "the Foo informer without its generated JSON decoder (Type.DecodeJSON nil, as --json-decoders=none generates it)",
 	"ns10":       "one LIST and WATCH per namespace, concurrently (factory.Options.Namespaces = the 10 bench namespaces)",
 }
 
