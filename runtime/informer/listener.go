@@ -80,22 +80,16 @@ func newListener(inf *Shared, h Handler[store.Obj], reg *Registration, resync ti
 	return &listener{inf: inf, h: h, reg: reg, resync: resync, wake: make(chan struct{}, 1)}
 }
 
-// push appends notes to the buffer (dropping resyncs if this handler has no
-// resync period). It never blocks beyond the buffer's lock.
+// push appends notes (the pop loop's: adds, updates and deletes, never
+// resyncs) to the buffer. It never blocks beyond the buffer's lock. Into an
+// empty buffer a large batch is copied into a slice of its size, allocated
+// once.
 func (l *listener) push(notes []note) {
 	l.mu.Lock()
 	if l.hm != nil && len(l.buf) == 0 {
 		l.bufSince = time.Now()
 	}
-	if l.resync > 0 {
-		l.buf = append(l.buf, notes...)
-	} else {
-		for n := range notes {
-			if notes[n].op != opResync {
-				l.buf = append(l.buf, notes[n])
-			}
-		}
-	}
+	l.buf = append(l.buf, notes...)
 	l.mu.Unlock()
 	l.signal()
 }

@@ -34,6 +34,12 @@ func (i *Shared) process(b fifo.Batch[store.Obj]) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	notes := i.notes[:0]
+	if n := len(b.Deltas); n > cap(notes) {
+		// At most one note per delta: sized once, not grown by append
+		// (which, past a few hundred, grows by a quarter at a time and so
+		// allocates about five times a relist's notes).
+		notes = make([]note, 0, n)
+	}
 	if len(b.Deltas) == 1 && !b.Atomic {
 		notes = apply(writerOps{i.writer}, b.Deltas[0], b.InitialList, notes)
 	} else {
