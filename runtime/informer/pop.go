@@ -47,6 +47,11 @@ func (i *Shared) process(b fifo.Batch[store.Obj]) error {
 			nb.olds = make([]store.Obj, 0, n)
 		}
 	}
+	if b.Atomic && len(b.Deltas) > 1 {
+		// A relist, or the initial list: the cache is sized for it at once
+		// (a no-op when it holds about as many objects already).
+		i.writer.Reserve(len(b.Deltas))
+	}
 	if len(b.Deltas) == 1 && !b.Atomic {
 		apply(writerOps{i.writer}, b.Deltas[0], b.InitialList, nb)
 	} else {

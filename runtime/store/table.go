@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"iter"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -102,8 +103,11 @@ func (i *Cache) insertLocked(h, id uint32) {
 	}
 }
 
-func (i *Cache) growLocked() {
-	n := max(16, 2*len(i.table))
+func (i *Cache) growLocked() { i.resizeLocked(max(16, 2*len(i.table))) }
+
+// resizeLocked rehashes the table into n slots (a power of two, more than
+// count).
+func (i *Cache) resizeLocked(n int) {
 	t := make([]uint64, n)
 	mask := uint32(n - 1)
 	for _, e := range i.table {
@@ -118,6 +122,27 @@ func (i *Cache) growLocked() {
 		}
 	}
 	i.table = t
+}
+
+// reserveLocked makes room for n objects in all: ids (objs, their keys'
+// refs, the live bitmap) and a table that holds n without growing.
+func (i *Cache) reserveLocked(n int) {
+	if ids := len(i.objs) + n - i.count - len(i.free); ids > len(i.objs) {
+		i.objs = slices.Grow(i.objs, ids-len(i.objs))
+		if len(i.keys.refs) < ids {
+			i.keys.refs = slices.Grow(i.keys.refs, ids-len(i.keys.refs))
+		}
+		if words := (ids + 63) / 64; len(i.live) < words {
+			i.live = slices.Grow(i.live, words-len(i.live))
+		}
+	}
+	size := max(16, len(i.table))
+	for (n+1)*4 > size*3 {
+		size *= 2
+	}
+	if size > len(i.table) {
+		i.resizeLocked(size)
+	}
 }
 
 // removeSlotLocked empties slot s, shifting later entries of its probe run
