@@ -70,7 +70,7 @@ type Cache struct {
 	table []uint64 // linear probing; entry = hash<<32 | (id+1); 0 is empty
 	count int
 
-	objs []Obj    // by id; zero when the id is free
+	objs objSlots // by id; nil when the id is free
 	live []uint64 // bit id is set when objs[id] holds an object
 	free []uint32 // free ids, reused LIFO
 	keys keyArena // the key of every live id
@@ -215,7 +215,7 @@ func (i *Cache) list(out collector) {
 	out.reserve(i.count)
 	for w, word := range i.live {
 		for word != 0 {
-			out.add(i.objs[w*64+bits.TrailingZeros64(word)])
+			out.add(i.objs.get(uint32(w*64 + bits.TrailingZeros64(word))))
 			word &= word - 1
 		}
 	}
@@ -318,7 +318,7 @@ func (i *Cache) AddIndexers(indexers Indexers[Obj]) error {
 	for n, name := range names {
 		idx := &index{fn: indexers[name], values: map[string]posting{}}
 		for id := range liveIDs(i.live) {
-			vals, err := idx.fn(i.objs[id])
+			vals, err := idx.fn(i.objs.get(id))
 			if err != nil {
 				return fmt.Errorf("add indexers: index %q on %q: %w", name, i.keyOfLocked(id), err)
 			}

@@ -19,7 +19,7 @@ func TestReserveSizesTheTablesOnce(t *testing.T) {
 	w := NewCache(Options[Obj]{})
 	w.Reserve(n)
 	c := w.Cache()
-	table, objs, refs, live := len(c.table), cap(c.objs), cap(c.keys.refs), cap(c.live)
+	table, objs, refs, live := len(c.table), cap(c.objs.data), cap(c.keys.refs), cap(c.live)
 	if objs < n || refs < n || live < (n+63)/64 {
 		t.Fatalf("after Reserve(%d): room for %d objects, %d key refs, %d live words", n, objs, refs, live)
 	}
@@ -27,9 +27,9 @@ func TestReserveSizesTheTablesOnce(t *testing.T) {
 		p := reservePod(k)
 		w.Set(Key(p), p)
 	}
-	if len(c.table) != table || cap(c.objs) != objs || cap(c.keys.refs) != refs || cap(c.live) != live {
+	if len(c.table) != table || cap(c.objs.data) != objs || cap(c.keys.refs) != refs || cap(c.live) != live {
 		t.Errorf("storing %d objects after Reserve grew the tables: table %d -> %d, objs %d -> %d, refs %d -> %d, live %d -> %d",
-			n, table, len(c.table), objs, cap(c.objs), refs, cap(c.keys.refs), live, cap(c.live))
+			n, table, len(c.table), objs, cap(c.objs.data), refs, cap(c.keys.refs), live, cap(c.live))
 	}
 	if got := c.Len(); got != n {
 		t.Errorf("Len = %d, want %d", got, n)
@@ -63,7 +63,7 @@ func TestReserveKeepsWhatIsStored(t *testing.T) {
 	}
 	p := reservePod(3)
 	w.Set(Key(p), p) // reuses the freed id
-	if got := len(c.objs); got != 100 {
+	if got := len(c.objs.data); got != 100 {
 		t.Errorf("%d ids in use after re-adding the deleted object, want 100", got)
 	}
 }
