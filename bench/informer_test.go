@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strconv"
 	"sync"
@@ -23,14 +24,16 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// End-to-end informer benchmarks: our informer.New over a
-// reflector.ListerWatcher against client-go v0.37.2's
+// End-to-end informer benchmarks: our informer, built as the factory builds
+// it (informer.NewShared over a reflector.ListerWatcher of store.Obj, and its
+// typed view), against client-go v0.37.2's
 // cache.NewSharedIndexInformerWithOptions over a cache.ListWatch, on the same
 // in-memory source:
 //
 //   - a LIST served in pages of 500 (both reflectors ask for limit=500 and
 //     follow the continue tokens; every run checks the page count), at
-//     resourceVersion "1";
+//     resourceVersion "1", with remainingItemCount on ours as an API server
+//     sends it (client-go's Reflector does not read it);
 //   - one watch channel (watch.FakeWatcher) for the events.
 //
 // Both list then watch: ours with reflector.Options.WatchList=false, client-go
@@ -108,25 +111,42 @@ func (s *sourceStats) check(b *testing.B, impl string, n int) {
 	}
 }
 
-// ourSource serves items to our Reflector.
-type ourSource[T any] struct {
+// ourSource serves items to our Reflector as the factory's REST source does:
+// pages of store.Obj (its codecs decode a LIST's items into a []store.Obj),
+// each with the remainingItemCount an API server reports on a paged LIST of
+// everything (by which the Reflector sizes its buffer once). informer.New over
+// a typed reflector.ListerWatcher[T] would also copy each page into a
+// []store.Obj (16 B per item, see reflector.Untyped); the factory, which is
+// what generated code runs, does not.
+type ourSource struct {
 	sourceStats
-	items []T
+	items []store.Obj
 	w     *watch.FakeWatcher
 }
 
-func (s *ourSource[T]) List(_ context.Context, opts metav1.ListOptions) (*reflector.ListResult[T], error) {
+func (s *ourSource) List(_ context.Context, opts metav1.ListOptions) (*reflector.ListResult[store.Obj], error) {
 	s.list(opts)
 	from, to, next, err := informerPage(len(s.items), opts)
 	if err != nil {
 		return nil, err
 	}
-	return &reflector.ListResult[T]{Items: s.items[from:to:to], ResourceVersion: "1", Continue: next}, nil
+	res := &reflector.ListResult[store.Obj]{Items: s.items[from:to:to], ResourceVersion: "1", Continue: next}
+	if next != "" {
+		remaining := int64(len(s.items) - to)
+		res.RemainingItemCount = &remaining
+	}
+	return res, nil
 }
 
-func (s *ourSource[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (s *ourSource) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	s.watch(opts)
 	return s.w, nil
+}
+
+// newOurs builds our informer of T over src as the factory does: an untyped
+// core (informer.Shared) and its typed view.
+func newOurs[T store.Object[T]](src *ourSource, opts informer.Options[T]) *informer.Informer[T] {
+	return informer.View[T](informer.NewShared(src, reflect.TypeFor[T](), informer.UntypedOptions(opts)))
 }
 
 // cgSource is a cache.ListWatch serving pages built by page, declaring that it
@@ -225,9 +245,9 @@ var informerConfigMaps = sync.OnceValue(func() []*corev1.ConfigMap {
 	return cms
 })
 
-// freshPtrs deep-copies the templates (never handed to an informer).
-func freshPtrs[T store.Object[T]](tmpl []T) []T {
-	out := make([]T, len(tmpl))
+// freshObjs deep-copies the templates (never handed to an informer).
+func freshObjs[T store.Object[T]](tmpl []T) []store.Obj {
+	out := make([]store.Obj, len(tmpl))
 	for i, o := range tmpl {
 		out[i] = o.DeepCopy()
 	}
@@ -302,8 +322,8 @@ func benchSyncOurs[T store.Object[T]](b *testing.B, tmpl []T, opts informer.Opti
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		src := &ourSource[T]{items: freshPtrs(tmpl), w: watch.NewFake()}
-		inf := informer.New[T](src, opts)
+		src := &ourSource{items: freshObjs(tmpl), w: watch.NewFake()}
+		inf := newOurs(src, opts)
 		reg, err := inf.AddHandler(informer.HandlerFuncs[T]{AddFunc: func(T, bool) {}}, informer.HandlerOptions{})
 		if err != nil {
 			b.Fatal(err)
@@ -475,8 +495,8 @@ func BenchmarkInformerUpdates(b *testing.B) {
 		b.Run(name+"/impl="+v.impl, func(b *testing.B) {
 			if ourW == nil {
 				ourW = watch.NewFakeWithChanSize(1024, false)
-				src := &ourSource[*corev1.Pod]{items: freshPtrs(pods), w: ourW}
-				inf := informer.New[*corev1.Pod](src, informer.Options[*corev1.Pod]{
+				src := &ourSource{items: freshObjs(pods), w: ourW}
+				inf := newOurs(src, informer.Options[*corev1.Pod]{
 					Indexers:      store.Indexers[*corev1.Pod]{"node": informerPodNodeOurs},
 					Reflector:     reflector.Options{Name: "bench", PageSize: informerPageSize, WatchList: &informerNoWatchList},
 					InternStrings: v.intern,
@@ -557,7 +577,7 @@ func informerLiveHeap() uint64 {
 // The 100k pods keep their managedFields (ours runs with KeepManagedFields),
 // so ours frees nothing from the objects and only the informer's own
 // structures are measured. The heap before sync includes the objects as the
-// source holds them: for ours []*Pod, kept alive until after the measurement;
+// source holds them: for ours []store.Obj, kept alive until after the measurement;
 // for client-go the []Pod pages, which are released after sync because
 // client-go's list extraction stores shallow copies of them (a real LIST's
 // decoded page is garbage after extraction too), so the two cancel out.
@@ -568,9 +588,9 @@ func BenchmarkInformerOverhead(b *testing.B) {
 		var perObj float64
 		for b.Loop() {
 			b.StopTimer()
-			src := &ourSource[*corev1.Pod]{items: freshPtrs(tmpl), w: watch.NewFake()}
+			src := &ourSource{items: freshObjs(tmpl), w: watch.NewFake()}
 			before := informerLiveHeap()
-			inf := informer.New[*corev1.Pod](src, informer.Options[*corev1.Pod]{
+			inf := newOurs(src, informer.Options[*corev1.Pod]{
 				Indexers:          store.Indexers[*corev1.Pod]{"node": informerPodNodeOurs},
 				KeepManagedFields: true,
 				Reflector:         reflector.Options{Name: "bench", PageSize: informerPageSize, WatchList: &informerNoWatchList},

@@ -41,14 +41,15 @@ func (t DeltaType) String() string {
 // Delta is one change to one key.
 type Delta[T any] struct {
 	Type DeltaType
+	// FinalStateUnknown is set on a Deleted delta that Replace synthesized: the
+	// object vanished while the watch was down and Object is the last state known
+	// to this process (a tombstone), not the state at deletion. (Beside Type,
+	// so that the two share a word: a Delta of an interface is 40 bytes, not 48.)
+	FinalStateUnknown bool
 	// Key is store.Key of Object, computed once by the FIFO.
 	Key string
 	// Object is the new state, or for Deleted the last known state.
 	Object T
-	// FinalStateUnknown is set on a Deleted delta that Replace synthesized: the
-	// object vanished while the watch was down and Object is the last state known
-	// to this process (a tombstone), not the state at deletion.
-	FinalStateUnknown bool
 }
 
 // Batch is what Pop hands to the consumer. Deltas are in arrival order. When

@@ -48,7 +48,7 @@ type Shared struct {
 	nextID      int
 	syncedSent  bool           // the informer synced and handlers got their marker
 	listenersWG sync.WaitGroup // the handlers' goroutines (listener.run), waited for by Run
-	notes       []note         // pop loop scratch, reused
+	notes       noteBuf        // pop loop scratch, reused
 	logger      klog.Logger    // Run's logger, for the pop loop
 
 	// indexLog is Run's logger for index funcs that fail (they run in
@@ -314,12 +314,12 @@ func (i *Shared) AddHandler(h Handler[store.Obj], opts HandlerOptions) (*Registr
 	i.handlers = append(slices.Clip(i.handlers), l)
 	// Nobody else can reach l yet: fill its buffer directly.
 	objs := i.indexer.List()
-	l.buf = make([]note, 0, len(objs)+1)
+	l.buf.notes = make([]note, 0, len(objs)+1)
 	for _, o := range objs {
-		l.buf = append(l.buf, note{op: opAdd, obj: o, initialOrTombstone: true})
+		l.buf.add(note{op: opAdd, obj: o, initialOrTombstone: true})
 	}
 	if i.syncedSent {
-		l.buf = append(l.buf, note{op: opSynced})
+		l.buf.add(note{op: opSynced})
 	}
 	if i.state == stateRunning {
 		i.startLocked(l)

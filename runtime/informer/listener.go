@@ -38,12 +38,62 @@ func (o op) String() string {
 	return "synced"
 }
 
-// note is one queued handler call.
+// note is one queued handler call: 24 bytes. An update's previous object is
+// not in the note but in its noteBuf's olds (most notes have none: an
+// initial list or a relist is all adds, a resync passes obj twice), since a
+// second interface would make every note 40 bytes.
 type note struct {
 	op                 op
-	initialOrTombstone bool // add: isInInitialList; delete: finalStateUnknown (a tombstone)
-	old                store.Obj
+	initialOrTombstone bool   // add: isInInitialList; delete: finalStateUnknown (a tombstone)
+	old                uint32 // update: 1 + the index of the previous object in olds
 	obj                store.Obj
+}
+
+// noteBuf is a sequence of notes and the previous objects of its updates.
+type noteBuf struct {
+	notes []note
+	olds  []store.Obj
+}
+
+func (b *noteBuf) add(n note) { b.notes = append(b.notes, n) }
+
+func (b *noteBuf) update(old, obj store.Obj) {
+	b.olds = append(b.olds, old)
+	b.notes = append(b.notes, note{op: opUpdate, old: uint32(len(b.olds)), obj: obj})
+}
+
+// oldOf returns the previous object of update n (a note of b).
+func (b *noteBuf) oldOf(n *note) store.Obj { return b.olds[n.old-1] }
+
+// appendBuf appends the notes of src to b, renumbering its updates.
+func (b *noteBuf) appendBuf(src noteBuf) {
+	from, base := len(b.notes), uint32(len(b.olds))
+	b.notes = append(b.notes, src.notes...)
+	if len(src.olds) == 0 {
+		return
+	}
+	b.olds = append(b.olds, src.olds...)
+	if base > 0 {
+		for k := from; k < len(b.notes); k++ {
+			if b.notes[k].old != 0 {
+				b.notes[k].old += base
+			}
+		}
+	}
+}
+
+// reset empties b for reuse, dropping what it points to and giving a
+// relist's worth of memory back (slices above shrinkAbove).
+func (b *noteBuf) reset() {
+	clear(b.notes)
+	clear(b.olds)
+	b.notes, b.olds = b.notes[:0], b.olds[:0]
+	if cap(b.notes) > shrinkAbove {
+		b.notes = nil
+	}
+	if cap(b.olds) > shrinkAbove {
+		b.olds = nil
+	}
 }
 
 // shrinkAbove is the buffer capacity above which a drained buffer is given
@@ -70,9 +120,9 @@ type listener struct {
 	bufSince time.Time    // when buf's first note was queued (under mu)
 
 	mu       sync.Mutex
-	buf      []note // filled by the informer
-	spare    []note // the drained buffer, reused
-	stopping bool   // Run is stopping: exit once the buffer is empty (or ctx ended)
+	buf      noteBuf // filled by the informer
+	spare    noteBuf // the drained buffer, reused
+	stopping bool    // Run is stopping: exit once the buffer is empty (or ctx ended)
 }
 
 func newListener(inf *Shared, h Handler[store.Obj], reg *Registration, resync time.Duration) *listener {
@@ -80,32 +130,26 @@ func newListener(inf *Shared, h Handler[store.Obj], reg *Registration, resync ti
 	return &listener{inf: inf, h: h, reg: reg, resync: resync, wake: make(chan struct{}, 1)}
 }
 
-// push appends notes to the buffer (dropping resyncs if this handler has no
-// resync period). It never blocks beyond the buffer's lock.
-func (l *listener) push(notes []note) {
+// push appends notes (the pop loop's: adds, updates and deletes, never
+// resyncs) to the buffer. It never blocks beyond the buffer's lock. Into an
+// empty buffer a large batch is copied into a slice of its size, allocated
+// once.
+func (l *listener) push(notes noteBuf) {
 	l.mu.Lock()
-	if l.hm != nil && len(l.buf) == 0 {
+	if l.hm != nil && len(l.buf.notes) == 0 {
 		l.bufSince = time.Now()
 	}
-	if l.resync > 0 {
-		l.buf = append(l.buf, notes...)
-	} else {
-		for n := range notes {
-			if notes[n].op != opResync {
-				l.buf = append(l.buf, notes[n])
-			}
-		}
-	}
+	l.buf.appendBuf(notes)
 	l.mu.Unlock()
 	l.signal()
 }
 
 func (l *listener) pushOne(n note) {
 	l.mu.Lock()
-	if l.hm != nil && len(l.buf) == 0 {
+	if l.hm != nil && len(l.buf.notes) == 0 {
 		l.bufSince = time.Now()
 	}
-	l.buf = append(l.buf, n)
+	l.buf.add(n)
 	l.mu.Unlock()
 	l.signal()
 }
@@ -149,7 +193,7 @@ func (l *listener) run(ctx context.Context) {
 	}
 	defer func() {
 		l.mu.Lock()
-		l.buf, l.spare = nil, nil // what was not delivered is dropped
+		l.buf, l.spare = noteBuf{}, noteBuf{} // what was not delivered is dropped
 		l.mu.Unlock()
 	}()
 	for {
@@ -164,15 +208,15 @@ func (l *listener) run(ctx context.Context) {
 		}
 		l.mu.Lock()
 		batch := l.buf
-		l.buf, l.spare = l.spare, nil
+		l.buf, l.spare = l.spare, noteBuf{}
 		stopping := l.stopping
 		if l.hm != nil {
-			l.cur, l.curSince = len(batch), l.bufSince
+			l.cur, l.curSince = len(batch.notes), l.bufSince
 			l.done.Store(0)
 		}
 		l.mu.Unlock()
 
-		if len(batch) == 0 {
+		if len(batch.notes) == 0 {
 			l.recycle(batch)
 			if stopping {
 				return
@@ -187,33 +231,33 @@ func (l *listener) run(ctx context.Context) {
 			}
 			continue
 		}
-		for n := range batch {
+		for n := range batch.notes {
 			// Checked before every call: once cancel has returned, no call
 			// starts.
 			if l.removed.Load() || ctx.Err() != nil {
 				return
 			}
-			l.deliver(ctx, &batch[n])
+			l.deliver(ctx, &batch, &batch.notes[n])
 			if l.hm != nil {
 				l.done.Add(1)
-				if op := batch[n].op; op != opSynced {
+				if op := batch.notes[n].op; op != opSynced {
 					l.hm.Delivered(op.String())
 				}
 			}
 		}
-		clear(batch)
 		l.recycle(batch)
 	}
 }
 
-// recycle hands a drained buffer back for reuse.
-func (l *listener) recycle(batch []note) {
-	if cap(batch) > shrinkAbove {
+// recycle empties a drained buffer and hands it back for reuse.
+func (l *listener) recycle(batch noteBuf) {
+	batch.reset()
+	if batch.notes == nil {
 		return
 	}
 	l.mu.Lock()
-	if l.spare == nil {
-		l.spare = batch[:0]
+	if l.spare.notes == nil {
+		l.spare = batch
 	}
 	l.mu.Unlock()
 }
@@ -232,7 +276,7 @@ func (l *listener) queueResync(ctx context.Context) {
 		objs := i.indexer.List()
 		l.mu.Lock()
 		for _, o := range objs {
-			l.buf = append(l.buf, note{op: opResync, old: o, obj: o})
+			l.buf.add(note{op: opResync, obj: o})
 		}
 		l.mu.Unlock()
 		klog.FromContext(ctx).V(5).Info("handler resync queued", "objects", len(objs))
@@ -241,7 +285,8 @@ func (l *listener) queueResync(ctx context.Context) {
 }
 
 // deliver makes one handler call, recovering and reporting a panic.
-func (l *listener) deliver(ctx context.Context, n *note) {
+// n is a note of b.
+func (l *listener) deliver(ctx context.Context, b *noteBuf, n *note) {
 	defer func() {
 		if r := recover(); r != nil {
 			l.reportPanic(ctx, n, r)
@@ -250,8 +295,10 @@ func (l *listener) deliver(ctx context.Context, n *note) {
 	switch n.op {
 	case opAdd:
 		l.h.OnAdd(n.obj, n.initialOrTombstone)
-	case opUpdate, opResync:
-		l.h.OnUpdate(n.old, n.obj)
+	case opUpdate:
+		l.h.OnUpdate(b.oldOf(n), n.obj)
+	case opResync:
+		l.h.OnUpdate(n.obj, n.obj)
 	case opDelete:
 		l.h.OnDelete(n.obj, n.initialOrTombstone)
 	case opSynced:
@@ -285,7 +332,7 @@ func (l *listener) backlog() (int, time.Time) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := len(l.buf)
+	n := len(l.buf.notes)
 	since := l.bufSince
 	if rest := l.cur - int(l.done.Load()); rest > 0 {
 		n += rest

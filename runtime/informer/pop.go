@@ -33,29 +33,43 @@ func (i *Shared) popLoop(ctx context.Context) {
 func (i *Shared) process(b fifo.Batch[store.Obj]) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	notes := i.notes[:0]
+	nb := &i.notes
+	if n := len(b.Deltas); n > cap(nb.notes) {
+		// At most one note per delta: sized once, not grown by append
+		// (which, past a few hundred, grows by a quarter at a time and so
+		// allocates about five times a relist's notes).
+		nb.notes = make([]note, 0, n)
+	}
+	if n := len(b.Deltas); n > cap(nb.olds) {
+		// Only a key the cache holds can be updated: an initial list
+		// needs no olds, a relist about one per delta.
+		if n = min(n, i.writer.Cache().Len()); n > cap(nb.olds) {
+			nb.olds = make([]store.Obj, 0, n)
+		}
+	}
+	if b.Atomic && len(b.Deltas) > 1 {
+		// A relist, or the initial list: the cache is sized for it at once
+		// (a no-op when it holds about as many objects already).
+		i.writer.Reserve(len(b.Deltas))
+	}
 	if len(b.Deltas) == 1 && !b.Atomic {
-		notes = apply(writerOps{i.writer}, b.Deltas[0], b.InitialList, notes)
+		apply(writerOps{i.writer}, b.Deltas[0], b.InitialList, nb)
 	} else {
 		i.writer.Batch(func(tx store.CacheTx) {
 			for _, d := range b.Deltas {
-				notes = apply(tx, d, b.InitialList, notes)
+				apply(tx, d, b.InitialList, nb)
 			}
 		})
 	}
-	if len(notes) > 0 {
+	if len(nb.notes) > 0 {
 		for _, l := range i.handlers {
-			l.push(notes)
+			l.push(*nb)
 		}
 	}
 	if b.Atomic {
-		i.logger.V(4).Info("relist applied", "deltas", len(b.Deltas), "notifications", len(notes), "resourceVersion", b.ResourceVersion)
+		i.logger.V(4).Info("relist applied", "deltas", len(b.Deltas), "notifications", len(nb.notes), "resourceVersion", b.ResourceVersion)
 	}
-	clear(notes)
-	if cap(notes) > shrinkAbove {
-		notes = nil // give a relist's worth of memory back
-	}
-	i.notes = notes[:0]
+	nb.reset()
 	return nil
 }
 
@@ -73,23 +87,23 @@ func (o writerOps) Get(key string) (store.Obj, bool)                { return o.w
 func (o writerOps) Set(key string, obj store.Obj) (store.Obj, bool) { return o.w.Set(key, obj) }
 func (o writerOps) Delete(key string) (store.Obj, bool)             { return o.w.Delete(key) }
 
-// apply applies d to the cache and appends the notification it makes.
-func apply[O ops](c O, d fifo.Delta[store.Obj], initial bool, notes []note) []note {
+// apply applies d to the cache and appends the notification it makes to nb.
+func apply[O ops](c O, d fifo.Delta[store.Obj], initial bool, nb *noteBuf) {
 	switch d.Type {
 	case fifo.Added, fifo.Updated, fifo.Replaced:
 		old, existed := c.Set(d.Key, d.Object)
 		if existed {
-			return append(notes, note{op: opUpdate, old: old, obj: d.Object})
+			nb.update(old, d.Object)
+			return
 		}
-		return append(notes, note{op: opAdd, obj: d.Object, initialOrTombstone: initial})
+		nb.add(note{op: opAdd, obj: d.Object, initialOrTombstone: initial})
 	case fifo.Deleted:
 		// A delete of something the cache (hence every handler) never held
 		// is not news to anyone.
 		if _, existed := c.Delete(d.Key); existed {
-			return append(notes, note{op: opDelete, obj: d.Object, initialOrTombstone: d.FinalStateUnknown})
+			nb.add(note{op: opDelete, obj: d.Object, initialOrTombstone: d.FinalStateUnknown})
 		}
 	}
-	return notes
 }
 
 // markSynced sends every handler its "initial list delivered" marker, once.

@@ -11,8 +11,7 @@
 // are not generic; Indexer[T], Writer[T], Tx[T] and the Listers are views
 // that convert. Go compiles generic code again in every package that
 // instantiates it, so this keeps the hash table and indexes compiled once,
-// here, however many generated packages use them (docs/generated-code.md). A
-// slot holds an interface value (16 bytes, a pointer's 8 before).
+// here, however many generated packages use them (docs/generated-code.md).
 //
 // Objects returned by any read are shared with the cache and with every other
 // reader. They are read-only: mutate a DeepCopy, never the object itself.
@@ -32,7 +31,10 @@
 // in each index (about 170 bytes with the namespace index and one more). Here:
 //
 //   - objects sit in a slot array addressed by a dense uint32 id; freed ids
-//     are reused;
+//     are reused. A slot is one word, the data word of the object's Obj
+//     interface value: the type word is kept once while all objects are of
+//     one Go type (an informer's are), per slot beside it once two types
+//     have been stored;
 //   - keys are bytes packed into 64 KB chunks (no string header, no
 //     allocation and nothing for the GC to scan per key), and an
 //     open-addressing table of (32-bit hash, id) pairs maps a key to its id;

@@ -13,14 +13,14 @@ import (
 
 func (i *Cache) addPostingLocked(m map[string]posting, v string, id uint32) {
 	p := m[v]
-	if p.add(id, len(i.objs)) {
+	if p.add(id, i.objs.len()) {
 		m[v] = p
 	}
 }
 
 func (i *Cache) removePostingLocked(m map[string]posting, v string, id uint32) {
 	p, ok := m[v]
-	if !ok || !p.remove(id, len(i.objs)) {
+	if !ok || !p.remove(id, i.objs.len()) {
 		return
 	}
 	if p.n == 0 {
@@ -148,7 +148,7 @@ func (i *Cache) postingLocked(indexName, value string) (posting, error) {
 // unless ns is "".
 func (i *Cache) appendPostingLocked(out collector, p *posting, ns string) {
 	p.each(func(id uint32) bool {
-		if o := i.objs[id]; ns == "" || o.GetNamespace() == ns {
+		if o := i.objs.get(id); ns == "" || o.GetNamespace() == ns {
 			out.add(o)
 		}
 		return true

@@ -136,7 +136,7 @@ func (i *Cache) listSelector(namespace string, sel labels.Selector, out collecto
 					return true
 				}
 			}
-			o := i.objs[id]
+			o := i.objs.get(id)
 			if !matchAll || sel.Matches(labels.Set(o.GetLabels())) {
 				out.add(o)
 			}
@@ -173,7 +173,7 @@ func (i *Cache) filterPostingLocked(out collector, p *posting, ns string, sel la
 		return
 	}
 	p.each(func(id uint32) bool {
-		o := i.objs[id]
+		o := i.objs.get(id)
 		if (ns == "" || o.GetNamespace() == ns) && sel.Matches(labels.Set(o.GetLabels())) {
 			out.add(o)
 		}
@@ -192,7 +192,7 @@ func (i *Cache) scan(ns string, sel labels.Selector, out collector) {
 	}
 	for w, word := range i.live {
 		for word != 0 {
-			o := i.objs[w*64+bits.TrailingZeros64(word)]
+			o := i.objs.get(uint32(w*64 + bits.TrailingZeros64(word)))
 			word &= word - 1
 			if sel.Matches(labels.Set(o.GetLabels())) {
 				out.add(o)
@@ -238,7 +238,7 @@ func (i *Cache) indexLabelKeys(reqs labels.Requirements) {
 		i.labels[k] = added[n]
 	}
 	for id := range liveIDs(i.live) {
-		l := i.objs[id].GetLabels()
+		l := i.objs.get(id).GetLabels()
 		if len(l) == 0 {
 			continue
 		}

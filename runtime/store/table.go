@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"iter"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -48,7 +49,7 @@ func (i *Cache) getNamespacedLocked(ns, name string) (Obj, bool) {
 	// k does not escape: findLocked only compares it.
 	key := unsafe.String(&k[0], len(k))
 	if _, id, ok := i.findLocked(key, i.hash(key)); ok {
-		return i.objs[id], true
+		return i.objs.get(id), true
 	}
 	return zero, false
 }
@@ -59,7 +60,7 @@ func (i *Cache) getLocked(key string) (Obj, bool) {
 		var zero Obj
 		return zero, false
 	}
-	return i.objs[id], true
+	return i.objs.get(id), true
 }
 
 // keyOfLocked returns the key of live id (a new string).
@@ -102,8 +103,11 @@ func (i *Cache) insertLocked(h, id uint32) {
 	}
 }
 
-func (i *Cache) growLocked() {
-	n := max(16, 2*len(i.table))
+func (i *Cache) growLocked() { i.resizeLocked(max(16, 2*len(i.table))) }
+
+// resizeLocked rehashes the table into n slots (a power of two, more than
+// count).
+func (i *Cache) resizeLocked(n int) {
 	t := make([]uint64, n)
 	mask := uint32(n - 1)
 	for _, e := range i.table {
@@ -118,6 +122,27 @@ func (i *Cache) growLocked() {
 		}
 	}
 	i.table = t
+}
+
+// reserveLocked makes room for n objects in all: ids (objs, their keys'
+// refs, the live bitmap) and a table that holds n without growing.
+func (i *Cache) reserveLocked(n int) {
+	if ids := i.objs.len() + n - i.count - len(i.free); ids > i.objs.len() {
+		i.objs.grow(ids - i.objs.len())
+		if len(i.keys.refs) < ids {
+			i.keys.refs = slices.Grow(i.keys.refs, ids-len(i.keys.refs))
+		}
+		if words := (ids + 63) / 64; len(i.live) < words {
+			i.live = slices.Grow(i.live, words-len(i.live))
+		}
+	}
+	size := max(16, len(i.table))
+	for (n+1)*4 > size*3 {
+		size *= 2
+	}
+	if size > len(i.table) {
+		i.resizeLocked(size)
+	}
 }
 
 // removeSlotLocked empties slot s, shifting later entries of its probe run
@@ -153,10 +178,9 @@ func (i *Cache) allocLocked(obj Obj) uint32 {
 	if n := len(i.free); n > 0 {
 		id = i.free[n-1]
 		i.free = i.free[:n-1]
-		i.objs[id] = obj
+		i.objs.set(id, obj)
 	} else {
-		id = uint32(len(i.objs))
-		i.objs = append(i.objs, obj)
+		id = i.objs.add(obj)
 		if w := int(id / 64); w >= len(i.live) {
 			i.live = append(i.live, 0)
 		}
@@ -168,8 +192,8 @@ func (i *Cache) allocLocked(obj Obj) uint32 {
 func (i *Cache) setLocked(key string, obj Obj) (Obj, bool) {
 	h := i.hash(key)
 	if _, id, ok := i.findLocked(key, h); ok {
-		old := i.objs[id]
-		i.objs[id] = obj
+		old := i.objs.get(id)
+		i.objs.set(id, obj)
 		i.reindexLocked(id, key, old, obj, true, true)
 		return old, true
 	}
@@ -187,10 +211,10 @@ func (i *Cache) deleteLocked(key string) (Obj, bool) {
 	if !ok {
 		return zero, false
 	}
-	old := i.objs[id]
+	old := i.objs.get(id)
 	i.removeSlotLocked(slot)
 	i.reindexLocked(id, key, old, zero, true, false)
-	i.objs[id] = zero
+	i.objs.free(id)
 	i.live[id/64] &^= 1 << (id % 64)
 	i.free = append(i.free, id)
 	i.keys.remove(id)
