@@ -173,9 +173,9 @@ func BenchmarkStoreListSelector(b *testing.B) {
 	storeBenchList(b, labels.SelectorFromSet(labels.Set{"app": "app-7"}), storeObjects/benchApps)
 }
 
-// BenchmarkStoreListSelectorTwoLabels selects app=app-7,env=prod (0.5%... here
-// app-7 pods all have env=staging? no: 7 is odd, so env=staging) — the second
-// requirement is checked on the candidates of the first.
+// BenchmarkStoreListSelectorTwoLabels selects app=app-7,env=staging (every
+// app-7 pod: an odd app's pods are all staging), so the second requirement is
+// checked on each candidate of the first.
 func BenchmarkStoreListSelectorTwoLabels(b *testing.B) {
 	storeBenchList(b, labels.SelectorFromSet(labels.Set{"app": "app-7", "env": "staging"}), storeObjects/benchApps)
 }
