@@ -83,6 +83,10 @@ type Wrapper struct {
 	Type   string // []corev1.Container
 	Helper string // wire.DecodeSlice
 	Elem   string // jsonCorev1Container
+	// ElemType is set for a pointer type (*metav1.Time: metav1.Time), whose
+	// function is written out rather than a call of a generic helper over the
+	// element type (see wire.DecodeDefault on shapes).
+	ElemType string
 }
 
 // Plan returns the decode functions of roots (named struct types) and of
@@ -226,6 +230,9 @@ func (p *planner) fill(q pending) {
 
 func (p *planner) wrap(t types.Type, helper string, elem types.Type) string {
 	w := &Wrapper{Func: p.name("json" + p.mangle(t)), Type: types.TypeString(t, p.qualifier), Helper: p.wire + "." + helper}
+	if helper == "DecodePointer" {
+		w.ElemType = types.TypeString(elem, p.qualifier)
+	}
 	p.refs.Set(t, w.Func) // before the element: types may be recursive
 	w.Elem = p.ref(elem)
 	p.file.Wrappers = append(p.file.Wrappers, w)

@@ -117,16 +117,28 @@ func (d *JSONDecoder) SkipValue() error {
 	return err
 }
 
-// DecodeDefault decodes the next value into *p with the codec's reflective
-// decoder and options: what the codec does without generated decoders.
-func DecodeDefault[V any](d *JSONDecoder, p *V) error {
+// DecodeDefault decodes the next value into *p (P is a pointer type) with
+// the codec's reflective decoder and options: what the codec does without
+// generated decoders.
+//
+// It and the other helpers are generic over pointer types, not over the
+// values they point to, on purpose: every pointer type has one shape, so a
+// generated package compiles each helper once; a value type argument that is
+// a struct with embedded fields (a kind embedding TypeMeta and ObjectMeta,
+// metav1.Time embedding time.Time) would make it compile a wrapper for every
+// promoted method of that struct's shape, which was most of the cost of
+// compiling a generated decode.go (docs/performance.md).
+func DecodeDefault[P any](d *JSONDecoder, p P) error {
 	return json.UnmarshalDecode(d.dec, p)
 }
+
+// PeekNull reports whether the next value is null, consuming nothing.
+func (d *JSONDecoder) PeekNull() bool { return d.dec.PeekKind() == 'n' }
 
 // DecodeField decodes the next value, a member of a struct, into *p: with
 // decode the first time (*seen false, then set), with DecodeDefault after,
 // which merges a duplicate member into the value as encoding/json v1 does.
-func DecodeField[V any](d *JSONDecoder, seen *bool, p *V, decode func(*JSONDecoder, *V) error) error {
+func DecodeField[P any](d *JSONDecoder, seen *bool, p P, decode func(*JSONDecoder, P) error) error {
 	if *seen {
 		return DecodeDefault(d, p)
 	}
@@ -230,16 +242,13 @@ func DecodeFloat[F ~float32 | ~float64](d *JSONDecoder, p *F) error {
 // (and no UnmarshalJSONFrom; null is passed to the method too). The method
 // must not keep the bytes (encoding/json's rule). If it fails, the value is
 // decoded again by the codec's decoder, for its error.
-func DecodeMethod[V any, P interface {
-	*V
-	UnmarshalJSON([]byte) error
-}](d *JSONDecoder, p P) error {
+func DecodeMethod[P interface{ UnmarshalJSON([]byte) error }](d *JSONDecoder, p P) error {
 	v, err := d.dec.ReadValue()
 	if err != nil {
 		return err
 	}
 	if err := p.UnmarshalJSON(v); err != nil {
-		return d.fallback(v, (*V)(p))
+		return d.fallback(v, p)
 	}
 	return nil
 }
@@ -293,6 +302,30 @@ func DecodePointer[E any](d *JSONDecoder, p **E, elem func(*JSONDecoder, *E) err
 // elements into before it copies them into a slice of the exact length.
 var scratchPools sync.Map // reflect.Type -> *sync.Pool of *[]E
 
+// scratchPool returns the pool of scratch slices for element type t, made
+// with newSlice on first use. It, getScratch and putScratch are not generic
+// and not inlined on purpose: inlined into the generic DecodeSlice, sync.Map's
+// and sync.Pool's bodies (and their generic internals) would be compiled again
+// in every generated package (docs/performance.md).
+//
+//go:noinline
+func scratchPool(t reflect.Type, newSlice func() any) *sync.Pool {
+	if p, ok := scratchPools.Load(t); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := scratchPools.LoadOrStore(t, &sync.Pool{New: newSlice})
+	return p.(*sync.Pool)
+}
+
+//go:noinline
+func getScratch(p *sync.Pool) any { return p.Get() }
+
+//go:noinline
+func putScratch(p *sync.Pool, s any) { p.Put(s) }
+
+// newScratch returns a new, empty scratch slice of E.
+func newScratch[E any]() any { return new([]E) }
+
 // maxScratch is the capacity above which a scratch slice is not kept.
 const maxScratch = 1024
 
@@ -306,12 +339,8 @@ func DecodeSlice[S ~[]E, E any](d *JSONDecoder, p *S, elem func(*JSONDecoder, *E
 	if _, err := d.dec.ReadToken(); err != nil {
 		return err
 	}
-	t := reflect.TypeFor[E]()
-	pool, ok := scratchPools.Load(t)
-	if !ok {
-		pool, _ = scratchPools.LoadOrStore(t, &sync.Pool{New: func() any { return new([]E) }})
-	}
-	sp := pool.(*sync.Pool).Get().(*[]E)
+	pool := scratchPool(reflect.TypeFor[E](), newScratch[E])
+	sp := getScratch(pool).(*[]E)
 	s := (*sp)[:0]
 	var err error
 	for d.dec.PeekKind() != ']' {
@@ -330,7 +359,7 @@ func DecodeSlice[S ~[]E, E any](d *JSONDecoder, p *S, elem func(*JSONDecoder, *E
 	clear(s)
 	if cap(s) <= maxScratch {
 		*sp = s[:0]
-		pool.(*sync.Pool).Put(sp)
+		putScratch(pool, sp)
 	}
 	return err
 }

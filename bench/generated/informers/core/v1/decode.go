@@ -37,222 +37,222 @@ var (
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeFor[corev1.AWSElasticBlockStoreVolumeSource]():   "volumeID,fsType,partition,readOnly",
-	reflect.TypeFor[corev1.Affinity]():                           "nodeAffinity,podAffinity,podAntiAffinity",
-	reflect.TypeFor[corev1.AppArmorProfile]():                    "type,localhostProfile",
-	reflect.TypeFor[corev1.AttachedVolume]():                     "name,devicePath",
-	reflect.TypeFor[corev1.AzureDiskVolumeSource]():              "diskName,diskURI,cachingMode,fsType,readOnly,kind",
-	reflect.TypeFor[corev1.AzureFilePersistentVolumeSource]():    "secretName,shareName,readOnly,secretNamespace",
-	reflect.TypeFor[corev1.AzureFileVolumeSource]():              "secretName,shareName,readOnly",
-	reflect.TypeFor[corev1.CSIPersistentVolumeSource]():          "driver,volumeHandle,readOnly,fsType,volumeAttributes,controllerPublishSecretRef,nodeStageSecretRef,nodePublishSecretRef,controllerExpandSecretRef,nodeExpandSecretRef",
-	reflect.TypeFor[corev1.CSIVolumeSource]():                    "driver,readOnly,fsType,volumeAttributes,nodePublishSecretRef",
-	reflect.TypeFor[corev1.Capabilities]():                       "add,drop",
-	reflect.TypeFor[corev1.CephFSPersistentVolumeSource]():       "monitors,path,user,secretFile,secretRef,readOnly",
-	reflect.TypeFor[corev1.CephFSVolumeSource]():                 "monitors,path,user,secretFile,secretRef,readOnly",
-	reflect.TypeFor[corev1.CinderPersistentVolumeSource]():       "volumeID,fsType,readOnly,secretRef",
-	reflect.TypeFor[corev1.CinderVolumeSource]():                 "volumeID,fsType,readOnly,secretRef",
-	reflect.TypeFor[corev1.ClientIPConfig]():                     "timeoutSeconds",
-	reflect.TypeFor[corev1.ClusterTrustBundleProjection]():       "name,signerName,labelSelector,optional,path,user",
-	reflect.TypeFor[corev1.ComponentCondition]():                 "type,status,message,error",
-	reflect.TypeFor[corev1.ComponentStatus]():                    "kind,apiVersion,metadata,conditions",
-	reflect.TypeFor[corev1.ConfigMap]():                          "kind,apiVersion,metadata,immutable,data,binaryData",
-	reflect.TypeFor[corev1.ConfigMapEnvSource]():                 "name,optional",
-	reflect.TypeFor[corev1.ConfigMapKeySelector]():               "name,key,optional",
-	reflect.TypeFor[corev1.ConfigMapNodeConfigSource]():          "namespace,name,uid,resourceVersion,kubeletConfigKey",
-	reflect.TypeFor[corev1.ConfigMapProjection]():                "name,items,optional",
-	reflect.TypeFor[corev1.ConfigMapVolumeSource]():              "name,items,defaultMode,optional,defaultUser",
-	reflect.TypeFor[corev1.Container]():                          "name,image,command,args,workingDir,ports,envFrom,env,resources,resizePolicy,restartPolicy,restartPolicyRules,volumeMounts,volumeDevices,livenessProbe,readinessProbe,startupProbe,lifecycle,terminationMessagePath,terminationMessagePolicy,imagePullPolicy,securityContext,stdin,stdinOnce,tty",
-	reflect.TypeFor[corev1.ContainerExtendedResourceRequest]():   "containerName,resourceName,requestName",
-	reflect.TypeFor[corev1.ContainerImage]():                     "names,sizeBytes",
-	reflect.TypeFor[corev1.ContainerPort]():                      "name,hostPort,containerPort,protocol,hostIP",
-	reflect.TypeFor[corev1.ContainerResizePolicy]():              "resourceName,restartPolicy",
-	reflect.TypeFor[corev1.ContainerRestartRule]():               "action,exitCodes",
-	reflect.TypeFor[corev1.ContainerRestartRuleOnExitCodes]():    "operator,values",
-	reflect.TypeFor[corev1.ContainerState]():                     "waiting,running,terminated",
-	reflect.TypeFor[corev1.ContainerStateRunning]():              "startedAt",
-	reflect.TypeFor[corev1.ContainerStateTerminated]():           "exitCode,signal,reason,message,startedAt,finishedAt,containerID",
-	reflect.TypeFor[corev1.ContainerStateWaiting]():              "reason,message",
-	reflect.TypeFor[corev1.ContainerStatus]():                    "name,state,lastState,ready,restartCount,image,imageID,containerID,started,allocatedResources,resources,volumeMounts,user,allocatedResourcesStatus,stopSignal",
-	reflect.TypeFor[corev1.ContainerUser]():                      "linux",
-	reflect.TypeFor[corev1.DaemonEndpoint]():                     "Port",
-	reflect.TypeFor[corev1.DownwardAPIProjection]():              "items",
-	reflect.TypeFor[corev1.DownwardAPIVolumeFile]():              "path,fieldRef,resourceFieldRef,mode,user",
-	reflect.TypeFor[corev1.DownwardAPIVolumeSource]():            "items,defaultMode,defaultUser",
-	reflect.TypeFor[corev1.EmptyDirVolumeSource]():               "medium,sizeLimit,mode",
-	reflect.TypeFor[corev1.EndpointAddress]():                    "ip,hostname,nodeName,targetRef",
-	reflect.TypeFor[corev1.EndpointPort]():                       "name,port,protocol,appProtocol",
-	reflect.TypeFor[corev1.EndpointSubset]():                     "addresses,notReadyAddresses,ports",
-	reflect.TypeFor[corev1.Endpoints]():                          "kind,apiVersion,metadata,subsets",
-	reflect.TypeFor[corev1.EnvFromSource]():                      "prefix,configMapRef,secretRef",
-	reflect.TypeFor[corev1.EnvVar]():                             "name,value,valueFrom",
-	reflect.TypeFor[corev1.EnvVarSource]():                       "fieldRef,resourceFieldRef,configMapKeyRef,secretKeyRef,fileKeyRef",
-	reflect.TypeFor[corev1.EphemeralContainer]():                 "name,image,command,args,workingDir,ports,envFrom,env,resources,resizePolicy,restartPolicy,restartPolicyRules,volumeMounts,volumeDevices,livenessProbe,readinessProbe,startupProbe,lifecycle,terminationMessagePath,terminationMessagePolicy,imagePullPolicy,securityContext,stdin,stdinOnce,tty,targetContainerName",
-	reflect.TypeFor[corev1.EphemeralVolumeSource]():              "volumeClaimTemplate",
-	reflect.TypeFor[corev1.Event]():                              "kind,apiVersion,metadata,involvedObject,reason,message,source,firstTimestamp,lastTimestamp,count,type,eventTime,series,action,related,reportingComponent,reportingInstance",
-	reflect.TypeFor[corev1.EventSeries]():                        "count,lastObservedTime",
-	reflect.TypeFor[corev1.EventSource]():                        "component,host",
-	reflect.TypeFor[corev1.EvictionResponder]():                  "name,priority",
-	reflect.TypeFor[corev1.ExecAction]():                         "command",
-	reflect.TypeFor[corev1.FCVolumeSource]():                     "targetWWNs,lun,fsType,readOnly,wwids",
-	reflect.TypeFor[corev1.FileKeySelector]():                    "volumeName,path,key,optional",
-	reflect.TypeFor[corev1.FlexPersistentVolumeSource]():         "driver,fsType,secretRef,readOnly,options",
-	reflect.TypeFor[corev1.FlexVolumeSource]():                   "driver,fsType,secretRef,readOnly,options",
-	reflect.TypeFor[corev1.FlockerVolumeSource]():                "datasetName,datasetUUID",
-	reflect.TypeFor[corev1.GCEPersistentDiskVolumeSource]():      "pdName,fsType,partition,readOnly",
-	reflect.TypeFor[corev1.GRPCAction]():                         "port,service,mode",
-	reflect.TypeFor[corev1.GitRepoVolumeSource]():                "repository,revision,directory",
-	reflect.TypeFor[corev1.GlusterfsPersistentVolumeSource]():    "endpoints,path,readOnly,endpointsNamespace",
-	reflect.TypeFor[corev1.GlusterfsVolumeSource]():              "endpoints,path,readOnly",
-	reflect.TypeFor[corev1.HTTPGetAction]():                      "path,port,host,scheme,httpHeaders,protocol",
-	reflect.TypeFor[corev1.HTTPHeader]():                         "name,value",
-	reflect.TypeFor[corev1.HostAlias]():                          "ip,hostnames",
-	reflect.TypeFor[corev1.HostIP]():                             "ip",
-	reflect.TypeFor[corev1.HostPathVolumeSource]():               "path,type",
-	reflect.TypeFor[corev1.ISCSIPersistentVolumeSource]():        "targetPortal,iqn,lun,iscsiInterface,fsType,readOnly,portals,chapAuthDiscovery,chapAuthSession,secretRef,initiatorName",
-	reflect.TypeFor[corev1.ISCSIVolumeSource]():                  "targetPortal,iqn,lun,iscsiInterface,fsType,readOnly,portals,chapAuthDiscovery,chapAuthSession,secretRef,initiatorName",
-	reflect.TypeFor[corev1.ImageVolumeSource]():                  "reference,pullPolicy",
-	reflect.TypeFor[corev1.ImageVolumeStatus]():                  "imageRef",
-	reflect.TypeFor[corev1.KeyToPath]():                          "key,path,mode,user",
-	reflect.TypeFor[corev1.Lifecycle]():                          "postStart,preStop,stopSignal",
-	reflect.TypeFor[corev1.LifecycleHandler]():                   "exec,httpGet,tcpSocket,sleep",
-	reflect.TypeFor[corev1.LimitRange]():                         "kind,apiVersion,metadata,spec",
-	reflect.TypeFor[corev1.LimitRangeItem]():                     "type,max,min,default,defaultRequest,maxLimitRequestRatio",
-	reflect.TypeFor[corev1.LimitRangeSpec]():                     "limits",
-	reflect.TypeFor[corev1.LinuxContainerUser]():                 "uid,gid,supplementalGroups",
-	reflect.TypeFor[corev1.LoadBalancerIngress]():                "ip,hostname,ipMode,ports",
-	reflect.TypeFor[corev1.LoadBalancerStatus]():                 "ingress",
-	reflect.TypeFor[corev1.LocalObjectReference]():               "name",
-	reflect.TypeFor[corev1.LocalVolumeSource]():                  "path,fsType",
-	reflect.TypeFor[corev1.ModifyVolumeStatus]():                 "targetVolumeAttributesClassName,status",
-	reflect.TypeFor[corev1.NFSVolumeSource]():                    "server,path,readOnly",
-	reflect.TypeFor[corev1.Namespace]():                          "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[corev1.NamespaceCondition]():                 "type,status,lastTransitionTime,reason,message",
-	reflect.TypeFor[corev1.NamespaceSpec]():                      "finalizers",
-	reflect.TypeFor[corev1.NamespaceStatus]():                    "phase,conditions",
-	reflect.TypeFor[corev1.Node]():                               "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[corev1.NodeAddress]():                        "type,address",
-	reflect.TypeFor[corev1.NodeAffinity]():                       "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
-	reflect.TypeFor[corev1.NodeAllocatableMappedResources]():     "name,quantity",
-	reflect.TypeFor[corev1.NodeAllocatableOverheadResources]():   "name,perPod,perContainer",
-	reflect.TypeFor[corev1.NodeAllocatableResourceClaimStatus](): "resourceClaimName,containers,mapping,overhead",
-	reflect.TypeFor[corev1.NodeCondition]():                      "type,status,lastHeartbeatTime,lastTransitionTime,reason,message",
-	reflect.TypeFor[corev1.NodeConfigSource]():                   "configMap",
-	reflect.TypeFor[corev1.NodeConfigStatus]():                   "assigned,active,lastKnownGood,error",
-	reflect.TypeFor[corev1.NodeDaemonEndpoints]():                "kubeletEndpoint",
-	reflect.TypeFor[corev1.NodeFeatures]():                       "supplementalGroupsPolicy",
-	reflect.TypeFor[corev1.NodePodPreemptionPolicy]():            "disableResizePreemption",
-	reflect.TypeFor[corev1.NodeRuntimeHandler]():                 "name,features",
-	reflect.TypeFor[corev1.NodeRuntimeHandlerFeatures]():         "recursiveReadOnlyMounts,userNamespaces",
-	reflect.TypeFor[corev1.NodeSelector]():                       "nodeSelectorTerms",
-	reflect.TypeFor[corev1.NodeSelectorRequirement]():            "key,operator,values",
-	reflect.TypeFor[corev1.NodeSelectorTerm]():                   "matchExpressions,matchFields",
-	reflect.TypeFor[corev1.NodeSpec]():                           "podCIDR,podCIDRs,providerID,unschedulable,taints,configSource,externalID,podPreemptionPolicy",
-	reflect.TypeFor[corev1.NodeStatus]():                         "capacity,allocatable,phase,conditions,addresses,daemonEndpoints,nodeInfo,images,volumesInUse,volumesAttached,config,runtimeHandlers,features,declaredFeatures",
-	reflect.TypeFor[corev1.NodeSwapStatus]():                     "capacity",
-	reflect.TypeFor[corev1.NodeSystemInfo]():                     "machineID,systemUUID,bootID,kernelVersion,osImage,containerRuntimeVersion,kubeletVersion,kubeProxyVersion,operatingSystem,architecture,swap,runningInUserNamespace",
-	reflect.TypeFor[corev1.ObjectFieldSelector]():                "apiVersion,fieldPath",
-	reflect.TypeFor[corev1.ObjectReference]():                    "kind,namespace,name,uid,apiVersion,resourceVersion,fieldPath",
-	reflect.TypeFor[corev1.PersistentVolume]():                   "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[corev1.PersistentVolumeClaim]():              "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[corev1.PersistentVolumeClaimCondition]():     "type,status,lastProbeTime,lastTransitionTime,reason,message",
-	reflect.TypeFor[corev1.PersistentVolumeClaimSpec]():          "accessModes,selector,resources,volumeName,storageClassName,volumeMode,dataSource,dataSourceRef,volumeAttributesClassName",
-	reflect.TypeFor[corev1.PersistentVolumeClaimStatus]():        "phase,accessModes,capacity,conditions,allocatedResources,allocatedResourceStatuses,currentVolumeAttributesClassName,modifyVolumeStatus,healthStatus",
-	reflect.TypeFor[corev1.PersistentVolumeClaimTemplate]():      "metadata,spec",
-	reflect.TypeFor[corev1.PersistentVolumeClaimVolumeSource]():  "claimName,readOnly",
-	reflect.TypeFor[corev1.PersistentVolumeSpec]():               "capacity,gcePersistentDisk,awsElasticBlockStore,hostPath,glusterfs,nfs,rbd,iscsi,cinder,cephfs,fc,flocker,flexVolume,azureFile,vsphereVolume,quobyte,azureDisk,photonPersistentDisk,portworxVolume,scaleIO,local,storageos,csi,accessModes,claimRef,persistentVolumeReclaimPolicy,storageClassName,mountOptions,volumeMode,nodeAffinity,volumeAttributesClassName",
-	reflect.TypeFor[corev1.PersistentVolumeStatus]():             "phase,message,reason,lastPhaseTransitionTime",
-	reflect.TypeFor[corev1.PhotonPersistentDiskVolumeSource]():   "pdID,fsType",
-	reflect.TypeFor[corev1.Pod]():                                "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[corev1.PodAffinity]():                        "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
-	reflect.TypeFor[corev1.PodAffinityTerm]():                    "labelSelector,namespaces,topologyKey,namespaceSelector,matchLabelKeys,mismatchLabelKeys",
-	reflect.TypeFor[corev1.PodAntiAffinity]():                    "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
-	reflect.TypeFor[corev1.PodCertificateProjection]():           "signerName,keyType,maxExpirationSeconds,credentialBundlePath,keyPath,certificateChainPath,userAnnotations,user",
-	reflect.TypeFor[corev1.PodCondition]():                       "type,observedGeneration,status,lastProbeTime,lastTransitionTime,reason,message",
-	reflect.TypeFor[corev1.PodDNSConfig]():                       "nameservers,searches,options",
-	reflect.TypeFor[corev1.PodDNSConfigOption]():                 "name,value",
-	reflect.TypeFor[corev1.PodExtendedResourceClaimStatus]():     "requestMappings,resourceClaimName",
-	reflect.TypeFor[corev1.PodIP]():                              "ip",
-	reflect.TypeFor[corev1.PodOS]():                              "name",
-	reflect.TypeFor[corev1.PodReadinessGate]():                   "conditionType",
-	reflect.TypeFor[corev1.PodResourceClaim]():                   "name,resourceClaimName,resourceClaimTemplateName",
-	reflect.TypeFor[corev1.PodResourceClaimStatus]():             "name,resourceClaimName",
-	reflect.TypeFor[corev1.PodSchedulingGate]():                  "name",
-	reflect.TypeFor[corev1.PodSchedulingGroup]():                 "podGroupName",
-	reflect.TypeFor[corev1.PodSecurityContext]():                 "seLinuxOptions,windowsOptions,runAsUser,runAsGroup,runAsNonRoot,supplementalGroups,supplementalGroupsPolicy,fsGroup,sysctls,fsGroupChangePolicy,seccompProfile,appArmorProfile,seLinuxChangePolicy",
-	reflect.TypeFor[corev1.PodSpec]():                            "volumes,initContainers,containers,ephemeralContainers,restartPolicy,terminationGracePeriodSeconds,activeDeadlineSeconds,dnsPolicy,nodeSelector,serviceAccountName,serviceAccount,automountServiceAccountToken,nodeName,hostNetwork,hostPID,hostIPC,shareProcessNamespace,securityContext,imagePullSecrets,hostname,subdomain,affinity,schedulerName,tolerations,hostAliases,priorityClassName,priority,dnsConfig,readinessGates,runtimeClassName,enableServiceLinks,preemptionPolicy,overhead,topologySpreadConstraints,setHostnameAsFQDN,os,hostUsers,schedulingGates,resourceClaims,resources,hostnameOverride,schedulingGroup,evictionResponders",
-	reflect.TypeFor[corev1.PodStatus]():                          "observedGeneration,phase,conditions,message,reason,nominatedNodeName,hostIP,hostIPs,podIP,podIPs,startTime,initContainerStatuses,containerStatuses,qosClass,ephemeralContainerStatuses,resize,resourceClaimStatuses,extendedResourceClaimStatus,allocatedResources,resources,nodeAllocatableResourceClaimStatuses,volumeHealth",
-	reflect.TypeFor[corev1.PodTemplate]():                        "kind,apiVersion,metadata,template",
-	reflect.TypeFor[corev1.PodTemplateSpec]():                    "metadata,spec",
-	reflect.TypeFor[corev1.PodVolumeHealth]():                    "name,healthConditions,lastTransitionTime",
-	reflect.TypeFor[corev1.PortStatus]():                         "port,protocol,error",
-	reflect.TypeFor[corev1.PortworxVolumeSource]():               "volumeID,fsType,readOnly",
-	reflect.TypeFor[corev1.PreferredSchedulingTerm]():            "weight,preference",
-	reflect.TypeFor[corev1.Probe]():                              "exec,httpGet,tcpSocket,grpc,initialDelaySeconds,timeoutSeconds,periodSeconds,successThreshold,failureThreshold,terminationGracePeriodSeconds",
-	reflect.TypeFor[corev1.ProjectedVolumeSource]():              "sources,defaultMode,defaultUser",
-	reflect.TypeFor[corev1.QuobyteVolumeSource]():                "registry,volume,readOnly,user,group,tenant",
-	reflect.TypeFor[corev1.RBDPersistentVolumeSource]():          "monitors,image,fsType,pool,user,keyring,secretRef,readOnly",
-	reflect.TypeFor[corev1.RBDVolumeSource]():                    "monitors,image,fsType,pool,user,keyring,secretRef,readOnly",
-	reflect.TypeFor[corev1.ReplicationController]():              "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[corev1.ReplicationControllerCondition]():     "type,status,lastTransitionTime,reason,message",
-	reflect.TypeFor[corev1.ReplicationControllerSpec]():          "replicas,minReadySeconds,selector,template",
-	reflect.TypeFor[corev1.ReplicationControllerStatus]():        "replicas,fullyLabeledReplicas,readyReplicas,availableReplicas,observedGeneration,conditions",
-	reflect.TypeFor[corev1.ResourceClaim]():                      "name,request",
-	reflect.TypeFor[corev1.ResourceFieldSelector]():              "containerName,resource,divisor",
-	reflect.TypeFor[corev1.ResourceHealth]():                     "resourceID,health,message",
-	reflect.TypeFor[corev1.ResourceQuota]():                      "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[corev1.ResourceQuotaSpec]():                  "hard,scopes,scopeSelector",
-	reflect.TypeFor[corev1.ResourceQuotaStatus]():                "hard,used",
-	reflect.TypeFor[corev1.ResourceRequirements]():               "limits,requests,claims",
-	reflect.TypeFor[corev1.ResourceStatus]():                     "name,resources",
-	reflect.TypeFor[corev1.SELinuxOptions]():                     "user,role,type,level",
-	reflect.TypeFor[corev1.ScaleIOPersistentVolumeSource]():      "gateway,system,secretRef,sslEnabled,protectionDomain,storagePool,storageMode,volumeName,fsType,readOnly",
-	reflect.TypeFor[corev1.ScaleIOVolumeSource]():                "gateway,system,secretRef,sslEnabled,protectionDomain,storagePool,storageMode,volumeName,fsType,readOnly",
-	reflect.TypeFor[corev1.ScopeSelector]():                      "matchExpressions",
-	reflect.TypeFor[corev1.ScopedResourceSelectorRequirement]():  "scopeName,operator,values",
-	reflect.TypeFor[corev1.SeccompProfile]():                     "type,localhostProfile",
-	reflect.TypeFor[corev1.Secret]():                             "kind,apiVersion,metadata,immutable,data,stringData,type",
-	reflect.TypeFor[corev1.SecretEnvSource]():                    "name,optional",
-	reflect.TypeFor[corev1.SecretKeySelector]():                  "name,key,optional",
-	reflect.TypeFor[corev1.SecretProjection]():                   "name,items,optional",
-	reflect.TypeFor[corev1.SecretReference]():                    "name,namespace",
-	reflect.TypeFor[corev1.SecretVolumeSource]():                 "secretName,items,defaultMode,optional,defaultUser",
-	reflect.TypeFor[corev1.SecurityContext]():                    "capabilities,privileged,seLinuxOptions,windowsOptions,runAsUser,runAsGroup,runAsNonRoot,readOnlyRootFilesystem,allowPrivilegeEscalation,procMount,seccompProfile,appArmorProfile",
-	reflect.TypeFor[corev1.Service]():                            "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[corev1.ServiceAccount]():                     "kind,apiVersion,metadata,secrets,imagePullSecrets,automountServiceAccountToken",
-	reflect.TypeFor[corev1.ServiceAccountTokenProjection]():      "audience,expirationSeconds,path,user",
-	reflect.TypeFor[corev1.ServicePort]():                        "name,protocol,appProtocol,port,targetPort,nodePort",
-	reflect.TypeFor[corev1.ServiceSpec]():                        "ports,selector,clusterIP,clusterIPs,type,externalIPs,sessionAffinity,loadBalancerIP,loadBalancerSourceRanges,externalName,externalTrafficPolicy,healthCheckNodePort,publishNotReadyAddresses,sessionAffinityConfig,ipFamilies,ipFamilyPolicy,allocateLoadBalancerNodePorts,loadBalancerClass,internalTrafficPolicy,trafficDistribution",
-	reflect.TypeFor[corev1.ServiceStatus]():                      "loadBalancer,conditions",
-	reflect.TypeFor[corev1.SessionAffinityConfig]():              "clientIP",
-	reflect.TypeFor[corev1.SleepAction]():                        "seconds",
-	reflect.TypeFor[corev1.StorageOSPersistentVolumeSource]():    "volumeName,volumeNamespace,fsType,readOnly,secretRef",
-	reflect.TypeFor[corev1.StorageOSVolumeSource]():              "volumeName,volumeNamespace,fsType,readOnly,secretRef",
-	reflect.TypeFor[corev1.Sysctl]():                             "name,value",
-	reflect.TypeFor[corev1.TCPSocketAction]():                    "port,host",
-	reflect.TypeFor[corev1.Taint]():                              "key,value,effect,timeAdded",
-	reflect.TypeFor[corev1.Toleration]():                         "key,operator,value,effect,tolerationSeconds",
-	reflect.TypeFor[corev1.TopologySpreadConstraint]():           "maxSkew,topologyKey,whenUnsatisfiable,labelSelector,minDomains,nodeAffinityPolicy,nodeTaintsPolicy,matchLabelKeys",
-	reflect.TypeFor[corev1.TypedLocalObjectReference]():          "apiGroup,kind,name",
-	reflect.TypeFor[corev1.TypedObjectReference]():               "apiGroup,kind,name,namespace",
-	reflect.TypeFor[corev1.Volume]():                             "name,hostPath,emptyDir,gcePersistentDisk,awsElasticBlockStore,gitRepo,secret,nfs,iscsi,glusterfs,persistentVolumeClaim,rbd,flexVolume,cinder,cephfs,flocker,downwardAPI,fc,azureFile,configMap,vsphereVolume,quobyte,azureDisk,photonPersistentDisk,projected,portworxVolume,scaleIO,storageos,csi,ephemeral,image",
-	reflect.TypeFor[corev1.VolumeDevice]():                       "name,devicePath",
-	reflect.TypeFor[corev1.VolumeHealthCondition]():              "status,reason,message",
-	reflect.TypeFor[corev1.VolumeHealthStatus]():                 "healthConditions,lastTransitionTime",
-	reflect.TypeFor[corev1.VolumeMount]():                        "name,readOnly,recursiveReadOnly,mountPath,subPath,mountPropagation,subPathExpr,bindMountOptions",
-	reflect.TypeFor[corev1.VolumeMountStatus]():                  "name,mountPath,readOnly,recursiveReadOnly,volumeStatus",
-	reflect.TypeFor[corev1.VolumeNodeAffinity]():                 "required",
-	reflect.TypeFor[corev1.VolumeProjection]():                   "secret,downwardAPI,configMap,serviceAccountToken,clusterTrustBundle,podCertificate",
-	reflect.TypeFor[corev1.VolumeResourceRequirements]():         "limits,requests",
-	reflect.TypeFor[corev1.VolumeStatus]():                       "image",
-	reflect.TypeFor[corev1.VsphereVirtualDiskVolumeSource]():     "volumePath,fsType,storagePolicyName,storagePolicyID",
-	reflect.TypeFor[corev1.WeightedPodAffinityTerm]():            "weight,podAffinityTerm",
-	reflect.TypeFor[corev1.WindowsSecurityContextOptions]():      "gmsaCredentialSpecName,gmsaCredentialSpec,runAsUserName,hostProcess",
-	reflect.TypeFor[metav1.Condition]():                          "type,status,observedGeneration,lastTransitionTime,reason,message",
-	reflect.TypeFor[metav1.LabelSelector]():                      "matchLabels,matchExpressions",
-	reflect.TypeFor[metav1.LabelSelectorRequirement]():           "key,operator,values",
-	reflect.TypeFor[metav1.ManagedFieldsEntry]():                 "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeFor[metav1.ObjectMeta]():                         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeFor[metav1.OwnerReference]():                     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeOf((*corev1.AWSElasticBlockStoreVolumeSource)(nil)).Elem():   "volumeID,fsType,partition,readOnly",
+	reflect.TypeOf((*corev1.Affinity)(nil)).Elem():                           "nodeAffinity,podAffinity,podAntiAffinity",
+	reflect.TypeOf((*corev1.AppArmorProfile)(nil)).Elem():                    "type,localhostProfile",
+	reflect.TypeOf((*corev1.AttachedVolume)(nil)).Elem():                     "name,devicePath",
+	reflect.TypeOf((*corev1.AzureDiskVolumeSource)(nil)).Elem():              "diskName,diskURI,cachingMode,fsType,readOnly,kind",
+	reflect.TypeOf((*corev1.AzureFilePersistentVolumeSource)(nil)).Elem():    "secretName,shareName,readOnly,secretNamespace",
+	reflect.TypeOf((*corev1.AzureFileVolumeSource)(nil)).Elem():              "secretName,shareName,readOnly",
+	reflect.TypeOf((*corev1.CSIPersistentVolumeSource)(nil)).Elem():          "driver,volumeHandle,readOnly,fsType,volumeAttributes,controllerPublishSecretRef,nodeStageSecretRef,nodePublishSecretRef,controllerExpandSecretRef,nodeExpandSecretRef",
+	reflect.TypeOf((*corev1.CSIVolumeSource)(nil)).Elem():                    "driver,readOnly,fsType,volumeAttributes,nodePublishSecretRef",
+	reflect.TypeOf((*corev1.Capabilities)(nil)).Elem():                       "add,drop",
+	reflect.TypeOf((*corev1.CephFSPersistentVolumeSource)(nil)).Elem():       "monitors,path,user,secretFile,secretRef,readOnly",
+	reflect.TypeOf((*corev1.CephFSVolumeSource)(nil)).Elem():                 "monitors,path,user,secretFile,secretRef,readOnly",
+	reflect.TypeOf((*corev1.CinderPersistentVolumeSource)(nil)).Elem():       "volumeID,fsType,readOnly,secretRef",
+	reflect.TypeOf((*corev1.CinderVolumeSource)(nil)).Elem():                 "volumeID,fsType,readOnly,secretRef",
+	reflect.TypeOf((*corev1.ClientIPConfig)(nil)).Elem():                     "timeoutSeconds",
+	reflect.TypeOf((*corev1.ClusterTrustBundleProjection)(nil)).Elem():       "name,signerName,labelSelector,optional,path,user",
+	reflect.TypeOf((*corev1.ComponentCondition)(nil)).Elem():                 "type,status,message,error",
+	reflect.TypeOf((*corev1.ComponentStatus)(nil)).Elem():                    "kind,apiVersion,metadata,conditions",
+	reflect.TypeOf((*corev1.ConfigMap)(nil)).Elem():                          "kind,apiVersion,metadata,immutable,data,binaryData",
+	reflect.TypeOf((*corev1.ConfigMapEnvSource)(nil)).Elem():                 "name,optional",
+	reflect.TypeOf((*corev1.ConfigMapKeySelector)(nil)).Elem():               "name,key,optional",
+	reflect.TypeOf((*corev1.ConfigMapNodeConfigSource)(nil)).Elem():          "namespace,name,uid,resourceVersion,kubeletConfigKey",
+	reflect.TypeOf((*corev1.ConfigMapProjection)(nil)).Elem():                "name,items,optional",
+	reflect.TypeOf((*corev1.ConfigMapVolumeSource)(nil)).Elem():              "name,items,defaultMode,optional,defaultUser",
+	reflect.TypeOf((*corev1.Container)(nil)).Elem():                          "name,image,command,args,workingDir,ports,envFrom,env,resources,resizePolicy,restartPolicy,restartPolicyRules,volumeMounts,volumeDevices,livenessProbe,readinessProbe,startupProbe,lifecycle,terminationMessagePath,terminationMessagePolicy,imagePullPolicy,securityContext,stdin,stdinOnce,tty",
+	reflect.TypeOf((*corev1.ContainerExtendedResourceRequest)(nil)).Elem():   "containerName,resourceName,requestName",
+	reflect.TypeOf((*corev1.ContainerImage)(nil)).Elem():                     "names,sizeBytes",
+	reflect.TypeOf((*corev1.ContainerPort)(nil)).Elem():                      "name,hostPort,containerPort,protocol,hostIP",
+	reflect.TypeOf((*corev1.ContainerResizePolicy)(nil)).Elem():              "resourceName,restartPolicy",
+	reflect.TypeOf((*corev1.ContainerRestartRule)(nil)).Elem():               "action,exitCodes",
+	reflect.TypeOf((*corev1.ContainerRestartRuleOnExitCodes)(nil)).Elem():    "operator,values",
+	reflect.TypeOf((*corev1.ContainerState)(nil)).Elem():                     "waiting,running,terminated",
+	reflect.TypeOf((*corev1.ContainerStateRunning)(nil)).Elem():              "startedAt",
+	reflect.TypeOf((*corev1.ContainerStateTerminated)(nil)).Elem():           "exitCode,signal,reason,message,startedAt,finishedAt,containerID",
+	reflect.TypeOf((*corev1.ContainerStateWaiting)(nil)).Elem():              "reason,message",
+	reflect.TypeOf((*corev1.ContainerStatus)(nil)).Elem():                    "name,state,lastState,ready,restartCount,image,imageID,containerID,started,allocatedResources,resources,volumeMounts,user,allocatedResourcesStatus,stopSignal",
+	reflect.TypeOf((*corev1.ContainerUser)(nil)).Elem():                      "linux",
+	reflect.TypeOf((*corev1.DaemonEndpoint)(nil)).Elem():                     "Port",
+	reflect.TypeOf((*corev1.DownwardAPIProjection)(nil)).Elem():              "items",
+	reflect.TypeOf((*corev1.DownwardAPIVolumeFile)(nil)).Elem():              "path,fieldRef,resourceFieldRef,mode,user",
+	reflect.TypeOf((*corev1.DownwardAPIVolumeSource)(nil)).Elem():            "items,defaultMode,defaultUser",
+	reflect.TypeOf((*corev1.EmptyDirVolumeSource)(nil)).Elem():               "medium,sizeLimit,mode",
+	reflect.TypeOf((*corev1.EndpointAddress)(nil)).Elem():                    "ip,hostname,nodeName,targetRef",
+	reflect.TypeOf((*corev1.EndpointPort)(nil)).Elem():                       "name,port,protocol,appProtocol",
+	reflect.TypeOf((*corev1.EndpointSubset)(nil)).Elem():                     "addresses,notReadyAddresses,ports",
+	reflect.TypeOf((*corev1.Endpoints)(nil)).Elem():                          "kind,apiVersion,metadata,subsets",
+	reflect.TypeOf((*corev1.EnvFromSource)(nil)).Elem():                      "prefix,configMapRef,secretRef",
+	reflect.TypeOf((*corev1.EnvVar)(nil)).Elem():                             "name,value,valueFrom",
+	reflect.TypeOf((*corev1.EnvVarSource)(nil)).Elem():                       "fieldRef,resourceFieldRef,configMapKeyRef,secretKeyRef,fileKeyRef",
+	reflect.TypeOf((*corev1.EphemeralContainer)(nil)).Elem():                 "name,image,command,args,workingDir,ports,envFrom,env,resources,resizePolicy,restartPolicy,restartPolicyRules,volumeMounts,volumeDevices,livenessProbe,readinessProbe,startupProbe,lifecycle,terminationMessagePath,terminationMessagePolicy,imagePullPolicy,securityContext,stdin,stdinOnce,tty,targetContainerName",
+	reflect.TypeOf((*corev1.EphemeralVolumeSource)(nil)).Elem():              "volumeClaimTemplate",
+	reflect.TypeOf((*corev1.Event)(nil)).Elem():                              "kind,apiVersion,metadata,involvedObject,reason,message,source,firstTimestamp,lastTimestamp,count,type,eventTime,series,action,related,reportingComponent,reportingInstance",
+	reflect.TypeOf((*corev1.EventSeries)(nil)).Elem():                        "count,lastObservedTime",
+	reflect.TypeOf((*corev1.EventSource)(nil)).Elem():                        "component,host",
+	reflect.TypeOf((*corev1.EvictionResponder)(nil)).Elem():                  "name,priority",
+	reflect.TypeOf((*corev1.ExecAction)(nil)).Elem():                         "command",
+	reflect.TypeOf((*corev1.FCVolumeSource)(nil)).Elem():                     "targetWWNs,lun,fsType,readOnly,wwids",
+	reflect.TypeOf((*corev1.FileKeySelector)(nil)).Elem():                    "volumeName,path,key,optional",
+	reflect.TypeOf((*corev1.FlexPersistentVolumeSource)(nil)).Elem():         "driver,fsType,secretRef,readOnly,options",
+	reflect.TypeOf((*corev1.FlexVolumeSource)(nil)).Elem():                   "driver,fsType,secretRef,readOnly,options",
+	reflect.TypeOf((*corev1.FlockerVolumeSource)(nil)).Elem():                "datasetName,datasetUUID",
+	reflect.TypeOf((*corev1.GCEPersistentDiskVolumeSource)(nil)).Elem():      "pdName,fsType,partition,readOnly",
+	reflect.TypeOf((*corev1.GRPCAction)(nil)).Elem():                         "port,service,mode",
+	reflect.TypeOf((*corev1.GitRepoVolumeSource)(nil)).Elem():                "repository,revision,directory",
+	reflect.TypeOf((*corev1.GlusterfsPersistentVolumeSource)(nil)).Elem():    "endpoints,path,readOnly,endpointsNamespace",
+	reflect.TypeOf((*corev1.GlusterfsVolumeSource)(nil)).Elem():              "endpoints,path,readOnly",
+	reflect.TypeOf((*corev1.HTTPGetAction)(nil)).Elem():                      "path,port,host,scheme,httpHeaders,protocol",
+	reflect.TypeOf((*corev1.HTTPHeader)(nil)).Elem():                         "name,value",
+	reflect.TypeOf((*corev1.HostAlias)(nil)).Elem():                          "ip,hostnames",
+	reflect.TypeOf((*corev1.HostIP)(nil)).Elem():                             "ip",
+	reflect.TypeOf((*corev1.HostPathVolumeSource)(nil)).Elem():               "path,type",
+	reflect.TypeOf((*corev1.ISCSIPersistentVolumeSource)(nil)).Elem():        "targetPortal,iqn,lun,iscsiInterface,fsType,readOnly,portals,chapAuthDiscovery,chapAuthSession,secretRef,initiatorName",
+	reflect.TypeOf((*corev1.ISCSIVolumeSource)(nil)).Elem():                  "targetPortal,iqn,lun,iscsiInterface,fsType,readOnly,portals,chapAuthDiscovery,chapAuthSession,secretRef,initiatorName",
+	reflect.TypeOf((*corev1.ImageVolumeSource)(nil)).Elem():                  "reference,pullPolicy",
+	reflect.TypeOf((*corev1.ImageVolumeStatus)(nil)).Elem():                  "imageRef",
+	reflect.TypeOf((*corev1.KeyToPath)(nil)).Elem():                          "key,path,mode,user",
+	reflect.TypeOf((*corev1.Lifecycle)(nil)).Elem():                          "postStart,preStop,stopSignal",
+	reflect.TypeOf((*corev1.LifecycleHandler)(nil)).Elem():                   "exec,httpGet,tcpSocket,sleep",
+	reflect.TypeOf((*corev1.LimitRange)(nil)).Elem():                         "kind,apiVersion,metadata,spec",
+	reflect.TypeOf((*corev1.LimitRangeItem)(nil)).Elem():                     "type,max,min,default,defaultRequest,maxLimitRequestRatio",
+	reflect.TypeOf((*corev1.LimitRangeSpec)(nil)).Elem():                     "limits",
+	reflect.TypeOf((*corev1.LinuxContainerUser)(nil)).Elem():                 "uid,gid,supplementalGroups",
+	reflect.TypeOf((*corev1.LoadBalancerIngress)(nil)).Elem():                "ip,hostname,ipMode,ports",
+	reflect.TypeOf((*corev1.LoadBalancerStatus)(nil)).Elem():                 "ingress",
+	reflect.TypeOf((*corev1.LocalObjectReference)(nil)).Elem():               "name",
+	reflect.TypeOf((*corev1.LocalVolumeSource)(nil)).Elem():                  "path,fsType",
+	reflect.TypeOf((*corev1.ModifyVolumeStatus)(nil)).Elem():                 "targetVolumeAttributesClassName,status",
+	reflect.TypeOf((*corev1.NFSVolumeSource)(nil)).Elem():                    "server,path,readOnly",
+	reflect.TypeOf((*corev1.Namespace)(nil)).Elem():                          "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.NamespaceCondition)(nil)).Elem():                 "type,status,lastTransitionTime,reason,message",
+	reflect.TypeOf((*corev1.NamespaceSpec)(nil)).Elem():                      "finalizers",
+	reflect.TypeOf((*corev1.NamespaceStatus)(nil)).Elem():                    "phase,conditions",
+	reflect.TypeOf((*corev1.Node)(nil)).Elem():                               "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.NodeAddress)(nil)).Elem():                        "type,address",
+	reflect.TypeOf((*corev1.NodeAffinity)(nil)).Elem():                       "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
+	reflect.TypeOf((*corev1.NodeAllocatableMappedResources)(nil)).Elem():     "name,quantity",
+	reflect.TypeOf((*corev1.NodeAllocatableOverheadResources)(nil)).Elem():   "name,perPod,perContainer",
+	reflect.TypeOf((*corev1.NodeAllocatableResourceClaimStatus)(nil)).Elem(): "resourceClaimName,containers,mapping,overhead",
+	reflect.TypeOf((*corev1.NodeCondition)(nil)).Elem():                      "type,status,lastHeartbeatTime,lastTransitionTime,reason,message",
+	reflect.TypeOf((*corev1.NodeConfigSource)(nil)).Elem():                   "configMap",
+	reflect.TypeOf((*corev1.NodeConfigStatus)(nil)).Elem():                   "assigned,active,lastKnownGood,error",
+	reflect.TypeOf((*corev1.NodeDaemonEndpoints)(nil)).Elem():                "kubeletEndpoint",
+	reflect.TypeOf((*corev1.NodeFeatures)(nil)).Elem():                       "supplementalGroupsPolicy",
+	reflect.TypeOf((*corev1.NodePodPreemptionPolicy)(nil)).Elem():            "disableResizePreemption",
+	reflect.TypeOf((*corev1.NodeRuntimeHandler)(nil)).Elem():                 "name,features",
+	reflect.TypeOf((*corev1.NodeRuntimeHandlerFeatures)(nil)).Elem():         "recursiveReadOnlyMounts,userNamespaces",
+	reflect.TypeOf((*corev1.NodeSelector)(nil)).Elem():                       "nodeSelectorTerms",
+	reflect.TypeOf((*corev1.NodeSelectorRequirement)(nil)).Elem():            "key,operator,values",
+	reflect.TypeOf((*corev1.NodeSelectorTerm)(nil)).Elem():                   "matchExpressions,matchFields",
+	reflect.TypeOf((*corev1.NodeSpec)(nil)).Elem():                           "podCIDR,podCIDRs,providerID,unschedulable,taints,configSource,externalID,podPreemptionPolicy",
+	reflect.TypeOf((*corev1.NodeStatus)(nil)).Elem():                         "capacity,allocatable,phase,conditions,addresses,daemonEndpoints,nodeInfo,images,volumesInUse,volumesAttached,config,runtimeHandlers,features,declaredFeatures",
+	reflect.TypeOf((*corev1.NodeSwapStatus)(nil)).Elem():                     "capacity",
+	reflect.TypeOf((*corev1.NodeSystemInfo)(nil)).Elem():                     "machineID,systemUUID,bootID,kernelVersion,osImage,containerRuntimeVersion,kubeletVersion,kubeProxyVersion,operatingSystem,architecture,swap,runningInUserNamespace",
+	reflect.TypeOf((*corev1.ObjectFieldSelector)(nil)).Elem():                "apiVersion,fieldPath",
+	reflect.TypeOf((*corev1.ObjectReference)(nil)).Elem():                    "kind,namespace,name,uid,apiVersion,resourceVersion,fieldPath",
+	reflect.TypeOf((*corev1.PersistentVolume)(nil)).Elem():                   "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.PersistentVolumeClaim)(nil)).Elem():              "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.PersistentVolumeClaimCondition)(nil)).Elem():     "type,status,lastProbeTime,lastTransitionTime,reason,message",
+	reflect.TypeOf((*corev1.PersistentVolumeClaimSpec)(nil)).Elem():          "accessModes,selector,resources,volumeName,storageClassName,volumeMode,dataSource,dataSourceRef,volumeAttributesClassName",
+	reflect.TypeOf((*corev1.PersistentVolumeClaimStatus)(nil)).Elem():        "phase,accessModes,capacity,conditions,allocatedResources,allocatedResourceStatuses,currentVolumeAttributesClassName,modifyVolumeStatus,healthStatus",
+	reflect.TypeOf((*corev1.PersistentVolumeClaimTemplate)(nil)).Elem():      "metadata,spec",
+	reflect.TypeOf((*corev1.PersistentVolumeClaimVolumeSource)(nil)).Elem():  "claimName,readOnly",
+	reflect.TypeOf((*corev1.PersistentVolumeSpec)(nil)).Elem():               "capacity,gcePersistentDisk,awsElasticBlockStore,hostPath,glusterfs,nfs,rbd,iscsi,cinder,cephfs,fc,flocker,flexVolume,azureFile,vsphereVolume,quobyte,azureDisk,photonPersistentDisk,portworxVolume,scaleIO,local,storageos,csi,accessModes,claimRef,persistentVolumeReclaimPolicy,storageClassName,mountOptions,volumeMode,nodeAffinity,volumeAttributesClassName",
+	reflect.TypeOf((*corev1.PersistentVolumeStatus)(nil)).Elem():             "phase,message,reason,lastPhaseTransitionTime",
+	reflect.TypeOf((*corev1.PhotonPersistentDiskVolumeSource)(nil)).Elem():   "pdID,fsType",
+	reflect.TypeOf((*corev1.Pod)(nil)).Elem():                                "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.PodAffinity)(nil)).Elem():                        "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
+	reflect.TypeOf((*corev1.PodAffinityTerm)(nil)).Elem():                    "labelSelector,namespaces,topologyKey,namespaceSelector,matchLabelKeys,mismatchLabelKeys",
+	reflect.TypeOf((*corev1.PodAntiAffinity)(nil)).Elem():                    "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
+	reflect.TypeOf((*corev1.PodCertificateProjection)(nil)).Elem():           "signerName,keyType,maxExpirationSeconds,credentialBundlePath,keyPath,certificateChainPath,userAnnotations,user",
+	reflect.TypeOf((*corev1.PodCondition)(nil)).Elem():                       "type,observedGeneration,status,lastProbeTime,lastTransitionTime,reason,message",
+	reflect.TypeOf((*corev1.PodDNSConfig)(nil)).Elem():                       "nameservers,searches,options",
+	reflect.TypeOf((*corev1.PodDNSConfigOption)(nil)).Elem():                 "name,value",
+	reflect.TypeOf((*corev1.PodExtendedResourceClaimStatus)(nil)).Elem():     "requestMappings,resourceClaimName",
+	reflect.TypeOf((*corev1.PodIP)(nil)).Elem():                              "ip",
+	reflect.TypeOf((*corev1.PodOS)(nil)).Elem():                              "name",
+	reflect.TypeOf((*corev1.PodReadinessGate)(nil)).Elem():                   "conditionType",
+	reflect.TypeOf((*corev1.PodResourceClaim)(nil)).Elem():                   "name,resourceClaimName,resourceClaimTemplateName",
+	reflect.TypeOf((*corev1.PodResourceClaimStatus)(nil)).Elem():             "name,resourceClaimName",
+	reflect.TypeOf((*corev1.PodSchedulingGate)(nil)).Elem():                  "name",
+	reflect.TypeOf((*corev1.PodSchedulingGroup)(nil)).Elem():                 "podGroupName",
+	reflect.TypeOf((*corev1.PodSecurityContext)(nil)).Elem():                 "seLinuxOptions,windowsOptions,runAsUser,runAsGroup,runAsNonRoot,supplementalGroups,supplementalGroupsPolicy,fsGroup,sysctls,fsGroupChangePolicy,seccompProfile,appArmorProfile,seLinuxChangePolicy",
+	reflect.TypeOf((*corev1.PodSpec)(nil)).Elem():                            "volumes,initContainers,containers,ephemeralContainers,restartPolicy,terminationGracePeriodSeconds,activeDeadlineSeconds,dnsPolicy,nodeSelector,serviceAccountName,serviceAccount,automountServiceAccountToken,nodeName,hostNetwork,hostPID,hostIPC,shareProcessNamespace,securityContext,imagePullSecrets,hostname,subdomain,affinity,schedulerName,tolerations,hostAliases,priorityClassName,priority,dnsConfig,readinessGates,runtimeClassName,enableServiceLinks,preemptionPolicy,overhead,topologySpreadConstraints,setHostnameAsFQDN,os,hostUsers,schedulingGates,resourceClaims,resources,hostnameOverride,schedulingGroup,evictionResponders",
+	reflect.TypeOf((*corev1.PodStatus)(nil)).Elem():                          "observedGeneration,phase,conditions,message,reason,nominatedNodeName,hostIP,hostIPs,podIP,podIPs,startTime,initContainerStatuses,containerStatuses,qosClass,ephemeralContainerStatuses,resize,resourceClaimStatuses,extendedResourceClaimStatus,allocatedResources,resources,nodeAllocatableResourceClaimStatuses,volumeHealth",
+	reflect.TypeOf((*corev1.PodTemplate)(nil)).Elem():                        "kind,apiVersion,metadata,template",
+	reflect.TypeOf((*corev1.PodTemplateSpec)(nil)).Elem():                    "metadata,spec",
+	reflect.TypeOf((*corev1.PodVolumeHealth)(nil)).Elem():                    "name,healthConditions,lastTransitionTime",
+	reflect.TypeOf((*corev1.PortStatus)(nil)).Elem():                         "port,protocol,error",
+	reflect.TypeOf((*corev1.PortworxVolumeSource)(nil)).Elem():               "volumeID,fsType,readOnly",
+	reflect.TypeOf((*corev1.PreferredSchedulingTerm)(nil)).Elem():            "weight,preference",
+	reflect.TypeOf((*corev1.Probe)(nil)).Elem():                              "exec,httpGet,tcpSocket,grpc,initialDelaySeconds,timeoutSeconds,periodSeconds,successThreshold,failureThreshold,terminationGracePeriodSeconds",
+	reflect.TypeOf((*corev1.ProjectedVolumeSource)(nil)).Elem():              "sources,defaultMode,defaultUser",
+	reflect.TypeOf((*corev1.QuobyteVolumeSource)(nil)).Elem():                "registry,volume,readOnly,user,group,tenant",
+	reflect.TypeOf((*corev1.RBDPersistentVolumeSource)(nil)).Elem():          "monitors,image,fsType,pool,user,keyring,secretRef,readOnly",
+	reflect.TypeOf((*corev1.RBDVolumeSource)(nil)).Elem():                    "monitors,image,fsType,pool,user,keyring,secretRef,readOnly",
+	reflect.TypeOf((*corev1.ReplicationController)(nil)).Elem():              "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.ReplicationControllerCondition)(nil)).Elem():     "type,status,lastTransitionTime,reason,message",
+	reflect.TypeOf((*corev1.ReplicationControllerSpec)(nil)).Elem():          "replicas,minReadySeconds,selector,template",
+	reflect.TypeOf((*corev1.ReplicationControllerStatus)(nil)).Elem():        "replicas,fullyLabeledReplicas,readyReplicas,availableReplicas,observedGeneration,conditions",
+	reflect.TypeOf((*corev1.ResourceClaim)(nil)).Elem():                      "name,request",
+	reflect.TypeOf((*corev1.ResourceFieldSelector)(nil)).Elem():              "containerName,resource,divisor",
+	reflect.TypeOf((*corev1.ResourceHealth)(nil)).Elem():                     "resourceID,health,message",
+	reflect.TypeOf((*corev1.ResourceQuota)(nil)).Elem():                      "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.ResourceQuotaSpec)(nil)).Elem():                  "hard,scopes,scopeSelector",
+	reflect.TypeOf((*corev1.ResourceQuotaStatus)(nil)).Elem():                "hard,used",
+	reflect.TypeOf((*corev1.ResourceRequirements)(nil)).Elem():               "limits,requests,claims",
+	reflect.TypeOf((*corev1.ResourceStatus)(nil)).Elem():                     "name,resources",
+	reflect.TypeOf((*corev1.SELinuxOptions)(nil)).Elem():                     "user,role,type,level",
+	reflect.TypeOf((*corev1.ScaleIOPersistentVolumeSource)(nil)).Elem():      "gateway,system,secretRef,sslEnabled,protectionDomain,storagePool,storageMode,volumeName,fsType,readOnly",
+	reflect.TypeOf((*corev1.ScaleIOVolumeSource)(nil)).Elem():                "gateway,system,secretRef,sslEnabled,protectionDomain,storagePool,storageMode,volumeName,fsType,readOnly",
+	reflect.TypeOf((*corev1.ScopeSelector)(nil)).Elem():                      "matchExpressions",
+	reflect.TypeOf((*corev1.ScopedResourceSelectorRequirement)(nil)).Elem():  "scopeName,operator,values",
+	reflect.TypeOf((*corev1.SeccompProfile)(nil)).Elem():                     "type,localhostProfile",
+	reflect.TypeOf((*corev1.Secret)(nil)).Elem():                             "kind,apiVersion,metadata,immutable,data,stringData,type",
+	reflect.TypeOf((*corev1.SecretEnvSource)(nil)).Elem():                    "name,optional",
+	reflect.TypeOf((*corev1.SecretKeySelector)(nil)).Elem():                  "name,key,optional",
+	reflect.TypeOf((*corev1.SecretProjection)(nil)).Elem():                   "name,items,optional",
+	reflect.TypeOf((*corev1.SecretReference)(nil)).Elem():                    "name,namespace",
+	reflect.TypeOf((*corev1.SecretVolumeSource)(nil)).Elem():                 "secretName,items,defaultMode,optional,defaultUser",
+	reflect.TypeOf((*corev1.SecurityContext)(nil)).Elem():                    "capabilities,privileged,seLinuxOptions,windowsOptions,runAsUser,runAsGroup,runAsNonRoot,readOnlyRootFilesystem,allowPrivilegeEscalation,procMount,seccompProfile,appArmorProfile",
+	reflect.TypeOf((*corev1.Service)(nil)).Elem():                            "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.ServiceAccount)(nil)).Elem():                     "kind,apiVersion,metadata,secrets,imagePullSecrets,automountServiceAccountToken",
+	reflect.TypeOf((*corev1.ServiceAccountTokenProjection)(nil)).Elem():      "audience,expirationSeconds,path,user",
+	reflect.TypeOf((*corev1.ServicePort)(nil)).Elem():                        "name,protocol,appProtocol,port,targetPort,nodePort",
+	reflect.TypeOf((*corev1.ServiceSpec)(nil)).Elem():                        "ports,selector,clusterIP,clusterIPs,type,externalIPs,sessionAffinity,loadBalancerIP,loadBalancerSourceRanges,externalName,externalTrafficPolicy,healthCheckNodePort,publishNotReadyAddresses,sessionAffinityConfig,ipFamilies,ipFamilyPolicy,allocateLoadBalancerNodePorts,loadBalancerClass,internalTrafficPolicy,trafficDistribution",
+	reflect.TypeOf((*corev1.ServiceStatus)(nil)).Elem():                      "loadBalancer,conditions",
+	reflect.TypeOf((*corev1.SessionAffinityConfig)(nil)).Elem():              "clientIP",
+	reflect.TypeOf((*corev1.SleepAction)(nil)).Elem():                        "seconds",
+	reflect.TypeOf((*corev1.StorageOSPersistentVolumeSource)(nil)).Elem():    "volumeName,volumeNamespace,fsType,readOnly,secretRef",
+	reflect.TypeOf((*corev1.StorageOSVolumeSource)(nil)).Elem():              "volumeName,volumeNamespace,fsType,readOnly,secretRef",
+	reflect.TypeOf((*corev1.Sysctl)(nil)).Elem():                             "name,value",
+	reflect.TypeOf((*corev1.TCPSocketAction)(nil)).Elem():                    "port,host",
+	reflect.TypeOf((*corev1.Taint)(nil)).Elem():                              "key,value,effect,timeAdded",
+	reflect.TypeOf((*corev1.Toleration)(nil)).Elem():                         "key,operator,value,effect,tolerationSeconds",
+	reflect.TypeOf((*corev1.TopologySpreadConstraint)(nil)).Elem():           "maxSkew,topologyKey,whenUnsatisfiable,labelSelector,minDomains,nodeAffinityPolicy,nodeTaintsPolicy,matchLabelKeys",
+	reflect.TypeOf((*corev1.TypedLocalObjectReference)(nil)).Elem():          "apiGroup,kind,name",
+	reflect.TypeOf((*corev1.TypedObjectReference)(nil)).Elem():               "apiGroup,kind,name,namespace",
+	reflect.TypeOf((*corev1.Volume)(nil)).Elem():                             "name,hostPath,emptyDir,gcePersistentDisk,awsElasticBlockStore,gitRepo,secret,nfs,iscsi,glusterfs,persistentVolumeClaim,rbd,flexVolume,cinder,cephfs,flocker,downwardAPI,fc,azureFile,configMap,vsphereVolume,quobyte,azureDisk,photonPersistentDisk,projected,portworxVolume,scaleIO,storageos,csi,ephemeral,image",
+	reflect.TypeOf((*corev1.VolumeDevice)(nil)).Elem():                       "name,devicePath",
+	reflect.TypeOf((*corev1.VolumeHealthCondition)(nil)).Elem():              "status,reason,message",
+	reflect.TypeOf((*corev1.VolumeHealthStatus)(nil)).Elem():                 "healthConditions,lastTransitionTime",
+	reflect.TypeOf((*corev1.VolumeMount)(nil)).Elem():                        "name,readOnly,recursiveReadOnly,mountPath,subPath,mountPropagation,subPathExpr,bindMountOptions",
+	reflect.TypeOf((*corev1.VolumeMountStatus)(nil)).Elem():                  "name,mountPath,readOnly,recursiveReadOnly,volumeStatus",
+	reflect.TypeOf((*corev1.VolumeNodeAffinity)(nil)).Elem():                 "required",
+	reflect.TypeOf((*corev1.VolumeProjection)(nil)).Elem():                   "secret,downwardAPI,configMap,serviceAccountToken,clusterTrustBundle,podCertificate",
+	reflect.TypeOf((*corev1.VolumeResourceRequirements)(nil)).Elem():         "limits,requests",
+	reflect.TypeOf((*corev1.VolumeStatus)(nil)).Elem():                       "image",
+	reflect.TypeOf((*corev1.VsphereVirtualDiskVolumeSource)(nil)).Elem():     "volumePath,fsType,storagePolicyName,storagePolicyID",
+	reflect.TypeOf((*corev1.WeightedPodAffinityTerm)(nil)).Elem():            "weight,podAffinityTerm",
+	reflect.TypeOf((*corev1.WindowsSecurityContextOptions)(nil)).Elem():      "gmsaCredentialSpecName,gmsaCredentialSpec,runAsUserName,hostProcess",
+	reflect.TypeOf((*metav1.Condition)(nil)).Elem():                          "type,status,observedGeneration,lastTransitionTime,reason,message",
+	reflect.TypeOf((*metav1.LabelSelector)(nil)).Elem():                      "matchLabels,matchExpressions",
+	reflect.TypeOf((*metav1.LabelSelectorRequirement)(nil)).Elem():           "key,operator,values",
+	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem():                 "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():                         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():                     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
 }
 
 func jsonCorev1AWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSElasticBlockStoreVolumeSource) error {
@@ -7286,547 +7286,1091 @@ func jsonMapStringToSliceByte(d *wire.JSONDecoder, v *map[string][]byte) error {
 }
 
 func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	return wire.DecodePointer(d, v, wire.DecodeBool)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(bool)
+	return wire.DecodeBool(d, *v)
 }
 
 func jsonPtrCorev1AWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v **corev1.AWSElasticBlockStoreVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1AWSElasticBlockStoreVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.AWSElasticBlockStoreVolumeSource)
+	return jsonCorev1AWSElasticBlockStoreVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1Affinity(d *wire.JSONDecoder, v **corev1.Affinity) error {
-	return wire.DecodePointer(d, v, jsonCorev1Affinity)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.Affinity)
+	return jsonCorev1Affinity(d, *v)
 }
 
 func jsonPtrCorev1AppArmorProfile(d *wire.JSONDecoder, v **corev1.AppArmorProfile) error {
-	return wire.DecodePointer(d, v, jsonCorev1AppArmorProfile)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.AppArmorProfile)
+	return jsonCorev1AppArmorProfile(d, *v)
 }
 
 func jsonPtrCorev1AzureDataDiskCachingMode(d *wire.JSONDecoder, v **corev1.AzureDataDiskCachingMode) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.AzureDataDiskCachingMode)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1AzureDataDiskKind(d *wire.JSONDecoder, v **corev1.AzureDataDiskKind) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.AzureDataDiskKind)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1AzureDiskVolumeSource(d *wire.JSONDecoder, v **corev1.AzureDiskVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1AzureDiskVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.AzureDiskVolumeSource)
+	return jsonCorev1AzureDiskVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v **corev1.AzureFilePersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1AzureFilePersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.AzureFilePersistentVolumeSource)
+	return jsonCorev1AzureFilePersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1AzureFileVolumeSource(d *wire.JSONDecoder, v **corev1.AzureFileVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1AzureFileVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.AzureFileVolumeSource)
+	return jsonCorev1AzureFileVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1CSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CSIPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1CSIPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.CSIPersistentVolumeSource)
+	return jsonCorev1CSIPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1CSIVolumeSource(d *wire.JSONDecoder, v **corev1.CSIVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1CSIVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.CSIVolumeSource)
+	return jsonCorev1CSIVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1Capabilities(d *wire.JSONDecoder, v **corev1.Capabilities) error {
-	return wire.DecodePointer(d, v, jsonCorev1Capabilities)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.Capabilities)
+	return jsonCorev1Capabilities(d, *v)
 }
 
 func jsonPtrCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CephFSPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1CephFSPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.CephFSPersistentVolumeSource)
+	return jsonCorev1CephFSPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1CephFSVolumeSource(d *wire.JSONDecoder, v **corev1.CephFSVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1CephFSVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.CephFSVolumeSource)
+	return jsonCorev1CephFSVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1CinderPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CinderPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1CinderPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.CinderPersistentVolumeSource)
+	return jsonCorev1CinderPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1CinderVolumeSource(d *wire.JSONDecoder, v **corev1.CinderVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1CinderVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.CinderVolumeSource)
+	return jsonCorev1CinderVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ClientIPConfig(d *wire.JSONDecoder, v **corev1.ClientIPConfig) error {
-	return wire.DecodePointer(d, v, jsonCorev1ClientIPConfig)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ClientIPConfig)
+	return jsonCorev1ClientIPConfig(d, *v)
 }
 
 func jsonPtrCorev1ClusterTrustBundleProjection(d *wire.JSONDecoder, v **corev1.ClusterTrustBundleProjection) error {
-	return wire.DecodePointer(d, v, jsonCorev1ClusterTrustBundleProjection)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ClusterTrustBundleProjection)
+	return jsonCorev1ClusterTrustBundleProjection(d, *v)
 }
 
 func jsonPtrCorev1ConfigMapEnvSource(d *wire.JSONDecoder, v **corev1.ConfigMapEnvSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ConfigMapEnvSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ConfigMapEnvSource)
+	return jsonCorev1ConfigMapEnvSource(d, *v)
 }
 
 func jsonPtrCorev1ConfigMapKeySelector(d *wire.JSONDecoder, v **corev1.ConfigMapKeySelector) error {
-	return wire.DecodePointer(d, v, jsonCorev1ConfigMapKeySelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ConfigMapKeySelector)
+	return jsonCorev1ConfigMapKeySelector(d, *v)
 }
 
 func jsonPtrCorev1ConfigMapNodeConfigSource(d *wire.JSONDecoder, v **corev1.ConfigMapNodeConfigSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ConfigMapNodeConfigSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ConfigMapNodeConfigSource)
+	return jsonCorev1ConfigMapNodeConfigSource(d, *v)
 }
 
 func jsonPtrCorev1ConfigMapProjection(d *wire.JSONDecoder, v **corev1.ConfigMapProjection) error {
-	return wire.DecodePointer(d, v, jsonCorev1ConfigMapProjection)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ConfigMapProjection)
+	return jsonCorev1ConfigMapProjection(d, *v)
 }
 
 func jsonPtrCorev1ConfigMapVolumeSource(d *wire.JSONDecoder, v **corev1.ConfigMapVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ConfigMapVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ConfigMapVolumeSource)
+	return jsonCorev1ConfigMapVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ContainerRestartPolicy(d *wire.JSONDecoder, v **corev1.ContainerRestartPolicy) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ContainerRestartPolicy)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1ContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v **corev1.ContainerRestartRuleOnExitCodes) error {
-	return wire.DecodePointer(d, v, jsonCorev1ContainerRestartRuleOnExitCodes)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ContainerRestartRuleOnExitCodes)
+	return jsonCorev1ContainerRestartRuleOnExitCodes(d, *v)
 }
 
 func jsonPtrCorev1ContainerStateRunning(d *wire.JSONDecoder, v **corev1.ContainerStateRunning) error {
-	return wire.DecodePointer(d, v, jsonCorev1ContainerStateRunning)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ContainerStateRunning)
+	return jsonCorev1ContainerStateRunning(d, *v)
 }
 
 func jsonPtrCorev1ContainerStateTerminated(d *wire.JSONDecoder, v **corev1.ContainerStateTerminated) error {
-	return wire.DecodePointer(d, v, jsonCorev1ContainerStateTerminated)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ContainerStateTerminated)
+	return jsonCorev1ContainerStateTerminated(d, *v)
 }
 
 func jsonPtrCorev1ContainerStateWaiting(d *wire.JSONDecoder, v **corev1.ContainerStateWaiting) error {
-	return wire.DecodePointer(d, v, jsonCorev1ContainerStateWaiting)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ContainerStateWaiting)
+	return jsonCorev1ContainerStateWaiting(d, *v)
 }
 
 func jsonPtrCorev1ContainerUser(d *wire.JSONDecoder, v **corev1.ContainerUser) error {
-	return wire.DecodePointer(d, v, jsonCorev1ContainerUser)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ContainerUser)
+	return jsonCorev1ContainerUser(d, *v)
 }
 
 func jsonPtrCorev1DownwardAPIProjection(d *wire.JSONDecoder, v **corev1.DownwardAPIProjection) error {
-	return wire.DecodePointer(d, v, jsonCorev1DownwardAPIProjection)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.DownwardAPIProjection)
+	return jsonCorev1DownwardAPIProjection(d, *v)
 }
 
 func jsonPtrCorev1DownwardAPIVolumeSource(d *wire.JSONDecoder, v **corev1.DownwardAPIVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1DownwardAPIVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.DownwardAPIVolumeSource)
+	return jsonCorev1DownwardAPIVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1EmptyDirVolumeSource(d *wire.JSONDecoder, v **corev1.EmptyDirVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1EmptyDirVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.EmptyDirVolumeSource)
+	return jsonCorev1EmptyDirVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1EnvVarSource(d *wire.JSONDecoder, v **corev1.EnvVarSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1EnvVarSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.EnvVarSource)
+	return jsonCorev1EnvVarSource(d, *v)
 }
 
 func jsonPtrCorev1EphemeralVolumeSource(d *wire.JSONDecoder, v **corev1.EphemeralVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1EphemeralVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.EphemeralVolumeSource)
+	return jsonCorev1EphemeralVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1EventSeries(d *wire.JSONDecoder, v **corev1.EventSeries) error {
-	return wire.DecodePointer(d, v, jsonCorev1EventSeries)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.EventSeries)
+	return jsonCorev1EventSeries(d, *v)
 }
 
 func jsonPtrCorev1ExecAction(d *wire.JSONDecoder, v **corev1.ExecAction) error {
-	return wire.DecodePointer(d, v, jsonCorev1ExecAction)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ExecAction)
+	return jsonCorev1ExecAction(d, *v)
 }
 
 func jsonPtrCorev1FCVolumeSource(d *wire.JSONDecoder, v **corev1.FCVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1FCVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.FCVolumeSource)
+	return jsonCorev1FCVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1FileKeySelector(d *wire.JSONDecoder, v **corev1.FileKeySelector) error {
-	return wire.DecodePointer(d, v, jsonCorev1FileKeySelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.FileKeySelector)
+	return jsonCorev1FileKeySelector(d, *v)
 }
 
 func jsonPtrCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.FlexPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1FlexPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.FlexPersistentVolumeSource)
+	return jsonCorev1FlexPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1FlexVolumeSource(d *wire.JSONDecoder, v **corev1.FlexVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1FlexVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.FlexVolumeSource)
+	return jsonCorev1FlexVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1FlockerVolumeSource(d *wire.JSONDecoder, v **corev1.FlockerVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1FlockerVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.FlockerVolumeSource)
+	return jsonCorev1FlockerVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1GCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.GCEPersistentDiskVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1GCEPersistentDiskVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.GCEPersistentDiskVolumeSource)
+	return jsonCorev1GCEPersistentDiskVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1GRPCAction(d *wire.JSONDecoder, v **corev1.GRPCAction) error {
-	return wire.DecodePointer(d, v, jsonCorev1GRPCAction)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.GRPCAction)
+	return jsonCorev1GRPCAction(d, *v)
 }
 
 func jsonPtrCorev1GRPCProbeMode(d *wire.JSONDecoder, v **corev1.GRPCProbeMode) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.GRPCProbeMode)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1GitRepoVolumeSource(d *wire.JSONDecoder, v **corev1.GitRepoVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1GitRepoVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.GitRepoVolumeSource)
+	return jsonCorev1GitRepoVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.GlusterfsPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1GlusterfsPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.GlusterfsPersistentVolumeSource)
+	return jsonCorev1GlusterfsPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1GlusterfsVolumeSource(d *wire.JSONDecoder, v **corev1.GlusterfsVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1GlusterfsVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.GlusterfsVolumeSource)
+	return jsonCorev1GlusterfsVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1HTTPGetAction(d *wire.JSONDecoder, v **corev1.HTTPGetAction) error {
-	return wire.DecodePointer(d, v, jsonCorev1HTTPGetAction)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.HTTPGetAction)
+	return jsonCorev1HTTPGetAction(d, *v)
 }
 
 func jsonPtrCorev1HTTPProtocol(d *wire.JSONDecoder, v **corev1.HTTPProtocol) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.HTTPProtocol)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1HostPathType(d *wire.JSONDecoder, v **corev1.HostPathType) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.HostPathType)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1HostPathVolumeSource(d *wire.JSONDecoder, v **corev1.HostPathVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1HostPathVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.HostPathVolumeSource)
+	return jsonCorev1HostPathVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1IPFamilyPolicy(d *wire.JSONDecoder, v **corev1.IPFamilyPolicy) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.IPFamilyPolicy)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.ISCSIPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ISCSIPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ISCSIPersistentVolumeSource)
+	return jsonCorev1ISCSIPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ISCSIVolumeSource(d *wire.JSONDecoder, v **corev1.ISCSIVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ISCSIVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ISCSIVolumeSource)
+	return jsonCorev1ISCSIVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ImageVolumeSource(d *wire.JSONDecoder, v **corev1.ImageVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ImageVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ImageVolumeSource)
+	return jsonCorev1ImageVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ImageVolumeStatus(d *wire.JSONDecoder, v **corev1.ImageVolumeStatus) error {
-	return wire.DecodePointer(d, v, jsonCorev1ImageVolumeStatus)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ImageVolumeStatus)
+	return jsonCorev1ImageVolumeStatus(d, *v)
 }
 
 func jsonPtrCorev1Lifecycle(d *wire.JSONDecoder, v **corev1.Lifecycle) error {
-	return wire.DecodePointer(d, v, jsonCorev1Lifecycle)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.Lifecycle)
+	return jsonCorev1Lifecycle(d, *v)
 }
 
 func jsonPtrCorev1LifecycleHandler(d *wire.JSONDecoder, v **corev1.LifecycleHandler) error {
-	return wire.DecodePointer(d, v, jsonCorev1LifecycleHandler)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.LifecycleHandler)
+	return jsonCorev1LifecycleHandler(d, *v)
 }
 
 func jsonPtrCorev1LinuxContainerUser(d *wire.JSONDecoder, v **corev1.LinuxContainerUser) error {
-	return wire.DecodePointer(d, v, jsonCorev1LinuxContainerUser)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.LinuxContainerUser)
+	return jsonCorev1LinuxContainerUser(d, *v)
 }
 
 func jsonPtrCorev1LoadBalancerIPMode(d *wire.JSONDecoder, v **corev1.LoadBalancerIPMode) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.LoadBalancerIPMode)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1LocalObjectReference(d *wire.JSONDecoder, v **corev1.LocalObjectReference) error {
-	return wire.DecodePointer(d, v, jsonCorev1LocalObjectReference)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.LocalObjectReference)
+	return jsonCorev1LocalObjectReference(d, *v)
 }
 
 func jsonPtrCorev1LocalVolumeSource(d *wire.JSONDecoder, v **corev1.LocalVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1LocalVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.LocalVolumeSource)
+	return jsonCorev1LocalVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ModifyVolumeStatus(d *wire.JSONDecoder, v **corev1.ModifyVolumeStatus) error {
-	return wire.DecodePointer(d, v, jsonCorev1ModifyVolumeStatus)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ModifyVolumeStatus)
+	return jsonCorev1ModifyVolumeStatus(d, *v)
 }
 
 func jsonPtrCorev1MountPropagationMode(d *wire.JSONDecoder, v **corev1.MountPropagationMode) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.MountPropagationMode)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1NFSVolumeSource(d *wire.JSONDecoder, v **corev1.NFSVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1NFSVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NFSVolumeSource)
+	return jsonCorev1NFSVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1NodeAffinity(d *wire.JSONDecoder, v **corev1.NodeAffinity) error {
-	return wire.DecodePointer(d, v, jsonCorev1NodeAffinity)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodeAffinity)
+	return jsonCorev1NodeAffinity(d, *v)
 }
 
 func jsonPtrCorev1NodeConfigSource(d *wire.JSONDecoder, v **corev1.NodeConfigSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1NodeConfigSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodeConfigSource)
+	return jsonCorev1NodeConfigSource(d, *v)
 }
 
 func jsonPtrCorev1NodeConfigStatus(d *wire.JSONDecoder, v **corev1.NodeConfigStatus) error {
-	return wire.DecodePointer(d, v, jsonCorev1NodeConfigStatus)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodeConfigStatus)
+	return jsonCorev1NodeConfigStatus(d, *v)
 }
 
 func jsonPtrCorev1NodeFeatures(d *wire.JSONDecoder, v **corev1.NodeFeatures) error {
-	return wire.DecodePointer(d, v, jsonCorev1NodeFeatures)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodeFeatures)
+	return jsonCorev1NodeFeatures(d, *v)
 }
 
 func jsonPtrCorev1NodeInclusionPolicy(d *wire.JSONDecoder, v **corev1.NodeInclusionPolicy) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodeInclusionPolicy)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1NodePodPreemptionPolicy(d *wire.JSONDecoder, v **corev1.NodePodPreemptionPolicy) error {
-	return wire.DecodePointer(d, v, jsonCorev1NodePodPreemptionPolicy)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodePodPreemptionPolicy)
+	return jsonCorev1NodePodPreemptionPolicy(d, *v)
 }
 
 func jsonPtrCorev1NodeRuntimeHandlerFeatures(d *wire.JSONDecoder, v **corev1.NodeRuntimeHandlerFeatures) error {
-	return wire.DecodePointer(d, v, jsonCorev1NodeRuntimeHandlerFeatures)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodeRuntimeHandlerFeatures)
+	return jsonCorev1NodeRuntimeHandlerFeatures(d, *v)
 }
 
 func jsonPtrCorev1NodeSelector(d *wire.JSONDecoder, v **corev1.NodeSelector) error {
-	return wire.DecodePointer(d, v, jsonCorev1NodeSelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodeSelector)
+	return jsonCorev1NodeSelector(d, *v)
 }
 
 func jsonPtrCorev1NodeSwapStatus(d *wire.JSONDecoder, v **corev1.NodeSwapStatus) error {
-	return wire.DecodePointer(d, v, jsonCorev1NodeSwapStatus)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.NodeSwapStatus)
+	return jsonCorev1NodeSwapStatus(d, *v)
 }
 
 func jsonPtrCorev1ObjectFieldSelector(d *wire.JSONDecoder, v **corev1.ObjectFieldSelector) error {
-	return wire.DecodePointer(d, v, jsonCorev1ObjectFieldSelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ObjectFieldSelector)
+	return jsonCorev1ObjectFieldSelector(d, *v)
 }
 
 func jsonPtrCorev1ObjectReference(d *wire.JSONDecoder, v **corev1.ObjectReference) error {
-	return wire.DecodePointer(d, v, jsonCorev1ObjectReference)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ObjectReference)
+	return jsonCorev1ObjectReference(d, *v)
 }
 
 func jsonPtrCorev1PersistentVolumeClaimTemplate(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimTemplate) error {
-	return wire.DecodePointer(d, v, jsonCorev1PersistentVolumeClaimTemplate)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PersistentVolumeClaimTemplate)
+	return jsonCorev1PersistentVolumeClaimTemplate(d, *v)
 }
 
 func jsonPtrCorev1PersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1PersistentVolumeClaimVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PersistentVolumeClaimVolumeSource)
+	return jsonCorev1PersistentVolumeClaimVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1PersistentVolumeMode(d *wire.JSONDecoder, v **corev1.PersistentVolumeMode) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PersistentVolumeMode)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1PhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.PhotonPersistentDiskVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1PhotonPersistentDiskVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PhotonPersistentDiskVolumeSource)
+	return jsonCorev1PhotonPersistentDiskVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1PodAffinity(d *wire.JSONDecoder, v **corev1.PodAffinity) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodAffinity)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodAffinity)
+	return jsonCorev1PodAffinity(d, *v)
 }
 
 func jsonPtrCorev1PodAntiAffinity(d *wire.JSONDecoder, v **corev1.PodAntiAffinity) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodAntiAffinity)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodAntiAffinity)
+	return jsonCorev1PodAntiAffinity(d, *v)
 }
 
 func jsonPtrCorev1PodCertificateProjection(d *wire.JSONDecoder, v **corev1.PodCertificateProjection) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodCertificateProjection)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodCertificateProjection)
+	return jsonCorev1PodCertificateProjection(d, *v)
 }
 
 func jsonPtrCorev1PodDNSConfig(d *wire.JSONDecoder, v **corev1.PodDNSConfig) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodDNSConfig)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodDNSConfig)
+	return jsonCorev1PodDNSConfig(d, *v)
 }
 
 func jsonPtrCorev1PodExtendedResourceClaimStatus(d *wire.JSONDecoder, v **corev1.PodExtendedResourceClaimStatus) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodExtendedResourceClaimStatus)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodExtendedResourceClaimStatus)
+	return jsonCorev1PodExtendedResourceClaimStatus(d, *v)
 }
 
 func jsonPtrCorev1PodFSGroupChangePolicy(d *wire.JSONDecoder, v **corev1.PodFSGroupChangePolicy) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodFSGroupChangePolicy)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1PodOS(d *wire.JSONDecoder, v **corev1.PodOS) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodOS)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodOS)
+	return jsonCorev1PodOS(d, *v)
 }
 
 func jsonPtrCorev1PodSELinuxChangePolicy(d *wire.JSONDecoder, v **corev1.PodSELinuxChangePolicy) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodSELinuxChangePolicy)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1PodSchedulingGroup(d *wire.JSONDecoder, v **corev1.PodSchedulingGroup) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodSchedulingGroup)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodSchedulingGroup)
+	return jsonCorev1PodSchedulingGroup(d, *v)
 }
 
 func jsonPtrCorev1PodSecurityContext(d *wire.JSONDecoder, v **corev1.PodSecurityContext) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodSecurityContext)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodSecurityContext)
+	return jsonCorev1PodSecurityContext(d, *v)
 }
 
 func jsonPtrCorev1PodTemplateSpec(d *wire.JSONDecoder, v **corev1.PodTemplateSpec) error {
-	return wire.DecodePointer(d, v, jsonCorev1PodTemplateSpec)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PodTemplateSpec)
+	return jsonCorev1PodTemplateSpec(d, *v)
 }
 
 func jsonPtrCorev1PortworxVolumeSource(d *wire.JSONDecoder, v **corev1.PortworxVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1PortworxVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PortworxVolumeSource)
+	return jsonCorev1PortworxVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1PreemptionPolicy(d *wire.JSONDecoder, v **corev1.PreemptionPolicy) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.PreemptionPolicy)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1Probe(d *wire.JSONDecoder, v **corev1.Probe) error {
-	return wire.DecodePointer(d, v, jsonCorev1Probe)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.Probe)
+	return jsonCorev1Probe(d, *v)
 }
 
 func jsonPtrCorev1ProcMountType(d *wire.JSONDecoder, v **corev1.ProcMountType) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ProcMountType)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1ProjectedVolumeSource(d *wire.JSONDecoder, v **corev1.ProjectedVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ProjectedVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ProjectedVolumeSource)
+	return jsonCorev1ProjectedVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1QuobyteVolumeSource(d *wire.JSONDecoder, v **corev1.QuobyteVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1QuobyteVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.QuobyteVolumeSource)
+	return jsonCorev1QuobyteVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.RBDPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1RBDPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.RBDPersistentVolumeSource)
+	return jsonCorev1RBDPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1RBDVolumeSource(d *wire.JSONDecoder, v **corev1.RBDVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1RBDVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.RBDVolumeSource)
+	return jsonCorev1RBDVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1RecursiveReadOnlyMode(d *wire.JSONDecoder, v **corev1.RecursiveReadOnlyMode) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.RecursiveReadOnlyMode)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1ResourceFieldSelector(d *wire.JSONDecoder, v **corev1.ResourceFieldSelector) error {
-	return wire.DecodePointer(d, v, jsonCorev1ResourceFieldSelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ResourceFieldSelector)
+	return jsonCorev1ResourceFieldSelector(d, *v)
 }
 
 func jsonPtrCorev1ResourceRequirements(d *wire.JSONDecoder, v **corev1.ResourceRequirements) error {
-	return wire.DecodePointer(d, v, jsonCorev1ResourceRequirements)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ResourceRequirements)
+	return jsonCorev1ResourceRequirements(d, *v)
 }
 
 func jsonPtrCorev1SELinuxOptions(d *wire.JSONDecoder, v **corev1.SELinuxOptions) error {
-	return wire.DecodePointer(d, v, jsonCorev1SELinuxOptions)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SELinuxOptions)
+	return jsonCorev1SELinuxOptions(d, *v)
 }
 
 func jsonPtrCorev1ScaleIOPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.ScaleIOPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ScaleIOPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ScaleIOPersistentVolumeSource)
+	return jsonCorev1ScaleIOPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ScaleIOVolumeSource(d *wire.JSONDecoder, v **corev1.ScaleIOVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1ScaleIOVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ScaleIOVolumeSource)
+	return jsonCorev1ScaleIOVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ScopeSelector(d *wire.JSONDecoder, v **corev1.ScopeSelector) error {
-	return wire.DecodePointer(d, v, jsonCorev1ScopeSelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ScopeSelector)
+	return jsonCorev1ScopeSelector(d, *v)
 }
 
 func jsonPtrCorev1SeccompProfile(d *wire.JSONDecoder, v **corev1.SeccompProfile) error {
-	return wire.DecodePointer(d, v, jsonCorev1SeccompProfile)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SeccompProfile)
+	return jsonCorev1SeccompProfile(d, *v)
 }
 
 func jsonPtrCorev1SecretEnvSource(d *wire.JSONDecoder, v **corev1.SecretEnvSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1SecretEnvSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SecretEnvSource)
+	return jsonCorev1SecretEnvSource(d, *v)
 }
 
 func jsonPtrCorev1SecretKeySelector(d *wire.JSONDecoder, v **corev1.SecretKeySelector) error {
-	return wire.DecodePointer(d, v, jsonCorev1SecretKeySelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SecretKeySelector)
+	return jsonCorev1SecretKeySelector(d, *v)
 }
 
 func jsonPtrCorev1SecretProjection(d *wire.JSONDecoder, v **corev1.SecretProjection) error {
-	return wire.DecodePointer(d, v, jsonCorev1SecretProjection)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SecretProjection)
+	return jsonCorev1SecretProjection(d, *v)
 }
 
 func jsonPtrCorev1SecretReference(d *wire.JSONDecoder, v **corev1.SecretReference) error {
-	return wire.DecodePointer(d, v, jsonCorev1SecretReference)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SecretReference)
+	return jsonCorev1SecretReference(d, *v)
 }
 
 func jsonPtrCorev1SecretVolumeSource(d *wire.JSONDecoder, v **corev1.SecretVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1SecretVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SecretVolumeSource)
+	return jsonCorev1SecretVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1SecurityContext(d *wire.JSONDecoder, v **corev1.SecurityContext) error {
-	return wire.DecodePointer(d, v, jsonCorev1SecurityContext)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SecurityContext)
+	return jsonCorev1SecurityContext(d, *v)
 }
 
 func jsonPtrCorev1ServiceAccountTokenProjection(d *wire.JSONDecoder, v **corev1.ServiceAccountTokenProjection) error {
-	return wire.DecodePointer(d, v, jsonCorev1ServiceAccountTokenProjection)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ServiceAccountTokenProjection)
+	return jsonCorev1ServiceAccountTokenProjection(d, *v)
 }
 
 func jsonPtrCorev1ServiceInternalTrafficPolicy(d *wire.JSONDecoder, v **corev1.ServiceInternalTrafficPolicy) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.ServiceInternalTrafficPolicy)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1SessionAffinityConfig(d *wire.JSONDecoder, v **corev1.SessionAffinityConfig) error {
-	return wire.DecodePointer(d, v, jsonCorev1SessionAffinityConfig)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SessionAffinityConfig)
+	return jsonCorev1SessionAffinityConfig(d, *v)
 }
 
 func jsonPtrCorev1Signal(d *wire.JSONDecoder, v **corev1.Signal) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.Signal)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1SleepAction(d *wire.JSONDecoder, v **corev1.SleepAction) error {
-	return wire.DecodePointer(d, v, jsonCorev1SleepAction)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SleepAction)
+	return jsonCorev1SleepAction(d, *v)
 }
 
 func jsonPtrCorev1StorageOSPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.StorageOSPersistentVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1StorageOSPersistentVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.StorageOSPersistentVolumeSource)
+	return jsonCorev1StorageOSPersistentVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1StorageOSVolumeSource(d *wire.JSONDecoder, v **corev1.StorageOSVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1StorageOSVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.StorageOSVolumeSource)
+	return jsonCorev1StorageOSVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1SupplementalGroupsPolicy(d *wire.JSONDecoder, v **corev1.SupplementalGroupsPolicy) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.SupplementalGroupsPolicy)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1TCPSocketAction(d *wire.JSONDecoder, v **corev1.TCPSocketAction) error {
-	return wire.DecodePointer(d, v, jsonCorev1TCPSocketAction)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.TCPSocketAction)
+	return jsonCorev1TCPSocketAction(d, *v)
 }
 
 func jsonPtrCorev1TypedLocalObjectReference(d *wire.JSONDecoder, v **corev1.TypedLocalObjectReference) error {
-	return wire.DecodePointer(d, v, jsonCorev1TypedLocalObjectReference)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.TypedLocalObjectReference)
+	return jsonCorev1TypedLocalObjectReference(d, *v)
 }
 
 func jsonPtrCorev1TypedObjectReference(d *wire.JSONDecoder, v **corev1.TypedObjectReference) error {
-	return wire.DecodePointer(d, v, jsonCorev1TypedObjectReference)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.TypedObjectReference)
+	return jsonCorev1TypedObjectReference(d, *v)
 }
 
 func jsonPtrCorev1VolumeHealthStatus(d *wire.JSONDecoder, v **corev1.VolumeHealthStatus) error {
-	return wire.DecodePointer(d, v, jsonCorev1VolumeHealthStatus)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.VolumeHealthStatus)
+	return jsonCorev1VolumeHealthStatus(d, *v)
 }
 
 func jsonPtrCorev1VolumeNodeAffinity(d *wire.JSONDecoder, v **corev1.VolumeNodeAffinity) error {
-	return wire.DecodePointer(d, v, jsonCorev1VolumeNodeAffinity)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.VolumeNodeAffinity)
+	return jsonCorev1VolumeNodeAffinity(d, *v)
 }
 
 func jsonPtrCorev1VolumeStatus(d *wire.JSONDecoder, v **corev1.VolumeStatus) error {
-	return wire.DecodePointer(d, v, jsonCorev1VolumeStatus)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.VolumeStatus)
+	return jsonCorev1VolumeStatus(d, *v)
 }
 
 func jsonPtrCorev1VsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v **corev1.VsphereVirtualDiskVolumeSource) error {
-	return wire.DecodePointer(d, v, jsonCorev1VsphereVirtualDiskVolumeSource)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.VsphereVirtualDiskVolumeSource)
+	return jsonCorev1VsphereVirtualDiskVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1WindowsSecurityContextOptions(d *wire.JSONDecoder, v **corev1.WindowsSecurityContextOptions) error {
-	return wire.DecodePointer(d, v, jsonCorev1WindowsSecurityContextOptions)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(corev1.WindowsSecurityContextOptions)
+	return jsonCorev1WindowsSecurityContextOptions(d, *v)
 }
 
 func jsonPtrInt32(d *wire.JSONDecoder, v **int32) error {
-	return wire.DecodePointer(d, v, wire.DecodeInt)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(int32)
+	return wire.DecodeInt(d, *v)
 }
 
 func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	return wire.DecodePointer(d, v, wire.DecodeInt)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(int64)
+	return wire.DecodeInt(d, *v)
 }
 
 func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	return wire.DecodePointer(d, v, wire.DecodeFieldsV1)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.FieldsV1)
+	return wire.DecodeFieldsV1(d, *v)
 }
 
 func jsonPtrMetav1LabelSelector(d *wire.JSONDecoder, v **metav1.LabelSelector) error {
-	return wire.DecodePointer(d, v, jsonMetav1LabelSelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.LabelSelector)
+	return jsonMetav1LabelSelector(d, *v)
 }
 
 func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	return wire.DecodePointer(d, v, wire.DecodeTime)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.Time)
+	return wire.DecodeTime(d, *v)
 }
 
 func jsonPtrResourceQuantity(d *wire.JSONDecoder, v **resource.Quantity) error {
-	return wire.DecodePointer(d, v, wire.DecodeMethod)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(resource.Quantity)
+	return wire.DecodeMethod(d, *v)
 }
 
 func jsonPtrString(d *wire.JSONDecoder, v **string) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(string)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonSliceCorev1AttachedVolume(d *wire.JSONDecoder, v *[]corev1.AttachedVolume) error {

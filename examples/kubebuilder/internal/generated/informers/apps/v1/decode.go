@@ -21,13 +21,13 @@ var (
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeFor[apiv1.Widget]():              "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[apiv1.WidgetSpec]():          "class",
-	reflect.TypeFor[apiv1.WidgetStatus]():        "conditions,peers",
-	reflect.TypeFor[metav1.Condition]():          "type,status,observedGeneration,lastTransitionTime,reason,message",
-	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeOf((*apiv1.Widget)(nil)).Elem():              "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*apiv1.WidgetSpec)(nil)).Elem():          "class",
+	reflect.TypeOf((*apiv1.WidgetStatus)(nil)).Elem():        "conditions,peers",
+	reflect.TypeOf((*metav1.Condition)(nil)).Elem():          "type,status,observedGeneration,lastTransitionTime,reason,message",
+	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem(): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
 }
 
 func jsonApiv1Widget(d *wire.JSONDecoder, v *apiv1.Widget) error {
@@ -276,19 +276,35 @@ func jsonMetav1OwnerReference(d *wire.JSONDecoder, v *metav1.OwnerReference) err
 }
 
 func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	return wire.DecodePointer(d, v, wire.DecodeBool)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(bool)
+	return wire.DecodeBool(d, *v)
 }
 
 func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	return wire.DecodePointer(d, v, wire.DecodeInt)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(int64)
+	return wire.DecodeInt(d, *v)
 }
 
 func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	return wire.DecodePointer(d, v, wire.DecodeFieldsV1)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.FieldsV1)
+	return wire.DecodeFieldsV1(d, *v)
 }
 
 func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	return wire.DecodePointer(d, v, wire.DecodeTime)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.Time)
+	return wire.DecodeTime(d, *v)
 }
 
 func jsonSliceMetav1Condition(d *wire.JSONDecoder, v *[]metav1.Condition) error {

@@ -28,12 +28,12 @@ var (
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
-	reflect.TypeFor[shopv1.Invoice]():            "kind,apiVersion,metadata,total",
-	reflect.TypeFor[shopv1.Order]():              "kind,apiVersion,metadata,spec",
-	reflect.TypeFor[shopv1.OrderSpec]():          "customer",
+	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem(): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeOf((*shopv1.Invoice)(nil)).Elem():            "kind,apiVersion,metadata,total",
+	reflect.TypeOf((*shopv1.Order)(nil)).Elem():              "kind,apiVersion,metadata,spec",
+	reflect.TypeOf((*shopv1.OrderSpec)(nil)).Elem():          "customer",
 }
 
 func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
@@ -249,19 +249,35 @@ func jsonShopv1OrderSpec(d *wire.JSONDecoder, v *shopv1.OrderSpec) error {
 }
 
 func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	return wire.DecodePointer(d, v, wire.DecodeBool)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(bool)
+	return wire.DecodeBool(d, *v)
 }
 
 func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	return wire.DecodePointer(d, v, wire.DecodeInt)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(int64)
+	return wire.DecodeInt(d, *v)
 }
 
 func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	return wire.DecodePointer(d, v, wire.DecodeFieldsV1)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.FieldsV1)
+	return wire.DecodeFieldsV1(d, *v)
 }
 
 func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	return wire.DecodePointer(d, v, wire.DecodeTime)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.Time)
+	return wire.DecodeTime(d, *v)
 }
 
 func jsonSliceMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *[]metav1.ManagedFieldsEntry) error {

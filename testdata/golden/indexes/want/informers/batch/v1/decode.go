@@ -27,13 +27,13 @@ var (
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeFor[batchv1.TargetRef]():         "name",
-	reflect.TypeFor[batchv1.Task]():              "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[batchv1.TaskSpec]():          "nodeName,className,tags,zone,zones,aliases,target",
-	reflect.TypeFor[batchv1.TaskStatus]():        "phase",
-	reflect.TypeFor[metav1.ManagedFieldsEntry](): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeFor[metav1.ObjectMeta]():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeFor[metav1.OwnerReference]():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeOf((*batchv1.TargetRef)(nil)).Elem():         "name",
+	reflect.TypeOf((*batchv1.Task)(nil)).Elem():              "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*batchv1.TaskSpec)(nil)).Elem():          "nodeName,className,tags,zone,zones,aliases,target",
+	reflect.TypeOf((*batchv1.TaskStatus)(nil)).Elem():        "phase",
+	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem(): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
 }
 
 func jsonBatchv1TargetRef(d *wire.JSONDecoder, v *batchv1.TargetRef) error {
@@ -282,27 +282,51 @@ func jsonMetav1OwnerReference(d *wire.JSONDecoder, v *metav1.OwnerReference) err
 }
 
 func jsonPtrBatchv1TargetRef(d *wire.JSONDecoder, v **batchv1.TargetRef) error {
-	return wire.DecodePointer(d, v, jsonBatchv1TargetRef)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(batchv1.TargetRef)
+	return jsonBatchv1TargetRef(d, *v)
 }
 
 func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	return wire.DecodePointer(d, v, wire.DecodeBool)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(bool)
+	return wire.DecodeBool(d, *v)
 }
 
 func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	return wire.DecodePointer(d, v, wire.DecodeInt)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(int64)
+	return wire.DecodeInt(d, *v)
 }
 
 func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	return wire.DecodePointer(d, v, wire.DecodeFieldsV1)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.FieldsV1)
+	return wire.DecodeFieldsV1(d, *v)
 }
 
 func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	return wire.DecodePointer(d, v, wire.DecodeTime)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.Time)
+	return wire.DecodeTime(d, *v)
 }
 
 func jsonPtrString(d *wire.JSONDecoder, v **string) error {
-	return wire.DecodePointer(d, v, wire.DecodeString)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(string)
+	return wire.DecodeString(d, *v)
 }
 
 func jsonSliceBatchv1Zone(d *wire.JSONDecoder, v *[]batchv1.Zone) error {

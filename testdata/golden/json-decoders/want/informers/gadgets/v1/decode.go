@@ -27,17 +27,17 @@ var (
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeFor[gadgetsv1.Gadget]():                "kind,apiVersion,metadata,spec,status",
-	reflect.TypeFor[gadgetsv1.GadgetSpec]():            "size,port,raw,data,counts,parts,tree,legacy,selector,matrix,extra,shadow,NoTag",
-	reflect.TypeFor[gadgetsv1.GadgetStatus]():          "conditions",
-	reflect.TypeFor[gadgetsv1.Node]():                  "value,children",
-	reflect.TypeFor[gadgetsv1.Part]():                  "name,weight,enabled,tier",
-	reflect.TypeFor[metav1.Condition]():                "type,status,observedGeneration,lastTransitionTime,reason,message",
-	reflect.TypeFor[metav1.LabelSelector]():            "matchLabels,matchExpressions",
-	reflect.TypeFor[metav1.LabelSelectorRequirement](): "key,operator,values",
-	reflect.TypeFor[metav1.ManagedFieldsEntry]():       "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeFor[metav1.ObjectMeta]():               "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeFor[metav1.OwnerReference]():           "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeOf((*gadgetsv1.Gadget)(nil)).Elem():                "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*gadgetsv1.GadgetSpec)(nil)).Elem():            "size,port,raw,data,counts,parts,tree,legacy,selector,matrix,extra,shadow,NoTag",
+	reflect.TypeOf((*gadgetsv1.GadgetStatus)(nil)).Elem():          "conditions",
+	reflect.TypeOf((*gadgetsv1.Node)(nil)).Elem():                  "value,children",
+	reflect.TypeOf((*gadgetsv1.Part)(nil)).Elem():                  "name,weight,enabled,tier",
+	reflect.TypeOf((*metav1.Condition)(nil)).Elem():                "type,status,observedGeneration,lastTransitionTime,reason,message",
+	reflect.TypeOf((*metav1.LabelSelector)(nil)).Elem():            "matchLabels,matchExpressions",
+	reflect.TypeOf((*metav1.LabelSelectorRequirement)(nil)).Elem(): "key,operator,values",
+	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem():       "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
+	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():               "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
+	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():           "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
 }
 
 func jsonGadgetsv1Gadget(d *wire.JSONDecoder, v *gadgetsv1.Gadget) error {
@@ -430,31 +430,59 @@ func jsonMapStringToSliceString(d *wire.JSONDecoder, v *map[string][]string) err
 }
 
 func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	return wire.DecodePointer(d, v, wire.DecodeBool)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(bool)
+	return wire.DecodeBool(d, *v)
 }
 
 func jsonPtrGadgetsv1GadgetStatus(d *wire.JSONDecoder, v **gadgetsv1.GadgetStatus) error {
-	return wire.DecodePointer(d, v, jsonGadgetsv1GadgetStatus)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(gadgetsv1.GadgetStatus)
+	return jsonGadgetsv1GadgetStatus(d, *v)
 }
 
 func jsonPtrGadgetsv1Node(d *wire.JSONDecoder, v **gadgetsv1.Node) error {
-	return wire.DecodePointer(d, v, jsonGadgetsv1Node)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(gadgetsv1.Node)
+	return jsonGadgetsv1Node(d, *v)
 }
 
 func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	return wire.DecodePointer(d, v, wire.DecodeInt)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(int64)
+	return wire.DecodeInt(d, *v)
 }
 
 func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	return wire.DecodePointer(d, v, wire.DecodeFieldsV1)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.FieldsV1)
+	return wire.DecodeFieldsV1(d, *v)
 }
 
 func jsonPtrMetav1LabelSelector(d *wire.JSONDecoder, v **metav1.LabelSelector) error {
-	return wire.DecodePointer(d, v, jsonMetav1LabelSelector)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.LabelSelector)
+	return jsonMetav1LabelSelector(d, *v)
 }
 
 func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	return wire.DecodePointer(d, v, wire.DecodeTime)
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(metav1.Time)
+	return wire.DecodeTime(d, *v)
 }
 
 func jsonSliceGadgetsv1Node(d *wire.JSONDecoder, v *[]gadgetsv1.Node) error {
