@@ -52,9 +52,6 @@ type Kind struct {
 	Namespaced bool
 	Informer   bool // false with +k8s:informer-gen=false: lister only
 	Indexes    []*Index
-	// DecodeJSON is the name of the kind's generated JSON decoder, set by
-	// render; "" when it has none.
-	DecodeJSON string
 	named      *types.Named // for the decoder stage
 	pos        token.Position
 }

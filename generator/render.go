@@ -111,6 +111,9 @@ type (
 		// <kind>_expansion.go of the listers package, as upstream's
 		// lister-gen has it; the others get empty ones.
 		OwnExpansion map[string]bool
+		// DecodeJSON is, by kind name, the var of the kind's generated JSON
+		// decoder in decode.go (informers only; absent: none).
+		DecodeJSON map[string]string
 	}
 	versionRef struct {
 		*Version
@@ -141,9 +144,9 @@ type (
 		File    *decode.File
 		Roots   []decodeRoot
 	}
-	// decodeRoot is one kind's checked decoder: the var Type.DecodeJSON
-	// names, and the generated function it holds.
-	decodeRoot  struct{ Var, Func string }
+	// decodeRoot is one kind's checked decoder: the kind, the var its
+	// Type.DecodeJSON names, and the generated function the var holds.
+	decodeRoot  struct{ Kind, Var, Func string }
 	genericData struct {
 		Package  string
 		Imports  []importSpec
@@ -213,14 +216,17 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 			if len(kinds) == 0 {
 				continue
 			}
+			var decoders map[string]string
 			if dd := decodeFile(m, v, kinds); dd != nil {
 				emit(path.Join("informers", rel, "decode.go"), "decode", *dd)
+				decoders = dd.vars()
 			}
 			informerImports := newImports("version", "New", "Interface", "Resources")
 			api = informerImports.add(v.APIPath, v.Name)
 			listers := informerImports.add(path.Join(listersPkg, rel), "listers")
 			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
 				Package: v.Name, Version: v, API: api, Listers: listers, Imports: informerImports.specs(),
+				DecodeJSON: decoders,
 			})
 			allVersions = append(allVersions, versionRef{Version: v, Alias: genericImports.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
 			versionRefs = append(versionRefs, versionRef{Version: v, Alias: groupImports.add(path.Join(informersPkg, rel), v.Name)})
@@ -278,8 +284,7 @@ func execute(tmpl *template.Template, name string, data any, header []byte) ([]b
 }
 
 // decodeFile plans the JSON decoders of a version's informer kinds (those
-// m.jsonDecoders selects) and sets each kind's DecodeJSON; nil when none is
-// selected.
+// m.jsonDecoders selects); nil when none is selected.
 func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	var roots []*types.Named
 	var selected []*Kind
@@ -297,7 +302,7 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	// clash with that file's package-level names.
 	reserved := []string{"version", "New", "Interface", "Resources", "jsonMembers"}
 	for _, k := range kinds {
-		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"Items", k.LowerName()+"DecodeJSON")
+		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"DecodeJSON")
 	}
 	im := newImports(reserved...)
 	file, funcs := decode.Plan(roots, im.add)
@@ -309,11 +314,19 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 		if funcs[i] == "" {
 			continue
 		}
-		k.DecodeJSON = k.LowerName() + "DecodeJSON"
-		rs = append(rs, decodeRoot{Var: k.DecodeJSON, Func: funcs[i]})
+		rs = append(rs, decodeRoot{Kind: k.Name, Var: k.LowerName() + "DecodeJSON", Func: funcs[i]})
 	}
 	return &decodeData{Package: v.Name, Version: v, Wire: im.add(decode.WirePath, "wire"), Reflect: im.add("reflect", "reflect"),
 		File: file, Roots: rs, Imports: im.specs()}
+}
+
+// vars returns the decoder var of each kind d decodes, by kind name.
+func (d *decodeData) vars() map[string]string {
+	out := make(map[string]string, len(d.Roots))
+	for _, r := range d.Roots {
+		out[r.Kind] = r.Var
+	}
+	return out
 }
 
 // wantsJSONDecoder reports whether mode (Config.JSONDecoders) selects the
