@@ -441,14 +441,7 @@ func jsonMembers(t reflect.Type) (string, bool) {
 	if t.Kind() != reflect.Struct || !collectMembers(t, map[reflect.Type]bool{}, &names) {
 		return "", false
 	}
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ","
-		}
-		out += n
-	}
-	return out, true
+	return strings.Join(names, ","), true
 }
 
 func collectMembers(t reflect.Type, visiting map[reflect.Type]bool, names *[]string) bool {
