@@ -55,6 +55,9 @@ type Config struct {
 	// as protobuf), "all", or "none". See docs/performance.md, "Generated
 	// decoders".
 	JSONDecoders string
+	// Projections are the --projection flags: projections of kinds whose
+	// API package the user cannot mark (k8s.io/api/core/v1.Pod).
+	Projections []ProjectionFlag
 	// Verbosity is the -v level the command logs at (Run itself logs to
 	// klog.FromContext): 1 says which marked types are skipped and why.
 	Verbosity int
@@ -134,6 +137,17 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 			return nil
 		}
 		return fmt.Errorf("want auto, all or none, got %q", v)
+	})
+	fs.Func("projection", "a projection of a kind whose package cannot carry the marker (repeatable):\n"+
+		"IMPORTPATH.Kind:Name=PATH;PATH..., as +informer-gen:projection:name=Name,fields=PATH;PATH...\n"+
+		"(the package must be one of the input packages)\n"+
+		"example: --projection 'k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase'", func(v string) error {
+		pf, err := ParseProjectionFlag(v)
+		if err != nil {
+			return err
+		}
+		cfg.Projections = append(cfg.Projections, pf)
+		return nil
 	})
 	fs.IntVar(&cfg.Verbosity, "v", 0,
 		"log verbosity: 1 says which marked types are skipped and why, 2 what was written\n"+
@@ -263,4 +277,57 @@ func (cfg Config) pluralExceptions() map[string]string {
 		out[k] = cfg.PluralExceptions[k]
 	}
 	return out
+}
+
+// ProjectionFlag is one --projection flag:
+// IMPORTPATH.Kind:Name=PATH;PATH...
+type ProjectionFlag struct {
+	// Flag is the flag as given, for messages.
+	Flag string
+	// Package is the API package's import path, Kind the type in it.
+	Package, Kind string
+	// Name is the projection type's name.
+	Name string
+	// Paths are the projected field paths.
+	Paths []string
+}
+
+// ParseProjectionFlag parses "k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase".
+// It checks the syntax only; whether the kind and fields exist is checked
+// against the loaded packages.
+func ParseProjectionFlag(v string) (ProjectionFlag, error) {
+	const want = "want IMPORTPATH.Kind:Name=PATH;PATH..., e.g. k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase"
+	pf := ProjectionFlag{Flag: v}
+	head, fields, ok := strings.Cut(v, "=")
+	if !ok {
+		return pf, fmt.Errorf("malformed %q: no '=' before the field paths (%s)", v, want)
+	}
+	target, name, ok := strings.Cut(head, ":")
+	if !ok {
+		return pf, fmt.Errorf("malformed %q: no ':' before the projection name (%s)", v, want)
+	}
+	slash := strings.LastIndex(target, "/")
+	dot := strings.LastIndex(target, ".")
+	if dot <= slash || dot == len(target)-1 {
+		return pf, fmt.Errorf("malformed %q: %q is not IMPORTPATH.Kind (%s)", v, target, want)
+	}
+	pf.Package, pf.Kind, pf.Name = target[:dot], target[dot+1:], strings.TrimSpace(name)
+	if strings.HasPrefix(pf.Package, ".") {
+		return pf, fmt.Errorf("malformed %q: name the package by its import path, not the relative %q", v, pf.Package)
+	}
+	if !token.IsIdentifier(pf.Kind) {
+		return pf, fmt.Errorf("malformed %q: kind %q is not a Go identifier (%s)", v, pf.Kind, want)
+	}
+	if !token.IsIdentifier(pf.Name) || !token.IsExported(pf.Name) {
+		return pf, fmt.Errorf("malformed %q: projection name %q is not an exported Go identifier (%s)", v, pf.Name, want)
+	}
+	for p := range strings.SplitSeq(fields, ";") {
+		if p = strings.TrimSpace(p); p != "" {
+			pf.Paths = append(pf.Paths, p)
+		}
+	}
+	if len(pf.Paths) == 0 {
+		return pf, fmt.Errorf("malformed %q: no field paths after '=' (%s)", v, want)
+	}
+	return pf, nil
 }

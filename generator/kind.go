@@ -22,9 +22,9 @@ func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf fu
 	st, isStruct := named.Underlying().(*types.Struct)
 	list := isStruct && isListType(st)
 	if selected := (s.genclient || s.root) && isStruct && !list && s.listWatch() && !s.noLister; !selected {
-		for _, m := range s.indexes {
+		for _, m := range append(slices.Clone(s.indexes), s.projections...) {
 			diags = append(diags, Diagnostic{Pos: m.pos,
-				Message: fmt.Sprintf("marker +informer-gen:index is in the wrong place: type %s is not selected for generation", name),
+				Message: fmt.Sprintf("marker +%s is in the wrong place: type %s is not selected for generation", m.name, name),
 				Hint:    "mark the type with +genclient or +kubebuilder:object:root=true, with list and watch verbs"})
 		}
 		return nil, diags, ""
@@ -60,6 +60,11 @@ func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf fu
 		pos:        pos,
 	}
 	diags = append(diags, addIndexes(pkg, named, k, s.indexes)...)
+	for _, m := range s.projections {
+		spec, ds := projSpecFromMarker(m)
+		diags = append(diags, ds...)
+		diags = append(diags, addProjection(k, spec, namers)...)
+	}
 	return k, diags, ""
 }
 
@@ -68,7 +73,7 @@ func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf fu
 // user asked for it explicitly (+genclient, an index), so that what it
 // lacks is an error.
 func notListedResource(st *types.Struct, s selection, hasList bool, listName string) string {
-	if s.genclient || len(s.indexes) > 0 {
+	if s.genclient || len(s.indexes) > 0 || len(s.projections) > 0 {
 		return ""
 	}
 	switch {
@@ -132,6 +137,17 @@ func addIndexes(pkg *packages.Package, named *types.Named, k *Kind, markers []ma
 		k.Indexes = append(k.Indexes, ix)
 	}
 	slices.SortFunc(k.Indexes, func(a, b *Index) int { return strings.Compare(a.GoName, b.GoName) })
+	return diags
+}
+
+// addProjection builds one projection of k into k.Projections.
+func addProjection(k *Kind, spec projSpec, namers kindNamers) Diagnostics {
+	p, diags := buildProjection(k.named, k, spec)
+	if p == nil {
+		return diags
+	}
+	p.Plural = namers.plural.Name(&gengotypes.Type{Name: gengotypes.Name{Name: p.Name}})
+	k.Projections = append(k.Projections, p)
 	return diags
 }
 

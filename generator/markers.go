@@ -37,15 +37,16 @@ func (m marker) arg(key string) (markerArg, bool) {
 
 // argMarkers take "+name:key=value,key=value" arguments rather than
 // "+name=value".
-var argMarkers = []string{"informer-gen:index", "kubebuilder:resource"}
+var argMarkers = []string{"informer-gen:index", "informer-gen:projection", "kubebuilder:resource"}
 
 // Known markers. typeMarkers belong on a type's doc comment (or the comment
 // block just above it, as upstream allows), packageMarkers in the package doc
 // comment (doc.go or any file's package comment).
 var (
 	genclientVariants = []string{"nonNamespaced", "noVerbs", "noStatus", "readonly", "onlyVerbs", "skipVerbs", "method"}
-	informerGenKeys   = []string{"index"}
+	informerGenKeys   = []string{"index", "projection"}
 	indexArgs         = []string{"name", "field", "func"}
+	projectionArgs    = []string{"name", "fields"}
 	packageMarkers    = []string{"groupName", "groupGoName"}
 	// ourRoots are the first segments we own or read; a marker whose first
 	// segment is a near miss of one of them is a typo and an error.
@@ -351,6 +352,7 @@ type selection struct {
 	onlyVerbs, skipVerbs                    []string
 	resource                                string
 	indexes                                 []marker
+	projections                             []marker
 	// conflicts are markers that contradict each other: upstream and
 	// kubebuilder spellings of the same setting with different values.
 	conflicts Diagnostics
@@ -391,6 +393,8 @@ func readSelection(ms []marker) selection {
 			}
 		case "informer-gen:index":
 			s.indexes = append(s.indexes, m)
+		case "informer-gen:projection":
+			s.projections = append(s.projections, m)
 		}
 	}
 	at := func(p token.Position) string { return fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column) }

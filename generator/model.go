@@ -52,8 +52,11 @@ type Kind struct {
 	Namespaced bool
 	Informer   bool // false with +k8s:informer-gen=false: lister only
 	Indexes    []*Index
-	named      *types.Named // for the decoder stage
-	pos        token.Position
+	// Projections are the kind's +informer-gen:projection markers and
+	// --projection flags, in the order given.
+	Projections []*Projection
+	named       *types.Named // for the decoder stage
+	pos         token.Position
 }
 
 // Index is one +informer-gen:index on a kind.
@@ -129,6 +132,19 @@ func (v *Version) InformerKinds() []*Kind {
 	return out
 }
 
+// Projections are the projections of every kind of v, sorted by name.
+func (v *Version) Projections() []*Projection {
+	var out []*Projection
+	for _, k := range v.Kinds {
+		out = append(out, k.Projections...)
+	}
+	slices.SortFunc(out, func(a, b *Projection) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// HasInformers reports whether v has informers: of kinds or of projections.
+func (v *Version) HasInformers() bool { return len(v.InformerKinds()) > 0 || len(v.Projections()) > 0 }
+
 // LowerName is the kind with a lower-case first letter, for unexported names.
 func (k *Kind) LowerName() string { return lowerFirst(k.Name) }
 
@@ -164,6 +180,8 @@ type modelOptions struct {
 	pluralExceptions map[string]string
 	// jsonDecoders is Config.JSONDecoders.
 	jsonDecoders string
+	// projections are Config.Projections.
+	projections []ProjectionFlag
 }
 
 // kindNamers name a kind's plural: the Go accessor (Foos) and the resource
@@ -200,6 +218,8 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		v.GoName = gengonamer.IC(v.Name)
 		kinds, ds := selectKinds(logger, mp, in.position, namers)
 		diags = append(diags, ds...)
+		diags = append(diags, addFlagProjections(mp, kinds, opts.projections, namers)...)
+		diags = append(diags, projectionCollisions(kinds)...)
 		if len(kinds) == 0 {
 			// An API package without list/watch types (k8s.io/api's
 			// admission/v1) is fine beside others; a package named on the
@@ -240,8 +260,17 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	if selectedAny {
 		unselected = nil
 	}
+	diags = append(diags, unmatchedFlagProjections(in, opts.projections)...)
 	diags = append(diags, goNameCollisions(groups)...)
 	m = sortedModel(opts.outputPkg, groups)
+	for _, g := range m.Groups {
+		for _, v := range g.Versions {
+			pkg := types.NewPackage(projectionsPath(opts.outputPkg, v), v.Name)
+			for _, p := range v.Projections() {
+				p.synthesize(pkg)
+			}
+		}
+	}
 	m.jsonDecoders = opts.jsonDecoders
 	return m, diags, unselected
 }

@@ -50,7 +50,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	marked, ds := readMarkers(in)
 	diags = append(diags, ds...)
-	model, ds, unselected := buildModel(logger, marked, modelOptions{outputPkg: outputPkg, pluralExceptions: cfg.pluralExceptions(), jsonDecoders: cfg.JSONDecoders})
+	model, ds, unselected := buildModel(logger, marked, modelOptions{outputPkg: outputPkg, pluralExceptions: cfg.pluralExceptions(), jsonDecoders: cfg.JSONDecoders, projections: cfg.Projections})
 	diags = append(diags, ds...)
 	if len(diags) == 0 {
 		diags = unselected

@@ -1,0 +1,586 @@
+package generator
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Projection is one +informer-gen:projection (or --projection) of a kind: a
+// generated type holding the kind's ObjectMeta and the named fields only,
+// with its own lister and informer over the kind's resource.
+type Projection struct {
+	Kind   *Kind
+	Name   string // FooSummary
+	Plural string // FooSummaries (Go accessor)
+	// Structs are the generated struct types: the projection type first, then
+	// the nested types in the order their paths first name them.
+	Structs []*ProjStruct
+	// Paths are the projected field paths in JSON names, for docs.
+	Paths []string
+	// named is the projection type synthesized with go/types, for the
+	// decoder stage.
+	named   *types.Named
+	pos     token.Position
+	subject string // the --projection flag it comes from; "" for a marker
+}
+
+// ProjStruct is one generated struct type of a projection.
+type ProjStruct struct {
+	Name   string // FooSummary, FooSummarySpec
+	Root   bool   // the projection type itself (TypeMeta, ObjectMeta, DeepCopyObject)
+	Fields []*ProjField
+	// source is the struct the fields are taken from.
+	source *types.Struct
+}
+
+// ProjField is one field of a generated struct: a leaf copied whole with the
+// source's type, or a nested generated struct (through a struct, a pointer
+// to one, or a slice of them).
+type ProjField struct {
+	GoName string // Replicas
+	// JSONTag is the source field's json tag value ("replicas,omitempty");
+	// "" when the source has none (the Go name is the JSON name).
+	JSONTag string
+	// Nested is the generated struct the field holds, nil for a leaf.
+	Nested *ProjStruct
+	// Shape is how the field is held: "value", "pointer" or "slice" for
+	// nested fields.
+	Shape string
+	// Copy is how DeepCopyInto copies the field (see copyShape); "" when
+	// `*out = *in` already did.
+	Copy string
+	// typ is the field's type (a leaf's source type; for nested fields the
+	// struct, pointer or slice of the generated struct, set by synthesize).
+	typ types.Type
+	// elem is the element type of a pointer, slice or map leaf.
+	elem types.Type
+}
+
+// Copy shapes of ProjField.Copy: how DeepCopyInto fixes up a field after
+// `*out = *in`.
+const (
+	copyNone         = ""             // plain data: *out = *in copied it
+	copyInto         = "into"         // in.X.DeepCopyInto(&out.X): a struct with DeepCopyInto, or a nested one
+	copyIntoNonNil   = "intoNonNil"   // the same for a named slice or map type, nil kept nil
+	copyPointerInto  = "pointerInto"  // a pointer to a type with DeepCopyInto
+	copyPointerPlain = "pointerPlain" // a pointer to plain data
+	copySlicePlain   = "slicePlain"   // a slice of plain data
+	copySliceInto    = "sliceInto"    // a slice of a type with DeepCopyInto
+	copyMapPlain     = "mapPlain"     // a map of plain data to plain data
+)
+
+// Template helpers.
+
+// NameQ is the projection name as a Go string literal.
+func (p *Projection) NameQ() string { return fmt.Sprintf("%q", p.Name) }
+
+// KindQ is the projected kind's name as a Go string literal.
+func (p *Projection) KindQ() string { return fmt.Sprintf("%q", p.Kind.Name) }
+
+// LowerName is the projection name with a lower-case first letter.
+func (p *Projection) LowerName() string { return lowerFirst(p.Name) }
+
+// PathList is the projected paths, for docs: ".spec.replicas, .status".
+func (p *Projection) PathList() string { return strings.Join(p.Paths, ", ") }
+
+// projSpec is one projection as the user wrote it, in a marker or a
+// --projection flag; where says where its problems are reported.
+type projSpec struct {
+	name    string
+	namePos token.Position
+	paths   []projPathSpec
+	pos     token.Position // of the marker; zero for a flag
+	subject string         // "--projection ..." for a flag
+}
+
+type projPathSpec struct {
+	text string
+	pos  token.Position
+}
+
+func (s projSpec) diag(pos token.Position, msg, hint string) Diagnostic {
+	if s.subject != "" {
+		return Diagnostic{Subject: s.subject, Message: msg, Hint: hint}
+	}
+	return Diagnostic{Pos: pos, Message: "+informer-gen:projection: " + msg, Hint: hint}
+}
+
+// projSpecFromMarker reads a +informer-gen:projection marker.
+func projSpecFromMarker(m marker) (projSpec, Diagnostics) {
+	s := projSpec{pos: m.pos}
+	var diags Diagnostics
+	for _, a := range m.args {
+		if !slices.Contains(projectionArgs, a.key) {
+			diags = append(diags, s.diag(a.pos, fmt.Sprintf("unknown argument %q", a.key),
+				cmp.Or(didYouMean(a.key, projectionArgs...), "known arguments: "+strings.Join(projectionArgs, ", "))))
+		}
+	}
+	const example = "e.g. +informer-gen:projection:name=FooSummary,fields=.spec.replicas;.status"
+	name, hasName := m.arg("name")
+	fields, hasFields := m.arg("fields")
+	if !hasName || name.value == "" {
+		diags = append(diags, s.diag(m.pos, "needs name=", example))
+	}
+	if !hasFields || strings.Trim(fields.value, "; ") == "" {
+		diags = append(diags, s.diag(m.pos, "needs fields= (field paths separated by ';')", example))
+	}
+	s.name, s.namePos = name.value, name.pos
+	if hasFields {
+		col := len("fields=")
+		for part := range strings.SplitSeq(fields.value, ";") {
+			lead := len(part) - len(strings.TrimLeft(part, " "))
+			if t := strings.TrimSpace(part); t != "" {
+				p := fields.pos
+				p.Column += col + lead
+				s.paths = append(s.paths, projPathSpec{text: t, pos: p})
+			}
+			col += len(part) + 1
+		}
+	}
+	return s, diags
+}
+
+// buildProjection checks a projection of kind k (the type named) and
+// resolves its paths into generated structs.
+func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diagnostics) {
+	var diags Diagnostics
+	switch {
+	case s.name == "":
+		return nil, nil // reported by projSpecFromMarker
+	case !token.IsIdentifier(s.name) || !token.IsExported(s.name):
+		return nil, Diagnostics{s.diag(s.namePos, fmt.Sprintf("name %q is not an exported Go identifier", s.name),
+			"it names the generated type, e.g. "+k.Name+"Summary")}
+	}
+	root := &ProjStruct{Name: s.name, Root: true, source: named.Underlying().(*types.Struct)}
+	p := &Projection{Kind: k, Name: s.name, Structs: []*ProjStruct{root}, pos: cmp.Or(s.namePos, s.pos), subject: s.subject}
+	for _, ps := range s.paths {
+		jsonPath, d := p.addPath(root, ps)
+		if d != nil {
+			diags = append(diags, s.diag(ps.pos, d.Message, d.Hint))
+			continue
+		}
+		p.Paths = append(p.Paths, jsonPath)
+	}
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	for _, st := range p.Structs {
+		for _, f := range st.Fields {
+			if f.Nested != nil {
+				continue
+			}
+			c, elem, msg := copyShape(f.typ)
+			if msg != "" {
+				diags = append(diags, s.diag(cmp.Or(s.namePos, s.pos),
+					fmt.Sprintf("field %s.%s has type %s, %s", st.Name, f.GoName, types.TypeString(f.typ, qualifier), msg),
+					"project a field inside it, or one of a type with a DeepCopyInto method"))
+			}
+			f.Copy, f.elem = c, elem
+		}
+	}
+	if len(diags) > 0 {
+		return nil, diags
+	}
+	return p, nil
+}
+
+// addPath resolves one field path from the projection's root, adding
+// nested structs and the leaf. It returns the path in JSON names.
+func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagnostic) {
+	path := normalizePath(ps.text)
+	segs := strings.Split(strings.TrimPrefix(path, "."), ".")
+	fail := func(msg, hint string) (string, *Diagnostic) {
+		return "", &Diagnostic{Message: msg, Hint: hint}
+	}
+	node := root
+	var jsonNames []string
+	for i, seg := range segs {
+		sofar := "." + strings.Join(jsonNames, ".")
+		if i == 0 {
+			sofar = p.Kind.Name
+		}
+		if seg == "" {
+			return fail(fmt.Sprintf("malformed field path %q", ps.text), "e.g. .spec.replicas; separate paths with ';'")
+		}
+		found, candidates := findField(node.source, seg)
+		if found == nil {
+			return fail(fmt.Sprintf("field path %s does not exist: %s has no field %q", path, sofar, seg), didYouMean(seg, candidates...))
+		}
+		if found.ignored {
+			return fail(fmt.Sprintf("field path %s: field %s is tagged json:\"-\", so it is never filled from the server", path, seg), "project a field the server sends")
+		}
+		if i == 0 && len(found.jsonPath) > 0 && slices.Contains([]string{"metadata", "apiVersion", "kind"}, found.jsonPath[0]) {
+			return fail(fmt.Sprintf("field path %s: %s is always kept whole in a projection", path, found.jsonPath[0]),
+				"remove it from fields=: every projection holds the object's metadata, apiVersion and kind")
+		}
+		if len(found.jsonPath) != 1 {
+			return fail(fmt.Sprintf("field path %s: %s reaches through the embedded struct %s, which JSON does not inline", path, seg, found.goPath[0]),
+				"name the embedded struct's JSON field first")
+		}
+		jsonName := found.jsonPath[0]
+		jsonNames = append(jsonNames, jsonName)
+		here := "." + strings.Join(jsonNames, ".")
+		last := i == len(segs)-1
+		var existing *ProjField
+		for _, f := range node.Fields {
+			if jsonTagName(f) == jsonName {
+				existing = f
+			}
+		}
+		goName := found.goPath[len(found.goPath)-1]
+		if last {
+			if existing != nil {
+				if existing.Nested != nil {
+					return fail(fmt.Sprintf("field path %s overlaps the paths projected inside it", path),
+						"project "+here+" whole, or only fields inside it, not both")
+				}
+				return fail(fmt.Sprintf("field path %s is given twice", path), "")
+			}
+			tag, _ := reflect.StructTag(node.tagOf(found)).Lookup("json")
+			node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, typ: found.typ})
+			return here, nil
+		}
+		if existing != nil {
+			if existing.Nested == nil {
+				return fail(fmt.Sprintf("field path %s is inside %s, which is projected whole", path, here),
+					"project "+here+" whole, or only fields inside it, not both")
+			}
+			node = existing.Nested
+			continue
+		}
+		t, shape := found.typ, "value"
+		if ptr, ok := t.(*types.Pointer); ok {
+			t, shape = ptr.Elem(), "pointer"
+		} else if sl, ok := t.Underlying().(*types.Slice); ok {
+			t, shape = sl.Elem(), "slice"
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok {
+			return fail(fmt.Sprintf("field path %s: %s is %s, not a struct", path, here, types.TypeString(found.typ, qualifier)), "")
+		}
+		// FooSummary + Spec; a slice's element by its type's name:
+		// PodSummarySpec + Container.
+		name := node.Name + goName
+		if n, isNamed := t.(*types.Named); isNamed && shape == "slice" {
+			name = node.Name + n.Obj().Name()
+		}
+		nested := &ProjStruct{Name: name, source: st}
+		tag, _ := reflect.StructTag(node.tagOf(found)).Lookup("json")
+		node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, Nested: nested, Shape: shape})
+		p.Structs = append(p.Structs, nested)
+		node = nested
+	}
+	return "." + strings.Join(jsonNames, "."), nil
+}
+
+// tagOf returns the struct tag of the field found in s.source (through
+// embedded structs as findField walks them).
+func (s *ProjStruct) tagOf(found *foundField) string {
+	st := s.source
+	for i, g := range found.goPath {
+		for j := range st.NumFields() {
+			f := st.Field(j)
+			if f.Name() != g {
+				continue
+			}
+			if i == len(found.goPath)-1 {
+				return st.Tag(j)
+			}
+			t := f.Type()
+			if p, ok := t.(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			st, _ = t.Underlying().(*types.Struct)
+			break
+		}
+		if st == nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// jsonTagName is the JSON name of a generated field.
+func jsonTagName(f *ProjField) string {
+	if name, _, _ := strings.Cut(f.JSONTag, ","); name != "" {
+		return name
+	}
+	return f.GoName
+}
+
+// copyShape says how DeepCopyInto copies a leaf of type t, and the element
+// type of a pointer, slice or map; msg is set for a shape it cannot copy.
+func copyShape(t types.Type) (shape string, elem types.Type, msg string) {
+	if !nameable(t) {
+		return "", nil, "which generated code in another package cannot name"
+	}
+	if plainData(t, nil) {
+		return copyNone, nil, ""
+	}
+	if hasDeepCopyInto(t) {
+		switch t.Underlying().(type) {
+		case *types.Slice, *types.Map:
+			return copyIntoNonNil, nil, ""
+		}
+		return copyInto, nil, ""
+	}
+	switch u := t.(type) {
+	case *types.Pointer:
+		switch {
+		case plainData(u.Elem(), nil):
+			return copyPointerPlain, u.Elem(), ""
+		case hasDeepCopyInto(u.Elem()):
+			return copyPointerInto, u.Elem(), ""
+		}
+	case *types.Slice:
+		switch {
+		case plainData(u.Elem(), nil):
+			return copySlicePlain, u.Elem(), ""
+		case hasDeepCopyInto(u.Elem()):
+			return copySliceInto, u.Elem(), ""
+		}
+	case *types.Map:
+		if plainData(u.Key(), nil) && plainData(u.Elem(), nil) {
+			return copyMapPlain, u.Elem(), ""
+		}
+	}
+	return "", nil, "which the generated DeepCopy cannot copy (no DeepCopyInto method, and not plain data or a pointer, slice or map of it)"
+}
+
+// plainData reports whether a value of t is copied fully by assignment: no
+// pointers, slices, maps, interfaces, channels or funcs, recursively.
+func plainData(t types.Type, seen map[types.Type]bool) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Kind() != types.UnsafePointer
+	case *types.Array:
+		return plainData(u.Elem(), seen)
+	case *types.Struct:
+		if seen == nil {
+			seen = map[types.Type]bool{}
+		}
+		if seen[t] {
+			return true
+		}
+		seen[t] = true
+		for i := range u.NumFields() {
+			if !plainData(u.Field(i).Type(), seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// hasDeepCopyInto reports whether t (or *t) has DeepCopyInto(*t).
+func hasDeepCopyInto(t types.Type) bool {
+	sel := types.NewMethodSet(types.NewPointer(t)).Lookup(nil, "DeepCopyInto")
+	if sel == nil {
+		return false
+	}
+	sig, ok := sel.Obj().Type().(*types.Signature)
+	return ok && sig.Params().Len() == 1 && sig.Results().Len() == 0 &&
+		types.Identical(sig.Params().At(0).Type(), types.NewPointer(t))
+}
+
+// nameable reports whether code outside t's package can spell t.
+func nameable(t types.Type) bool {
+	switch u := t.(type) {
+	case *types.Named:
+		if u.Obj().Pkg() != nil && !u.Obj().Exported() {
+			return false
+		}
+		if args := u.TypeArgs(); args != nil {
+			for i := range args.Len() {
+				if !nameable(args.At(i)) {
+					return false
+				}
+			}
+		}
+		return true
+	case *types.Alias:
+		return nameable(types.Unalias(u))
+	case *types.Pointer:
+		return nameable(u.Elem())
+	case *types.Slice:
+		return nameable(u.Elem())
+	case *types.Array:
+		return nameable(u.Elem())
+	case *types.Map:
+		return nameable(u.Key()) && nameable(u.Elem())
+	case *types.Basic:
+		return true
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if !u.Field(i).Exported() || !nameable(u.Field(i).Type()) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// projectionsPath is the import path of the generated projections package of
+// a version.
+func projectionsPath(outputPkg string, v *Version) string {
+	return outputPkg + "/projections/" + v.Group.PkgName + "/" + v.Name
+}
+
+// synthesize builds the projection's types with go/types, in pkg (standing
+// for the generated projections package), for the decoder stage, which plans
+// from go/types. It leaves p.named nil when the kind's metav1 types cannot be
+// found (the projection then has no generated decoder).
+func (p *Projection) synthesize(pkg *types.Package) {
+	st := p.Kind.named.Underlying().(*types.Struct)
+	om := findObjectMeta(st)
+	if len(om.steps) == 0 {
+		return
+	}
+	omType := om.steps[len(om.steps)-1].field().Type()
+	omNamed, ok := omType.(*types.Named)
+	if !ok {
+		return
+	}
+	tm, ok := omNamed.Obj().Pkg().Scope().Lookup("TypeMeta").(*types.TypeName)
+	if !ok {
+		return
+	}
+	named := map[*ProjStruct]*types.Named{}
+	for _, s := range p.Structs {
+		tn := types.NewTypeName(token.NoPos, pkg, s.Name, nil)
+		named[s] = types.NewNamed(tn, nil, nil)
+	}
+	for _, s := range p.Structs {
+		var fields []*types.Var
+		var tags []string
+		if s.Root {
+			fields = append(fields,
+				types.NewField(token.NoPos, pkg, "TypeMeta", tm.Type(), true),
+				types.NewField(token.NoPos, pkg, "ObjectMeta", omType, true))
+			tags = append(tags, `json:",inline"`, `json:"metadata,omitempty"`)
+		}
+		for _, f := range s.Fields {
+			t := f.typ
+			if f.Nested != nil {
+				t = named[f.Nested]
+				switch f.Shape {
+				case "pointer":
+					t = types.NewPointer(t)
+				case "slice":
+					t = types.NewSlice(t)
+				}
+			}
+			fields = append(fields, types.NewField(token.NoPos, pkg, f.GoName, t, false))
+			tags = append(tags, f.Tag())
+		}
+		named[s].SetUnderlying(types.NewStruct(fields, tags))
+	}
+	p.named = named[p.Structs[0]]
+}
+
+// Tag is the generated field's struct tag, without backquotes: the source's
+// json tag, or none.
+func (f *ProjField) Tag() string {
+	if f.JSONTag == "" {
+		return ""
+	}
+	return fmt.Sprintf("json:%q", f.JSONTag)
+}
+
+// projectionCollisions reports the projections of one group-version whose
+// generated names collide: with a kind (its lister and informer), with
+// another projection, through their plural accessors, or through the nested
+// struct types of the projections package.
+func projectionCollisions(kinds []*Kind) Diagnostics {
+	var diags Diagnostics
+	kindNames, plurals := map[string]string{}, map[string]string{}
+	for _, k := range kinds {
+		kindNames[k.Name] = "kind " + k.Name
+		plurals[k.Plural] = "kind " + k.Name
+	}
+	types := map[string]string{} // generated type names of the projections package
+	for _, k := range kinds {
+		for _, p := range k.Projections {
+			at := " at " + posString(p.pos)
+			if p.pos.Filename == "" {
+				at = ""
+			}
+			what := "projection " + p.Name + " of " + k.Name + at
+			d := func(msg, hint string) {
+				diags = append(diags, Diagnostic{Pos: p.pos, Subject: p.subject, Message: msg, Hint: hint})
+			}
+			switch {
+			case kindNames[p.Name] != "":
+				d(fmt.Sprintf("projection name %s is the name of %s in the same group-version", p.Name, kindNames[p.Name]),
+					"their listers and informers would collide; choose another name")
+			case types[p.Name] != "":
+				d(fmt.Sprintf("projection name %s is already taken by %s", p.Name, types[p.Name]), "choose another name")
+			case plurals[p.Plural] != "":
+				d(fmt.Sprintf("projection %s's accessor %s() collides with that of %s", p.Name, p.Plural, plurals[p.Plural]),
+					"choose another name")
+			}
+			types[p.Name], plurals[p.Plural] = what, what
+			for _, s := range p.Structs[1:] {
+				if prev := cmp.Or(kindNames[s.Name], types[s.Name]); prev != "" {
+					d(fmt.Sprintf("projection %s's nested type %s collides with %s", p.Name, s.Name, prev),
+						"rename the projection")
+					continue
+				}
+				types[s.Name] = "a nested type of " + what
+			}
+		}
+	}
+	return diags
+}
+
+// addFlagProjections adds the --projection flags naming a kind of mp's
+// package to that kind.
+func addFlagProjections(mp markedPackage, kinds []*Kind, flags []ProjectionFlag, namers kindNamers) Diagnostics {
+	var diags Diagnostics
+	for _, pf := range flags {
+		if pf.Package != mp.pkg.PkgPath {
+			continue
+		}
+		spec := projSpec{name: pf.Name, subject: "--projection " + pf.Flag}
+		for _, p := range pf.Paths {
+			spec.paths = append(spec.paths, projPathSpec{text: p})
+		}
+		i := slices.IndexFunc(kinds, func(k *Kind) bool { return k.Name == pf.Kind })
+		if i < 0 {
+			var names []string
+			for _, k := range kinds {
+				names = append(names, k.Name)
+			}
+			msg := fmt.Sprintf("package %s has no kind %s that informer-gen generates for", pf.Package, pf.Kind)
+			if _, isType := mp.pkg.Types.Scope().Lookup(pf.Kind).(*types.TypeName); isType {
+				msg = fmt.Sprintf("type %s of package %s is not selected for generation", pf.Kind, pf.Package)
+			}
+			diags = append(diags, Diagnostic{Subject: spec.subject, Message: msg,
+				Hint: cmp.Or(didYouMean(pf.Kind, names...), "kinds: "+strings.Join(names, ", "))})
+			continue
+		}
+		diags = append(diags, addProjection(kinds[i], spec, namers)...)
+	}
+	return diags
+}
+
+// unmatchedFlagProjections reports --projection flags whose package is not
+// an input package.
+func unmatchedFlagProjections(in *marked, flags []ProjectionFlag) Diagnostics {
+	var diags Diagnostics
+	for _, pf := range flags {
+		if !slices.ContainsFunc(in.pkgs, func(mp markedPackage) bool { return mp.pkg.PkgPath == pf.Package }) {
+			diags = append(diags, Diagnostic{Subject: "--projection " + pf.Flag,
+				Message: fmt.Sprintf("package %s is not one of the input packages", pf.Package),
+				Hint:    "add it to the packages on the command line, e.g. informer-gen ... " + pf.Package})
+		}
+	}
+	return diags
+}
