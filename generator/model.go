@@ -265,7 +265,9 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	m = sortedModel(opts.outputPkg, groups)
 	for _, g := range m.Groups {
 		for _, v := range g.Versions {
-			pkg := types.NewPackage(projectionsPath(opts.outputPkg, v), v.Name)
+			// Named projv1 rather than v1 (the generated package's name) so that
+			// decode.go imports it under that name, apart from the API package.
+			pkg := types.NewPackage(projectionsPath(opts.outputPkg, v), "proj"+v.Name)
 			for _, p := range v.Projections() {
 				p.synthesize(pkg)
 			}

@@ -59,6 +59,10 @@ type ProjField struct {
 	typ types.Type
 	// elem is the element type of a pointer, slice or map leaf.
 	elem types.Type
+	// path and pos are a leaf's field path in JSON names and where it was
+	// given, for messages.
+	path string
+	pos  token.Position
 }
 
 // Copy shapes of ProjField.Copy: how DeepCopyInto fixes up a field after
@@ -176,11 +180,18 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 			}
 			c, elem, msg := copyShape(f.typ)
 			if msg != "" {
-				diags = append(diags, s.diag(cmp.Or(s.namePos, s.pos),
-					fmt.Sprintf("field %s.%s has type %s, %s", st.Name, f.GoName, types.TypeString(f.typ, qualifier), msg),
+				diags = append(diags, s.diag(f.pos,
+					fmt.Sprintf("field path %s is %s, %s", f.path, types.TypeString(f.typ, qualifier), msg),
 					"project a field inside it, or one of a type with a DeepCopyInto method"))
 			}
 			f.Copy, f.elem = c, elem
+		}
+	}
+	for _, st := range p.Structs {
+		for _, f := range st.Fields {
+			if f.Nested != nil {
+				f.Copy = map[string]string{"value": copyInto, "pointer": copyPointerInto, "slice": copySliceInto}[f.Shape]
+			}
 		}
 	}
 	if len(diags) > 0 {
@@ -242,7 +253,7 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 				return fail(fmt.Sprintf("field path %s is given twice", path), "")
 			}
 			tag, _ := reflect.StructTag(node.tagOf(found)).Lookup("json")
-			node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, typ: found.typ})
+			node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, typ: found.typ, path: here, pos: ps.pos})
 			return here, nil
 		}
 		if existing != nil {

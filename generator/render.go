@@ -106,6 +106,9 @@ type (
 		Imports      []importSpec
 		Version      *Version
 		API, Listers string
+		// Projections is the alias of the version's projections package;
+		// "" when it has none.
+		Projections string
 		// OwnExpansion holds the kinds whose <Kind>ListerExpansion (and
 		// <Kind>NamespaceListerExpansion) are declared by hand in
 		// <kind>_expansion.go of the listers package, as upstream's
@@ -146,7 +149,26 @@ type (
 	}
 	// decodeRoot is one kind's checked decoder: the kind, the var its
 	// Type.DecodeJSON names, and the generated function the var holds.
-	decodeRoot  struct{ Kind, Var, Func string }
+	decodeRoot struct{ Kind, Var, Func string }
+	// projectionsData is one group-version's projections.go.
+	projectionsData struct {
+		Package            string
+		Imports            []importSpec
+		Version            *Version
+		API, Meta, Runtime string
+		Structs            []projStructData
+	}
+	projStructData struct {
+		*ProjStruct
+		Projection *Projection
+		Fields     []projFieldData
+	}
+	// projFieldData is a field with its type spelled in the file's
+	// imports: Type is the field's type, Elem a pointer's element.
+	projFieldData struct {
+		*ProjField
+		Type, Elem string
+	}
 	genericData struct {
 		Package  string
 		Imports  []importSpec
@@ -208,14 +230,19 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 					own[k.Name] = true
 				}
 			}
+			projs := ""
+			if len(v.Projections()) > 0 {
+				projs = listerImports.add(projectionsPath(m.OutputPkg, v), "proj"+v.Name)
+				emit(path.Join("projections", rel, "projections.go"), "projections", projectionsFile(v))
+			}
 			emit(path.Join("listers", rel, "listers.go"), "listers", versionData{
-				Package: v.Name, Version: v, API: api, Imports: listerImports.specs(), OwnExpansion: own,
+				Package: v.Name, Version: v, API: api, Projections: projs, Imports: listerImports.specs(), OwnExpansion: own,
 			})
 
-			kinds := v.InformerKinds()
-			if len(kinds) == 0 {
+			if !v.HasInformers() {
 				continue
 			}
+			kinds := v.InformerKinds()
 			var decoders map[string]string
 			if dd := decodeFile(m, v, kinds); dd != nil {
 				emit(path.Join("informers", rel, "decode.go"), "decode", *dd)
@@ -224,8 +251,11 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 			informerImports := newImports("version", "New", "Interface", "Resources")
 			api = informerImports.add(v.APIPath, v.Name)
 			listers := informerImports.add(path.Join(listersPkg, rel), "listers")
+			if projs != "" {
+				projs = informerImports.add(projectionsPath(m.OutputPkg, v), "proj"+v.Name)
+			}
 			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
-				Package: v.Name, Version: v, API: api, Listers: listers, Imports: informerImports.specs(),
+				Package: v.Name, Version: v, API: api, Listers: listers, Projections: projs, Imports: informerImports.specs(),
 				DecodeJSON: decoders,
 			})
 			allVersions = append(allVersions, versionRef{Version: v, Alias: genericImports.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
@@ -283,17 +313,25 @@ func execute(tmpl *template.Template, name string, data any, header []byte) ([]b
 	return out, nil
 }
 
-// decodeFile plans the JSON decoders of a version's informer kinds (those
-// m.jsonDecoders selects); nil when none is selected.
+// decodeFile plans the JSON decoders of a version's informer kinds and
+// projections (those m.jsonDecoders selects; a projection is always read as
+// JSON, so "auto" selects every one); nil when none is selected.
 func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	var roots []*types.Named
-	var selected []*Kind
+	var selected []string // kind or projection names
 	for _, k := range kinds {
 		if k.named == nil || !wantsJSONDecoder(m.jsonDecoders, k.named) {
 			continue
 		}
 		roots = append(roots, k.named)
-		selected = append(selected, k)
+		selected = append(selected, k.Name)
+	}
+	for _, p := range v.Projections() {
+		if p.named == nil || m.jsonDecoders == "none" {
+			continue
+		}
+		roots = append(roots, p.named)
+		selected = append(selected, p.Name)
 	}
 	if len(roots) == 0 {
 		return nil
@@ -304,20 +342,70 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	for _, k := range kinds {
 		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"DecodeJSON")
 	}
+	for _, p := range v.Projections() {
+		reserved = append(reserved, p.Name+"Type", p.Name+"Informer", p.LowerName()+"Informer", "New"+p.Name+"Informer", p.LowerName()+"DecodeJSON")
+	}
 	im := newImports(reserved...)
 	file, funcs := decode.Plan(roots, im.add)
 	if len(file.Structs) == 0 && len(file.Wrappers) == 0 {
 		return nil // every root is decoded by the default decoder
 	}
 	var rs []decodeRoot
-	for i, k := range selected {
+	for i, name := range selected {
 		if funcs[i] == "" {
 			continue
 		}
-		rs = append(rs, decodeRoot{Kind: k.Name, Var: k.LowerName() + "DecodeJSON", Func: funcs[i]})
+		rs = append(rs, decodeRoot{Kind: name, Var: lowerFirst(name) + "DecodeJSON", Func: funcs[i]})
 	}
 	return &decodeData{Package: v.Name, Version: v, Wire: im.add(decode.WirePath, "wire"), Reflect: im.add("reflect", "reflect"),
 		File: file, Roots: rs, Imports: im.specs()}
+}
+
+// projectionsFile is the data of a version's projections.go.
+func projectionsFile(v *Version) projectionsData {
+	var reserved []string
+	projs := v.Projections()
+	for _, p := range projs {
+		for _, st := range p.Structs {
+			reserved = append(reserved, st.Name)
+		}
+	}
+	im := newImports(reserved...)
+	q := func(pkg *types.Package) string {
+		name := pkg.Name()
+		if len(name) > 1 && name[0] == 'v' && name[1] >= '0' && name[1] <= '9' {
+			name = path.Base(path.Dir(pkg.Path())) + name // corev1, as upstream's generators name it
+		}
+		return im.add(pkg.Path(), name)
+	}
+	d := projectionsData{Package: v.Name, Version: v,
+		API: im.add(v.APIPath, v.Group.PkgName+v.Name), Meta: im.add(metav1Path, "metav1"), Runtime: im.add("k8s.io/apimachinery/pkg/runtime", "runtime")}
+	for _, p := range projs {
+		for _, st := range p.Structs {
+			sd := projStructData{ProjStruct: st, Projection: p}
+			for _, f := range st.Fields {
+				fd := projFieldData{ProjField: f}
+				if f.Nested != nil {
+					fd.Type, fd.Elem = f.Nested.Name, f.Nested.Name
+					switch f.Shape {
+					case "pointer":
+						fd.Type = "*" + fd.Type
+					case "slice":
+						fd.Type = "[]" + fd.Type
+					}
+				} else {
+					fd.Type = types.TypeString(f.typ, q)
+					if f.elem != nil {
+						fd.Elem = types.TypeString(f.elem, q)
+					}
+				}
+				sd.Fields = append(sd.Fields, fd)
+			}
+			d.Structs = append(d.Structs, sd)
+		}
+	}
+	d.Imports = im.specs()
+	return d
 }
 
 // vars returns the decoder var of each kind d decodes, by kind name.
