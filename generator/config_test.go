@@ -100,3 +100,27 @@ func TestJSONDecodersModes(t *testing.T) {
 		}
 	}
 }
+
+func TestParseProjectionFlag(t *testing.T) {
+	pf, err := ParseProjectionFlag("k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName; .status.phase;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pf.Package != "k8s.io/api/core/v1" || pf.Kind != "Pod" || pf.Name != "PodSummary" ||
+		len(pf.Paths) != 2 || pf.Paths[0] != ".spec.nodeName" || pf.Paths[1] != ".status.phase" {
+		t.Errorf("ParseProjectionFlag = %+v", pf)
+	}
+	for _, bad := range []string{
+		"k8s.io/api/core/v1.Pod:PodSummary",            // no fields
+		"k8s.io/api/core/v1.Pod=.spec.nodeName",        // no name
+		"k8s.io/api/core/v1:PodSummary=.spec.nodeName", // no kind
+		"k8s.io/api/core/v1.:PodSummary=.spec",         // empty kind
+		"./apis/v1.Foo:FooSummary=.spec",               // relative
+		"k8s.io/api/core/v1.Pod:podSummary=.spec",      // unexported name
+		"k8s.io/api/core/v1.Pod:PodSummary= ; ",        // empty paths
+	} {
+		if _, err := ParseProjectionFlag(bad); err == nil {
+			t.Errorf("ParseProjectionFlag(%q) succeeded, want an error", bad)
+		}
+	}
+}

@@ -22,6 +22,10 @@ type loaded struct {
 	// explicit holds the import paths of the inputs named on the command
 	// line by themselves rather than matched by a ... pattern.
 	explicit map[string]bool
+	// projectionOnly holds the import paths of the packages named only by
+	// --projection flags: loaded for their projections, whose kinds get no
+	// listers or informers of their own.
+	projectionOnly map[string]bool
 	// listed is the size of the import graph, checked how many
 	// dependencies were type-checked from source.
 	listed, checked int
@@ -102,11 +106,16 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	if len(patterns) == 0 {
 		return nil, diags, nil
 	}
+	for _, pf := range cfg.Projections {
+		if !slices.Contains(patterns, pf.Package) {
+			patterns = append(patterns, pf.Package)
+		}
+	}
 	roots, err := packages.Load(pcfg, patterns...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 	}
-	l := &loaded{fset: fset, rel: rel, explicit: map[string]bool{}}
+	l := &loaded{fset: fset, rel: rel, explicit: map[string]bool{}, projectionOnly: map[string]bool{}}
 	c := newChecker(ctx, cfg, fset, roots)
 	var matched []*packages.Package
 	for _, p := range roots {
@@ -140,6 +149,9 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	for _, p := range l.pkgs {
 		if explicit(p) {
 			l.explicit[p.PkgPath] = true
+		}
+		if !slices.ContainsFunc(cfg.Inputs, func(in string) bool { return matchesPattern(cfg, in, p) }) {
+			l.projectionOnly[p.PkgPath] = true
 		}
 	}
 	l.listed, l.checked = len(c.byID), len(c.done)

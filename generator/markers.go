@@ -87,8 +87,10 @@ type marked struct {
 type markedPackage struct {
 	pkg      *packages.Package
 	explicit bool // named on the command line by itself, not by a ... pattern
-	group    groupMarkers
-	types    map[string]selection // by type name; a type without markers has none
+	// projectionOnly is set for a package named only by --projection.
+	projectionOnly bool
+	group          groupMarkers
+	types          map[string]selection // by type name; a type without markers has none
 }
 
 // groupMarkers are the package comment's group settings.
@@ -108,7 +110,7 @@ func readMarkers(l *loaded) (*marked, Diagnostics) {
 		diags = append(diags, ds...)
 		g, ds := readGroupMarkers(pm.pkg)
 		diags = append(diags, ds...)
-		mp := markedPackage{pkg: pkg, explicit: l.explicit[pkg.PkgPath], group: g, types: map[string]selection{}}
+		mp := markedPackage{pkg: pkg, explicit: l.explicit[pkg.PkgPath], projectionOnly: l.projectionOnly[pkg.PkgPath], group: g, types: map[string]selection{}}
 		for name, ms := range pm.types {
 			mp.types[name] = readSelection(ms)
 		}

@@ -52,6 +52,9 @@ type Kind struct {
 	Namespaced bool
 	Informer   bool // false with +k8s:informer-gen=false: lister only
 	Indexes    []*Index
+	// ProjectionOnly is set for a kind of a package named only by
+	// --projection: it gets no lister or informer, only its projections.
+	ProjectionOnly bool
 	// Projections are the kind's +informer-gen:projection markers and
 	// --projection flags, in the order given.
 	Projections []*Projection
@@ -122,10 +125,35 @@ func (fp *FieldPath) NilChecks() []FieldStep {
 
 func (g *Group) NameQ() string { return strconv.Quote(g.Name) }
 
+// ListerKinds are the kinds that get listers (all but the ProjectionOnly
+// ones).
+func (v *Version) ListerKinds() []*Kind {
+	var out []*Kind
+	for _, k := range v.Kinds {
+		if !k.ProjectionOnly {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// ProjectionOnlyKinds are the kinds that are there only for their
+// projections.
+func (v *Version) ProjectionOnlyKinds() []*Kind {
+	var out []*Kind
+	for _, k := range v.Kinds {
+		if k.ProjectionOnly {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// InformerKinds are the kinds that get informers.
 func (v *Version) InformerKinds() []*Kind {
 	var out []*Kind
 	for _, k := range v.Kinds {
-		if k.Informer {
+		if k.Informer && !k.ProjectionOnly {
 			out = append(out, k)
 		}
 	}
@@ -219,6 +247,14 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		kinds, ds := selectKinds(logger, mp, in.position, namers)
 		diags = append(diags, ds...)
 		diags = append(diags, addFlagProjections(mp, kinds, opts.projections, namers)...)
+		if mp.projectionOnly {
+			// Named only by --projection: its kinds are there for their
+			// projections, not generated for themselves.
+			kinds = slices.DeleteFunc(kinds, func(k *Kind) bool { return len(k.Projections) == 0 })
+			for _, k := range kinds {
+				k.ProjectionOnly = true
+			}
+		}
 		diags = append(diags, projectionCollisions(kinds)...)
 		if len(kinds) == 0 {
 			// An API package without list/watch types (k8s.io/api's
