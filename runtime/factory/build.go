@@ -55,6 +55,7 @@ func (f *Factory) namespaces(namespaced bool, to TypeOptions) []string {
 // Options.Types; f.mu must not be held.
 func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 	to := f.opts.Types[typ.resource]
+	typed := to.typed(typ.key)
 	lsel, fsel, resync := f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
 	namespaces := f.namespaces(typ.namespaced, to)
 	if to.LabelSelector != nil {
@@ -73,7 +74,7 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 		InternStrings:     f.opts.InternStrings,
 		Reflector:         f.opts.Reflector,
 	}
-	opts.Reflector.Name = resourceName(typ.resource)
+	opts.Reflector.Name = typ.key.String()
 	if f.opts.Metrics != nil {
 		h := f.opts.Metrics(typ.resource)
 		if h.Reflector != nil {
@@ -90,21 +91,25 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 	if transform != nil {
 		opts.Transform = typedTransform(typ, transform)
 	}
-	if to.Informer != nil {
-		opts = typ.editOptions(to.Informer, opts)
+	if typed.informer != nil {
+		opts = typ.editOptions(typed.informer, opts)
 	}
 	opts = sharedOptions(typ, opts)
 
 	// newLW returns the source of one namespace ("" = all).
 	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
-	if to.ListerWatcher == nil {
+	if typed.listerWatcher == nil {
 		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
 		var codec, fallback wire.Codec[store.Obj]
 		if err == nil {
 			// managedFields the informer drops, and no Transform reads first,
 			// need not be decoded at all.
 			skip := !opts.KeepManagedFields && opts.Transform == nil
-			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion(), typ.objectType, skip, typ.jsonDecoder)
+			contentType := to.ContentType
+			if typ.key.projection != "" {
+				contentType = mediaTypeJSON
+			}
+			codec, fallback, err = codecFor(f.cfg, contentType, scheme, typ.resource.GroupVersion().WithKind(typ.kind), typ.objectType, skip, typ.jsonDecoder)
 		}
 		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
 			if err != nil {
@@ -121,7 +126,7 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 			})
 		}
 	} else {
-		lw, perNamespace := typ.listerWatcher(to.ListerWatcher)
+		lw, perNamespace := typ.listerWatcher(typed.listerWatcher)
 		if !perNamespace {
 			namespaces = nil // one source: its namespaces are its business
 		}
@@ -151,16 +156,17 @@ func sharedOptions(typ *typeInfo, opts informer.Options[store.Obj]) informer.Opt
 		maps.Copy(merged, opts.Indexers)
 		opts.Indexers = merged
 	}
-	opts.Reflector = reflectorDefaults(opts.Reflector, typ.resource, typ.namespaced)
+	opts.Reflector = reflectorDefaults(opts.Reflector, typ.key.String(), typ.namespaced)
 	return opts
 }
 
 // reflectorDefaults fills in what ro leaves unset for a type: its name (the
-// resource's, for logs and errors) and its scope (from the type's
-// declaration, so objects of the wrong scope are refused).
-func reflectorDefaults(ro reflector.Options, gvr schema.GroupVersionResource, namespaced bool) reflector.Options {
+// resource's and projection's, typeKey.String, for logs and errors) and its
+// scope (from the type's declaration, so objects of the wrong scope are
+// refused).
+func reflectorDefaults(ro reflector.Options, name string, namespaced bool) reflector.Options {
 	if ro.Name == "" {
-		ro.Name = resourceName(gvr)
+		ro.Name = name
 	}
 	if ro.Scope == reflector.ScopeUnknown {
 		ro.Scope = reflector.ScopeCluster
@@ -176,11 +182,11 @@ func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, erro
 	return func(obj store.Obj) (store.Obj, error) {
 		out, err := fn(obj)
 		if err != nil {
-			return obj, fmt.Errorf("transform %s %s: %w", resourceName(typ.resource), store.Key(obj), err)
+			return obj, fmt.Errorf("transform %s %s: %w", typ.key, store.Key(obj), err)
 		}
 		o, ok := out.(store.Obj)
 		if !ok || reflect.TypeOf(out) != typ.objectType {
-			return obj, fmt.Errorf("transform %s %s: returned %T, want %v", resourceName(typ.resource), store.Key(obj), out, typ.objectType)
+			return obj, fmt.Errorf("transform %s %s: returned %T, want %v", typ.key, store.Key(obj), out, typ.objectType)
 		}
 		return o, nil
 	}

@@ -18,7 +18,8 @@ import (
 const mediaTypeJSON = "application/json"
 
 // codecFor returns the wire.Codec that the REST source of T (a type of
-// group-version gv, registered in scheme) decodes LIST and WATCH responses
+// group-version gvk.GroupVersion(), registered in scheme unless gvk names
+// its kind: a projection's) decodes LIST and WATCH responses
 // with, and the JSON codec to fall back to when the server refuses the
 // first one's media type (nil when the first one is JSON): the one place that
 // chooses the encoding.
@@ -40,7 +41,7 @@ const mediaTypeJSON = "application/json"
 // (wire.SkipManagedFields): for informers that would drop them after decoding
 // anyway, with no Transform that could read them first. decoder, when not
 // nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
-func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv schema.GroupVersion, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption) (codec, fallback wire.Codec[store.Obj], err error) {
+func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption) (codec, fallback wire.Codec[store.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -48,19 +49,21 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gv s
 	if !ok {
 		return nil, nil, fmt.Errorf("%v is not a runtime.Object", t)
 	}
-	kinds, _, err := scheme.ObjectKinds(obj)
-	if err != nil {
-		return nil, nil, fmt.Errorf("kind of %v: %w", t, err)
-	}
-	var gvk schema.GroupVersionKind
-	for _, k := range kinds {
-		if k.GroupVersion() == gv {
-			gvk = k
-			break
+	if gvk.Kind == "" {
+		gv := gvk.GroupVersion()
+		kinds, _, err := scheme.ObjectKinds(obj)
+		if err != nil {
+			return nil, nil, fmt.Errorf("kind of %v: %w", t, err)
 		}
-	}
-	if gvk.Empty() {
-		return nil, nil, fmt.Errorf("%v is not registered in group-version %s", t, gv)
+		for _, k := range kinds {
+			if k.GroupVersion() == gv {
+				gvk = k
+				break
+			}
+		}
+		if gvk.Kind == "" {
+			return nil, nil, fmt.Errorf("%v is not registered in group-version %s", t, gv)
+		}
 	}
 	var jsonOpts []wire.JSONOption
 	if skipManagedFields {

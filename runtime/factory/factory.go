@@ -38,6 +38,38 @@ type Type[T store.Object[T]] struct {
 	// (wire.GeneratedDecoder) instead of its reflective decoder, with the
 	// same results.
 	DecodeJSON func(*wire.JSONDecoder, T) error
+	// Projection, when not empty, says T is a projection of the resource's
+	// kind: a type informer-gen generates that holds the kind's ObjectMeta and
+	// some of its fields, decoded straight from the kind's JSON (the members
+	// T lacks are skipped, never materialized). It names the projection (its
+	// Go type, "FooSummary"). The factory keeps one shared informer, with its
+	// own LIST and WATCH, per resource and projection; a projection's objects
+	// are always requested and decoded as JSON (T has no protobuf Unmarshal
+	// and is registered in no scheme). ForResource and Resources tables mean
+	// the kind's own informer, never a projection's.
+	Projection string
+	// Kind is the kind of the resource's objects on the wire ("Foo"), which
+	// the JSON codec checks every object's kind against. Required with
+	// Projection; otherwise, when empty, the group-version's scheme says it.
+	Kind string
+}
+
+// key is what the factory keeps one shared informer per.
+func (typ Type[T]) key() typeKey { return typeKey{typ.Resource, typ.Projection} }
+
+// typeKey is a resource and a projection of it ("" for the kind itself).
+type typeKey struct {
+	resource   schema.GroupVersionResource
+	projection string
+}
+
+// String is the informer's default name: the resource's (resourceName),
+// followed by "/" and the projection for one.
+func (k typeKey) String() string {
+	if k.projection == "" {
+		return resourceName(k.resource)
+	}
+	return resourceName(k.resource) + "/" + k.projection
 }
 
 // Factory hands out one shared informer per resource and runs them.
@@ -53,9 +85,9 @@ type Factory struct {
 	// mu guards the informers; no user code runs while it is held (see
 	// InformerFor).
 	mu       sync.Mutex
-	entries  map[schema.GroupVersionResource]*entry
-	order    []schema.GroupVersionResource // creation order, for deterministic Start
-	startCtx context.Context               // ctx of the last Start, nil before
+	entries  map[typeKey]*entry
+	order    []typeKey       // creation order, for deterministic Start
+	startCtx context.Context // ctx of the last Start, nil before
 	shutdown bool
 	cancels  []context.CancelFunc
 	wg       sync.WaitGroup
@@ -91,7 +123,7 @@ func New(cfg *rest.Config, opts Options) *Factory {
 		cfg:     cfg,
 		opts:    opts,
 		gvs:     map[schema.GroupVersion]*groupVersion{},
-		entries: map[schema.GroupVersionResource]*entry{},
+		entries: map[typeKey]*entry{},
 	}
 }
 
@@ -118,7 +150,7 @@ func typeInformerOptions[T store.Object[T]](typ Type[T], opts informer.Options[T
 			opts.Indexers = merged
 		}
 	}
-	opts.Reflector = reflectorDefaults(opts.Reflector, typ.Resource, typ.Namespaced)
+	opts.Reflector = reflectorDefaults(opts.Reflector, typ.key().String(), typ.Namespaced)
 	return opts
 }
 
@@ -131,10 +163,12 @@ func resourceName(gvr schema.GroupVersionResource) string {
 }
 
 // InformerFor returns the factory's shared informer for typ, creating it on
-// first use. An informer created after Start is started at once with the ctx
-// of the last Start. It panics if the per-type ListerWatcher or Informer
-// override in Options has the wrong type for T, or if two Types with different
-// Go types claim the same resource: both are programming errors.
+// first use (one per resource, and one per projection of it: see
+// Type.Projection). An informer created after Start is started at once with
+// the ctx of the last Start. It panics if the per-type ListerWatcher or
+// Informer override in Options has the wrong type for T, or if two Types with
+// different Go types claim the same resource and projection: both are
+// programming errors.
 //
 // No user code runs under the factory's lock: the per-type Informer and
 // ListerWatcher funcs of Options.Types run before the informer is entered
@@ -147,44 +181,44 @@ func resourceName(gvr schema.GroupVersionResource) string {
 // non-generic code (see typeInfo), so a package calling it compiles a few
 // small functions, not the runtime.
 func InformerFor[T store.Object[T]](f *Factory, typ Type[T]) *informer.Informer[T] {
-	e := f.informerFor(typ.Resource, typ.info)
+	e := f.informerFor(typ.key(), typ.info)
 	inf, ok := e.view.(*informer.Informer[T])
 	if !ok {
-		panic(fmt.Sprintf("factory: resource %s already has an informer of type %T, not %T", typ.Resource, e.view, inf))
+		panic(fmt.Sprintf("factory: %s already has an informer of type %T, not %T", typ.key(), e.view, inf))
 	}
 	return inf
 }
 
-// informerFor returns the entry of gvr, creating it from info() on first use.
-func (f *Factory) informerFor(gvr schema.GroupVersionResource, info func() *typeInfo) *entry {
+// informerFor returns the entry of k, creating it from info() on first use.
+func (f *Factory) informerFor(k typeKey, info func() *typeInfo) *entry {
 	f.mu.Lock()
-	e, ok := f.entries[gvr]
+	e, ok := f.entries[k]
 	f.mu.Unlock()
 	if ok {
 		return e
 	}
 	ti := info()
 	shared := newShared(f, ti) // user code: without f.mu
-	return f.enter(gvr, &entry{
+	return f.enter(k, &entry{
 		shared:  shared,
 		view:    ti.view(shared),
-		generic: newGeneric(gvr, shared),
+		generic: newGeneric(k.resource, shared),
 	})
 }
 
-// enter makes e the shared informer of gvr, started if the factory is, and
+// enter makes e the shared informer of k, started if the factory is, and
 // returns it; if another goroutine (or a callback of e's construction)
 // entered one first, it returns that one and e is dropped unstarted.
-func (f *Factory) enter(gvr schema.GroupVersionResource, e *entry) *entry {
+func (f *Factory) enter(k typeKey, e *entry) *entry {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if first, ok := f.entries[gvr]; ok {
+	if first, ok := f.entries[k]; ok {
 		return first
 	}
-	f.entries[gvr] = e
-	f.order = append(f.order, gvr)
+	f.entries[k] = e
+	f.order = append(f.order, k)
 	if f.startCtx != nil && !f.shutdown {
-		f.startLocked(f.startCtx, gvr, e)
+		f.startLocked(f.startCtx, e)
 	}
 	return e
 }
@@ -201,7 +235,7 @@ func Register(f *Factory, types ...Registrant) {
 // different type parameters in one call.
 type Registrant interface{ register(f *Factory) }
 
-func (typ Type[T]) register(f *Factory) { f.informerFor(typ.Resource, typ.info) }
+func (typ Type[T]) register(f *Factory) { f.informerFor(typ.key(), typ.info) }
 
 // Resources maps resources to their Types. Every generated version package
 // exports one, so that turning a Type into a Registrant (which instantiates
@@ -236,14 +270,14 @@ func (f *Factory) Start(ctx context.Context) {
 		return
 	}
 	f.startCtx = ctx
-	for _, gvr := range f.order {
-		if e := f.entries[gvr]; !e.started {
-			f.startLocked(ctx, gvr, e)
+	for _, k := range f.order {
+		if e := f.entries[k]; !e.started {
+			f.startLocked(ctx, e)
 		}
 	}
 }
 
-func (f *Factory) startLocked(ctx context.Context, gvr schema.GroupVersionResource, e *entry) {
+func (f *Factory) startLocked(ctx context.Context, e *entry) {
 	e.started = true
 	ctx, cancel := context.WithCancel(ctx)
 	f.cancels = append(f.cancels, cancel)
@@ -265,8 +299,8 @@ func (f *Factory) startLocked(ctx context.Context, gvr schema.GroupVersionResour
 func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	f.mu.Lock()
 	var syncs []informer.Syncable
-	for _, gvr := range f.order {
-		if e := f.entries[gvr]; e.started {
+	for _, k := range f.order {
+		if e := f.entries[k]; e.started {
 			syncs = append(syncs, e.shared)
 		}
 	}
@@ -289,25 +323,26 @@ func (f *Factory) Shutdown() {
 }
 
 // Informers returns the untyped view of every informer the factory has
-// created (started or not), in creation order: for readiness checks and
-// metrics collectors that cover a whole factory. Informers created later
-// are not in it; call it again (at scrape time, say).
+// created (started or not), projections' included, in creation order: for
+// readiness checks and metrics collectors that cover a whole factory.
+// Informers created later are not in it; call it again (at scrape time, say).
 func (f *Factory) Informers() []Generic {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]Generic, len(f.order))
-	for n, gvr := range f.order {
-		out[n] = f.entries[gvr].generic
+	for n, k := range f.order {
+		out[n] = f.entries[k].generic
 	}
 	return out
 }
 
-// ForResource returns the untyped view of the informer for gvr, which must
-// have been created by InformerFor or Register.
+// ForResource returns the untyped view of the informer for gvr (of its kind,
+// not of a projection), which must have been created by InformerFor or
+// Register.
 func (f *Factory) ForResource(gvr schema.GroupVersionResource) (Generic, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if e, ok := f.entries[gvr]; ok {
+	if e, ok := f.entries[typeKey{resource: gvr}]; ok {
 		return e.generic, nil
 	}
 	return nil, fmt.Errorf("no informer for resource %s", gvr)

@@ -312,7 +312,7 @@ func TestWrongListerWatcherTypePanicsWithResource(t *testing.T) {
 	}})
 	defer func() {
 		r := recover()
-		if r == nil || !strings.Contains(fmt.Sprint(r), lwt.GVR.String()) {
+		if r == nil || !strings.Contains(fmt.Sprint(r), "widgets.v1.test.informer-gen.dev") {
 			t.Fatalf("recover() = %v, want a panic naming %s", r, lwt.GVR)
 		}
 	}()

@@ -1,6 +1,7 @@
 package factory
 
 import (
+	"maps"
 	"net/http"
 	"time"
 
@@ -49,7 +50,10 @@ type Options struct {
 	// Metrics, when not nil, is called once for every informer the factory
 	// creates, with its resource, before the per-type Informer func of
 	// Types: the hooks it returns are set in the informer's options (nil
-	// fields leave them unset). See Hooks.
+	// fields leave them unset). See Hooks. A projection's informer
+	// (Type.Projection) is called with its kind's resource too; a collector
+	// that must tell them apart sets its hooks per projection with
+	// SetInformerOptions.
 	Metrics func(gvr schema.GroupVersionResource) Hooks
 	// HTTPClient, when set, is shared by the REST clients of every
 	// group-version; otherwise one is built from the rest.Config.
@@ -69,8 +73,11 @@ type Hooks struct {
 	Informer informer.Metrics
 }
 
-// TypeOptions overrides Options for one type. Nil pointers inherit the
-// factory-wide value.
+// TypeOptions overrides Options for one resource: for its kind's informer and
+// for every projection's of it (Type.Projection) alike, except ListerWatcher
+// and Informer, which are typed and belong to the kind's informer (a
+// projection's are set with SetListerWatcher and SetInformerOptions and its
+// Type). Nil pointers inherit the factory-wide value.
 type TypeOptions struct {
 	// Namespace, when not nil, is the type's one namespace ("" = all).
 	Namespace *string
@@ -80,7 +87,9 @@ type TypeOptions struct {
 	LabelSelector *string
 	FieldSelector *string
 	ResyncPeriod  *time.Duration
-	// Transform replaces Options.Transform for this type.
+	// Transform replaces Options.Transform for this resource; for a
+	// projection's informer it receives (and must return) the projection's
+	// objects.
 	Transform func(runtime.Object) (runtime.Object, error)
 	// ContentType, when not empty, is the media type the type's LIST and
 	// WATCH responses are requested in, instead of the one the rest.Config
@@ -88,7 +97,8 @@ type TypeOptions struct {
 	// "application/vnd.kubernetes.protobuf" (built-in types only; the default
 	// for them) or "application/cbor" (servers with the CBORServingAndStorage
 	// feature gate). A server that refuses protobuf or CBOR (406 Not
-	// Acceptable) is asked for JSON from then on.
+	// Acceptable) is asked for JSON from then on. Projections are always
+	// read as JSON.
 	ContentType string
 	// ListerWatcher, when not nil, replaces the REST source: runtimetest's
 	// fake Source in unit tests, or listwatch.Funcs over an existing
@@ -102,37 +112,68 @@ type TypeOptions struct {
 	// Informer, when not nil, must be a func(*informer.Options[T]); it edits
 	// the informer options last. SetInformerOptions sets it type-safely.
 	Informer any
+
+	// projections holds the typed overrides of the resource's projections,
+	// by projection name (see setTyped).
+	projections map[string]typedOverrides
 }
 
 // SetListerWatcher makes the factory read typ from lw instead of the API
 // server (for tests with runtimetest's fake source, or to reuse an existing
-// clientset). Call it before the factory is created from opts.
+// clientset). Call it before the factory is created from opts. For a
+// projection's Type it sets the projection's source only.
 func SetListerWatcher[T store.Object[T]](opts *Options, typ Type[T], lw reflector.ListerWatcher[T]) {
-	o := opts.typeOptions(typ.Resource)
-	o.ListerWatcher = lw
-	opts.Types[typ.Resource] = o
+	opts.setTyped(typ.key(), func(o *typedOverrides) { o.listerWatcher = lw })
 }
 
 // SetInformerOptions registers fn to edit the informer.Options of typ's shared
-// informer after the factory applied its own settings.
+// informer after the factory applied its own settings. For a projection's
+// Type it edits the projection's informer only.
 func SetInformerOptions[T store.Object[T]](opts *Options, typ Type[T], fn func(*informer.Options[T])) {
-	o := opts.typeOptions(typ.Resource)
-	o.Informer = fn
-	opts.Types[typ.Resource] = o
+	opts.setTyped(typ.key(), func(o *typedOverrides) { o.informer = fn })
 }
 
 // SetListerWatcherFunc makes the factory read typ from newLW(namespace), called
 // once for every namespace typ watches (see Options.Namespaces; "" for all
-// namespaces), instead of the API server.
+// namespaces), instead of the API server. For a projection's Type it sets the
+// projection's sources only.
 func SetListerWatcherFunc[T store.Object[T]](opts *Options, typ Type[T], newLW func(namespace string) reflector.ListerWatcher[T]) {
-	o := opts.typeOptions(typ.Resource)
-	o.ListerWatcher = newLW
-	opts.Types[typ.Resource] = o
+	opts.setTyped(typ.key(), func(o *typedOverrides) { o.listerWatcher = newLW })
 }
 
-func (o *Options) typeOptions(gvr schema.GroupVersionResource) TypeOptions {
+// typedOverrides are the overrides of TypeOptions whose type depends on the
+// informer's Go type: the kind's own (TypeOptions.ListerWatcher, Informer)
+// or a projection's (TypeOptions.projections).
+type typedOverrides struct{ listerWatcher, informer any }
+
+// setTyped edits the typed overrides of k in o.Types. A projection's are
+// kept in a map that is copied on write, so that a TypeOptions value read
+// out of o.Types before does not change under its holder.
+func (o *Options) setTyped(k typeKey, edit func(*typedOverrides)) {
 	if o.Types == nil {
 		o.Types = map[schema.GroupVersionResource]TypeOptions{}
 	}
-	return o.Types[gvr]
+	to := o.Types[k.resource]
+	if k.projection == "" {
+		t := typedOverrides{to.ListerWatcher, to.Informer}
+		edit(&t)
+		to.ListerWatcher, to.Informer = t.listerWatcher, t.informer
+	} else {
+		t := to.projections[k.projection]
+		edit(&t)
+		to.projections = maps.Clone(to.projections)
+		if to.projections == nil {
+			to.projections = map[string]typedOverrides{}
+		}
+		to.projections[k.projection] = t
+	}
+	o.Types[k.resource] = to
+}
+
+// typed returns the typed overrides of k's informer.
+func (to TypeOptions) typed(k typeKey) typedOverrides {
+	if k.projection == "" {
+		return typedOverrides{to.ListerWatcher, to.Informer}
+	}
+	return to.projections[k.projection]
 }

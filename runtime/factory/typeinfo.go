@@ -20,7 +20,9 @@ import (
 // source are compiled once, in the runtime, and a generated package that
 // calls InformerFor compiles only these few small funcs per package.
 type typeInfo struct {
+	key         typeKey
 	resource    schema.GroupVersionResource
+	kind        string // Type.Kind
 	namespaced  bool
 	addToScheme func(*runtime.Scheme) error
 	objectType  reflect.Type
@@ -40,7 +42,9 @@ type typeInfo struct {
 // info returns typ without type parameters.
 func (typ Type[T]) info() *typeInfo {
 	ti := &typeInfo{
+		key:         typ.key(),
 		resource:    typ.Resource,
+		kind:        typ.Kind,
 		namespaced:  typ.Namespaced,
 		addToScheme: typ.AddToScheme,
 		objectType:  reflect.TypeFor[T](),
@@ -52,12 +56,12 @@ func (typ Type[T]) info() *typeInfo {
 			case func(string) reflector.ListerWatcher[T]:
 				return func(ns string) reflector.ListerWatcher[store.Obj] { return reflector.Untyped(lw(ns)) }, true
 			}
-			panic(fmt.Sprintf("factory: Options.Types[%s].ListerWatcher is %T, not a reflector.ListerWatcher[%T] or a func(string) reflector.ListerWatcher[%[2]T]", typ.Resource, lw, *new(T)))
+			panic(fmt.Sprintf("factory: the ListerWatcher override of %s is %T, not a reflector.ListerWatcher[%T] or a func(string) reflector.ListerWatcher[%[2]T]", typ.key(), lw, *new(T)))
 		},
 		editOptions: func(fn any, opts informer.Options[store.Obj]) informer.Options[store.Obj] {
 			edit, ok := fn.(func(*informer.Options[T]))
 			if !ok {
-				panic(fmt.Sprintf("factory: Options.Types[%s].Informer is %T, not a func(*informer.Options[%T])", typ.Resource, fn, *new(T)))
+				panic(fmt.Sprintf("factory: the Informer override of %s is %T, not a func(*informer.Options[%T])", typ.key(), fn, *new(T)))
 			}
 			typed := informer.TypedOptions[T](opts)
 			edit(&typed)

@@ -1,0 +1,215 @@
+package factory_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// WidgetSummary is what informer-gen would generate for a projection of
+// Widget that keeps .spec.nodeName: Widget's metadata and that one field.
+type WidgetSummary struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              WidgetSummarySpec `json:"spec"`
+}
+
+type WidgetSummarySpec struct {
+	NodeName string `json:"nodeName,omitempty"`
+}
+
+func (w *WidgetSummary) DeepCopyInto(out *WidgetSummary) {
+	*out = *w
+	w.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+}
+
+func (w *WidgetSummary) DeepCopy() *WidgetSummary {
+	if w == nil {
+		return nil
+	}
+	out := new(WidgetSummary)
+	w.DeepCopyInto(out)
+	return out
+}
+
+func (w *WidgetSummary) DeepCopyObject() runtime.Object { return w.DeepCopy() }
+
+var WidgetSummaryType = factory.Type[*WidgetSummary]{
+	Resource:    lwt.GVR,
+	Namespaced:  true,
+	AddToScheme: lwt.AddToScheme,
+	Indexers: func() store.Indexers[*WidgetSummary] {
+		return store.Indexers[*WidgetSummary]{nodeIndex: func(w *WidgetSummary) ([]string, error) {
+			return store.Values(w.Spec.NodeName), nil
+		}}
+	},
+	Projection: "WidgetSummary",
+	Kind:       "Widget",
+}
+
+const (
+	widgetName  = "widgets.v1.test.informer-gen.dev"
+	summaryName = "widgets.v1.test.informer-gen.dev/WidgetSummary"
+)
+
+// A projection is an informer of its own beside the kind's: its own LIST and
+// WATCH (as JSON whatever the config asks for: here CBOR, which the server
+// refuses, so the kind's informer asks once and falls back), its own cache holding the
+// projected fields, its own name; ForResource keeps meaning the kind.
+func TestProjectionIsAnInformerOfItsOwn(t *testing.T) {
+	srv := lwt.NewServer(t)
+	a := widget("ns1", "a", "n1", map[string]string{"app": "x"})
+	a.Spec.Size = 3
+	srv.Add(a)
+	srv.Add(widget("ns2", "b", "n2", nil))
+	ctx := deadline(t)
+
+	cfg := srv.Config()
+	cfg.ContentType = "application/cbor"
+	f := factory.New(cfg, factory.Options{HTTPClient: srv.HTTPClient()})
+	defer f.Shutdown()
+	full := factory.InformerFor(f, WidgetType)
+	summary := factory.InformerFor(f, WidgetSummaryType)
+	if again := factory.InformerFor(f, WidgetSummaryType); again != summary {
+		t.Fatal("InformerFor returned a second informer for the same projection")
+	}
+	f.Start(ctx)
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.NewLister(summary.Indexer(), lwt.GVR.GroupResource()).Namespace("ns1").Get("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.NodeName != "n1" || got.Labels["app"] != "x" || got.ResourceVersion == "" {
+		t.Fatalf("projection of a = %+v, want its metadata and .spec.nodeName", got)
+	}
+	if n := full.Indexer().Len(); n != 2 {
+		t.Fatalf("the kind's cache has %d widgets, want 2", n)
+	}
+	if onN2, _ := summary.Indexer().ByIndex(nodeIndex, "n2"); len(onN2) != 1 || onN2[0].Name != "b" {
+		t.Fatalf("projection ByIndex(node, n2) = %v, want b", onN2)
+	}
+
+	if g, err := f.ForResource(lwt.GVR); err != nil || g.Informer().Name() != widgetName {
+		t.Fatalf("ForResource = %v, %v; want the kind's informer %s", g, err, widgetName)
+	}
+	var names []string
+	for _, g := range f.Informers() {
+		names = append(names, g.Informer().Name())
+	}
+	if strings.Join(names, ",") != widgetName+","+summaryName {
+		t.Fatalf("Informers() are %v, want the kind's and the projection's", names)
+	}
+
+	var cbor int
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.Accept, "cbor") {
+			cbor++
+		}
+	}
+	if cbor != 1 {
+		t.Fatalf("%d requests asked for CBOR; want 1, the kind's first (the projection's must ask for JSON)", cbor)
+	}
+
+	// Watch events reach the projection as well, decoded into it.
+	updated := make(chan *WidgetSummary, 1)
+	if _, err := summary.AddHandler(informer.HandlerFuncs[*WidgetSummary]{
+		UpdateFunc: func(_, obj *WidgetSummary) { updated <- obj },
+	}, informer.HandlerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.WaitForWatchers(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	moved := a.DeepCopy()
+	moved.Spec.NodeName = "n3"
+	srv.Update(moved)
+	select {
+	case w := <-updated:
+		if w.Name != "a" || w.Spec.NodeName != "n3" {
+			t.Fatalf("the projection's handler got %+v, want a on n3", w)
+		}
+	case <-ctx.Done():
+		t.Fatal("the projection never saw the update")
+	}
+}
+
+// The typed overrides of a projection (SetListerWatcher, SetInformerOptions
+// with its Type) are its own: the kind's informer keeps the REST source.
+func TestProjectionOverridesAreItsOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := factory.Options{}
+		s := &WidgetSummary{Spec: WidgetSummarySpec{NodeName: "n1"}}
+		s.Namespace, s.Name, s.ResourceVersion = "ns", "a", "1"
+		factory.SetListerWatcher(&opts, WidgetSummaryType, reflector.ListerWatcher[*WidgetSummary](summaryLW{items: []*WidgetSummary{s}}))
+		var sawName string
+		factory.SetInformerOptions(&opts, WidgetSummaryType, func(o *informer.Options[*WidgetSummary]) {
+			sawName = o.Reflector.Name
+		})
+		before := opts.Types[lwt.GVR]
+		factory.SetInformerOptions(&opts, WidgetType, func(*informer.Options[*lwt.Widget]) {
+			t.Error("the kind's Informer override ran for the projection")
+		})
+		if before.Informer != nil {
+			t.Fatal("a TypeOptions value read before changed under its holder")
+		}
+		f := factory.New(nil, opts) // no rest.Config: only the projection can sync
+		summary := factory.InformerFor(f, WidgetSummaryType)
+		if sawName != summaryName {
+			t.Fatalf("the projection's Informer override saw name %q, want %q", sawName, summaryName)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := summary.Indexer().ByIndex(nodeIndex, "n1"); len(got) != 1 {
+			t.Fatalf("ByIndex = %v", got)
+		}
+		f.Shutdown()
+	})
+}
+
+// A projection and its kind under one name would be two Go types for one
+// informer: a programming error, reported with the informer's name.
+func TestProjectionOfTheWrongGoTypePanics(t *testing.T) {
+	f := factory.New(nil, factory.Options{})
+	defer f.Shutdown()
+	factory.InformerFor(f, WidgetSummaryType)
+	other := factory.Type[*lwt.Widget]{Resource: lwt.GVR, Namespaced: true, Projection: "WidgetSummary", Kind: "Widget"}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), summaryName) {
+			t.Fatalf("recover() = %v, want a panic naming %s", r, summaryName)
+		}
+	}()
+	factory.InformerFor(f, other)
+}
+
+type summaryLW struct{ items []*WidgetSummary }
+
+func (l summaryLW) List(context.Context, metav1.ListOptions) (*reflector.ListResult[*WidgetSummary], error) {
+	return &reflector.ListResult[*WidgetSummary]{Items: l.items, ResourceVersion: "1"}, nil
+}
+
+func (l summaryLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		return nil, apierrors.NewBadRequest("no WatchList here")
+	}
+	w := watch.NewFake()
+	context.AfterFunc(ctx, w.Stop)
+	return w, nil
+}
