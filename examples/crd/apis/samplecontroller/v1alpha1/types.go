@@ -9,6 +9,7 @@ import (
 //
 // +genclient
 // +informer-gen:index:name=Host,field=.spec.hostName
+// +informer-gen:projection:name=FooSummary,fields=.spec.replicas;.status.availableReplicas
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status

@@ -8,6 +8,7 @@ package v1alpha1
 
 import (
 	samplecontrollerv1alpha1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1alpha1"
+	projv1alpha1 "github.com/informer-gen/informer-gen/examples/crd/generated/projections/samplecontroller/v1alpha1"
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	reflect "reflect"
@@ -16,8 +17,9 @@ import (
 // The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
 // members it had when this file was generated (a dependency upgraded without regenerating).
 var (
-	fooDecodeJSON  = wire.CheckedDecoder(jsonMembers, jsonSamplecontrollerv1alpha1Foo)
-	hostDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonSamplecontrollerv1alpha1Host)
+	fooDecodeJSON        = wire.CheckedDecoder(jsonMembers, jsonSamplecontrollerv1alpha1Foo)
+	hostDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonSamplecontrollerv1alpha1Host)
+	fooSummaryDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1alpha1FooSummary)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
@@ -25,6 +27,9 @@ var jsonMembers = map[reflect.Type]string{
 	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem():           "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
 	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():                   "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
 	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():               "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeOf((*projv1alpha1.FooSummary)(nil)).Elem():             "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*projv1alpha1.FooSummarySpec)(nil)).Elem():         "replicas",
+	reflect.TypeOf((*projv1alpha1.FooSummaryStatus)(nil)).Elem():       "availableReplicas",
 	reflect.TypeOf((*samplecontrollerv1alpha1.Foo)(nil)).Elem():        "kind,apiVersion,metadata,spec,status",
 	reflect.TypeOf((*samplecontrollerv1alpha1.FooSpec)(nil)).Elem():    "deploymentName,replicas,hostName",
 	reflect.TypeOf((*samplecontrollerv1alpha1.FooStatus)(nil)).Elem():  "availableReplicas,observedGeneration",
@@ -149,6 +154,89 @@ func jsonMetav1OwnerReference(d *wire.JSONDecoder, v *metav1.OwnerReference) err
 			err = wire.DecodeField(d, &seen[4], &v.Controller, jsonPtrBool)
 		case "blockOwnerDeletion":
 			err = wire.DecodeField(d, &seen[5], &v.BlockOwnerDeletion, jsonPtrBool)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1alpha1FooSummary(d *wire.JSONDecoder, v *projv1alpha1.FooSummary) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [5]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "kind":
+			err = wire.DecodeField(d, &seen[0], &v.TypeMeta.Kind, wire.DecodeString)
+		case "apiVersion":
+			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
+		case "metadata":
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+		case "spec":
+			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1alpha1FooSummarySpec)
+		case "status":
+			err = wire.DecodeField(d, &seen[4], &v.Status, jsonProjv1alpha1FooSummaryStatus)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1alpha1FooSummarySpec(d *wire.JSONDecoder, v *projv1alpha1.FooSummarySpec) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [1]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "replicas":
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1alpha1FooSummaryStatus(d *wire.JSONDecoder, v *projv1alpha1.FooSummaryStatus) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [1]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "availableReplicas":
+			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeInt)
 		default:
 			err = d.SkipValue()
 		}

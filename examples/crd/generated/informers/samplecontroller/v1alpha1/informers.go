@@ -6,6 +6,7 @@ package v1alpha1
 import (
 	v1alpha1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1alpha1"
 	listers "github.com/informer-gen/informer-gen/examples/crd/generated/listers/samplecontroller/v1alpha1"
+	projv1alpha1 "github.com/informer-gen/informer-gen/examples/crd/generated/projections/samplecontroller/v1alpha1"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
@@ -17,6 +18,8 @@ type Interface interface {
 	Foos() FooInformer
 	// Hosts returns the shared informer and lister of Hosts.
 	Hosts() HostInformer
+	// FooSummaries returns the shared informer and lister of FooSummaries, projections of Foos.
+	FooSummaries() FooSummaryInformer
 }
 
 // New returns the v1alpha1 informers of f.
@@ -30,8 +33,9 @@ var Resources = factory.Resources{
 	HostType.Resource: HostType,
 }
 
-func (v version) Foos() FooInformer   { return fooInformer{v.f} }
-func (v version) Hosts() HostInformer { return hostInformer{v.f} }
+func (v version) Foos() FooInformer                { return fooInformer{v.f} }
+func (v version) Hosts() HostInformer              { return hostInformer{v.f} }
+func (v version) FooSummaries() FooSummaryInformer { return fooSummaryInformer{v.f} }
 
 // FooType describes Foo to the runtime: its resource, scope and indexes.
 var FooType = factory.Type[*v1alpha1.Foo]{
@@ -97,4 +101,39 @@ func (i hostInformer) Informer() *informer.Informer[*v1alpha1.Host] {
 
 func (i hostInformer) Lister() listers.HostLister {
 	return listers.NewHostLister(i.Informer().Indexer())
+}
+
+// FooSummaryType describes FooSummary, a projection of Foo, to the runtime: the
+// factory keeps one shared informer of it per factory, beside Foo's.
+var FooSummaryType = factory.Type[*projv1alpha1.FooSummary]{
+	Resource:    v1alpha1.SchemeGroupVersion.WithResource("foos"),
+	Namespaced:  true,
+	AddToScheme: v1alpha1.AddToScheme,
+	Projection:  "FooSummary",
+	Kind:        "Foo",
+	DecodeJSON:  fooSummaryDecodeJSON,
+}
+
+// FooSummaryInformer gives access to the shared informer and lister of FooSummaries.
+type FooSummaryInformer interface {
+	// Informer returns the shared informer, creating it on first use.
+	Informer() *informer.Informer[*projv1alpha1.FooSummary]
+	// Lister returns a lister over the shared informer's cache.
+	Lister() listers.FooSummaryLister
+}
+
+// NewFooSummaryInformer returns a standalone (unshared) FooSummary informer over lw.
+// Use it with runtimetest's fake source in tests.
+func NewFooSummaryInformer(lw reflector.ListerWatcher[*projv1alpha1.FooSummary], opts informer.Options[*projv1alpha1.FooSummary]) *informer.Informer[*projv1alpha1.FooSummary] {
+	return factory.NewInformer(FooSummaryType, lw, opts)
+}
+
+type fooSummaryInformer struct{ f *factory.Factory }
+
+func (i fooSummaryInformer) Informer() *informer.Informer[*projv1alpha1.FooSummary] {
+	return factory.InformerFor(i.f, FooSummaryType)
+}
+
+func (i fooSummaryInformer) Lister() listers.FooSummaryLister {
+	return listers.NewFooSummaryLister(i.Informer().Indexer())
 }

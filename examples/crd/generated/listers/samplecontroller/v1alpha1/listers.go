@@ -8,6 +8,7 @@ package v1alpha1
 
 import (
 	v1alpha1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1alpha1"
+	projv1alpha1 "github.com/informer-gen/informer-gen/examples/crd/generated/projections/samplecontroller/v1alpha1"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -114,3 +115,36 @@ func NewHostLister(indexer *store.Indexer[*v1alpha1.Host]) HostLister {
 
 // hostLister is the receiver of HostListerExpansion's methods.
 type hostLister struct{ store.Lister[*v1alpha1.Host] }
+
+// FooSummaryLister reads FooSummaries, projections of Foo, from an informer's cache.
+type FooSummaryLister interface {
+	// List lists the FooSummaries whose labels match selector.
+	List(selector labels.Selector) ([]*projv1alpha1.FooSummary, error)
+	// FooSummaries returns a lister for the FooSummaries of one namespace.
+	FooSummaries(namespace string) FooSummaryNamespaceLister
+}
+
+// FooSummaryNamespaceLister reads the FooSummaries of one namespace.
+type FooSummaryNamespaceLister interface {
+	// List lists the FooSummaries of the namespace whose labels match selector.
+	List(selector labels.Selector) ([]*projv1alpha1.FooSummary, error)
+	// Get returns the FooSummary of the Foo called name in the namespace, or a NotFound error.
+	Get(name string) (*projv1alpha1.FooSummary, error)
+}
+
+// NewFooSummaryLister returns a FooSummaryLister over indexer.
+func NewFooSummaryLister(indexer *store.Indexer[*projv1alpha1.FooSummary]) FooSummaryLister {
+	return &fooSummaryLister{store.NewLister(indexer, FooResource)}
+}
+
+type fooSummaryLister struct {
+	store.Lister[*projv1alpha1.FooSummary]
+}
+
+type fooSummaryNamespaceLister struct {
+	store.NamespaceLister[*projv1alpha1.FooSummary]
+}
+
+func (l *fooSummaryLister) FooSummaries(namespace string) FooSummaryNamespaceLister {
+	return &fooSummaryNamespaceLister{l.Namespace(namespace)}
+}
