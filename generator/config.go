@@ -81,7 +81,9 @@ PACKAGE is an import path or a pattern relative to the working directory:
   informer-gen --output-dir ./pkg/generated example.com/sample/apis/samplecontroller/v1alpha1
 
 Types are selected by +genclient (upstream) or +kubebuilder:object:root=true;
-see "go doc github.com/informer-gen/informer-gen/generator" for every marker.
+see "go doc github.com/informer-gen/informer-gen/generator" for every marker
+(typed indexes: +informer-gen:index; projections, types holding a few fields
+of a kind: +informer-gen:projection, or --projection below).
 
 Flags:
 `

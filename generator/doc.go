@@ -95,7 +95,8 @@
 //
 //	listers/<group>/<version>/listers.go      <Kind>Lister, <Kind>NamespaceLister, index funcs
 //	informers/<group>/<version>/informers.go  Interface, <Kind>Informer, <Kind>Type, New<Kind>Informer
-//	informers/<group>/<version>/decode.go     JSON decoders of the kinds (see below)
+//	informers/<group>/<version>/decode.go     JSON decoders of the kinds and projections (see below)
+//	projections/<group>/<version>/projections.go  projection types (see +informer-gen:projection)
 //	informers/<group>/interface.go            Interface{ <Version>() }
 //	informers/factory.go                      SharedInformerFactory, NewSharedInformerFactory
 //	informers/generic.go                      ForResource(gvr)
@@ -127,10 +128,11 @@
 //
 //	+informer-gen:<key>:<arg>=<value>[,<arg>=<value>...]
 //
-// with one key today:
+// with two keys:
 //
 //	+informer-gen:index:name=Node,field=.spec.nodeName
 //	+informer-gen:index:name=Owner,func=FooOwnerIndex
+//	+informer-gen:projection:name=FooSummary,fields=.spec.replicas;.status.availableReplicas
 //
 // name is a Go identifier; it names the index (const FooNodeIndex = "Node"),
 // the index func (FooNodeIndexFunc) and the lister method ByNode(value).
@@ -141,6 +143,28 @@
 // an exported func(*Foo) ([]string, error) in the API package. Unknown keys,
 // unknown arguments, missing paths, non-string leaves, wrong signatures and
 // duplicate names are errors.
+//
+// projection names a generated type (FooSummary, in package
+// projections/<group>/<version>) holding the kind's TypeMeta, its whole
+// ObjectMeta and only the fields at the paths of fields (separated by ';',
+// since ',' separates arguments), with a lister (FooSummaryLister) and an
+// informer (accessor FooSummaries(), FooSummaryType with Projection and Kind
+// set) that list and watch the kind's resource and decode each object, as
+// JSON, straight into the projection. Paths are resolved as index paths are;
+// a path through a struct, a pointer to one or a slice of them makes a
+// nested struct (FooSummarySpec, PodSummarySpecContainer), and its last
+// segment is copied whole with the source's type and json tag. metadata,
+// apiVersion and kind are always kept and cannot be named. Missing paths,
+// duplicate or overlapping paths, json:"-" fields, leaves the generated
+// DeepCopy cannot copy, and names that collide with a kind, another
+// projection, a nested type or their plural accessors are errors. The same
+// projection of a kind whose package cannot carry the marker is given on the
+// command line:
+//
+//	--projection 'k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase'
+//
+// A package named only by --projection is loaded too, and gets only its
+// projections: no listers or informers of its own kinds.
 //
 // # Running it
 //
