@@ -14,7 +14,7 @@ import (
 
 // ownedDirs are the subtrees of the output dir the generator manages; stale
 // generated files are only looked for there.
-var ownedDirs = []string{"listers", "informers"}
+var ownedDirs = []string{"listers", "informers", "projections"}
 
 func abs(wd, p string) string {
 	if filepath.IsAbs(p) {
