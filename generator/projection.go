@@ -76,6 +76,7 @@ const (
 	copySlicePlain   = "slicePlain"   // a slice of plain data
 	copySliceInto    = "sliceInto"    // a slice of a type with DeepCopyInto
 	copyMapPlain     = "mapPlain"     // a map of plain data to plain data
+	copyMapInto      = "mapInto"      // a map of plain data to a type with DeepCopyInto
 )
 
 // Template helpers.
@@ -356,11 +357,15 @@ func copyShape(t types.Type) (shape string, elem types.Type, msg string) {
 			return copySliceInto, u.Elem(), ""
 		}
 	case *types.Map:
-		if plainData(u.Key(), nil) && plainData(u.Elem(), nil) {
+		switch {
+		case !plainData(u.Key(), nil):
+		case plainData(u.Elem(), nil):
 			return copyMapPlain, u.Elem(), ""
+		case hasDeepCopyInto(u.Elem()):
+			return copyMapInto, u.Elem(), ""
 		}
 	}
-	return "", nil, "which the generated DeepCopy cannot copy (no DeepCopyInto method, and not plain data or a pointer, slice or map of it)"
+	return "", nil, "which the generated DeepCopy cannot copy (no DeepCopyInto method, and not plain data, or a pointer, slice or map of plain data or of a type with DeepCopyInto)"
 }
 
 // plainData reports whether a value of t is copied fully by assignment: no

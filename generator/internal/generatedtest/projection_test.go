@@ -59,7 +59,7 @@ func widgetStatusViewOf(w *appsv1.Widget) *projv1.WidgetStatusView {
 
 func zoneCapacityOf(z *appsv1.Zone) *projv1.ZoneCapacity {
 	p := &projv1.ZoneCapacity{TypeMeta: z.TypeMeta, ObjectMeta: z.ObjectMeta}
-	p.Spec.Capacity, p.Spec.Tags, p.Spec.Weight = z.Spec.Capacity, z.Spec.Tags, z.Spec.Weight
+	p.Spec.Capacity, p.Spec.Tags, p.Spec.Weight, p.Spec.Limits = z.Spec.Capacity, z.Spec.Tags, z.Spec.Weight, z.Spec.Limits
 	return p
 }
 

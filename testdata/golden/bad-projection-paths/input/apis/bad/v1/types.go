@@ -1,7 +1,6 @@
 package v1
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -28,11 +27,11 @@ type Foo struct {
 
 // FooSpec is the spec of a Foo.
 type FooSpec struct {
-	NodeName string                       `json:"nodeName"`
-	Replicas *int32                       `json:"replicas,omitempty"`
-	Template *FooTemplate                 `json:"template,omitempty"`
-	Limits   map[string]resource.Quantity `json:"limits,omitempty"`
-	Hidden   string                       `json:"-"`
+	NodeName string              `json:"nodeName"`
+	Replicas *int32              `json:"replicas,omitempty"`
+	Template *FooTemplate        `json:"template,omitempty"`
+	Limits   map[string][]string `json:"limits,omitempty"`
+	Hidden   string              `json:"-"`
 }
 
 // FooTemplate is a template.

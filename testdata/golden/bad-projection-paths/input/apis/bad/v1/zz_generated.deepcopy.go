@@ -12,7 +12,6 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
-	resource "k8s.io/apimachinery/pkg/api/resource"
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -152,9 +151,17 @@ func (in *FooSpec) DeepCopyInto(out *FooSpec) {
 	}
 	if in.Limits != nil {
 		in, out := &in.Limits, &out.Limits
-		*out = make(map[string]resource.Quantity, len(*in))
+		*out = make(map[string][]string, len(*in))
 		for key, val := range *in {
-			(*out)[key] = val.DeepCopy()
+			var outVal []string
+			if val == nil {
+				(*out)[key] = nil
+			} else {
+				in, out := &val, &outVal
+				*out = make([]string, len(*in))
+				copy(*out, *in)
+			}
+			(*out)[key] = outVal
 		}
 	}
 	return

@@ -66,7 +66,7 @@ type WidgetList struct {
 
 // +genclient
 // +genclient:nonNamespaced
-// +informer-gen:projection:name=ZoneCapacity,fields=.spec.capacity;.spec.tags;.spec.weight
+// +informer-gen:projection:name=ZoneCapacity,fields=.spec.capacity;.spec.tags;.spec.weight;.spec.limits
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // Zone is a cluster-scoped test type with one projection.

@@ -55,7 +55,7 @@ var jsonMembers = map[reflect.Type]string{
 	reflect.TypeOf((*projv1.WidgetSummarySpecTemplate)(nil)).Elem():     "image",
 	reflect.TypeOf((*projv1.WidgetSummaryStatus)(nil)).Elem():           "availableReplicas,conditions",
 	reflect.TypeOf((*projv1.ZoneCapacity)(nil)).Elem():                  "kind,apiVersion,metadata,spec",
-	reflect.TypeOf((*projv1.ZoneCapacitySpec)(nil)).Elem():              "capacity,tags,weight",
+	reflect.TypeOf((*projv1.ZoneCapacitySpec)(nil)).Elem():              "capacity,tags,weight,limits",
 }
 
 func jsonAppsv1Container(d *wire.JSONDecoder, v *appsv1.Container) error {
@@ -759,7 +759,7 @@ func jsonProjv1ZoneCapacitySpec(d *wire.JSONDecoder, v *projv1.ZoneCapacitySpec)
 		}
 		return wire.DecodeDefault(d, v)
 	}
-	var seen [3]bool
+	var seen [4]bool
 	for {
 		name, more, err := d.NextName()
 		if err != nil || !more {
@@ -772,6 +772,8 @@ func jsonProjv1ZoneCapacitySpec(d *wire.JSONDecoder, v *projv1.ZoneCapacitySpec)
 			err = wire.DecodeField(d, &seen[1], &v.Tags, jsonSliceString)
 		case "weight":
 			err = wire.DecodeField(d, &seen[2], &v.Weight, jsonPtrInt64)
+		case "limits":
+			err = wire.DecodeField(d, &seen[3], &v.Limits, jsonMapStringToResourceQuantity)
 		default:
 			err = d.SkipValue()
 		}

@@ -256,7 +256,7 @@ func (in *WidgetSummaryStatus) DeepCopy() *WidgetSummaryStatus {
 	return out
 }
 
-// ZoneCapacity is a projection of appsv1.Zone: its metadata and .spec.capacity, .spec.tags, .spec.weight.
+// ZoneCapacity is a projection of appsv1.Zone: its metadata and .spec.capacity, .spec.tags, .spec.weight, .spec.limits.
 type ZoneCapacity struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -291,9 +291,10 @@ func (in *ZoneCapacity) DeepCopyObject() runtime.Object {
 
 // ZoneCapacitySpec holds the projected fields of a part of Zone, for ZoneCapacity.
 type ZoneCapacitySpec struct {
-	Capacity resource.Quantity `json:"capacity"`
-	Tags     []string          `json:"tags,omitempty"`
-	Weight   *int64            `json:"weight,omitempty"`
+	Capacity resource.Quantity            `json:"capacity"`
+	Tags     []string                     `json:"tags,omitempty"`
+	Weight   *int64                       `json:"weight,omitempty"`
+	Limits   map[string]resource.Quantity `json:"limits,omitempty"`
 }
 
 // DeepCopyInto copies in into out, which must not be nil.
@@ -309,6 +310,15 @@ func (in *ZoneCapacitySpec) DeepCopyInto(out *ZoneCapacitySpec) {
 		in, out := &in.Weight, &out.Weight
 		*out = new(int64)
 		**out = **in
+	}
+	if in.Limits != nil {
+		in, out := &in.Limits, &out.Limits
+		*out = make(map[string]resource.Quantity, len(*in))
+		for key, val := range *in {
+			var c resource.Quantity
+			val.DeepCopyInto(&c)
+			(*out)[key] = c
+		}
 	}
 }
 
