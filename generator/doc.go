@@ -150,7 +150,8 @@
 // since ',' separates arguments), with a lister (FooSummaryLister) and an
 // informer (accessor FooSummaries(), FooSummaryType with Projection and Kind
 // set) that list and watch the kind's resource and decode each object, as
-// JSON, straight into the projection. Paths are resolved as index paths are;
+// JSON, straight into the projection; the projection inherits the kind's
+// field indexes whose paths it holds. Paths are resolved as index paths are;
 // a path through a struct, a pointer to one or a slice of them makes a
 // nested struct (FooSummarySpec, PodSummarySpecContainer), and its last
 // segment is copied whole with the source's type and json tag. metadata,

@@ -71,7 +71,10 @@ type Index struct {
 	Match  string     // how a value matches, for docs: "whose .spec.nodeName is"
 	Func   string     // name of the API package func for func indexes
 	Field  *FieldPath // what a field index reads; nil for func indexes
-	pos    token.Position
+	// Projection is set for the copy of a kind's field index a projection
+	// holding its path inherits (Field then reads the projection).
+	Projection *Projection
+	pos        token.Position
 }
 
 // FieldPath is what the index func of a field index reads from obj: the
@@ -186,10 +189,19 @@ func (k *Kind) ResourceQ() string { return strconv.Quote(k.Resource) }
 func (ix *Index) NameQ() string { return strconv.Quote(ix.Name) }
 
 // ConstName is the generated const holding the index name (FooNodeIndex).
-func (ix *Index) ConstName() string { return ix.Kind.Name + ix.GoName + "Index" }
+func (ix *Index) ConstName() string { return ix.owner() + ix.GoName + "Index" }
 
 // FuncName is the generated index func (FooNodeIndexFunc).
-func (ix *Index) FuncName() string { return ix.Kind.Name + ix.GoName + "IndexFunc" }
+func (ix *Index) FuncName() string { return ix.owner() + ix.GoName + "IndexFunc" }
+
+// owner is the type the index is on: the kind, or the projection of it
+// that inherited it.
+func (ix *Index) owner() string {
+	if ix.Projection != nil {
+		return ix.Projection.Name
+	}
+	return ix.Kind.Name
+}
 
 func lowerFirst(s string) string {
 	if s == "" {

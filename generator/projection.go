@@ -22,6 +22,9 @@ type Projection struct {
 	Structs []*ProjStruct
 	// Paths are the projected field paths in JSON names, for docs.
 	Paths []string
+	// Indexes are the kind's field indexes whose paths the projection
+	// holds, inherited (set with named).
+	Indexes []*Index
 	// named is the projection type synthesized with go/types, for the
 	// decoder stage.
 	named   *types.Named
@@ -499,6 +502,24 @@ func (p *Projection) synthesize(pkg *types.Package) {
 		named[s].SetUnderlying(types.NewStruct(fields, tags))
 	}
 	p.named = named[p.Structs[0]]
+	p.inheritIndexes()
+}
+
+// inheritIndexes gives the projection every field index of its kind whose
+// path it holds (func indexes take the kind's type and are not inherited).
+func (p *Projection) inheritIndexes() {
+	for _, ix := range p.Kind.Indexes {
+		if ix.Field == nil {
+			continue
+		}
+		fp, _, d := resolveFieldPath(p.named, markerArg{value: ix.Source})
+		if d != nil {
+			continue // the projection does not hold the path
+		}
+		c := *ix
+		c.Field, c.Projection = fp, p
+		p.Indexes = append(p.Indexes, &c)
+	}
 }
 
 // Tag is the generated field's struct tag, without backquotes: the source's

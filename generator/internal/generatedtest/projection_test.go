@@ -3,8 +3,10 @@ package generatedtest
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 	"testing/synctest"
 
@@ -84,7 +86,8 @@ func decodeOne[T any](t *testing.T, codec wire.Codec[T], body []byte, listKind s
 // with the codec, once with P's generated decoder and once without: both
 // must equal want. Each decoded P's DeepCopy must equal it and share no
 // memory with it.
-func checkProjection[K store.Object[K], P store.Object[P]](t *testing.T, kind string, newK func() K, decodeJSON func(*wire.JSONDecoder, P) error, of func(K) P) {
+func checkProjection[K store.Object[K], P store.Object[P]](t *testing.T, kind string, newK func() K, decodeJSON func(*wire.JSONDecoder, P) error, of func(K) P,
+	kindIndexers store.Indexers[K], indexers store.Indexers[P], wantIndexes ...string) {
 	t.Helper()
 	if decodeJSON == nil {
 		t.Fatalf("%s: the generated decoder is nil (its JSON members differ from the compiled type)", kind)
@@ -94,6 +97,9 @@ func checkProjection[K store.Object[K], P store.Object[P]](t *testing.T, kind st
 	codecs := map[string]wire.Codec[P]{
 		"generated decoder":  wire.NewJSON[P](gvk, wire.GeneratedDecoder(decodeJSON)),
 		"reflective decoder": wire.NewJSON[P](gvk),
+	}
+	if got := slices.Sorted(maps.Keys(indexers)); !slices.Equal(got, wantIndexes) {
+		t.Errorf("%s's inherited indexes are %v, want %v", kind, got, wantIndexes)
 	}
 	scheme := runtime.NewScheme()
 	if err := appsv1.AddToScheme(scheme); err != nil {
@@ -108,13 +114,23 @@ func checkProjection[K store.Object[K], P store.Object[P]](t *testing.T, kind st
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := of(decodeOne(t, full, body, kind+"List"))
+		fullObj := decodeOne(t, full, body, kind+"List")
+		want := of(fullObj)
 		for name, codec := range codecs {
 			got := decodeOne(t, codec, body, kind+"List")
 			if !apiequality.Semantic.DeepEqual(got, want) {
 				t.Fatalf("seed %d, %s: the projection differs from the object's fields copied by hand:\n%s", seed, name, diff.Diff(want, got))
 			}
 			checkDeepCopy(t, got)
+			// An inherited index gives the projection the values the
+			// kind's index gives the full object.
+			for ix, fn := range indexers {
+				pv, perr := fn(got)
+				kv, kerr := kindIndexers[ix](fullObj)
+				if perr != nil || kerr != nil || !slices.Equal(pv, kv) {
+					t.Fatalf("seed %d: index %s gives the projection %q (%v), the %s %q (%v)", seed, ix, pv, perr, kind, kv, kerr)
+				}
+			}
 		}
 	}
 }
@@ -194,15 +210,18 @@ func mutate(v reflect.Value) {
 func TestProjectionsDecodeExactlyTheirFields(t *testing.T) {
 	t.Run("WidgetSummary", func(t *testing.T) {
 		checkProjection[*appsv1.Widget, *projv1.WidgetSummary](t, "Widget", func() *appsv1.Widget { return new(appsv1.Widget) },
-			informersv1.WidgetSummaryType.DecodeJSON, widgetSummaryOf)
+			informersv1.WidgetSummaryType.DecodeJSON, widgetSummaryOf,
+			listersv1.WidgetIndexers(), listersv1.WidgetSummaryIndexers(), "GenerateName", "Image")
 	})
 	t.Run("WidgetStatusView", func(t *testing.T) {
 		checkProjection[*appsv1.Widget, *projv1.WidgetStatusView](t, "Widget", func() *appsv1.Widget { return new(appsv1.Widget) },
-			informersv1.WidgetStatusViewType.DecodeJSON, widgetStatusViewOf)
+			informersv1.WidgetStatusViewType.DecodeJSON, widgetStatusViewOf,
+			listersv1.WidgetIndexers(), listersv1.WidgetStatusViewIndexers(), "GenerateName", "Phase")
 	})
 	t.Run("ZoneCapacity", func(t *testing.T) {
 		checkProjection[*appsv1.Zone, *projv1.ZoneCapacity](t, "Zone", func() *appsv1.Zone { return new(appsv1.Zone) },
-			informersv1.ZoneCapacityType.DecodeJSON, zoneCapacityOf)
+			informersv1.ZoneCapacityType.DecodeJSON, zoneCapacityOf,
+			listersv1.ZoneIndexers(), listersv1.ZoneCapacityIndexers())
 	})
 }
 
@@ -226,8 +245,10 @@ func TestProjectionInformerAndLister(t *testing.T) {
 			return &projv1.WidgetSummary{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 				Spec: projv1.WidgetSummarySpec{Replicas: replicas}}
 		}
+		a := summary("ns1", "a", &two)
+		a.Spec.Template = &projv1.WidgetSummarySpecTemplate{Image: "img"}
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: listersv1.WidgetResource},
-			summary("ns1", "a", &two), summary("ns2", "b", nil))
+			a, summary("ns2", "b", nil))
 		inf := informersv1.NewWidgetSummaryInformer(src, informer.Options[*projv1.WidgetSummary]{})
 		runSynced(t, inf)
 		lister := listersv1.NewWidgetSummaryLister(inf.Indexer())
@@ -240,6 +261,12 @@ func TestProjectionInformerAndLister(t *testing.T) {
 		}
 		if all, err := lister.List(labels.Everything()); err != nil || len(all) != 2 {
 			t.Errorf("List = %d objects, %v; want 2", len(all), err)
+		}
+		if got, err := lister.ByImage("img"); err != nil || len(got) != 1 || got[0].Name != "a" {
+			t.Errorf("ByImage(img) = %v, %v; want a (the index WidgetSummary inherits from Widget)", got, err)
+		}
+		if got, err := lister.WidgetSummaries("ns2").ByImage("img"); err != nil || len(got) != 0 {
+			t.Errorf("WidgetSummaries(ns2).ByImage(img) = %v, %v; want none", got, err)
 		}
 	})
 }

@@ -109,6 +109,7 @@ var FooSummaryType = factory.Type[*projv1alpha1.FooSummary]{
 	Resource:    v1alpha1.SchemeGroupVersion.WithResource("foos"),
 	Namespaced:  true,
 	AddToScheme: v1alpha1.AddToScheme,
+	Indexers:    listers.FooSummaryIndexers,
 	Projection:  "FooSummary",
 	Kind:        "Foo",
 	DecodeJSON:  fooSummaryDecodeJSON,

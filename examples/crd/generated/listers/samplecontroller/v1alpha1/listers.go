@@ -116,6 +116,10 @@ func NewHostLister(indexer *store.Indexer[*v1alpha1.Host]) HostLister {
 // hostLister is the receiver of HostListerExpansion's methods.
 type hostLister struct{ store.Lister[*v1alpha1.Host] }
 
+// FooSummaryIndexers returns the indexes FooSummary inherits from Foo: its field
+// indexes whose paths the projection holds.
+func FooSummaryIndexers() store.Indexers[*projv1alpha1.FooSummary] { return nil }
+
 // FooSummaryLister reads FooSummaries, projections of Foo, from an informer's cache.
 type FooSummaryLister interface {
 	// List lists the FooSummaries whose labels match selector.

@@ -40,6 +40,7 @@ var PodSummaryType = factory.Type[*projv1.PodSummary]{
 	Resource:    v1.SchemeGroupVersion.WithResource("pods"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
+	Indexers:    listers.PodSummaryIndexers,
 	Projection:  "PodSummary",
 	Kind:        "Pod",
 	DecodeJSON:  podSummaryDecodeJSON,

@@ -115,6 +115,7 @@ var FooNodesType = factory.Type[*projv1.FooNodes]{
 	Resource:    v1.SchemeGroupVersion.WithResource("foos"),
 	Namespaced:  true,
 	AddToScheme: v1.AddToScheme,
+	Indexers:    listers.FooNodesIndexers,
 	Projection:  "FooNodes",
 	Kind:        "Foo",
 	DecodeJSON:  fooNodesDecodeJSON,

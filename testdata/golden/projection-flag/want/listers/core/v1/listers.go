@@ -22,6 +22,10 @@ import (
 // PodResource is the group and resource of Pod, used in NotFound errors.
 var PodResource = schema.GroupResource{Group: "", Resource: "pods"}
 
+// PodSummaryIndexers returns the indexes PodSummary inherits from Pod: its field
+// indexes whose paths the projection holds.
+func PodSummaryIndexers() store.Indexers[*projv1.PodSummary] { return nil }
+
 // PodSummaryLister reads PodSummaries, projections of Pod, from an informer's cache.
 type PodSummaryLister interface {
 	// List lists the PodSummaries whose labels match selector.

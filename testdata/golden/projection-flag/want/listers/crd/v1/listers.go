@@ -96,6 +96,10 @@ func (l *fooLister) Foos(namespace string) FooNamespaceLister {
 	return &fooNamespaceLister{l.Namespace(namespace)}
 }
 
+// FooNodesIndexers returns the indexes FooNodes inherits from Foo: its field
+// indexes whose paths the projection holds.
+func FooNodesIndexers() store.Indexers[*projv1.FooNodes] { return nil }
+
 // FooNodesLister reads FooNodeses, projections of Foo, from an informer's cache.
 type FooNodesLister interface {
 	// List lists the FooNodeses whose labels match selector.

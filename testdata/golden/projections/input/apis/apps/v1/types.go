@@ -6,6 +6,9 @@ import (
 )
 
 // +genclient
+// +informer-gen:index:name=Image,field=.spec.template.image
+// +informer-gen:index:name=Phase,field=.status.phase
+// +informer-gen:index:name=GenerateName,field=.metadata.generateName
 // +informer-gen:projection:name=WidgetSummary,fields=.spec.replicas;.spec.template.image;.status.availableReplicas;.status.conditions
 // +informer-gen:projection:name=WidgetStatusView,fields=.status;.spec.selector;.spec.template.labels;.spec.containers.image;.spec.paused
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object

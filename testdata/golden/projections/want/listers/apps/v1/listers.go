@@ -23,8 +23,41 @@ import (
 // WidgetResource is the group and resource of Widget, used in NotFound errors.
 var WidgetResource = schema.GroupResource{Group: "apps.example.com", Resource: "widgets"}
 
+// WidgetGenerateNameIndex is the name of the index on Widget that WidgetGenerateNameIndexFunc computes.
+const WidgetGenerateNameIndex = "GenerateName"
+
+// WidgetGenerateNameIndexFunc indexes a Widget by .metadata.generateName (empty values are not indexed).
+func WidgetGenerateNameIndexFunc(obj *v1.Widget) ([]string, error) {
+	return store.Values(obj.ObjectMeta.GenerateName), nil
+}
+
+// WidgetImageIndex is the name of the index on Widget that WidgetImageIndexFunc computes.
+const WidgetImageIndex = "Image"
+
+// WidgetImageIndexFunc indexes a Widget by .spec.template.image (empty values are not indexed).
+func WidgetImageIndexFunc(obj *v1.Widget) ([]string, error) {
+	if obj.Spec.Template == nil {
+		return nil, nil
+	}
+	return store.Values(obj.Spec.Template.Image), nil
+}
+
+// WidgetPhaseIndex is the name of the index on Widget that WidgetPhaseIndexFunc computes.
+const WidgetPhaseIndex = "Phase"
+
+// WidgetPhaseIndexFunc indexes a Widget by .status.phase (empty values are not indexed).
+func WidgetPhaseIndexFunc(obj *v1.Widget) ([]string, error) {
+	return store.Values(string(obj.Status.Phase)), nil
+}
+
 // WidgetIndexers returns every index declared on Widget with +informer-gen:index.
-func WidgetIndexers() store.Indexers[*v1.Widget] { return nil }
+func WidgetIndexers() store.Indexers[*v1.Widget] {
+	return store.Indexers[*v1.Widget]{
+		WidgetGenerateNameIndex: WidgetGenerateNameIndexFunc,
+		WidgetImageIndex:        WidgetImageIndexFunc,
+		WidgetPhaseIndex:        WidgetPhaseIndexFunc,
+	}
+}
 
 // WidgetLister reads Widgets from an informer's cache.
 type WidgetLister interface {
@@ -32,6 +65,12 @@ type WidgetLister interface {
 	List(selector labels.Selector) ([]*v1.Widget, error)
 	// Widgets returns a lister for the Widgets of one namespace.
 	Widgets(namespace string) WidgetNamespaceLister
+	// ByGenerateName lists the Widgets whose .metadata.generateName is value.
+	ByGenerateName(value string) ([]*v1.Widget, error)
+	// ByImage lists the Widgets whose .spec.template.image is value.
+	ByImage(value string) ([]*v1.Widget, error)
+	// ByPhase lists the Widgets whose .status.phase is value.
+	ByPhase(value string) ([]*v1.Widget, error)
 	WidgetListerExpansion
 }
 
@@ -41,6 +80,12 @@ type WidgetNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Widget, error)
 	// Get returns the Widget called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Widget, error)
+	// ByGenerateName lists the Widgets of the namespace whose .metadata.generateName is value.
+	ByGenerateName(value string) ([]*v1.Widget, error)
+	// ByImage lists the Widgets of the namespace whose .spec.template.image is value.
+	ByImage(value string) ([]*v1.Widget, error)
+	// ByPhase lists the Widgets of the namespace whose .status.phase is value.
+	ByPhase(value string) ([]*v1.Widget, error)
 	WidgetNamespaceListerExpansion
 }
 
@@ -68,6 +113,30 @@ type widgetNamespaceLister struct {
 
 func (l *widgetLister) Widgets(namespace string) WidgetNamespaceLister {
 	return &widgetNamespaceLister{l.Namespace(namespace)}
+}
+
+func (l *widgetLister) ByGenerateName(value string) ([]*v1.Widget, error) {
+	return l.ByIndex(WidgetGenerateNameIndex, value)
+}
+
+func (l *widgetNamespaceLister) ByGenerateName(value string) ([]*v1.Widget, error) {
+	return l.ByIndex(WidgetGenerateNameIndex, value)
+}
+
+func (l *widgetLister) ByImage(value string) ([]*v1.Widget, error) {
+	return l.ByIndex(WidgetImageIndex, value)
+}
+
+func (l *widgetNamespaceLister) ByImage(value string) ([]*v1.Widget, error) {
+	return l.ByIndex(WidgetImageIndex, value)
+}
+
+func (l *widgetLister) ByPhase(value string) ([]*v1.Widget, error) {
+	return l.ByIndex(WidgetPhaseIndex, value)
+}
+
+func (l *widgetNamespaceLister) ByPhase(value string) ([]*v1.Widget, error) {
+	return l.ByIndex(WidgetPhaseIndex, value)
 }
 
 // ZoneResource is the group and resource of Zone, used in NotFound errors.
@@ -98,12 +167,43 @@ func NewZoneLister(indexer *store.Indexer[*v1.Zone]) ZoneLister {
 // zoneLister is the receiver of ZoneListerExpansion's methods.
 type zoneLister struct{ store.Lister[*v1.Zone] }
 
+// WidgetStatusViewGenerateNameIndex is the name of the index on WidgetStatusView that WidgetStatusViewGenerateNameIndexFunc computes
+// (inherited from Widget's index "GenerateName").
+const WidgetStatusViewGenerateNameIndex = "GenerateName"
+
+// WidgetStatusViewGenerateNameIndexFunc indexes a WidgetStatusView by .metadata.generateName (empty values are not indexed).
+func WidgetStatusViewGenerateNameIndexFunc(obj *projv1.WidgetStatusView) ([]string, error) {
+	return store.Values(obj.ObjectMeta.GenerateName), nil
+}
+
+// WidgetStatusViewPhaseIndex is the name of the index on WidgetStatusView that WidgetStatusViewPhaseIndexFunc computes
+// (inherited from Widget's index "Phase").
+const WidgetStatusViewPhaseIndex = "Phase"
+
+// WidgetStatusViewPhaseIndexFunc indexes a WidgetStatusView by .status.phase (empty values are not indexed).
+func WidgetStatusViewPhaseIndexFunc(obj *projv1.WidgetStatusView) ([]string, error) {
+	return store.Values(string(obj.Status.Phase)), nil
+}
+
+// WidgetStatusViewIndexers returns the indexes WidgetStatusView inherits from Widget: its field
+// indexes whose paths the projection holds.
+func WidgetStatusViewIndexers() store.Indexers[*projv1.WidgetStatusView] {
+	return store.Indexers[*projv1.WidgetStatusView]{
+		WidgetStatusViewGenerateNameIndex: WidgetStatusViewGenerateNameIndexFunc,
+		WidgetStatusViewPhaseIndex:        WidgetStatusViewPhaseIndexFunc,
+	}
+}
+
 // WidgetStatusViewLister reads WidgetStatusViews, projections of Widget, from an informer's cache.
 type WidgetStatusViewLister interface {
 	// List lists the WidgetStatusViews whose labels match selector.
 	List(selector labels.Selector) ([]*projv1.WidgetStatusView, error)
 	// WidgetStatusViews returns a lister for the WidgetStatusViews of one namespace.
 	WidgetStatusViews(namespace string) WidgetStatusViewNamespaceLister
+	// ByGenerateName lists the WidgetStatusViews whose .metadata.generateName is value.
+	ByGenerateName(value string) ([]*projv1.WidgetStatusView, error)
+	// ByPhase lists the WidgetStatusViews whose .status.phase is value.
+	ByPhase(value string) ([]*projv1.WidgetStatusView, error)
 }
 
 // WidgetStatusViewNamespaceLister reads the WidgetStatusViews of one namespace.
@@ -112,6 +212,10 @@ type WidgetStatusViewNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.WidgetStatusView, error)
 	// Get returns the WidgetStatusView of the Widget called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.WidgetStatusView, error)
+	// ByGenerateName lists the WidgetStatusViews of the namespace whose .metadata.generateName is value.
+	ByGenerateName(value string) ([]*projv1.WidgetStatusView, error)
+	// ByPhase lists the WidgetStatusViews of the namespace whose .status.phase is value.
+	ByPhase(value string) ([]*projv1.WidgetStatusView, error)
 }
 
 // NewWidgetStatusViewLister returns a WidgetStatusViewLister over indexer.
@@ -131,12 +235,62 @@ func (l *widgetStatusViewLister) WidgetStatusViews(namespace string) WidgetStatu
 	return &widgetStatusViewNamespaceLister{l.Namespace(namespace)}
 }
 
+func (l *widgetStatusViewLister) ByGenerateName(value string) ([]*projv1.WidgetStatusView, error) {
+	return l.ByIndex(WidgetStatusViewGenerateNameIndex, value)
+}
+
+func (l *widgetStatusViewNamespaceLister) ByGenerateName(value string) ([]*projv1.WidgetStatusView, error) {
+	return l.ByIndex(WidgetStatusViewGenerateNameIndex, value)
+}
+
+func (l *widgetStatusViewLister) ByPhase(value string) ([]*projv1.WidgetStatusView, error) {
+	return l.ByIndex(WidgetStatusViewPhaseIndex, value)
+}
+
+func (l *widgetStatusViewNamespaceLister) ByPhase(value string) ([]*projv1.WidgetStatusView, error) {
+	return l.ByIndex(WidgetStatusViewPhaseIndex, value)
+}
+
+// WidgetSummaryGenerateNameIndex is the name of the index on WidgetSummary that WidgetSummaryGenerateNameIndexFunc computes
+// (inherited from Widget's index "GenerateName").
+const WidgetSummaryGenerateNameIndex = "GenerateName"
+
+// WidgetSummaryGenerateNameIndexFunc indexes a WidgetSummary by .metadata.generateName (empty values are not indexed).
+func WidgetSummaryGenerateNameIndexFunc(obj *projv1.WidgetSummary) ([]string, error) {
+	return store.Values(obj.ObjectMeta.GenerateName), nil
+}
+
+// WidgetSummaryImageIndex is the name of the index on WidgetSummary that WidgetSummaryImageIndexFunc computes
+// (inherited from Widget's index "Image").
+const WidgetSummaryImageIndex = "Image"
+
+// WidgetSummaryImageIndexFunc indexes a WidgetSummary by .spec.template.image (empty values are not indexed).
+func WidgetSummaryImageIndexFunc(obj *projv1.WidgetSummary) ([]string, error) {
+	if obj.Spec.Template == nil {
+		return nil, nil
+	}
+	return store.Values(obj.Spec.Template.Image), nil
+}
+
+// WidgetSummaryIndexers returns the indexes WidgetSummary inherits from Widget: its field
+// indexes whose paths the projection holds.
+func WidgetSummaryIndexers() store.Indexers[*projv1.WidgetSummary] {
+	return store.Indexers[*projv1.WidgetSummary]{
+		WidgetSummaryGenerateNameIndex: WidgetSummaryGenerateNameIndexFunc,
+		WidgetSummaryImageIndex:        WidgetSummaryImageIndexFunc,
+	}
+}
+
 // WidgetSummaryLister reads WidgetSummaries, projections of Widget, from an informer's cache.
 type WidgetSummaryLister interface {
 	// List lists the WidgetSummaries whose labels match selector.
 	List(selector labels.Selector) ([]*projv1.WidgetSummary, error)
 	// WidgetSummaries returns a lister for the WidgetSummaries of one namespace.
 	WidgetSummaries(namespace string) WidgetSummaryNamespaceLister
+	// ByGenerateName lists the WidgetSummaries whose .metadata.generateName is value.
+	ByGenerateName(value string) ([]*projv1.WidgetSummary, error)
+	// ByImage lists the WidgetSummaries whose .spec.template.image is value.
+	ByImage(value string) ([]*projv1.WidgetSummary, error)
 }
 
 // WidgetSummaryNamespaceLister reads the WidgetSummaries of one namespace.
@@ -145,6 +299,10 @@ type WidgetSummaryNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.WidgetSummary, error)
 	// Get returns the WidgetSummary of the Widget called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.WidgetSummary, error)
+	// ByGenerateName lists the WidgetSummaries of the namespace whose .metadata.generateName is value.
+	ByGenerateName(value string) ([]*projv1.WidgetSummary, error)
+	// ByImage lists the WidgetSummaries of the namespace whose .spec.template.image is value.
+	ByImage(value string) ([]*projv1.WidgetSummary, error)
 }
 
 // NewWidgetSummaryLister returns a WidgetSummaryLister over indexer.
@@ -163,6 +321,26 @@ type widgetSummaryNamespaceLister struct {
 func (l *widgetSummaryLister) WidgetSummaries(namespace string) WidgetSummaryNamespaceLister {
 	return &widgetSummaryNamespaceLister{l.Namespace(namespace)}
 }
+
+func (l *widgetSummaryLister) ByGenerateName(value string) ([]*projv1.WidgetSummary, error) {
+	return l.ByIndex(WidgetSummaryGenerateNameIndex, value)
+}
+
+func (l *widgetSummaryNamespaceLister) ByGenerateName(value string) ([]*projv1.WidgetSummary, error) {
+	return l.ByIndex(WidgetSummaryGenerateNameIndex, value)
+}
+
+func (l *widgetSummaryLister) ByImage(value string) ([]*projv1.WidgetSummary, error) {
+	return l.ByIndex(WidgetSummaryImageIndex, value)
+}
+
+func (l *widgetSummaryNamespaceLister) ByImage(value string) ([]*projv1.WidgetSummary, error) {
+	return l.ByIndex(WidgetSummaryImageIndex, value)
+}
+
+// ZoneCapacityIndexers returns the indexes ZoneCapacity inherits from Zone: its field
+// indexes whose paths the projection holds.
+func ZoneCapacityIndexers() store.Indexers[*projv1.ZoneCapacity] { return nil }
 
 // ZoneCapacityLister reads ZoneCapacities, projections of Zone, from an informer's cache.
 type ZoneCapacityLister interface {
