@@ -608,15 +608,15 @@ func addFlagProjections(mp markedPackage, kinds []*Kind, flags []ProjectionFlag,
 	return diags
 }
 
-// unmatchedFlagProjections reports --projection flags whose package is not
-// an input package.
+// unmatchedFlagProjections reports --projection flags whose package was not
+// loaded (the load stage says why: it does not exist, or does not compile).
 func unmatchedFlagProjections(in *marked, flags []ProjectionFlag) Diagnostics {
 	var diags Diagnostics
 	for _, pf := range flags {
 		if !slices.ContainsFunc(in.pkgs, func(mp markedPackage) bool { return mp.pkg.PkgPath == pf.Package }) {
 			diags = append(diags, Diagnostic{Subject: "--projection " + pf.Flag,
-				Message: fmt.Sprintf("package %s is not one of the input packages", pf.Package),
-				Hint:    "add it to the packages on the command line, e.g. informer-gen ... " + pf.Package})
+				Message: fmt.Sprintf("package %s could not be loaded, so its projection is not generated", pf.Package),
+				Hint:    "see the error reported for " + pf.Package + "; packages named by --projection are loaded beside the inputs"})
 		}
 	}
 	return diags
