@@ -177,9 +177,11 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 	if len(diags) > 0 {
 		return nil, diags
 	}
+	nestedCopy := map[string]string{"value": copyInto, "pointer": copyPointerInto, "slice": copySliceInto}
 	for _, st := range p.Structs {
 		for _, f := range st.Fields {
 			if f.Nested != nil {
+				f.Copy = nestedCopy[f.Shape] // generated structs have DeepCopyInto
 				continue
 			}
 			c, elem, msg := copyShape(f.typ)
@@ -189,13 +191,6 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 					"project a field inside it, or one of a type with a DeepCopyInto method"))
 			}
 			f.Copy, f.elem = c, elem
-		}
-	}
-	for _, st := range p.Structs {
-		for _, f := range st.Fields {
-			if f.Nested != nil {
-				f.Copy = map[string]string{"value": copyInto, "pointer": copyPointerInto, "slice": copySliceInto}[f.Shape]
-			}
 		}
 	}
 	if len(diags) > 0 {
@@ -248,6 +243,10 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 			}
 		}
 		goName := found.goPath[len(found.goPath)-1]
+		if existing == nil && slices.ContainsFunc(node.Fields, func(f *ProjField) bool { return f.GoName == goName }) {
+			return fail(fmt.Sprintf("field path %s: its field %s has the Go name of another projected field with another JSON name", path, goName),
+				"project only one of them")
+		}
 		if last {
 			if existing != nil {
 				if existing.Nested != nil {
