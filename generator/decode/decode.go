@@ -70,6 +70,17 @@ func (s *Struct) NamesQ() string {
 // a doc comment.
 func (s *Struct) Exported() bool { return token.IsExported(s.Func) }
 
+// Seen reports whether a field needs the seen array (not every field is
+// Default).
+func (s *Struct) Seen() bool {
+	for _, f := range s.Fields {
+		if !f.Default() {
+			return true
+		}
+	}
+	return false
+}
+
 // Count is the number of fields, for the seen array.
 func (s *Struct) Count() int { return len(s.Fields) }
 
@@ -80,10 +91,17 @@ type Field struct {
 	Index int    // in the seen array
 	Path  string // Go selector from the struct: TypeMeta.Kind
 	Func  string // decode function of the field's type
+	wire  string // File.Wire
 }
 
 // NameQ is the JSON name as a Go string literal.
 func (f *Field) NameQ() string { return strconv.Quote(f.Name) }
+
+// Default reports a field decoded by wire.DecodeDefault, which the template
+// calls directly: a repeat would go to DecodeDefault too, so the field needs
+// no DecodeField, and DecodeDefault is not passed as a func value (each
+// value is one more instantiation wrapper compiled in the package).
+func (f *Field) Default() bool { return f.Func == f.wire+"DecodeDefault" }
 
 // Wrapper is the decode function of a pointer, slice or map type: one call
 // of a runtime/wire helper with the element's decode function.
@@ -258,7 +276,7 @@ func (p *planner) plan(t types.Type) string {
 func (p *planner) fill(q pending) {
 	fields, _ := structFields(q.st)
 	for i, f := range fields {
-		q.s.Fields = append(q.s.Fields, &Field{Name: f.name, Index: i, Path: f.path, Func: p.ref(f.typ)})
+		q.s.Fields = append(q.s.Fields, &Field{Name: f.name, Index: i, Path: f.path, Func: p.ref(f.typ), wire: p.wire})
 	}
 }
 

@@ -89,7 +89,7 @@ func jsonGadgetsv1GadgetSpec(d *wire.JSONDecoder, v *gadgetsv1.GadgetSpec) error
 		case "raw":
 			err = wire.DecodeField(d, &seen[2], &v.Raw, wire.DecodeMethod)
 		case "data":
-			err = wire.DecodeField(d, &seen[3], &v.Data, wire.DecodeDefault)
+			err = wire.DecodeDefault(d, &v.Data)
 		case "counts":
 			err = wire.DecodeField(d, &seen[4], &v.Counts, jsonMapStringToInt64)
 		case "parts":
@@ -97,7 +97,7 @@ func jsonGadgetsv1GadgetSpec(d *wire.JSONDecoder, v *gadgetsv1.GadgetSpec) error
 		case "tree":
 			err = wire.DecodeField(d, &seen[6], &v.Tree, jsonPtrGadgetsv1Node)
 		case "legacy":
-			err = wire.DecodeField(d, &seen[7], &v.Legacy, wire.DecodeDefault)
+			err = wire.DecodeDefault(d, &v.Legacy)
 		case "selector":
 			err = wire.DecodeField(d, &seen[8], &v.Selector, wire.DecodeLabelSelectorPtr)
 		case "matrix":
@@ -105,7 +105,7 @@ func jsonGadgetsv1GadgetSpec(d *wire.JSONDecoder, v *gadgetsv1.GadgetSpec) error
 		case "extra":
 			err = wire.DecodeField(d, &seen[10], &v.Extra, jsonMapStringToSliceString)
 		case "shadow":
-			err = wire.DecodeField(d, &seen[11], &v.Shadow, wire.DecodeDefault)
+			err = wire.DecodeDefault(d, &v.Shadow)
 		case "NoTag":
 			err = wire.DecodeField(d, &seen[12], &v.NoTag, wire.DecodeString)
 		default:
