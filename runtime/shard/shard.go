@@ -77,7 +77,10 @@ type member struct {
 	seenAt time.Time     // when this replica saw rv first (its own clock)
 	dur    time.Duration // the holder's spec.leaseDurationSeconds
 	view   string        // its ViewAnnotation
-	acked  bool          // an event after our mark carried our published view
+	acked  bool          // a write after our mark carries our published view
+	// markRV is rv when we marked: a relist delivers unchanged Leases
+	// again, and a write from before the mark must not count as an ack.
+	markRV string
 }
 
 func (m *member) live(now time.Time) bool { return now.Before(m.seenAt.Add(m.dur)) }
@@ -316,7 +319,7 @@ func (s *Shard) observe(l *coordinationv1.Lease, deleted bool) {
 	prev := m.view
 	m.view = l.Annotations[ViewAnnotation]
 	if s.marked != "" && s.marked == s.published {
-		m.acked = m.view == s.published
+		m.acked = m.view == s.published && m.rv != m.markRV
 	}
 	if m.view != prev && m.view == s.target.id {
 		// It moved to our view after we did, or before our write lands:
@@ -332,7 +335,7 @@ func (s *Shard) observe(l *coordinationv1.Lease, deleted bool) {
 func (s *Shard) markLocked() {
 	s.marked = s.published
 	for _, m := range s.members {
-		m.acked = false
+		m.acked, m.markRV = false, m.rv
 	}
 }
 
