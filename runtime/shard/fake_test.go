@@ -22,6 +22,13 @@ type fakeLeases struct {
 
 	mu      sync.Mutex
 	failing map[string]bool
+	writes  int // successful creates, updates and deletes
+}
+
+func (f *fakeLeases) writeCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writes
 }
 
 func newFakeLeases() *fakeLeases {
@@ -68,6 +75,7 @@ func (f *fakeLeases) Create(ctx context.Context, l *coordinationv1.Lease) (*coor
 	}
 	l = l.DeepCopy()
 	l.Namespace = "default"
+	f.writes++
 	return f.src.Add(l)
 }
 
@@ -86,6 +94,7 @@ func (f *fakeLeases) Update(ctx context.Context, l *coordinationv1.Lease) (*coor
 	}
 	l = l.DeepCopy()
 	l.Namespace = "default"
+	f.writes++
 	return f.src.Update(l)
 }
 
@@ -102,6 +111,7 @@ func (f *fakeLeases) Delete(ctx context.Context, name, rv string) error {
 	if cur.ResourceVersion != rv {
 		return apierrors.NewConflict(leasesGR, name, nil)
 	}
+	f.writes++
 	_, err := f.src.Delete(cur)
 	return err
 }

@@ -9,6 +9,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/informer-gen/informer-gen/runtime/shard"
 )
 
@@ -245,9 +248,15 @@ func TestJoinAndLeaveWithoutOverlap(t *testing.T) {
 		c.waitFor("a, b converge", time.Minute, c.converged)
 
 		before := c.owners()
+		writes := c.leases.writeCount()
 		c.start("c", 3, 300*time.Millisecond)
 		took := c.waitFor("c joins", time.Minute, c.converged)
-		t.Logf("join handover took %v of fake time", took)
+		t.Logf("join handover took %v of fake time and %d Lease writes", took, c.leases.writeCount()-writes)
+		// The acks are prompt writes, not renewals: a handover does not wait
+		// for RetryPeriod (beyond the reconciles it waits for).
+		if took >= c.options("c").RetryPeriod {
+			t.Errorf("join handover took %v, not less than RetryPeriod", took)
+		}
 		moved := 0
 		for k, o := range c.owners() {
 			if o[0] != before[k][0] {
@@ -263,12 +272,13 @@ func TestJoinAndLeaveWithoutOverlap(t *testing.T) {
 
 		// A graceful leave releases the Lease: the others need not wait
 		// for it to expire.
+		writes = c.leases.writeCount()
 		c.stop("a")
 		if _, ok := c.leases.src.Get("default/" + group + "-a"); ok {
 			t.Error("a's Lease still exists after its Run returned")
 		}
 		took = c.waitFor("a leaves", time.Minute, c.converged)
-		t.Logf("leave handover took %v of fake time", took)
+		t.Logf("leave handover took %v of fake time and %d Lease writes", took, c.leases.writeCount()-writes)
 		if took >= c.options("a").LeaseDuration {
 			t.Errorf("takeover after a graceful leave took %v, not less than LeaseDuration", took)
 		}
@@ -376,3 +386,36 @@ func TestOptionsValidated(t *testing.T) {
 		t.Errorf("defaults rejected: %v", err)
 	}
 }
+
+// A Lease left by a replica that died is live for LeaseDuration from when
+// this replica first saw it, whatever its renewTime says (no clock is
+// trusted but one's own): the newcomer waits that long before it takes the
+// dead replica's keys, then takes them all.
+func TestStaleLeaseExpiresByObservation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 100)
+		defer c.stopAll()
+		id, dur := "dead", int32(15)
+		long := time.Now().Add(-time.Hour) // its renewTime: an hour ago, by its clock
+		_, err := c.leases.Create(t.Context(), &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Name: group + "-dead", Labels: map[string]string{shard.GroupLabel: group},
+				Annotations: map[string]string{shard.ViewAnnotation: "0123456789abcdef"}},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &id, LeaseDurationSeconds: &dur, RenewTime: ptrMicro(long)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin := time.Now()
+		r := c.start("a", 1, 10*time.Millisecond)
+		took := c.waitFor("a owns every key", time.Minute, c.converged)
+		if took < 15*time.Second {
+			t.Errorf("a took over after %v, before the dead replica's Lease expired by a's clock", took)
+		}
+		t.Logf("a took over %v after it started", time.Since(begin))
+		if !r.s.HasSynced() {
+			t.Error("HasSynced false")
+		}
+	})
+}
+
+func ptrMicro(t time.Time) *metav1.MicroTime { m := metav1.NewMicroTime(t); return &m }
