@@ -21,6 +21,7 @@ import (
 	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
 	"github.com/informer-gen/informer-gen/examples/crd/internal/e2eutil"
 	"github.com/informer-gen/informer-gen/examples/crd/internal/faultproxy"
+	"github.com/informer-gen/informer-gen/examples/crd/internal/parallel"
 )
 
 // leaseCRD serves coordination.k8s.io/v1 Leases from the local API server,
@@ -233,12 +234,6 @@ func TestShardedController(t *testing.T) {
 		e2eutil.Eventually(t, ctx, time.Minute, what, converged(live...))
 		return time.Since(begin)
 	}
-	touch := func(gen int) {
-		t.Helper()
-		if err := updateFoos(ctx, client, ns, n, int32(gen)); err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	for _, id := range []string{"a", "b", "c"} {
 		start(id)
@@ -246,50 +241,78 @@ func TestShardedController(t *testing.T) {
 	took := wait("three replicas reconcile every Foo", "a", "b", "c")
 	t.Logf("start: converged in %v", took)
 
+	// actsOn waits until each of ids acts on the membership ids and
+	// returns how long that took.
+	actsOn := func(what string, ids ...string) time.Duration {
+		t.Helper()
+		begin := time.Now()
+		slices.Sort(ids)
+		e2eutil.Eventually(t, ctx, time.Minute, what, func() error {
+			for _, id := range ids {
+				if got := replicas[id].s.Members(); !slices.Equal(got, ids) {
+					return fmt.Errorf("%s acts on %v", id, got)
+				}
+			}
+			return nil
+		})
+		return time.Since(begin)
+	}
+	// touchAsync changes every Foo meanwhile, so that events arrive while
+	// keys move.
+	touchAsync := func(gen int) (wait func()) {
+		done := make(chan error, 1)
+		go func() { done <- updateFoos(ctx, client, ns, n, int32(gen)) }()
+		return func() {
+			t.Helper()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
 	// Partition c: it owns nothing once its renew deadline passed, and a, b
 	// take its keys once its Lease expired; changes meanwhile are theirs.
 	replicas["c"].proxy.SetDown(true)
-	partitioned := time.Now()
-	touch(1)
-	t.Logf("partition: updating %d Foos took %v", n, time.Since(partitioned))
-	e2eutil.Eventually(t, ctx, time.Minute, "a, b act on [a b]", func() error {
-		for _, id := range []string{"a", "b"} {
-			if got := replicas[id].s.Members(); !slices.Equal(got, []string{"a", "b"}) {
-				return fmt.Errorf("%s acts on %v", id, got)
-			}
-		}
-		return nil
-	})
-	t.Logf("partition: a, b took over after %v (LeaseDuration 3s)", time.Since(partitioned))
+	touched := touchAsync(1)
+	took = actsOn("a, b act on [a b]", "a", "b")
+	t.Logf("partition: a, b took over %v after c was cut off (LeaseDuration 3s)", took)
 	if m := replicas["c"].s.Members(); m != nil {
 		t.Errorf("partitioned c still acts on %v", m)
 	}
+	touched()
 	cut := replicas["c"]
 	delete(replicas, "c") // out of the ownership check while cut off
 	took = wait("a, b reconcile every Foo", "a", "b")
-	t.Logf("partition: converged %v after the takeover", took)
+	t.Logf("partition: converged %v after the updates ended", took)
 	replicas["c"] = cut
 	cut.proxy.SetDown(false)
-	took = wait("c rejoins", "a", "b", "c")
-	t.Logf("heal: c rejoined in %v", took)
+	took = actsOn("c rejoins", "a", "b", "c")
+	t.Logf("heal: a, b, c act on [a b c] %v after the partition ended", took)
+	wait("a, b, c reconcile every Foo", "a", "b", "c")
 
-	// b leaves gracefully (its Lease is deleted) while d joins, under writes.
+	// b leaves gracefully (its Lease is deleted) while the Foos change.
+	touched = touchAsync(2)
 	begin := time.Now()
 	stop("b")
+	stopped := time.Since(begin)
+	actsOn("a, c act on [a c]", "a", "c")
+	t.Logf("leave: b's Run returned after %v; a, c acted on [a c] %v after b began to stop", stopped, time.Since(begin))
+	// d joins while the Foos still change.
 	start("d")
-	touch(2)
+	took = actsOn("a, c, d act on [a c d]", "a", "c", "d")
+	t.Logf("join: a, c, d act on [a c d] %v after d started", took)
+	touched()
 	wait("a, c, d reconcile every Foo", "a", "c", "d")
-	t.Logf("leave+join: converged %v after b began to stop (updating the Foos included)", time.Since(begin))
 
 	rec.mu.Lock()
 	t.Logf("reconciles per replica: %v", rec.count)
 	rec.mu.Unlock()
 }
 
-// updateFoos sets spec.replicas of foo-0..foo-(n-1) in ns to gen, retrying
-// conflicts.
+// updateFoos sets spec.replicas of foo-0..foo-(n-1) in ns to gen with 8
+// parallel clients, retrying conflicts.
 func updateFoos(ctx context.Context, c rest.Interface, ns string, n int, gen int32) error {
-	for i := range n {
+	return parallel.Do(ctx, 8, 0, n, func(i int) error {
 		name := fmt.Sprintf("foo-%d", i)
 		for {
 			var foo samplev1.Foo
@@ -304,8 +327,7 @@ func updateFoos(ctx context.Context, c rest.Interface, ns string, n int, gen int
 			if err != nil {
 				return fmt.Errorf("update foo %s/%s: %w", ns, name, err)
 			}
-			break
+			return nil
 		}
-	}
-	return nil
+	})
 }
