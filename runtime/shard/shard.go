@@ -91,10 +91,13 @@ type assignment struct {
 	self    string
 	grown   *view
 	shrinks []view
+	// until is the renew deadline: past it the assignment owns nothing,
+	// whenever the goroutine that would notice gets to run.
+	until time.Time
 }
 
 func (a *assignment) owns(key string) bool {
-	if a == nil || a.grown == nil {
+	if a == nil || a.grown == nil || !time.Now().Before(a.until) {
 		return false
 	}
 	hk := fnv64a(key)
@@ -137,9 +140,10 @@ func New(opts Options) (*Shard, error) {
 func (s *Shard) Name() string { return "shard " + s.opts.Group + "/" + s.opts.Identity }
 
 // Owns reports whether this replica owns key (a cache key, store.Key) now.
-// It is false before the first handover, after the renew deadline passed
-// without renewal, and once Run is stopping. Lock-free; cheap (one hash of
-// the key and one mix per member).
+// It is false before the first handover, from the instant the renew
+// deadline passes without renewal (it compares the clock itself, so a busy
+// process cannot stretch it), and once Run is stopping. Lock-free; cheap (a
+// clock read, one hash of the key and one mix per member).
 func (s *Shard) Owns(key string) bool { return s.asg.Load().owns(key) }
 
 // HasSynced reports whether the first handover has completed: this replica
@@ -431,9 +435,16 @@ func (s *Shard) ackedLocked(now time.Time) bool {
 
 // storeLocked publishes the assignment for Owns and tells the filters.
 func (s *Shard) storeLocked() {
-	s.asg.Store(&assignment{self: s.opts.Identity, grown: s.grown, shrinks: slices.Clone(s.shrinks)})
+	s.refreshLocked()
 	poke(s.wakeReplay)
 	poke(s.wakeWriter) // a drain may now be complete, or a write due
+}
+
+// refreshLocked publishes the assignment for Owns, valid until the renew
+// deadline of the last successful write.
+func (s *Shard) refreshLocked() {
+	s.asg.Store(&assignment{self: s.opts.Identity, grown: s.grown, shrinks: slices.Clone(s.shrinks),
+		until: s.lastRenew.Add(s.opts.RenewDeadline)})
 }
 
 // writer creates and renews the Lease, and publishes a new view once no
@@ -506,6 +517,7 @@ func (s *Shard) write(ctx context.Context, want string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lease, s.lastRenew = got, start
+	s.refreshLocked() // Owns is valid until the new deadline
 	if s.published == want {
 		s.pubRVs = append(s.pubRVs, got.ResourceVersion)
 		if s.marked != s.published && s.selfSeenRV == got.ResourceVersion {

@@ -123,7 +123,7 @@ func startShardReplica(t *testing.T, ctx context.Context, id, ns string, rec *re
 		Identity:      id,
 		Leases:        shard.NewLeaseClient(lc, ns),
 		Source:        shard.NewListerWatcher(lc, ns, "foo-controller"),
-		LeaseDuration: 3 * time.Second,
+		LeaseDuration: 4 * time.Second, // a 2s margin over RenewDeadline: CI machines are loaded
 		RenewDeadline: 2 * time.Second,
 		RetryPeriod:   250 * time.Millisecond,
 	})
@@ -275,7 +275,7 @@ func TestShardedController(t *testing.T) {
 	replicas["c"].proxy.SetDown(true)
 	touched := touchAsync(1)
 	took = actsOn("a, b act on [a b]", "a", "b")
-	t.Logf("partition: a, b took over %v after c was cut off (LeaseDuration 3s)", took)
+	t.Logf("partition: a, b took over %v after c was cut off (LeaseDuration 4s)", took)
 	if m := replicas["c"].s.Members(); m != nil {
 		t.Errorf("partitioned c still acts on %v", m)
 	}
