@@ -6,6 +6,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
@@ -22,11 +23,14 @@ const (
 type Options struct {
 	// Group names the set of replicas that share the keys: every replica of
 	// one controller uses the same Group. It is the value of GroupLabel on
-	// their Leases and the prefix of their names. Required.
+	// their Leases and the prefix of their names: a valid label value.
+	// Required.
 	Group string
 	// Identity names this replica within Group, unique among the live
 	// replicas (a pod name). Its Lease is named "<Group>-<Identity>". Two
-	// processes running with one identity break every guarantee. Required.
+	// processes running with one identity break every guarantee.
+	// "<Group>-<Identity>" must be a valid object name (DNS subdomain).
+	// Required.
 	Identity string
 	// Leases writes this replica's own Lease (NewLeaseClient over a REST
 	// client for coordination.k8s.io/v1). Required.
@@ -68,6 +72,16 @@ func (o *Options) validate() error {
 	}
 	if o.Identity == "" {
 		errs = append(errs, errors.New("Identity is empty"))
+	}
+	if o.Group != "" && o.Identity != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(o.Group + "-" + o.Identity) {
+			errs = append(errs, fmt.Errorf("Lease name %q: %s", o.Group+"-"+o.Identity, msg))
+		}
+	}
+	if o.Group != "" {
+		for _, msg := range validation.IsValidLabelValue(o.Group) {
+			errs = append(errs, fmt.Errorf("Group %q as a label value: %s", o.Group, msg))
+		}
 	}
 	if o.Leases == nil {
 		errs = append(errs, errors.New("Leases is nil"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -375,6 +376,8 @@ func TestOptionsValidated(t *testing.T) {
 		"retry past deadline":   func(o *shard.Options) { o.RetryPeriod = o.RenewDeadline },
 		"lease below 1s":        func(o *shard.Options) { o.LeaseDuration = 500 * time.Millisecond },
 		"negative retry period": func(o *shard.Options) { o.RetryPeriod = -time.Second },
+		"identity not a name":   func(o *shard.Options) { o.Identity = "Pod_1" },
+		"group too long":        func(o *shard.Options) { o.Group = strings.Repeat("g", 64) },
 	} {
 		o := c.options("a")
 		edit(&o)
