@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,7 +54,10 @@ func leaseCRD() *apiextensionsv1.CustomResourceDefinition {
 	}
 }
 
-var leaseCRDOnce sync.Once
+var (
+	leaseCRDOnce sync.Once
+	shardRuns    atomic.Int32
+)
 
 func installLeaseCRD(t *testing.T, ctx context.Context) {
 	t.Helper()
@@ -177,7 +181,8 @@ func TestShardedController(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	installLeaseCRD(t, ctx)
-	ns := "shard"
+	// A namespace per run, so that -count=N reruns in one server.
+	ns := fmt.Sprintf("shard-%d", shardRuns.Add(1))
 	const n = 300
 	if err := e2eutil.CreateFoos(ctx, client, ns, "foo", 0, n, nil); err != nil {
 		t.Fatal(err)
