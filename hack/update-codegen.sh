@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates everything informer-gen generates in this repository:
+#   - runtime/wire's shared decoders of apimachinery types
+#     (runtime/wire/json_generated_metav1.go, written by generator/decode's
+#     planner: go test ./generator/decode -run TestSharedFile -update);
 #   - the golden expected trees, testdata/golden/*/want and want.stderr
 #     (go test ./generator -run Golden -update rewrites them wholesale);
 #   - bench/generated (core/v1 with JSON decoders, for benchmarks and tests);
@@ -11,6 +14,9 @@
 # generated API. Usage: hack/update-codegen.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== runtime/wire shared decoders (json_generated_metav1.go)"
+go test ./generator/decode -run 'TestSharedFile' -count=1 -update
 
 echo "== golden trees (testdata/golden)"
 go test ./generator -run 'TestGolden' -count=1 -update

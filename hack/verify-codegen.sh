@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Checks that all generated code is up to date, without touching the working
 # tree: exits non-zero, naming the stale files, when anything would change.
+#   - runtime/wire/json_generated_metav1.go: generator/decode's
+#     TestSharedFile plans it again and compares;
 #   - golden trees: the golden test generates every case into a temp dir and
 #     compares it with testdata/golden/*/want (missing, extra and different
 #     files fail) and want.stderr;
@@ -12,6 +14,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 status=0
+echo "== runtime/wire shared decoders (json_generated_metav1.go)"
+if ! go test ./generator/decode -run 'TestSharedFile' -count=1; then
+  echo "runtime/wire/json_generated_metav1.go is stale: run hack/update-codegen.sh" >&2
+  status=1
+fi
+
 echo "== golden trees (testdata/golden)"
 if ! go test ./generator -run 'TestGolden' -count=1; then
   echo "golden trees are stale: run hack/update-codegen.sh" >&2

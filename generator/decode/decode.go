@@ -19,6 +19,7 @@
 package decode
 
 import (
+	"go/token"
 	"go/types"
 	"path"
 	"reflect"
@@ -38,8 +39,12 @@ const metav1Path = "k8s.io/apimachinery/pkg/apis/meta/v1"
 // path by (adding the import); name is the package's declared name.
 type Importer func(path, name string) string
 
-// File is the data of one generated decode.go.
+// File is the data of one generated decode.go (or of runtime/wire's file of
+// shared decoders, see Shared).
 type File struct {
+	// Wire qualifies runtime/wire's names in the functions: "wire." (the
+	// package's alias and a dot), or "" in package wire itself.
+	Wire     string
 	Structs  []*Struct
 	Wrappers []*Wrapper
 }
@@ -61,6 +66,21 @@ func (s *Struct) NamesQ() string {
 	return strconv.Quote(strings.Join(names, ","))
 }
 
+// Exported reports a function of runtime/wire's shared decoders, which gets
+// a doc comment.
+func (s *Struct) Exported() bool { return token.IsExported(s.Func) }
+
+// Seen reports whether a field needs the seen array (not every field is
+// Default).
+func (s *Struct) Seen() bool {
+	for _, f := range s.Fields {
+		if !f.Default() {
+			return true
+		}
+	}
+	return false
+}
+
 // Count is the number of fields, for the seen array.
 func (s *Struct) Count() int { return len(s.Fields) }
 
@@ -71,10 +91,17 @@ type Field struct {
 	Index int    // in the seen array
 	Path  string // Go selector from the struct: TypeMeta.Kind
 	Func  string // decode function of the field's type
+	wire  string // File.Wire
 }
 
 // NameQ is the JSON name as a Go string literal.
 func (f *Field) NameQ() string { return strconv.Quote(f.Name) }
+
+// Default reports a field decoded by wire.DecodeDefault, which the template
+// calls directly: a repeat would go to DecodeDefault too, so the field needs
+// no DecodeField, and DecodeDefault is not passed as a func value (each
+// value is one more instantiation wrapper compiled in the package).
+func (f *Field) Default() bool { return f.Func == f.wire+"DecodeDefault" }
 
 // Wrapper is the decode function of a pointer, slice or map type: one call
 // of a runtime/wire helper with the element's decode function.
@@ -89,11 +116,29 @@ type Wrapper struct {
 	ElemType string
 }
 
+// Exported reports a function of runtime/wire's shared decoders, which gets
+// a doc comment.
+func (w *Wrapper) Exported() bool { return token.IsExported(w.Func) }
+
 // Plan returns the decode functions of roots (named struct types) and of
 // every type reachable from them, and the name of each root's function (""
-// for a root that is decoded by the default decoder).
+// for a root that is decoded by the default decoder). Types runtime/wire
+// decodes for every package (SharedTypes: metav1.ObjectMeta and the like)
+// are referred to there, not planned again.
 func Plan(roots []*types.Named, imp Importer) (*File, []string) {
-	p := &planner{imp: imp, wire: imp(WirePath, "wire"), names: map[string]bool{}}
+	ts := make([]types.Type, len(roots))
+	for i, r := range roots {
+		ts[i] = r
+	}
+	return plan(ts, imp, false)
+}
+
+func plan(roots []types.Type, imp Importer, self bool) (*File, []string) {
+	p := &planner{imp: imp, self: self, names: map[string]bool{}}
+	if !self {
+		p.wire = imp(WirePath, "wire") + "."
+	}
+	p.file.Wire = p.wire
 	var out []string
 	for _, r := range roots {
 		f := p.ref(r)
@@ -114,7 +159,8 @@ func Plan(roots []*types.Named, imp Importer) (*File, []string) {
 
 type planner struct {
 	imp   Importer
-	wire  string
+	self  bool         // planning runtime/wire's shared decoders, in package wire
+	wire  string       // "wire.", or "" when self
 	refs  typeutil.Map // types.Type -> string (function reference)
 	names map[string]bool
 	file  File
@@ -126,9 +172,12 @@ type pending struct {
 	st *types.Struct
 }
 
-func (p *planner) def() string { return p.wire + ".DecodeDefault" }
+func (p *planner) def() string { return p.wire + "DecodeDefault" }
 
 func (p *planner) qualifier(pkg *types.Package) string {
+	if p.self && pkg.Path() == WirePath {
+		return ""
+	}
 	name := pkg.Name()
 	if len(name) > 1 && name[0] == 'v' && name[1] >= '0' && name[1] <= '9' {
 		// k8s.io/api/core/v1 as corev1, as upstream's generators name it.
@@ -148,19 +197,22 @@ func (p *planner) ref(t types.Type) string {
 }
 
 func (p *planner) plan(t types.Type) string {
+	if name, ok := SharedTypes[sharedKey(t)]; ok && !p.self {
+		return p.wire + name
+	}
 	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == metav1Path {
 		switch n.Obj().Name() {
 		case "Time":
-			return p.wire + ".DecodeTime"
+			return p.wire + "DecodeTime"
 		case "MicroTime":
-			return p.wire + ".DecodeMicroTime"
+			return p.wire + "DecodeMicroTime"
 		case "FieldsV1":
-			return p.wire + ".DecodeFieldsV1"
+			return p.wire + "DecodeFieldsV1"
 		}
 	}
 	if _, ptr := t.(*types.Pointer); !ptr && hasUnmarshaler(t) {
 		if jsonMethodOnly(t) {
-			return p.wire + ".DecodeMethod"
+			return p.wire + "DecodeMethod"
 		}
 		return p.def() // a pointer's element is checked on its own
 	}
@@ -168,15 +220,15 @@ func (p *planner) plan(t types.Type) string {
 	case *types.Basic:
 		switch {
 		case u.Kind() == types.String:
-			return p.wire + ".DecodeString"
+			return p.wire + "DecodeString"
 		case u.Kind() == types.Bool:
-			return p.wire + ".DecodeBool"
+			return p.wire + "DecodeBool"
 		case u.Kind() >= types.Int && u.Kind() <= types.Int64:
-			return p.wire + ".DecodeInt"
+			return p.wire + "DecodeInt"
 		case u.Kind() >= types.Uint && u.Kind() <= types.Uint64:
-			return p.wire + ".DecodeUint"
+			return p.wire + "DecodeUint"
 		case u.Kind() == types.Float32 || u.Kind() == types.Float64:
-			return p.wire + ".DecodeFloat"
+			return p.wire + "DecodeFloat"
 		}
 	case *types.Pointer:
 		if _, named := t.(*types.Named); named || !nameable(t) {
@@ -197,7 +249,7 @@ func (p *planner) plan(t types.Type) string {
 		return p.wrap(t, "DecodeSlice", u.Elem())
 	case *types.Map:
 		if _, named := t.(*types.Named); !named && isString(u.Key()) && isString(u.Elem()) {
-			return p.wire + ".DecodeStringMap"
+			return p.wire + "DecodeStringMap"
 		}
 		if k, ok := u.Key().Underlying().(*types.Basic); !ok || k.Kind() != types.String || hasUnmarshaler(u.Key()) || !nameable(t) {
 			break
@@ -211,7 +263,7 @@ func (p *planner) plan(t types.Type) string {
 		if _, ok := structFields(u); !ok {
 			break
 		}
-		s := &Struct{Func: p.name("json" + p.mangle(t)), Type: types.TypeString(t, p.qualifier)}
+		s := &Struct{Func: p.funcName(t), Type: types.TypeString(t, p.qualifier)}
 		p.file.Structs = append(p.file.Structs, s)
 		p.refs.Set(t, s.Func) // before the fields: types may be recursive
 		p.queue = append(p.queue, pending{s, u})
@@ -224,12 +276,12 @@ func (p *planner) plan(t types.Type) string {
 func (p *planner) fill(q pending) {
 	fields, _ := structFields(q.st)
 	for i, f := range fields {
-		q.s.Fields = append(q.s.Fields, &Field{Name: f.name, Index: i, Path: f.path, Func: p.ref(f.typ)})
+		q.s.Fields = append(q.s.Fields, &Field{Name: f.name, Index: i, Path: f.path, Func: p.ref(f.typ), wire: p.wire})
 	}
 }
 
 func (p *planner) wrap(t types.Type, helper string, elem types.Type) string {
-	w := &Wrapper{Func: p.name("json" + p.mangle(t)), Type: types.TypeString(t, p.qualifier), Helper: p.wire + "." + helper}
+	w := &Wrapper{Func: p.funcName(t), Type: types.TypeString(t, p.qualifier), Helper: p.wire + helper}
 	if helper == "DecodePointer" {
 		w.ElemType = types.TypeString(elem, p.qualifier)
 	}
@@ -237,6 +289,16 @@ func (p *planner) wrap(t types.Type, helper string, elem types.Type) string {
 	w.Elem = p.ref(elem)
 	p.file.Wrappers = append(p.file.Wrappers, w)
 	return w.Func
+}
+
+// funcName returns the name of t's decode function: its exported name in
+// runtime/wire for a shared type planned there, else json<mangled type>.
+func (p *planner) funcName(t types.Type) string {
+	if name, ok := SharedTypes[sharedKey(t)]; ok && p.self {
+		p.names[name] = true
+		return name
+	}
+	return p.name("json" + p.mangle(t))
 }
 
 // name returns want, or want with a number when it is taken.

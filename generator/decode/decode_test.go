@@ -116,4 +116,17 @@ func TestPlan(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("fields %v, want %v", got, want)
 	}
+	// Members left to the default decoder are called without DecodeField
+	// (and need no seen slot); a struct of only those declares no seen array.
+	for _, fl := range structs["jsonApiObj"].Fields {
+		if fl.Default() != (fl.Func == "wire.DecodeDefault") {
+			t.Errorf("field %q (%s): Default() = %v", fl.Name, fl.Func, fl.Default())
+		}
+	}
+	if !structs["jsonApiObj"].Seen() {
+		t.Error("Obj, with members decoded by DecodeField, has no seen array")
+	}
+	if (&Struct{Fields: []*Field{{Func: "wire.DecodeDefault", wire: "wire."}}}).Seen() {
+		t.Error("a struct of default-decoded members only has a seen array (declared and not used)")
+	}
 }

@@ -13,5 +13,8 @@
 // (decode.go of each generated informers package, factory.Type.DecodeJSON)
 // through GeneratedDecoder; the helpers they call (JSONDecoder, DecodeString,
 // DecodeSlice, …, DecodeDefault) are in json_generated.go, with the rule that
-// keeps them exactly the reflective decoder's.
+// keeps them exactly the reflective decoder's; the decoders of apimachinery's
+// types that every API type shares (DecodeObjectMeta, DecodeCondition, …) are
+// in json_generated_metav1.go, generated once here by informer-gen's planner
+// (generator/decode) instead of in every generated package.
 package wire

@@ -405,13 +405,31 @@ func DecodeMap[M ~map[K]V, K ~string, V any](d *JSONDecoder, p *M, elem func(*JS
 // codec to its own, reflective decoder (factory.Type.DecodeJSON nil). It is
 // called once per kind, when the generated package is initialized; it
 // inspects the types with reflection and is safe for concurrent use.
+//
+// The check covers the shared decoders of apimachinery's types
+// (DecodeObjectMeta, DecodeCondition, …) that every generated decoder calls:
+// when one of those types has other members than the ones these decoders
+// were generated from, every generated decoder is nil.
 func CheckedDecoder[P any](fields map[reflect.Type]string, fn func(*JSONDecoder, P) error) func(*JSONDecoder, P) error {
-	for t, want := range fields {
-		if got, ok := cachedMembers(t); !ok || got != want {
-			return nil
-		}
+	if !sharedCurrent() || !membersMatch(fields) {
+		return nil
 	}
 	return fn
+}
+
+// sharedCurrent reports whether sharedMembers (json_generated_metav1.go)
+// match the compiled apimachinery; checked once.
+var sharedCurrent = sync.OnceValue(func() bool { return membersMatch(sharedMembers) })
+
+// membersMatch reports whether every struct type in fields has the JSON
+// members fields gives it.
+func membersMatch(fields map[reflect.Type]string) bool {
+	for t, want := range fields {
+		if got, ok := cachedMembers(t); !ok || got != want {
+			return false
+		}
+	}
+	return true
 }
 
 // membersCache holds jsonMembers' results by type: a generated package

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -281,4 +282,42 @@ func TestCheckedDecoder(t *testing.T) {
 		t.Error("GeneratedDecoder(nil) set a decoder")
 	}
 	_ = outer{}.unexported
+}
+
+// TestCheckedDecoderSharedTypes: the shared decoders of apimachinery's types
+// (json_generated_metav1.go) are guarded by every CheckedDecoder. A newer
+// apimachinery whose ObjectMeta has a member the shared decoder does not read
+// (simulated by a table generated before that member existed) leaves every
+// generated decoder nil, so the codec's own decoder reads the member.
+func TestCheckedDecoderSharedTypes(t *testing.T) {
+	for typ, want := range sharedMembers {
+		if got, ok := jsonMembers(typ); !ok || got != want {
+			t.Errorf("sharedMembers[%v] = %q, the compiled type has %q (%v): run hack/update-codegen.sh", typ, want, got, ok)
+		}
+	}
+	if !sharedCurrent() {
+		t.Fatal("the shared decoders do not match the compiled apimachinery")
+	}
+	om := reflect.TypeFor[metav1.ObjectMeta]()
+	if !strings.Contains(sharedMembers[om], ",finalizers,") {
+		t.Fatalf("sharedMembers[ObjectMeta] = %q, without finalizers", sharedMembers[om])
+	}
+	type kind struct {
+		metav1.ObjectMeta `json:"metadata"`
+	}
+	fields := map[reflect.Type]string{reflect.TypeFor[kind](): "metadata"}
+	fn := func(*JSONDecoder, *kind) error { return nil }
+	if CheckedDecoder(fields, fn) == nil {
+		t.Fatal("CheckedDecoder dropped a decoder of current types")
+	}
+	stale := maps.Clone(sharedMembers)
+	stale[om] = strings.Replace(stale[om], ",finalizers,", ",", 1)
+	if membersMatch(stale) {
+		t.Fatal("a shared table without ObjectMeta's finalizers matches the compiled ObjectMeta")
+	}
+	defer func(f func() bool) { sharedCurrent = f }(sharedCurrent)
+	sharedCurrent = func() bool { return membersMatch(stale) }
+	if CheckedDecoder(fields, fn) != nil {
+		t.Error("CheckedDecoder kept a generated decoder while the shared ObjectMeta decoder misses a member")
+	}
 }

@@ -3,6 +3,7 @@
 // JSON decoders of core/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
 // what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
 
 package v1
 
@@ -10,12 +11,12 @@ import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	corev1 "k8s.io/api/core/v1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	reflect "reflect"
 )
 
-// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
-// members it had when this file was generated (a dependency upgraded without regenerating).
+// The kinds' decoders, nil (the codec's own decoder) when a type below, or one wire's shared
+// decoders decode, no longer has the JSON members it had when this file was generated (a
+// dependency upgraded without regenerating).
 var (
 	componentStatusDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonCorev1ComponentStatus)
 	configMapDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1ConfigMap)
@@ -247,12 +248,6 @@ var jsonMembers = map[reflect.Type]string{
 	reflect.TypeOf((*corev1.VsphereVirtualDiskVolumeSource)(nil)).Elem():     "volumePath,fsType,storagePolicyName,storagePolicyID",
 	reflect.TypeOf((*corev1.WeightedPodAffinityTerm)(nil)).Elem():            "weight,podAffinityTerm",
 	reflect.TypeOf((*corev1.WindowsSecurityContextOptions)(nil)).Elem():      "gmsaCredentialSpecName,gmsaCredentialSpec,runAsUserName,hostProcess",
-	reflect.TypeOf((*metav1.Condition)(nil)).Elem():                          "type,status,observedGeneration,lastTransitionTime,reason,message",
-	reflect.TypeOf((*metav1.LabelSelector)(nil)).Elem():                      "matchLabels,matchExpressions",
-	reflect.TypeOf((*metav1.LabelSelectorRequirement)(nil)).Elem():           "key,operator,values",
-	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem():                 "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():                         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():                     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
 }
 
 func jsonCorev1AWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSElasticBlockStoreVolumeSource) error {
@@ -332,7 +327,7 @@ func jsonCorev1AppArmorProfile(d *wire.JSONDecoder, v *corev1.AppArmorProfile) e
 		case "type":
 			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
 		case "localhostProfile":
-			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -390,9 +385,9 @@ func jsonCorev1AzureDiskVolumeSource(d *wire.JSONDecoder, v *corev1.AzureDiskVol
 		case "cachingMode":
 			err = wire.DecodeField(d, &seen[2], &v.CachingMode, jsonPtrCorev1AzureDataDiskCachingMode)
 		case "fsType":
-			err = wire.DecodeField(d, &seen[3], &v.FSType, jsonPtrString)
+			err = wire.DecodeField(d, &seen[3], &v.FSType, wire.DecodeStringPtr)
 		case "readOnly":
-			err = wire.DecodeField(d, &seen[4], &v.ReadOnly, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[4], &v.ReadOnly, wire.DecodeBoolPtr)
 		case "kind":
 			err = wire.DecodeField(d, &seen[5], &v.Kind, jsonPtrCorev1AzureDataDiskKind)
 		default:
@@ -425,7 +420,7 @@ func jsonCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Az
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "secretNamespace":
-			err = wire.DecodeField(d, &seen[3], &v.SecretNamespace, jsonPtrString)
+			err = wire.DecodeField(d, &seen[3], &v.SecretNamespace, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -524,9 +519,9 @@ func jsonCorev1CSIVolumeSource(d *wire.JSONDecoder, v *corev1.CSIVolumeSource) e
 		case "driver":
 			err = wire.DecodeField(d, &seen[0], &v.Driver, wire.DecodeString)
 		case "readOnly":
-			err = wire.DecodeField(d, &seen[1], &v.ReadOnly, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[1], &v.ReadOnly, wire.DecodeBoolPtr)
 		case "fsType":
-			err = wire.DecodeField(d, &seen[2], &v.FSType, jsonPtrString)
+			err = wire.DecodeField(d, &seen[2], &v.FSType, wire.DecodeStringPtr)
 		case "volumeAttributes":
 			err = wire.DecodeField(d, &seen[3], &v.VolumeAttributes, wire.DecodeStringMap)
 		case "nodePublishSecretRef":
@@ -582,7 +577,7 @@ func jsonCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CephF
 		}
 		switch string(name) {
 		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.Monitors, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.Monitors, wire.DecodeStrings)
 		case "path":
 			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
 		case "user":
@@ -617,7 +612,7 @@ func jsonCorev1CephFSVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSVolumeSou
 		}
 		switch string(name) {
 		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.Monitors, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.Monitors, wire.DecodeStrings)
 		case "path":
 			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
 		case "user":
@@ -714,7 +709,7 @@ func jsonCorev1ClientIPConfig(d *wire.JSONDecoder, v *corev1.ClientIPConfig) err
 		}
 		switch string(name) {
 		case "timeoutSeconds":
-			err = wire.DecodeField(d, &seen[0], &v.TimeoutSeconds, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[0], &v.TimeoutSeconds, wire.DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -739,17 +734,17 @@ func jsonCorev1ClusterTrustBundleProjection(d *wire.JSONDecoder, v *corev1.Clust
 		}
 		switch string(name) {
 		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, jsonPtrString)
+			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeStringPtr)
 		case "signerName":
-			err = wire.DecodeField(d, &seen[1], &v.SignerName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.SignerName, wire.DecodeStringPtr)
 		case "labelSelector":
-			err = wire.DecodeField(d, &seen[2], &v.LabelSelector, jsonPtrMetav1LabelSelector)
+			err = wire.DecodeField(d, &seen[2], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
 		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
 		case "path":
 			err = wire.DecodeField(d, &seen[4], &v.Path, wire.DecodeString)
 		case "user":
-			err = wire.DecodeField(d, &seen[5], &v.User, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[5], &v.User, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -809,7 +804,7 @@ func jsonCorev1ComponentStatus(d *wire.JSONDecoder, v *corev1.ComponentStatus) e
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "conditions":
 			err = wire.DecodeField(d, &seen[3], &v.Conditions, jsonSliceCorev1ComponentCondition)
 		default:
@@ -840,9 +835,9 @@ func jsonCorev1ConfigMap(d *wire.JSONDecoder, v *corev1.ConfigMap) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "immutable":
-			err = wire.DecodeField(d, &seen[3], &v.Immutable, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[3], &v.Immutable, wire.DecodeBoolPtr)
 		case "data":
 			err = wire.DecodeField(d, &seen[4], &v.Data, wire.DecodeStringMap)
 		case "binaryData":
@@ -873,7 +868,7 @@ func jsonCorev1ConfigMapEnvSource(d *wire.JSONDecoder, v *corev1.ConfigMapEnvSou
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[1], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[1], &v.Optional, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -902,7 +897,7 @@ func jsonCorev1ConfigMapKeySelector(d *wire.JSONDecoder, v *corev1.ConfigMapKeyS
 		case "key":
 			err = wire.DecodeField(d, &seen[1], &v.Key, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -964,7 +959,7 @@ func jsonCorev1ConfigMapProjection(d *wire.JSONDecoder, v *corev1.ConfigMapProje
 		case "items":
 			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceCorev1KeyToPath)
 		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -993,11 +988,11 @@ func jsonCorev1ConfigMapVolumeSource(d *wire.JSONDecoder, v *corev1.ConfigMapVol
 		case "items":
 			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceCorev1KeyToPath)
 		case "defaultMode":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, wire.DecodeInt32Ptr)
 		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
 		case "defaultUser":
-			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1026,9 +1021,9 @@ func jsonCorev1Container(d *wire.JSONDecoder, v *corev1.Container) error {
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.Image, wire.DecodeString)
 		case "command":
-			err = wire.DecodeField(d, &seen[2], &v.Command, jsonSliceString)
+			err = wire.DecodeField(d, &seen[2], &v.Command, wire.DecodeStrings)
 		case "args":
-			err = wire.DecodeField(d, &seen[3], &v.Args, jsonSliceString)
+			err = wire.DecodeField(d, &seen[3], &v.Args, wire.DecodeStrings)
 		case "workingDir":
 			err = wire.DecodeField(d, &seen[4], &v.WorkingDir, wire.DecodeString)
 		case "ports":
@@ -1124,7 +1119,7 @@ func jsonCorev1ContainerImage(d *wire.JSONDecoder, v *corev1.ContainerImage) err
 		}
 		switch string(name) {
 		case "names":
-			err = wire.DecodeField(d, &seen[0], &v.Names, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.Names, wire.DecodeStrings)
 		case "sizeBytes":
 			err = wire.DecodeField(d, &seen[1], &v.SizeBytes, wire.DecodeInt)
 		default:
@@ -1399,7 +1394,7 @@ func jsonCorev1ContainerStatus(d *wire.JSONDecoder, v *corev1.ContainerStatus) e
 		case "containerID":
 			err = wire.DecodeField(d, &seen[7], &v.ContainerID, wire.DecodeString)
 		case "started":
-			err = wire.DecodeField(d, &seen[8], &v.Started, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[8], &v.Started, wire.DecodeBoolPtr)
 		case "allocatedResources":
 			err = wire.DecodeField(d, &seen[9], &v.AllocatedResources, jsonCorev1ResourceList)
 		case "resources":
@@ -1517,9 +1512,9 @@ func jsonCorev1DownwardAPIVolumeFile(d *wire.JSONDecoder, v *corev1.DownwardAPIV
 		case "resourceFieldRef":
 			err = wire.DecodeField(d, &seen[2], &v.ResourceFieldRef, jsonPtrCorev1ResourceFieldSelector)
 		case "mode":
-			err = wire.DecodeField(d, &seen[3], &v.Mode, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[3], &v.Mode, wire.DecodeInt32Ptr)
 		case "user":
-			err = wire.DecodeField(d, &seen[4], &v.User, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[4], &v.User, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1546,9 +1541,9 @@ func jsonCorev1DownwardAPIVolumeSource(d *wire.JSONDecoder, v *corev1.DownwardAP
 		case "items":
 			err = wire.DecodeField(d, &seen[0], &v.Items, jsonSliceCorev1DownwardAPIVolumeFile)
 		case "defaultMode":
-			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, wire.DecodeInt32Ptr)
 		case "defaultUser":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1577,7 +1572,7 @@ func jsonCorev1EmptyDirVolumeSource(d *wire.JSONDecoder, v *corev1.EmptyDirVolum
 		case "sizeLimit":
 			err = wire.DecodeField(d, &seen[1], &v.SizeLimit, jsonPtrResourceQuantity)
 		case "mode":
-			err = wire.DecodeField(d, &seen[2], &v.Mode, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[2], &v.Mode, wire.DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1606,7 +1601,7 @@ func jsonCorev1EndpointAddress(d *wire.JSONDecoder, v *corev1.EndpointAddress) e
 		case "hostname":
 			err = wire.DecodeField(d, &seen[1], &v.Hostname, wire.DecodeString)
 		case "nodeName":
-			err = wire.DecodeField(d, &seen[2], &v.NodeName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[2], &v.NodeName, wire.DecodeStringPtr)
 		case "targetRef":
 			err = wire.DecodeField(d, &seen[3], &v.TargetRef, jsonPtrCorev1ObjectReference)
 		default:
@@ -1639,7 +1634,7 @@ func jsonCorev1EndpointPort(d *wire.JSONDecoder, v *corev1.EndpointPort) error {
 		case "protocol":
 			err = wire.DecodeField(d, &seen[2], &v.Protocol, wire.DecodeString)
 		case "appProtocol":
-			err = wire.DecodeField(d, &seen[3], &v.AppProtocol, jsonPtrString)
+			err = wire.DecodeField(d, &seen[3], &v.AppProtocol, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1697,7 +1692,7 @@ func jsonCorev1Endpoints(d *wire.JSONDecoder, v *corev1.Endpoints) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "subsets":
 			err = wire.DecodeField(d, &seen[3], &v.Subsets, jsonSliceCorev1EndpointSubset)
 		default:
@@ -1819,9 +1814,9 @@ func jsonCorev1EphemeralContainer(d *wire.JSONDecoder, v *corev1.EphemeralContai
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.EphemeralContainerCommon.Image, wire.DecodeString)
 		case "command":
-			err = wire.DecodeField(d, &seen[2], &v.EphemeralContainerCommon.Command, jsonSliceString)
+			err = wire.DecodeField(d, &seen[2], &v.EphemeralContainerCommon.Command, wire.DecodeStrings)
 		case "args":
-			err = wire.DecodeField(d, &seen[3], &v.EphemeralContainerCommon.Args, jsonSliceString)
+			err = wire.DecodeField(d, &seen[3], &v.EphemeralContainerCommon.Args, wire.DecodeStrings)
 		case "workingDir":
 			err = wire.DecodeField(d, &seen[4], &v.EphemeralContainerCommon.WorkingDir, wire.DecodeString)
 		case "ports":
@@ -1919,7 +1914,7 @@ func jsonCorev1Event(d *wire.JSONDecoder, v *corev1.Event) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "involvedObject":
 			err = wire.DecodeField(d, &seen[3], &v.InvolvedObject, jsonCorev1ObjectReference)
 		case "reason":
@@ -2028,7 +2023,7 @@ func jsonCorev1EvictionResponder(d *wire.JSONDecoder, v *corev1.EvictionResponde
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "priority":
-			err = wire.DecodeField(d, &seen[1], &v.Priority, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[1], &v.Priority, wire.DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2053,7 +2048,7 @@ func jsonCorev1ExecAction(d *wire.JSONDecoder, v *corev1.ExecAction) error {
 		}
 		switch string(name) {
 		case "command":
-			err = wire.DecodeField(d, &seen[0], &v.Command, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.Command, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -2078,15 +2073,15 @@ func jsonCorev1FCVolumeSource(d *wire.JSONDecoder, v *corev1.FCVolumeSource) err
 		}
 		switch string(name) {
 		case "targetWWNs":
-			err = wire.DecodeField(d, &seen[0], &v.TargetWWNs, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.TargetWWNs, wire.DecodeStrings)
 		case "lun":
-			err = wire.DecodeField(d, &seen[1], &v.Lun, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[1], &v.Lun, wire.DecodeInt32Ptr)
 		case "fsType":
 			err = wire.DecodeField(d, &seen[2], &v.FSType, wire.DecodeString)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
 		case "wwids":
-			err = wire.DecodeField(d, &seen[4], &v.WWIDs, jsonSliceString)
+			err = wire.DecodeField(d, &seen[4], &v.WWIDs, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -2117,7 +2112,7 @@ func jsonCorev1FileKeySelector(d *wire.JSONDecoder, v *corev1.FileKeySelector) e
 		case "key":
 			err = wire.DecodeField(d, &seen[2], &v.Key, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2268,7 +2263,7 @@ func jsonCorev1GRPCAction(d *wire.JSONDecoder, v *corev1.GRPCAction) error {
 		case "port":
 			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeInt)
 		case "service":
-			err = wire.DecodeField(d, &seen[1], &v.Service, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.Service, wire.DecodeStringPtr)
 		case "mode":
 			err = wire.DecodeField(d, &seen[2], &v.Mode, jsonPtrCorev1GRPCProbeMode)
 		default:
@@ -2330,7 +2325,7 @@ func jsonCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Gl
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "endpointsNamespace":
-			err = wire.DecodeField(d, &seen[3], &v.EndpointsNamespace, jsonPtrString)
+			err = wire.DecodeField(d, &seen[3], &v.EndpointsNamespace, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2448,7 +2443,7 @@ func jsonCorev1HostAlias(d *wire.JSONDecoder, v *corev1.HostAlias) error {
 		case "ip":
 			err = wire.DecodeField(d, &seen[0], &v.IP, wire.DecodeString)
 		case "hostnames":
-			err = wire.DecodeField(d, &seen[1], &v.Hostnames, jsonSliceString)
+			err = wire.DecodeField(d, &seen[1], &v.Hostnames, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -2537,7 +2532,7 @@ func jsonCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIP
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[5], &v.ReadOnly, wire.DecodeBool)
 		case "portals":
-			err = wire.DecodeField(d, &seen[6], &v.Portals, jsonSliceString)
+			err = wire.DecodeField(d, &seen[6], &v.Portals, wire.DecodeStrings)
 		case "chapAuthDiscovery":
 			err = wire.DecodeField(d, &seen[7], &v.DiscoveryCHAPAuth, wire.DecodeBool)
 		case "chapAuthSession":
@@ -2545,7 +2540,7 @@ func jsonCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIP
 		case "secretRef":
 			err = wire.DecodeField(d, &seen[9], &v.SecretRef, jsonPtrCorev1SecretReference)
 		case "initiatorName":
-			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2582,7 +2577,7 @@ func jsonCorev1ISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSourc
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[5], &v.ReadOnly, wire.DecodeBool)
 		case "portals":
-			err = wire.DecodeField(d, &seen[6], &v.Portals, jsonSliceString)
+			err = wire.DecodeField(d, &seen[6], &v.Portals, wire.DecodeStrings)
 		case "chapAuthDiscovery":
 			err = wire.DecodeField(d, &seen[7], &v.DiscoveryCHAPAuth, wire.DecodeBool)
 		case "chapAuthSession":
@@ -2590,7 +2585,7 @@ func jsonCorev1ISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSourc
 		case "secretRef":
 			err = wire.DecodeField(d, &seen[9], &v.SecretRef, jsonPtrCorev1LocalObjectReference)
 		case "initiatorName":
-			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2671,9 +2666,9 @@ func jsonCorev1KeyToPath(d *wire.JSONDecoder, v *corev1.KeyToPath) error {
 		case "path":
 			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
 		case "mode":
-			err = wire.DecodeField(d, &seen[2], &v.Mode, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[2], &v.Mode, wire.DecodeInt32Ptr)
 		case "user":
-			err = wire.DecodeField(d, &seen[3], &v.User, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[3], &v.User, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2762,7 +2757,7 @@ func jsonCorev1LimitRange(d *wire.JSONDecoder, v *corev1.LimitRange) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1LimitRangeSpec)
 		default:
@@ -2961,7 +2956,7 @@ func jsonCorev1LocalVolumeSource(d *wire.JSONDecoder, v *corev1.LocalVolumeSourc
 		case "path":
 			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
 		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3046,7 +3041,7 @@ func jsonCorev1Namespace(d *wire.JSONDecoder, v *corev1.Namespace) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1NamespaceSpec)
 		case "status":
@@ -3164,7 +3159,7 @@ func jsonCorev1Node(d *wire.JSONDecoder, v *corev1.Node) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1NodeSpec)
 		case "status":
@@ -3305,7 +3300,7 @@ func jsonCorev1NodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *corev1
 		case "resourceClaimName":
 			err = wire.DecodeField(d, &seen[0], &v.ResourceClaimName, wire.DecodeString)
 		case "containers":
-			err = wire.DecodeField(d, &seen[1], &v.Containers, jsonSliceString)
+			err = wire.DecodeField(d, &seen[1], &v.Containers, wire.DecodeStrings)
 		case "mapping":
 			err = wire.DecodeField(d, &seen[2], &v.Mapping, jsonSliceCorev1NodeAllocatableMappedResources)
 		case "overhead":
@@ -3450,7 +3445,7 @@ func jsonCorev1NodeFeatures(d *wire.JSONDecoder, v *corev1.NodeFeatures) error {
 		}
 		switch string(name) {
 		case "supplementalGroupsPolicy":
-			err = wire.DecodeField(d, &seen[0], &v.SupplementalGroupsPolicy, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[0], &v.SupplementalGroupsPolicy, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3475,7 +3470,7 @@ func jsonCorev1NodePodPreemptionPolicy(d *wire.JSONDecoder, v *corev1.NodePodPre
 		}
 		switch string(name) {
 		case "disableResizePreemption":
-			err = wire.DecodeField(d, &seen[0], &v.DisableResizePreemption, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.DisableResizePreemption, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -3527,9 +3522,9 @@ func jsonCorev1NodeRuntimeHandlerFeatures(d *wire.JSONDecoder, v *corev1.NodeRun
 		}
 		switch string(name) {
 		case "recursiveReadOnlyMounts":
-			err = wire.DecodeField(d, &seen[0], &v.RecursiveReadOnlyMounts, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[0], &v.RecursiveReadOnlyMounts, wire.DecodeBoolPtr)
 		case "userNamespaces":
-			err = wire.DecodeField(d, &seen[1], &v.UserNamespaces, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[1], &v.UserNamespaces, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3583,7 +3578,7 @@ func jsonCorev1NodeSelectorRequirement(d *wire.JSONDecoder, v *corev1.NodeSelect
 		case "operator":
 			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
 		case "values":
-			err = wire.DecodeField(d, &seen[2], &v.Values, jsonSliceString)
+			err = wire.DecodeField(d, &seen[2], &v.Values, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -3637,7 +3632,7 @@ func jsonCorev1NodeSpec(d *wire.JSONDecoder, v *corev1.NodeSpec) error {
 		case "podCIDR":
 			err = wire.DecodeField(d, &seen[0], &v.PodCIDR, wire.DecodeString)
 		case "podCIDRs":
-			err = wire.DecodeField(d, &seen[1], &v.PodCIDRs, jsonSliceString)
+			err = wire.DecodeField(d, &seen[1], &v.PodCIDRs, wire.DecodeStrings)
 		case "providerID":
 			err = wire.DecodeField(d, &seen[2], &v.ProviderID, wire.DecodeString)
 		case "unschedulable":
@@ -3700,7 +3695,7 @@ func jsonCorev1NodeStatus(d *wire.JSONDecoder, v *corev1.NodeStatus) error {
 		case "features":
 			err = wire.DecodeField(d, &seen[12], &v.Features, jsonPtrCorev1NodeFeatures)
 		case "declaredFeatures":
-			err = wire.DecodeField(d, &seen[13], &v.DeclaredFeatures, jsonSliceString)
+			err = wire.DecodeField(d, &seen[13], &v.DeclaredFeatures, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -3725,7 +3720,7 @@ func jsonCorev1NodeSwapStatus(d *wire.JSONDecoder, v *corev1.NodeSwapStatus) err
 		}
 		switch string(name) {
 		case "capacity":
-			err = wire.DecodeField(d, &seen[0], &v.Capacity, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[0], &v.Capacity, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3772,7 +3767,7 @@ func jsonCorev1NodeSystemInfo(d *wire.JSONDecoder, v *corev1.NodeSystemInfo) err
 		case "swap":
 			err = wire.DecodeField(d, &seen[10], &v.Swap, jsonPtrCorev1NodeSwapStatus)
 		case "runningInUserNamespace":
-			err = wire.DecodeField(d, &seen[11], &v.RunningInUserNamespace, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[11], &v.RunningInUserNamespace, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3865,7 +3860,7 @@ func jsonCorev1PersistentVolume(d *wire.JSONDecoder, v *corev1.PersistentVolume)
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1PersistentVolumeSpec)
 		case "status":
@@ -3898,7 +3893,7 @@ func jsonCorev1PersistentVolumeClaim(d *wire.JSONDecoder, v *corev1.PersistentVo
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1PersistentVolumeClaimSpec)
 		case "status":
@@ -3964,13 +3959,13 @@ func jsonCorev1PersistentVolumeClaimSpec(d *wire.JSONDecoder, v *corev1.Persiste
 		case "accessModes":
 			err = wire.DecodeField(d, &seen[0], &v.AccessModes, jsonSliceCorev1PersistentVolumeAccessMode)
 		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, jsonPtrMetav1LabelSelector)
+			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeLabelSelectorPtr)
 		case "resources":
 			err = wire.DecodeField(d, &seen[2], &v.Resources, jsonCorev1VolumeResourceRequirements)
 		case "volumeName":
 			err = wire.DecodeField(d, &seen[3], &v.VolumeName, wire.DecodeString)
 		case "storageClassName":
-			err = wire.DecodeField(d, &seen[4], &v.StorageClassName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[4], &v.StorageClassName, wire.DecodeStringPtr)
 		case "volumeMode":
 			err = wire.DecodeField(d, &seen[5], &v.VolumeMode, jsonPtrCorev1PersistentVolumeMode)
 		case "dataSource":
@@ -3978,7 +3973,7 @@ func jsonCorev1PersistentVolumeClaimSpec(d *wire.JSONDecoder, v *corev1.Persiste
 		case "dataSourceRef":
 			err = wire.DecodeField(d, &seen[7], &v.DataSourceRef, jsonPtrCorev1TypedObjectReference)
 		case "volumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[8], &v.VolumeAttributesClassName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[8], &v.VolumeAttributesClassName, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4015,7 +4010,7 @@ func jsonCorev1PersistentVolumeClaimStatus(d *wire.JSONDecoder, v *corev1.Persis
 		case "allocatedResourceStatuses":
 			err = wire.DecodeField(d, &seen[5], &v.AllocatedResourceStatuses, jsonMapCorev1ResourceNameToCorev1ClaimResourceStatus)
 		case "currentVolumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[6], &v.CurrentVolumeAttributesClassName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[6], &v.CurrentVolumeAttributesClassName, wire.DecodeStringPtr)
 		case "modifyVolumeStatus":
 			err = wire.DecodeField(d, &seen[7], &v.ModifyVolumeStatus, jsonPtrCorev1ModifyVolumeStatus)
 		case "healthStatus":
@@ -4044,7 +4039,7 @@ func jsonCorev1PersistentVolumeClaimTemplate(d *wire.JSONDecoder, v *corev1.Pers
 		}
 		switch string(name) {
 		case "metadata":
-			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[1], &v.Spec, jsonCorev1PersistentVolumeClaimSpec)
 		default:
@@ -4152,13 +4147,13 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		case "storageClassName":
 			err = wire.DecodeField(d, &seen[26], &v.StorageClassName, wire.DecodeString)
 		case "mountOptions":
-			err = wire.DecodeField(d, &seen[27], &v.MountOptions, jsonSliceString)
+			err = wire.DecodeField(d, &seen[27], &v.MountOptions, wire.DecodeStrings)
 		case "volumeMode":
 			err = wire.DecodeField(d, &seen[28], &v.VolumeMode, jsonPtrCorev1PersistentVolumeMode)
 		case "nodeAffinity":
 			err = wire.DecodeField(d, &seen[29], &v.NodeAffinity, jsonPtrCorev1VolumeNodeAffinity)
 		case "volumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[30], &v.VolumeAttributesClassName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[30], &v.VolumeAttributesClassName, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4189,7 +4184,7 @@ func jsonCorev1PersistentVolumeStatus(d *wire.JSONDecoder, v *corev1.PersistentV
 		case "reason":
 			err = wire.DecodeField(d, &seen[2], &v.Reason, wire.DecodeString)
 		case "lastPhaseTransitionTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastPhaseTransitionTime, jsonPtrMetav1Time)
+			err = wire.DecodeField(d, &seen[3], &v.LastPhaseTransitionTime, wire.DecodeTimePtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4245,7 +4240,7 @@ func jsonCorev1Pod(d *wire.JSONDecoder, v *corev1.Pod) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1PodSpec)
 		case "status":
@@ -4301,17 +4296,17 @@ func jsonCorev1PodAffinityTerm(d *wire.JSONDecoder, v *corev1.PodAffinityTerm) e
 		}
 		switch string(name) {
 		case "labelSelector":
-			err = wire.DecodeField(d, &seen[0], &v.LabelSelector, jsonPtrMetav1LabelSelector)
+			err = wire.DecodeField(d, &seen[0], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
 		case "namespaces":
-			err = wire.DecodeField(d, &seen[1], &v.Namespaces, jsonSliceString)
+			err = wire.DecodeField(d, &seen[1], &v.Namespaces, wire.DecodeStrings)
 		case "topologyKey":
 			err = wire.DecodeField(d, &seen[2], &v.TopologyKey, wire.DecodeString)
 		case "namespaceSelector":
-			err = wire.DecodeField(d, &seen[3], &v.NamespaceSelector, jsonPtrMetav1LabelSelector)
+			err = wire.DecodeField(d, &seen[3], &v.NamespaceSelector, wire.DecodeLabelSelectorPtr)
 		case "matchLabelKeys":
-			err = wire.DecodeField(d, &seen[4], &v.MatchLabelKeys, jsonSliceString)
+			err = wire.DecodeField(d, &seen[4], &v.MatchLabelKeys, wire.DecodeStrings)
 		case "mismatchLabelKeys":
-			err = wire.DecodeField(d, &seen[5], &v.MismatchLabelKeys, jsonSliceString)
+			err = wire.DecodeField(d, &seen[5], &v.MismatchLabelKeys, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -4367,7 +4362,7 @@ func jsonCorev1PodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertif
 		case "keyType":
 			err = wire.DecodeField(d, &seen[1], &v.KeyType, wire.DecodeString)
 		case "maxExpirationSeconds":
-			err = wire.DecodeField(d, &seen[2], &v.MaxExpirationSeconds, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[2], &v.MaxExpirationSeconds, wire.DecodeInt32Ptr)
 		case "credentialBundlePath":
 			err = wire.DecodeField(d, &seen[3], &v.CredentialBundlePath, wire.DecodeString)
 		case "keyPath":
@@ -4377,7 +4372,7 @@ func jsonCorev1PodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertif
 		case "userAnnotations":
 			err = wire.DecodeField(d, &seen[6], &v.UserAnnotations, wire.DecodeStringMap)
 		case "user":
-			err = wire.DecodeField(d, &seen[7], &v.User, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[7], &v.User, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4439,9 +4434,9 @@ func jsonCorev1PodDNSConfig(d *wire.JSONDecoder, v *corev1.PodDNSConfig) error {
 		}
 		switch string(name) {
 		case "nameservers":
-			err = wire.DecodeField(d, &seen[0], &v.Nameservers, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.Nameservers, wire.DecodeStrings)
 		case "searches":
-			err = wire.DecodeField(d, &seen[1], &v.Searches, jsonSliceString)
+			err = wire.DecodeField(d, &seen[1], &v.Searches, wire.DecodeStrings)
 		case "options":
 			err = wire.DecodeField(d, &seen[2], &v.Options, jsonSliceCorev1PodDNSConfigOption)
 		default:
@@ -4470,7 +4465,7 @@ func jsonCorev1PodDNSConfigOption(d *wire.JSONDecoder, v *corev1.PodDNSConfigOpt
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "value":
-			err = wire.DecodeField(d, &seen[1], &v.Value, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.Value, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4599,9 +4594,9 @@ func jsonCorev1PodResourceClaim(d *wire.JSONDecoder, v *corev1.PodResourceClaim)
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "resourceClaimName":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, wire.DecodeStringPtr)
 		case "resourceClaimTemplateName":
-			err = wire.DecodeField(d, &seen[2], &v.ResourceClaimTemplateName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[2], &v.ResourceClaimTemplateName, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4628,7 +4623,7 @@ func jsonCorev1PodResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodResource
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "resourceClaimName":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4678,7 +4673,7 @@ func jsonCorev1PodSchedulingGroup(d *wire.JSONDecoder, v *corev1.PodSchedulingGr
 		}
 		switch string(name) {
 		case "podGroupName":
-			err = wire.DecodeField(d, &seen[0], &v.PodGroupName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[0], &v.PodGroupName, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4707,17 +4702,17 @@ func jsonCorev1PodSecurityContext(d *wire.JSONDecoder, v *corev1.PodSecurityCont
 		case "windowsOptions":
 			err = wire.DecodeField(d, &seen[1], &v.WindowsOptions, jsonPtrCorev1WindowsSecurityContextOptions)
 		case "runAsUser":
-			err = wire.DecodeField(d, &seen[2], &v.RunAsUser, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[2], &v.RunAsUser, wire.DecodeInt64Ptr)
 		case "runAsGroup":
-			err = wire.DecodeField(d, &seen[3], &v.RunAsGroup, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[3], &v.RunAsGroup, wire.DecodeInt64Ptr)
 		case "runAsNonRoot":
-			err = wire.DecodeField(d, &seen[4], &v.RunAsNonRoot, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[4], &v.RunAsNonRoot, wire.DecodeBoolPtr)
 		case "supplementalGroups":
 			err = wire.DecodeField(d, &seen[5], &v.SupplementalGroups, jsonSliceInt64)
 		case "supplementalGroupsPolicy":
 			err = wire.DecodeField(d, &seen[6], &v.SupplementalGroupsPolicy, jsonPtrCorev1SupplementalGroupsPolicy)
 		case "fsGroup":
-			err = wire.DecodeField(d, &seen[7], &v.FSGroup, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[7], &v.FSGroup, wire.DecodeInt64Ptr)
 		case "sysctls":
 			err = wire.DecodeField(d, &seen[8], &v.Sysctls, jsonSliceCorev1Sysctl)
 		case "fsGroupChangePolicy":
@@ -4762,9 +4757,9 @@ func jsonCorev1PodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 		case "restartPolicy":
 			err = wire.DecodeField(d, &seen[4], &v.RestartPolicy, wire.DecodeString)
 		case "terminationGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[5], &v.TerminationGracePeriodSeconds, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[5], &v.TerminationGracePeriodSeconds, wire.DecodeInt64Ptr)
 		case "activeDeadlineSeconds":
-			err = wire.DecodeField(d, &seen[6], &v.ActiveDeadlineSeconds, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[6], &v.ActiveDeadlineSeconds, wire.DecodeInt64Ptr)
 		case "dnsPolicy":
 			err = wire.DecodeField(d, &seen[7], &v.DNSPolicy, wire.DecodeString)
 		case "nodeSelector":
@@ -4774,7 +4769,7 @@ func jsonCorev1PodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 		case "serviceAccount":
 			err = wire.DecodeField(d, &seen[10], &v.DeprecatedServiceAccount, wire.DecodeString)
 		case "automountServiceAccountToken":
-			err = wire.DecodeField(d, &seen[11], &v.AutomountServiceAccountToken, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[11], &v.AutomountServiceAccountToken, wire.DecodeBoolPtr)
 		case "nodeName":
 			err = wire.DecodeField(d, &seen[12], &v.NodeName, wire.DecodeString)
 		case "hostNetwork":
@@ -4784,7 +4779,7 @@ func jsonCorev1PodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 		case "hostIPC":
 			err = wire.DecodeField(d, &seen[15], &v.HostIPC, wire.DecodeBool)
 		case "shareProcessNamespace":
-			err = wire.DecodeField(d, &seen[16], &v.ShareProcessNamespace, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[16], &v.ShareProcessNamespace, wire.DecodeBoolPtr)
 		case "securityContext":
 			err = wire.DecodeField(d, &seen[17], &v.SecurityContext, jsonPtrCorev1PodSecurityContext)
 		case "imagePullSecrets":
@@ -4804,15 +4799,15 @@ func jsonCorev1PodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 		case "priorityClassName":
 			err = wire.DecodeField(d, &seen[25], &v.PriorityClassName, wire.DecodeString)
 		case "priority":
-			err = wire.DecodeField(d, &seen[26], &v.Priority, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[26], &v.Priority, wire.DecodeInt32Ptr)
 		case "dnsConfig":
 			err = wire.DecodeField(d, &seen[27], &v.DNSConfig, jsonPtrCorev1PodDNSConfig)
 		case "readinessGates":
 			err = wire.DecodeField(d, &seen[28], &v.ReadinessGates, jsonSliceCorev1PodReadinessGate)
 		case "runtimeClassName":
-			err = wire.DecodeField(d, &seen[29], &v.RuntimeClassName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[29], &v.RuntimeClassName, wire.DecodeStringPtr)
 		case "enableServiceLinks":
-			err = wire.DecodeField(d, &seen[30], &v.EnableServiceLinks, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[30], &v.EnableServiceLinks, wire.DecodeBoolPtr)
 		case "preemptionPolicy":
 			err = wire.DecodeField(d, &seen[31], &v.PreemptionPolicy, jsonPtrCorev1PreemptionPolicy)
 		case "overhead":
@@ -4820,11 +4815,11 @@ func jsonCorev1PodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 		case "topologySpreadConstraints":
 			err = wire.DecodeField(d, &seen[33], &v.TopologySpreadConstraints, jsonSliceCorev1TopologySpreadConstraint)
 		case "setHostnameAsFQDN":
-			err = wire.DecodeField(d, &seen[34], &v.SetHostnameAsFQDN, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[34], &v.SetHostnameAsFQDN, wire.DecodeBoolPtr)
 		case "os":
 			err = wire.DecodeField(d, &seen[35], &v.OS, jsonPtrCorev1PodOS)
 		case "hostUsers":
-			err = wire.DecodeField(d, &seen[36], &v.HostUsers, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[36], &v.HostUsers, wire.DecodeBoolPtr)
 		case "schedulingGates":
 			err = wire.DecodeField(d, &seen[37], &v.SchedulingGates, jsonSliceCorev1PodSchedulingGate)
 		case "resourceClaims":
@@ -4832,7 +4827,7 @@ func jsonCorev1PodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 		case "resources":
 			err = wire.DecodeField(d, &seen[39], &v.Resources, jsonPtrCorev1ResourceRequirements)
 		case "hostnameOverride":
-			err = wire.DecodeField(d, &seen[40], &v.HostnameOverride, jsonPtrString)
+			err = wire.DecodeField(d, &seen[40], &v.HostnameOverride, wire.DecodeStringPtr)
 		case "schedulingGroup":
 			err = wire.DecodeField(d, &seen[41], &v.SchedulingGroup, jsonPtrCorev1PodSchedulingGroup)
 		case "evictionResponders":
@@ -4881,7 +4876,7 @@ func jsonCorev1PodStatus(d *wire.JSONDecoder, v *corev1.PodStatus) error {
 		case "podIPs":
 			err = wire.DecodeField(d, &seen[9], &v.PodIPs, jsonSliceCorev1PodIP)
 		case "startTime":
-			err = wire.DecodeField(d, &seen[10], &v.StartTime, jsonPtrMetav1Time)
+			err = wire.DecodeField(d, &seen[10], &v.StartTime, wire.DecodeTimePtr)
 		case "initContainerStatuses":
 			err = wire.DecodeField(d, &seen[11], &v.InitContainerStatuses, jsonSliceCorev1ContainerStatus)
 		case "containerStatuses":
@@ -4932,7 +4927,7 @@ func jsonCorev1PodTemplate(d *wire.JSONDecoder, v *corev1.PodTemplate) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "template":
 			err = wire.DecodeField(d, &seen[3], &v.Template, jsonCorev1PodTemplateSpec)
 		default:
@@ -4959,7 +4954,7 @@ func jsonCorev1PodTemplateSpec(d *wire.JSONDecoder, v *corev1.PodTemplateSpec) e
 		}
 		switch string(name) {
 		case "metadata":
-			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[1], &v.Spec, jsonCorev1PodSpec)
 		default:
@@ -5019,7 +5014,7 @@ func jsonCorev1PortStatus(d *wire.JSONDecoder, v *corev1.PortStatus) error {
 		case "protocol":
 			err = wire.DecodeField(d, &seen[1], &v.Protocol, wire.DecodeString)
 		case "error":
-			err = wire.DecodeField(d, &seen[2], &v.Error, jsonPtrString)
+			err = wire.DecodeField(d, &seen[2], &v.Error, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5118,7 +5113,7 @@ func jsonCorev1Probe(d *wire.JSONDecoder, v *corev1.Probe) error {
 		case "failureThreshold":
 			err = wire.DecodeField(d, &seen[8], &v.FailureThreshold, wire.DecodeInt)
 		case "terminationGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[9], &v.TerminationGracePeriodSeconds, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[9], &v.TerminationGracePeriodSeconds, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5145,9 +5140,9 @@ func jsonCorev1ProjectedVolumeSource(d *wire.JSONDecoder, v *corev1.ProjectedVol
 		case "sources":
 			err = wire.DecodeField(d, &seen[0], &v.Sources, jsonSliceCorev1VolumeProjection)
 		case "defaultMode":
-			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, wire.DecodeInt32Ptr)
 		case "defaultUser":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5207,7 +5202,7 @@ func jsonCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.RBDPersi
 		}
 		switch string(name) {
 		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, wire.DecodeStrings)
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.RBDImage, wire.DecodeString)
 		case "fsType":
@@ -5246,7 +5241,7 @@ func jsonCorev1RBDVolumeSource(d *wire.JSONDecoder, v *corev1.RBDVolumeSource) e
 		}
 		switch string(name) {
 		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, jsonSliceString)
+			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, wire.DecodeStrings)
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.RBDImage, wire.DecodeString)
 		case "fsType":
@@ -5289,7 +5284,7 @@ func jsonCorev1ReplicationController(d *wire.JSONDecoder, v *corev1.ReplicationC
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1ReplicationControllerSpec)
 		case "status":
@@ -5351,7 +5346,7 @@ func jsonCorev1ReplicationControllerSpec(d *wire.JSONDecoder, v *corev1.Replicat
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt32Ptr)
 		case "minReadySeconds":
 			err = wire.DecodeField(d, &seen[1], &v.MinReadySeconds, wire.DecodeInt)
 		case "selector":
@@ -5477,7 +5472,7 @@ func jsonCorev1ResourceHealth(d *wire.JSONDecoder, v *corev1.ResourceHealth) err
 		case "health":
 			err = wire.DecodeField(d, &seen[1], &v.Health, wire.DecodeString)
 		case "message":
-			err = wire.DecodeField(d, &seen[2], &v.Message, jsonPtrString)
+			err = wire.DecodeField(d, &seen[2], &v.Message, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5506,7 +5501,7 @@ func jsonCorev1ResourceQuota(d *wire.JSONDecoder, v *corev1.ResourceQuota) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1ResourceQuotaSpec)
 		case "status":
@@ -5793,7 +5788,7 @@ func jsonCorev1ScopedResourceSelectorRequirement(d *wire.JSONDecoder, v *corev1.
 		case "operator":
 			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
 		case "values":
-			err = wire.DecodeField(d, &seen[2], &v.Values, jsonSliceString)
+			err = wire.DecodeField(d, &seen[2], &v.Values, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -5820,7 +5815,7 @@ func jsonCorev1SeccompProfile(d *wire.JSONDecoder, v *corev1.SeccompProfile) err
 		case "type":
 			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
 		case "localhostProfile":
-			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5849,9 +5844,9 @@ func jsonCorev1Secret(d *wire.JSONDecoder, v *corev1.Secret) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "immutable":
-			err = wire.DecodeField(d, &seen[3], &v.Immutable, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[3], &v.Immutable, wire.DecodeBoolPtr)
 		case "data":
 			err = wire.DecodeField(d, &seen[4], &v.Data, jsonMapStringToSliceByte)
 		case "stringData":
@@ -5884,7 +5879,7 @@ func jsonCorev1SecretEnvSource(d *wire.JSONDecoder, v *corev1.SecretEnvSource) e
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[1], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[1], &v.Optional, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5913,7 +5908,7 @@ func jsonCorev1SecretKeySelector(d *wire.JSONDecoder, v *corev1.SecretKeySelecto
 		case "key":
 			err = wire.DecodeField(d, &seen[1], &v.Key, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5942,7 +5937,7 @@ func jsonCorev1SecretProjection(d *wire.JSONDecoder, v *corev1.SecretProjection)
 		case "items":
 			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceCorev1KeyToPath)
 		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5998,11 +5993,11 @@ func jsonCorev1SecretVolumeSource(d *wire.JSONDecoder, v *corev1.SecretVolumeSou
 		case "items":
 			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceCorev1KeyToPath)
 		case "defaultMode":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, wire.DecodeInt32Ptr)
 		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
 		case "defaultUser":
-			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -6029,21 +6024,21 @@ func jsonCorev1SecurityContext(d *wire.JSONDecoder, v *corev1.SecurityContext) e
 		case "capabilities":
 			err = wire.DecodeField(d, &seen[0], &v.Capabilities, jsonPtrCorev1Capabilities)
 		case "privileged":
-			err = wire.DecodeField(d, &seen[1], &v.Privileged, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[1], &v.Privileged, wire.DecodeBoolPtr)
 		case "seLinuxOptions":
 			err = wire.DecodeField(d, &seen[2], &v.SELinuxOptions, jsonPtrCorev1SELinuxOptions)
 		case "windowsOptions":
 			err = wire.DecodeField(d, &seen[3], &v.WindowsOptions, jsonPtrCorev1WindowsSecurityContextOptions)
 		case "runAsUser":
-			err = wire.DecodeField(d, &seen[4], &v.RunAsUser, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[4], &v.RunAsUser, wire.DecodeInt64Ptr)
 		case "runAsGroup":
-			err = wire.DecodeField(d, &seen[5], &v.RunAsGroup, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[5], &v.RunAsGroup, wire.DecodeInt64Ptr)
 		case "runAsNonRoot":
-			err = wire.DecodeField(d, &seen[6], &v.RunAsNonRoot, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[6], &v.RunAsNonRoot, wire.DecodeBoolPtr)
 		case "readOnlyRootFilesystem":
-			err = wire.DecodeField(d, &seen[7], &v.ReadOnlyRootFilesystem, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[7], &v.ReadOnlyRootFilesystem, wire.DecodeBoolPtr)
 		case "allowPrivilegeEscalation":
-			err = wire.DecodeField(d, &seen[8], &v.AllowPrivilegeEscalation, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[8], &v.AllowPrivilegeEscalation, wire.DecodeBoolPtr)
 		case "procMount":
 			err = wire.DecodeField(d, &seen[9], &v.ProcMount, jsonPtrCorev1ProcMountType)
 		case "seccompProfile":
@@ -6078,7 +6073,7 @@ func jsonCorev1Service(d *wire.JSONDecoder, v *corev1.Service) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1ServiceSpec)
 		case "status":
@@ -6111,13 +6106,13 @@ func jsonCorev1ServiceAccount(d *wire.JSONDecoder, v *corev1.ServiceAccount) err
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "secrets":
 			err = wire.DecodeField(d, &seen[3], &v.Secrets, jsonSliceCorev1ObjectReference)
 		case "imagePullSecrets":
 			err = wire.DecodeField(d, &seen[4], &v.ImagePullSecrets, jsonSliceCorev1LocalObjectReference)
 		case "automountServiceAccountToken":
-			err = wire.DecodeField(d, &seen[5], &v.AutomountServiceAccountToken, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[5], &v.AutomountServiceAccountToken, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -6144,11 +6139,11 @@ func jsonCorev1ServiceAccountTokenProjection(d *wire.JSONDecoder, v *corev1.Serv
 		case "audience":
 			err = wire.DecodeField(d, &seen[0], &v.Audience, wire.DecodeString)
 		case "expirationSeconds":
-			err = wire.DecodeField(d, &seen[1], &v.ExpirationSeconds, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[1], &v.ExpirationSeconds, wire.DecodeInt64Ptr)
 		case "path":
 			err = wire.DecodeField(d, &seen[2], &v.Path, wire.DecodeString)
 		case "user":
-			err = wire.DecodeField(d, &seen[3], &v.User, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[3], &v.User, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -6177,7 +6172,7 @@ func jsonCorev1ServicePort(d *wire.JSONDecoder, v *corev1.ServicePort) error {
 		case "protocol":
 			err = wire.DecodeField(d, &seen[1], &v.Protocol, wire.DecodeString)
 		case "appProtocol":
-			err = wire.DecodeField(d, &seen[2], &v.AppProtocol, jsonPtrString)
+			err = wire.DecodeField(d, &seen[2], &v.AppProtocol, wire.DecodeStringPtr)
 		case "port":
 			err = wire.DecodeField(d, &seen[3], &v.Port, wire.DecodeInt)
 		case "targetPort":
@@ -6214,17 +6209,17 @@ func jsonCorev1ServiceSpec(d *wire.JSONDecoder, v *corev1.ServiceSpec) error {
 		case "clusterIP":
 			err = wire.DecodeField(d, &seen[2], &v.ClusterIP, wire.DecodeString)
 		case "clusterIPs":
-			err = wire.DecodeField(d, &seen[3], &v.ClusterIPs, jsonSliceString)
+			err = wire.DecodeField(d, &seen[3], &v.ClusterIPs, wire.DecodeStrings)
 		case "type":
 			err = wire.DecodeField(d, &seen[4], &v.Type, wire.DecodeString)
 		case "externalIPs":
-			err = wire.DecodeField(d, &seen[5], &v.ExternalIPs, jsonSliceString)
+			err = wire.DecodeField(d, &seen[5], &v.ExternalIPs, wire.DecodeStrings)
 		case "sessionAffinity":
 			err = wire.DecodeField(d, &seen[6], &v.SessionAffinity, wire.DecodeString)
 		case "loadBalancerIP":
 			err = wire.DecodeField(d, &seen[7], &v.LoadBalancerIP, wire.DecodeString)
 		case "loadBalancerSourceRanges":
-			err = wire.DecodeField(d, &seen[8], &v.LoadBalancerSourceRanges, jsonSliceString)
+			err = wire.DecodeField(d, &seen[8], &v.LoadBalancerSourceRanges, wire.DecodeStrings)
 		case "externalName":
 			err = wire.DecodeField(d, &seen[9], &v.ExternalName, wire.DecodeString)
 		case "externalTrafficPolicy":
@@ -6240,13 +6235,13 @@ func jsonCorev1ServiceSpec(d *wire.JSONDecoder, v *corev1.ServiceSpec) error {
 		case "ipFamilyPolicy":
 			err = wire.DecodeField(d, &seen[15], &v.IPFamilyPolicy, jsonPtrCorev1IPFamilyPolicy)
 		case "allocateLoadBalancerNodePorts":
-			err = wire.DecodeField(d, &seen[16], &v.AllocateLoadBalancerNodePorts, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[16], &v.AllocateLoadBalancerNodePorts, wire.DecodeBoolPtr)
 		case "loadBalancerClass":
-			err = wire.DecodeField(d, &seen[17], &v.LoadBalancerClass, jsonPtrString)
+			err = wire.DecodeField(d, &seen[17], &v.LoadBalancerClass, wire.DecodeStringPtr)
 		case "internalTrafficPolicy":
 			err = wire.DecodeField(d, &seen[18], &v.InternalTrafficPolicy, jsonPtrCorev1ServiceInternalTrafficPolicy)
 		case "trafficDistribution":
-			err = wire.DecodeField(d, &seen[19], &v.TrafficDistribution, jsonPtrString)
+			err = wire.DecodeField(d, &seen[19], &v.TrafficDistribution, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -6273,7 +6268,7 @@ func jsonCorev1ServiceStatus(d *wire.JSONDecoder, v *corev1.ServiceStatus) error
 		case "loadBalancer":
 			err = wire.DecodeField(d, &seen[0], &v.LoadBalancer, jsonCorev1LoadBalancerStatus)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[1], &v.Conditions, jsonSliceMetav1Condition)
+			err = wire.DecodeField(d, &seen[1], &v.Conditions, wire.DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -6474,7 +6469,7 @@ func jsonCorev1Taint(d *wire.JSONDecoder, v *corev1.Taint) error {
 		case "effect":
 			err = wire.DecodeField(d, &seen[2], &v.Effect, wire.DecodeString)
 		case "timeAdded":
-			err = wire.DecodeField(d, &seen[3], &v.TimeAdded, jsonPtrMetav1Time)
+			err = wire.DecodeField(d, &seen[3], &v.TimeAdded, wire.DecodeTimePtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -6507,7 +6502,7 @@ func jsonCorev1Toleration(d *wire.JSONDecoder, v *corev1.Toleration) error {
 		case "effect":
 			err = wire.DecodeField(d, &seen[3], &v.Effect, wire.DecodeString)
 		case "tolerationSeconds":
-			err = wire.DecodeField(d, &seen[4], &v.TolerationSeconds, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[4], &v.TolerationSeconds, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -6538,15 +6533,15 @@ func jsonCorev1TopologySpreadConstraint(d *wire.JSONDecoder, v *corev1.TopologyS
 		case "whenUnsatisfiable":
 			err = wire.DecodeField(d, &seen[2], &v.WhenUnsatisfiable, wire.DecodeString)
 		case "labelSelector":
-			err = wire.DecodeField(d, &seen[3], &v.LabelSelector, jsonPtrMetav1LabelSelector)
+			err = wire.DecodeField(d, &seen[3], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
 		case "minDomains":
-			err = wire.DecodeField(d, &seen[4], &v.MinDomains, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[4], &v.MinDomains, wire.DecodeInt32Ptr)
 		case "nodeAffinityPolicy":
 			err = wire.DecodeField(d, &seen[5], &v.NodeAffinityPolicy, jsonPtrCorev1NodeInclusionPolicy)
 		case "nodeTaintsPolicy":
 			err = wire.DecodeField(d, &seen[6], &v.NodeTaintsPolicy, jsonPtrCorev1NodeInclusionPolicy)
 		case "matchLabelKeys":
-			err = wire.DecodeField(d, &seen[7], &v.MatchLabelKeys, jsonSliceString)
+			err = wire.DecodeField(d, &seen[7], &v.MatchLabelKeys, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -6571,7 +6566,7 @@ func jsonCorev1TypedLocalObjectReference(d *wire.JSONDecoder, v *corev1.TypedLoc
 		}
 		switch string(name) {
 		case "apiGroup":
-			err = wire.DecodeField(d, &seen[0], &v.APIGroup, jsonPtrString)
+			err = wire.DecodeField(d, &seen[0], &v.APIGroup, wire.DecodeStringPtr)
 		case "kind":
 			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
 		case "name":
@@ -6600,13 +6595,13 @@ func jsonCorev1TypedObjectReference(d *wire.JSONDecoder, v *corev1.TypedObjectRe
 		}
 		switch string(name) {
 		case "apiGroup":
-			err = wire.DecodeField(d, &seen[0], &v.APIGroup, jsonPtrString)
+			err = wire.DecodeField(d, &seen[0], &v.APIGroup, wire.DecodeStringPtr)
 		case "kind":
 			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
 		case "name":
 			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
 		case "namespace":
-			err = wire.DecodeField(d, &seen[3], &v.Namespace, jsonPtrString)
+			err = wire.DecodeField(d, &seen[3], &v.Namespace, wire.DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -6813,7 +6808,7 @@ func jsonCorev1VolumeMount(d *wire.JSONDecoder, v *corev1.VolumeMount) error {
 		case "subPathExpr":
 			err = wire.DecodeField(d, &seen[6], &v.SubPathExpr, wire.DecodeString)
 		case "bindMountOptions":
-			err = wire.DecodeField(d, &seen[7], &v.BindMountOptions, jsonSliceString)
+			err = wire.DecodeField(d, &seen[7], &v.BindMountOptions, wire.DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -7041,229 +7036,13 @@ func jsonCorev1WindowsSecurityContextOptions(d *wire.JSONDecoder, v *corev1.Wind
 		}
 		switch string(name) {
 		case "gmsaCredentialSpecName":
-			err = wire.DecodeField(d, &seen[0], &v.GMSACredentialSpecName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[0], &v.GMSACredentialSpecName, wire.DecodeStringPtr)
 		case "gmsaCredentialSpec":
-			err = wire.DecodeField(d, &seen[1], &v.GMSACredentialSpec, jsonPtrString)
+			err = wire.DecodeField(d, &seen[1], &v.GMSACredentialSpec, wire.DecodeStringPtr)
 		case "runAsUserName":
-			err = wire.DecodeField(d, &seen[2], &v.RunAsUserName, jsonPtrString)
+			err = wire.DecodeField(d, &seen[2], &v.RunAsUserName, wire.DecodeStringPtr)
 		case "hostProcess":
-			err = wire.DecodeField(d, &seen[3], &v.HostProcess, jsonPtrBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1Condition(d *wire.JSONDecoder, v *metav1.Condition) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "type":
-			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
-		case "status":
-			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
-		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[2], &v.ObservedGeneration, wire.DecodeInt)
-		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastTransitionTime, wire.DecodeTime)
-		case "reason":
-			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[5], &v.Message, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1LabelSelector(d *wire.JSONDecoder, v *metav1.LabelSelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "matchLabels":
-			err = wire.DecodeField(d, &seen[0], &v.MatchLabels, wire.DecodeStringMap)
-		case "matchExpressions":
-			err = wire.DecodeField(d, &seen[1], &v.MatchExpressions, jsonSliceMetav1LabelSelectorRequirement)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1LabelSelectorRequirement(d *wire.JSONDecoder, v *metav1.LabelSelectorRequirement) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "key":
-			err = wire.DecodeField(d, &seen[0], &v.Key, wire.DecodeString)
-		case "operator":
-			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
-		case "values":
-			err = wire.DecodeField(d, &seen[2], &v.Values, jsonSliceString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [7]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "manager":
-			err = wire.DecodeField(d, &seen[0], &v.Manager, wire.DecodeString)
-		case "operation":
-			err = wire.DecodeField(d, &seen[1], &v.Operation, wire.DecodeString)
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[2], &v.APIVersion, wire.DecodeString)
-		case "time":
-			err = wire.DecodeField(d, &seen[3], &v.Time, jsonPtrMetav1Time)
-		case "fieldsType":
-			err = wire.DecodeField(d, &seen[4], &v.FieldsType, wire.DecodeString)
-		case "fieldsV1":
-			err = wire.DecodeField(d, &seen[5], &v.FieldsV1, jsonPtrMetav1FieldsV1)
-		case "subresource":
-			err = wire.DecodeField(d, &seen[6], &v.Subresource, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1ObjectMeta(d *wire.JSONDecoder, v *metav1.ObjectMeta) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [15]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "generateName":
-			err = wire.DecodeField(d, &seen[1], &v.GenerateName, wire.DecodeString)
-		case "namespace":
-			err = wire.DecodeField(d, &seen[2], &v.Namespace, wire.DecodeString)
-		case "selfLink":
-			err = wire.DecodeField(d, &seen[3], &v.SelfLink, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[4], &v.UID, wire.DecodeString)
-		case "resourceVersion":
-			err = wire.DecodeField(d, &seen[5], &v.ResourceVersion, wire.DecodeString)
-		case "generation":
-			err = wire.DecodeField(d, &seen[6], &v.Generation, wire.DecodeInt)
-		case "creationTimestamp":
-			err = wire.DecodeField(d, &seen[7], &v.CreationTimestamp, wire.DecodeTime)
-		case "deletionTimestamp":
-			err = wire.DecodeField(d, &seen[8], &v.DeletionTimestamp, jsonPtrMetav1Time)
-		case "deletionGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[9], &v.DeletionGracePeriodSeconds, jsonPtrInt64)
-		case "labels":
-			err = wire.DecodeField(d, &seen[10], &v.Labels, wire.DecodeStringMap)
-		case "annotations":
-			err = wire.DecodeField(d, &seen[11], &v.Annotations, wire.DecodeStringMap)
-		case "ownerReferences":
-			err = wire.DecodeField(d, &seen[12], &v.OwnerReferences, jsonSliceMetav1OwnerReference)
-		case "finalizers":
-			err = wire.DecodeField(d, &seen[13], &v.Finalizers, jsonSliceString)
-		case "managedFields":
-			err = wire.DecodeField(d, &seen[14], &v.ManagedFields, jsonSliceMetav1ManagedFieldsEntry)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1OwnerReference(d *wire.JSONDecoder, v *metav1.OwnerReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[0], &v.APIVersion, wire.DecodeString)
-		case "kind":
-			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
-		case "name":
-			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[3], &v.UID, wire.DecodeString)
-		case "controller":
-			err = wire.DecodeField(d, &seen[4], &v.Controller, jsonPtrBool)
-		case "blockOwnerDeletion":
-			err = wire.DecodeField(d, &seen[5], &v.BlockOwnerDeletion, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[3], &v.HostProcess, wire.DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -7283,14 +7062,6 @@ func jsonMapCorev1ResourceNameToCorev1ClaimResourceStatus(d *wire.JSONDecoder, v
 
 func jsonMapStringToSliceByte(d *wire.JSONDecoder, v *map[string][]byte) error {
 	return wire.DecodeMap(d, v, wire.DecodeDefault)
-}
-
-func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(bool)
-	return wire.DecodeBool(d, *v)
 }
 
 func jsonPtrCorev1AWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v **corev1.AWSElasticBlockStoreVolumeSource) error {
@@ -8317,60 +8088,12 @@ func jsonPtrCorev1WindowsSecurityContextOptions(d *wire.JSONDecoder, v **corev1.
 	return jsonCorev1WindowsSecurityContextOptions(d, *v)
 }
 
-func jsonPtrInt32(d *wire.JSONDecoder, v **int32) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(int32)
-	return wire.DecodeInt(d, *v)
-}
-
-func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(int64)
-	return wire.DecodeInt(d, *v)
-}
-
-func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.FieldsV1)
-	return wire.DecodeFieldsV1(d, *v)
-}
-
-func jsonPtrMetav1LabelSelector(d *wire.JSONDecoder, v **metav1.LabelSelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.LabelSelector)
-	return jsonMetav1LabelSelector(d, *v)
-}
-
-func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.Time)
-	return wire.DecodeTime(d, *v)
-}
-
 func jsonPtrResourceQuantity(d *wire.JSONDecoder, v **resource.Quantity) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(resource.Quantity)
 	return wire.DecodeMethod(d, *v)
-}
-
-func jsonPtrString(d *wire.JSONDecoder, v **string) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(string)
-	return wire.DecodeString(d, *v)
 }
 
 func jsonSliceCorev1AttachedVolume(d *wire.JSONDecoder, v *[]corev1.AttachedVolume) error {
@@ -8655,24 +8378,4 @@ func jsonSliceInt32(d *wire.JSONDecoder, v *[]int32) error {
 
 func jsonSliceInt64(d *wire.JSONDecoder, v *[]int64) error {
 	return wire.DecodeSlice(d, v, wire.DecodeInt)
-}
-
-func jsonSliceMetav1Condition(d *wire.JSONDecoder, v *[]metav1.Condition) error {
-	return wire.DecodeSlice(d, v, jsonMetav1Condition)
-}
-
-func jsonSliceMetav1LabelSelectorRequirement(d *wire.JSONDecoder, v *[]metav1.LabelSelectorRequirement) error {
-	return wire.DecodeSlice(d, v, jsonMetav1LabelSelectorRequirement)
-}
-
-func jsonSliceMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *[]metav1.ManagedFieldsEntry) error {
-	return wire.DecodeManagedFields(d, v, jsonMetav1ManagedFieldsEntry)
-}
-
-func jsonSliceMetav1OwnerReference(d *wire.JSONDecoder, v *[]metav1.OwnerReference) error {
-	return wire.DecodeSlice(d, v, jsonMetav1OwnerReference)
-}
-
-func jsonSliceString(d *wire.JSONDecoder, v *[]string) error {
-	return wire.DecodeSlice(d, v, wire.DecodeString)
 }

@@ -9,35 +9,30 @@ Licensed under the Apache License, Version 2.0.
 // JSON decoders of gadgets.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
 // what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
 
 package v1
 
 import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	gadgetsv1 "github.com/informer-gen/informer-gen/testdata/golden/json-decoders/input/apis/gadgets/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	reflect "reflect"
 )
 
-// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
-// members it had when this file was generated (a dependency upgraded without regenerating).
+// The kinds' decoders, nil (the codec's own decoder) when a type below, or one wire's shared
+// decoders decode, no longer has the JSON members it had when this file was generated (a
+// dependency upgraded without regenerating).
 var (
 	gadgetDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonGadgetsv1Gadget)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeOf((*gadgetsv1.Gadget)(nil)).Elem():                "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*gadgetsv1.GadgetSpec)(nil)).Elem():            "size,port,raw,data,counts,parts,tree,legacy,selector,matrix,extra,shadow,NoTag",
-	reflect.TypeOf((*gadgetsv1.GadgetStatus)(nil)).Elem():          "conditions",
-	reflect.TypeOf((*gadgetsv1.Node)(nil)).Elem():                  "value,children",
-	reflect.TypeOf((*gadgetsv1.Part)(nil)).Elem():                  "name,weight,enabled,tier",
-	reflect.TypeOf((*metav1.Condition)(nil)).Elem():                "type,status,observedGeneration,lastTransitionTime,reason,message",
-	reflect.TypeOf((*metav1.LabelSelector)(nil)).Elem():            "matchLabels,matchExpressions",
-	reflect.TypeOf((*metav1.LabelSelectorRequirement)(nil)).Elem(): "key,operator,values",
-	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem():       "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():               "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():           "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeOf((*gadgetsv1.Gadget)(nil)).Elem():       "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*gadgetsv1.GadgetSpec)(nil)).Elem():   "size,port,raw,data,counts,parts,tree,legacy,selector,matrix,extra,shadow,NoTag",
+	reflect.TypeOf((*gadgetsv1.GadgetStatus)(nil)).Elem(): "conditions",
+	reflect.TypeOf((*gadgetsv1.Node)(nil)).Elem():         "value,children",
+	reflect.TypeOf((*gadgetsv1.Part)(nil)).Elem():         "name,weight,enabled,tier",
 }
 
 func jsonGadgetsv1Gadget(d *wire.JSONDecoder, v *gadgetsv1.Gadget) error {
@@ -59,7 +54,7 @@ func jsonGadgetsv1Gadget(d *wire.JSONDecoder, v *gadgetsv1.Gadget) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonGadgetsv1GadgetSpec)
 		case "status":
@@ -94,7 +89,7 @@ func jsonGadgetsv1GadgetSpec(d *wire.JSONDecoder, v *gadgetsv1.GadgetSpec) error
 		case "raw":
 			err = wire.DecodeField(d, &seen[2], &v.Raw, wire.DecodeMethod)
 		case "data":
-			err = wire.DecodeField(d, &seen[3], &v.Data, wire.DecodeDefault)
+			err = wire.DecodeDefault(d, &v.Data)
 		case "counts":
 			err = wire.DecodeField(d, &seen[4], &v.Counts, jsonMapStringToInt64)
 		case "parts":
@@ -102,15 +97,15 @@ func jsonGadgetsv1GadgetSpec(d *wire.JSONDecoder, v *gadgetsv1.GadgetSpec) error
 		case "tree":
 			err = wire.DecodeField(d, &seen[6], &v.Tree, jsonPtrGadgetsv1Node)
 		case "legacy":
-			err = wire.DecodeField(d, &seen[7], &v.Legacy, wire.DecodeDefault)
+			err = wire.DecodeDefault(d, &v.Legacy)
 		case "selector":
-			err = wire.DecodeField(d, &seen[8], &v.Selector, jsonPtrMetav1LabelSelector)
+			err = wire.DecodeField(d, &seen[8], &v.Selector, wire.DecodeLabelSelectorPtr)
 		case "matrix":
 			err = wire.DecodeField(d, &seen[9], &v.Matrix, jsonSliceSliceString)
 		case "extra":
 			err = wire.DecodeField(d, &seen[10], &v.Extra, jsonMapStringToSliceString)
 		case "shadow":
-			err = wire.DecodeField(d, &seen[11], &v.Shadow, wire.DecodeDefault)
+			err = wire.DecodeDefault(d, &v.Shadow)
 		case "NoTag":
 			err = wire.DecodeField(d, &seen[12], &v.NoTag, wire.DecodeString)
 		default:
@@ -137,7 +132,7 @@ func jsonGadgetsv1GadgetStatus(d *wire.JSONDecoder, v *gadgetsv1.GadgetStatus) e
 		}
 		switch string(name) {
 		case "conditions":
-			err = wire.DecodeField(d, &seen[0], &v.Conditions, jsonSliceMetav1Condition)
+			err = wire.DecodeField(d, &seen[0], &v.Conditions, wire.DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -193,225 +188,9 @@ func jsonGadgetsv1Part(d *wire.JSONDecoder, v *gadgetsv1.Part) error {
 		case "weight":
 			err = wire.DecodeField(d, &seen[1], &v.Weight, wire.DecodeFloat)
 		case "enabled":
-			err = wire.DecodeField(d, &seen[2], &v.Enabled, jsonPtrBool)
+			err = wire.DecodeField(d, &seen[2], &v.Enabled, wire.DecodeBoolPtr)
 		case "tier":
 			err = wire.DecodeField(d, &seen[3], &v.Tier, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1Condition(d *wire.JSONDecoder, v *metav1.Condition) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "type":
-			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
-		case "status":
-			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
-		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[2], &v.ObservedGeneration, wire.DecodeInt)
-		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastTransitionTime, wire.DecodeTime)
-		case "reason":
-			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[5], &v.Message, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1LabelSelector(d *wire.JSONDecoder, v *metav1.LabelSelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "matchLabels":
-			err = wire.DecodeField(d, &seen[0], &v.MatchLabels, wire.DecodeStringMap)
-		case "matchExpressions":
-			err = wire.DecodeField(d, &seen[1], &v.MatchExpressions, jsonSliceMetav1LabelSelectorRequirement)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1LabelSelectorRequirement(d *wire.JSONDecoder, v *metav1.LabelSelectorRequirement) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "key":
-			err = wire.DecodeField(d, &seen[0], &v.Key, wire.DecodeString)
-		case "operator":
-			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
-		case "values":
-			err = wire.DecodeField(d, &seen[2], &v.Values, jsonSliceString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [7]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "manager":
-			err = wire.DecodeField(d, &seen[0], &v.Manager, wire.DecodeString)
-		case "operation":
-			err = wire.DecodeField(d, &seen[1], &v.Operation, wire.DecodeString)
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[2], &v.APIVersion, wire.DecodeString)
-		case "time":
-			err = wire.DecodeField(d, &seen[3], &v.Time, jsonPtrMetav1Time)
-		case "fieldsType":
-			err = wire.DecodeField(d, &seen[4], &v.FieldsType, wire.DecodeString)
-		case "fieldsV1":
-			err = wire.DecodeField(d, &seen[5], &v.FieldsV1, jsonPtrMetav1FieldsV1)
-		case "subresource":
-			err = wire.DecodeField(d, &seen[6], &v.Subresource, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1ObjectMeta(d *wire.JSONDecoder, v *metav1.ObjectMeta) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [15]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "generateName":
-			err = wire.DecodeField(d, &seen[1], &v.GenerateName, wire.DecodeString)
-		case "namespace":
-			err = wire.DecodeField(d, &seen[2], &v.Namespace, wire.DecodeString)
-		case "selfLink":
-			err = wire.DecodeField(d, &seen[3], &v.SelfLink, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[4], &v.UID, wire.DecodeString)
-		case "resourceVersion":
-			err = wire.DecodeField(d, &seen[5], &v.ResourceVersion, wire.DecodeString)
-		case "generation":
-			err = wire.DecodeField(d, &seen[6], &v.Generation, wire.DecodeInt)
-		case "creationTimestamp":
-			err = wire.DecodeField(d, &seen[7], &v.CreationTimestamp, wire.DecodeTime)
-		case "deletionTimestamp":
-			err = wire.DecodeField(d, &seen[8], &v.DeletionTimestamp, jsonPtrMetav1Time)
-		case "deletionGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[9], &v.DeletionGracePeriodSeconds, jsonPtrInt64)
-		case "labels":
-			err = wire.DecodeField(d, &seen[10], &v.Labels, wire.DecodeStringMap)
-		case "annotations":
-			err = wire.DecodeField(d, &seen[11], &v.Annotations, wire.DecodeStringMap)
-		case "ownerReferences":
-			err = wire.DecodeField(d, &seen[12], &v.OwnerReferences, jsonSliceMetav1OwnerReference)
-		case "finalizers":
-			err = wire.DecodeField(d, &seen[13], &v.Finalizers, jsonSliceString)
-		case "managedFields":
-			err = wire.DecodeField(d, &seen[14], &v.ManagedFields, jsonSliceMetav1ManagedFieldsEntry)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1OwnerReference(d *wire.JSONDecoder, v *metav1.OwnerReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[0], &v.APIVersion, wire.DecodeString)
-		case "kind":
-			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
-		case "name":
-			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[3], &v.UID, wire.DecodeString)
-		case "controller":
-			err = wire.DecodeField(d, &seen[4], &v.Controller, jsonPtrBool)
-		case "blockOwnerDeletion":
-			err = wire.DecodeField(d, &seen[5], &v.BlockOwnerDeletion, jsonPtrBool)
 		default:
 			err = d.SkipValue()
 		}
@@ -426,15 +205,7 @@ func jsonMapStringToInt64(d *wire.JSONDecoder, v *map[string]int64) error {
 }
 
 func jsonMapStringToSliceString(d *wire.JSONDecoder, v *map[string][]string) error {
-	return wire.DecodeMap(d, v, jsonSliceString)
-}
-
-func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(bool)
-	return wire.DecodeBool(d, *v)
+	return wire.DecodeMap(d, v, wire.DecodeStrings)
 }
 
 func jsonPtrGadgetsv1GadgetStatus(d *wire.JSONDecoder, v **gadgetsv1.GadgetStatus) error {
@@ -453,38 +224,6 @@ func jsonPtrGadgetsv1Node(d *wire.JSONDecoder, v **gadgetsv1.Node) error {
 	return jsonGadgetsv1Node(d, *v)
 }
 
-func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(int64)
-	return wire.DecodeInt(d, *v)
-}
-
-func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.FieldsV1)
-	return wire.DecodeFieldsV1(d, *v)
-}
-
-func jsonPtrMetav1LabelSelector(d *wire.JSONDecoder, v **metav1.LabelSelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.LabelSelector)
-	return jsonMetav1LabelSelector(d, *v)
-}
-
-func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.Time)
-	return wire.DecodeTime(d, *v)
-}
-
 func jsonSliceGadgetsv1Node(d *wire.JSONDecoder, v *[]gadgetsv1.Node) error {
 	return wire.DecodeSlice(d, v, jsonGadgetsv1Node)
 }
@@ -493,26 +232,6 @@ func jsonSliceGadgetsv1Part(d *wire.JSONDecoder, v *[]gadgetsv1.Part) error {
 	return wire.DecodeSlice(d, v, jsonGadgetsv1Part)
 }
 
-func jsonSliceMetav1Condition(d *wire.JSONDecoder, v *[]metav1.Condition) error {
-	return wire.DecodeSlice(d, v, jsonMetav1Condition)
-}
-
-func jsonSliceMetav1LabelSelectorRequirement(d *wire.JSONDecoder, v *[]metav1.LabelSelectorRequirement) error {
-	return wire.DecodeSlice(d, v, jsonMetav1LabelSelectorRequirement)
-}
-
-func jsonSliceMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *[]metav1.ManagedFieldsEntry) error {
-	return wire.DecodeManagedFields(d, v, jsonMetav1ManagedFieldsEntry)
-}
-
-func jsonSliceMetav1OwnerReference(d *wire.JSONDecoder, v *[]metav1.OwnerReference) error {
-	return wire.DecodeSlice(d, v, jsonMetav1OwnerReference)
-}
-
 func jsonSliceSliceString(d *wire.JSONDecoder, v *[][]string) error {
-	return wire.DecodeSlice(d, v, jsonSliceString)
-}
-
-func jsonSliceString(d *wire.JSONDecoder, v *[]string) error {
-	return wire.DecodeSlice(d, v, wire.DecodeString)
+	return wire.DecodeSlice(d, v, wire.DecodeStrings)
 }

@@ -9,18 +9,19 @@ Licensed under the Apache License, Version 2.0.
 // JSON decoders of chaos.example.com/v1alpha1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
 // what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
 
 package v1alpha1
 
 import (
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	chaosv1alpha1 "github.com/informer-gen/informer-gen/testdata/golden/multigroup/input/apis/chaos/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	reflect "reflect"
 )
 
-// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
-// members it had when this file was generated (a dependency upgraded without regenerating).
+// The kinds' decoders, nil (the codec's own decoder) when a type below, or one wire's shared
+// decoders decode, no longer has the JSON members it had when this file was generated (a
+// dependency upgraded without regenerating).
 var (
 	chaosDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonChaosv1alpha1Chaos)
 	proxyDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonChaosv1alpha1Proxy)
@@ -28,13 +29,10 @@ var (
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeOf((*chaosv1alpha1.Chaos)(nil)).Elem():       "kind,apiVersion,metadata,spec",
-	reflect.TypeOf((*chaosv1alpha1.ChaosSpec)(nil)).Elem():   "",
-	reflect.TypeOf((*chaosv1alpha1.Proxy)(nil)).Elem():       "kind,apiVersion,metadata,spec",
-	reflect.TypeOf((*chaosv1alpha1.ProxySpec)(nil)).Elem():   "",
-	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem(): "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():         "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():     "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
+	reflect.TypeOf((*chaosv1alpha1.Chaos)(nil)).Elem():     "kind,apiVersion,metadata,spec",
+	reflect.TypeOf((*chaosv1alpha1.ChaosSpec)(nil)).Elem(): "",
+	reflect.TypeOf((*chaosv1alpha1.Proxy)(nil)).Elem():     "kind,apiVersion,metadata,spec",
+	reflect.TypeOf((*chaosv1alpha1.ProxySpec)(nil)).Elem(): "",
 }
 
 func jsonChaosv1alpha1Chaos(d *wire.JSONDecoder, v *chaosv1alpha1.Chaos) error {
@@ -56,7 +54,7 @@ func jsonChaosv1alpha1Chaos(d *wire.JSONDecoder, v *chaosv1alpha1.Chaos) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonChaosv1alpha1ChaosSpec)
 		default:
@@ -109,7 +107,7 @@ func jsonChaosv1alpha1Proxy(d *wire.JSONDecoder, v *chaosv1alpha1.Proxy) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonChaosv1alpha1ProxySpec)
 		default:
@@ -141,173 +139,4 @@ func jsonChaosv1alpha1ProxySpec(d *wire.JSONDecoder, v *chaosv1alpha1.ProxySpec)
 			return err
 		}
 	}
-}
-
-func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [7]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "manager":
-			err = wire.DecodeField(d, &seen[0], &v.Manager, wire.DecodeString)
-		case "operation":
-			err = wire.DecodeField(d, &seen[1], &v.Operation, wire.DecodeString)
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[2], &v.APIVersion, wire.DecodeString)
-		case "time":
-			err = wire.DecodeField(d, &seen[3], &v.Time, jsonPtrMetav1Time)
-		case "fieldsType":
-			err = wire.DecodeField(d, &seen[4], &v.FieldsType, wire.DecodeString)
-		case "fieldsV1":
-			err = wire.DecodeField(d, &seen[5], &v.FieldsV1, jsonPtrMetav1FieldsV1)
-		case "subresource":
-			err = wire.DecodeField(d, &seen[6], &v.Subresource, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1ObjectMeta(d *wire.JSONDecoder, v *metav1.ObjectMeta) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [15]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "generateName":
-			err = wire.DecodeField(d, &seen[1], &v.GenerateName, wire.DecodeString)
-		case "namespace":
-			err = wire.DecodeField(d, &seen[2], &v.Namespace, wire.DecodeString)
-		case "selfLink":
-			err = wire.DecodeField(d, &seen[3], &v.SelfLink, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[4], &v.UID, wire.DecodeString)
-		case "resourceVersion":
-			err = wire.DecodeField(d, &seen[5], &v.ResourceVersion, wire.DecodeString)
-		case "generation":
-			err = wire.DecodeField(d, &seen[6], &v.Generation, wire.DecodeInt)
-		case "creationTimestamp":
-			err = wire.DecodeField(d, &seen[7], &v.CreationTimestamp, wire.DecodeTime)
-		case "deletionTimestamp":
-			err = wire.DecodeField(d, &seen[8], &v.DeletionTimestamp, jsonPtrMetav1Time)
-		case "deletionGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[9], &v.DeletionGracePeriodSeconds, jsonPtrInt64)
-		case "labels":
-			err = wire.DecodeField(d, &seen[10], &v.Labels, wire.DecodeStringMap)
-		case "annotations":
-			err = wire.DecodeField(d, &seen[11], &v.Annotations, wire.DecodeStringMap)
-		case "ownerReferences":
-			err = wire.DecodeField(d, &seen[12], &v.OwnerReferences, jsonSliceMetav1OwnerReference)
-		case "finalizers":
-			err = wire.DecodeField(d, &seen[13], &v.Finalizers, jsonSliceString)
-		case "managedFields":
-			err = wire.DecodeField(d, &seen[14], &v.ManagedFields, jsonSliceMetav1ManagedFieldsEntry)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1OwnerReference(d *wire.JSONDecoder, v *metav1.OwnerReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[0], &v.APIVersion, wire.DecodeString)
-		case "kind":
-			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
-		case "name":
-			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[3], &v.UID, wire.DecodeString)
-		case "controller":
-			err = wire.DecodeField(d, &seen[4], &v.Controller, jsonPtrBool)
-		case "blockOwnerDeletion":
-			err = wire.DecodeField(d, &seen[5], &v.BlockOwnerDeletion, jsonPtrBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(bool)
-	return wire.DecodeBool(d, *v)
-}
-
-func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(int64)
-	return wire.DecodeInt(d, *v)
-}
-
-func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.FieldsV1)
-	return wire.DecodeFieldsV1(d, *v)
-}
-
-func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.Time)
-	return wire.DecodeTime(d, *v)
-}
-
-func jsonSliceMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *[]metav1.ManagedFieldsEntry) error {
-	return wire.DecodeManagedFields(d, v, jsonMetav1ManagedFieldsEntry)
-}
-
-func jsonSliceMetav1OwnerReference(d *wire.JSONDecoder, v *[]metav1.OwnerReference) error {
-	return wire.DecodeSlice(d, v, jsonMetav1OwnerReference)
-}
-
-func jsonSliceString(d *wire.JSONDecoder, v *[]string) error {
-	return wire.DecodeSlice(d, v, wire.DecodeString)
 }

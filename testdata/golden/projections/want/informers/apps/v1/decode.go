@@ -9,6 +9,7 @@ Licensed under the Apache License, Version 2.0.
 // JSON decoders of apps.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
 // what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
 
 package v1
 
@@ -17,12 +18,12 @@ import (
 	appsv1 "github.com/informer-gen/informer-gen/testdata/golden/projections/input/apis/apps/v1"
 	projv1 "github.com/informer-gen/informer-gen/testdata/golden/projections/want/projections/apps/v1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	reflect "reflect"
 )
 
-// The kinds' decoders, nil (the codec's own decoder) when a type below no longer has the JSON
-// members it had when this file was generated (a dependency upgraded without regenerating).
+// The kinds' decoders, nil (the codec's own decoder) when a type below, or one wire's shared
+// decoders decode, no longer has the JSON members it had when this file was generated (a
+// dependency upgraded without regenerating).
 var (
 	widgetDecodeJSON           = wire.CheckedDecoder(jsonMembers, jsonAppsv1Widget)
 	zoneDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonAppsv1Zone)
@@ -40,12 +41,6 @@ var jsonMembers = map[reflect.Type]string{
 	reflect.TypeOf((*appsv1.WidgetTemplate)(nil)).Elem():                "image,args,labels",
 	reflect.TypeOf((*appsv1.Zone)(nil)).Elem():                          "kind,apiVersion,metadata,spec",
 	reflect.TypeOf((*appsv1.ZoneSpec)(nil)).Elem():                      "region,capacity,tags,weight,limits",
-	reflect.TypeOf((*metav1.Condition)(nil)).Elem():                     "type,status,observedGeneration,lastTransitionTime,reason,message",
-	reflect.TypeOf((*metav1.LabelSelector)(nil)).Elem():                 "matchLabels,matchExpressions",
-	reflect.TypeOf((*metav1.LabelSelectorRequirement)(nil)).Elem():      "key,operator,values",
-	reflect.TypeOf((*metav1.ManagedFieldsEntry)(nil)).Elem():            "manager,operation,apiVersion,time,fieldsType,fieldsV1,subresource",
-	reflect.TypeOf((*metav1.ObjectMeta)(nil)).Elem():                    "name,generateName,namespace,selfLink,uid,resourceVersion,generation,creationTimestamp,deletionTimestamp,deletionGracePeriodSeconds,labels,annotations,ownerReferences,finalizers,managedFields",
-	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():                "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
 	reflect.TypeOf((*projv1.WidgetStatusView)(nil)).Elem():              "kind,apiVersion,metadata,status,spec",
 	reflect.TypeOf((*projv1.WidgetStatusViewSpec)(nil)).Elem():          "selector,template,containers,paused",
 	reflect.TypeOf((*projv1.WidgetStatusViewSpecContainer)(nil)).Elem(): "image",
@@ -106,7 +101,7 @@ func jsonAppsv1Widget(d *wire.JSONDecoder, v *appsv1.Widget) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonAppsv1WidgetSpec)
 		case "status":
@@ -135,9 +130,9 @@ func jsonAppsv1WidgetSpec(d *wire.JSONDecoder, v *appsv1.WidgetSpec) error {
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt32Ptr)
 		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, jsonPtrMetav1LabelSelector)
+			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeLabelSelectorPtr)
 		case "template":
 			err = wire.DecodeField(d, &seen[2], &v.Template, jsonPtrAppsv1WidgetTemplate)
 		case "containers":
@@ -174,9 +169,9 @@ func jsonAppsv1WidgetStatus(d *wire.JSONDecoder, v *appsv1.WidgetStatus) error {
 		case "phase":
 			err = wire.DecodeField(d, &seen[1], &v.Phase, wire.DecodeString)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, jsonSliceMetav1Condition)
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, wire.DecodeConditions)
 		case "observedAt":
-			err = wire.DecodeField(d, &seen[3], &v.ObservedAt, jsonPtrMetav1Time)
+			err = wire.DecodeField(d, &seen[3], &v.ObservedAt, wire.DecodeTimePtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -203,7 +198,7 @@ func jsonAppsv1WidgetTemplate(d *wire.JSONDecoder, v *appsv1.WidgetTemplate) err
 		case "image":
 			err = wire.DecodeField(d, &seen[0], &v.Image, wire.DecodeString)
 		case "args":
-			err = wire.DecodeField(d, &seen[1], &v.Args, jsonSliceString)
+			err = wire.DecodeField(d, &seen[1], &v.Args, wire.DecodeStrings)
 		case "labels":
 			err = wire.DecodeField(d, &seen[2], &v.Labels, wire.DecodeStringMap)
 		default:
@@ -234,7 +229,7 @@ func jsonAppsv1Zone(d *wire.JSONDecoder, v *appsv1.Zone) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonAppsv1ZoneSpec)
 		default:
@@ -265,227 +260,11 @@ func jsonAppsv1ZoneSpec(d *wire.JSONDecoder, v *appsv1.ZoneSpec) error {
 		case "capacity":
 			err = wire.DecodeField(d, &seen[1], &v.Capacity, wire.DecodeMethod)
 		case "tags":
-			err = wire.DecodeField(d, &seen[2], &v.Tags, jsonSliceString)
+			err = wire.DecodeField(d, &seen[2], &v.Tags, wire.DecodeStrings)
 		case "weight":
-			err = wire.DecodeField(d, &seen[3], &v.Weight, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[3], &v.Weight, wire.DecodeInt64Ptr)
 		case "limits":
 			err = wire.DecodeField(d, &seen[4], &v.Limits, jsonMapStringToResourceQuantity)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1Condition(d *wire.JSONDecoder, v *metav1.Condition) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "type":
-			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
-		case "status":
-			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
-		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[2], &v.ObservedGeneration, wire.DecodeInt)
-		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastTransitionTime, wire.DecodeTime)
-		case "reason":
-			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[5], &v.Message, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1LabelSelector(d *wire.JSONDecoder, v *metav1.LabelSelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "matchLabels":
-			err = wire.DecodeField(d, &seen[0], &v.MatchLabels, wire.DecodeStringMap)
-		case "matchExpressions":
-			err = wire.DecodeField(d, &seen[1], &v.MatchExpressions, jsonSliceMetav1LabelSelectorRequirement)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1LabelSelectorRequirement(d *wire.JSONDecoder, v *metav1.LabelSelectorRequirement) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "key":
-			err = wire.DecodeField(d, &seen[0], &v.Key, wire.DecodeString)
-		case "operator":
-			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
-		case "values":
-			err = wire.DecodeField(d, &seen[2], &v.Values, jsonSliceString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *metav1.ManagedFieldsEntry) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [7]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "manager":
-			err = wire.DecodeField(d, &seen[0], &v.Manager, wire.DecodeString)
-		case "operation":
-			err = wire.DecodeField(d, &seen[1], &v.Operation, wire.DecodeString)
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[2], &v.APIVersion, wire.DecodeString)
-		case "time":
-			err = wire.DecodeField(d, &seen[3], &v.Time, jsonPtrMetav1Time)
-		case "fieldsType":
-			err = wire.DecodeField(d, &seen[4], &v.FieldsType, wire.DecodeString)
-		case "fieldsV1":
-			err = wire.DecodeField(d, &seen[5], &v.FieldsV1, jsonPtrMetav1FieldsV1)
-		case "subresource":
-			err = wire.DecodeField(d, &seen[6], &v.Subresource, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1ObjectMeta(d *wire.JSONDecoder, v *metav1.ObjectMeta) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [15]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "generateName":
-			err = wire.DecodeField(d, &seen[1], &v.GenerateName, wire.DecodeString)
-		case "namespace":
-			err = wire.DecodeField(d, &seen[2], &v.Namespace, wire.DecodeString)
-		case "selfLink":
-			err = wire.DecodeField(d, &seen[3], &v.SelfLink, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[4], &v.UID, wire.DecodeString)
-		case "resourceVersion":
-			err = wire.DecodeField(d, &seen[5], &v.ResourceVersion, wire.DecodeString)
-		case "generation":
-			err = wire.DecodeField(d, &seen[6], &v.Generation, wire.DecodeInt)
-		case "creationTimestamp":
-			err = wire.DecodeField(d, &seen[7], &v.CreationTimestamp, wire.DecodeTime)
-		case "deletionTimestamp":
-			err = wire.DecodeField(d, &seen[8], &v.DeletionTimestamp, jsonPtrMetav1Time)
-		case "deletionGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[9], &v.DeletionGracePeriodSeconds, jsonPtrInt64)
-		case "labels":
-			err = wire.DecodeField(d, &seen[10], &v.Labels, wire.DecodeStringMap)
-		case "annotations":
-			err = wire.DecodeField(d, &seen[11], &v.Annotations, wire.DecodeStringMap)
-		case "ownerReferences":
-			err = wire.DecodeField(d, &seen[12], &v.OwnerReferences, jsonSliceMetav1OwnerReference)
-		case "finalizers":
-			err = wire.DecodeField(d, &seen[13], &v.Finalizers, jsonSliceString)
-		case "managedFields":
-			err = wire.DecodeField(d, &seen[14], &v.ManagedFields, jsonSliceMetav1ManagedFieldsEntry)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonMetav1OwnerReference(d *wire.JSONDecoder, v *metav1.OwnerReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[0], &v.APIVersion, wire.DecodeString)
-		case "kind":
-			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
-		case "name":
-			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[3], &v.UID, wire.DecodeString)
-		case "controller":
-			err = wire.DecodeField(d, &seen[4], &v.Controller, jsonPtrBool)
-		case "blockOwnerDeletion":
-			err = wire.DecodeField(d, &seen[5], &v.BlockOwnerDeletion, jsonPtrBool)
 		default:
 			err = d.SkipValue()
 		}
@@ -514,7 +293,7 @@ func jsonProjv1WidgetStatusView(d *wire.JSONDecoder, v *projv1.WidgetStatusView)
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "status":
 			err = wire.DecodeField(d, &seen[3], &v.Status, jsonAppsv1WidgetStatus)
 		case "spec":
@@ -543,7 +322,7 @@ func jsonProjv1WidgetStatusViewSpec(d *wire.JSONDecoder, v *projv1.WidgetStatusV
 		}
 		switch string(name) {
 		case "selector":
-			err = wire.DecodeField(d, &seen[0], &v.Selector, jsonPtrMetav1LabelSelector)
+			err = wire.DecodeField(d, &seen[0], &v.Selector, wire.DecodeLabelSelectorPtr)
 		case "template":
 			err = wire.DecodeField(d, &seen[1], &v.Template, jsonPtrProjv1WidgetStatusViewSpecTemplate)
 		case "containers":
@@ -628,7 +407,7 @@ func jsonProjv1WidgetSummary(d *wire.JSONDecoder, v *projv1.WidgetSummary) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1WidgetSummarySpec)
 		case "status":
@@ -657,7 +436,7 @@ func jsonProjv1WidgetSummarySpec(d *wire.JSONDecoder, v *projv1.WidgetSummarySpe
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, jsonPtrInt32)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt32Ptr)
 		case "template":
 			err = wire.DecodeField(d, &seen[1], &v.Template, jsonPtrProjv1WidgetSummarySpecTemplate)
 		default:
@@ -711,7 +490,7 @@ func jsonProjv1WidgetSummaryStatus(d *wire.JSONDecoder, v *projv1.WidgetSummaryS
 		case "availableReplicas":
 			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeInt)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[1], &v.Conditions, jsonSliceMetav1Condition)
+			err = wire.DecodeField(d, &seen[1], &v.Conditions, wire.DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -740,7 +519,7 @@ func jsonProjv1ZoneCapacity(d *wire.JSONDecoder, v *projv1.ZoneCapacity) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, jsonMetav1ObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1ZoneCapacitySpec)
 		default:
@@ -769,9 +548,9 @@ func jsonProjv1ZoneCapacitySpec(d *wire.JSONDecoder, v *projv1.ZoneCapacitySpec)
 		case "capacity":
 			err = wire.DecodeField(d, &seen[0], &v.Capacity, wire.DecodeMethod)
 		case "tags":
-			err = wire.DecodeField(d, &seen[1], &v.Tags, jsonSliceString)
+			err = wire.DecodeField(d, &seen[1], &v.Tags, wire.DecodeStrings)
 		case "weight":
-			err = wire.DecodeField(d, &seen[2], &v.Weight, jsonPtrInt64)
+			err = wire.DecodeField(d, &seen[2], &v.Weight, wire.DecodeInt64Ptr)
 		case "limits":
 			err = wire.DecodeField(d, &seen[3], &v.Limits, jsonMapStringToResourceQuantity)
 		default:
@@ -793,54 +572,6 @@ func jsonPtrAppsv1WidgetTemplate(d *wire.JSONDecoder, v **appsv1.WidgetTemplate)
 	}
 	*v = new(appsv1.WidgetTemplate)
 	return jsonAppsv1WidgetTemplate(d, *v)
-}
-
-func jsonPtrBool(d *wire.JSONDecoder, v **bool) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(bool)
-	return wire.DecodeBool(d, *v)
-}
-
-func jsonPtrInt32(d *wire.JSONDecoder, v **int32) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(int32)
-	return wire.DecodeInt(d, *v)
-}
-
-func jsonPtrInt64(d *wire.JSONDecoder, v **int64) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(int64)
-	return wire.DecodeInt(d, *v)
-}
-
-func jsonPtrMetav1FieldsV1(d *wire.JSONDecoder, v **metav1.FieldsV1) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.FieldsV1)
-	return wire.DecodeFieldsV1(d, *v)
-}
-
-func jsonPtrMetav1LabelSelector(d *wire.JSONDecoder, v **metav1.LabelSelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.LabelSelector)
-	return jsonMetav1LabelSelector(d, *v)
-}
-
-func jsonPtrMetav1Time(d *wire.JSONDecoder, v **metav1.Time) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(metav1.Time)
-	return wire.DecodeTime(d, *v)
 }
 
 func jsonPtrProjv1WidgetStatusViewSpecTemplate(d *wire.JSONDecoder, v **projv1.WidgetStatusViewSpecTemplate) error {
@@ -867,26 +598,6 @@ func jsonSliceInt32(d *wire.JSONDecoder, v *[]int32) error {
 	return wire.DecodeSlice(d, v, wire.DecodeInt)
 }
 
-func jsonSliceMetav1Condition(d *wire.JSONDecoder, v *[]metav1.Condition) error {
-	return wire.DecodeSlice(d, v, jsonMetav1Condition)
-}
-
-func jsonSliceMetav1LabelSelectorRequirement(d *wire.JSONDecoder, v *[]metav1.LabelSelectorRequirement) error {
-	return wire.DecodeSlice(d, v, jsonMetav1LabelSelectorRequirement)
-}
-
-func jsonSliceMetav1ManagedFieldsEntry(d *wire.JSONDecoder, v *[]metav1.ManagedFieldsEntry) error {
-	return wire.DecodeManagedFields(d, v, jsonMetav1ManagedFieldsEntry)
-}
-
-func jsonSliceMetav1OwnerReference(d *wire.JSONDecoder, v *[]metav1.OwnerReference) error {
-	return wire.DecodeSlice(d, v, jsonMetav1OwnerReference)
-}
-
 func jsonSliceProjv1WidgetStatusViewSpecContainer(d *wire.JSONDecoder, v *[]projv1.WidgetStatusViewSpecContainer) error {
 	return wire.DecodeSlice(d, v, jsonProjv1WidgetStatusViewSpecContainer)
-}
-
-func jsonSliceString(d *wire.JSONDecoder, v *[]string) error {
-	return wire.DecodeSlice(d, v, wire.DecodeString)
 }

@@ -1,0 +1,105 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+)
+
+// Defaults, client-go leaderelection's usual values (as kube-controller-manager's
+// --leader-elect-lease-duration, -renew-deadline and -retry-period).
+const (
+	DefaultLeaseDuration = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
+)
+
+// Options configures New.
+type Options struct {
+	// Group names the set of replicas that share the keys: every replica of
+	// one controller uses the same Group. It is the value of GroupLabel on
+	// their Leases and the prefix of their names: a valid label value.
+	// Required.
+	Group string
+	// Identity names this replica within Group, unique among the live
+	// replicas (a pod name). Its Lease is named "<Group>-<Identity>". Two
+	// processes running with one identity break every guarantee.
+	// "<Group>-<Identity>" must be a valid object name (DNS subdomain).
+	// Required.
+	Identity string
+	// Leases writes this replica's own Lease (NewLeaseClient over a REST
+	// client for coordination.k8s.io/v1). Required.
+	Leases LeaseClient
+	// Source lists and watches the Leases of the group (NewListerWatcher);
+	// Leases without GroupLabel=Group are ignored, so a wider source works
+	// too. Required.
+	Source reflector.ListerWatcher[*coordinationv1.Lease]
+	// LeaseDuration is how long other replicas wait, after they last saw
+	// this replica's Lease change, before they consider it gone and take its
+	// keys. 0 means DefaultLeaseDuration. Written into the Lease
+	// (spec.leaseDurationSeconds, whole seconds, at least 1).
+	LeaseDuration time.Duration
+	// RenewDeadline is how long this replica keeps its keys without a
+	// successful renewal (measured from when the last successful write was
+	// sent). Past it, it owns nothing until it has renewed and gone through
+	// a handover again. Must be less than LeaseDuration: the difference is
+	// the margin for clock-rate differences and for reconciles to notice
+	// their cancelled ctx. 0 means DefaultRenewDeadline.
+	RenewDeadline time.Duration
+	// RetryPeriod is the interval between renewals (and between retries of
+	// a failed one). 0 means DefaultRetryPeriod.
+	RetryPeriod time.Duration
+}
+
+func (o *Options) validate() error {
+	if o.LeaseDuration == 0 {
+		o.LeaseDuration = DefaultLeaseDuration
+	}
+	if o.RenewDeadline == 0 {
+		o.RenewDeadline = DefaultRenewDeadline
+	}
+	if o.RetryPeriod == 0 {
+		o.RetryPeriod = DefaultRetryPeriod
+	}
+	var errs []error
+	if o.Group == "" {
+		errs = append(errs, errors.New("Group is empty"))
+	}
+	if o.Identity == "" {
+		errs = append(errs, errors.New("Identity is empty"))
+	}
+	if o.Group != "" && o.Identity != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(o.Group + "-" + o.Identity) {
+			errs = append(errs, fmt.Errorf("Lease name %q: %s", o.Group+"-"+o.Identity, msg))
+		}
+	}
+	if o.Group != "" {
+		for _, msg := range validation.IsValidLabelValue(o.Group) {
+			errs = append(errs, fmt.Errorf("Group %q as a label value: %s", o.Group, msg))
+		}
+	}
+	if o.Leases == nil {
+		errs = append(errs, errors.New("Leases is nil"))
+	}
+	if o.Source == nil {
+		errs = append(errs, errors.New("Source is nil"))
+	}
+	if o.LeaseDuration < time.Second {
+		errs = append(errs, fmt.Errorf("LeaseDuration %v is below 1s (Leases count whole seconds)", o.LeaseDuration))
+	}
+	if o.RenewDeadline >= o.LeaseDuration {
+		errs = append(errs, fmt.Errorf("RenewDeadline %v must be less than LeaseDuration %v", o.RenewDeadline, o.LeaseDuration))
+	}
+	if o.RetryPeriod <= 0 || o.RetryPeriod >= o.RenewDeadline {
+		errs = append(errs, fmt.Errorf("RetryPeriod %v must be positive and less than RenewDeadline %v", o.RetryPeriod, o.RenewDeadline))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("shard: invalid options: %w", err)
+	}
+	return nil
+}
