@@ -22,9 +22,12 @@ echo "== golden trees (testdata/golden)"
 go test ./generator -run 'TestGolden' -count=1 -update
 
 # bench's generated decoders of core/v1 (the Pod decode benchmarks and
-# runtime/wire's differential tests use them): all kinds, JSON decoders on.
-echo "== bench/generated (k8s.io/api/core/v1, --json-decoders all)"
-go run ./cmd/informer-gen --json-decoders all --output-dir ./bench/generated k8s.io/api/core/v1
+# runtime/wire's differential tests use them): all kinds, JSON decoders on;
+# and PodSummary, the projection bench/decode_projection_test.go measures.
+echo "== bench/generated (k8s.io/api/core/v1, --json-decoders all, PodSummary)"
+go run ./cmd/informer-gen --json-decoders all --output-dir ./bench/generated \
+  --projection 'k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase;.status.podIP;.status.conditions' \
+  k8s.io/api/core/v1
 
 if [ -x examples/crd/hack/update-codegen.sh ]; then
   echo "== examples/crd"

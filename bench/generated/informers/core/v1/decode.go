@@ -8,6 +8,7 @@
 package v1
 
 import (
+	projv1 "github.com/informer-gen/informer-gen/bench/generated/projections/core/v1"
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	corev1 "k8s.io/api/core/v1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
@@ -34,6 +35,7 @@ var (
 	secretDecodeJSON                = wire.CheckedDecoder(jsonMembers, jsonCorev1Secret)
 	serviceDecodeJSON               = wire.CheckedDecoder(jsonMembers, jsonCorev1Service)
 	serviceAccountDecodeJSON        = wire.CheckedDecoder(jsonMembers, jsonCorev1ServiceAccount)
+	podSummaryDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
@@ -248,6 +250,9 @@ var jsonMembers = map[reflect.Type]string{
 	reflect.TypeOf((*corev1.VsphereVirtualDiskVolumeSource)(nil)).Elem():     "volumePath,fsType,storagePolicyName,storagePolicyID",
 	reflect.TypeOf((*corev1.WeightedPodAffinityTerm)(nil)).Elem():            "weight,podAffinityTerm",
 	reflect.TypeOf((*corev1.WindowsSecurityContextOptions)(nil)).Elem():      "gmsaCredentialSpecName,gmsaCredentialSpec,runAsUserName,hostProcess",
+	reflect.TypeOf((*projv1.PodSummary)(nil)).Elem():                         "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*projv1.PodSummarySpec)(nil)).Elem():                     "nodeName",
+	reflect.TypeOf((*projv1.PodSummaryStatus)(nil)).Elem():                   "phase,podIP,conditions",
 }
 
 func jsonCorev1AWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSElasticBlockStoreVolumeSource) error {
@@ -7043,6 +7048,93 @@ func jsonCorev1WindowsSecurityContextOptions(d *wire.JSONDecoder, v *corev1.Wind
 			err = wire.DecodeField(d, &seen[2], &v.RunAsUserName, wire.DecodeStringPtr)
 		case "hostProcess":
 			err = wire.DecodeField(d, &seen[3], &v.HostProcess, wire.DecodeBoolPtr)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1PodSummary(d *wire.JSONDecoder, v *projv1.PodSummary) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [5]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "kind":
+			err = wire.DecodeField(d, &seen[0], &v.TypeMeta.Kind, wire.DecodeString)
+		case "apiVersion":
+			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
+		case "metadata":
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+		case "spec":
+			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1PodSummarySpec)
+		case "status":
+			err = wire.DecodeField(d, &seen[4], &v.Status, jsonProjv1PodSummaryStatus)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1PodSummarySpec(d *wire.JSONDecoder, v *projv1.PodSummarySpec) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [1]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "nodeName":
+			err = wire.DecodeField(d, &seen[0], &v.NodeName, wire.DecodeString)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [3]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "phase":
+			err = wire.DecodeField(d, &seen[0], &v.Phase, wire.DecodeString)
+		case "podIP":
+			err = wire.DecodeField(d, &seen[1], &v.PodIP, wire.DecodeString)
+		case "conditions":
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, jsonSliceCorev1PodCondition)
 		default:
 			err = d.SkipValue()
 		}

@@ -5,6 +5,7 @@ package v1
 
 import (
 	listers "github.com/informer-gen/informer-gen/bench/generated/listers/core/v1"
+	projv1 "github.com/informer-gen/informer-gen/bench/generated/projections/core/v1"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
@@ -45,6 +46,8 @@ type Interface interface {
 	Services() ServiceInformer
 	// ServiceAccounts returns the shared informer and lister of ServiceAccounts.
 	ServiceAccounts() ServiceAccountInformer
+	// PodSummaries returns the shared informer and lister of PodSummaries, projections of Pods.
+	PodSummaries() PodSummaryInformer
 }
 
 // New returns the v1 informers of f.
@@ -92,6 +95,7 @@ func (v version) ResourceQuotas() ResourceQuotaInformer   { return resourceQuota
 func (v version) Secrets() SecretInformer                 { return secretInformer{v.f} }
 func (v version) Services() ServiceInformer               { return serviceInformer{v.f} }
 func (v version) ServiceAccounts() ServiceAccountInformer { return serviceAccountInformer{v.f} }
+func (v version) PodSummaries() PodSummaryInformer        { return podSummaryInformer{v.f} }
 
 // ComponentStatusType describes ComponentStatus to the runtime: its resource, scope and indexes.
 var ComponentStatusType = factory.Type[*v1.ComponentStatus]{
@@ -619,4 +623,40 @@ func (i serviceAccountInformer) Informer() *informer.Informer[*v1.ServiceAccount
 
 func (i serviceAccountInformer) Lister() listers.ServiceAccountLister {
 	return listers.NewServiceAccountLister(i.Informer().Indexer())
+}
+
+// PodSummaryType describes PodSummary, a projection of Pod, to the runtime: the
+// factory keeps one shared informer of it per factory, beside Pod's.
+var PodSummaryType = factory.Type[*projv1.PodSummary]{
+	Resource:    v1.SchemeGroupVersion.WithResource("pods"),
+	Namespaced:  true,
+	AddToScheme: v1.AddToScheme,
+	Indexers:    listers.PodSummaryIndexers,
+	Projection:  "PodSummary",
+	Kind:        "Pod",
+	DecodeJSON:  podSummaryDecodeJSON,
+}
+
+// PodSummaryInformer gives access to the shared informer and lister of PodSummaries.
+type PodSummaryInformer interface {
+	// Informer returns the shared informer, creating it on first use.
+	Informer() *informer.Informer[*projv1.PodSummary]
+	// Lister returns a lister over the shared informer's cache.
+	Lister() listers.PodSummaryLister
+}
+
+// NewPodSummaryInformer returns a standalone (unshared) PodSummary informer over lw.
+// Use it with runtimetest's fake source in tests.
+func NewPodSummaryInformer(lw reflector.ListerWatcher[*projv1.PodSummary], opts informer.Options[*projv1.PodSummary]) *informer.Informer[*projv1.PodSummary] {
+	return factory.NewInformer(PodSummaryType, lw, opts)
+}
+
+type podSummaryInformer struct{ f *factory.Factory }
+
+func (i podSummaryInformer) Informer() *informer.Informer[*projv1.PodSummary] {
+	return factory.InformerFor(i.f, PodSummaryType)
+}
+
+func (i podSummaryInformer) Lister() listers.PodSummaryLister {
+	return listers.NewPodSummaryLister(i.Informer().Indexer())
 }

@@ -7,6 +7,7 @@
 package v1
 
 import (
+	projv1 "github.com/informer-gen/informer-gen/bench/generated/projections/core/v1"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -733,4 +734,41 @@ type serviceAccountNamespaceLister struct {
 
 func (l *serviceAccountLister) ServiceAccounts(namespace string) ServiceAccountNamespaceLister {
 	return &serviceAccountNamespaceLister{l.Namespace(namespace)}
+}
+
+// PodSummaryIndexers returns the indexes PodSummary inherits from Pod: its field
+// indexes whose paths the projection holds.
+func PodSummaryIndexers() store.Indexers[*projv1.PodSummary] { return nil }
+
+// PodSummaryLister reads PodSummaries, projections of Pod, from an informer's cache.
+type PodSummaryLister interface {
+	// List lists the PodSummaries whose labels match selector.
+	List(selector labels.Selector) ([]*projv1.PodSummary, error)
+	// PodSummaries returns a lister for the PodSummaries of one namespace.
+	PodSummaries(namespace string) PodSummaryNamespaceLister
+}
+
+// PodSummaryNamespaceLister reads the PodSummaries of one namespace.
+type PodSummaryNamespaceLister interface {
+	// List lists the PodSummaries of the namespace whose labels match selector.
+	List(selector labels.Selector) ([]*projv1.PodSummary, error)
+	// Get returns the PodSummary of the Pod called name in the namespace, or a NotFound error.
+	Get(name string) (*projv1.PodSummary, error)
+}
+
+// NewPodSummaryLister returns a PodSummaryLister over indexer.
+func NewPodSummaryLister(indexer *store.Indexer[*projv1.PodSummary]) PodSummaryLister {
+	return &podSummaryLister{store.NewLister(indexer, PodResource)}
+}
+
+type podSummaryLister struct {
+	store.Lister[*projv1.PodSummary]
+}
+
+type podSummaryNamespaceLister struct {
+	store.NamespaceLister[*projv1.PodSummary]
+}
+
+func (l *podSummaryLister) PodSummaries(namespace string) PodSummaryNamespaceLister {
+	return &podSummaryNamespaceLister{l.Namespace(namespace)}
 }
