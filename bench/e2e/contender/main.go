@@ -46,6 +46,7 @@ import (
 	"github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1alpha1"
 	"github.com/informer-gen/informer-gen/examples/crd/generated/informers"
 	foosinformers "github.com/informer-gen/informer-gen/examples/crd/generated/informers/samplecontroller/v1alpha1"
+	projv1alpha1 "github.com/informer-gen/informer-gen/examples/crd/generated/projections/samplecontroller/v1alpha1"
 
 	"github.com/informer-gen/informer-gen/bench/e2e/internal/proto"
 )
@@ -239,8 +240,8 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 		for i := range proto.Namespaces {
 			opts.Namespaces = append(opts.Namespaces, proto.NamespacePrefix+strconv.Itoa(i))
 		}
-	case "", "rv0", "paged", "unpaged", "reflective":
-		if cc.OursList != "" && cc.OursList != "reflective" {
+	case "", "rv0", "paged", "unpaged", "reflective", "projection":
+		if cc.OursList != "" && cc.OursList != "reflective" && cc.OursList != "projection" {
 			tweak, err := listTweak(cc.OursList)
 			if err != nil {
 				return nil, err
@@ -254,6 +255,9 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 		}
 	}
 	f := informers.NewSharedInformerFactory(cfg, opts)
+	if cc.OursList == "projection" {
+		return runProjection(ctx, f, t)
+	}
 	var inf *informer.Informer[*v1alpha1.Foo]
 	if cc.OursList == "reflective" {
 		// The same informer without the generated decoder: the JSON codec's
@@ -268,6 +272,31 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 	reg, err := inf.AddHandler(informer.HandlerFuncs[*v1alpha1.Foo]{
 		AddFunc:    func(*v1alpha1.Foo, bool) { t.add() },
 		UpdateFunc: func(o, n *v1alpha1.Foo) { t.update(o.Labels, n.Labels) },
+	}, informer.HandlerOptions{})
+	if err != nil {
+		return nil, err
+	}
+	f.Start(ctx)
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		return nil, err
+	}
+	select {
+	case <-reg.Synced():
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the handler: %w", context.Cause(ctx))
+	}
+	return func() (int, error) { return inf.Indexer().Len(), nil }, nil
+}
+
+// runProjection is ours with the FooSummary projection's informer instead of
+// the Foo's (examples/crd's +informer-gen:projection on Foo: metadata,
+// .spec.replicas and .status.availableReplicas): what a controller that reads
+// only those caches.
+func runProjection(ctx context.Context, f *informers.SharedInformerFactory, t *tracker) (func() (int, error), error) {
+	inf := f.Samplecontroller().V1alpha1().FooSummaries().Informer()
+	reg, err := inf.AddHandler(informer.HandlerFuncs[*projv1alpha1.FooSummary]{
+		AddFunc:    func(*projv1alpha1.FooSummary, bool) { t.add() },
+		UpdateFunc: func(o, n *projv1alpha1.FooSummary) { t.update(o.Labels, n.Labels) },
 	}, informer.HandlerOptions{})
 	if err != nil {
 		return nil, err

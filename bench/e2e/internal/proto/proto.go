@@ -134,6 +134,7 @@ var OursModes = map[string]string{
 	"h2frame16k": "HTTP/2 advertising 16 KiB frames (http.Transport.HTTP2.MaxReadFrameSize; default 1 MiB)",
 	"reflective": "the Foo informer without its generated JSON decoder (Type.DecodeJSON nil, as --json-decoders=none generates it)",
 	"ns10":       "one LIST and WATCH per namespace, concurrently (factory.Options.Namespaces = the 10 bench namespaces)",
+	"projection": "the FooSummary projection's informer instead of the Foo's (metadata, .spec.replicas, .status.availableReplicas: examples/crd's +informer-gen:projection)",
 }
 
 // FooClient is the REST client code-generator's clientset would build for
