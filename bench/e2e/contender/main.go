@@ -276,14 +276,8 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 	if err != nil {
 		return nil, err
 	}
-	f.Start(ctx)
-	if err := f.WaitForCacheSync(ctx); err != nil {
+	if err := startOurs(ctx, f, reg); err != nil {
 		return nil, err
-	}
-	select {
-	case <-reg.Synced():
-	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for the handler: %w", context.Cause(ctx))
 	}
 	return func() (int, error) { return inf.Indexer().Len(), nil }, nil
 }
@@ -301,16 +295,25 @@ func runProjection(ctx context.Context, f *informers.SharedInformerFactory, t *t
 	if err != nil {
 		return nil, err
 	}
+	if err := startOurs(ctx, f, reg); err != nil {
+		return nil, err
+	}
+	return func() (int, error) { return inf.Indexer().Len(), nil }, nil
+}
+
+// startOurs starts f and waits until its informers and the handler of reg
+// are synced.
+func startOurs(ctx context.Context, f *informers.SharedInformerFactory, reg *informer.Registration) error {
 	f.Start(ctx)
 	if err := f.WaitForCacheSync(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	select {
 	case <-reg.Synced():
+		return nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("waiting for the handler: %w", context.Cause(ctx))
+		return fmt.Errorf("waiting for the handler: %w", context.Cause(ctx))
 	}
-	return func() (int, error) { return inf.Indexer().Len(), nil }, nil
 }
 
 // transportVariant returns a copy of cfg that talks to the server as the
