@@ -39,6 +39,39 @@ type ProjStruct struct {
 	Fields []*ProjField
 	// source is the struct the fields are taken from.
 	source *types.Struct
+	// path is the JSON path of the part it holds (".spec.containers");
+	// elems says it holds each element of a slice there.
+	path  string
+	elems bool
+	// elemName is the source element type's name when the struct stands
+	// for the elements of a slice of a named struct type.
+	elemName string
+}
+
+// nameNested names the nested structs below s, top-down, once every path is
+// resolved: the parent's name and the field's Go name (FooSummary + Spec);
+// a slice's element by its type's name (PodSummarySpec + Container), unless
+// another slice of s has elements of that type too (.spec.containers and
+// .spec.initContainers), when both are named by their field
+// (PodSummarySpecContainers, PodSummarySpecInitContainers), so that names
+// do not depend on the order of the paths.
+func (s *ProjStruct) nameNested() {
+	byElem := map[string]int{}
+	for _, f := range s.Fields {
+		if f.Nested != nil && f.Nested.elemName != "" {
+			byElem[f.Nested.elemName]++
+		}
+	}
+	for _, f := range s.Fields {
+		if f.Nested == nil {
+			continue
+		}
+		f.Nested.Name = s.Name + f.GoName
+		if e := f.Nested.elemName; e != "" && byElem[e] == 1 {
+			f.Nested.Name = s.Name + e
+		}
+		f.Nested.nameNested()
+	}
 }
 
 // ProjField is one field of a generated struct: a leaf copied whole with the
@@ -93,8 +126,23 @@ func (p *Projection) KindQ() string { return fmt.Sprintf("%q", p.Kind.Name) }
 // LowerName is the projection name with a lower-case first letter.
 func (p *Projection) LowerName() string { return lowerFirst(p.Name) }
 
-// PathList is the projected paths, for docs: ".spec.replicas, .status".
-func (p *Projection) PathList() string { return strings.Join(p.Paths, ", ") }
+// Part says which part of the kind a nested struct holds fields of, for
+// docs: "Pod's .spec" or "each of Pod's .spec.containers".
+func (d projStructData) Part() string {
+	if d.elems {
+		return "each of " + d.Projection.Kind.Name + "'s " + d.path
+	}
+	return d.Projection.Kind.Name + "'s " + d.path
+}
+
+// Holds says what the projection holds besides TypeMeta, for docs:
+// "its metadata and .spec.replicas, .status", or "only its metadata".
+func (p *Projection) Holds() string {
+	if len(p.Paths) == 0 {
+		return "only its metadata"
+	}
+	return "its metadata and " + strings.Join(p.Paths, ", ")
+}
 
 // projSpec is one projection as the user wrote it, in a marker or a
 // --projection flag; where says where its problems are reported.
@@ -134,8 +182,13 @@ func projSpecFromMarker(m marker) (projSpec, Diagnostics) {
 	if !hasName || name.value == "" {
 		diags = append(diags, s.diag(m.pos, "needs name=", example))
 	}
-	if !hasFields || strings.Trim(fields.value, "; ") == "" {
-		diags = append(diags, s.diag(m.pos, "needs fields= (field paths separated by ';')", example))
+	// fields= with an empty value is a metadata-only projection; a
+	// missing fields= is more likely a slip, and so is one of only ';'.
+	switch {
+	case !hasFields:
+		diags = append(diags, s.diag(m.pos, "needs fields= (field paths separated by ';', or empty for metadata only)", example))
+	case strings.TrimSpace(fields.value) != "" && strings.Trim(fields.value, "; ") == "":
+		diags = append(diags, s.diag(fields.pos, "fields= names no field path", "leave it empty (fields=) for a projection of the metadata only"))
 	}
 	s.name, s.namePos = name.value, name.pos
 	if hasFields {
@@ -177,6 +230,7 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 	if len(diags) > 0 {
 		return nil, diags
 	}
+	root.nameNested()
 	nestedCopy := map[string]string{"value": copyInto, "pointer": copyPointerInto, "slice": copySliceInto}
 	for _, st := range p.Structs {
 		for _, f := range st.Fields {
@@ -277,13 +331,10 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 		if !ok {
 			return fail(fmt.Sprintf("field path %s: %s is %s, not a struct", path, here, types.TypeString(found.typ, qualifier)), "")
 		}
-		// FooSummary + Spec; a slice's element by its type's name:
-		// PodSummarySpec + Container.
-		name := node.Name + goName
+		nested := &ProjStruct{source: st, path: here, elems: shape == "slice"} // named by nameNested
 		if n, isNamed := t.(*types.Named); isNamed && shape == "slice" {
-			name = node.Name + n.Obj().Name()
+			nested.elemName = n.Obj().Name()
 		}
-		nested := &ProjStruct{Name: name, source: st}
 		tag, _ := reflect.StructTag(node.tagOf(found)).Lookup("json")
 		node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, Nested: nested, Shape: shape})
 		p.Structs = append(p.Structs, nested)
