@@ -39,6 +39,11 @@ type ProjStruct struct {
 	Fields []*ProjField
 	// source is the struct the fields are taken from.
 	source *types.Struct
+	// CopyFields is set when a field holds a lock (protobuf messages carry
+	// one, so Istio's specs do): DeepCopyInto then copies field by field,
+	// leaving the lock to the field's own DeepCopyInto, instead of
+	// starting with `*out = *in`, which go vet reports (copylocks).
+	CopyFields bool
 	// path is the JSON path of the part it holds (".spec.containers");
 	// elems says it holds each element of a slice there.
 	path  string
@@ -217,6 +222,10 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 		return nil, Diagnostics{s.diag(s.namePos, fmt.Sprintf("name %q is not an exported Go identifier", s.name),
 			"it names the generated type, e.g. "+k.Name+"Summary")}
 	}
+	if m := decodesItself(named); m != "" {
+		return nil, Diagnostics{s.diag(cmp.Or(s.namePos, s.pos), fmt.Sprintf("%s decodes itself (%s), so a projection of it would not decode as it does", k.Name, m),
+			"use the kind's own informer")}
+	}
 	root := &ProjStruct{Name: s.name, Root: true, source: named.Underlying().(*types.Struct)}
 	p := &Projection{Kind: k, Name: s.name, Structs: []*ProjStruct{root}, pos: cmp.Or(s.namePos, s.pos), subject: s.subject}
 	for _, ps := range s.paths {
@@ -234,6 +243,9 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 	nestedCopy := map[string]string{"value": copyInto, "pointer": copyPointerInto, "slice": copySliceInto}
 	for _, st := range p.Structs {
 		for _, f := range st.Fields {
+			if f.Nested == nil && holdsLock(f.typ, nil) {
+				st.CopyFields = true
+			}
 			if f.Nested != nil {
 				f.Copy = nestedCopy[f.Shape] // generated structs have DeepCopyInto
 				continue
@@ -331,6 +343,12 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 		if !ok {
 			return fail(fmt.Sprintf("field path %s: %s is %s, not a struct", path, here, types.TypeString(found.typ, qualifier)), "")
 		}
+		if m := decodesItself(t); m != "" {
+			// Istio's specs (protobuf messages read with protojson) are
+			// such types: their wire names are not their json tags.
+			return fail(fmt.Sprintf("field path %s: %s is %s, which decodes itself (%s), so a generated struct holding some of its fields would not decode as it does", path, here, types.TypeString(t, qualifier), m),
+				"project "+here+" whole")
+		}
 		nested := &ProjStruct{source: st, path: here, elems: shape == "slice"} // named by nameNested
 		if n, isNamed := t.(*types.Named); isNamed && shape == "slice" {
 			nested.elemName = n.Obj().Name()
@@ -341,6 +359,55 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 		node = nested
 	}
 	return "." + strings.Join(jsonNames, "."), nil
+}
+
+// holdsLock reports whether a value of t holds a lock by value, as go vet's
+// copylocks check sees it: a type whose pointer is a sync.Locker but whose
+// value is not, directly or in a struct field or array element.
+func holdsLock(t types.Type, seen map[types.Type]bool) bool {
+	if _, ok := t.Underlying().(*types.Interface); ok {
+		return false
+	}
+	if _, ok := t.(*types.Pointer); ok {
+		return false
+	}
+	isLocker := func(ms *types.MethodSet) bool {
+		return ms.Lookup(nil, "Lock") != nil && ms.Lookup(nil, "Unlock") != nil
+	}
+	if isLocker(types.NewMethodSet(types.NewPointer(t))) && !isLocker(types.NewMethodSet(t)) {
+		return true
+	}
+	if seen == nil {
+		seen = map[types.Type]bool{}
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch u := t.Underlying().(type) {
+	case *types.Array:
+		return holdsLock(u.Elem(), seen)
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if holdsLock(u.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodesItself names the method by which *t decodes its own JSON
+// (encoding/json's Unmarshaler or TextUnmarshaler, also promoted from an
+// embedded field), or "" when encoding/json decodes it member by member.
+func decodesItself(t types.Type) string {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for _, m := range []string{"UnmarshalJSON", "UnmarshalText"} {
+		if ms.Lookup(nil, m) != nil {
+			return m
+		}
+	}
+	return ""
 }
 
 // tagOf returns the struct tag of the field found in s.source (through
