@@ -681,7 +681,16 @@ func projectionCollisions(kinds []*Kind) Diagnostics {
 					"choose another name")
 			}
 			types[p.Name], plurals[p.Plural] = what, what
+			own := map[string]*ProjStruct{}
 			for _, s := range p.Structs[1:] {
+				if o := own[s.Name]; o != nil {
+					// FooSummary + Spec + TemplateX and FooSummary + SpecTemplate + X:
+					// two parts of the one projection; renaming it does not help.
+					d(fmt.Sprintf("projection %s's nested types for %s and %s are both named %s", p.Name, o.path, s.path, s.Name),
+						"project one of the two parts whole")
+					continue
+				}
+				own[s.Name] = s
 				if prev := cmp.Or(kindNames[s.Name], types[s.Name]); prev != "" {
 					d(fmt.Sprintf("projection %s's nested type %s collides with %s", p.Name, s.Name, prev),
 						"rename the projection")
