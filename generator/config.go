@@ -142,7 +142,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	})
 	fs.Func("projection", "a projection of a kind whose package cannot carry the marker (repeatable):\n"+
 		"IMPORTPATH.Kind:Name=PATH;PATH..., as +informer-gen:projection:name=Name,fields=PATH;PATH...\n"+
-		"(the package must be one of the input packages)\n"+
+		"(its package is loaded too when it is not an input, and gets only its projections)\n"+
 		"example: --projection 'k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase'", func(v string) error {
 		pf, err := ParseProjectionFlag(v)
 		if err != nil {
@@ -190,8 +190,10 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		return cfg, nil
 	}
 	var problems []string
-	if len(cfg.Inputs) == 0 {
-		problems = append(problems, "no input packages given")
+	if len(cfg.Inputs) == 0 && len(cfg.Projections) == 0 {
+		// Projections alone are a whole run: a controller that caches only
+		// Pod projections has no API package of its own to name.
+		problems = append(problems, "no input packages given (nor --projection)")
 	}
 	if cfg.OutputDir == "" {
 		problems = append(problems, "--output-dir is required")
@@ -290,7 +292,8 @@ type ProjectionFlag struct {
 	Package, Kind string
 	// Name is the projection type's name.
 	Name string
-	// Paths are the projected field paths.
+	// Paths are the projected field paths; none for a metadata-only
+	// projection ("Name=").
 	Paths []string
 }
 
@@ -298,7 +301,7 @@ type ProjectionFlag struct {
 // It checks the syntax only; whether the kind and fields exist is checked
 // against the loaded packages.
 func ParseProjectionFlag(v string) (ProjectionFlag, error) {
-	const want = "want IMPORTPATH.Kind:Name=PATH;PATH..., e.g. k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase"
+	const want = "want IMPORTPATH.Kind:Name=PATH;PATH... (Name= alone: metadata only), e.g. k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase"
 	pf := ProjectionFlag{Flag: v}
 	head, fields, ok := strings.Cut(v, "=")
 	if !ok {
@@ -322,6 +325,11 @@ func ParseProjectionFlag(v string) (ProjectionFlag, error) {
 	}
 	if !token.IsIdentifier(pf.Name) || !token.IsExported(pf.Name) {
 		return pf, fmt.Errorf("malformed %q: projection name %q is not an exported Go identifier (%s)", v, pf.Name, want)
+	}
+	if strings.TrimSpace(fields) == "" {
+		// Name= with nothing after it: a metadata-only projection, as
+		// client-go's metadata informers give (ObjectMeta of every object).
+		return pf, nil
 	}
 	for p := range strings.SplitSeq(fields, ";") {
 		if p = strings.TrimSpace(p); p != "" {

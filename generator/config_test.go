@@ -110,6 +110,10 @@ func TestParseProjectionFlag(t *testing.T) {
 		len(pf.Paths) != 2 || pf.Paths[0] != ".spec.nodeName" || pf.Paths[1] != ".status.phase" {
 		t.Errorf("ParseProjectionFlag = %+v", pf)
 	}
+	// Nothing after '=': a projection of the metadata only.
+	if pf, err := ParseProjectionFlag("k8s.io/api/core/v1.ConfigMap:ConfigMapMeta= "); err != nil || pf.Kind != "ConfigMap" || pf.Name != "ConfigMapMeta" || len(pf.Paths) != 0 {
+		t.Errorf("ParseProjectionFlag(metadata only) = %+v, %v", pf, err)
+	}
 	for _, bad := range []string{
 		"k8s.io/api/core/v1.Pod:PodSummary",            // no fields
 		"k8s.io/api/core/v1.Pod=.spec.nodeName",        // no name
@@ -117,7 +121,7 @@ func TestParseProjectionFlag(t *testing.T) {
 		"k8s.io/api/core/v1.:PodSummary=.spec",         // empty kind
 		"./apis/v1.Foo:FooSummary=.spec",               // relative
 		"k8s.io/api/core/v1.Pod:podSummary=.spec",      // unexported name
-		"k8s.io/api/core/v1.Pod:PodSummary= ; ",        // empty paths
+		"k8s.io/api/core/v1.Pod:PodSummary= ; ",        // only separators
 	} {
 		if _, err := ParseProjectionFlag(bad); err == nil {
 			t.Errorf("ParseProjectionFlag(%q) succeeded, want an error", bad)

@@ -154,7 +154,10 @@
 // field indexes whose paths it holds. Paths are resolved as index paths are;
 // a path through a struct, a pointer to one or a slice of them makes a
 // nested struct (FooSummarySpec, PodSummarySpecContainer), and its last
-// segment is copied whole with the source's type and json tag. metadata,
+// segment is copied whole with the source's type and json tag (two slices
+// of one element type in a struct give nested types named by field:
+// PodImagesSpecContainers, PodImagesSpecInitContainers). An empty fields=
+// projects the metadata only. metadata,
 // apiVersion and kind are always kept and cannot be named. Missing paths,
 // duplicate or overlapping paths, json:"-" fields, leaves the generated
 // DeepCopy cannot copy, and names that collide with a kind, another
@@ -165,7 +168,9 @@
 //	--projection 'k8s.io/api/core/v1.Pod:PodSummary=.spec.nodeName;.status.phase'
 //
 // A package named only by --projection is loaded too, and gets only its
-// projections: no listers or informers of its own kinds.
+// projections: no listers or informers of its own kinds. --projection flags
+// alone, with no input package, are a whole run; Name= with no paths is a
+// metadata-only projection.
 //
 // # Running it
 //

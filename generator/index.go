@@ -283,11 +283,16 @@ func jsonName(tag, goName string, embedded bool) string {
 		}
 		return goName
 	}
-	name, opts, _ := strings.Cut(v, ",")
-	if name == "" && strings.Contains(","+opts+",", ",inline,") {
-		return ""
-	}
+	// encoding/json (and sigs.k8s.io/json, which apimachinery decodes
+	// with) inlines an embedded struct whose tag gives no name, with or
+	// without ",inline" (an option only the Kubernetes conventions use);
+	// a named field tagged `json:",inline"` is not inlined: its member
+	// is its Go name.
+	name, _, _ := strings.Cut(v, ",")
 	if name == "" {
+		if embedded {
+			return ""
+		}
 		return goName
 	}
 	return name

@@ -103,8 +103,8 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		}
 		patterns = append(patterns, in)
 	}
-	if len(patterns) == 0 {
-		return nil, diags, nil
+	if len(patterns) == 0 && len(cfg.Inputs) > 0 {
+		return nil, diags, nil // every input is missing; reported above
 	}
 	for _, pf := range cfg.Projections {
 		if !slices.Contains(patterns, pf.Package) {

@@ -39,6 +39,44 @@ type ProjStruct struct {
 	Fields []*ProjField
 	// source is the struct the fields are taken from.
 	source *types.Struct
+	// CopyFields is set when a field holds a lock (protobuf messages carry
+	// one, so Istio's specs do): DeepCopyInto then copies field by field,
+	// leaving the lock to the field's own DeepCopyInto, instead of
+	// starting with `*out = *in`, which go vet reports (copylocks).
+	CopyFields bool
+	// path is the JSON path of the part it holds (".spec.containers");
+	// elems says it holds each element of a slice there.
+	path  string
+	elems bool
+	// elemName is the source element type's name when the struct stands
+	// for the elements of a slice of a named struct type.
+	elemName string
+}
+
+// nameNested names the nested structs below s, top-down, once every path is
+// resolved: the parent's name and the field's Go name (FooSummary + Spec);
+// a slice's element by its type's name (PodSummarySpec + Container), unless
+// another slice of s has elements of that type too (.spec.containers and
+// .spec.initContainers), when both are named by their field
+// (PodSummarySpecContainers, PodSummarySpecInitContainers), so that names
+// do not depend on the order of the paths.
+func (s *ProjStruct) nameNested() {
+	byElem := map[string]int{}
+	for _, f := range s.Fields {
+		if f.Nested != nil && f.Nested.elemName != "" {
+			byElem[f.Nested.elemName]++
+		}
+	}
+	for _, f := range s.Fields {
+		if f.Nested == nil {
+			continue
+		}
+		f.Nested.Name = s.Name + f.GoName
+		if e := f.Nested.elemName; e != "" && byElem[e] == 1 {
+			f.Nested.Name = s.Name + e
+		}
+		f.Nested.nameNested()
+	}
 }
 
 // ProjField is one field of a generated struct: a leaf copied whole with the
@@ -93,8 +131,23 @@ func (p *Projection) KindQ() string { return fmt.Sprintf("%q", p.Kind.Name) }
 // LowerName is the projection name with a lower-case first letter.
 func (p *Projection) LowerName() string { return lowerFirst(p.Name) }
 
-// PathList is the projected paths, for docs: ".spec.replicas, .status".
-func (p *Projection) PathList() string { return strings.Join(p.Paths, ", ") }
+// Part says which part of the kind a nested struct holds fields of, for
+// docs: "Pod's .spec" or "each of Pod's .spec.containers".
+func (d projStructData) Part() string {
+	if d.elems {
+		return "each of " + d.Projection.Kind.Name + "'s " + d.path
+	}
+	return d.Projection.Kind.Name + "'s " + d.path
+}
+
+// Holds says what the projection holds besides TypeMeta, for docs:
+// "its metadata and .spec.replicas, .status", or "only its metadata".
+func (p *Projection) Holds() string {
+	if len(p.Paths) == 0 {
+		return "only its metadata"
+	}
+	return "its metadata and " + strings.Join(p.Paths, ", ")
+}
 
 // projSpec is one projection as the user wrote it, in a marker or a
 // --projection flag; where says where its problems are reported.
@@ -134,8 +187,13 @@ func projSpecFromMarker(m marker) (projSpec, Diagnostics) {
 	if !hasName || name.value == "" {
 		diags = append(diags, s.diag(m.pos, "needs name=", example))
 	}
-	if !hasFields || strings.Trim(fields.value, "; ") == "" {
-		diags = append(diags, s.diag(m.pos, "needs fields= (field paths separated by ';')", example))
+	// fields= with an empty value is a metadata-only projection; a
+	// missing fields= is more likely a slip, and so is one of only ';'.
+	switch {
+	case !hasFields:
+		diags = append(diags, s.diag(m.pos, "needs fields= (field paths separated by ';', or empty for metadata only)", example))
+	case strings.TrimSpace(fields.value) != "" && strings.Trim(fields.value, "; ") == "":
+		diags = append(diags, s.diag(fields.pos, "fields= names no field path", "leave it empty (fields=) for a projection of the metadata only"))
 	}
 	s.name, s.namePos = name.value, name.pos
 	if hasFields {
@@ -164,6 +222,10 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 		return nil, Diagnostics{s.diag(s.namePos, fmt.Sprintf("name %q is not an exported Go identifier", s.name),
 			"it names the generated type, e.g. "+k.Name+"Summary")}
 	}
+	if m := decodesItself(named); m != "" {
+		return nil, Diagnostics{s.diag(cmp.Or(s.namePos, s.pos), fmt.Sprintf("%s decodes itself (%s), so a projection of it would not decode as it does", k.Name, m),
+			"use the kind's own informer")}
+	}
 	root := &ProjStruct{Name: s.name, Root: true, source: named.Underlying().(*types.Struct)}
 	p := &Projection{Kind: k, Name: s.name, Structs: []*ProjStruct{root}, pos: cmp.Or(s.namePos, s.pos), subject: s.subject}
 	for _, ps := range s.paths {
@@ -177,9 +239,13 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 	if len(diags) > 0 {
 		return nil, diags
 	}
+	root.nameNested()
 	nestedCopy := map[string]string{"value": copyInto, "pointer": copyPointerInto, "slice": copySliceInto}
 	for _, st := range p.Structs {
 		for _, f := range st.Fields {
+			if f.Nested == nil && holdsLock(f.typ, nil) {
+				st.CopyFields = true
+			}
 			if f.Nested != nil {
 				f.Copy = nestedCopy[f.Shape] // generated structs have DeepCopyInto
 				continue
@@ -277,19 +343,71 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 		if !ok {
 			return fail(fmt.Sprintf("field path %s: %s is %s, not a struct", path, here, types.TypeString(found.typ, qualifier)), "")
 		}
-		// FooSummary + Spec; a slice's element by its type's name:
-		// PodSummarySpec + Container.
-		name := node.Name + goName
-		if n, isNamed := t.(*types.Named); isNamed && shape == "slice" {
-			name = node.Name + n.Obj().Name()
+		if m := decodesItself(t); m != "" {
+			// Istio's specs (protobuf messages read with protojson) are
+			// such types: their wire names are not their json tags.
+			return fail(fmt.Sprintf("field path %s: %s is %s, which decodes itself (%s), so a generated struct holding some of its fields would not decode as it does", path, here, types.TypeString(t, qualifier), m),
+				"project "+here+" whole")
 		}
-		nested := &ProjStruct{Name: name, source: st}
+		nested := &ProjStruct{source: st, path: here, elems: shape == "slice"} // named by nameNested
+		if n, isNamed := t.(*types.Named); isNamed && shape == "slice" {
+			nested.elemName = n.Obj().Name()
+		}
 		tag, _ := reflect.StructTag(node.tagOf(found)).Lookup("json")
 		node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, Nested: nested, Shape: shape})
 		p.Structs = append(p.Structs, nested)
 		node = nested
 	}
 	return "." + strings.Join(jsonNames, "."), nil
+}
+
+// holdsLock reports whether a value of t holds a lock by value, as go vet's
+// copylocks check sees it: a type whose pointer is a sync.Locker but whose
+// value is not, directly or in a struct field or array element.
+func holdsLock(t types.Type, seen map[types.Type]bool) bool {
+	if _, ok := t.Underlying().(*types.Interface); ok {
+		return false
+	}
+	if _, ok := t.(*types.Pointer); ok {
+		return false
+	}
+	isLocker := func(ms *types.MethodSet) bool {
+		return ms.Lookup(nil, "Lock") != nil && ms.Lookup(nil, "Unlock") != nil
+	}
+	if isLocker(types.NewMethodSet(types.NewPointer(t))) && !isLocker(types.NewMethodSet(t)) {
+		return true
+	}
+	if seen == nil {
+		seen = map[types.Type]bool{}
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch u := t.Underlying().(type) {
+	case *types.Array:
+		return holdsLock(u.Elem(), seen)
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if holdsLock(u.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodesItself names the method by which *t decodes its own JSON
+// (encoding/json's Unmarshaler or TextUnmarshaler, also promoted from an
+// embedded field), or "" when encoding/json decodes it member by member.
+func decodesItself(t types.Type) string {
+	ms := types.NewMethodSet(types.NewPointer(t))
+	for _, m := range []string{"UnmarshalJSON", "UnmarshalText"} {
+		if ms.Lookup(nil, m) != nil {
+			return m
+		}
+	}
+	return ""
 }
 
 // tagOf returns the struct tag of the field found in s.source (through
@@ -563,7 +681,16 @@ func projectionCollisions(kinds []*Kind) Diagnostics {
 					"choose another name")
 			}
 			types[p.Name], plurals[p.Plural] = what, what
+			own := map[string]*ProjStruct{}
 			for _, s := range p.Structs[1:] {
+				if o := own[s.Name]; o != nil {
+					// FooSummary + Spec + TemplateX and FooSummary + SpecTemplate + X:
+					// two parts of the one projection; renaming it does not help.
+					d(fmt.Sprintf("projection %s's nested types for %s and %s are both named %s", p.Name, o.path, s.path, s.Name),
+						"project one of the two parts whole")
+					continue
+				}
+				own[s.Name] = s
 				if prev := cmp.Or(kindNames[s.Name], types[s.Name]); prev != "" {
 					d(fmt.Sprintf("projection %s's nested type %s collides with %s", p.Name, s.Name, prev),
 						"rename the projection")

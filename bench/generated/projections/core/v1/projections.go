@@ -48,7 +48,7 @@ func (in *PodSummary) DeepCopyObject() runtime.Object {
 	return nil
 }
 
-// PodSummarySpec holds the projected fields of a part of Pod, for PodSummary.
+// PodSummarySpec holds the projected fields of Pod's .spec, for PodSummary.
 type PodSummarySpec struct {
 	NodeName string `json:"nodeName,omitempty"`
 }
@@ -68,7 +68,7 @@ func (in *PodSummarySpec) DeepCopy() *PodSummarySpec {
 	return out
 }
 
-// PodSummaryStatus holds the projected fields of a part of Pod, for PodSummary.
+// PodSummaryStatus holds the projected fields of Pod's .status, for PodSummary.
 type PodSummaryStatus struct {
 	Phase      corev1.PodPhase       `json:"phase,omitempty"`
 	PodIP      string                `json:"podIP,omitempty"`

@@ -47,7 +47,7 @@ func (in *FooSummary) DeepCopyObject() runtime.Object {
 	return nil
 }
 
-// FooSummarySpec holds the projected fields of a part of Foo, for FooSummary.
+// FooSummarySpec holds the projected fields of Foo's .spec, for FooSummary.
 type FooSummarySpec struct {
 	Replicas int32 `json:"replicas"`
 }
@@ -67,7 +67,7 @@ func (in *FooSummarySpec) DeepCopy() *FooSummarySpec {
 	return out
 }
 
-// FooSummaryStatus holds the projected fields of a part of Foo, for FooSummary.
+// FooSummaryStatus holds the projected fields of Foo's .status, for FooSummary.
 type FooSummaryStatus struct {
 	AvailableReplicas int32 `json:"availableReplicas"`
 }

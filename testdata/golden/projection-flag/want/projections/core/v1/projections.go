@@ -54,7 +54,7 @@ func (in *PodSummary) DeepCopyObject() runtime.Object {
 	return nil
 }
 
-// PodSummarySpec holds the projected fields of a part of Pod, for PodSummary.
+// PodSummarySpec holds the projected fields of Pod's .spec, for PodSummary.
 type PodSummarySpec struct {
 	NodeName   string                    `json:"nodeName,omitempty"`
 	Containers []PodSummarySpecContainer `json:"containers"`
@@ -82,7 +82,7 @@ func (in *PodSummarySpec) DeepCopy() *PodSummarySpec {
 	return out
 }
 
-// PodSummaryStatus holds the projected fields of a part of Pod, for PodSummary.
+// PodSummaryStatus holds the projected fields of Pod's .status, for PodSummary.
 type PodSummaryStatus struct {
 	Phase corev1.PodPhase `json:"phase,omitempty"`
 }
@@ -102,7 +102,7 @@ func (in *PodSummaryStatus) DeepCopy() *PodSummaryStatus {
 	return out
 }
 
-// PodSummarySpecContainer holds the projected fields of a part of Pod, for PodSummary.
+// PodSummarySpecContainer holds the projected fields of each of Pod's .spec.containers, for PodSummary.
 type PodSummarySpecContainer struct {
 	Image string `json:"image,omitempty"`
 }

@@ -51,7 +51,7 @@ func (in *FooNodes) DeepCopyObject() runtime.Object {
 	return nil
 }
 
-// FooNodesSpec holds the projected fields of a part of Foo, for FooNodes.
+// FooNodesSpec holds the projected fields of Foo's .spec, for FooNodes.
 type FooNodesSpec struct {
 	NodeName string `json:"nodeName"`
 }

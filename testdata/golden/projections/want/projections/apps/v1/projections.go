@@ -55,7 +55,7 @@ func (in *WidgetStatusView) DeepCopyObject() runtime.Object {
 	return nil
 }
 
-// WidgetStatusViewSpec holds the projected fields of a part of Widget, for WidgetStatusView.
+// WidgetStatusViewSpec holds the projected fields of Widget's .spec, for WidgetStatusView.
 type WidgetStatusViewSpec struct {
 	Selector   *metav1.LabelSelector           `json:"selector,omitempty"`
 	Template   *WidgetStatusViewSpecTemplate   `json:"template,omitempty"`
@@ -95,7 +95,7 @@ func (in *WidgetStatusViewSpec) DeepCopy() *WidgetStatusViewSpec {
 	return out
 }
 
-// WidgetStatusViewSpecTemplate holds the projected fields of a part of Widget, for WidgetStatusView.
+// WidgetStatusViewSpecTemplate holds the projected fields of Widget's .spec.template, for WidgetStatusView.
 type WidgetStatusViewSpecTemplate struct {
 	Labels map[string]string `json:"labels,omitempty"`
 }
@@ -122,7 +122,7 @@ func (in *WidgetStatusViewSpecTemplate) DeepCopy() *WidgetStatusViewSpecTemplate
 	return out
 }
 
-// WidgetStatusViewSpecContainer holds the projected fields of a part of Widget, for WidgetStatusView.
+// WidgetStatusViewSpecContainer holds the projected fields of each of Widget's .spec.containers, for WidgetStatusView.
 type WidgetStatusViewSpecContainer struct {
 	Image string `json:"image"`
 }
@@ -177,7 +177,7 @@ func (in *WidgetSummary) DeepCopyObject() runtime.Object {
 	return nil
 }
 
-// WidgetSummarySpec holds the projected fields of a part of Widget, for WidgetSummary.
+// WidgetSummarySpec holds the projected fields of Widget's .spec, for WidgetSummary.
 type WidgetSummarySpec struct {
 	Replicas *int32                     `json:"replicas,omitempty"`
 	Template *WidgetSummarySpecTemplate `json:"template,omitempty"`
@@ -208,7 +208,7 @@ func (in *WidgetSummarySpec) DeepCopy() *WidgetSummarySpec {
 	return out
 }
 
-// WidgetSummarySpecTemplate holds the projected fields of a part of Widget, for WidgetSummary.
+// WidgetSummarySpecTemplate holds the projected fields of Widget's .spec.template, for WidgetSummary.
 type WidgetSummarySpecTemplate struct {
 	Image string `json:"image"`
 }
@@ -228,7 +228,7 @@ func (in *WidgetSummarySpecTemplate) DeepCopy() *WidgetSummarySpecTemplate {
 	return out
 }
 
-// WidgetSummaryStatus holds the projected fields of a part of Widget, for WidgetSummary.
+// WidgetSummaryStatus holds the projected fields of Widget's .status, for WidgetSummary.
 type WidgetSummaryStatus struct {
 	AvailableReplicas int32              `json:"availableReplicas,omitempty"`
 	Conditions        []metav1.Condition `json:"conditions,omitempty"`
@@ -289,7 +289,7 @@ func (in *ZoneCapacity) DeepCopyObject() runtime.Object {
 	return nil
 }
 
-// ZoneCapacitySpec holds the projected fields of a part of Zone, for ZoneCapacity.
+// ZoneCapacitySpec holds the projected fields of Zone's .spec, for ZoneCapacity.
 type ZoneCapacitySpec struct {
 	Capacity resource.Quantity            `json:"capacity"`
 	Tags     []string                     `json:"tags,omitempty"`
