@@ -1,0 +1,99 @@
+package shard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+)
+
+// Selector returns the shardSelector this replica's informers should list
+// and watch with (Options.ByUID; "" otherwise, or when it would select
+// everything): the ranges of the buckets that the membership whose keys it
+// holds (grown) or the one it is moving to (target) gives it. So its cache
+// holds every object it owns, receives the objects of buckets it is about to
+// gain before it gains them, and keeps those it is losing until it has
+// dropped them (docs/sharding.md, "Server-side sharded watches"). Safe for
+// concurrent use; lock-free.
+func (s *Shard) Selector() string { return *s.selector.Load() }
+
+// Tweak sets opts.ShardSelector to Selector() when that is not empty: use
+// it as the informers' ListOptions tweak (factory.Options.Tweak, or
+// listwatch.Options.Tweak) together with RelistTrigger, and only against an
+// API server that honours the selector (ServerSelects). It reads the
+// selector at every LIST and WATCH. Safe for concurrent use.
+func (s *Shard) Tweak(opts *metav1.ListOptions) {
+	if sel := s.Selector(); sel != "" {
+		opts.ShardSelector = sel
+	}
+}
+
+// RelistTrigger returns the trigger fired whenever Selector changes, for the
+// Reflector options of the informers Tweak is set on
+// (reflector.Options.Relist, or factory.Options.Reflector.Relist): a watch
+// cannot change its selector, so they relist with the new one. Nil without
+// Options.ByUID.
+func (s *Shard) RelistTrigger() *reflector.RelistTrigger { return s.relist }
+
+// refreshSelectorLocked recomputes Selector from grown and target and fires
+// the trigger when it changed.
+func (s *Shard) refreshSelectorLocked() {
+	if !s.opts.ByUID {
+		return
+	}
+	key := s.target.id
+	if s.grown != nil {
+		key += "/" + s.grown.id
+	}
+	if key == s.selKey {
+		return
+	}
+	s.selKey = key
+	set := s.target.bucketsOf(s.opts.Identity)
+	if s.grown != nil {
+		set = set.union(s.grown.bucketsOf(s.opts.Identity))
+	}
+	sel := selectorFor(set)
+	if sel == *s.selector.Load() {
+		return
+	}
+	s.selector.Store(&sel)
+	s.logger.V(2).Info("shard selector changed: relisting", "buckets", set.len(), "of", Buckets)
+	s.relist.Fire()
+}
+
+// probeSelector selects every hash: a server that honours shardSelector
+// answers it with the list's metadata.shardInfo, one that does not ignores
+// the parameter.
+const probeSelector = "shardRange(" + UIDField + ", '0x0000000000000000', '0x10000000000000000')"
+
+// ServerSelects reports whether the API server honours shardSelector
+// (Kubernetes 1.36+ with the ShardedListAndWatch feature gate on) for the
+// resource (plural, e.g. "foos") in namespace ("" for all) that client
+// serves: it lists at most one object with a selector of the whole hash
+// space and checks that the answer carries metadata.shardInfo, which such a
+// server sets on every sharded list. A server without the gate, or older,
+// ignores the parameter and answers a full list without it (it does not
+// refuse it): so without this check a replica would silently cache
+// everything — still correct (the Filter forwards only owned objects), but
+// not what the selector is for. It blocks for one request, bounded by ctx.
+func ServerSelects(ctx context.Context, client rest.Interface, namespace, resource string) (bool, error) {
+	raw, err := client.Get().Namespace(namespace).Resource(resource).
+		Param("limit", "1").Param("shardSelector", probeSelector).
+		SetHeader("Accept", "application/json").
+		Do(ctx).Raw()
+	if err != nil {
+		return false, fmt.Errorf("probing shardSelector support on %s: %w", resource, err)
+	}
+	var list struct {
+		Metadata metav1.ListMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return false, fmt.Errorf("probing shardSelector support on %s: decoding the list: %w", resource, err)
+	}
+	return list.Metadata.ShardInfo != nil, nil
+}
