@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/reflector"
@@ -67,33 +68,81 @@ func (s *Shard) refreshSelectorLocked() {
 }
 
 // probeSelector selects every hash: a server that honours shardSelector
-// answers it with the list's metadata.shardInfo, one that does not ignores
-// the parameter.
+// answers it with the list's metadata.shardInfo (built-in resources), one
+// that does not ignores the parameter.
 const probeSelector = "shardRange(" + UIDField + ", '0x0000000000000000', '0x10000000000000000')"
+
+// probeList is what ServerSelects decodes of a LIST: metadata, and the
+// items' names and uids only.
+type probeList struct {
+	Metadata metav1.ListMeta `json:"metadata"`
+	Items    []struct {
+		Metadata struct {
+			Name string    `json:"name"`
+			UID  types.UID `json:"uid"`
+		} `json:"metadata"`
+	} `json:"items"`
+}
 
 // ServerSelects reports whether the API server honours shardSelector
 // (Kubernetes 1.36+ with the ShardedListAndWatch feature gate on) for the
 // resource (plural, e.g. "foos") in namespace ("" for all) that client
-// serves: it lists at most one object with a selector of the whole hash
-// space and checks that the answer carries metadata.shardInfo, which such a
-// server sets on every sharded list. A server without the gate, or older,
-// ignores the parameter and answers a full list without it (it does not
-// refuse it): so without this check a replica would silently cache
-// everything — still correct (the Filter forwards only owned objects), but
-// not what the selector is for. It blocks for one request, bounded by ctx.
+// serves. A server without the gate, or older, ignores the parameter and
+// answers a full list (it does not refuse it), so without this check a
+// replica would silently cache everything: still correct (the Filter
+// forwards only owned objects), but not what the selector is for.
+//
+// First it lists at most one object with a selector of the whole hash
+// space: a list with metadata.shardInfo says yes (built-in resources). Lists
+// of custom resources carry no shardInfo even when filtered (an
+// UnstructuredList has no SetShardInfo in apimachinery v0.37.2), so then it
+// takes the object listed and lists it again by name with a selector of the
+// half of the hash space that excludes it: a server that honours the
+// selector returns nothing. With no object to try, it answers false (the
+// safe way: client-side sharding) with a nil error. It blocks for at most
+// two requests, bounded by ctx.
 func ServerSelects(ctx context.Context, client rest.Interface, namespace, resource string) (bool, error) {
-	raw, err := client.Get().Namespace(namespace).Resource(resource).
-		Param("limit", "1").Param("shardSelector", probeSelector).
-		SetHeader("Accept", "application/json").
-		Do(ctx).Raw()
+	first, err := probe(ctx, client, namespace, resource, probeSelector, "")
 	if err != nil {
-		return false, fmt.Errorf("probing shardSelector support on %s: %w", resource, err)
+		return false, err
 	}
-	var list struct {
-		Metadata metav1.ListMeta `json:"metadata"`
+	if first.Metadata.ShardInfo != nil {
+		return true, nil
 	}
+	if len(first.Items) == 0 {
+		return false, nil
+	}
+	o := first.Items[0].Metadata
+	other := "shardRange(" + UIDField + ", '0x0000000000000000', '0x8000000000000000')"
+	if UIDHash(o.UID) < 1<<63 {
+		other = "shardRange(" + UIDField + ", '0x8000000000000000', '0x10000000000000000')"
+	}
+	again, err := probe(ctx, client, namespace, resource, other, "metadata.name="+o.Name)
+	if err != nil {
+		return false, err
+	}
+	for _, it := range again.Items {
+		if it.Metadata.UID == o.UID {
+			return false, nil // the selector was ignored
+		}
+	}
+	return true, nil
+}
+
+func probe(ctx context.Context, client rest.Interface, namespace, resource, selector, fieldSelector string) (*probeList, error) {
+	req := client.Get().Namespace(namespace).Resource(resource).
+		Param("limit", "1").Param("shardSelector", selector).
+		SetHeader("Accept", "application/json")
+	if fieldSelector != "" {
+		req = req.Param("fieldSelector", fieldSelector)
+	}
+	raw, err := req.Do(ctx).Raw()
+	if err != nil {
+		return nil, fmt.Errorf("probing shardSelector support on %s: %w", resource, err)
+	}
+	var list probeList
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return false, fmt.Errorf("probing shardSelector support on %s: decoding the list: %w", resource, err)
+		return nil, fmt.Errorf("probing shardSelector support on %s: decoding the list: %w", resource, err)
 	}
-	return list.Metadata.ShardInfo != nil, nil
+	return &list, nil
 }
