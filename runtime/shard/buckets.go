@@ -45,6 +45,15 @@ func (b bucketSet) union(o bucketSet) bucketSet {
 	return b
 }
 
+// fullBuckets is the set of every bucket.
+func fullBuckets() bucketSet {
+	var b bucketSet
+	for i := range b {
+		b[i] = ^uint64(0)
+	}
+	return b
+}
+
 func (b *bucketSet) len() int {
 	n := 0
 	for _, w := range b {

@@ -27,6 +27,9 @@ import (
 type shardingSource struct {
 	src   *runtimetest.Source[*obj]
 	tweak func(*metav1.ListOptions)
+	// ignore serves everything whatever the selector, as a server
+	// without the ShardedListAndWatch gate does.
+	ignore bool
 }
 
 // matcher parses sel ("" selects everything) with apimachinery's matcher.
@@ -53,6 +56,9 @@ func matcher(t *testing.T, sel string) func(*obj) bool {
 func (l *shardingSource) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[*obj], error) {
 	l.tweak(&opts)
 	match := matcher(nil, opts.ShardSelector)
+	if l.ignore {
+		match = matcher(nil, "")
+	}
 	res, err := l.src.List(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -70,6 +76,9 @@ func (l *shardingSource) List(ctx context.Context, opts metav1.ListOptions) (*re
 func (l *shardingSource) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	l.tweak(&opts)
 	match := matcher(nil, opts.ShardSelector)
+	if l.ignore {
+		match = matcher(nil, "")
+	}
 	w, err := l.src.Watch(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -161,6 +170,9 @@ func TestByUIDServerSideSharding(t *testing.T) {
 		converged := func() error {
 			total := 0
 			for id, r := range reps {
+				if r.s.ServerIgnoresSelector() {
+					t.Fatalf("%s believes the server ignores its selector; it does not", id)
+				}
 				if len(r.s.Members()) != len(reps) {
 					return fmt.Errorf("%s acts on %v", id, r.s.Members())
 				}
@@ -339,6 +351,112 @@ func TestByUIDServerSideSharding(t *testing.T) {
 		}
 		if n != 1 {
 			t.Errorf("delete of %s told %d times, want 1", keys[0], n)
+		}
+	})
+}
+
+// Against a server that ignores shardSelector, each replica notices objects
+// outside its selector, falls back to watching everything (Selector ""),
+// and ownership stays exclusive: every update reaches exactly one handler.
+func TestByUIDServerIgnoringSelectorFallsBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 0)
+		objs := runtimetest.NewSource[*obj](runtimetest.SourceOptions{})
+		var keys []string
+		for i := range 200 {
+			o := &obj{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("o-%d", i),
+				UID: types.UID(fmt.Sprintf("uid-%d", i))}}
+			if _, err := objs.Add(o); err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, store.Key(o))
+		}
+		type rep struct {
+			s    *shard.Shard
+			inf  *informer.Informer[*obj]
+			told *told
+		}
+		var reps []*rep
+		var wg sync.WaitGroup
+		ctx, cancel := context.WithCancel(t.Context())
+		defer wg.Wait()
+		defer cancel()
+		for _, id := range []string{"a", "b"} {
+			opts := c.options(id)
+			opts.ByUID = true
+			s, err := shard.New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &rep{s: s, told: newTold()}
+			r.inf = informer.New[*obj](&shardingSource{src: objs, tweak: s.Tweak, ignore: true},
+				informer.Options[*obj]{Reflector: reflector.Options{Relist: s.RelistTrigger()}})
+			if _, err := r.inf.AddHandler(shard.Filter(s, r.told.handler()), informer.HandlerOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			wg.Go(func() { _ = s.Run(ctx) })
+			wg.Go(func() { _ = r.inf.Run(ctx) })
+			reps = append(reps, r)
+		}
+		touch := func(v string) {
+			for _, k := range keys {
+				o, _ := objs.Get(k)
+				o.Labels = map[string]string{"touched": v}
+				if _, err := objs.Update(o); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		// Objects delivered within LeaseDuration (15s) of the selector
+		// that admitted them are not evidence; events after that are.
+		time.Sleep(20 * time.Second)
+		touch("0")
+		deadline := time.Now().Add(time.Minute)
+		for {
+			synctest.Wait()
+			ok := true
+			for _, r := range reps {
+				ok = ok && len(r.s.Members()) == 2 && r.s.ServerIgnoresSelector() && r.s.Selector() == "" &&
+					len(r.inf.Indexer().List()) == len(keys)
+			}
+			if ok {
+				break
+			}
+			if time.Now().After(deadline) {
+				for i, r := range reps {
+					t.Logf("replica %d: members %v, ignores %v, selector %d bytes, cached %d",
+						i, r.s.Members(), r.s.ServerIgnoresSelector(), len(r.s.Selector()), len(r.inf.Indexer().List()))
+				}
+				t.Fatal("replicas did not fall back to watching everything")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		updates := func(k string) int {
+			n := 0
+			for _, r := range reps {
+				n += r.told.count(func(r *told) map[string]int { return r.updates }, k)
+			}
+			return n
+		}
+		before := map[string]int{}
+		for _, k := range keys {
+			before[k] = updates(k)
+			owners := 0
+			for _, r := range reps {
+				if r.s.Owns(k) {
+					owners++
+				}
+			}
+			if owners != 1 {
+				t.Errorf("key %s has %d owners, want 1", k, owners)
+			}
+		}
+		touch("1")
+		synctest.Wait()
+		for _, k := range keys {
+			if n := updates(k) - before[k]; n != 1 {
+				t.Errorf("update of %s told to %d replicas, want 1", k, n)
+			}
 		}
 	})
 }

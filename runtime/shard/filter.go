@@ -67,10 +67,14 @@ func (f *filter[T]) uid(key string) (types.UID, bool) {
 	return uid, ok
 }
 
-// setUID records (or, with del, forgets) key's uid.
+// setUID records (or, with del, forgets) key's uid; an object delivered
+// is checked against the shard's recent selectors.
 func (f *filter[T]) setUID(key string, obj T, del bool) {
 	if f.uids == nil {
 		return
+	}
+	if !del {
+		f.s.checkSelected(obj.GetUID())
 	}
 	f.umu.Lock()
 	defer f.umu.Unlock()

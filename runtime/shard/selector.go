@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -20,7 +21,58 @@ import (
 // gain before it gains them, and keeps those it is losing until it has
 // dropped them (docs/sharding.md, "Server-side sharded watches"). Safe for
 // concurrent use; lock-free.
+//
+// If objects arrive that no selector in effect within the last
+// LeaseDuration admits, the server ignores shardSelector (a server without the feature gate answers full lists and
+// watches): the shard logs a warning once and Selector returns "" from then
+// on, so the informers relist everything explicitly and stop relisting on
+// every membership change; ownership is unaffected (it never depends on
+// what the server sends).
 func (s *Shard) Selector() string { return *s.selector.Load() }
+
+// ServerIgnoresSelector reports whether objects outside the selector have
+// arrived (see Selector), so that this shard fell back to watching
+// everything. Lock-free.
+func (s *Shard) ServerIgnoresSelector() bool { return s.ignored.Load() }
+
+// selection is the buckets of one selector, and when a newer one replaced
+// it (zero: current). Lists and watches made with a replaced selector may
+// still be delivering for a while: LeaseDuration after it was replaced,
+// its buckets still count as selected.
+type selection struct {
+	set      bucketSet
+	replaced time.Time
+}
+
+// checkSelected records an object the informer delivered under Options.ByUID
+// and falls back when no recent selector admits it.
+func (s *Shard) checkSelected(uid types.UID) {
+	if s.ignored.Load() {
+		return
+	}
+	recent := s.selRecent.Load()
+	if recent == nil {
+		return
+	}
+	b := bucketOf(UIDHash(uid))
+	now := time.Now()
+	for _, sel := range *recent {
+		if sel.set.has(b) && (sel.replaced.IsZero() || now.Before(sel.replaced.Add(s.opts.LeaseDuration))) {
+			return
+		}
+	}
+	if !s.ignored.CompareAndSwap(false, true) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logger.Info("WARNING: received an object outside this replica's shardSelector: the API server ignores shardSelector " +
+		"(feature gate ShardedListAndWatch off?); falling back to watching every object (ownership is unaffected)")
+	none := ""
+	s.selector.Store(&none)
+	s.selRecent.Store(nil)
+	s.relist.Fire()
+}
 
 // Tweak sets opts.ShardSelector to Selector() when that is not empty: use
 // it as the informers' ListOptions tweak (factory.Options.Tweak, or
@@ -43,7 +95,7 @@ func (s *Shard) RelistTrigger() *reflector.RelistTrigger { return s.relist }
 // refreshSelectorLocked recomputes Selector from grown and target and fires
 // the trigger when it changed.
 func (s *Shard) refreshSelectorLocked() {
-	if !s.opts.ByUID {
+	if !s.opts.ByUID || s.ignored.Load() {
 		return
 	}
 	key := s.target.id
@@ -62,6 +114,21 @@ func (s *Shard) refreshSelectorLocked() {
 	if sel == *s.selector.Load() {
 		return
 	}
+	// "" selects every bucket: set is full then.
+	now := time.Now()
+	var recent []selection
+	if old := s.selRecent.Load(); old != nil {
+		for _, sel := range *old {
+			if sel.replaced.IsZero() {
+				sel.replaced = now
+			}
+			if now.Before(sel.replaced.Add(s.opts.LeaseDuration)) {
+				recent = append(recent, sel)
+			}
+		}
+	}
+	recent = append(recent, selection{set: set})
+	s.selRecent.Store(&recent)
 	s.selector.Store(&sel)
 	s.logger.V(2).Info("shard selector changed: relisting", "buckets", set.len(), "of", Buckets)
 	s.relist.Fire()

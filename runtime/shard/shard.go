@@ -37,6 +37,12 @@ type Shard struct {
 	selector atomic.Pointer[string]
 	selKey   string
 	relist   *reflector.RelistTrigger
+	// selRecent holds the buckets of the current selector and of those
+	// replaced within LeaseDuration: an object outside all of them means the
+	// server ignores shardSelector. ignored is set then: Selector is "" for
+	// good.
+	selRecent atomic.Pointer[[]selection]
+	ignored   atomic.Bool
 	// filtersSnap is filters, for Owns to read without s.mu.
 	filtersSnap atomic.Pointer[[]replayer]
 
@@ -178,6 +184,8 @@ func New(opts Options) (*Shard, error) {
 	s.filtersSnap.Store(&[]replayer{})
 	if opts.ByUID {
 		s.relist = reflector.NewRelistTrigger()
+		all := []selection{{set: fullBuckets()}} // the selector "" of a lone member
+		s.selRecent.Store(&all)
 		s.refreshSelectorLocked()
 	}
 	return s, nil

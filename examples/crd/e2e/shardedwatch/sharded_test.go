@@ -229,6 +229,9 @@ func (c *cluster) converged() error {
 		if !c.server {
 			continue
 		}
+		if r.s.ServerIgnoresSelector() {
+			c.t.Fatalf("%s believes the server ignores its selector; it does not", id)
+		}
 		sel, err := apisharding.Parse(r.s.Selector())
 		if err != nil {
 			return fmt.Errorf("%s: the API server cannot parse its selector: %w", id, err)
