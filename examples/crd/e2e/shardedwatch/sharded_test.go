@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -399,7 +400,16 @@ func TestMeasureServerVsClientSide(t *testing.T) {
 			received[id] = fmt.Sprintf("%.2f MiB", float64(r.received.Load())/(1<<20))
 		}
 		t.Logf("%s: an update of every Foo: received %v; process CPU %v", mode, received, cpu.Round(time.Millisecond))
+		// The heap the replicas retain, as what stopping them frees (the
+		// server's watchers for them go too: an upper bound).
+		runtime.GC()
+		var live, gone runtime.MemStats
+		runtime.ReadMemStats(&live)
 		c.stopAll()
+		runtime.GC()
+		runtime.ReadMemStats(&gone)
+		t.Logf("%s: heap freed by stopping the 3 replicas: %.1f MiB (%.1f MiB per replica)", mode,
+			float64(int64(live.HeapAlloc)-int64(gone.HeapAlloc))/(1<<20), float64(int64(live.HeapAlloc)-int64(gone.HeapAlloc))/3/(1<<20))
 	}
 }
 
