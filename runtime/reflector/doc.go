@@ -40,6 +40,9 @@
 //     testing/synctest bubble instead of injecting a clock.
 //   - WatchList refusals are remembered for the Reflector's lifetime; a
 //     transient WatchList failure falls back to LIST once.
+//   - ListOptions may change while it runs (a ListerWatcher whose Tweak
+//     reads a shard's selector): a RelistTrigger (Options.Relist) stops the
+//     watch and relists with them. client-go's Reflector cannot be told.
 //
 // Logging goes to klog.FromContext(ctx), with the resource named once under
 // the key "resource" (LogKey): Run adds resource=Name unless an outer

@@ -50,10 +50,13 @@ const (
 	// RelistUndecodable follows watches that kept ending in an undecodable
 	// event without progress.
 	RelistUndecodable
+	// RelistRequested follows a RelistTrigger's Fire (Options.Relist): the
+	// ListOptions changed.
+	RelistRequested
 )
 
-// String is the cause's label: "initial", "expired", "rejected" or
-// "undecodable".
+// String is the cause's label: "initial", "expired", "rejected",
+// "undecodable" or "requested".
 func (c RelistCause) String() string {
 	switch c {
 	case RelistInitial:
@@ -64,6 +67,8 @@ func (c RelistCause) String() string {
 		return "rejected"
 	case RelistUndecodable:
 		return "undecodable"
+	case RelistRequested:
+		return "requested"
 	}
 	return "unknown"
 }

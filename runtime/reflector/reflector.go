@@ -102,6 +102,10 @@ type Options struct {
 	// Metrics, when not nil, observes lists, watches, relists and events
 	// (see Metrics).
 	Metrics Metrics
+	// Relist, when not nil, makes the Reflector relist whenever it fires
+	// (see RelistTrigger): for a ListerWatcher whose ListOptions change while
+	// it runs. Nil costs nothing.
+	Relist *RelistTrigger
 	// ObjectType, when not nil, is the Go type every listed or watched
 	// object must have; a watch event carrying another is malformed
 	// (ErrMalformedEvent). It is for a Reflector whose T is an interface
@@ -222,6 +226,9 @@ const (
 //     timeout, 5 to 10 minutes, and a fake's forever), the Reflector uses
 //     LIST from then on; after any other failure it LISTs this once and
 //     tries WatchList again on the next relist.
+//   - Options.Relist (not in client-go): when its RelistTrigger fires, the
+//     open watch is stopped and the Reflector relists, so ListOptions that
+//     changed (a shard's selector) take effect without a gap.
 //
 // A Reflector is run once. LastSyncResourceVersion and LastError are safe for
 // concurrent use.
@@ -436,9 +443,13 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 	}
 	relist(RelistInitial)
 	var w watch.Interface // a WatchList watch to go on with, or nil
+	// requested is closed when Options.Relist fires after the last sync
+	// began (nil without a trigger: never).
+	var requested <-chan struct{}
 	for ctx.Err() == nil {
 		if needSync {
 			var err error
+			requested = r.opts.Relist.armed()
 			w, err = r.sync(ctx)
 			if ctx.Err() != nil {
 				return
@@ -451,7 +462,19 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			needSync = false
 			logger.V(2).Info("cache populated", "resourceVersion", r.LastSyncResourceVersion())
 		}
-		end := r.watch(ctx, w)
+		if fired(requested) {
+			// The options changed while listing: the watch (a WatchList's,
+			// or the next one) would carry the old selection or a new one
+			// from an old resourceVersion.
+			if w != nil {
+				stopWatch(w)
+				w = nil
+			}
+			logger.V(2).Info("relist requested: list options changed")
+			relist(RelistRequested)
+			continue
+		}
+		end := r.watch(ctx, w, requested)
 		w = nil
 		if ctx.Err() != nil {
 			return
@@ -460,6 +483,9 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			r.backoff.reset()
 		}
 		switch {
+		case end.requested:
+			logger.V(2).Info("relist requested: list options changed", "resourceVersion", r.LastSyncResourceVersion())
+			relist(RelistRequested)
 		case end.undecodable:
 			// The connection was fine, an event was not: read it again
 			// from the last resourceVersion, at once unless that keeps

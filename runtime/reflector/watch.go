@@ -95,7 +95,10 @@ type watchEnd struct {
 	undecodable bool
 	// progressed says the resourceVersion to resume from advanced.
 	progressed bool
-	events     int
+	// requested says Options.Relist fired: the watch was stopped for a
+	// relist.
+	requested bool
+	events    int
 }
 
 // startWatch opens a watch with opts, plus what every watch of a Reflector
@@ -116,8 +119,8 @@ func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions) 
 }
 
 // watch consumes w, or a new watch from the last resourceVersion when w is
-// nil, until it ends, and says how it ended.
-func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchEnd) {
+// nil, until it ends or requested is closed, and says how it ended.
+func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <-chan struct{}) (end watchEnd) {
 	rv := r.LastSyncResourceVersion()
 	start := r.watchStart
 	if w == nil {
@@ -146,6 +149,9 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface) (end watchE
 		var ok bool
 		select {
 		case <-ctx.Done():
+			return end
+		case <-requested:
+			end.requested = true
 			return end
 		case ev, ok = <-w.ResultChan():
 		}

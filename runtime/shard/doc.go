@@ -29,4 +29,8 @@
 //     through a handover when it can renew again.
 //   - Run's end releases: Owns turns false, reconciles are cancelled and
 //     awaited, and the Lease is deleted, so the others take over at once.
+//   - Optionally (Options.ByUID), objects are assigned by buckets of the API
+//     server's shard hash of their uid, so that each replica's informers
+//     list and watch only its share (Tweak, RelistTrigger; Kubernetes 1.36+
+//     with the ShardedListAndWatch gate, checked by ServerSelects).
 package shard

@@ -1,14 +1,22 @@
 package shard
 
 import (
+	"slices"
 	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // replayer is a Filter, as the shard sees it.
-type replayer interface{ replay() }
+type replayer interface {
+	replay()
+	// uid returns the uid of the object last delivered under key
+	// (Options.ByUID only).
+	uid(key string) (types.UID, bool)
+}
 
 // Filter returns a Handler that forwards to h only the events of keys s
 // owns, for informer.AddHandler. When s gains keys (a replica left, or the
@@ -27,8 +35,13 @@ type replayer interface{ replay() }
 // (shared with the cache, not copied): one map entry per cached object.
 func Filter[T store.Obj](s *Shard, h informer.Handler[T]) informer.Handler[T] {
 	f := &filter[T]{s: s, h: h, seen: map[string]*entry[T]{}}
+	if s.opts.ByUID {
+		f.uids = map[string]types.UID{}
+	}
 	s.mu.Lock()
 	s.filters = append(s.filters, f)
+	snap := slices.Clone(s.filters)
+	s.filtersSnap.Store(&snap)
 	s.mu.Unlock()
 	return f
 }
@@ -39,6 +52,42 @@ type filter[T store.Obj] struct {
 
 	mu   sync.Mutex
 	seen map[string]*entry[T]
+
+	// uids maps each key in seen to its object's uid, for Owns under
+	// Options.ByUID (nil otherwise); its own lock, so Owns never waits for
+	// a handler h is running.
+	umu  sync.RWMutex
+	uids map[string]types.UID
+}
+
+func (f *filter[T]) uid(key string) (types.UID, bool) {
+	f.umu.RLock()
+	defer f.umu.RUnlock()
+	uid, ok := f.uids[key]
+	return uid, ok
+}
+
+// setUID records (or, with del, forgets) key's uid; an object delivered
+// is checked against the shard's recent selectors.
+func (f *filter[T]) setUID(key string, obj T, del bool) {
+	if f.uids == nil {
+		return
+	}
+	if !del {
+		f.s.checkSelected(obj.GetUID())
+	}
+	f.umu.Lock()
+	defer f.umu.Unlock()
+	if del {
+		delete(f.uids, key)
+	} else {
+		f.uids[key] = obj.GetUID()
+	}
+}
+
+// owns reports whether the shard owns obj (of key) now.
+func (f *filter[T]) owns(key string, obj T) bool {
+	return f.s.asg.Load().ownsObj(key, obj.GetUID())
 }
 
 type entry[T any] struct {
@@ -52,7 +101,8 @@ func (f *filter[T]) OnAdd(obj T, initial bool) {
 	defer f.mu.Unlock()
 	e := &entry[T]{obj: obj}
 	f.seen[key] = e
-	if f.s.Owns(key) {
+	f.setUID(key, obj, false)
+	if f.owns(key, obj) {
 		e.told = true
 		f.h.OnAdd(obj, initial)
 	}
@@ -68,8 +118,9 @@ func (f *filter[T]) OnUpdate(oldObj, newObj T) {
 		f.seen[key] = e
 	}
 	e.obj = newObj
+	f.setUID(key, newObj, false)
 	switch {
-	case !f.s.Owns(key):
+	case !f.owns(key, newObj):
 		e.told = false
 	case e.told:
 		f.h.OnUpdate(oldObj, newObj)
@@ -84,7 +135,12 @@ func (f *filter[T]) OnDelete(obj T, finalStateUnknown bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.seen, key)
-	if f.s.Owns(key) {
+	f.setUID(key, obj, true)
+	// Under Options.ByUID with a selector, a relist that narrowed it
+	// deletes from the cache objects that moved to another replica: they
+	// are not owned any more (ownership drops before the selector narrows),
+	// so they are not forwarded as deletions.
+	if f.owns(key, obj) {
 		f.h.OnDelete(obj, finalStateUnknown)
 	}
 }
@@ -96,7 +152,7 @@ func (f *filter[T]) replay() {
 	defer f.mu.Unlock()
 	a := f.s.asg.Load()
 	for key, e := range f.seen {
-		switch owned := a.owns(key); {
+		switch owned := a.ownsObj(key, e.obj.GetUID()); {
 		case owned && !e.told:
 			e.told = true
 			f.h.OnAdd(e.obj, false)

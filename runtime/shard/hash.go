@@ -13,6 +13,9 @@ type view struct {
 	id      string
 	members []string
 	hashes  []uint64
+	// buckets is the index in members of each bucket's owner, for an
+	// assignment by uid (assignBuckets).
+	buckets []int16
 }
 
 func newView(members []string) view {
@@ -24,6 +27,7 @@ func newView(members []string) view {
 		v.hashes[i] = fnv64a(m)
 	}
 	v.id = viewID(members)
+	v.buckets = assignBuckets(v.hashes)
 	return v
 }
 
@@ -61,6 +65,17 @@ func (v *view) owner(hk uint64) int {
 func (v *view) ownedBy(hk uint64, self string) bool {
 	i := v.owner(hk)
 	return i >= 0 && v.members[i] == self
+}
+
+// bucketsOf returns the buckets self holds under v.
+func (v *view) bucketsOf(self string) bucketSet {
+	var set bucketSet
+	for b, o := range v.buckets {
+		if v.members[o] == self {
+			set.add(b)
+		}
+	}
+	return set
 }
 
 // fnv64a is FNV-1a, 64 bit: stable across processes and Go versions (unlike

@@ -54,6 +54,20 @@ type Options struct {
 	// RetryPeriod is the interval between renewals (and between retries of
 	// a failed one). 0 means DefaultRetryPeriod.
 	RetryPeriod time.Duration
+	// ByUID assigns objects by their uid rather than their key: by the
+	// bucket (Buckets) of the API server's shard hash of metadata.uid, so
+	// that each replica's informers can list and watch only its own
+	// objects (Tweak, RelistTrigger: server-side sharded watches,
+	// KEP-5866). Without a selector on the informers it still works: they
+	// cache everything and the Filter forwards only owned objects, as by
+	// key.
+	//
+	// A key (Owns, Begin, Reconciler) is resolved to a uid through the
+	// objects this shard's Filters delivered: a key no Filter has seen is
+	// not owned, and a key two Filters know (two resources with an object
+	// of the same namespace/name) is owned only when all their uids are.
+	// Use the Filter on the informer whose keys the workqueue carries.
+	ByUID bool
 }
 
 func (o *Options) validate() error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
@@ -30,6 +31,20 @@ type Shard struct {
 	asg       atomic.Pointer[assignment] // what Owns reads
 	synced    chan struct{}              // closed at the first handover completed
 	lastErr   atomic.Pointer[error]
+	// ByUID: the selector Tweak sets (union of grown's and target's
+	// buckets), the key of the views it was made from, and the trigger
+	// fired when it changes.
+	selector atomic.Pointer[string]
+	selKey   string
+	relist   *reflector.RelistTrigger
+	// selRecent holds the buckets of the current selector and of those
+	// replaced within LeaseDuration: an object outside all of them means the
+	// server ignores shardSelector. ignored is set then: Selector is "" for
+	// good.
+	selRecent atomic.Pointer[[]selection]
+	ignored   atomic.Bool
+	// filtersSnap is filters, for Owns to read without s.mu.
+	filtersSnap atomic.Pointer[[]replayer]
 
 	mu sync.Mutex
 	// members are the other replicas' Leases as last seen, by identity.
@@ -89,6 +104,7 @@ func (m *member) live(now time.Time) bool { return now.Before(m.seenAt.Add(m.dur
 // grown assigns to it that every view in shrinks also assigns to it.
 type assignment struct {
 	self    string
+	byUID   bool
 	grown   *view
 	shrinks []view
 	// until is the renew deadline: past it the assignment owns nothing,
@@ -96,8 +112,39 @@ type assignment struct {
 	until time.Time
 }
 
+// live reports whether a owns anything now.
+func (a *assignment) live() bool {
+	return a != nil && a.grown != nil && time.Now().Before(a.until)
+}
+
+// ownsObj reports whether a owns obj, whose key is key: by its uid's bucket
+// (Options.ByUID) or by its key.
+func (a *assignment) ownsObj(key string, uid types.UID) bool {
+	if a != nil && a.byUID {
+		return a.ownsBucket(bucketOf(UIDHash(uid)))
+	}
+	return a.owns(key)
+}
+
+// ownsBucket reports whether grown and every view in shrinks give bucket b
+// to self.
+func (a *assignment) ownsBucket(b int) bool {
+	if !a.live() {
+		return false
+	}
+	if a.grown.members[a.grown.buckets[b]] != a.self {
+		return false
+	}
+	for i := range a.shrinks {
+		if v := &a.shrinks[i]; v.members[v.buckets[b]] != a.self {
+			return false
+		}
+	}
+	return true
+}
+
 func (a *assignment) owns(key string) bool {
-	if a == nil || a.grown == nil || !time.Now().Before(a.until) {
+	if !a.live() {
 		return false
 	}
 	hk := fnv64a(key)
@@ -131,7 +178,16 @@ func New(opts Options) (*Shard, error) {
 		logger:     klog.Background(),
 	}
 	s.target = newView([]string{opts.Identity})
-	s.asg.Store(&assignment{self: opts.Identity})
+	s.asg.Store(&assignment{self: opts.Identity, byUID: opts.ByUID})
+	none := ""
+	s.selector.Store(&none)
+	s.filtersSnap.Store(&[]replayer{})
+	if opts.ByUID {
+		s.relist = reflector.NewRelistTrigger()
+		all := []selection{{set: fullBuckets()}} // the selector "" of a lone member
+		s.selRecent.Store(&all)
+		s.refreshSelectorLocked()
+	}
 	return s, nil
 }
 
@@ -144,7 +200,35 @@ func (s *Shard) Name() string { return "shard " + s.opts.Group + "/" + s.opts.Id
 // deadline passes without renewal (it compares the clock itself, so a busy
 // process cannot stretch it), and once Run is stopping. Lock-free; cheap (a
 // clock read, one hash of the key and one mix per member).
-func (s *Shard) Owns(key string) bool { return s.asg.Load().owns(key) }
+//
+// With Options.ByUID, key is resolved to the uid of the object the Filters
+// last delivered under it (a read lock per Filter): a key they have not
+// seen, or whose object was deleted, is not owned.
+func (s *Shard) Owns(key string) bool {
+	a := s.asg.Load()
+	if !a.byUID {
+		return a.owns(key)
+	}
+	found := false
+	for _, f := range *s.filtersSnap.Load() {
+		uid, ok := f.uid(key)
+		if !ok {
+			continue
+		}
+		if !a.ownsBucket(bucketOf(UIDHash(uid))) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// OwnsUID reports whether this replica owns the object of uid now (under
+// Options.ByUID; false otherwise), as Owns does for a key. Lock-free.
+func (s *Shard) OwnsUID(uid types.UID) bool {
+	a := s.asg.Load()
+	return a.byUID && a.ownsBucket(bucketOf(UIDHash(uid)))
+}
 
 // HasSynced reports whether the first handover has completed: this replica
 // then owns its share of the keys (and went on owning only keys that no other
@@ -401,6 +485,7 @@ func (s *Shard) recomputeLocked() time.Time {
 			s.shrinks = append(s.shrinks, v)
 			s.storeLocked()
 		}
+		s.refreshSelectorLocked() // before the gain below: widen first
 		poke(s.wakeWriter)
 	}
 	if selfLive && s.leasesSynced && s.published == s.target.id && s.marked == s.published && s.ackedLocked(now) &&
@@ -443,8 +528,9 @@ func (s *Shard) storeLocked() {
 // refreshLocked publishes the assignment for Owns, valid until the renew
 // deadline of the last successful write.
 func (s *Shard) refreshLocked() {
-	s.asg.Store(&assignment{self: s.opts.Identity, grown: s.grown, shrinks: slices.Clone(s.shrinks),
+	s.asg.Store(&assignment{self: s.opts.Identity, byUID: s.opts.ByUID, grown: s.grown, shrinks: slices.Clone(s.shrinks),
 		until: s.lastRenew.Add(s.opts.RenewDeadline)})
+	s.refreshSelectorLocked()
 }
 
 // writer creates and renews the Lease, and publishes a new view once no
