@@ -11,7 +11,8 @@
 # handler's last add) and the client's GCs until synced. Flags for digging:
 #   -contenders ours:MODE,...   variants of ours (rv0, paged, unpaged, nogzip,
 #                               h1, h1nogzip, h1buf64k, h2win16m, h2frame16k,
-#                               ns10; `-h` says what each changes)
+#                               ns10, reflective, projection; `-h` says what
+#                               each changes)
 #   -server-cpuprofile DIR      a CPU profile of the API server per run
 #                               (RUN.server-sync.pprof, RUN.server-updates.pprof),
 #                               written by the server process to a file: no listener
