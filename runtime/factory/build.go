@@ -101,6 +101,9 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 	if typed.listerWatcher == nil {
 		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
 		var codec, fallback wire.Codec[store.Obj]
+		if err == nil && typ.key.projection != "" && typ.kind == "" {
+			err = fmt.Errorf("projection %s of %s has no Type.Kind: its objects' kind cannot come from a scheme", typ.key.projection, resourceName(typ.resource))
+		}
 		if err == nil {
 			// managedFields the informer drops, and no Transform reads first,
 			// need not be decoded at all.

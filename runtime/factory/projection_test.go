@@ -5,11 +5,13 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
@@ -212,4 +214,24 @@ func (l summaryLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.In
 	w := watch.NewFake()
 	context.AfterFunc(ctx, w.Stop)
 	return w, nil
+}
+
+// A projection's Type without Kind is reported through the informer (as a
+// bad config is), naming what is missing, not as a scheme lookup failure.
+func TestProjectionWithoutKindIsReported(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The error comes before any request: nothing listens at Host.
+		f := factory.New(&rest.Config{Host: "https://127.0.0.1:1"}, factory.Options{})
+		typ := WidgetSummaryType
+		typ.Kind = ""
+		factory.InformerFor(f, typ)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		f.Start(t.Context())
+		err := f.WaitForCacheSync(ctx)
+		if err == nil || !strings.Contains(err.Error(), "has no Type.Kind") || !strings.Contains(err.Error(), summaryName) {
+			t.Fatalf("WaitForCacheSync = %v, want an error naming %s and the missing Type.Kind", err, summaryName)
+		}
+		f.Shutdown()
+	})
 }
