@@ -51,10 +51,13 @@
 // (see RuntimeMetrics for names and labels). For a whole factory:
 //
 //	m, err := igprom.NewRuntimeMetrics(metrics.Registry)
-//	opts.Metrics = func(gvr schema.GroupVersionResource) factory.Hooks {
-//		name := gvr.Resource + "." + gvr.Version + "." + gvr.Group
+//	opts.InformerMetrics = func(name string) factory.Hooks {
 //		return factory.Hooks{Reflector: m.Reflector(name), Informer: m.Informer(name)}
 //	}
+//
+// (InformerMetrics is keyed by the informer's name, the one
+// InformerCollector labels, so a kind's informer and its projections'
+// report apart.)
 //
 // The import name of this package clashes with client_golang's; import it
 // as igprom (or any name you like).

@@ -75,8 +75,13 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 		Reflector:         f.opts.Reflector,
 	}
 	opts.Reflector.Name = typ.key.String()
-	if f.opts.Metrics != nil {
-		h := f.opts.Metrics(typ.resource)
+	if f.opts.InformerMetrics != nil || f.opts.Metrics != nil {
+		var h Hooks
+		if f.opts.InformerMetrics != nil {
+			h = f.opts.InformerMetrics(typ.key.String())
+		} else {
+			h = f.opts.Metrics(typ.resource)
+		}
 		if h.Reflector != nil {
 			opts.Reflector.Metrics = h.Reflector
 		}

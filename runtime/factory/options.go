@@ -51,10 +51,17 @@ type Options struct {
 	// creates, with its resource, before the per-type Informer func of
 	// Types: the hooks it returns are set in the informer's options (nil
 	// fields leave them unset). See Hooks. A projection's informer
-	// (Type.Projection) is called with its kind's resource too; a collector
-	// that must tell them apart sets its hooks per projection with
-	// SetInformerOptions.
+	// (Type.Projection) is called with its kind's resource too: use
+	// InformerMetrics to tell them apart.
 	Metrics func(gvr schema.GroupVersionResource) Hooks
+	// InformerMetrics, when not nil, is Metrics keyed by the informer's
+	// name instead of its resource (and replaces it): the resource's name,
+	// "foos.v1alpha1.samplecontroller.example.com" ("pods.v1" in the core
+	// group), and "<that>/<Projection>" for a projection's informer — the
+	// name its logs, errors and GenericInformer.Name carry (unless a
+	// per-type Informer func renames it afterwards), so every informer of
+	// a factory gets hooks of its own.
+	InformerMetrics func(informer string) Hooks
 	// HTTPClient, when set, is shared by the REST clients of every
 	// group-version; otherwise one is built from the rest.Config.
 	HTTPClient *http.Client

@@ -2,6 +2,8 @@ package factory_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -10,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
@@ -231,6 +234,53 @@ func TestProjectionWithoutKindIsReported(t *testing.T) {
 		err := f.WaitForCacheSync(ctx)
 		if err == nil || !strings.Contains(err.Error(), "has no Type.Kind") || !strings.Contains(err.Error(), summaryName) {
 			t.Fatalf("WaitForCacheSync = %v, want an error naming %s and the missing Type.Kind", err, summaryName)
+		}
+		f.Shutdown()
+	})
+}
+
+// Options.InformerMetrics gives a kind's informer and its projection's hooks
+// of their own, keyed by their names (Options.Metrics, keyed by resource,
+// cannot tell them apart).
+func TestInformerMetricsTellsProjectionsApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := widget("ns", "a", "n1", nil)
+		w.ResourceVersion = "1"
+		s := &WidgetSummary{}
+		s.Namespace, s.Name, s.ResourceVersion = "ns", "a", "1"
+		counts := map[string]*listCount{}
+		noWL := false
+		opts := factory.Options{
+			Reflector: reflector.Options{WatchList: &noWL},
+			InformerMetrics: func(name string) factory.Hooks {
+				counts[name] = &listCount{}
+				return factory.Hooks{Reflector: counts[name]}
+			},
+			Metrics: func(schema.GroupVersionResource) factory.Hooks {
+				t.Error("Metrics called although InformerMetrics is set")
+				return factory.Hooks{}
+			},
+		}
+		factory.SetListerWatcher(&opts, WidgetType, reflector.ListerWatcher[*lwt.Widget](fakeLW{items: []*lwt.Widget{w}}))
+		factory.SetListerWatcher(&opts, WidgetSummaryType, reflector.ListerWatcher[*WidgetSummary](summaryLW{items: []*WidgetSummary{s}}))
+		f := factory.New(nil, opts)
+		factory.InformerFor(f, WidgetType)
+		factory.InformerFor(f, WidgetSummaryType)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(counts) != 2 || counts[widgetName] == nil || counts[summaryName] == nil {
+			t.Fatalf("InformerMetrics asked for %v, want %s and %s", slices.Sorted(maps.Keys(counts)), widgetName, summaryName)
+		}
+		for name, c := range counts {
+			c.mu.Lock()
+			if c.lists != 1 {
+				t.Errorf("%s's reflector hook saw %d lists, want its own 1", name, c.lists)
+			}
+			c.mu.Unlock()
 		}
 		f.Shutdown()
 	})
