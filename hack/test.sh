@@ -8,6 +8,20 @@ cd "$(dirname "$0")/.."
 # so a new module is tested without editing this script.
 mapfile -t modules < <(git ls-files --cached --others --exclude-standard -- '*go.mod' | grep -Ev '(^|/)testdata/' | xargs -n1 dirname | sort)
 
+echo "== no build outputs tracked"
+# A compiled binary in git costs every clone its size forever; build outputs belong in .gitignore.
+# Binaries are found by their magic number (ELF, Mach-O, PE), so a new name cannot slip through.
+# git grep -I lists the text files; only the rest (a handful) are read for a magic number.
+binaries=$(comm -23 <(git ls-files | sort) <(git grep -I --name-only -e '' | sort) | while IFS= read -r f; do
+  [ -f "$f" ] || continue
+  case "$(head -c 4 -- "$f" | od -An -tx1 | tr -d ' \n')" in
+    7f454c46|cffaedfe|cefaedfe|feedfacf|feedface|4d5a*) echo "$f" ;;
+  esac
+done)
+if [ -n "$binaries" ]; then
+  echo "compiled binaries are tracked (remove them and list them in .gitignore):"; echo "$binaries"; exit 1
+fi
+
 echo "== gofmt"
 bad=$(git ls-files --cached --others --exclude-standard -- '*.go' | grep -Ev '(^|/)testdata/' | xargs -r gofmt -l)
 if [ -n "$bad" ]; then
