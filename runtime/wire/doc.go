@@ -12,7 +12,7 @@
 // The JSON codec takes the type-specific decoders informer-gen generates
 // (decode.go of each generated informers package, factory.Type.DecodeJSON)
 // through GeneratedDecoder; the helpers they call (JSONDecoder, DecodeString,
-// DecodeSlice, …, DecodeDefault) are in json_generated.go, with the rule that
+// DecodeSlice, …, DecodeDefault) are in json_decoder.go, with the rule that
 // keeps them exactly the reflective decoder's; the decoders of apimachinery's
 // types that every API type shares (DecodeObjectMeta, DecodeCondition, …) are
 // in json_generated_metav1.go, generated once here by informer-gen's planner
