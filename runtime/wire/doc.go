@@ -7,7 +7,12 @@
 // framer, a pass to find apiVersion/kind, a validity pre-scan and a reflective
 // decode). listwatch uses a Codec to read the responses of its requests; a
 // faster decoder (or a generated one) replaces an implementation here and
-// nothing above it.
+// nothing above it. Three codecs: NewJSON (go-json-experiment/json with
+// encoding/json v1's semantics, as client-go decodes; for every type),
+// NewProtobuf (the envelopes read by hand, each object's bytes handed to its
+// generated Unmarshal; built-in k8s.io/api types) and NewCBOR
+// (apimachinery's CBOR serializer; servers with CBORServingAndStorage). Each
+// is checked against client-go's decoders by differential and fuzz tests.
 //
 // The JSON codec takes the type-specific decoders informer-gen generates
 // (decode.go of each generated informers package, factory.Type.DecodeJSON)
