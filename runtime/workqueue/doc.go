@@ -43,7 +43,7 @@
 //     once whenever there are more goroutines than cores), and only
 //     workers nobody has woken yet are signalled. Keys are hashed with
 //     hash/maphash.Comparable, once per Add and Done, outside the locks.
-//   - Measured and dropped (docs/performance.md): sharding by key (pays
+//   - Measured and dropped: sharding by key (pays
 //     only if FIFO order across keys goes), lock-free Done on the one-lock
 //     queue, and a producer-side buffer that Get moved into the indexed
 //     ring (the backlog's index then outgrew the cache).
