@@ -138,7 +138,7 @@ type replaceBatch[T any] struct {
 	// bookmark marks an entry that is a Bookmark, not a relist: no deltas,
 	// never in FIFO.batches.
 	bookmark bool
-	seq    uint64 // position in the stream
+	seq      uint64 // position in the stream
 	// index maps each key of deltas to its last delta there. It is built
 	// only when a lookup needs it, so an initial list that nobody asks about
 	// while it is pending costs no map at all.
