@@ -17,7 +17,7 @@ import (
 )
 
 type metrics struct {
-	mu                          sync.Mutex
+	mu                           sync.Mutex
 	deferred, waited, uncompared []string
 }
 
