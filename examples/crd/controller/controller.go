@@ -97,7 +97,7 @@ type Stats struct {
 	Errors int64
 	// Conflicts is the number of status writes the server refused because
 	// the object had changed since the cached version was read (another
-	// writer's change: the watch event of that change requeues the key).
+	// writer's change); each is retried with backoff, not counted in Errors.
 	Conflicts int64
 	// StaleReads is the number of reconciles that read, from the cache, an
 	// object older than the controller's own last write of it: acting on
@@ -393,16 +393,18 @@ func (c *Controller) wrote(ctx context.Context, key Key, res freshness.Resource,
 	}
 }
 
-// writeFailed sorts a failed status write: a conflict (another writer
-// changed the object after the cache's version was read) and a NotFound
-// (deleted meanwhile) are expected and need no retry, since the watch
-// event of that change or delete requeues the key; anything else is
-// returned, to be logged and retried with backoff.
+// writeFailed sorts a failed status write. A conflict (another writer
+// changed the object after the cache's version was read) is expected: it is
+// counted, logged at V(2) and retried with the queue's backoff (the watch
+// event of that change usually requeues the key first). A NotFound (deleted
+// meanwhile) needs no retry: the delete event requeues what depends on it.
+// Anything else is returned, to be logged as an error and retried.
 func (c *Controller) writeFailed(ctx context.Context, key Key, err error) error {
 	switch {
 	case apierrors.IsConflict(err):
 		c.conflicts.Add(1)
-		klog.FromContext(ctx).V(2).Info("status write conflicted with a newer version; its event requeues the key", "key", key)
+		klog.FromContext(ctx).V(2).Info("status write conflicted with a newer version; retrying", "key", key)
+		c.queue.AddRateLimited(key)
 		return nil
 	case apierrors.IsNotFound(err):
 		c.gone.Add(1)
