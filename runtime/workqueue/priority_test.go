@@ -114,7 +114,7 @@ func TestPriorityDelayedKeepsPriority(t *testing.T) {
 		defer q.ShutDown()
 		q.AddWithOpts(workqueue.AddOpts{After: 2 * time.Second, Priority: 4}, "d")
 		q.AddWithOpts(workqueue.AddOpts{After: time.Second, Priority: workqueue.LowPriority}, "d") // earlier, lower
-		q.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: 9}, "r")                     // 1s
+		q.AddWithOpts(workqueue.AddOpts{RateLimited: true, Priority: 9}, "r")                      // 1s
 		q.Add("n")
 		time.Sleep(1500 * time.Millisecond)
 		synctest.Wait()
