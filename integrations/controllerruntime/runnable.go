@@ -221,7 +221,7 @@ func (c syncOnlyCache) RemoveInformer(_ context.Context, obj client.Object) erro
 	return err
 }
 
-func (syncOnlyCache) Start(context.Context) error                         { return errSyncOnly }
+func (syncOnlyCache) Start(context.Context) error { return errSyncOnly }
 func (syncOnlyCache) IndexField(context.Context, client.Object, string, client.IndexerFunc) error {
 	return errSyncOnly
 }
