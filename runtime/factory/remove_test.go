@@ -2,6 +2,7 @@ package factory_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
@@ -125,4 +127,32 @@ func TestRemoveInformerNotStarted(t *testing.T) {
 	if factory.InformerFor(f, WidgetType) == first {
 		t.Fatal("InformerFor returned the removed informer")
 	}
+}
+
+// TestRemoveInformerRacesShutdownAndInformerFor: removals, re-creations
+// and Shutdown at once neither hang nor leave goroutines behind (synctest
+// reports a deadlock, goleak a leak).
+func TestRemoveInformerRacesShutdownAndInformerFor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := factory.Options{}
+		factory.SetListerWatcherFunc(&opts, WidgetType, func(string) reflector.ListerWatcher[*lwt.Widget] {
+			return runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
+		})
+		f := factory.New(nil, opts)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 20 {
+					factory.InformerFor(f, WidgetType)
+					factory.RemoveInformer(f, WidgetType)
+				}
+			})
+		}
+		wg.Go(f.Shutdown)
+		wg.Wait()
+		f.Shutdown()
+	})
 }
