@@ -34,4 +34,9 @@
 //     WaitForCacheSync report them with the resource name.
 //   - Start is non-blocking and may be called again; Shutdown cancels every
 //     informer and waits for all their goroutines, so nothing outlives it.
+//   - One informer can be stopped and forgotten while the others run
+//     (RemoveInformer, RemoveInformerOf): each started informer has its own
+//     cancel and a channel closed when its Run returns, so removing one
+//     waits for exactly its goroutines and leaves no reference behind; a
+//     later InformerFor builds a fresh one.
 package factory

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -89,7 +90,6 @@ type Factory struct {
 	order    []typeKey       // creation order, for deterministic Start
 	startCtx context.Context // ctx of the last Start, nil before
 	shutdown bool
-	cancels  []context.CancelFunc
 	wg       sync.WaitGroup
 
 	// cmu guards the REST clients, built on first need.
@@ -108,10 +108,13 @@ type groupVersion struct {
 // entry is one shared informer: its untyped core and its typed view (an
 // *informer.Informer[T], made by the Type that created it).
 type entry struct {
-	shared  *informer.Shared
-	view    any
-	generic Generic
-	started bool
+	shared     *informer.Shared
+	view       any
+	generic    Generic
+	objectType reflect.Type // T, for RemoveInformerOf
+	started    bool
+	stop       context.CancelFunc // set by startLocked
+	stopped    chan struct{}      // closed when its Run has returned
 }
 
 // New returns a factory that talks to the server in cfg, decoding with
@@ -200,9 +203,10 @@ func (f *Factory) informerFor(k typeKey, info func() *typeInfo) *entry {
 	ti := info()
 	shared := newShared(f, ti) // user code: without f.mu
 	return f.enter(k, &entry{
-		shared:  shared,
-		view:    ti.view(shared),
-		generic: newGeneric(k.resource, shared),
+		shared:     shared,
+		view:       ti.view(shared),
+		generic:    newGeneric(k.resource, shared),
+		objectType: ti.objectType,
 	})
 }
 
@@ -280,8 +284,9 @@ func (f *Factory) Start(ctx context.Context) {
 func (f *Factory) startLocked(ctx context.Context, e *entry) {
 	e.started = true
 	ctx, cancel := context.WithCancel(ctx)
-	f.cancels = append(f.cancels, cancel)
+	e.stop, e.stopped = cancel, make(chan struct{})
 	f.wg.Go(func() {
+		defer close(e.stopped)
 		defer cancel()
 		// The informer's name, unless Options.Types overrode it; if it
 		// differs, the informer adds its own (under the same key).
@@ -314,10 +319,11 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true
-	for _, c := range f.cancels {
-		c()
+	for _, e := range f.entries {
+		if e.stop != nil {
+			e.stop()
+		}
 	}
-	f.cancels = nil
 	f.mu.Unlock()
 	f.wg.Wait()
 }
