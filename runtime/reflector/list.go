@@ -223,7 +223,7 @@ func (r *Reflector[T]) initialObject(ev watch.Event) (T, error) {
 	if why := r.checkKey(obj); why != "" {
 		return zero, fmt.Errorf("watch-list %s: %w: %s event (resourceVersion %s) %s", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(rv), why)
 	}
-	if r.objectRVs && !validRV(rv) {
+	if r.objectRVs && !validObjectRV(rv) {
 		return zero, fmt.Errorf("watch-list %s: %w %s on %s %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv), ev.Type, store.Key(obj))
 	}
 	return obj, nil

@@ -365,6 +365,13 @@ func validRV(rv string) bool {
 	return err == nil
 }
 
+// validObjectRV reports whether rv may be an object's resourceVersion: a
+// valid one, and not 0 (the revision of nothing; etcd's start at 1).
+func validObjectRV(rv string) bool {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil && n > 0
+}
+
 // quoteRV quotes a server-sent resourceVersion for an error message, cut
 // short: it may be anything.
 func quoteRV(rv string) string {
@@ -403,7 +410,7 @@ func (r *Reflector[T]) checkItems(what string, items []T, rv string) error {
 	for i, o := range items {
 		why := r.checkKey(o)
 		err := ErrInvalidObject
-		if why == "" && r.objectRVs && !validRV(o.GetResourceVersion()) {
+		if why == "" && r.objectRVs && !validObjectRV(o.GetResourceVersion()) {
 			why, err = "has an invalid resourceVersion", ErrInvalidResourceVersion
 		}
 		if why == "" {
