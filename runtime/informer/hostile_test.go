@@ -329,10 +329,15 @@ func (w *hostileWatch) run() {
 			if w.lw.isHostile() && w.lw.rnd(3) == 0 && !w.hostileEvent() {
 				return
 			}
+			// A copy to garble later: the informer owns what it is sent.
+			last := ev
+			if o, ok := ev.Object.(CM); ok {
+				last.Object = o.DeepCopy()
+			}
 			if !w.send(ev) && w.lw.isHostile() {
 				return
 			}
-			w.last = &ev
+			w.last = &last
 		}
 	}
 }
@@ -357,7 +362,11 @@ func (w *hostileWatch) hostileEvent() bool {
 		o.ResourceVersion = ""
 	case 3: // repeated: the last real event again
 		if w.last != nil {
-			return w.send(*w.last)
+			ev := *w.last
+			if o, ok := ev.Object.(CM); ok {
+				ev.Object = o.DeepCopy()
+			}
+			return w.send(ev)
 		}
 		o.ResourceVersion = strconv.FormatUint(w.start, 10)
 	case 4: // no name

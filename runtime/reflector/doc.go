@@ -24,8 +24,8 @@
 //     LIST of 50,000 (docs/performance.md, "End to end"). The cost on an
 //     older server is a LIST that reads etcd whole; set a PageSize there.
 //   - Backoff jitter stays below the cap (see Options.MaxBackoff: 500ms
-//     doubling to 2s), it resets after a watch that stayed open a second
-//     rather than after two quiet minutes, a 429's Retry-After is honoured
+//     doubling to 2s), it resets after a healthy watch that stayed open a
+//     second rather than after two quiet minutes, a 429's Retry-After is honoured
 //     exactly, and a watch that ends within a second of its start is backed
 //     off whatever it delivered (client-go backs off only watches without
 //     events, so a server that closes each watch after one event is
@@ -60,9 +60,10 @@
 //     such watches in a row without progress the Reflector relists
 //     (RelistUndecodable).
 //
-// Only a watch that stayed open a second resets the backoff, so whatever a
-// server sends, a Reflector opens at most about one request per second once
-// the backoff reaches its cap (Options.MaxBackoff). A LIST, or a WatchList's
+// Only a watch that stayed open a second and did not end in a refused event
+// resets the backoff, so whatever a server sends, a Reflector opens at most
+// about one request a second once the backoff reaches its cap
+// (Options.MaxBackoff). A LIST, or a WatchList's
 // initial stream, with an item that would be refused the same way is not
 // applied at all (a partial list would delete what it lacks): it fails, is
 // reported and counted the same way (Metrics.ListDone gets the error), and

@@ -90,7 +90,8 @@ type Options struct {
 	// watch (or a watch that ended within a second of its start); 0 means
 	// 500ms and 2s. The n-th failure in a row waits a random duration in
 	// [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); a watch that
-	// stayed open a second starts again from InitialBackoff. An event or a
+	// stayed open a second and did not end in a refused event starts again
+	// from InitialBackoff. An event or a
 	// LIST the Reflector refuses counts as a failure (see the package doc,
 	// "Hostile servers").
 	InitialBackoff, MaxBackoff time.Duration
@@ -523,7 +524,8 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if end.lasted {
+		if end.lasted && end.rejected == nil {
+			// It stayed open and nothing it sent was refused: healthy.
 			r.backoff.reset()
 		}
 		switch {
