@@ -113,7 +113,7 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	go func() { defer close(theirDone); their.RunWithContext(runCtx) }()
 	defer func() { stop(); <-theirDone }()
 
-	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	sctx, cancel := context.WithTimeout(ctx, e2eutil.Patience)
 	defer cancel()
 	if err := f.WaitForCacheSync(sctx); err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	end := time.Now()
 
 	var listed []*samplev1.Foo
-	e2eutil.Eventually(t, ctx, time.Minute, "a fresh LIST", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "a fresh LIST", func() error {
 		var err error
 		listed, _, err = verify.ListFoos(ctx, c, ns, "")
 		return err
