@@ -33,7 +33,7 @@ import (
 var server *localapi.Server
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a busy machine starts it slowly
 	var err error
 	server, err = localapi.Start(ctx)
 	cancel()
