@@ -135,8 +135,13 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 		if w == nil {
 			t.Fatalf("no watch after sync; actions %q", core.Actions())
 		}
-		w.Modify(configMap("ns", "a", "3"))
-		w.Delete(configMap("other", "b", "2"))
+		// Events newer than the LIST (resourceVersion 5), as a server's are.
+		a := configMap("ns", "a", "3")
+		a.ResourceVersion = "6"
+		w.Modify(a)
+		b := configMap("other", "b", "2")
+		b.ResourceVersion = "7"
+		w.Delete(b)
 		if err := rec.WaitFor(ctx, func(s map[string]*corev1.ConfigMap) bool {
 			return len(s) == 1 && s["ns/a"].Data["v"] == "3"
 		}); err != nil {

@@ -1,18 +1,23 @@
 package factory_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // The factory tells each informer its type's scope, so an object whose
-// namespace contradicts it (a server bug, or a misrouted object) is not
-// cached.
+// namespace contradicts it (a server bug, or a misrouted object) is never
+// cached: a LIST holding one is refused (the informer does not sync and says
+// why) until the server stops sending it.
 func TestFactoryInformersKnowTheirScope(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clusterType := WidgetType
@@ -25,13 +30,23 @@ func TestFactoryInformersKnowTheirScope(t *testing.T) {
 			{"namespaced", WidgetType, "ns", ""},
 			{"cluster-scoped", clusterType, "", "ns"},
 		} {
+			bad := widget(tc.bad, "bad", "", nil)
 			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()},
-				widget(tc.good, "good", "", nil), widget(tc.bad, "bad", "", nil))
+				widget(tc.good, "good", "", nil), bad)
 			opts := factory.Options{}
 			factory.SetListerWatcher(&opts, tc.typ, src)
 			f := factory.New(nil, opts)
 			inf := factory.InformerFor(f, tc.typ)
 			f.Start(t.Context())
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			err := f.WaitForCacheSync(ctx)
+			cancel()
+			if !errors.Is(err, reflector.ErrInvalidObject) {
+				t.Errorf("%s: WaitForCacheSync with a misplaced object listed = %v, want ErrInvalidObject", tc.name, err)
+			}
+			if _, err := src.Delete(bad); err != nil {
+				t.Fatal(err)
+			}
 			if err := f.WaitForCacheSync(t.Context()); err != nil {
 				t.Fatal(err)
 			}

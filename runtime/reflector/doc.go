@@ -6,7 +6,8 @@
 //
 //   - Typed: ListerWatcher[T] returns []T pages, so there is no
 //     runtime.Object list to reflect over and no expectedType check; a watch
-//     event whose object is not T is reported (ErrMalformedEvent) and skipped.
+//     event whose object is not T is refused (ErrMalformedEvent; see
+//     "Hostile servers" below).
 //   - One state machine, one goroutine (plus a resync ticker): sync (WatchList
 //     or paged LIST) → watch → on server close resume from the last
 //     resourceVersion, on 410 resync, on other errors wait and watch again.
@@ -23,19 +24,59 @@
 //     LIST of 50,000 (docs/performance.md, "End to end"). The cost on an
 //     older server is a LIST that reads etcd whole; set a PageSize there.
 //   - Backoff jitter stays below the cap (see Options.MaxBackoff: 500ms
-//     doubling to 2s), it resets on success rather than after two quiet
-//     minutes, a 429's Retry-After is honoured exactly, and a watch that
-//     ends within a second of its start is backed off whatever it delivered
-//     (client-go backs off only watches without events, so a server that
-//     closes each watch after one event is hammered).
-//   - A resourceVersion that is not a decimal uint64 is reported and never
-//     resumed from, and a watch the server rejects (400, 422, 410) relists;
-//     client-go retries a rejected resourceVersion forever.
-//   - An event the ListerWatcher could not decode (MalformedObject) ends the
-//     watch, which is resumed at once from the last resourceVersion: the
-//     event is read again rather than missed.
-//   - Objects without a name, or whose namespace contradicts Options.Scope,
-//     are reported and not stored (client-go files them all under "ns/").
+//     doubling to 2s), it resets after a healthy watch that stayed open a
+//     second rather than after two quiet minutes, a 429's Retry-After is honoured
+//     exactly, and a watch that ends within a second of its start is backed
+//     off whatever it delivered (client-go backs off only watches without
+//     events, so a server that closes each watch after one event is
+//     hammered).
+//   - A watch the server rejects (400, 422, 410) relists; client-go retries
+//     a rejected resourceVersion forever.
+//   - What a broken server or proxy sends is refused by one rule, below
+//     (client-go stores objects without a name under "ns/", resumes from
+//     any resourceVersion an event carries, older or not a number, and
+//     stores a LIST whatever its items).
+//
+// # Hostile servers
+//
+// One rule covers every watch event the Reflector does not apply: an
+// undecodable one (MalformedObject), one whose object is not T, one whose
+// object has no valid key (no metadata.name, a "/" in it, a namespace that
+// contradicts Options.Scope), one whose resourceVersion is not a decimal
+// uint64 (empty included) or is not newer than the last one applied (older,
+// or repeated), a bookmark without metadata or older than the last
+// resourceVersion, an event of unknown type. Such an event
+//
+//  1. is not applied: the cache never holds it, and it never becomes the
+//     resourceVersion to resume from;
+//  2. is reported (LastError, Options.WatchErrorHandler; the error wraps
+//     ErrMalformedEvent, ErrInvalidObject, ErrInvalidResourceVersion or
+//     ErrStaleResourceVersion and names the resource and key, never the
+//     object's content) and counted (RejectMetrics.Rejected, and
+//     Metrics.WatchDone with that error);
+//  3. ends the watch, and the next one waits a backoff step, exactly as
+//     after a failed request; it resumes from the last resourceVersion
+//     applied, so a change the event garbled is read again, and after three
+//     such watches in a row without progress the Reflector relists
+//     (RelistUndecodable).
+//
+// Only a watch that stayed open a second and did not end in a refused event
+// resets the backoff, so whatever a server sends, a Reflector opens at most
+// about one request a second once the backoff reaches its cap
+// (Options.MaxBackoff). A LIST, or a WatchList's
+// initial stream, with an item that would be refused the same way is not
+// applied at all (a partial list would delete what it lacks): it fails, is
+// reported and counted the same way (Metrics.ListDone gets the error), and
+// is retried with backoff until the server sends a valid one; until then a
+// new informer does not sync and WaitForCacheSync's error names the fault.
+// An ERROR event is not a refusal but the server's answer, handled as a
+// failed request (relisting for 410, 400 and 422).
+//
+// A source whose objects carry no resourceVersions, client-go's fake
+// clientsets (whose tracker leaves them empty), is recognised by the marker
+// its ListerWatcher carries (IsWatchListSemanticsUnSupported, see
+// listwatch.Funcs): the Reflector does not check its objects'
+// resourceVersions, and resumes only from valid ones.
 //   - Time comes from the time package, so tests run Reflectors inside a
 //     testing/synctest bubble instead of injecting a clock.
 //   - WatchList refusals are remembered for the Reflector's lifetime; a

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -23,39 +24,176 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// An event whose resourceVersion is not a number is applied but never
-// becomes the point to resume from: a later watch starts from the last valid
-// resourceVersion, so the server does not reject it and no change is missed.
-func TestInvalidResourceVersionIsNotResumedFrom(t *testing.T) {
+// An event whose resourceVersion cannot be resumed from (not a number,
+// empty, older than or equal to the last one applied) is not applied either:
+// it is reported, ends the watch, and the next watch, after a backoff step,
+// resumes from the last resourceVersion applied, so no change is missed and
+// no object is cached with a resourceVersion the server never gave it.
+func TestUnusableResourceVersionIsNotApplied(t *testing.T) {
+	for _, tc := range []struct {
+		name, rv string
+		want     error
+	}{
+		{"not a number", "notanumber", reflector.ErrInvalidResourceVersion},
+		{"empty", "", reflector.ErrInvalidResourceVersion},
+		{"older", "1", reflector.ErrStaleResourceVersion},
+		{"repeated", "2", reflector.ErrStaleResourceVersion},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
+				m := &rejectCounter{}
+				h := start(t, src, src, reflector.Options{WatchList: &no, Metrics: m})
+				synctest.Wait()
+				must(src.Add(cm("b", "1"))) // rv 2
+				synctest.Wait()
+				src.Inject(watch.Event{Type: watch.Modified, Object: withRV(cm("a", "bogus"), tc.rv)})
+				synctest.Wait()
+				if got := h.r.LastSyncResourceVersion(); got != "2" {
+					t.Errorf("LastSyncResourceVersion = %q, want 2", got)
+				}
+				if err := h.r.LastError(); !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "ns/a") {
+					t.Errorf("LastError = %v, want %v naming ns/a", err, tc.want)
+				}
+				must(src.Add(cm("c", "1"))) // rv 3, replayed to the next watch
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				wantRequests(t, src, "list", "watch rv=1", "watch rv=2")
+				if d := backoffBetween(src, 1, 2); d < 250*time.Millisecond || d > 500*time.Millisecond {
+					t.Errorf("watched again after %v, want a first backoff step (250ms-500ms)", d)
+				}
+				ops, _, _ := h.sink.snapshot()
+				for _, op := range ops {
+					if strings.HasPrefix(op, "update ns/a") {
+						t.Errorf("the refused event was applied: %q", ops)
+					}
+				}
+				if m.n.Load() != 1 || m.watchErrs.Load() != 1 {
+					t.Errorf("Rejected called %d times, WatchDone with an error %d times; want 1 and 1", m.n.Load(), m.watchErrs.Load())
+				}
+				h.converged()
+			})
+		})
+	}
+}
+
+// rejectCounter counts Rejected calls and watches that ended with an error.
+type rejectCounter struct {
+	reflector.NoMetrics
+	n, watchErrs, listErrs atomic.Int64
+}
+
+func (c *rejectCounter) Rejected(error) { c.n.Add(1) }
+func (c *rejectCounter) WatchDone(_ time.Duration, err error) {
+	if err != nil {
+		c.watchErrs.Add(1)
+	}
+}
+
+func (c *rejectCounter) ListDone(_ time.Duration, err error) {
+	if err != nil {
+		c.listErrs.Add(1)
+	}
+}
+
+// A server that answers every watch with one event older than the watch's
+// resourceVersion and closes it (what a proxy replaying a stale stream
+// does) is met with backoff: the events are never applied, watch and list
+// requests stay at one a second or fewer once the backoff is at its cap,
+// and the cache equals the server's as soon as the server recovers.
+func TestStaleEventsAreBackedOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
-		h := start(t, src, src, reflector.Options{WatchList: &no})
+		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"), cm("b", "1"))
+		var hostile atomic.Bool
+		hostile.Store(true)
+		lw := &staleWatches{Source: src, hostile: &hostile}
+		m := &rejectCounter{}
+		h := start(t, lw, src, reflector.Options{WatchList: &no, Metrics: m})
 		synctest.Wait()
-		must(src.Add(cm("b", "1"))) // rv 2
-		bad := cm("x", "1")
-		bad.ResourceVersion = "abc"
-		src.Inject(watch.Event{Type: watch.Added, Object: bad})
+		time.Sleep(30 * time.Second)
 		synctest.Wait()
-		if got := h.r.LastSyncResourceVersion(); got != "2" {
-			t.Errorf("LastSyncResourceVersion = %q, want 2 (not the invalid abc)", got)
+		max := maxRequestsPerWindow(src.Requests(), 5*time.Second, 10*time.Second)
+		if max > 10 {
+			t.Errorf("%d requests in 10s after the first 5s, want at most 10 (one a second)", max)
 		}
-		time.Sleep(2 * time.Second)
-		src.DropWatches()
-		must(src.Add(cm("c", "1"))) // rv 3, replayed to the next watch
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		wantRequests(t, src, "list", "watch rv=1", "watch rv=2")
-		es := h.errs.all()
-		if len(es) != 1 || !errors.Is(es[0], reflector.ErrInvalidResourceVersion) || !strings.Contains(es[0].Error(), `"abc"`) {
-			t.Errorf("reported errors = %v, want one ErrInvalidResourceVersion naming \"abc\"", es)
+		if n := len(src.Requests()); n < 10 {
+			t.Errorf("%d requests in 30s, want the Reflector to keep trying (>= 10)", n)
 		}
-		_, state, _ := h.sink.snapshot()
-		for _, k := range []string{"ns/a", "ns/b", "ns/c"} {
-			if _, ok := state[k]; !ok {
-				t.Errorf("sink lacks %s: %v", k, rvs(state))
+		if err := h.r.LastError(); !errors.Is(err, reflector.ErrStaleResourceVersion) {
+			t.Errorf("LastError = %v, want ErrStaleResourceVersion", err)
+		}
+		if m.n.Load() < 10 {
+			t.Errorf("Rejected called %d times, want one per watch", m.n.Load())
+		}
+		ops, _, _ := h.sink.snapshot()
+		for _, op := range ops {
+			if !strings.HasPrefix(op, "replace") {
+				t.Errorf("a stale event was applied: %q", ops)
+				break
 			}
 		}
+		must(src.Add(cm("c", "1")))
+		hostile.Store(false)
+		ended := time.Now()
+		for !sameAsSource(h) {
+			if time.Since(ended) > 2*time.Second {
+				t.Fatalf("not converged 2s after the server recovered")
+			}
+			time.Sleep(10 * time.Millisecond)
+			synctest.Wait()
+		}
 	})
+}
+
+// staleWatches answers every watch, while hostile, with one MODIFIED event
+// one resourceVersion older than the watch's, and closes it.
+type staleWatches struct {
+	*runtimetest.Source[obj]
+	hostile *atomic.Bool
+}
+
+func (s *staleWatches) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if !s.hostile.Load() {
+		return s.Source.Watch(ctx, opts)
+	}
+	// Recorded in the Source's requests, without opening one of its watches.
+	s.Source.FailNext(runtimetest.VerbWatch, errAnswered)
+	_, _ = s.Source.Watch(ctx, opts)
+	rv, _ := strconv.ParseUint(opts.ResourceVersion, 10, 64)
+	w := watch.NewFakeWithChanSize(1, false)
+	w.Modify(withRV(cm("a", "stale"), strconv.FormatUint(max(rv, 1)-1, 10)))
+	w.Stop()
+	return w, nil
+}
+
+var errAnswered = errors.New("answered by the test")
+
+// maxRequestsPerWindow returns the most requests in any window of length w
+// starting after skip from the first request.
+func maxRequestsPerWindow(reqs []runtimetest.Request, skip, w time.Duration) int {
+	if len(reqs) == 0 {
+		return 0
+	}
+	first := reqs[0].Time.Add(skip)
+	most := 0
+	for i, r := range reqs {
+		if r.Time.Before(first) {
+			continue
+		}
+		n := 0
+		for _, q := range reqs[i:] {
+			if q.Time.Sub(r.Time) < w {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+func sameAsSource(h *harness) bool {
+	_, got, _ := h.sink.snapshot()
+	return runtimetest.SameResourceVersions(got, h.src.Snapshot())
 }
 
 // A LIST at an invalid resourceVersion is not used: it would make every
@@ -267,26 +405,25 @@ func TestBackoffResetsOnSuccess(t *testing.T) {
 }
 
 // An event the ListerWatcher could not decode ends the watch, and the
-// Reflector resumes at once from the last resourceVersion, so the change it
-// stood for is read again instead of lost.
-func TestUndecodableEventResumesAtOnce(t *testing.T) {
+// Reflector resumes after a backoff step from the last resourceVersion, so
+// the change it stood for is read again instead of lost.
+func TestUndecodableEventIsReadAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
 		must(src.Add(cm("b", "1"))) // rv 2
 		synctest.Wait()
-		at := time.Now()
 		// The garbled event stands for an update the Reflector never saw.
 		src.Inject(watch.Event{Type: watch.Modified, Object: &reflector.MalformedObject{Err: errors.New("invalid character 'x'")}})
 		b, _ := src.Get("ns/b")
 		b.Data["v"] = "2"
 		must(src.Update(b)) // rv 3
+		time.Sleep(time.Second)
 		synctest.Wait()
-		reqs := src.Requests()
 		wantRequests(t, src, "list", "watch rv=1", "watch rv=2")
-		if len(reqs) == 3 && reqs[2].Time != at {
-			t.Errorf("resumed after %v, want at once", reqs[2].Time.Sub(at))
+		if d := backoffBetween(src, 1, 2); d < 250*time.Millisecond || d > 500*time.Millisecond {
+			t.Errorf("watched again after %v, want a first backoff step (250ms-500ms)", d)
 		}
 		es := h.errs.all()
 		if len(es) != 1 || !errors.Is(es[0], reflector.ErrMalformedEvent) || !strings.Contains(es[0].Error(), "invalid character") {
@@ -297,9 +434,9 @@ func TestUndecodableEventResumesAtOnce(t *testing.T) {
 }
 
 // A stream that lost its framing sends one undecodable event and closes
-// (the wire package's contract); that too is resumed at once, although the
-// watch was short.
-func TestTruncatedWatchResumesAtOnce(t *testing.T) {
+// (the wire package's contract); what it delivered before is kept, and the
+// rest is read again after a backoff step.
+func TestTruncatedWatchIsReadAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		lw := &flaky{Source: src, max: 1, events: func(int) []watch.Event {
@@ -311,12 +448,9 @@ func TestTruncatedWatchResumesAtOnce(t *testing.T) {
 			return []watch.Event{{Type: watch.Added, Object: b}, {Type: watch.Modified, Object: &reflector.MalformedObject{Err: errors.New("unexpected EOF")}}}
 		}}
 		h := start(t, lw, src, reflector.Options{WatchList: &no})
+		time.Sleep(time.Second)
 		synctest.Wait()
-		reqs := src.Requests()
 		wantRequests(t, src, "list", "watch rv=2")
-		if len(reqs) == 2 && reqs[1].Time != reqs[0].Time {
-			t.Errorf("resumed after %v, want at once", reqs[1].Time.Sub(reqs[0].Time))
-		}
 		h.converged()
 	})
 }
@@ -340,8 +474,9 @@ func TestPersistentUndecodableEventRelists(t *testing.T) {
 }
 
 // Objects without a name, or whose namespace contradicts the resource's
-// scope, are reported (naming the resource and resourceVersion) and not
-// stored, from a LIST and from a watch.
+// scope, are reported (naming the resource and resourceVersion) and never
+// stored: a LIST with one fails whole and is retried with backoff until the
+// server sends a valid one; a watch event with one ends the watch.
 func TestObjectsWithoutValidKeyAreNotStored(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -360,38 +495,127 @@ func TestObjectsWithoutValidKeyAreNotStored(t *testing.T) {
 					good.Namespace = ""
 				}
 				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, good, tc.bad) // rv 1, 2
-				h := start(t, src, src, reflector.Options{WatchList: &no, Name: "configmaps", Scope: tc.scope})
+				m := &rejectCounter{}
+				h := start(t, src, src, reflector.Options{WatchList: &no, Name: "configmaps", Scope: tc.scope, Metrics: m})
+				time.Sleep(10 * time.Second)
 				synctest.Wait()
-				must(src.Delete(tc.bad)) // rv 3: the event of a keyless object
-				must(src.Add(tc.bad))    // rv 4
+				if _, _, n := h.sink.snapshot(); n != 0 {
+					t.Errorf("%d replaces with an invalid item listed, want 0", n)
+				}
+				lists, _ := src.Calls()
+				if lists < 5 || lists > 10 {
+					t.Errorf("%d lists in 10s, want 5..10 (retried with backoff)", lists)
+				}
+				err := h.r.LastError()
+				if !errors.Is(err, reflector.ErrInvalidObject) || !strings.Contains(err.Error(), "configmaps") || !strings.Contains(err.Error(), "resourceVersion 2") {
+					t.Errorf("LastError = %v, want ErrInvalidObject naming the resource and the list's resourceVersion", err)
+				}
+				if m.n.Load() != int64(lists) || m.listErrs.Load() != int64(lists) {
+					t.Errorf("Rejected %d, failed lists %d; want %d each", m.n.Load(), m.listErrs.Load(), lists)
+				}
+				must(src.Delete(tc.bad)) // rv 3
+				time.Sleep(2 * time.Second)
 				synctest.Wait()
+				h.converged()
+				if err := h.r.LastError(); err != nil {
+					t.Errorf("LastError after a valid LIST = %v, want nil", err)
+				}
+				must(src.Add(tc.bad)) // rv 4: the event of a keyless object
+				synctest.Wait()
+				err = h.r.LastError()
+				if !errors.Is(err, reflector.ErrInvalidObject) || !strings.Contains(err.Error(), `resourceVersion "4"`) {
+					t.Errorf("LastError = %v, want ErrInvalidObject naming the event's resourceVersion", err)
+				}
+				if got := h.r.LastSyncResourceVersion(); got != "3" {
+					t.Errorf("LastSyncResourceVersion = %q, want 3 (the event is not applied)", got)
+				}
 				_, state, _ := h.sink.snapshot()
 				if len(state) != 1 {
 					t.Errorf("sink = %v, want only %s", rvs(state), store.Key(good))
 				}
-				ops, _, _ := h.sink.snapshot()
-				if want := []string{"replace 2 [" + store.Key(good) + "]"}; !slices.Equal(ops, want) {
-					t.Errorf("ops = %q, want %q", ops, want)
+			})
+		})
+	}
+}
+
+// A LIST whose items a broken proxy rewrote (metadata.name blanked) is not
+// applied: a new Reflector stays unsynced with the fault in LastError,
+// retries with backoff (at most one LIST a second once at the cap), and
+// equals the server within 2s of the fault's end.
+func TestInvalidListIsRetriedUntilValid(t *testing.T) {
+	for _, wl := range []bool{false, true} {
+		t.Run(fmt.Sprintf("watchlist=%v", wl), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var objs []obj
+				for i := range 10 {
+					objs = append(objs, cm(fmt.Sprint("o", i), "1"))
 				}
-				es := h.errs.all()
-				if len(es) != 3 {
-					t.Fatalf("reported %v, want 3 errors (list, delete, add)", es)
+				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, objs...)
+				lw := &blankNames{Source: src}
+				lw.on.Store(true)
+				m := &rejectCounter{}
+				h := start(t, lw, src, reflector.Options{WatchList: &wl, Metrics: m})
+				time.Sleep(20 * time.Second)
+				synctest.Wait()
+				if _, _, n := h.sink.snapshot(); n != 0 {
+					t.Errorf("%d replaces while every name was blank, want 0", n)
 				}
-				for _, err := range es {
-					if !errors.Is(err, reflector.ErrInvalidObject) || !strings.Contains(err.Error(), "configmaps") {
-						t.Errorf("error %q, want ErrInvalidObject naming the resource", err)
+				if err := h.r.LastError(); !errors.Is(err, reflector.ErrInvalidObject) || !strings.Contains(err.Error(), "10 of 10 items") {
+					t.Errorf("LastError = %v, want ErrInvalidObject counting 10 of 10 items", err)
+				}
+				if most := maxRequestsPerWindow(src.Requests(), 5*time.Second, 10*time.Second); most > 10 {
+					t.Errorf("%d requests in 10s after the first 5s, want at most 10", most)
+				}
+				if m.n.Load() < 10 {
+					t.Errorf("Rejected called %d times in 20s, want one per attempt", m.n.Load())
+				}
+				lw.on.Store(false)
+				ended := time.Now()
+				for !sameAsSource(h) {
+					if time.Since(ended) > 2*time.Second {
+						t.Fatalf("not converged 2s after the fault ended")
 					}
+					time.Sleep(10 * time.Millisecond)
+					synctest.Wait()
 				}
-				if s := es[0].Error(); !strings.Contains(s, "resourceVersion 2") {
-					t.Errorf("list error %q does not name the list's resourceVersion", s)
-				}
-				if s := es[2].Error(); !strings.Contains(s, `resourceVersion "4"`) {
-					t.Errorf("event error %q does not name the event's resourceVersion", s)
-				}
-				if got := h.r.LastSyncResourceVersion(); got != "4" {
-					t.Errorf("LastSyncResourceVersion = %q, want 4 (the events were consumed)", got)
+				if err := h.r.LastError(); err != nil {
+					t.Errorf("LastError once converged = %v, want nil", err)
 				}
 			})
 		})
 	}
+}
+
+// blankNames blanks metadata.name in every LIST item and every event of a
+// WatchList's initial stream while on.
+type blankNames struct {
+	*runtimetest.Source[obj]
+	on atomic.Bool
+}
+
+func (b *blankNames) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[obj], error) {
+	res, err := b.Source.List(ctx, opts)
+	if err == nil && b.on.Load() {
+		for i, o := range res.Items {
+			o = o.DeepCopy()
+			o.Name = ""
+			res.Items[i] = o
+		}
+	}
+	return res, err
+}
+
+func (b *blankNames) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := b.Source.Watch(ctx, opts)
+	if err != nil || !b.on.Load() {
+		return w, err
+	}
+	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+		if o, ok := ev.Object.(obj); ok && ev.Type != watch.Bookmark {
+			o = o.DeepCopy()
+			o.Name = ""
+			ev.Object = o
+		}
+		return ev, true
+	}), nil
 }

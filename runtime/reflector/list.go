@@ -56,7 +56,9 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 	if !validRV(rv) {
 		return fmt.Errorf("list %s: %w %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
 	}
-	items = r.storable(ctx, "list", items, rv)
+	if err := r.checkItems("list", items, rv); err != nil {
+		return r.counted(err)
+	}
 	if err := r.sink.Replace(items, rv); err != nil {
 		return fmt.Errorf("list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
 	}
@@ -165,29 +167,20 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
-				// An object of the initial list is unknown: this stream
-				// cannot give a complete list.
-				return done(fmt.Errorf("watch-list %s: %w: %s event: %w", r.opts.Name, ErrMalformedEvent, ev.Type, m.Err))
-			}
 			if m := r.opts.Metrics; m != nil {
 				m.Event(ev.Type)
 			}
-			obj, err := r.object(ev)
+			obj, err := r.initialObject(ev)
 			if err != nil {
-				r.report(ctx, err)
-				continue
-			}
-			if why := r.checkKey(obj); why != "" {
-				r.report(ctx, fmt.Errorf("watch-list %s: %w: %s event (resourceVersion %s) %s: not stored", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(obj.GetResourceVersion()), why))
-				continue
+				// An object of the initial list is unknown: this stream
+				// cannot give a complete list.
+				return done(r.counted(err))
 			}
 			initial.apply(ev.Type, obj)
 		case watch.Bookmark:
 			m, err := bookmarkMeta(ev.Object)
 			if err != nil {
-				r.report(ctx, fmt.Errorf("watch-list %s: %w", r.opts.Name, err))
-				continue
+				return done(r.counted(fmt.Errorf("watch-list %s: %w", r.opts.Name, err)))
 			}
 			if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
 				continue
@@ -206,7 +199,32 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 		case watch.Error:
 			return done(fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object)))
 		default:
-			r.report(ctx, fmt.Errorf("watch-list %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
+			return done(r.counted(fmt.Errorf("watch-list %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type)))
 		}
 	}
+}
+
+// initialObject returns the object of ev, an event of a WatchList's initial
+// stream, or why it cannot be part of the initial list: it is undecodable or
+// not T (ErrMalformedEvent), has no valid key (ErrInvalidObject) or its
+// resourceVersion is not a number (ErrInvalidResourceVersion; not checked
+// for a source without resourceVersions). The order of the initial events'
+// resourceVersions is the server's storage order, not checked.
+func (r *Reflector[T]) initialObject(ev watch.Event) (T, error) {
+	var zero T
+	if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
+		return zero, fmt.Errorf("watch-list %s: %w: %s event: %w", r.opts.Name, ErrMalformedEvent, ev.Type, m.Err)
+	}
+	obj, err := r.object(ev)
+	if err != nil {
+		return zero, err
+	}
+	rv := obj.GetResourceVersion()
+	if why := r.checkKey(obj); why != "" {
+		return zero, fmt.Errorf("watch-list %s: %w: %s event (resourceVersion %s) %s", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(rv), why)
+	}
+	if r.objectRVs && !validObjectRV(rv) {
+		return zero, fmt.Errorf("watch-list %s: %w %s on %s %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv), ev.Type, store.Key(obj))
+	}
+	return obj, nil
 }

@@ -9,7 +9,8 @@ import (
 // Metrics observes a Reflector (Options.Metrics). The Reflector calls its
 // methods from its Run goroutine, synchronously: they must be cheap and must
 // not block (count, set an atomic; never do I/O). A nil Metrics costs one
-// branch per call site. Embed NoMetrics to implement only some methods.
+// branch per call site. Embed NoMetrics to implement only some methods. A
+// Metrics that also implements RejectMetrics counts refused events and lists.
 type Metrics interface {
 	// ListDone is called after each LIST of the whole collection (all its
 	// pages) with how long it took and its error (nil on success, when the
@@ -47,8 +48,9 @@ const (
 	// RelistRejected follows a 400 or 422 on the watch: the server rejects
 	// the resourceVersion.
 	RelistRejected
-	// RelistUndecodable follows watches that kept ending in an undecodable
-	// event without progress.
+	// RelistUndecodable follows watches that kept ending in an event the
+	// Reflector refused (undecodable, or any other of the package doc's
+	// "Hostile servers") without progress.
 	RelistUndecodable
 	// RelistRequested follows a RelistTrigger's Fire (Options.Relist): the
 	// ListOptions changed.
@@ -82,3 +84,4 @@ func (NoMetrics) WatchDone(time.Duration, error) {}
 func (NoMetrics) Relist(RelistCause)             {}
 func (NoMetrics) Event(watch.EventType)          {}
 func (NoMetrics) Synced(string)                  {}
+func (NoMetrics) Rejected(error)                 {}

@@ -89,9 +89,11 @@ type Options struct {
 	// InitialBackoff and MaxBackoff bound the wait after a failed list or
 	// watch (or a watch that ended within a second of its start); 0 means
 	// 500ms and 2s. The n-th failure in a row waits a random duration in
-	// [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); a success (a
-	// list, or a watch that stayed open a second) starts again from
-	// InitialBackoff.
+	// [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); a watch that
+	// stayed open a second and did not end in a refused event starts again
+	// from InitialBackoff. An event or a
+	// LIST the Reflector refuses counts as a failure (see the package doc,
+	// "Hostile servers").
 	InitialBackoff, MaxBackoff time.Duration
 	// Scope, when known, is checked against every object listed or watched:
 	// a namespaced resource's objects need a namespace, a cluster-scoped
@@ -126,15 +128,25 @@ const (
 )
 
 // ErrMalformedEvent is wrapped by the error reported for a watch event the
-// Reflector cannot use (an object that is not T, a BOOKMARK without metadata,
-// an unknown event type). The event is skipped; the watch goes on.
+// Reflector cannot use (undecodable, an object that is not T, a BOOKMARK
+// without metadata, an unknown event type). The event is not applied and
+// ends the watch (see the package doc, "Hostile servers").
 var ErrMalformedEvent = errors.New("malformed watch event")
 
 // ErrInvalidObject is wrapped by the error reported for a listed or watched
 // object that cannot be stored under a key of its own: it has no
 // metadata.name (or one with a "/"), or a namespace that contradicts
-// Options.Scope. It is not stored; the list or watch goes on.
+// Options.Scope. It is not stored: the watch event ends the watch, the LIST
+// (or WatchList) fails and is retried (see the package doc, "Hostile
+// servers").
 var ErrInvalidObject = errors.New("object without a valid key")
+
+// ErrStaleResourceVersion is wrapped by the error reported for a watch event
+// whose resourceVersion is not newer than the one the watch resumed from (or
+// than an event it delivered before), and for a bookmark older than that: an
+// API server never sends one, so the stream is not to be trusted. The event
+// is not applied and ends the watch (see the package doc, "Hostile servers").
+var ErrStaleResourceVersion = errors.New("resourceVersion older than the watch's")
 
 // ErrInitialEventsTimeout is wrapped by the error reported when a WatchList's
 // initial stream has not ended (no initial-events-end bookmark) within
@@ -144,18 +156,19 @@ var ErrInitialEventsTimeout = errors.New("no initial-events-end bookmark")
 
 // ErrInvalidResourceVersion is wrapped by the error reported for a
 // resourceVersion that is not a decimal uint64, as every API server's is. An
-// event or bookmark carrying one is not used as the point to resume from; a
-// LIST at one fails (and is retried).
+// event or bookmark carrying one is not applied and ends the watch; a LIST
+// at one, or with an item carrying one, fails and is retried (see the
+// package doc, "Hostile servers").
 var ErrInvalidResourceVersion = errors.New("invalid resourceVersion")
 
 // MalformedObject is the object of a watch event that a ListerWatcher read
 // but could not decode into T (see wire.DecodeError). The Reflector reports
-// Err, wrapped in ErrMalformedEvent, stops that watch and watches again at
-// once from the last resourceVersion it saw, so the event is read again
-// (garbage on the wire is usually gone the second time) instead of missed.
-// Quick resumes are limited to one a second, and after three in a row without
-// progress the Reflector relists. A ListerWatcher whose stream lost its
-// framing sends one such event and then closes the watch.
+// Err, wrapped in ErrMalformedEvent, stops that watch and, after a backoff
+// step, watches again from the last resourceVersion it applied, so the event
+// is read again (garbage on the wire is usually gone the second time)
+// instead of missed; after three such watches in a row without progress it
+// relists (see the package doc, "Hostile servers"). A ListerWatcher whose
+// stream lost its framing sends one such event and then closes the watch.
 type MalformedObject struct {
 	Err error
 }
@@ -171,6 +184,18 @@ func (m *MalformedObject) DeepCopyObject() runtime.Object { c := *m; return &c }
 // unhealthy, so the Reflector backs off before watching again.
 var errShortWatch = errors.New("watch closed within a second of its start")
 
+// RejectMetrics is implemented by a Metrics (Options.Metrics) that counts
+// what the Reflector refused to apply (see the package doc, "Hostile
+// servers"). NoMetrics implements it.
+type RejectMetrics interface {
+	// Rejected is called, from the Run goroutine, for every watch event
+	// not applied and every LIST or WatchList initial stream not used
+	// because of its content (not for failed requests), with the error
+	// reported for it (wrapping ErrMalformedEvent, ErrInvalidObject,
+	// ErrInvalidResourceVersion or ErrStaleResourceVersion).
+	Rejected(err error)
+}
+
 const (
 	// Watch timeouts are random in [minWatchTimeout, 2·minWatchTimeout), as
 	// client-go's, so the watches of many clients do not expire together.
@@ -180,10 +205,10 @@ const (
 	// one event would otherwise be hammered), one that lasted resets the
 	// backoff.
 	shortWatch = time.Second
-	// maxQuickResumes is how many watches in a row may end in an undecodable
+	// maxRejectedWatches is how many watches in a row may end in a rejected
 	// event without the resourceVersion advancing before the Reflector
 	// relists instead of resuming.
-	maxQuickResumes = 3
+	maxRejectedWatches = 3
 	// defaultWatchListTimeout is Options.WatchListTimeout's default, and
 	// watchListStall how long an initial stream may wait before LastError
 	// says so (client-go logs a warning at that interval).
@@ -212,6 +237,9 @@ const (
 //     is followed by a backoff step, so watch requests per second stay
 //     bounded whatever the server does; one that stayed open resets the
 //     backoff and is resumed at once.
+//   - Events and LISTs that a broken server or proxy garbled are refused by
+//     one rule (package doc, "Hostile servers"): never applied, reported,
+//     counted, and followed by a backoff step.
 //   - Every error goes to Options.WatchErrorHandler and LastError and is
 //     followed by a wait: the Retry-After of a 429 (or any error suggesting a
 //     client delay), else an exponential backoff with jitter (see
@@ -246,9 +274,13 @@ type Reflector[T store.Obj] struct {
 	// Owned by the Run goroutine.
 	backoff     *backoff
 	noWatchList bool
+	// objectRVs says the source's objects carry resourceVersions, so they
+	// are checked (false for client-go's fakes; see objectRVsChecked).
+	objectRVs   bool
+	resumeRV    uint64    // lastRV as a number, 0 before the first sync
 	watchStart  time.Time // when the watch watchList returned was opened
-	lastQuick   time.Time // the last quick resume after an undecodable event
-	quickRun    int       // watches in a row ended by one, without progress
+	rejectedRun int       // watches in a row ended by a rejected event, without progress
+	listNext    bool      // a WatchList's content was refused: LIST at the next sync
 }
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.
@@ -269,6 +301,7 @@ func New[T store.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflecto
 		opts:        opts,
 		backoff:     newBackoff(opts.InitialBackoff, opts.MaxBackoff),
 		noWatchList: opts.WatchList != nil && !*opts.WatchList || watchListUnsupported(lw),
+		objectRVs:   !watchListUnsupported(lw),
 	}
 }
 
@@ -311,10 +344,13 @@ func (r *Reflector[T]) LastError() error {
 	return r.lastErr
 }
 
+// setLastRV makes rv, a valid resourceVersion, the one to resume from.
 func (r *Reflector[T]) setLastRV(rv string) {
-	if rv == "" {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
 		return
 	}
+	r.resumeRV = n
 	r.mu.Lock()
 	r.lastRV = rv
 	r.mu.Unlock()
@@ -330,6 +366,13 @@ func validRV(rv string) bool {
 	return err == nil
 }
 
+// validObjectRV reports whether rv may be an object's resourceVersion: a
+// valid one, and not 0 (the revision of nothing; etcd's start at 1).
+func validObjectRV(rv string) bool {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return err == nil && n > 0
+}
+
 // quoteRV quotes a server-sent resourceVersion for an error message, cut
 // short: it may be anything.
 func quoteRV(rv string) string {
@@ -337,16 +380,6 @@ func quoteRV(rv string) string {
 		rv = rv[:32] + "..."
 	}
 	return strconv.Quote(rv)
-}
-
-// advance makes rv, the resourceVersion of an event or bookmark, the point to
-// resume from, or reports it if it is not a valid one.
-func (r *Reflector[T]) advance(ctx context.Context, what string, rv string) {
-	if !validRV(rv) {
-		r.report(ctx, fmt.Errorf("watch %s: %w %s on %s: not resuming from it", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv), what))
-		return
-	}
-	r.setLastRV(rv)
 }
 
 // checkKey returns why obj cannot be stored (no name, or a namespace that
@@ -366,25 +399,36 @@ func (r *Reflector[T]) checkKey(obj T) string {
 	return ""
 }
 
-// storable drops from items those checkKey rejects, reporting them (in one
-// error) as items of the list at rv.
-func (r *Reflector[T]) storable(ctx context.Context, what string, items []T, rv string) []T {
-	kept := items[:0]
+// checkItems returns why items, the content of a LIST or WatchList at rv,
+// cannot replace the Sink's (ErrInvalidObject, ErrInvalidResourceVersion),
+// naming up to three of the items at fault, or nil. A partial list would
+// delete the objects it lacks from the cache, so it is refused whole and
+// retried (see the package doc, "Hostile servers").
+func (r *Reflector[T]) checkItems(what string, items []T, rv string) error {
 	var bad []string
-	for n, o := range items {
-		if why := r.checkKey(o); why != "" {
-			if len(bad) < 3 {
-				bad = append(bad, fmt.Sprintf("item %d (%s, resourceVersion %s) %s", n, store.Key(o), quoteRV(o.GetResourceVersion()), why))
-			}
+	var kind error
+	n := 0
+	for i, o := range items {
+		why := r.checkKey(o)
+		err := ErrInvalidObject
+		if why == "" && r.objectRVs && !validObjectRV(o.GetResourceVersion()) {
+			why, err = "has an invalid resourceVersion", ErrInvalidResourceVersion
+		}
+		if why == "" {
 			continue
 		}
-		kept = append(kept, o)
+		if n == 0 {
+			kind = err
+		}
+		n++
+		if len(bad) < 3 {
+			bad = append(bad, fmt.Sprintf("item %d (%s, resourceVersion %s) %s", i, store.Key(o), quoteRV(o.GetResourceVersion()), why))
+		}
 	}
-	if dropped := len(items) - len(kept); dropped > 0 {
-		clear(items[len(kept):])
-		r.report(ctx, fmt.Errorf("%s %s at resourceVersion %s: %w: %d items not stored: %s", what, r.opts.Name, rv, ErrInvalidObject, dropped, strings.Join(bad, "; ")))
+	if n == 0 {
+		return nil
 	}
-	return kept
+	return fmt.Errorf("%s %s at resourceVersion %s: %w: %d of %d items unusable, not applied: %s", what, r.opts.Name, rv, kind, n, len(items), strings.Join(bad, "; "))
 }
 
 func (r *Reflector[T]) clearErr() {
@@ -460,6 +504,7 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 				continue
 			}
 			needSync = false
+			r.rejectedRun = 0
 			logger.V(2).Info("cache populated", "resourceVersion", r.LastSyncResourceVersion())
 		}
 		if fired(requested) {
@@ -479,32 +524,29 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if end.lasted {
+		if end.lasted && end.rejected == nil {
+			// It stayed open and nothing it sent was refused: healthy.
 			r.backoff.reset()
 		}
 		switch {
 		case end.requested:
 			logger.V(2).Info("relist requested: list options changed", "resourceVersion", r.LastSyncResourceVersion())
 			relist(RelistRequested)
-		case end.undecodable:
-			// The connection was fine, an event was not: read it again
-			// from the last resourceVersion, at once unless that keeps
-			// happening.
-			if end.progressed || end.lasted {
-				r.quickRun = 0
+		case end.rejected != nil:
+			// Not applied, reported, and backed off like a failed request
+			// whatever the watch delivered before; resumed from the last
+			// resourceVersion applied, so the event is read again (a proxy's
+			// glitch is usually gone the second time). One the server keeps
+			// sending is not: relist.
+			if end.progressed {
+				r.rejectedRun = 0
 			}
-			r.quickRun++
-			if r.quickRun > maxQuickResumes {
-				logger.V(2).Info("undecodable events keep coming at the same resourceVersion; relisting", "resourceVersion", r.LastSyncResourceVersion())
+			r.rejectedRun++
+			if r.rejectedRun > maxRejectedWatches {
+				logger.V(2).Info("watches keep ending in events that cannot be applied; relisting", "resourceVersion", r.LastSyncResourceVersion())
 				relist(RelistUndecodable)
-				r.wait(ctx, errShortWatch)
-				continue
 			}
-			if now := time.Now(); end.lasted || now.Sub(r.lastQuick) >= shortWatch {
-				r.lastQuick = now
-				continue
-			}
-			r.wait(ctx, errShortWatch)
+			r.wait(ctx, end.rejected)
 		case end.err == nil && end.lasted:
 			// The server closed the watch (timeout, restart): resume from the
 			// last resourceVersion.
@@ -540,13 +582,21 @@ func needsRelist(err error) bool {
 // sync replaces the Sink's content with the server's: by WatchList when
 // enabled (returning the watch to go on with), else by a paged LIST.
 func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface, error) {
-	if !r.noWatchList {
+	listNext := r.listNext
+	r.listNext = false
+	if !r.noWatchList && !listNext {
 		w, err := r.watchList(ctx)
 		if err == nil || ctx.Err() != nil {
 			return w, err
 		}
 		logger := klog.FromContext(ctx)
 		switch {
+		case isRejection(err):
+			// Its content was refused (reported by the caller): back off
+			// like any failed request, then LIST, in case only the watch
+			// streams are broken, and WatchList again after that.
+			r.listNext = true
+			return nil, err
 		case isRefusal(err):
 			r.noWatchList = true
 			logger.V(2).Info("server refused WatchList; using LIST from now on", "err", err)
@@ -574,6 +624,13 @@ func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface, error) {
 func isRefusal(err error) bool {
 	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) ||
 		apierrors.IsMethodNotSupported(err) || apierrors.IsNotAcceptable(err)
+}
+
+// isRejection reports whether err says the content the server sent was
+// refused (see the package doc, "Hostile servers").
+func isRejection(err error) bool {
+	return errors.Is(err, ErrMalformedEvent) || errors.Is(err, ErrInvalidObject) ||
+		errors.Is(err, ErrInvalidResourceVersion) || errors.Is(err, ErrStaleResourceVersion)
 }
 
 func isExpired(err error) bool {

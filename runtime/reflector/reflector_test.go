@@ -423,7 +423,7 @@ func TestWatchListErrorEventBeforeEndMarker(t *testing.T) {
 				lw := scripted{src, func() watch.Interface {
 					attempts++
 					w := watch.NewFakeWithChanSize(2, false)
-					w.Add(cm("a", "1"))
+					w.Add(withRV(cm("a", "1"), "1"))
 					st := tc.err.Status()
 					w.Error(&st)
 					return w
@@ -460,8 +460,8 @@ func TestWatchListWithoutEndMarkerFallsBackToList(t *testing.T) {
 		lw := scripted{src, func() watch.Interface {
 			attempts++
 			w := watch.NewFakeWithChanSize(2, false)
-			w.Add(cm("a", "1"))
-			w.Add(cm("b", "1"))
+			w.Add(withRV(cm("a", "1"), "1"))
+			w.Add(withRV(cm("b", "1"), "2"))
 			return w
 		}}
 		h := start(t, lw, src, reflector.Options{})
@@ -625,37 +625,61 @@ func TestForbiddenListKeepsRetrying(t *testing.T) {
 	})
 }
 
-func TestMalformedEventsAreReportedAndSkipped(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
-		h := start(t, src, src, reflector.Options{WatchList: &no})
-		synctest.Wait()
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", ResourceVersion: "9"}, Data: map[string][]byte{"password": []byte("hunter2")}}
-		src.Inject(watch.Event{Type: watch.Added, Object: secret})
-		src.Inject(watch.Event{Type: watch.Modified, Object: nil})
-		src.Inject(watch.Event{Type: watch.Modified, Object: (*corev1.ConfigMap)(nil)})
-		src.Inject(watch.Event{Type: watch.Bookmark, Object: &metav1.Status{}})
-		src.Inject(watch.Event{Type: "WAT", Object: cm("z", "")})
-		must(src.Add(cm("b", "1")))
-		synctest.Wait()
-		es := h.errs.all()
-		if len(es) != 5 {
-			t.Fatalf("reported %d errors, want 5: %v", len(es), es)
-		}
-		for _, err := range es {
-			if !errors.Is(err, reflector.ErrMalformedEvent) {
-				t.Errorf("error %v does not wrap ErrMalformedEvent", err)
-			}
-			if s := err.Error(); contains(s, "hunter2") {
-				t.Errorf("error leaks object contents: %s", s)
-			}
-		}
-		if s := es[0].Error(); !contains(s, "ns/s") || !contains(s, "*v1.Secret") {
-			t.Errorf("error %q should name the key and the type", s)
-		}
-		wantRequests(t, src, "list", "watch rv=1")
-		h.converged()
-	})
+// Events the Reflector cannot use are reported, never applied, and end the
+// watch, which is resumed after a backoff step from the last resourceVersion
+// applied.
+func TestMalformedEventsAreReportedAndEndTheWatch(t *testing.T) {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", ResourceVersion: "9"}, Data: map[string][]byte{"password": []byte("hunter2")}}
+	for _, tc := range []struct {
+		name string
+		ev   watch.Event
+	}{
+		{"wrong type", watch.Event{Type: watch.Added, Object: secret}},
+		{"nil object", watch.Event{Type: watch.Modified, Object: nil}},
+		{"typed nil", watch.Event{Type: watch.Modified, Object: (*corev1.ConfigMap)(nil)}},
+		{"bookmark without metadata", watch.Event{Type: watch.Bookmark, Object: &metav1.Status{}}},
+		{"unknown type", watch.Event{Type: "WAT", Object: withRV(cm("z", ""), "5")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
+				h := start(t, src, src, reflector.Options{WatchList: &no})
+				synctest.Wait()
+				src.Inject(tc.ev)
+				must(src.Add(cm("b", "1"))) // rv 2, replayed to the next watch
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				es := h.errs.all()
+				if len(es) != 1 {
+					t.Fatalf("reported %d errors, want 1: %v", len(es), es)
+				}
+				err := es[0]
+				if !errors.Is(err, reflector.ErrMalformedEvent) {
+					t.Errorf("error %v does not wrap ErrMalformedEvent", err)
+				}
+				if s := err.Error(); contains(s, "hunter2") {
+					t.Errorf("error leaks object contents: %s", s)
+				}
+				if s := err.Error(); tc.ev.Object == secret && (!contains(s, "ns/s") || !contains(s, "*v1.Secret")) {
+					t.Errorf("error %q should name the key and the type", s)
+				}
+				wantRequests(t, src, "list", "watch rv=1", "watch rv=1")
+				if d := backoffBetween(src, 1, 2); d < 250*time.Millisecond || d > 500*time.Millisecond {
+					t.Errorf("watched again after %v, want a first backoff step (250ms-500ms)", d)
+				}
+				h.converged()
+			})
+		})
+	}
+}
+
+// backoffBetween returns the time between the i-th and j-th requests.
+func backoffBetween(src *runtimetest.Source[obj], i, j int) time.Duration {
+	reqs := src.Requests()
+	if len(reqs) <= max(i, j) {
+		return -1
+	}
+	return reqs[j].Time.Sub(reqs[i].Time)
 }
 
 func TestErrorEventWithoutStatus(t *testing.T) {

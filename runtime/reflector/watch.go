@@ -1,10 +1,12 @@
 package reflector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,13 +88,14 @@ func stopWatch(w watch.Interface) {
 // watchEnd is how a watch ended.
 type watchEnd struct {
 	// err is why it failed; nil when the server closed it (or ctx ended, or
-	// undecodable is set).
+	// rejected is set).
 	err error
+	// rejected is the error of the event that ended the watch because the
+	// Reflector refused to apply it (see the package doc, "Hostile
+	// servers"), already reported; nil otherwise.
+	rejected error
 	// lasted says it stayed open at least shortWatch.
 	lasted bool
-	// undecodable says it was stopped after an event the ListerWatcher could
-	// not decode (a MalformedObject), already reported.
-	undecodable bool
 	// progressed says the resourceVersion to resume from advanced.
 	progressed bool
 	// requested says Options.Relist fired: the watch was stopped for a
@@ -139,7 +142,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 		end.lasted = open >= shortWatch
 		end.progressed = r.LastSyncResourceVersion() != rv
 		if m := r.opts.Metrics; m != nil {
-			m.WatchDone(open, end.err)
+			m.WatchDone(open, cmp.Or(end.err, end.rejected))
 		}
 	}()
 	logger := klog.FromContext(ctx)
@@ -165,20 +168,10 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
-				r.report(ctx, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event: %w", r.opts.Name, r.LastSyncResourceVersion(), ErrMalformedEvent, ev.Type, m.Err))
-				end.undecodable = true
-				return end
-			}
-			obj, err := r.object(ev)
+			obj, err := r.applicable(ev)
 			if err != nil {
-				r.report(ctx, err)
-				continue
-			}
-			if why := r.checkKey(obj); why != "" {
-				r.report(ctx, fmt.Errorf("watch %s: %w: %s event (resourceVersion %s) %s: not stored", r.opts.Name, ErrInvalidObject, ev.Type, quoteRV(obj.GetResourceVersion()), why))
-				r.advance(ctx, string(ev.Type)+" event", obj.GetResourceVersion())
-				continue
+				end.rejected = r.reject(ctx, err)
+				return end
 			}
 			switch ev.Type {
 			case watch.Added:
@@ -191,22 +184,97 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 			if err != nil {
 				r.report(ctx, fmt.Errorf("watch %s: %s %s (resourceVersion %s): %w", r.opts.Name, ev.Type, store.Key(obj), obj.GetResourceVersion(), err))
 			}
-			r.advance(ctx, fmt.Sprintf("%s %s", ev.Type, store.Key(obj)), obj.GetResourceVersion())
-		case watch.Bookmark:
-			m, err := bookmarkMeta(ev.Object)
-			if err != nil {
-				r.report(ctx, fmt.Errorf("watch %s: %w", r.opts.Name, err))
-				continue
+			if rv := obj.GetResourceVersion(); validRV(rv) {
+				r.setLastRV(rv)
 			}
-			r.advance(ctx, "a bookmark", m.GetResourceVersion())
-			if err := r.bookmark(m.GetResourceVersion()); err != nil {
+		case watch.Bookmark:
+			rv, err := r.bookmarkRV(ev.Object)
+			if err != nil {
+				end.rejected = r.reject(ctx, err)
+				return end
+			}
+			r.setLastRV(rv)
+			if err := r.bookmark(rv); err != nil {
 				r.report(ctx, err)
 			}
 		case watch.Error:
 			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), statusError(ev.Object))
 			return end
 		default:
-			r.report(ctx, fmt.Errorf("watch %s: %w: unknown event type %q", r.opts.Name, ErrMalformedEvent, ev.Type))
+			end.rejected = r.reject(ctx, fmt.Errorf("watch %s after resourceVersion %s: %w: unknown event type %q", r.opts.Name, r.LastSyncResourceVersion(), ErrMalformedEvent, ev.Type))
+			return end
 		}
 	}
+}
+
+// applicable returns the object of ev, an ADDED, MODIFIED or DELETED event
+// of a watch, if the Reflector may apply it, or why not: it is undecodable
+// or not T (ErrMalformedEvent), has no valid key (ErrInvalidObject), or its
+// resourceVersion is not a number (ErrInvalidResourceVersion) or not newer
+// than the one the Reflector resumes from (ErrStaleResourceVersion). The
+// last two are not checked for a source without resourceVersions (see
+// objectRVs).
+func (r *Reflector[T]) applicable(ev watch.Event) (T, error) {
+	var zero T
+	after := r.LastSyncResourceVersion()
+	if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
+		return zero, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event: %w", r.opts.Name, after, ErrMalformedEvent, ev.Type, m.Err)
+	}
+	obj, err := r.object(ev)
+	if err != nil {
+		return zero, err
+	}
+	rv := obj.GetResourceVersion()
+	if why := r.checkKey(obj); why != "" {
+		return zero, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event (resourceVersion %s) %s", r.opts.Name, after, ErrInvalidObject, ev.Type, quoteRV(rv), why)
+	}
+	if !r.objectRVs {
+		return obj, nil
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return zero, fmt.Errorf("watch %s after resourceVersion %s: %w %s on %s %s", r.opts.Name, after, ErrInvalidResourceVersion, quoteRV(rv), ev.Type, store.Key(obj))
+	}
+	if n <= r.resumeRV {
+		return zero, fmt.Errorf("watch %s after resourceVersion %s: %w: %s %s at resourceVersion %s", r.opts.Name, after, ErrStaleResourceVersion, ev.Type, store.Key(obj), rv)
+	}
+	return obj, nil
+}
+
+// bookmarkRV returns the resourceVersion of a BOOKMARK event's object, or
+// why the Reflector cannot move to it: the object has no metadata
+// (ErrMalformedEvent), its resourceVersion is not a number
+// (ErrInvalidResourceVersion) or older than the one the Reflector resumes
+// from (ErrStaleResourceVersion; the same one is fine).
+func (r *Reflector[T]) bookmarkRV(obj runtime.Object) (string, error) {
+	after := r.LastSyncResourceVersion()
+	m, err := bookmarkMeta(obj)
+	if err != nil {
+		return "", fmt.Errorf("watch %s after resourceVersion %s: %w", r.opts.Name, after, err)
+	}
+	rv := m.GetResourceVersion()
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("watch %s after resourceVersion %s: %w %s on a bookmark", r.opts.Name, after, ErrInvalidResourceVersion, quoteRV(rv))
+	}
+	if n < r.resumeRV {
+		return "", fmt.Errorf("watch %s after resourceVersion %s: %w: bookmark at resourceVersion %s", r.opts.Name, after, ErrStaleResourceVersion, rv)
+	}
+	return rv, nil
+}
+
+// reject reports err, the reason a watch event was refused, counts it
+// (RejectMetrics) and returns it.
+func (r *Reflector[T]) reject(ctx context.Context, err error) error {
+	r.report(ctx, r.counted(err))
+	return err
+}
+
+// counted counts err, the reason an event, a LIST or a WatchList's initial
+// stream was refused (RejectMetrics), and returns it.
+func (r *Reflector[T]) counted(err error) error {
+	if m, ok := r.opts.Metrics.(RejectMetrics); ok {
+		m.Rejected(err)
+	}
+	return err
 }

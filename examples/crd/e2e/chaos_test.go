@@ -37,7 +37,8 @@ const chaosDuration = 50 * time.Second
 // random faults hit the informers' connections through the fault proxy: API
 // server restarts, etcd compaction with cut watches (410), cuts, stalls,
 // 429/500/403 answers, undecodable events, bytes that break a watch's
-// framing and watches cut in the middle of an event. Then, with the faults
+// framing, watches cut in the middle of an event, and a hostile server's
+// shapes (stale-rv, bogus-rv, blank-names: see applyFault). Then, with the faults
 // and writers stopped, the cache of an all-namespaces informer and of a
 // two-namespace informer must equal a fresh LIST, and so must what each of
 // their handlers last saw; once the factories are shut down no goroutine of
@@ -70,6 +71,7 @@ func TestChaos(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	still := stillFoo(t, ctx, c, chaosNamespaces[0]) // the object of the hostile events
 	p := newProxy(t, srv.Config())
 
 	all := newChaosInformer(t, p.Config(), factory.Options{})
@@ -94,7 +96,7 @@ func TestChaos(t *testing.T) {
 	faults := map[string]int{}
 	deadline := time.Now().Add(chaosDuration)
 	for time.Now().Before(deadline) {
-		name := injectFault(t, ctx, rng, srv, p)
+		name := injectFault(t, ctx, rng, srv, p, still)
 		faults[name]++
 		sleep(ctx, time.Duration(200+rng.IntN(1000))*time.Millisecond)
 	}
@@ -103,17 +105,19 @@ func TestChaos(t *testing.T) {
 	faultsStopped := time.Now()
 	t.Logf("%d writes, faults %v", writes.get(), faults)
 	// Three streams (one all-namespaces, two namespaces): however the
-	// faults went, their watch requests per second stay bounded.
-	watches := 0
+	// faults went, hostile ones included, their LIST and WATCH requests per
+	// second stay bounded. Generous: cuts and restarts legitimately make
+	// every stream reconnect at once.
+	requests := 0
 	for _, r := range p.Requests() {
-		if isFoos(r) && r.IsWatch() {
-			watches++
+		if isFoos(r) {
+			requests++
 		}
 	}
-	rate := float64(watches) / faultsStopped.Sub(start).Seconds()
-	t.Logf("%d watch requests, %.1f/s", watches, rate)
+	rate := float64(requests) / faultsStopped.Sub(start).Seconds()
+	t.Logf("%d LIST and WATCH requests, %.1f/s", requests, rate)
 	if rate > 10 {
-		t.Errorf("%.1f watch requests per second for three streams, want at most 10", rate)
+		t.Errorf("%.1f LIST and WATCH requests per second for three streams, want at most 10", rate)
 	}
 
 	for _, tc := range []struct {
@@ -121,7 +125,7 @@ func TestChaos(t *testing.T) {
 		ci   *chaosInformer
 		nss  []string
 	}{{"all namespaces", all, nil}, {"two namespaces", multi, chaosNamespaces[:2]}} {
-		e2eutil.Eventually(t, ctx, time.Minute, tc.name+": cache and handler equal a fresh LIST", func() error {
+		e2eutil.Eventually(t, ctx, e2eutil.Patience, tc.name+": cache and handler equal a fresh LIST", func() error {
 			listed, err := listFoos(ctx, c, tc.nss)
 			if err != nil {
 				return err
@@ -263,10 +267,10 @@ func isFoos(r faultproxy.Request) bool { return strings.HasSuffix(r.URL.Path, "/
 
 // injectFault applies one random fault and returns its name; faults with a
 // duration have ended when it returns.
-func injectFault(t *testing.T, ctx context.Context, rng *rand.Rand, srv *localapi.Server, p *faultproxy.Proxy) string {
+func injectFault(t *testing.T, ctx context.Context, rng *rand.Rand, srv *localapi.Server, p *faultproxy.Proxy, still []byte) string {
 	t.Helper()
 	hold := time.Duration(500+rng.IntN(2000)) * time.Millisecond
-	switch n := rng.IntN(10); n {
+	switch n := rng.IntN(13); n {
 	case 0:
 		if err := srv.StopAPIServer(ctx); err != nil {
 			t.Fatalf("stopping the API server: %v", err)
@@ -302,10 +306,25 @@ func injectFault(t *testing.T, ctx context.Context, rng *rand.Rand, srv *localap
 		sleep(ctx, hold)
 		remove()
 		return strconv.Itoa(int(st.Code))
-	default:
+	case 7, 8, 9:
 		f := []faultproxy.WatchFault{faultproxy.GarbageEvent, faultproxy.GarbageBytes, faultproxy.Truncate}[n-7]
 		p.InjectWatchFault(f)
 		return f.String()
+	case 10:
+		remove := p.AnswerWatches(isFoos, staleAnswer(still))
+		p.CutWatches()
+		sleep(ctx, hold)
+		remove()
+		return "stale-rv"
+	case 11:
+		p.InjectEvents([][]byte{faultproxy.EventLine("MODIFIED", still, "notanumber")}, true)
+		return "bogus-rv"
+	default:
+		remove := p.RewriteObjects(blankName)
+		p.CutWatches()
+		sleep(ctx, hold)
+		remove()
+		return "blank-names"
 	}
 }
 

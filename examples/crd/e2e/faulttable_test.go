@@ -28,7 +28,7 @@ import (
 	"github.com/informer-gen/informer-gen/examples/crd/localapi"
 )
 
-var tableFaults = faultsFromEnv([]string{"restart", "compact+cut", "cut", "stall", "429", "500", "403", "garbage-event", "garbage-bytes", "truncate"})
+var tableFaults = faultsFromEnv([]string{"restart", "compact+cut", "cut", "stall", "429", "500", "403", "garbage-event", "garbage-bytes", "truncate", "stale-rv", "bogus-rv", "blank-names"})
 
 // TestFaultTable measures, per fault type, how long after the fault ends
 // our informer and client-go's (both with default settings, on one fault
@@ -87,6 +87,7 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	if err := e2eutil.CreateFoos(ctx, c, ns, "seed", 0, 50, nil); err != nil {
 		t.Fatal(err)
 	}
+	still := stillFoo(t, ctx, c, ns)
 	p, err := faultproxy.New(srv.Config())
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,10 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	our := f.Samplecontroller().V1().Foos().Informer()
 	f.Start(runCtx)
 
-	pc, err := controller.NewClient(p.Config())
+	// client-go's requests are told from ours by their user agent.
+	pcfg := p.Config()
+	pcfg.UserAgent = clientGoAgent
+	pc, err := controller.NewClient(pcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +113,7 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	go func() { defer close(theirDone); their.RunWithContext(runCtx) }()
 	defer func() { stop(); <-theirDone }()
 
-	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	sctx, cancel := context.WithTimeout(ctx, e2eutil.Patience)
 	defer cancel()
 	if err := f.WaitForCacheSync(sctx); err != nil {
 		t.Fatal(err)
@@ -129,14 +133,16 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	// schedule: with a fixed length it favours whichever schedule happens to
 	// retry just after it.
 	hold := time.Second + time.Duration(rng.Int64N(int64(5*time.Second)))
-	applyFault(t, ctx, srv, p, fault, hold)
+	faultStart := time.Now()
+	applyFault(t, ctx, srv, p, fault, hold, still)
+	faultEnd := time.Now()
 	sleep(ctx, 300*time.Millisecond) // events in flight meet a truncation or garbage
 	stopWriters()
 	<-writerDone
 	end := time.Now()
 
 	var listed []*samplev1.Foo
-	e2eutil.Eventually(t, ctx, time.Minute, "a fresh LIST", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "a fresh LIST", func() error {
 		var err error
 		listed, _, err = verify.ListFoos(ctx, c, ns, "")
 		return err
@@ -147,6 +153,19 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 				t.Logf("%s %s %s watch=%v rv=%s", r.Time.Sub(end).Round(time.Millisecond), r.UserAgent[:min(len(r.UserAgent), 20)], r.Method, r.IsWatch(), r.URL.Query().Get("resourceVersion"))
 			}
 		}
+	}
+	var nOurs, nTheirs int
+	for _, r := range p.Requests() {
+		if isFoos(r) && !r.Time.Before(faultStart) && !r.Time.After(faultEnd) {
+			if r.UserAgent == clientGoAgent {
+				nTheirs++
+			} else {
+				nOurs++
+			}
+		}
+	}
+	if d := faultEnd.Sub(faultStart); d > time.Second {
+		t.Logf("%s for %v: LIST+WATCH requests ours %d (%.2f/s), client-go %d (%.2f/s)", fault, d.Round(10*time.Millisecond), nOurs, float64(nOurs)/d.Seconds(), nTheirs, float64(nTheirs)/d.Seconds())
 	}
 	ours, theirs = -1, -1
 	relisted := time.Now()
@@ -170,6 +189,8 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	return ours, theirs
 }
 
+const clientGoAgent = "client-go-reference"
+
 func clientGoFoos(inf cache.SharedIndexInformer) []*samplev1.Foo {
 	var out []*samplev1.Foo
 	for _, o := range inf.GetStore().List() {
@@ -180,7 +201,16 @@ func clientGoFoos(inf cache.SharedIndexInformer) []*samplev1.Foo {
 
 // applyFault applies one fault of the table; it returns when the fault has
 // ended (a held fault after hold).
-func applyFault(t *testing.T, ctx context.Context, srv *localapi.Server, p *faultproxy.Proxy, fault string, hold time.Duration) {
+//
+// The hostile faults: stale-rv answers every Foo watch, for hold, with one
+// MODIFIED event of the Foo "still" one resourceVersion older than the
+// watch's, then ends it; bogus-rv sends on every open Foo watch that
+// Foo's MODIFIED event with resourceVersion "notanumber", then ends it
+// (the Foo is never written again: a cache that applied the event keeps
+// it); blank-names compacts, cuts the watches and, for hold, blanks
+// metadata.name in every LIST item and watch event (a proxy rewriting
+// bodies), so that both informers relist while it lasts.
+func applyFault(t *testing.T, ctx context.Context, srv *localapi.Server, p *faultproxy.Proxy, fault string, hold time.Duration, still []byte) {
 	t.Helper()
 	status := map[string]metav1.Status{
 		"429": {Code: 429, Reason: metav1.StatusReasonTooManyRequests, Message: "slow down", Details: &metav1.StatusDetails{RetryAfterSeconds: 1}},
@@ -217,6 +247,21 @@ func applyFault(t *testing.T, ctx context.Context, srv *localapi.Server, p *faul
 		p.InjectWatchFault(faultproxy.GarbageBytes)
 	case "truncate":
 		p.InjectWatchFault(faultproxy.Truncate)
+	case "stale-rv":
+		remove := p.AnswerWatches(isFoos, staleAnswer(still))
+		p.CutWatches()
+		sleep(ctx, hold)
+		remove()
+	case "bogus-rv":
+		p.InjectEvents([][]byte{faultproxy.EventLine("MODIFIED", still, "notanumber")}, true)
+	case "blank-names":
+		remove := p.RewriteObjects(blankName)
+		if _, err := srv.CompactEtcd(ctx); err != nil {
+			t.Fatal(err)
+		}
+		p.CutWatches()
+		sleep(ctx, hold)
+		remove()
 	default:
 		t.Fatalf("unknown fault %q", fault)
 	}
@@ -228,4 +273,38 @@ func faultsFromEnv(all []string) []string {
 		return strings.Split(s, ",")
 	}
 	return all
+}
+
+// stillFoo creates the Foo "still" in ns, which no writer touches, and
+// returns it as JSON: the object of the hostile faults' events.
+func stillFoo(t *testing.T, ctx context.Context, c rest.Interface, ns string) []byte {
+	t.Helper()
+	if err := c.Post().Namespace(ns).Resource("foos").Body(e2eutil.Foo(ns, "still", "", 1)).Do(ctx).Error(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Get().Namespace(ns).Resource("foos").Name("still").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// staleAnswer is the stale-rv answer to a watch: one MODIFIED event of
+// still, one resourceVersion older than the watch's start (1 for a watch
+// without one).
+func staleAnswer(still []byte) func(faultproxy.Request) [][]byte {
+	return func(r faultproxy.Request) [][]byte {
+		rv := uint64(2)
+		if n, ok := faultproxy.StartRV(r); ok && n > 1 {
+			rv = n
+		}
+		return [][]byte{faultproxy.EventLine("MODIFIED", still, strconv.FormatUint(rv-1, 10))}
+	}
+}
+
+// blankName blanks an object's metadata.name, as a broken proxy might.
+func blankName(obj map[string]any) {
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		md["name"] = ""
+	}
 }

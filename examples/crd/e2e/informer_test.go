@@ -60,7 +60,7 @@ func newProxy(t *testing.T, cfg *rest.Config) *faultproxy.Proxy {
 func syncFactory(t *testing.T, ctx context.Context, f *informers.SharedInformerFactory) {
 	t.Helper()
 	f.Start(ctx)
-	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	sctx, cancel := context.WithTimeout(ctx, e2eutil.Patience)
 	defer cancel()
 	if err := f.WaitForCacheSync(sctx); err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func syncFactory(t *testing.T, ctx context.Context, f *informers.SharedInformerF
 
 func cacheEqualsList(t *testing.T, ctx context.Context, c rest.Interface, inf *informer.Informer[*samplev1.Foo], ns string) {
 	t.Helper()
-	e2eutil.Eventually(t, ctx, time.Minute, "informer cache equals a fresh LIST", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "informer cache equals a fresh LIST", func() error {
 		return e2eutil.FooCacheEqualsList(ctx, c, inf, ns)
 	})
 }
@@ -193,7 +193,7 @@ func TestBookmarksAdvanceResourceVersion(t *testing.T) {
 	if target <= before {
 		t.Fatalf("server RV %d did not move past the informer's %d", target, before)
 	}
-	e2eutil.Eventually(t, ctx, 30*time.Second, "bookmark advances the informer's resourceVersion", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "bookmark advances the informer's resourceVersion", func() error {
 		rv, _ := strconv.ParseUint(inf.LastSyncResourceVersion(), 10, 64)
 		if rv < target {
 			return fmt.Errorf("informer at rv %d, server at %d", rv, target)
@@ -249,7 +249,7 @@ func TestRelistAfterCompaction(t *testing.T) {
 	cacheEqualsList(t, ctx, c, inf, ns)
 	for i := range 10 {
 		key := fmt.Sprintf("%s/foo-%d", ns, i)
-		e2eutil.Eventually(t, ctx, 10*time.Second, "tombstone for "+key, func() error {
+		e2eutil.Eventually(t, ctx, e2eutil.Patience, "tombstone for "+key, func() error {
 			d := rec.Deletes(key)
 			if len(d) != 1 || !d[0] {
 				return fmt.Errorf("deletes of %s = %v, want one with finalStateUnknown", key, d)
@@ -287,7 +287,7 @@ func TestAPIServerRestart(t *testing.T) {
 	if err := server.StopAPIServer(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e2eutil.Eventually(t, ctx, 30*time.Second, "the informer notices the outage", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "the informer notices the outage", func() error {
 		if inf.LastError() == nil {
 			return errors.New("LastError is nil")
 		}
@@ -310,7 +310,7 @@ func TestAPIServerRestart(t *testing.T) {
 		}
 	}
 	cacheEqualsList(t, ctx, client, inf, ns)
-	e2eutil.Eventually(t, ctx, 30*time.Second, "LastError clears", func() error { return inf.LastError() })
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "LastError clears", func() error { return inf.LastError() })
 }
 
 // TestCRDDeletedAndRecreated: deleting the CRD makes the informer report a
@@ -337,7 +337,7 @@ func TestCRDDeletedAndRecreated(t *testing.T) {
 	if err := srv.DeleteCRD(ctx, name); err != nil {
 		t.Fatal(err)
 	}
-	e2eutil.Eventually(t, ctx, 30*time.Second, "the informer reports the missing resource", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "the informer reports the missing resource", func() error {
 		err := inf.LastError()
 		if err == nil || !apierrors.IsNotFound(err) {
 			return fmt.Errorf("LastError = %v, want a 404", err)
@@ -350,7 +350,7 @@ func TestCRDDeletedAndRecreated(t *testing.T) {
 	if errs.Find(apierrors.IsNotFound) == nil {
 		t.Errorf("the WatchErrorHandler was not called with the 404")
 	}
-	e2eutil.Eventually(t, ctx, 30*time.Second, "cache empties with the CRD", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "cache empties with the CRD", func() error {
 		if n := inf.Indexer().Len(); n != 0 {
 			return fmt.Errorf("%d Foos still cached", n)
 		}
@@ -454,7 +454,7 @@ func TestController1000(t *testing.T) {
 	}
 	fooInf := f.Samplecontroller().V1().Foos().Informer()
 	hostInf := f.Samplecontroller().V1().Hosts().Informer()
-	e2eutil.Eventually(t, ctx, 3*time.Minute, "every status reconciled and the caches equal a LIST", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "every status reconciled and the caches equal a LIST", func() error {
 		foos, _, err := verifyListFoos(ctx, ns)
 		if err != nil {
 			return err

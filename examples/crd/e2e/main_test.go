@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eutil.Patience)
 	defer cancel()
 	var err error
 	server, err = e2eutil.StartServer(ctx, localapi.Options{})
@@ -68,7 +68,7 @@ func run(m *testing.M) int {
 func startNoCacheServer(t *testing.T) (*localapi.Server, *rest.RESTClient) {
 	t.Helper()
 	noCacheOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), e2eutil.Patience)
 		defer cancel()
 		noCacheServer, noCacheErr = e2eutil.StartServer(ctx, localapi.Options{DisableWatchCache: true})
 	})

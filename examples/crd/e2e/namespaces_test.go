@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -77,7 +76,7 @@ func TestTypeWatchesSeveralNamespaces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e2eutil.Eventually(t, ctx, time.Minute, "cache equals a fresh LIST of multi-a and multi-b", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "cache equals a fresh LIST of multi-a and multi-b", func() error {
 		var listed []*samplev1.Foo
 		for _, ns := range nss[:2] {
 			l, _, err := verify.ListFoos(ctx, client, ns, "")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,7 +43,7 @@ func TestFooSummaryProjection(t *testing.T) {
 	syncFactory(t, ctx, f)
 	converged := func(what string) {
 		t.Helper()
-		e2eutil.Eventually(t, ctx, time.Minute, what, func() error { return summariesEqualList(ctx, f, ns) })
+		e2eutil.Eventually(t, ctx, e2eutil.Patience, what, func() error { return summariesEqualList(ctx, f, ns) })
 	}
 	converged("after the initial sync")
 

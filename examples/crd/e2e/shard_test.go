@@ -236,7 +236,7 @@ func TestShardedController(t *testing.T) {
 	wait := func(what string, live ...string) time.Duration {
 		t.Helper()
 		begin := time.Now()
-		e2eutil.Eventually(t, ctx, time.Minute, what, converged(live...))
+		e2eutil.Eventually(t, ctx, e2eutil.Patience, what, converged(live...))
 		return time.Since(begin)
 	}
 
@@ -252,7 +252,7 @@ func TestShardedController(t *testing.T) {
 		t.Helper()
 		begin := time.Now()
 		slices.Sort(ids)
-		e2eutil.Eventually(t, ctx, time.Minute, what, func() error {
+		e2eutil.Eventually(t, ctx, e2eutil.Patience, what, func() error {
 			for _, id := range ids {
 				if got := replicas[id].s.Members(); !slices.Equal(got, ids) {
 					return fmt.Errorf("%s acts on %v", id, got)

@@ -97,10 +97,13 @@ func (s *Server) DeleteCRD(ctx context.Context, name string) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting CRD %s: %w", name, err)
 	}
-	err = poll(ctx, 30*time.Second, func() (bool, error) {
-		_, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
+	err = poll(ctx, pollTimeout, func() (bool, error) {
+		got, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
+		}
+		if err == nil {
+			err = fmt.Errorf("still there (finalizers %v, deletionTimestamp %v)", got.Finalizers, got.DeletionTimestamp)
 		}
 		return false, err
 	}, "CRD "+name+" to be deleted")
@@ -111,7 +114,7 @@ func (s *Server) DeleteCRD(ctx context.Context, name string) error {
 	// wait until a LIST of every version answers 404.
 	for _, v := range crd.Spec.Versions {
 		path := "/apis/" + crd.Spec.Group + "/" + v.Name + "/" + crd.Spec.Names.Plural
-		err := poll(ctx, 30*time.Second, func() (bool, error) {
+		err := poll(ctx, pollTimeout, func() (bool, error) {
 			err := client.Discovery().RESTClient().Get().AbsPath(path).Param("limit", "1").Do(ctx).Error()
 			if apierrors.IsNotFound(err) {
 				return true, nil
@@ -127,7 +130,7 @@ func (s *Server) DeleteCRD(ctx context.Context, name string) error {
 
 func (s *Server) waitCRDServed(ctx context.Context, client clientset.Interface, crd *CRD) error {
 	disc := client.Discovery()
-	return poll(ctx, 30*time.Second, func() (bool, error) {
+	return poll(ctx, pollTimeout, func() (bool, error) {
 		got, err := client.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -170,6 +173,11 @@ func (s *Server) waitCRDServed(ctx context.Context, client clientset.Interface, 
 // poll calls cond every 20ms until it returns true or timeout/ctx ends; an
 // error from cond does not stop it (most are transient while the server
 // settles), but the last one is reported with the timeout.
+// pollTimeout bounds the waits for the API server to act on a CRD: minutes,
+// as a correct server on a busy machine (load of 10 on 2 cores) may take
+// them; the error says what was last seen.
+const pollTimeout = 5 * time.Minute
+
 func poll(ctx context.Context, timeout time.Duration, cond func() (bool, error), what string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -119,7 +119,7 @@ func TestTypedSourceReconcile(t *testing.T) {
 	startManager(t, mgr)
 
 	early := types.NamespacedName{Namespace: ns, Name: "early"}
-	eventually(t, 30*time.Second, "reconcile of the initial Foo", func() error {
+	eventually(t, patience, "reconcile of the initial Foo", func() error {
 		if h, ok := rec.get(early); !ok || h != "h0" {
 			return fmt.Errorf("seen %q %v, want h0", h, ok)
 		}
@@ -143,7 +143,7 @@ func TestTypedSourceReconcile(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := types.NamespacedName{Namespace: ns, Name: "late"}
-	eventually(t, 30*time.Second, "reconcile of a new Foo", func() error {
+	eventually(t, patience, "reconcile of a new Foo", func() error {
 		if h, ok := rec.get(late); !ok || h != "h2" {
 			return fmt.Errorf("seen %q %v, want h2", h, ok)
 		}
@@ -165,7 +165,7 @@ func TestTypedSourceReconcile(t *testing.T) {
 	if err := c.Update(ctx, &obj); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "reconcile of an update", func() error {
+	eventually(t, patience, "reconcile of an update", func() error {
 		if h, _ := rec.get(late); h != "h3" {
 			return fmt.Errorf("seen %q, want h3", h)
 		}
@@ -174,7 +174,7 @@ func TestTypedSourceReconcile(t *testing.T) {
 	if err := c.Delete(ctx, &obj); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "reconcile of a delete", func() error {
+	eventually(t, patience, "reconcile of a delete", func() error {
 		if h, _ := rec.get(late); h != "<deleted>" {
 			return fmt.Errorf("seen %q, want <deleted>", h)
 		}
@@ -191,7 +191,7 @@ func TestSyncTimeoutSurfacesLastError(t *testing.T) {
 	gone.Resource.Resource = "notinstalleds"
 	factory.InformerFor(f, gone)
 	r := crinformers.NewRunnable(f, crinformers.Options{SyncTimeout: 2 * time.Second, SyncLogPeriod: 500 * time.Millisecond})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- r.Start(ctx) }()
@@ -306,7 +306,7 @@ func TestCacheAdapterOneWatch(t *testing.T) {
 	if err := c.Create(ctx, foo(ns, "foo-new", "h1")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "reconcile and both reads of a new Foo", func() error {
+	eventually(t, patience, "reconcile and both reads of a new Foo", func() error {
 		if _, ok := reconciled.Load(types.NamespacedName{Namespace: ns, Name: "foo-new"}); !ok {
 			return errors.New("not reconciled")
 		}

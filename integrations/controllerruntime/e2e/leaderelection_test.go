@@ -125,7 +125,7 @@ func TestLeaderElectionWarmStandby(t *testing.T) {
 	b := newReplica(t, "b", ns, leases)
 
 	a.start()
-	eventually(t, 30*time.Second, "replica a elected and reconciling", func() error {
+	eventually(t, patience, "replica a elected and reconciling", func() error {
 		if !a.reconciled()["x"] {
 			return fmt.Errorf("a reconciled %v", a.reconciled())
 		}
@@ -133,7 +133,7 @@ func TestLeaderElectionWarmStandby(t *testing.T) {
 	})
 	b.start()
 	defer b.stop(t)
-	eventually(t, 30*time.Second, "standby b ready with a warm cache", func() error {
+	eventually(t, patience, "standby b ready with a warm cache", func() error {
 		if err := b.runnable.ReadyzCheck(nil); err != nil {
 			return err
 		}
@@ -144,13 +144,13 @@ func TestLeaderElectionWarmStandby(t *testing.T) {
 	if err := c.Create(ctx, foo(ns, "y", "")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "leader a reconciles a new Foo", func() error {
+	eventually(t, patience, "leader a reconciles a new Foo", func() error {
 		if !a.reconciled()["y"] {
 			return fmt.Errorf("a reconciled %v", a.reconciled())
 		}
 		return nil
 	})
-	eventually(t, 30*time.Second, "standby b caches the new Foo", func() error {
+	eventually(t, patience, "standby b caches the new Foo", func() error {
 		_, err := b.factory.Samplecontroller().V1().Foos().Lister().Foos(ns).Get("y")
 		return err
 	})
@@ -159,7 +159,7 @@ func TestLeaderElectionWarmStandby(t *testing.T) {
 	}
 
 	a.stop(t) // releases the Lease (LeaderElectionReleaseOnCancel)
-	eventually(t, 30*time.Second, "b takes over and reconciles what it cached", func() error {
+	eventually(t, patience, "b takes over and reconciles what it cached", func() error {
 		if got := b.reconciled(); !got["x"] || !got["y"] {
 			return fmt.Errorf("b reconciled %v (elected %v)", got, elected(b.mgr))
 		}

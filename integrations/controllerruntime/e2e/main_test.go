@@ -143,7 +143,13 @@ func newClient(t testing.TB) client.Client {
 	return c
 }
 
-// eventually polls check until it returns nil or timeout passes.
+// patience is how long a test waits for a condition a correct system
+// reaches: minutes, as CI machines are busy; nothing is asserted about how
+// fast it comes.
+const patience = 5 * time.Minute
+
+// eventually polls check until it returns nil, failing t with what it last
+// returned if that does not happen within timeout (use patience).
 func eventually(t testing.TB, timeout time.Duration, what string, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)

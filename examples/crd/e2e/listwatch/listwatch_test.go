@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eutil.Patience)
 	defer cancel()
 	var err error
 	server, err = e2eutil.StartServer(ctx, localapi.Options{FeatureGates: map[string]bool{"WatchList": false}})
@@ -65,7 +65,7 @@ func TestInitialSyncListWatch(t *testing.T) {
 	defer f.Shutdown()
 	inf := f.Samplecontroller().V1().Foos().Informer()
 	f.Start(ctx)
-	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	sctx, cancel := context.WithTimeout(ctx, e2eutil.Patience)
 	defer cancel()
 	if err := f.WaitForCacheSync(sctx); err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestInitialSyncListWatch(t *testing.T) {
 	if err := e2eutil.DeleteFoo(ctx, client, ns, "foo-1"); err != nil {
 		t.Fatal(err)
 	}
-	e2eutil.Eventually(t, ctx, time.Minute, "informer cache equals a fresh LIST", func() error {
+	e2eutil.Eventually(t, ctx, e2eutil.Patience, "informer cache equals a fresh LIST", func() error {
 		return e2eutil.FooCacheEqualsList(ctx, client, inf, ns)
 	})
 	var watchLists, lists, plainWatches int

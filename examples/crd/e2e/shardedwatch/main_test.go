@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eutil.Patience)
 	defer cancel()
 	var err error
 	server, err = e2eutil.StartServer(ctx, localapi.Options{FeatureGates: map[string]bool{"ShardedListAndWatch": true}})

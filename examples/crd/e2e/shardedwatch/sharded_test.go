@@ -279,7 +279,7 @@ func (c *cluster) converged() error {
 func (c *cluster) wait(what string) time.Duration {
 	c.t.Helper()
 	begin := time.Now()
-	e2eutil.Eventually(c.t, c.ctx, time.Minute, what, c.converged)
+	e2eutil.Eventually(c.t, c.ctx, e2eutil.Patience, what, c.converged)
 	return time.Since(begin)
 }
 

@@ -71,8 +71,15 @@ func DeleteFoo(ctx context.Context, c rest.Interface, ns, name string) error {
 	return c.Delete().Namespace(ns).Resource("foos").Name(name).Do(ctx).Error()
 }
 
+// Patience is how long an end-to-end test waits for a condition a correct
+// system reaches: minutes, because CI machines are busy (a load of 10 on 2
+// cores makes seconds into tens of seconds). Nothing is asserted about how
+// fast it comes; a test that measures time logs it.
+const Patience = 5 * time.Minute
+
 // Eventually calls check every 50ms until it returns nil, and fails t with
-// check's last error if that does not happen within timeout.
+// check's last error (what it last saw) if that does not happen within
+// timeout (use Patience).
 func Eventually(t testing.TB, ctx context.Context, timeout time.Duration, what string, check func() error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -3,8 +3,10 @@
 // injected error responses (403, 404 on LIST, 429 with Retry-After), a
 // network outage that cuts open watches and refuses new requests, faults in
 // the bytes of open watch streams (undecodable events, bytes that break the
-// framing, a stream cut in the middle of an event, stalls), and a log of the
-// requests a client made (to tell WatchList from list+watch).
+// framing, a stream cut in the middle of an event, stalls), a hostile server's
+// answers (watches answered with a canned event, events injected into open
+// watches, objects rewritten in LIST and WATCH bodies; see hostile.go), and a
+// log of the requests a client made (to tell WatchList from list+watch).
 package faultproxy
 
 import (
@@ -36,6 +38,8 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	faults   []*fault // in injection order; the first match wins
+	answers  []*answer
+	rewrite  func(obj map[string]any) // of every object in LIST and WATCH bodies, or nil
 	nextID   int
 	down     bool
 	inflight map[int]context.CancelFunc
@@ -96,11 +100,9 @@ func New(target *rest.Config) (*Proxy, error) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
 			pr.Out.Host = u.Host
-			if (Request{Method: pr.In.Method, URL: pr.In.URL}).IsWatch() {
-				// Watch faults work on the event lines: no compression
-				// (the server gzips large WatchList streams).
-				pr.Out.Header.Del("Accept-Encoding")
-			}
+			// Faults work on the bytes: no compression (the server gzips
+			// large LISTs and WatchList streams).
+			pr.Out.Header.Del("Accept-Encoding")
 		},
 		Transport:     rt,
 		FlushInterval: -1,                         // watches stream
@@ -109,8 +111,13 @@ func New(target *rest.Config) (*Proxy, error) {
 			w.WriteHeader(http.StatusBadGateway)
 		},
 		ModifyResponse: func(resp *http.Response) error {
-			if resp.StatusCode == http.StatusOK && (Request{Method: resp.Request.Method, URL: resp.Request.URL}).IsWatch() {
+			req := Request{Method: resp.Request.Method, URL: resp.Request.URL}
+			switch {
+			case resp.StatusCode != http.StatusOK:
+			case req.IsWatch():
 				resp.Body = p.newStream(resp.Request.Context(), resp.Body)
+			case req.IsList():
+				return p.rewriteList(resp)
 			}
 			return nil
 		},
@@ -209,6 +216,13 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
+	}
+	for _, a := range p.answers {
+		if a.match(req) {
+			p.mu.Unlock()
+			a.serve(w, req)
+			return
+		}
 	}
 	for _, f := range p.faults {
 		if f.match(req) {
@@ -312,6 +326,8 @@ type stream struct {
 	// Guarded by p.mu.
 	pending    []WatchFault
 	stallUntil time.Time
+	inject     [][]byte // event lines to send next
+	closeAfter bool     // end the stream once inject is sent
 
 	// Owned by Read (the proxy's copy loop).
 	out      []byte
@@ -363,12 +379,25 @@ func (s *stream) Read(b []byte) (int, error) {
 			return 0, s.err
 		}
 		s.p.mu.Lock()
-		var f WatchFault
-		if len(s.pending) > 0 {
+		var (
+			f    WatchFault
+			line []byte
+		)
+		switch {
+		case len(s.inject) > 0:
+			line, s.inject = s.inject[0], s.inject[1:]
+		case s.closeAfter:
+			s.err = io.EOF
+		case len(s.pending) > 0:
 			f, s.pending = s.pending[0], s.pending[1:]
 		}
 		until := s.stallUntil
+		rewrite := s.p.rewrite
 		s.p.mu.Unlock()
+		if line != nil || s.err != nil {
+			s.out = line
+			continue
+		}
 		switch f {
 		case GarbageEvent:
 			s.out = garbageEvent
@@ -398,6 +427,8 @@ func (s *stream) Read(b []byte) (int, error) {
 				s.err = s.pumpErr
 			case s.truncate:
 				s.out, s.err = line[:len(line)/2], io.ErrUnexpectedEOF
+			case rewrite != nil:
+				s.out = rewriteEvent(line, rewrite)
 			default:
 				s.out = line
 			}

@@ -33,7 +33,7 @@ import (
 var server *localapi.Server
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a busy machine starts it slowly
 	var err error
 	server, err = localapi.Start(ctx)
 	cancel()
@@ -58,14 +58,14 @@ func freeAddr(t *testing.T) string {
 
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute) // minutes: CI machines are busy
 	for {
 		err := check()
 		if err == nil {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
+			t.Fatalf("%s: not within 5m, last seen: %v", what, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

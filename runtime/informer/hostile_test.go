@@ -1,0 +1,500 @@
+package informer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// Hostile streams, generated: a broken server or proxy in front of a fake
+// source mixes into every watch events an API server never sends (each
+// event type, resourceVersions older, repeated, not a number or empty,
+// objects without a name, undecodable objects, unknown event types, ERROR
+// events) and closes watches after a random number of events; it garbles
+// LIST items too. While it lasts, writers change the source. Asserted, for
+// an all-namespaces informer (one source holding two namespaces) and a
+// two-namespace informer (a source per namespace), in virtual time:
+//   - request rate: after the first 5s, each stream makes at most one LIST
+//     or WATCH request a second on average;
+//   - convergence: the cache equals the sources within 2s of the fault's
+//     end;
+//   - the fault was visible: LastError was set while it lasted.
+//
+// hostileSeeds seeds run in CI; FuzzHostileStreams explores more.
+const hostileSeeds = 12
+
+func TestHostileStreams(t *testing.T) {
+	for seed := range uint64(hostileSeeds) {
+		for _, namespaces := range []int{1, 2} {
+			t.Run(fmt.Sprintf("seed=%d/namespaces=%d", seed, namespaces), func(t *testing.T) {
+				r := hostileRun(t, seed, namespaces)
+				t.Logf("busiest stream: %.2f requests/s, at most %d in 10s; converged %v after the fault", r.rate, r.maxPer10s, r.converged)
+			})
+		}
+	}
+}
+
+func FuzzHostileStreams(f *testing.F) {
+	f.Add(uint64(1), false)
+	f.Add(uint64(2), true)
+	f.Fuzz(func(t *testing.T, seed uint64, multi bool) {
+		hostileRun(t, seed, map[bool]int{false: 1, true: 2}[multi])
+	})
+}
+
+type hostileResult struct {
+	rate      float64 // requests per second of the busiest stream
+	maxPer10s int
+	converged time.Duration
+}
+
+// hostileFault is how long the fault lasts; the generated streams and the
+// writers run that long.
+const hostileFault = 30 * time.Second
+
+func hostileRun(t *testing.T, seed uint64, namespaces int) (res hostileResult) {
+	synctest.Test(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(seed, 0x5eed))
+		var mu sync.Mutex // guards rng: sources and writers share it
+		rnd := func(n int) int { mu.Lock(); defer mu.Unlock(); return rng.IntN(n) }
+
+		nss := []string{"a", "b"}
+		var srcs []*runtimetest.Source[CM]
+		var lws []*hostileLW
+		var inf *informer.Informer[CM]
+		opts := informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}}
+		if namespaces == 1 {
+			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "k0", "0"), cm("b", "k0", "0"))
+			srcs = append(srcs, src)
+			lws = append(lws, &hostileLW{Source: src, rnd: rnd})
+			inf = informer.New[CM](lws[0], opts)
+		} else {
+			var sources []informer.NamespaceSource[CM]
+			for _, ns := range nss {
+				src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm(ns, "k0", "0"))
+				lw := &hostileLW{Source: src, rnd: rnd}
+				srcs, lws = append(srcs, src), append(lws, lw)
+				sources = append(sources, informer.NamespaceSource[CM]{Namespace: ns, ListerWatcher: lw})
+			}
+			inf = informer.NewMultiNamespace(sources, opts)
+		}
+		ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		synctest.Wait()
+		if !inf.HasSynced() {
+			t.Fatal("not synced before the fault")
+		}
+
+		for _, lw := range lws {
+			lw.setHostile(true)
+			lw.DropWatches() // the informers meet the fault at once
+		}
+		start := time.Now()
+		sawErr := false
+		for time.Since(start) < hostileFault {
+			n := rnd(len(srcs))
+			src := srcs[n]
+			ns := nss[rnd(len(nss))]
+			if namespaces == 2 {
+				ns = nss[n]
+			}
+			key := fmt.Sprint("k", rnd(4))
+			old, exists := src.Get(ns + "/" + key)
+			switch {
+			case !exists:
+				must(src.Add(cm(ns, key, "0")))
+			case rnd(4) == 0:
+				must(src.Delete(old))
+			default:
+				o := old.DeepCopy()
+				o.Data = map[string]string{"v": strconv.Itoa(rnd(1000))}
+				must(src.Update(o))
+			}
+			time.Sleep(time.Duration(50+rnd(300)) * time.Millisecond)
+			sawErr = sawErr || inf.LastError() != nil
+		}
+		for _, lw := range lws {
+			lw.setHostile(false)
+		}
+		ended := time.Now()
+		if !sawErr {
+			t.Errorf("LastError stayed nil throughout the fault; %s", lws[0].describe())
+		}
+		// Per stream (a multi-namespace informer has one per namespace):
+		// each of its requests after the first few seconds, averaged over
+		// the rest of the fault.
+		from := start.Add(5 * time.Second)
+		for n, lw := range lws {
+			count := lw.countIn(from, ended)
+			rate := float64(count) / ended.Sub(from).Seconds()
+			res.rate = max(res.rate, rate)
+			res.maxPer10s = max(res.maxPer10s, lw.maxPerWindow(from, ended, 10*time.Second))
+			if rate > 1 {
+				t.Errorf("stream %d: %d requests in the fault's last %v (%.2f/s), want at most one a second: %s", n, count, ended.Sub(from), rate, lw.describe())
+			}
+		}
+		want := union(srcs...)
+		for {
+			synctest.Wait()
+			got := map[string]CM{}
+			for _, o := range inf.Indexer().List() {
+				got[store.Key(o)] = o
+			}
+			if runtimetest.SameResourceVersions(got, want) {
+				break
+			}
+			if time.Since(ended) > 2*time.Second {
+				t.Fatalf("cache %s 2s after the fault ended, want the sources' %v (LastError %v)", cacheRVs(inf), rvsOf(want), inf.LastError())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		res.converged = time.Since(ended)
+	})
+	return res
+}
+
+func rvsOf(m map[string]CM) map[string]string {
+	out := map[string]string{}
+	for k, o := range m {
+		out[k] = o.ResourceVersion
+	}
+	return out
+}
+
+// hostileLW is a Source behind a broken proxy: while hostile, every watch
+// gets generated hostile events mixed into the source's and is closed after
+// a random number of events, and LISTs get a garbled item half the time.
+type hostileLW struct {
+	*runtimetest.Source[CM]
+	rnd func(int) int
+
+	mu       sync.Mutex
+	hostile  bool
+	requests []time.Time
+}
+
+func (h *hostileLW) setHostile(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hostile = on
+}
+
+func (h *hostileLW) isHostile() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hostile
+}
+
+func (h *hostileLW) record() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.requests = append(h.requests, time.Now())
+	return h.hostile
+}
+
+// maxPerWindow returns the most requests in any window of length w that
+// starts in [from, to).
+func (h *hostileLW) maxPerWindow(from, to time.Time, w time.Duration) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	most := 0
+	for i, at := range h.requests {
+		if at.Before(from) || !at.Before(to) {
+			continue
+		}
+		n := 0
+		for _, b := range h.requests[i:] {
+			if b.Sub(at) < w {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// countIn returns how many requests came in [from, to).
+func (h *hostileLW) countIn(from, to time.Time) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, at := range h.requests {
+		if !at.Before(from) && at.Before(to) {
+			n++
+		}
+	}
+	return n
+}
+
+func (h *hostileLW) describe() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return fmt.Sprintf("%d requests in all", len(h.requests))
+}
+
+func (h *hostileLW) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[CM], error) {
+	hostile := h.record()
+	res, err := h.Source.List(ctx, opts)
+	if err != nil || !hostile || len(res.Items) == 0 || h.rnd(2) == 0 {
+		return res, err
+	}
+	i := h.rnd(len(res.Items))
+	o := res.Items[i].DeepCopy()
+	if h.rnd(2) == 0 {
+		o.Name = ""
+	} else {
+		o.ResourceVersion = []string{"", "notanumber", "-1"}[h.rnd(3)]
+	}
+	res.Items[i] = o
+	return res, nil
+}
+
+func (h *hostileLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	hostile := h.record()
+	w, err := h.Source.Watch(ctx, opts)
+	if err != nil || !hostile {
+		return w, err
+	}
+	start, _ := strconv.ParseUint(opts.ResourceVersion, 10, 64)
+	hw := &hostileWatch{inner: w, out: make(chan watch.Event), stop: make(chan struct{}), lw: h, start: start, closeAfter: 1 + h.rnd(6)}
+	go hw.run()
+	return hw, nil
+}
+
+// hostileWatch passes a source's watch on with hostile events mixed in.
+type hostileWatch struct {
+	inner      watch.Interface
+	out        chan watch.Event
+	stop       chan struct{}
+	once       sync.Once
+	lw         *hostileLW
+	start      uint64
+	closeAfter int // events sent before the stream ends
+
+	last *watch.Event // the last real event passed on
+}
+
+func (w *hostileWatch) Stop()                          { w.once.Do(func() { close(w.stop) }) }
+func (w *hostileWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *hostileWatch) send(ev watch.Event) bool {
+	select {
+	case w.out <- ev:
+		w.closeAfter--
+		return w.closeAfter > 0
+	case <-w.stop:
+		return false
+	}
+}
+
+func (w *hostileWatch) run() {
+	defer close(w.out)
+	defer func() {
+		w.inner.Stop()
+		for range w.inner.ResultChan() {
+		}
+	}()
+	// A hostile answer may come before anything real.
+	if w.lw.rnd(2) == 0 && !w.hostileEvent() {
+		return
+	}
+	for {
+		select {
+		case <-w.stop:
+			return
+		case ev, ok := <-w.inner.ResultChan():
+			if !ok {
+				return
+			}
+			if w.lw.isHostile() && w.lw.rnd(3) == 0 && !w.hostileEvent() {
+				return
+			}
+			// A copy to garble later: the informer owns what it is sent.
+			last := ev
+			if o, ok := ev.Object.(CM); ok {
+				last.Object = o.DeepCopy()
+			}
+			if !w.send(ev) && w.lw.isHostile() {
+				return
+			}
+			w.last = &last
+		}
+	}
+}
+
+// hostileEvent sends one generated event an API server never sends; false
+// once the stream is to end.
+func (w *hostileWatch) hostileEvent() bool {
+	rnd := w.lw.rnd
+	o := cm("a", fmt.Sprint("k", rnd(4)), "hostile")
+	if w.last != nil {
+		if l, ok := w.last.Object.(CM); ok {
+			o = l.DeepCopy()
+		}
+	}
+	typ := []watch.EventType{watch.Added, watch.Modified, watch.Deleted}[rnd(3)]
+	switch rnd(9) {
+	case 0: // older than the watch's start
+		o.ResourceVersion = strconv.FormatUint(w.start-min(w.start, uint64(1+rnd(3))), 10)
+	case 1: // not a number
+		o.ResourceVersion = "notanumber"
+	case 2: // empty
+		o.ResourceVersion = ""
+	case 3: // repeated: the last real event again
+		if w.last != nil {
+			ev := *w.last
+			if o, ok := ev.Object.(CM); ok {
+				ev.Object = o.DeepCopy()
+			}
+			return w.send(ev)
+		}
+		o.ResourceVersion = strconv.FormatUint(w.start, 10)
+	case 4: // no name
+		o.Name = ""
+		o.ResourceVersion = strconv.FormatUint(w.start+1000, 10)
+	case 5:
+		return w.send(watch.Event{Type: typ, Object: &reflector.MalformedObject{Err: errors.New("garbage")}})
+	case 6:
+		return w.send(watch.Event{Type: "WAT", Object: o})
+	case 7: // a bookmark older than the watch's start
+		b := cm("", "")
+		b.ResourceVersion = strconv.FormatUint(w.start-min(w.start, 1), 10)
+		if w.start == 0 {
+			b.ResourceVersion = "x"
+		}
+		return w.send(watch.Event{Type: watch.Bookmark, Object: b})
+	default:
+		st := apierrors.NewInternalError(errors.New("hostile")).Status()
+		return w.send(watch.Event{Type: watch.Error, Object: &st})
+	}
+	return w.send(watch.Event{Type: typ, Object: o})
+}
+
+// A new informer whose LISTs have every item's name blanked (a broken proxy
+// rewriting bodies) does not sync: HasSynced stays false, LastError and
+// WaitForCacheSync's error name the fault, and it keeps retrying with
+// backoff; once the LISTs are valid again it syncs and equals the source,
+// for one namespace and for two.
+func TestInvalidListKeepsInformerUnsynced(t *testing.T) {
+	for _, namespaces := range []int{1, 2} {
+		t.Run(fmt.Sprint("namespaces=", namespaces), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var srcs []*runtimetest.Source[CM]
+				var lws []*blankingLW
+				var sources []informer.NamespaceSource[CM]
+				for _, ns := range []string{"a", "b"}[:namespaces] {
+					var objs []CM
+					for i := range 10 {
+						objs = append(objs, cm(ns, fmt.Sprint("o", i), "0"))
+					}
+					src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, objs...)
+					lw := &blankingLW{Source: src}
+					lw.on.Store(true)
+					srcs, lws = append(srcs, src), append(lws, lw)
+					sources = append(sources, informer.NamespaceSource[CM]{Namespace: ns, ListerWatcher: lw})
+				}
+				opts := informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}}
+				var inf *informer.Informer[CM]
+				if namespaces == 1 {
+					inf = informer.New[CM](lws[0], opts)
+				} else {
+					inf = informer.NewMultiNamespace(sources, opts)
+				}
+				_, reg := addRecorder(t, inf, informer.HandlerOptions{})
+				ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
+				done := make(chan error, 1)
+				go func() { done <- inf.Run(ctx) }()
+				defer func() { cancel(); <-done }()
+
+				wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+				err := informer.WaitForCacheSync(wctx, inf, reg)
+				wcancel()
+				if !errors.Is(err, reflector.ErrInvalidObject) || !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("WaitForCacheSync during the fault = %v, want one wrapping ErrInvalidObject and the deadline", err)
+				}
+				if inf.HasSynced() || len(inf.Indexer().List()) != 0 {
+					t.Errorf("HasSynced=%v with %d cached objects during the fault, want false and 0", inf.HasSynced(), len(inf.Indexer().List()))
+				}
+				if err := inf.LastError(); !errors.Is(err, reflector.ErrInvalidObject) {
+					t.Errorf("LastError = %v, want ErrInvalidObject", err)
+				}
+				for n, lw := range lws {
+					// WatchList, then LIST and WatchList in turn.
+					if lists, watches := lw.Calls(); lists+watches < 10 || lists+watches > 20 {
+						t.Errorf("source %d: %d LISTs and %d WatchLists in 20s, want 10..20 in all (retried with backoff)", n, lists, watches)
+					}
+				}
+				for _, lw := range lws {
+					lw.on.Store(false)
+				}
+				ended := time.Now()
+				wctx, wcancel = context.WithTimeout(ctx, 2*time.Second)
+				defer wcancel()
+				if err := informer.WaitForCacheSync(wctx, inf, reg); err != nil {
+					t.Fatalf("not synced 2s after the fault: %v", err)
+				}
+				synctest.Wait()
+				if got, want := cacheRVs(inf), fmt.Sprint(rvsOf(union(srcs...))); got != want {
+					t.Errorf("cache %s %v after the fault, want %s", got, time.Since(ended), want)
+				}
+				if err := inf.LastError(); err != nil {
+					t.Errorf("LastError once synced = %v, want nil", err)
+				}
+			})
+		})
+	}
+}
+
+// blankingLW blanks every LIST item's name (and every WatchList initial
+// event's) while on.
+type blankingLW struct {
+	*runtimetest.Source[CM]
+	on atomic.Bool
+}
+
+func (b *blankingLW) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[CM], error) {
+	res, err := b.Source.List(ctx, opts)
+	if err == nil && b.on.Load() {
+		for i, o := range res.Items {
+			o = o.DeepCopy()
+			o.Name = ""
+			res.Items[i] = o
+		}
+	}
+	return res, err
+}
+
+func (b *blankingLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := b.Source.Watch(ctx, opts)
+	if err != nil || !b.on.Load() {
+		return w, err
+	}
+	return watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+		if o, ok := ev.Object.(CM); ok && ev.Type != watch.Bookmark {
+			o = o.DeepCopy()
+			o.Name = ""
+			ev.Object = o
+		}
+		return ev, true
+	}), nil
+}
