@@ -7,19 +7,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	crinformers "github.com/informer-gen/informer-gen/integrations/controllerruntime"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
-
-var configMapType = factory.Type[*corev1.ConfigMap]{
-	Resource:    schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
-	Namespaced:  true,
-	AddToScheme: corev1.AddToScheme,
-}
 
 // TestRunnableCacheRemoveInformer: the Runnable's cache RemoveInformer stops
 // and removes the factory's informer of the object's type (its handlers are
