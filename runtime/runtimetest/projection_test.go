@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -224,4 +225,36 @@ func TestProjectionReportsUndecodableObjects(t *testing.T) {
 			t.Fatalf("event %s %#v, want the source's 410 ERROR", ev.Type, ev.Object)
 		}
 	})
+}
+
+// One Source feeds the kind's informer and its projection's: a write
+// reaches both caches, the projection holding only its fields.
+func ExampleProject() {
+	pods := runtimetest.NewSource(runtimetest.SourceOptions{}, pod("web", "n1", corev1.PodPending))
+	summaries := runtimetest.Project[*PodSummary](pods)
+	full := informer.New(pods, informer.Options[*corev1.Pod]{})
+	projected := informer.New(summaries, informer.Options[*PodSummary]{})
+	fullRec, projectedRec := runtimetest.NewRecorder[*corev1.Pod](), runtimetest.NewRecorder[*PodSummary]()
+	_, _ = full.AddHandler(fullRec, informer.HandlerOptions{})
+	_, _ = projected.AddHandler(projectedRec, informer.HandlerOptions{})
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = full.Run(ctx) })
+	wg.Go(func() { _ = projected.Run(ctx) })
+	defer wg.Wait()
+	defer cancel()
+
+	stored := must(pods.Update(pod("web", "n1", corev1.PodRunning)))
+	_ = fullRec.WaitFor(ctx, func(got map[string]*corev1.Pod) bool {
+		return got["ns/web"] != nil && got["ns/web"].ResourceVersion == stored.ResourceVersion
+	})
+	_ = projectedRec.WaitFor(ctx, func(got map[string]*PodSummary) bool {
+		return got["ns/web"] != nil && got["ns/web"].ResourceVersion == stored.ResourceVersion
+	})
+	p, s := fullRec.State()["ns/web"], projectedRec.State()["ns/web"]
+	fmt.Println("pod:", p.Status.Phase, len(p.Spec.Containers), "container(s), rv", p.ResourceVersion)
+	fmt.Println("summary:", s.Status.Phase, s.Spec.NodeName, "rv", s.ResourceVersion)
+	// Output:
+	// pod: Running 1 container(s), rv 2
+	// summary: Running n1 rv 2
 }
