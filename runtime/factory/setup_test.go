@@ -91,6 +91,16 @@ func TestSetupMistakeNoConfigFailsAtOnce(t *testing.T) {
 	})
 }
 
+// The issue as a user met it: a projection's informer with no ListerWatcher
+// and no rest.Config, and WaitForCacheSync without a deadline.
+func TestSetupMistakeProjectionWithoutSourceFailsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := factory.New(nil, factory.Options{})
+		factory.InformerFor(f, WidgetSummaryType)
+		checkFailsAtOnce(t, f, summaryName, summaryName, "no rest.Config")
+	})
+}
+
 // A type its group-version's AddToScheme does not register: fails at once,
 // naming the Go type and the group-version.
 func TestSetupMistakeTypeNotInSchemeFailsAtOnce(t *testing.T) {
