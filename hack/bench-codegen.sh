@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Generator performance, side by side (issue 3, "Performance — measured side by side").
+# Generator performance, side by side with code-generator v0.37.2 (docs/performance.md, "Generator").
 #
 # Runs, in one run and on the same input, our cmd/informer-gen and
 # k8s.io/code-generator's lister-gen + informer-gen, invoked with the flags
@@ -13,7 +13,7 @@
 #         so client-gen runs first, untimed.
 #   cold  (only with --case cold) the crd and kapi cases once more (crd-cold,
 #         kapi-cold), every run with an empty GOCACHE: the first run on a fresh
-#         machine or CI job. Targets (issue 11): >= 2x faster than upstream, peak
+#         machine or CI job. Target: >= 2x faster than upstream, peak
 #         RSS no worse. One timed run each (--runs does not apply): slow.
 #   kapi  every k8s.io/api group-version (each directory with a register.go or a
 #         +groupName): wall time, generated .go files and non-blank lines, and

@@ -17,7 +17,7 @@ import (
 // lineCount is the size of a generated tree.
 type lineCount struct {
 	Files  int
-	Lines  int // non-blank lines, the figure issue 3 sets a target on
+	Lines  int // non-blank lines, the figure the line-count target is on
 	Code   int // lines holding at least one token that is not a comment
 	Header int // non-blank lines of license headers (files that start with header)
 }

@@ -36,7 +36,7 @@ var metrics = []metricInfo{
 	{Metric: "compile_rss_mb", Title: "compiling the output (MB, peak RSS)"},
 }
 
-// target is a goal from issue 3 ("Performance — measured side by side").
+// target is the goal a figure is reported against (docs/performance.md, "Generator").
 // Targets are reported, never asserted: the machines are shared and noisy.
 type target struct {
 	Min float64 // for costs: upstream/ours must be at least Min
@@ -48,7 +48,7 @@ var targets = map[[2]string]target{
 	{"crd", "rss_mb"}:    {Min: 3},
 	{"kapi", "wall_s"}:   {Min: 4},
 	{"kapi", "go_lines"}: {Max: 0.35},
-	// Issue 11: an empty GOCACHE (a fresh CI job) must not undo the lead.
+	// An empty GOCACHE (a fresh CI job) must not undo the lead.
 	{"crd-cold", "wall_s"}:  {Min: 2},
 	{"crd-cold", "rss_mb"}:  {Min: 1},
 	{"kapi-cold", "wall_s"}: {Min: 2},

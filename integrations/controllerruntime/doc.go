@@ -15,9 +15,10 @@
 //     informer, with typed handler.TypedEventHandler and
 //     predicate.TypedPredicate, for WatchesRawSource.
 //   - SharedInformers: a cache.Options.NewInformer that makes
-//     controller-runtime's own cache run on the factory's informers, so one
-//     LIST+WATCH per type serves the manager's client.Reader (Get, List,
-//     IndexField) and the generated Lister and index methods.
+//     controller-runtime's own cache run on the factory's informers, for
+//     each type registered with Share, so one LIST+WATCH per type serves the
+//     manager's client.Reader (Get, List, IndexField) and the generated
+//     Lister and index methods.
 //
 // # Leader election
 //

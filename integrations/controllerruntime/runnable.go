@@ -213,8 +213,26 @@ func (syncOnlyCache) GetInformer(context.Context, client.Object, ...cache.Inform
 func (syncOnlyCache) GetInformerForKind(context.Context, schema.GroupVersionKind, ...cache.InformerGetOption) (cache.Informer, error) {
 	return nil, errSyncOnly
 }
-func (syncOnlyCache) RemoveInformer(context.Context, client.Object) error { return errSyncOnly }
-func (syncOnlyCache) Start(context.Context) error                         { return errSyncOnly }
+
+// RemoveInformer stops and removes the factory's informer for obj's Go type
+// (factory.RemoveInformerOf: its reflector and handlers stop, the factory
+// drops it, a later use creates a fresh one), returning once its goroutines
+// have exited. As controller-runtime's cache, it returns nil when there is
+// no such informer. It returns an error when the Runnable's Factory cannot
+// remove informers (it lacks RemoveInformerOf) or when several informers
+// have obj's type.
+func (c syncOnlyCache) RemoveInformer(_ context.Context, obj client.Object) error {
+	rm, ok := c.r.f.(interface {
+		RemoveInformerOf(obj any) (bool, error)
+	})
+	if !ok {
+		return fmt.Errorf("remove informer of %T: the factory (%T) cannot remove informers", obj, c.r.f)
+	}
+	_, err := rm.RemoveInformerOf(obj)
+	return err
+}
+
+func (syncOnlyCache) Start(context.Context) error { return errSyncOnly }
 func (syncOnlyCache) IndexField(context.Context, client.Object, string, client.IndexerFunc) error {
 	return errSyncOnly
 }

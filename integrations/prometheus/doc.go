@@ -14,8 +14,11 @@
 //	workqueue_retries_total                      counter   {name, controller}
 //
 // with the same help strings and buckets, and both name and controller set to
-// the queue's name (priority ""), as controller-runtime does for its own
-// queues. Existing dashboards and alerts therefore work unchanged.
+// the queue's name, as controller-runtime does for its own queues. The depth
+// is reported per priority ("0", "-100" for the LowPriority of an initial
+// list, ...), as controller-runtime's priority queue reports it, with its
+// bound of 25 distinct priorities per queue. Existing dashboards and alerts
+// therefore work unchanged.
 //
 // # Registering beside controller-runtime
 //

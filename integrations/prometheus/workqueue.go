@@ -3,6 +3,8 @@ package prometheus
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 	"time"
 
 	prom "github.com/prometheus/client_golang/prometheus"
@@ -148,9 +150,62 @@ func register[C prom.Collector](reg prom.Registerer, c C, key string) (C, error)
 	return c, fmt.Errorf("workqueue metrics: registering %s: %w", name, err)
 }
 
-// NewDepthMetric returns the workqueue_depth series of the queue name.
+// NewDepthMetric returns the workqueue_depth series of the queue name with
+// priority "", as controller-runtime's plain queues. A runtime/workqueue
+// queue does not call it: WorkqueueMetrics is a
+// workqueue.PriorityMetricsProvider, so the queue's depth is reported per
+// priority (NewDepthMetricWithPriority).
 func (m *WorkqueueMetrics) NewDepthMetric(name string) workqueue.Gauge {
-	return m.depth.WithLabelValues(name, name, "") // no priority, as controller-runtime's plain queues
+	return m.depth.WithLabelValues(name, name, "")
+}
+
+var _ workqueue.PriorityMetricsProvider = (*WorkqueueMetrics)(nil)
+
+// NewDepthMetricWithPriority returns the workqueue_depth series of the queue
+// name, one per priority ("0", "-100", ...), as controller-runtime's
+// priority queue reports them. As there, a queue that has seen more than
+// MaxDepthPriorities distinct priorities reports all further changes under
+// priority "exceeded_cardinality_limit", bounding the number of series.
+func (m *WorkqueueMetrics) NewDepthMetricWithPriority(name string) workqueue.PriorityGauge {
+	return &priorityDepth{vec: m.depth, name: name, seen: map[int]bool{}}
+}
+
+// MaxDepthPriorities is controller-runtime's bound on the distinct priority
+// label values of one queue's workqueue_depth.
+const MaxDepthPriorities = 25
+
+// ExceededPriorities is the priority label used past MaxDepthPriorities.
+const ExceededPriorities = "exceeded_cardinality_limit"
+
+type priorityDepth struct {
+	vec  *prom.GaugeVec
+	name string
+
+	mu       sync.Mutex
+	seen     map[int]bool
+	exceeded bool
+}
+
+func (d *priorityDepth) label(priority int) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.exceeded {
+		return ExceededPriorities
+	}
+	d.seen[priority] = true
+	if len(d.seen) > MaxDepthPriorities {
+		d.exceeded, d.seen = true, nil
+		return ExceededPriorities
+	}
+	return strconv.Itoa(priority)
+}
+
+func (d *priorityDepth) Inc(priority int) {
+	d.vec.WithLabelValues(d.name, d.name, d.label(priority)).Inc()
+}
+
+func (d *priorityDepth) Dec(priority int) {
+	d.vec.WithLabelValues(d.name, d.name, d.label(priority)).Dec()
 }
 
 // NewAddsMetric returns the workqueue_adds_total series of the queue name.

@@ -1,6 +1,7 @@
 package prometheus_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -188,8 +189,8 @@ func TestSameFamiliesAsControllerRuntime(t *testing.T) {
 			t.Errorf("%s differs from controller-runtime's:\n got %+v\nwant %+v", f, g, w)
 		}
 	}
-	if lv := labelValues(t, reg, "workqueue_depth", "ours"); lv["controller"] != "ours" || lv["priority"] != "" {
-		t.Errorf("workqueue_depth labels = %v, want controller=ours priority=\"\" (as controller-runtime)", lv)
+	if lv := labelValues(t, reg, "workqueue_depth", "ours"); lv["controller"] != "ours" || lv["priority"] != "0" {
+		t.Errorf("workqueue_depth labels = %v, want controller=ours priority=\"0\" (as controller-runtime's priority queue)", lv)
 	}
 	if v := counterValue(t, reg, "workqueue_adds_total", "ours"); v != 2 {
 		t.Errorf("workqueue_adds_total = %v, want 2", v)
@@ -279,4 +280,56 @@ func TestUnfinishedWork(t *testing.T) {
 		}
 		q.Done(k)
 	})
+}
+
+// depthByPriority returns queue's workqueue_depth values by priority label.
+func depthByPriority(t *testing.T, g prom.Gatherer, queue string) map[string]float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatalf("Gather: %v", err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "workqueue_depth" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			lv := map[string]string{}
+			for _, lp := range m.GetLabel() {
+				lv[lp.GetName()] = lp.GetValue()
+			}
+			if lv["name"] == queue {
+				out[lv["priority"]] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	return out
+}
+
+// TestDepthPerPriority: workqueue_depth has a series per priority, a key
+// that moves to a higher priority moves between them, and past
+// MaxDepthPriorities distinct priorities the rest go to one overflow series.
+func TestDepthPerPriority(t *testing.T) {
+	reg := prom.NewRegistry()
+	m, err := igprom.NewWorkqueueMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := workqueue.New(workqueue.Options[string]{Name: "prio", Metrics: m})
+	defer q.ShutDown()
+	q.AddWithOpts(workqueue.AddOpts{Priority: workqueue.LowPriority}, "a", "b", "c")
+	q.Add("d")
+	q.Add("a") // moves up
+	got := depthByPriority(t, reg, "prio")
+	if got["-100"] != 2 || got["0"] != 2 {
+		t.Fatalf("depth by priority = %v, want -100: 2, 0: 2", got)
+	}
+	for p := 1; p <= igprom.MaxDepthPriorities; p++ {
+		q.AddWithOpts(workqueue.AddOpts{Priority: p}, fmt.Sprint("k", p))
+	}
+	got = depthByPriority(t, reg, "prio")
+	if got[igprom.ExceededPriorities] == 0 || len(got) > igprom.MaxDepthPriorities+1 {
+		t.Fatalf("%d depth series (%v): want at most %d and an overflow series", len(got), got, igprom.MaxDepthPriorities+1)
+	}
 }

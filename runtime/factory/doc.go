@@ -1,14 +1,22 @@
 // Package factory is the runtime that generated informer code calls: a Type
-// describes one API kind (resource, scope, list type, indexes), and a Factory
-// hands out one shared informer per resource, builds REST clients from the
-// API packages' schemes, and starts, syncs and stops the informers together.
+// describes one API kind to it (resource, scope, AddToScheme, indexes, the
+// generated JSON decoder, and for a projection its name and kind), and a
+// Factory hands out one shared informer per resource (and per projection of
+// it), builds REST clients from the API packages' schemes, and starts, syncs
+// and stops the informers together.
 //
 // Design choices:
 //   - No generated clientset is needed. For each group-version the factory
 //     builds its own runtime.Scheme from the Type's AddToScheme and one REST
-//     client (package listwatch) decoding straight into the typed objects. A
-//     scheme per group-version means no scheme is ever written after a client
-//     uses it (runtime.Scheme is not safe for that).
+//     client; each informer's source (package listwatch) decodes with a
+//     runtime/wire codec chosen per type in codec.go: protobuf for built-in
+//     types, JSON for custom resources and projections (with the Type's
+//     generated decoder, and managedFields skipped when the informer drops
+//     them and no Transform reads them), CBOR on request
+//     (TypeOptions.ContentType). A scheme per group-version means no scheme
+//     is ever written after a client uses it (runtime.Scheme is not safe for
+//     that). An existing client-gen clientset, or its fake, can still be
+//     plugged in: ClientsetConfig.
 //   - Informers are created lazily, on first InformerFor, so a controller pays
 //     only for the types it reads; Register creates them eagerly so that
 //     ForResource works before first typed use.
@@ -28,4 +36,9 @@
 //     returns them at once, each naming its informer.
 //   - Start is non-blocking and may be called again; Shutdown cancels every
 //     informer and waits for all their goroutines, so nothing outlives it.
+//   - One informer can be stopped and forgotten while the others run
+//     (RemoveInformer, RemoveInformerOf): each started informer has its own
+//     cancel and a channel closed when its Run returns, so removing one
+//     waits for exactly its goroutines and leaves no reference behind; a
+//     later InformerFor builds a fresh one.
 package factory

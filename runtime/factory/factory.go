@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -90,7 +91,6 @@ type Factory struct {
 	order    []typeKey       // creation order, for deterministic Start
 	startCtx context.Context // ctx of the last Start, nil before
 	shutdown bool
-	cancels  []context.CancelFunc
 	wg       sync.WaitGroup
 
 	// cmu guards the REST clients, built on first need.
@@ -109,10 +109,13 @@ type groupVersion struct {
 // entry is one shared informer: its untyped core and its typed view (an
 // *informer.Informer[T], made by the Type that created it).
 type entry struct {
-	shared  *informer.Shared
-	view    any
-	generic Generic
-	started bool
+	shared     *informer.Shared
+	view       any
+	generic    Generic
+	objectType reflect.Type // T, for RemoveInformerOf
+	started    bool
+	stop       context.CancelFunc // set by startLocked
+	stopped    chan struct{}      // closed when its Run has returned
 	// setupErr is the informer's set-up mistake (wrapping ErrSetup), if
 	// any: WaitForCacheSync returns it at once.
 	setupErr error
@@ -204,10 +207,11 @@ func (f *Factory) informerFor(k typeKey, info func() *typeInfo) *entry {
 	ti := info()
 	shared, setupErr := newShared(f, ti) // user code: without f.mu
 	return f.enter(k, &entry{
-		shared:   shared,
-		view:     ti.view(shared),
-		generic:  newGeneric(k.resource, shared),
-		setupErr: setupErr,
+		shared:     shared,
+		view:       ti.view(shared),
+		generic:    newGeneric(k.resource, shared),
+		objectType: ti.objectType,
+		setupErr:   setupErr,
 	})
 }
 
@@ -285,8 +289,9 @@ func (f *Factory) Start(ctx context.Context) {
 func (f *Factory) startLocked(ctx context.Context, e *entry) {
 	e.started = true
 	ctx, cancel := context.WithCancel(ctx)
-	f.cancels = append(f.cancels, cancel)
+	e.stop, e.stopped = cancel, make(chan struct{})
 	f.wg.Go(func() {
+		defer close(e.stopped)
 		defer cancel()
 		// The informer's name, unless Options.Types overrode it; if it
 		// differs, the informer adds its own (under the same key).
@@ -362,10 +367,11 @@ func (e setupErrors) Unwrap() []error { return e }
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true
-	for _, c := range f.cancels {
-		c()
+	for _, e := range f.entries {
+		if e.stop != nil {
+			e.stop()
+		}
 	}
-	f.cancels = nil
 	f.mu.Unlock()
 	f.wg.Wait()
 }

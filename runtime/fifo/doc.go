@@ -18,6 +18,11 @@
 //   - A relist is one queue entry. Replace queues the tombstones and the
 //     Replaced deltas as a single atomic Batch, which the consumer applies in
 //     one store transaction, so readers never see half a relist.
+//   - Partitions. With Options.Namespaces (an informer over several
+//     namespaces, informer.NewMultiNamespace) each namespace's Reflector
+//     writes through its Partition (Namespace(ns)), whose Replace tombstones
+//     only keys of that namespace: a relist of one namespace never deletes
+//     another's objects. The FIFO's own Replace then returns ErrPartitioned.
 //   - Batching. Pop hands over up to Options.MaxBatch consecutive single
 //     deltas at once, so the consumer takes its locks once per batch instead
 //     of once per event. The queue is a ring buffer and the batch slice is

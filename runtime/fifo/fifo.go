@@ -61,9 +61,16 @@ type Delta[T any] struct {
 type Batch[T any] struct {
 	Deltas []Delta[T]
 	Atomic bool
-	// ResourceVersion is the resourceVersion passed to Replace (Atomic
-	// batches only).
+	// ResourceVersion is the resourceVersion the consumer's store reaches
+	// once it has applied the batch, when the batch carries one: the one
+	// passed to Replace (Atomic batches), or that of a Bookmark queued right
+	// after Deltas (then Deltas may be empty). "" otherwise: the store is
+	// then at the resourceVersion of the last delta's object.
 	ResourceVersion string
+	// Namespace is the partition (Options.Namespaces) ResourceVersion
+	// belongs to: the one whose Replace or Bookmark it came from; "" when
+	// the FIFO is not partitioned.
+	Namespace string
 	// InitialList is true when the batch was popped before the FIFO synced
 	// (see HasSynced), i.e. it belongs to the initial population. A batch
 	// never mixes initial and later deltas.
@@ -127,7 +134,11 @@ type entry[T any] struct {
 type replaceBatch[T any] struct {
 	deltas []Delta[T]
 	rv     string
-	seq    uint64 // position in the stream
+	ns     string // the partition of a Replace or Bookmark ("" unpartitioned)
+	// bookmark marks an entry that is a Bookmark, not a relist: no deltas,
+	// never in FIFO.batches.
+	bookmark bool
+	seq      uint64 // position in the stream
 	// index maps each key of deltas to its last delta there. It is built
 	// only when a lookup needs it, so an initial list that nobody asks about
 	// while it is pending costs no map at all.

@@ -89,6 +89,13 @@ const shrinkAbove = 4096
 func (f *FIFO[T]) takeLocked() (Batch[T], int) {
 	first := &f.ring[f.head]
 	initial := !f.syncedClosed
+	if first.batch != nil && first.batch.bookmark {
+		rb := first.batch
+		*first = entry[T]{}
+		f.head = (f.head + 1) % len(f.ring)
+		f.count--
+		return Batch[T]{ResourceVersion: rb.rv, Namespace: rb.ns, InitialList: initial}, 1
+	}
 	if first.batch != nil {
 		rb := first.batch
 		*first = entry[T]{}
@@ -98,7 +105,7 @@ func (f *FIFO[T]) takeLocked() (Batch[T], int) {
 		if f.count == 0 && len(f.ring) > shrinkAbove {
 			f.ring, f.head = make([]entry[T], 16), 0
 		}
-		return Batch[T]{Deltas: rb.deltas, Atomic: true, ResourceVersion: rb.rv, InitialList: initial}, 1
+		return Batch[T]{Deltas: rb.deltas, Atomic: true, ResourceVersion: rb.rv, Namespace: rb.ns, InitialList: initial}, 1
 	}
 	limit := f.maxBatch
 	if f.initialLeft > 0 && f.initialLeft < limit {
@@ -117,10 +124,22 @@ func (f *FIFO[T]) takeLocked() (Batch[T], int) {
 		f.count--
 		n++
 	}
-	f.ndeltas -= n
+	b := Batch[T]{InitialList: initial}
+	if n < limit && f.count > 0 && f.ring[f.head].batch != nil && f.ring[f.head].batch.bookmark {
+		// A bookmark right after these deltas: the consumer learns the
+		// resourceVersion they reach with them.
+		e := &f.ring[f.head]
+		b.ResourceVersion, b.Namespace = e.batch.rv, e.batch.ns
+		*e = entry[T]{}
+		f.head = (f.head + 1) % len(f.ring)
+		f.count--
+		n++
+	}
+	f.ndeltas -= len(out)
 	f.out = out
 	if f.count == 0 && len(f.ring) > shrinkAbove {
 		f.ring, f.head = make([]entry[T], 16), 0
 	}
-	return Batch[T]{Deltas: out, InitialList: initial}, n
+	b.Deltas = out
+	return b, n
 }

@@ -95,7 +95,7 @@ func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string) error {
 		all = append(tombs, deltas...)
 	}
 	if len(all) > 0 {
-		rb := &replaceBatch[T]{deltas: all, rv: resourceVersion}
+		rb := &replaceBatch[T]{deltas: all, rv: resourceVersion, ns: ns}
 		f.pushLocked(entry[T]{batch: rb})
 		rb.seq = f.seq
 		f.batches = append(f.batches, rb)

@@ -61,4 +61,12 @@
 //     its own namespace) and one cache. Listers, indexes, handlers and
 //     HasSynced then work unchanged, and a cross-namespace List or index
 //     lookup is one query, not a merge.
+//
+// Freshness: after each batch it applies (a relist, events, a bookmark,
+// which the FIFO carries in order with the events), the pop loop records in
+// the cache the resourceVersion the cache has reached
+// (LastStoreSyncResourceVersion; per namespace for a multi-namespace
+// informer), never before the writes are visible, and wakes whoever waits
+// for it (WaitForResourceVersion, store.Cache.AfterResourceVersion).
+// LastSyncResourceVersion is the Reflector's and may be ahead of the cache.
 package informer

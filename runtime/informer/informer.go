@@ -108,7 +108,7 @@ func newShared(opts Options[store.Obj], objectType reflect.Type, namespaces []st
 		onPanic:       opts.HandlerPanic,
 		metrics:       opts.Metrics,
 	}
-	w := store.NewCache(store.Options[store.Obj]{Indexers: opts.Indexers, OnIndexError: i.indexError})
+	w := store.NewCache(store.Options[store.Obj]{Indexers: opts.Indexers, OnIndexError: i.indexError, Namespaces: namespaces})
 	i.writer, i.indexer = w, w.Cache()
 	q := fifo.New(fifo.Options[store.Obj]{
 		Known:      i.indexer,

@@ -29,8 +29,40 @@ func (i *Shared) popLoop(ctx context.Context) {
 }
 
 // process applies b to the cache and queues the notifications for every
-// handler, all under i.mu (see Shared.mu).
+// handler, all under i.mu (see Shared.mu), then records the resourceVersion
+// the cache has reached (after i.mu is released: it may call the cache's
+// waiters, which must not find the informer locked).
 func (i *Shared) process(b fifo.Batch[store.Obj]) error {
+	if len(b.Deltas) > 0 {
+		i.processLocked(b)
+	}
+	i.applied(b)
+	return nil
+}
+
+// applied records the resourceVersion the cache reached by applying b: the
+// relist's or the bookmark's when b carries one, else that of its last
+// delta's object (per namespace for a multi-namespace informer). Only the
+// pop loop calls it, after the writes are visible, so the cache's
+// resourceVersion is never ahead of what a read returns.
+func (i *Shared) applied(b fifo.Batch[store.Obj]) {
+	if !b.Atomic {
+		if i.namespaces == nil {
+			if n := len(b.Deltas); n > 0 {
+				_ = i.writer.SetResourceVersion("", b.Deltas[n-1].Object.GetResourceVersion())
+			}
+		} else {
+			for _, d := range b.Deltas {
+				_ = i.writer.SetResourceVersion(d.Object.GetNamespace(), d.Object.GetResourceVersion())
+			}
+		}
+	}
+	if b.ResourceVersion != "" {
+		_ = i.writer.SetResourceVersion(b.Namespace, b.ResourceVersion)
+	}
+}
+
+func (i *Shared) processLocked(b fifo.Batch[store.Obj]) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	nb := &i.notes
@@ -70,7 +102,6 @@ func (i *Shared) process(b fifo.Batch[store.Obj]) error {
 		i.logger.V(4).Info("relist applied", "deltas", len(b.Deltas), "notifications", len(nb.notes), "resourceVersion", b.ResourceVersion)
 	}
 	nb.reset()
-	return nil
 }
 
 // ops is what apply needs of the cache: store.Tx, or the Writer outside a

@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,7 +37,9 @@ func (i *Shared) LastError() error {
 }
 
 // LastSyncResourceVersion returns the resourceVersion of the last list,
-// event or bookmark the Reflector saw ("" before the first list). With
+// event or bookmark the Reflector saw ("" before the first list). It may be
+// ahead of what the cache has applied (the FIFO holds what lies between):
+// to know what a Lister returns, use LastStoreSyncResourceVersion. With
 // several namespaces each has its own, and it returns them as
 // "a=RV,b=RV" in the order of the sources: for logs, not for a LIST.
 func (i *Shared) LastSyncResourceVersion() string {
@@ -53,4 +56,26 @@ func (i *Shared) LastSyncResourceVersion() string {
 		b.WriteString(r.LastSyncResourceVersion())
 	}
 	return b.String()
+}
+
+// LastStoreSyncResourceVersion returns the resourceVersion of the last list,
+// event or bookmark applied to the cache ("" before the first): never ahead
+// of what a Lister returns, so a read made after it returned r sees every
+// change the server made up to r. For a multi-namespace informer it is the
+// oldest of the namespaces' ("" until each has one, or when two are not
+// comparable); Cache().NamespaceResourceVersion gives each. This is
+// client-go's Store.LastStoreSyncResourceVersion, which KEP-5647's
+// consumers read. See store.Cache.ResourceVersion.
+func (i *Shared) LastStoreSyncResourceVersion() string { return i.indexer.ResourceVersion() }
+
+// WaitForResourceVersion blocks until the cache has applied resourceVersion
+// rv for namespace ns ("" or any namespace for an informer over all
+// namespaces; a multi-namespace informer waits for that namespace's, or for
+// every namespace's when ns is ""), or until ctx ends (then it returns ctx's
+// error). No goroutine, no polling: the pop loop's write that reaches rv
+// wakes it. rv not comparable (store.ErrNotComparable) or a namespace the
+// informer does not watch (store.ErrUnknownNamespace) are errors at once.
+// See store.Cache.WaitForResourceVersion.
+func (i *Shared) WaitForResourceVersion(ctx context.Context, ns, rv string) error {
+	return i.indexer.WaitForResourceVersion(ctx, ns, rv)
 }

@@ -144,6 +144,19 @@ func (i *Informer[T]) LastError() error { return i.s.LastError() }
 // event or bookmark seen; see Shared.LastSyncResourceVersion.
 func (i *Informer[T]) LastSyncResourceVersion() string { return i.s.LastSyncResourceVersion() }
 
+// LastStoreSyncResourceVersion returns the resourceVersion the cache has
+// applied, never ahead of what a Lister returns; see
+// Shared.LastStoreSyncResourceVersion.
+func (i *Informer[T]) LastStoreSyncResourceVersion() string {
+	return i.s.LastStoreSyncResourceVersion()
+}
+
+// WaitForResourceVersion blocks until the cache has applied rv for namespace
+// ns or ctx ends; see Shared.WaitForResourceVersion.
+func (i *Informer[T]) WaitForResourceVersion(ctx context.Context, ns, rv string) error {
+	return i.s.WaitForResourceVersion(ctx, ns, rv)
+}
+
 // typedHandler delivers a Shared's objects to a Handler of T.
 type typedHandler[T any] struct{ h Handler[T] }
 

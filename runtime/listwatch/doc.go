@@ -1,17 +1,22 @@
 // Package listwatch is the ListerWatcher the factory uses against a real API
-// server: LIST and WATCH through client-go's rest.Interface, decoded by the
-// scheme of the API package straight into the typed object T and its list
-// type L.
+// server: LIST and WATCH through client-go's rest.Interface, decoded straight
+// into the typed object T.
 //
 // Design choices:
 //   - No dynamic client and no unstructured conversion. With Options.Codec
-//     (the factory sets wire.NewJSON for every type) a response body is read
-//     once and decoded item by item, event by event, straight into T; a
-//     watch event that does not decode becomes a reflector.MalformedObject.
-//     Without it, the REST client's serializer,
+//     (a runtime/wire codec) a response body is read once and decoded item
+//     by item, event by event, straight into T; a watch event that does not
+//     decode becomes a reflector.MalformedObject. The factory chooses the
+//     codec per type: protobuf for built-in k8s.io/api types (those with a
+//     generated protobuf Unmarshal), JSON for everything else (custom
+//     resources, projections), CBOR when TypeOptions.ContentType or the
+//     rest.Config asks for it; Options.FallbackCodec (JSON) takes over for
+//     good when the server refuses the first one's media type (406).
+//     Without a Codec, the REST client's serializer,
 //     serializer.NewCodecFactory(scheme).WithoutConversion(), decodes each
-//     response once, into the Go list type. Error responses are always
-//     decoded by the serializer, so they stay apierrors errors.
+//     response once, into the Go list type (Options.NewList, Items). Error
+//     responses are always decoded by the serializer, so they stay apierrors
+//     errors.
 //   - One REST client per group-version (ConfigFor/NewRESTClient), each with its
 //     own scheme; several may share one *http.Client.
 //   - Selectors and namespace are fixed at construction, as an informer's are;

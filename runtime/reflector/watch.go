@@ -199,6 +199,9 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 				continue
 			}
 			r.advance(ctx, "a bookmark", m.GetResourceVersion())
+			if err := r.bookmark(m.GetResourceVersion()); err != nil {
+				r.report(ctx, err)
+			}
 		case watch.Error:
 			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), statusError(ev.Object))
 			return end

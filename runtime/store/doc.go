@@ -77,4 +77,15 @@
 // apiVersion) with the unique package, through a small per-P cache of plain
 // maps in front of it (intern.go says why). The informer drops managedFields
 // from freshly decoded objects by default and interns when asked to.
+//
+// # Freshness
+//
+// The cache also holds the resourceVersion its writer has applied
+// (Cache.ResourceVersion; per namespace with Options.Namespaces), set by the
+// writer after the writes it covers, so it is never ahead of a read.
+// HasReached, AfterResourceVersion (a callback run by the write that reaches
+// a resourceVersion) and WaitForResourceVersion compare resourceVersions as
+// KEP-5504 defines (CompareResourceVersions, apimachinery's helper); one that
+// is not well-formed is ErrNotComparable, never ordered by guess.
+// Lister.GetAtLeast is a read that waits for a resourceVersion first.
 package store

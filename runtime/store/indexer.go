@@ -44,6 +44,12 @@ type Options[T any] struct {
 	// that index. It must not call back into the Indexer. When nil, the error
 	// is logged through klog (index name and key only, never the object).
 	OnIndexError func(index, key string, err error)
+
+	// Namespaces, when not empty, partitions the cache's resourceVersion
+	// (see Cache.ResourceVersion) by namespace, for a cache fed by one
+	// list and watch per namespace, each with its own resourceVersion. The
+	// objects themselves are stored as always.
+	Namespaces []string
 }
 
 // Cache is the untyped cache (its read side; CacheWriter is its write side):
@@ -89,6 +95,9 @@ type Cache struct {
 	labels map[string]map[string]posting
 
 	onIndexError func(index, key string, err error)
+
+	// fresh is the resourceVersion applied and its waiters (freshness.go).
+	fresh freshness
 }
 
 type index struct {
@@ -119,6 +128,7 @@ func NewCache(opts Options[Obj]) *CacheWriter {
 		indices:      map[string]*index{},
 		onIndexError: opts.OnIndexError,
 	}
+	ix.fresh.init(opts.Namespaces)
 	for name, fn := range opts.Indexers {
 		if name == NamespaceIndex || fn == nil {
 			continue

@@ -34,8 +34,8 @@ import (
 // over two garbage collections.
 //
 // Alternatives measured and dropped (reusing the cached previous version's
-// strings, a per-P cache of label sets) are in docs/performance.md, "Third
-// session: interning is opt-in".
+// strings, a per-P cache of label sets) are in docs/performance.md, "Interning
+// is opt-in".
 
 // internCacheMax bounds an interner's map. The steady-state working set of an
 // informer (distinct label values, namespaces, owner kinds in use) is usually

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -38,6 +40,20 @@ func (l Lister[T]) Get(name string) (T, error) {
 	return as[T](obj), nil
 }
 
+// GetAtLeast is Get once the cache has applied resourceVersion rv (as
+// Cache.WaitForResourceVersion; a write's response carries the rv to pass):
+// it returns the object at rv or newer, or NotFound when it was deleted at
+// or before the cache's resourceVersion. It blocks until then or until ctx
+// ends (ctx's error), and returns an error wrapping ErrNotComparable at once
+// when rv is not a well-formed resourceVersion.
+func (l Lister[T]) GetAtLeast(ctx context.Context, name, rv string) (T, error) {
+	if err := l.indexer.c.WaitForResourceVersion(ctx, "", rv); err != nil {
+		var zero T
+		return zero, err
+	}
+	return l.Get(name)
+}
+
 // ByIndex returns the objects indexed under value by the named index, or an
 // error wrapping ErrUnknownIndex.
 func (l Lister[T]) ByIndex(index, value string) ([]T, error) {
@@ -71,6 +87,17 @@ func (l NamespaceLister[T]) Get(name string) (T, error) {
 		return as[T](obj), apierrors.NewNotFound(l.resource, name)
 	}
 	return as[T](obj), nil
+}
+
+// GetAtLeast is Get once the cache has applied resourceVersion rv for the
+// namespace (see Lister.GetAtLeast; a cache partitioned by namespace waits
+// for this namespace's resourceVersion only).
+func (l NamespaceLister[T]) GetAtLeast(ctx context.Context, name, rv string) (T, error) {
+	if err := l.indexer.c.WaitForResourceVersion(ctx, l.namespace, rv); err != nil {
+		var zero T
+		return zero, err
+	}
+	return l.Get(name)
 }
 
 // ByIndex returns the objects of the namespace indexed under value by the

@@ -1,6 +1,10 @@
 package store
 
-import "k8s.io/apimachinery/pkg/labels"
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
 
 // Indexer is the typed read side of a cache: a view of a Cache whose objects
 // are all T. Its methods are the Cache's (same contract, same concurrency)
@@ -68,6 +72,26 @@ func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
 	return out.list
 }
 
+// ResourceVersion returns the resourceVersion the cache has applied (see
+// Cache.ResourceVersion).
+func (i *Indexer[T]) ResourceVersion() string { return i.c.ResourceVersion() }
+
+// NamespaceResourceVersion returns the resourceVersion the cache has applied
+// for namespace ns (see Cache.NamespaceResourceVersion).
+func (i *Indexer[T]) NamespaceResourceVersion(ns string) string {
+	return i.c.NamespaceResourceVersion(ns)
+}
+
+// HasReached reports whether the cache has applied rv for namespace ns (see
+// Cache.HasReached).
+func (i *Indexer[T]) HasReached(ns, rv string) (bool, error) { return i.c.HasReached(ns, rv) }
+
+// WaitForResourceVersion blocks until the cache has applied rv for namespace
+// ns or ctx ends (see Cache.WaitForResourceVersion).
+func (i *Indexer[T]) WaitForResourceVersion(ctx context.Context, ns, rv string) error {
+	return i.c.WaitForResourceVersion(ctx, ns, rv)
+}
+
 // Writer is the typed view of a CacheWriter: the single write side of a
 // cache of T. Same contract as CacheWriter.
 type Writer[T Object[T]] struct {
@@ -77,7 +101,7 @@ type Writer[T Object[T]] struct {
 
 // New returns an empty cache of T and its only writer.
 func New[T Object[T]](opts Options[T]) *Writer[T] {
-	w := NewCache(Options[Obj]{Indexers: UntypedIndexers(opts.Indexers), OnIndexError: opts.OnIndexError})
+	w := NewCache(Options[Obj]{Indexers: UntypedIndexers(opts.Indexers), OnIndexError: opts.OnIndexError, Namespaces: opts.Namespaces})
 	return &Writer[T]{w: w, ix: IndexerOf[T](w.Cache())}
 }
 
@@ -95,6 +119,10 @@ func (w *Writer[T]) Delete(key string) (old T, existed bool) {
 	o, ok := w.w.Delete(key)
 	return as[T](o), ok
 }
+
+// SetResourceVersion records the resourceVersion the writes so far cover
+// (see CacheWriter.SetResourceVersion).
+func (w *Writer[T]) SetResourceVersion(ns, rv string) error { return w.w.SetResourceVersion(ns, rv) }
 
 // Batch runs fn with exclusive access (see CacheWriter.Batch).
 func (w *Writer[T]) Batch(fn func(tx Tx[T])) {

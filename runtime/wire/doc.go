@@ -7,12 +7,17 @@
 // framer, a pass to find apiVersion/kind, a validity pre-scan and a reflective
 // decode). listwatch uses a Codec to read the responses of its requests; a
 // faster decoder (or a generated one) replaces an implementation here and
-// nothing above it.
+// nothing above it. Three codecs: NewJSON (go-json-experiment/json with
+// encoding/json v1's semantics, as client-go decodes; for every type),
+// NewProtobuf (the envelopes read by hand, each object's bytes handed to its
+// generated Unmarshal; built-in k8s.io/api types) and NewCBOR
+// (apimachinery's CBOR serializer; servers with CBORServingAndStorage). Each
+// is checked against client-go's decoders by differential and fuzz tests.
 //
 // The JSON codec takes the type-specific decoders informer-gen generates
 // (decode.go of each generated informers package, factory.Type.DecodeJSON)
 // through GeneratedDecoder; the helpers they call (JSONDecoder, DecodeString,
-// DecodeSlice, …, DecodeDefault) are in json_generated.go, with the rule that
+// DecodeSlice, …, DecodeDefault) are in json_decoder.go, with the rule that
 // keeps them exactly the reflective decoder's; the decoders of apimachinery's
 // types that every API type shares (DecodeObjectMeta, DecodeCondition, …) are
 // in json_generated_metav1.go, generated once here by informer-gen's planner

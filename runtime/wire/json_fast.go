@@ -208,7 +208,8 @@ func endOfString(b []byte, i int) int {
 // allocated once. Strings are immutable: sharing them between objects is
 // invisible. 1024 slots, not 256: generated decoders intern every string
 // field through it, and with 256 the unique ones (names, uids) evicted the
-// repeated ones (docs/performance.md, eighteenth session).
+// repeated ones (a Pod page then made more allocations through the generated
+// decoder than through the reflective one: 29,464 against 26,541).
 type internCache struct {
 	s  [1024]string
 	kv []string

@@ -30,3 +30,23 @@ func checkAllocs[K comparable](t *testing.T, name string, keys []K) {
 		t.Errorf("%s keys: %v allocations per Add/Get/Done", name, allocs)
 	}
 }
+
+// TestPriorityHotPathAllocatesNothing: AddWithOpts at two priorities (a key
+// moving up among them), GetWithPriority and Done allocate nothing once the
+// lanes exist.
+func TestPriorityHotPathAllocatesNothing(t *testing.T) {
+	q := New(Options[string]{})
+	defer q.ShutDown()
+	keys := []string{"a/1", "a/2", "b/3", "c/4"}
+	i := 0
+	if allocs := testing.AllocsPerRun(1000, func() {
+		k := keys[i%len(keys)]
+		i++
+		q.AddWithOpts(AddOpts{Priority: LowPriority}, k)
+		q.AddWithOpts(AddOpts{Priority: 0}, k) // moves it up
+		got, _, _ := q.GetWithPriority()
+		q.Done(got)
+	}); allocs != 0 {
+		t.Errorf("%v allocations per AddWithOpts/GetWithPriority/Done", allocs)
+	}
+}

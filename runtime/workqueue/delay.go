@@ -8,20 +8,37 @@ import "time"
 // The heap and its index are guarded by the producer lock (pmu), like the
 // rest of Add's state.
 
-// AddAfter adds key once delay has passed; delay <= 0 adds it now. If key is
-// already waiting, the earlier of the two deadlines wins. Keys still waiting
+// AddAfter adds key at priority 0 once delay has passed; delay <= 0 adds it
+// now. If key is already waiting, the earlier of the two deadlines (and the
+// higher of the two priorities) wins. Keys still waiting
 // at shutdown are dropped. The first delayed add starts the queue's timer
 // goroutine, which ShutDown stops. Every call before shutdown counts as a
 // retry in the queue's metrics (NewRetriesMetric), whatever the delay, as
 // client-go's delaying queue counts it.
 func (q *Queue[K]) AddAfter(key K, delay time.Duration) {
-	if q.m != nil && !q.shuttingDown.Load() {
+	q.addAfter(key, delay, 0, true)
+}
+
+// addAfter adds key at priority prio once delay has passed, counting a
+// retry in the metrics when retry is set.
+func (q *Queue[K]) addAfter(key K, delay time.Duration, prio int, retry bool) {
+	if retry && q.m != nil && !q.shuttingDown.Load() {
 		q.mmu.Lock()
 		q.m.retry()
 		q.mmu.Unlock()
 	}
 	if delay <= 0 {
-		q.Add(key)
+		if prio == 0 {
+			q.Add(key)
+			return
+		}
+		tag := q.tag(key)
+		lock(&q.pmu)
+		published := q.addLocked(key, tag, prio)
+		q.pmu.Unlock()
+		if published {
+			q.wakeOne()
+		}
 		return
 	}
 	lock(&q.pmu)
@@ -34,13 +51,15 @@ func (q *Queue[K]) AddAfter(key K, delay time.Duration) {
 		q.delayedIndex = make(map[K]int)
 	}
 	if i, ok := q.delayedIndex[key]; ok {
-		if !at.Before(q.delayed.items[i].at) {
+		d := &q.delayed.items[i]
+		d.prio = max(d.prio, prio)
+		if !at.Before(d.at) {
 			return
 		}
-		q.delayed.items[i].at = at
+		d.at = at
 		q.delayed.fix(i, q.delayedIndex)
 	} else {
-		q.delayed.push(delayed[K]{key: key, at: at}, q.delayedIndex)
+		q.delayed.push(delayed[K]{key: key, at: at, prio: prio}, q.delayedIndex)
 	}
 	if !q.delayRunning {
 		q.delayRunning = true
@@ -70,7 +89,7 @@ func (q *Queue[K]) delayLoop() {
 		queued := false
 		for len(q.delayed.items) > 0 && !q.delayed.items[0].at.After(now) {
 			d := q.delayed.pop(q.delayedIndex)
-			queued = q.addLocked(d.key, q.tag(d.key)) || queued
+			queued = q.addLocked(d.key, q.tag(d.key), d.prio) || queued
 		}
 		wait := time.Duration(-1)
 		if len(q.delayed.items) > 0 {
@@ -100,8 +119,9 @@ func (q *Queue[K]) delayLoop() {
 }
 
 type delayed[K comparable] struct {
-	key K
-	at  time.Time
+	key  K
+	at   time.Time
+	prio int
 }
 
 // delayHeap is a min-heap on at that keeps index (key → position) current, so

@@ -5,7 +5,11 @@
 // delaying, rate-limiting queue, each also in an untyped and a Typed form):
 // Add/Get/Done with deduplication and the one-worker-per-key guarantee,
 // AddAfter, and AddRateLimited/Forget/NumRequeues over a pluggable
-// RateLimiter[K].
+// RateLimiter[K]. Priorities are built in: AddWithOpts sets a key's
+// priority (higher first, the highest a waiting key was added with wins,
+// delayed and requeued keys keep theirs, and Options.StarvationLimit keeps
+// low priorities from starving); Handler is the informer handler that gives
+// an initial list and resyncs LowPriority. See priority.go for the rules.
 //
 // Design choices:
 //   - Semantics follow client-go's workqueue exactly where controllers depend
@@ -22,7 +26,9 @@
 //     every key, and with more workers than cores that lock is the queue's
 //     speed; docs/performance.md ("Workqueue with 8 workers") has the
 //     figures. The pieces (pending.go, inflight.go, delay.go):
-//   - Queued keys sit in a FIFO of 128-key chunks, each key with a
+//   - Queued keys sit in a lane per priority (one, priority 0, until
+//     another priority is used; only then does Get look at several and
+//     take keys with a compare-and-swap): a FIFO of 128-key chunks, each key with a
 //     sequence number. Add writes a key and publishes it by storing its tag
 //     beside it; Get reads the next slot and moves headSeq past it. A key
 //     reaches a worker in the cache line the worker reads anyway, with no
@@ -43,7 +49,7 @@
 //     once whenever there are more goroutines than cores), and only
 //     workers nobody has woken yet are signalled. Keys are hashed with
 //     hash/maphash.Comparable, once per Add and Done, outside the locks.
-//   - Measured and dropped (docs/performance.md): sharding by key (pays
+//   - Measured and dropped: sharding by key (pays
 //     only if FIFO order across keys goes), lock-free Done on the one-lock
 //     queue, and a producer-side buffer that Get moved into the indexed
 //     ring (the backlog's index then outgrew the cache).

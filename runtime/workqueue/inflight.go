@@ -38,7 +38,11 @@ const inflightChunkSize = 8
 type inflightChunk[K comparable] struct {
 	states [inflightChunkSize]atomic.Uint64
 	keys   [inflightChunkSize]K
-	next   atomic.Pointer[inflightChunk[K]]
+	// prios[i] is the highest priority keys[i] was re-added with; it
+	// means something only while slotAgain is set, and like keys[i] it is
+	// read and written only by the slot's pinner.
+	prios [inflightChunkSize]int
+	next  atomic.Pointer[inflightChunk[K]]
 }
 
 const (
@@ -115,15 +119,29 @@ func (s *inflightSet[K]) pin(key K, tag uint32) (c *inflightChunk[K], i int, st 
 	return nil, 0, 0
 }
 
-// markAgain records that key, if it is being processed, was added again;
-// it reports whether key is in the set and whether it was marked already.
-func (s *inflightSet[K]) markAgain(key K, tag uint32) (found, wasAgain bool) {
+// markAgain records that key, if it is being processed, was added again at
+// priority prio; it reports whether key is in the set, whether it was
+// marked already and, if so, the priority it was marked with (the higher
+// of the two is kept).
+func (s *inflightSet[K]) markAgain(key K, tag uint32, prio int) (found, wasAgain bool, old int) {
 	c, i, st := s.pin(key, tag)
 	if c == nil {
-		return false, false
+		return false, false, 0
+	}
+	wasAgain = st&slotAgain != 0
+	old = c.prios[i]
+	if !wasAgain || prio > old {
+		c.prios[i] = prio
 	}
 	c.states[i].Store(st | slotAgain)
-	return true, st&slotAgain != 0
+	return true, wasAgain, old
+}
+
+// unclaim takes key (tag), claimed a moment ago by the caller, back out of
+// the set. The caller holds the consumer lock.
+func (s *inflightSet[K]) unclaim(key K, tag uint32) {
+	c, i, _ := s.pin(key, tag)
+	s.release(c, i)
 }
 
 // release frees the slot at c, i, which the caller has pinned.

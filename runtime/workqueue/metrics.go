@@ -27,6 +27,24 @@ type MetricsProvider interface {
 	NewRetriesMetric(name string) Counter
 }
 
+// PriorityMetricsProvider is a MetricsProvider that also reports the depth
+// per priority. When the queue's provider implements it, the queue calls
+// NewDepthMetricWithPriority instead of NewDepthMetric (the shape of
+// controller-runtime's MetricsProviderWithPriority, whose workqueue_depth
+// has a "priority" label).
+type PriorityMetricsProvider interface {
+	MetricsProvider
+	// NewDepthMetricWithPriority: keys waiting to be processed, by the
+	// priority they wait at.
+	NewDepthMetricWithPriority(name string) PriorityGauge
+}
+
+// PriorityGauge is a depth gauge per priority.
+type PriorityGauge interface {
+	Inc(priority int)
+	Dec(priority int)
+}
+
 // Gauge goes up and down (prometheus.Gauge satisfies it).
 type Gauge interface {
 	Inc()
@@ -45,7 +63,8 @@ type Histogram interface{ Observe(float64) }
 // metrics is the per-queue state behind the hooks; every method runs with the
 // queue's lock held.
 type metrics[K comparable] struct {
-	depth        Gauge
+	depth        Gauge         // nil when depthPrio is set
+	depthPrio    PriorityGauge // nil unless the provider has priorities
 	adds         Counter
 	latency      Histogram
 	workDuration Histogram
@@ -58,8 +77,7 @@ type metrics[K comparable] struct {
 }
 
 func newMetrics[K comparable](p MetricsProvider, name string) *metrics[K] {
-	return &metrics[K]{
-		depth:           p.NewDepthMetric(name),
+	m := &metrics[K]{
 		adds:            p.NewAddsMetric(name),
 		latency:         p.NewLatencyMetric(name),
 		workDuration:    p.NewWorkDurationMetric(name),
@@ -69,19 +87,49 @@ func newMetrics[K comparable](p MetricsProvider, name string) *metrics[K] {
 		addTimes:        make(map[K]time.Time),
 		processingSince: make(map[K]time.Time),
 	}
+	if pp, ok := p.(PriorityMetricsProvider); ok {
+		m.depthPrio = pp.NewDepthMetricWithPriority(name)
+	} else {
+		m.depth = p.NewDepthMetric(name)
+	}
+	return m
 }
 
-func (m *metrics[K]) add(key K) {
+func (m *metrics[K]) inc(prio int) {
+	if m.depthPrio != nil {
+		m.depthPrio.Inc(prio)
+	} else {
+		m.depth.Inc()
+	}
+}
+
+func (m *metrics[K]) dec(prio int) {
+	if m.depthPrio != nil {
+		m.depthPrio.Dec(prio)
+	} else {
+		m.depth.Dec()
+	}
+}
+
+// move is a waiting key's priority raised from old to prio.
+func (m *metrics[K]) move(old, prio int) {
+	if m.depthPrio != nil {
+		m.depthPrio.Dec(old)
+		m.depthPrio.Inc(prio)
+	}
+}
+
+func (m *metrics[K]) add(key K, prio int) {
 	m.adds.Inc()
-	m.depth.Inc()
+	m.inc(prio)
 	if _, ok := m.addTimes[key]; !ok {
 		m.addTimes[key] = time.Now()
 	}
 }
 
-func (m *metrics[K]) get(key K) {
+func (m *metrics[K]) get(key K, prio int) {
 	now := time.Now()
-	m.depth.Dec()
+	m.dec(prio)
 	m.processingSince[key] = now
 	if t, ok := m.addTimes[key]; ok {
 		m.latency.Observe(now.Sub(t).Seconds())

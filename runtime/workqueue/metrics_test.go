@@ -1,6 +1,7 @@
 package workqueue_test
 
 import (
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -135,4 +136,56 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("retries after an AddAfter past shutdown = %v, want 4 (not counted)", v)
 		}
 	})
+}
+
+// prioRecorder is a recorder whose depth is kept per priority.
+type prioRecorder struct{ *recorder }
+
+type prioDepth struct{ r *recorder }
+
+func (d prioDepth) Inc(p int) { d.r.mu.Lock(); d.r.values["depth/"+strconv.Itoa(p)]++; d.r.mu.Unlock() }
+func (d prioDepth) Dec(p int) { d.r.mu.Lock(); d.r.values["depth/"+strconv.Itoa(p)]--; d.r.mu.Unlock() }
+
+func (r prioRecorder) NewDepthMetricWithPriority(n string) workqueue.PriorityGauge {
+	r.names = append(r.names, n)
+	return prioDepth{r.recorder}
+}
+
+// TestMetricsDepthPerPriority: with a PriorityMetricsProvider the depth is
+// kept per priority, follows a key that moves to a higher priority and a
+// re-add while processing, and the plain depth gauge is not created.
+func TestMetricsDepthPerPriority(t *testing.T) {
+	rec := prioRecorder{newRecorder()}
+	q := workqueue.New(workqueue.Options[string]{Name: "foos", Metrics: rec})
+	defer q.ShutDown()
+	low := workqueue.LowPriority
+	q.AddWithOpts(workqueue.AddOpts{Priority: low}, "a", "b")
+	q.Add("c")
+	check := func(when string, want map[int]float64) {
+		t.Helper()
+		for p, v := range want {
+			if got := rec.value("depth/" + strconv.Itoa(p)); got != v {
+				t.Fatalf("%s: depth at %d = %v, want %v", when, p, got, v)
+			}
+		}
+	}
+	check("after adds", map[int]float64{low: 2, 0: 1})
+	q.Add("a") // moves a from low to 0
+	check("after a moved", map[int]float64{low: 1, 0: 2})
+	k, p := getP(t, q)
+	if k != "c" || p != 0 {
+		t.Fatalf("got %s at %d, want c at 0", k, p)
+	}
+	check("after Get", map[int]float64{low: 1, 0: 1})
+	q.AddWithOpts(workqueue.AddOpts{Priority: low}, "c") // re-added while processing
+	q.AddWithOpts(workqueue.AddOpts{Priority: 3}, "c")
+	check("after re-adds", map[int]float64{low: 1, 0: 1, 3: 1})
+	q.Done("c")
+	if k, p := getP(t, q); k != "c" || p != 3 {
+		t.Fatalf("got %s at %d, want c at 3", k, p)
+	}
+	check("after requeued Get", map[int]float64{low: 1, 0: 1, 3: 0})
+	if v, ok := rec.values["depth"]; ok {
+		t.Fatalf("plain depth gauge used (%v) although the provider has priorities", v)
+	}
 }

@@ -98,17 +98,51 @@ func (p *pending[K]) dropConsumed(head uint64) {
 // queued reports whether key (tag) is queued, given that every seq below
 // head has been handed out.
 func (p *pending[K]) queued(key K, tag uint32, head uint64) bool {
+	_, ok := p.find(key, tag, head)
+	return ok
+}
+
+// find returns the index slot of key (tag) when it is queued, given that
+// every seq below head has been handed out.
+func (p *pending[K]) find(key K, tag uint32, head uint64) (slot uint64, ok bool) {
 	ix := &p.index
 	for i := uint64(tag) & ix.mask; ; i = (i + 1) & ix.mask {
 		s := ix.slots[i]
 		if s.tag == 0 {
-			return false
+			return 0, false
 		}
 		if s.tag == tag && s.seq >= head && p.keyAt(s.seq) == key {
-			return true
+			return i, true
 		}
 	}
 }
+
+// seqAt returns the seq of the entry at slot, found by find.
+func (p *pending[K]) seqAt(slot uint64) uint64 { return p.index.slots[slot].seq }
+
+// tombstone takes the key at slot (found by find, queued as seq) out of
+// the queue when no Get has taken it yet: it swaps the key's published tag
+// for tagMoved, which Get skips, and retires the index entry. It reports
+// false when a Get took the key first (Get swaps the tag for tagTaken in
+// priority mode). The caller holds the producer lock.
+func (p *pending[K]) tombstone(slot uint64, tag uint32) bool {
+	seq := p.index.slots[slot].seq
+	c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
+	if !c.tags[seq-c.base].CompareAndSwap(tag, tagMoved) {
+		return false
+	}
+	// A retired entry keeps the probe chain (tag != 0) and matches no key
+	// (real tags are odd); rebuild drops it.
+	p.index.slots[slot] = pendSlot{seq: 0, tag: tagMoved}
+	return true
+}
+
+// Published tags are odd (Queue.tag sets bit 0); these even values mark a
+// slot whose key left the queue in priority mode.
+const (
+	tagMoved = 2 // moved to a higher priority by Add: Get skips the slot
+	tagTaken = 4 // handed out by Get
+)
 
 // needsHead reports whether append(.., tail, head) will drop chunks or
 // rebuild the index, for which head should be fresh.
@@ -178,6 +212,9 @@ func (p *pending[K]) rebuild(head, tail uint64) {
 	for seq := head; seq < tail; seq++ {
 		c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
 		tag := c.tags[seq-c.base].Load()
+		if tag&1 == 0 {
+			continue // moved or being taken: not queued here
+		}
 		i := uint64(tag) & ix.mask
 		for ix.slots[i].tag != 0 {
 			i = (i + 1) & ix.mask

@@ -66,13 +66,13 @@ func TestInflightSetCollidingTags(t *testing.T) {
 	if s.len() != 20 {
 		t.Fatalf("len %d, want 20", s.len())
 	}
-	if found, _ := s.markAgain(7, tag); !found {
+	if found, _, _ := s.markAgain(7, tag, 0); !found {
 		t.Fatal("markAgain(7) did not find 7")
 	}
-	if found, was := s.markAgain(7, tag); !found || !was {
+	if found, was, _ := s.markAgain(7, tag, 0); !found || !was {
 		t.Fatalf("second markAgain(7) = %v, %v; want true, true", found, was)
 	}
-	if found, _ := s.markAgain(99, tag); found {
+	if found, _, _ := s.markAgain(99, tag, 0); found {
 		t.Fatal("markAgain found 99, which was never claimed")
 	}
 	for k := range 20 {

@@ -22,6 +22,12 @@ type Options[K comparable] struct {
 	Metrics MetricsProvider
 	// MetricsUpdatePeriod defaults to 500ms, as in client-go.
 	MetricsUpdatePeriod time.Duration
+	// StarvationLimit bounds how long keys of a low priority wait behind
+	// keys of higher priorities: while keys of a priority are queued, at
+	// most StarvationLimit keys of higher priorities are handed out in a
+	// row before one of them. 0 means DefaultStarvationLimit. It does not
+	// matter to a queue whose keys are all added at one priority.
+	StarvationLimit int
 }
 
 // Queue is a work queue of keys K for controllers: Add deduplicates keys
@@ -33,7 +39,9 @@ type Options[K comparable] struct {
 //   - A key is never handed to two workers at once: between Get returning k
 //     and Done(k), k is not returned again. If k is added meanwhile, it is
 //     queued once more when Done(k) is called.
-//   - Keys are handed out in the order they became ready (FIFO).
+//   - Among keys of one priority, keys are handed out in the order they
+//     became ready (FIFO). Add's keys have priority 0; AddWithOpts sets
+//     another (see Priorities).
 //
 // All methods are safe for concurrent use. Every key returned by Get must be
 // passed to Done exactly once, or it is never processed again and
@@ -46,17 +54,9 @@ type Options[K comparable] struct {
 type Queue[K comparable] struct {
 	// Producer side: Add, the delayed keys, and Done's requeue. Each lock
 	// has a cache line of its own, away from the fields its holder writes.
-	_    [56]byte
-	pmu  sync.Mutex
-	_    [56]byte
-	pend pending[K] // queued keys (chunks) and their dedup index
-	tail uint64     // next seq Add gives
-	// headSeen is headSeq as last loaded here: Add decides "not queued"
-	// from it (a key handed out before that load is handed out now too)
-	// and confirms "queued" with a fresh load, so most Adds do not read
-	// the line every Get writes. It is never below the head that chunks
-	// were dropped for, so every seq at or above it is in pend.chunks.
-	headSeen uint64
+	_   [56]byte
+	pmu sync.Mutex
+	_   [56]byte
 
 	rl RateLimiter[K]
 
@@ -69,11 +69,19 @@ type Queue[K comparable] struct {
 	stop         chan struct{} // closed by shutdown
 	wg           sync.WaitGroup
 
+	// lanes are the priorities keys were added with, highest first; lanes
+	// other than def exist only once a key was added with a priority other
+	// than 0, and from then on prioMode is true. Both are written under
+	// pmu and cmu, so either lock is enough to read them.
+	lanes    []*lane[K]
+	prioMode bool
+	// starvationLimit: see Options.StarvationLimit.
+	starvationLimit int
+
 	// Consumer side: Get.
-	_    [56]byte
-	cmu  sync.Mutex
-	_    [56]byte
-	head *chunk[K] // the chunk holding seq headSeq (or ending at it)
+	_   [56]byte
+	cmu sync.Mutex
+	_   [56]byte
 	// cond: workers in Get wait for a key or shutdown. drained:
 	// ShutDownWithDrain waits for the end. Both have L = &cmu.
 	cond    sync.Cond
@@ -84,12 +92,13 @@ type Queue[K comparable] struct {
 	// cmu to signal only when it is positive.
 	waiters atomic.Int32
 
-	// Shared, read without locks. headSeq is written by every Get: it has
-	// a cache line of its own, so that its writes do not take the flags'
-	// line from the other core.
-	_       [56]byte
-	headSeq atomic.Uint64 // next seq Get hands out; stored under cmu
-	_       [56]byte
+	// def is the lane of priority 0, the only one of a FIFO queue.
+	def lane[K]
+
+	// Shared, read without locks.
+	// tombs counts queued slots whose key moved to a higher priority and
+	// that no Get has skipped yet (for Len).
+	tombs atomic.Int64
 	// requeues counts Dones between taking their key out of processing and
 	// queueing it again, so ShutDownWithDrain does not see "nothing left"
 	// in between.
@@ -113,7 +122,12 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	}
 	q.cond.L = &q.cmu
 	q.drained.L = &q.cmu
-	q.head = q.pend.init()
+	q.def.init(0)
+	q.lanes = []*lane[K]{&q.def}
+	q.starvationLimit = opts.StarvationLimit
+	if q.starvationLimit <= 0 {
+		q.starvationLimit = DefaultStarvationLimit
+	}
 	if q.rl == nil {
 		q.rl = DefaultRateLimiter[K]()
 	}
@@ -139,56 +153,94 @@ func (q *Queue[K]) tag(key K) uint32 {
 func (q *Queue[K]) Add(key K) {
 	tag := q.tag(key) // hashed before taking the lock
 	lock(&q.pmu)
-	queued := q.addLocked(key, tag)
+	queued := q.addLocked(key, tag, 0)
 	q.pmu.Unlock()
 	if queued {
 		q.wakeOne()
 	}
 }
 
-// addLocked adds key (tag) under pmu and reports whether it queued it.
-func (q *Queue[K]) addLocked(key K, tag uint32) bool {
+// addLocked adds key (tag) at priority prio under pmu and reports whether
+// it published a key for Get (queued it, or moved it to a higher priority).
+func (q *Queue[K]) addLocked(key K, tag uint32, prio int) bool {
 	if q.shuttingDown.Load() {
 		return false
 	}
+	l := q.laneLocked(prio)
 	// Look at the queue before processing: Get claims a processing slot
-	// for a key before it moves headSeq past it, so a key that is not
-	// queued by a headSeq loaded earlier (headSeen, or the fresh load that
-	// checks a hit) is in processing now, unless its Done has finished.
-	if q.pend.queued(key, tag, q.headSeen) {
-		h := q.headSeq.Load()
-		stale := h != q.headSeen
-		q.headSeen = h
-		if !stale || q.pend.queued(key, tag, h) {
-			return false
-		}
+	// for a key before it moves a lane's headSeq past it, so a key that is
+	// not queued by a headSeq loaded earlier (headSeen, or the fresh load
+	// that checks a hit) is in processing now, unless its Done has
+	// finished.
+	if queued, published := q.queuedLocked(key, tag, l); queued {
+		return published
 	}
-	if found, wasAgain := q.processing.markAgain(key, tag); found {
-		// Its Done queues it again.
-		if !wasAgain && q.m != nil {
+	if found, wasAgain, old := q.processing.markAgain(key, tag, l.prio); found {
+		// Its Done queues it again, at the highest priority it was
+		// re-added with.
+		if q.m != nil {
 			q.mmu.Lock()
-			q.m.add(key)
+			switch {
+			case !wasAgain:
+				q.m.add(key, l.prio)
+			case old < l.prio:
+				q.m.move(old, l.prio)
+			}
 			q.mmu.Unlock()
 		}
 		return false
 	}
 	if q.m != nil {
 		q.mmu.Lock()
-		q.m.add(key) // before the key is published, so before its Get
+		q.m.add(key, l.prio) // before the key is published, so before its Get
 		q.mmu.Unlock()
 	}
-	q.pushLocked(key, tag)
+	q.pushLocked(l, key, tag)
 	return true
 }
 
-// pushLocked appends key (tag), which is neither queued nor processing, and
-// publishes it. The caller holds pmu.
-func (q *Queue[K]) pushLocked(key K, tag uint32) {
-	if q.pend.needsHead(q.tail) {
-		q.headSeen = q.headSeq.Load() // to drop handed-out chunks and index entries
+// queuedLocked reports whether key (tag) is queued. When it is queued at a
+// lower priority than want's, it moves it to want (the highest priority
+// wins) unless a Get is taking it right now, and reports published. The
+// caller holds pmu.
+func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, published bool) {
+	for _, l := range q.lanes {
+		slot, ok := l.pend.find(key, tag, l.headSeen)
+		if !ok {
+			continue
+		}
+		h := l.headSeq.Load()
+		if h != l.headSeen {
+			l.headSeen = h
+			if slot, ok = l.pend.find(key, tag, h); !ok {
+				return false, false // handed out since: in processing, or done
+			}
+		}
+		if want.prio <= l.prio || !l.pend.tombstone(slot, tag) {
+			// Queued at this priority or a higher one, or a Get holds
+			// it now and hands it out after this Add.
+			return true, false
+		}
+		q.tombs.Add(1)
+		if q.m != nil {
+			q.mmu.Lock()
+			q.m.move(l.prio, want.prio)
+			q.mmu.Unlock()
+		}
+		q.pushLocked(want, key, tag)
+		return true, true
 	}
-	q.pend.append(key, tag, q.tail, q.headSeen)
-	q.tail++
+	return false, false
+}
+
+// pushLocked appends key (tag), which is neither queued nor processing, to
+// lane l and publishes it. The caller holds pmu.
+func (q *Queue[K]) pushLocked(l *lane[K], key K, tag uint32) {
+	if l.pend.needsHead(l.tail) {
+		l.headSeen = l.headSeq.Load() // to drop handed-out chunks and index entries
+	}
+	l.pend.append(key, tag, l.tail, l.headSeen)
+	l.tail++
 }
 
 // wakeOne wakes a worker blocked in Get, if one is and none has been woken
@@ -216,32 +268,32 @@ func (q *Queue[K]) signalLocked() {
 // Done(key) when finished with it. After ShutDown, Get keeps returning the
 // keys still queued and then returns shutdown=true (client-go semantics): a
 // worker loop ends when shutdown is true. Get has no ctx: shut the queue down
-// to release blocked workers.
+// to release blocked workers. Keys of higher priority come first, within
+// the bound of Options.StarvationLimit.
 func (q *Queue[K]) Get() (key K, shutdown bool) {
+	key, _, shutdown = q.GetWithPriority()
+	return key, shutdown
+}
+
+// GetWithPriority is Get that also returns the priority key was queued at,
+// so that a worker can requeue it at the same priority (as Run does with
+// AddWithOpts{RateLimited: true, Priority: priority}).
+func (q *Queue[K]) GetWithPriority() (key K, priority int, shutdown bool) {
 	lock(&q.cmu)
 	for {
-		h := q.headSeq.Load()
-		if c, tag := q.nextLocked(h); tag != 0 {
-			key = c.keys[h-c.base]
-			if q.m != nil {
-				q.mmu.Lock()
-				q.m.get(key)
-				q.mmu.Unlock()
-			}
-			q.processing.claim(key, tag) // before headSeq: see addLocked
-			q.headSeq.Store(h + 1)
+		if k, prio, ok := q.takeLocked(); ok {
 			q.cmu.Unlock()
-			return key, false
+			return k, prio, false
 		}
 		if q.shuttingDown.Load() {
 			q.cmu.Unlock()
-			return key, true
+			return key, 0, true
 		}
 		// Count ourselves before looking again: an Add that publishes after
 		// this look sees waiters > 0 and signals, under cmu, which it gets
 		// only once Wait has released it.
 		q.waiters.Add(1)
-		if _, tag := q.nextLocked(h); tag != 0 || q.shuttingDown.Load() {
+		if q.readyLocked() || q.shuttingDown.Load() {
 			q.waiters.Add(-1) // nobody signalled us: that needs cmu
 			continue
 		}
@@ -258,6 +310,7 @@ func (q *Queue[K]) Done(key K) {
 	if c == nil {
 		return
 	}
+	prio := c.prios[i] // the highest priority key was re-added with
 	if st&slotAgain == 0 {
 		// Nobody re-added it: done without a lock. Metrics first, while the
 		// slot is pinned: once it is free, a new Get of key may start.
@@ -275,7 +328,7 @@ func (q *Queue[K]) Done(key K) {
 	c, i, _ = q.processing.pin(key, tag)
 	q.metricsDone(key)
 	q.processing.release(c, i)
-	q.pushLocked(key, tag) // queued even after ShutDown, for the drain
+	q.pushLocked(q.laneLocked(prio), key, tag) // queued even after ShutDown, for the drain
 	q.pmu.Unlock()
 	q.requeues.Add(-1)
 	q.wakeOne()
@@ -317,23 +370,7 @@ func (q *Queue[K]) emptyAndIdle() bool {
 	if q.processing.len() != 0 || q.requeues.Load() != 0 {
 		return false
 	}
-	_, tag := q.nextLocked(q.headSeq.Load())
-	return tag == 0
-}
-
-// nextLocked returns the chunk holding seq h, the next to hand out, and the
-// tag of its key, 0 when it is not published yet. The caller holds cmu.
-func (q *Queue[K]) nextLocked(h uint64) (*chunk[K], uint32) {
-	c := q.head
-	if h-c.base == chunkSize {
-		next := c.next.Load() // stored before the key at h is published
-		if next == nil {
-			return c, 0
-		}
-		c = next
-		q.head = c
-	}
-	return c, c.tags[h-c.base].Load()
+	return !q.readyLocked()
 }
 
 // Len returns the number of keys ready to be handed out (not those being
@@ -342,14 +379,19 @@ func (q *Queue[K]) nextLocked(h uint64) (*chunk[K], uint32) {
 func (q *Queue[K]) Len() int {
 	lock(&q.pmu)
 	defer q.pmu.Unlock()
-	return int(q.tail - q.headSeq.Load())
+	n := -q.tombs.Load()
+	for _, l := range q.lanes {
+		n += int64(l.tail - l.headSeq.Load())
+	}
+	return int(max(n, 0))
 }
 
 // AddRateLimited adds key after the delay the RateLimiter gives it (for the
 // default limiter: 5ms doubling per failure of key up to 1000s, and at most
-// 10 per second overall with bursts of 100).
+// 10 per second overall with bursts of 100), at priority 0. To keep a key's
+// priority, use AddWithOpts(AddOpts{RateLimited: true, Priority: p}, key).
 func (q *Queue[K]) AddRateLimited(key K) {
-	q.AddAfter(key, q.rl.When(key))
+	q.addAfter(key, q.rl.When(key), 0, true)
 }
 
 // Forget tells the RateLimiter that key succeeded, resetting its backoff.

@@ -113,11 +113,16 @@ func TestNeverTwoWorkersOnOneKey(t *testing.T) {
 		{"keys=1", 1, 8, 2, 20000, true},
 		{"keys=3", 3, 8, 2, 20000, true},
 	} {
-		t.Run(tc.name, func(t *testing.T) { hammer(t, tc.keys, tc.workers, tc.producers, tc.adds, tc.fewKeys) })
+		t.Run(tc.name, func(t *testing.T) { hammer(t, tc.keys, tc.workers, tc.producers, tc.adds, tc.fewKeys, false) })
+		// The same with every add at a random priority, so that adds that
+		// move a queued key to a higher priority race the Gets taking it.
+		t.Run(tc.name+"/priorities", func(t *testing.T) { hammer(t, tc.keys, tc.workers, tc.producers, tc.adds, tc.fewKeys, true) })
 	}
 }
 
-func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys bool) {
+var hammerPriorities = []int{workqueue.LowPriority, 0, 0, 7}
+
+func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys, prios bool) {
 	q := workqueue.New(workqueue.Options[int]{})
 	inFlight := make([]atomic.Int32, keys)
 	// addedGen[k] counts adds of k; seenGen[k] is the addedGen observed at the
@@ -125,10 +130,16 @@ func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys bool) {
 	var mu sync.Mutex
 	addedGen, seenGen := make([]int, keys), make([]int, keys)
 	var violations, processed atomic.Int32
+	var prioSeq atomic.Uint32
 	add := func(k int) {
 		mu.Lock()
 		addedGen[k]++
 		mu.Unlock()
+		if prios {
+			p := hammerPriorities[prioSeq.Add(1)%uint32(len(hammerPriorities))]
+			q.AddWithOpts(workqueue.AddOpts{Priority: p}, k)
+			return
+		}
 		q.Add(k)
 	}
 	var wg sync.WaitGroup

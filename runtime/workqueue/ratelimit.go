@@ -3,6 +3,7 @@ package workqueue
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,11 @@ type ExponentialRateLimiter[K comparable] struct {
 	base, max time.Duration
 	mu        sync.Mutex
 	failures  map[K]int
+	// keys is len(failures), stored under mu. Forget and NumRequeues read
+	// it first: in the common case (no key is backing off) a worker's
+	// Forget after a success takes no lock, where every worker would
+	// otherwise contend on mu once per key.
+	keys atomic.Int64
 }
 
 // NewExponentialRateLimiter returns a per-key exponential backoff from base
@@ -48,6 +54,7 @@ func (r *ExponentialRateLimiter[K]) When(key K) time.Duration {
 	r.mu.Lock()
 	n := r.failures[key]
 	r.failures[key] = n + 1
+	r.keys.Store(int64(len(r.failures)))
 	r.mu.Unlock()
 	d := float64(r.base) * math.Pow(2, float64(n))
 	if d >= float64(r.max) || d > math.MaxInt64 {
@@ -57,14 +64,23 @@ func (r *ExponentialRateLimiter[K]) When(key K) time.Duration {
 }
 
 // Forget implements RateLimiter.
+// A Forget that sees no failures recorded returns without the lock: a When
+// it races with is then ordered after it, as if it had taken the lock last.
 func (r *ExponentialRateLimiter[K]) Forget(key K) {
+	if r.keys.Load() == 0 {
+		return
+	}
 	r.mu.Lock()
 	delete(r.failures, key)
+	r.keys.Store(int64(len(r.failures)))
 	r.mu.Unlock()
 }
 
 // NumRequeues implements RateLimiter.
 func (r *ExponentialRateLimiter[K]) NumRequeues(key K) int {
+	if r.keys.Load() == 0 {
+		return 0
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.failures[key]

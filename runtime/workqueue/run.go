@@ -11,7 +11,8 @@ import (
 // Run is the standard controller loop over q: it starts workers goroutines
 // that Get keys and call reconcile(ctx, key). A nil error Forgets the key's
 // backoff; an error (or a panic, which is recovered and turned into an
-// error) requeues it with AddRateLimited. Either way the key is Done.
+// error) requeues it rate-limited at the priority it was handed out with
+// (AddWithOpts with RateLimited). Either way the key is Done.
 //
 // Run blocks until ctx ends or q is shut down by someone else. Cancelling ctx
 // shuts q down (ShutDown: keys already queued are still handed to the
@@ -42,13 +43,13 @@ func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx cont
 	for range workers {
 		wg.Go(func() {
 			for {
-				key, shutdown := q.Get()
+				key, prio, shutdown := q.GetWithPriority()
 				if shutdown {
 					return
 				}
 				if err := q.reconcileOne(ctx, key, reconcile); err != nil {
 					logger.Error(err, "reconcile failed, requeuing with backoff", "key", key, "requeues", q.NumRequeues(key))
-					q.AddRateLimited(key)
+					q.AddWithOpts(AddOpts{RateLimited: true, Priority: prio}, key)
 				} else {
 					q.Forget(key)
 				}

@@ -3,6 +3,7 @@ package workqueue_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -76,6 +77,49 @@ func TestRunReturnsWhenQueueShutDownElsewhere(t *testing.T) {
 		q.ShutDown()
 		if err := <-ran; err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestRunRequeuesAtThePriorityItGot: a key that fails is retried at the
+// priority it was handed out with, so it overtakes keys of lower priority
+// that were queued before its retry was.
+func TestRunRequeuesAtThePriorityItGot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := workqueue.New(workqueue.Options[string]{
+			RateLimiter: workqueue.NewExponentialRateLimiter[string](time.Second, time.Minute),
+		})
+		var mu sync.Mutex
+		var order []string
+		reconcile := func(_ context.Context, key string) error {
+			mu.Lock()
+			order = append(order, key)
+			first := len(order) == 1
+			mu.Unlock()
+			if key == "h" && first {
+				return errors.New("transient") // retried at 1s, at priority 5
+			}
+			if key != "h" {
+				time.Sleep(2 * time.Second) // h's retry is queued while n1 runs
+			}
+			return nil
+		}
+		q.AddWithOpts(workqueue.AddOpts{Priority: 5}, "h")
+		q.Add("n1")
+		q.Add("n2")
+		ctx, cancel := context.WithCancel(t.Context())
+		ran := make(chan error)
+		go func() { ran <- q.Run(ctx, 1, reconcile) }()
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		cancel()
+		if err := <-ran; err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []string{"h", "n1", "h", "n2"}; !slices.Equal(order, want) {
+			t.Fatalf("reconciled %v, want %v", order, want)
 		}
 	})
 }

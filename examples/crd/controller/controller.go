@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/freshness"
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/workqueue"
 
 	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
@@ -65,6 +69,20 @@ type Options struct {
 	// check that no key is worked on by two workers at once. It must be safe
 	// for concurrent use.
 	Observe func(key Key) (done func(err error))
+	// Wrote, when set, is called after each successful status write with
+	// the key and the resourceVersion the server returned. Tests use it to
+	// time a write to the key's next reconcile. It must be safe for
+	// concurrent use.
+	Wrote func(key Key, resourceVersion string)
+	// IgnoreOwnWrites turns off reading the controller's own writes: a key
+	// is then reconciled even when the cache has not yet applied the
+	// controller's last write for it (what controllers did before
+	// KEP-5647). For measuring the difference (Stats.StaleReads); never
+	// needed otherwise.
+	IgnoreOwnWrites bool
+	// Freshness, when set, receives the counts of keys deferred until the
+	// cache caught up and the time they waited.
+	Freshness freshness.Metrics
 }
 
 // Stats are counters since New. All fields are cumulative except QueueLen.
@@ -77,6 +95,17 @@ type Stats struct {
 	StatusUpdates int64
 	// Errors is the number of reconciles that failed and were requeued.
 	Errors int64
+	// Conflicts is the number of status writes the server refused because
+	// the object had changed since the cached version was read (another
+	// writer's change); each is retried with backoff, not counted in Errors.
+	Conflicts int64
+	// StaleReads is the number of reconciles that read, from the cache, an
+	// object older than the controller's own last write of it: acting on
+	// it redoes or undoes that write. Zero unless Options.IgnoreOwnWrites.
+	StaleReads int64
+	// Gone is the number of status writes that found the object deleted
+	// since it was read (its delete event is on its way).
+	Gone int64
 	// QueueLen is the number of keys waiting now.
 	QueueLen int
 }
@@ -95,7 +124,17 @@ type Controller struct {
 
 	started atomic.Bool
 
-	events, reconciles, updates, errs atomic.Int64
+	// own is the record of the controller's own writes per key, which
+	// defers a key until the cache has applied them.
+	own             *freshness.Tracker[Key]
+	fooRes, hostRes freshness.Resource
+
+	// lastWrite is the resourceVersion of the controller's last write per
+	// key, to count stale reads (Stats.StaleReads).
+	lastWriteMu sync.Mutex
+	lastWrite   map[Key]string
+
+	events, reconciles, updates, errs, conflicts, stale, gone atomic.Int64
 }
 
 // New returns a controller reading through f's v1 Foo and Host informers and
@@ -119,7 +158,12 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 		client:  client,
 		fooInf:  v1.Foos().Informer(),
 		hostInf: v1.Hosts().Informer(),
+
+		own:       freshness.New[Key](freshness.Options{Metrics: opts.Freshness}),
+		lastWrite: map[Key]string{},
 	}
+	c.fooRes = freshness.Resource{Name: "foos." + samplev1.SchemeGroupVersion.Group, Cache: c.fooInf.Shared().Cache()}
+	c.hostRes = freshness.Resource{Name: "hosts." + samplev1.SchemeGroupVersion.Group, Cache: c.hostInf.Shared().Cache()}
 	fooReg, err := c.fooInf.AddHandler(informer.HandlerFuncs[*samplev1.Foo]{
 		AddFunc: func(foo *samplev1.Foo, _ bool) {
 			c.events.Add(1)
@@ -136,6 +180,7 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 		},
 		DeleteFunc: func(foo *samplev1.Foo, _ bool) {
 			c.events.Add(1)
+			c.own.Forget(Key{Kind: KindFoo, Namespace: foo.Namespace, Name: foo.Name})
 			c.enqueueHost(foo.Spec.HostName)
 		},
 	}, informer.HandlerOptions{})
@@ -157,6 +202,7 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 		},
 		DeleteFunc: func(h *samplev1.Host, _ bool) {
 			c.events.Add(1)
+			c.own.Forget(Key{Kind: KindHost, Name: h.Name})
 			c.enqueueFoosOn(h.Name)
 		},
 	}, informer.HandlerOptions{})
@@ -213,8 +259,14 @@ func (c *Controller) Run(ctx context.Context) error {
 	logger.V(2).Info("controller caches synced, starting workers", "workers", c.opts.Workers)
 	// The queue's standard loop: Forget on success, AddRateLimited on error
 	// (logged with the key), panics recovered, ShutDown when ctx ends, and it
-	// returns once every worker has.
-	if err := c.queue.Run(ctx, c.opts.Workers, c.reconcileCounted); err != nil {
+	// returns once every worker has. The freshness wrapper holds back a key
+	// whose last write the cache has not applied yet and requeues it the
+	// moment the cache does.
+	reconcile := c.reconcileCounted
+	if !c.opts.IgnoreOwnWrites {
+		reconcile = c.own.Reconciler(c.queue.Add, reconcile)
+	}
+	if err := c.queue.Run(ctx, c.opts.Workers, reconcile); err != nil {
 		return fmt.Errorf("controller: %w", err)
 	}
 	logger.V(2).Info("controller stopped", "reconciles", c.reconciles.Load())
@@ -272,6 +324,7 @@ func (c *Controller) reconcileFoo(ctx context.Context, key Key) error {
 	if err != nil {
 		return fmt.Errorf("reading foo %s/%s from the cache: %w", key.Namespace, key.Name, err)
 	}
+	c.checkStale(key, foo.ResourceVersion)
 	var host *samplev1.Host
 	if foo.Spec.HostName != "" {
 		host, err = c.hosts.Get(foo.Spec.HostName)
@@ -285,12 +338,13 @@ func (c *Controller) reconcileFoo(ctx context.Context, key Key) error {
 	}
 	upd := foo.DeepCopy() // cached objects are shared: never mutate them
 	upd.Status = want
+	var written samplev1.Foo
 	err = c.client.Put().Namespace(key.Namespace).Resource("foos").Name(key.Name).SubResource("status").
-		Body(upd).Do(ctx).Error()
+		Body(upd).Do(ctx).Into(&written)
 	if err != nil {
-		return fmt.Errorf("updating status of foo %s/%s: %w", key.Namespace, key.Name, err)
+		return c.writeFailed(ctx, key, fmt.Errorf("updating status of foo %s/%s: %w", key.Namespace, key.Name, err))
 	}
-	c.updates.Add(1)
+	c.wrote(ctx, key, c.fooRes, &written)
 	return nil
 }
 
@@ -302,6 +356,7 @@ func (c *Controller) reconcileHost(ctx context.Context, key Key) error {
 	if err != nil {
 		return fmt.Errorf("reading host %s from the cache: %w", key.Name, err)
 	}
+	c.checkStale(key, host.ResourceVersion)
 	foos, err := c.foos.ByHost(key.Name)
 	if err != nil {
 		return fmt.Errorf("listing foos of host %s: %w", key.Name, err)
@@ -312,12 +367,65 @@ func (c *Controller) reconcileHost(ctx context.Context, key Key) error {
 	}
 	upd := host.DeepCopy()
 	upd.Status = want
-	err = c.client.Put().Resource("hosts").Name(key.Name).SubResource("status").Body(upd).Do(ctx).Error()
+	var written samplev1.Host
+	err = c.client.Put().Resource("hosts").Name(key.Name).SubResource("status").Body(upd).Do(ctx).Into(&written)
 	if err != nil {
-		return fmt.Errorf("updating status of host %s: %w", key.Name, err)
+		return c.writeFailed(ctx, key, fmt.Errorf("updating status of host %s: %w", key.Name, err))
 	}
-	c.updates.Add(1)
+	c.wrote(ctx, key, c.hostRes, &written)
 	return nil
+}
+
+// wrote records a successful write for key: its next reconcile waits until
+// res's cache has applied it.
+func (c *Controller) wrote(ctx context.Context, key Key, res freshness.Resource, obj metav1.Object) {
+	c.updates.Add(1)
+	if err := c.own.Wrote(key, res, obj); err != nil {
+		// The server's resourceVersion cannot be ordered: nothing can
+		// wait for it, the next reconcile runs as it would have.
+		klog.FromContext(ctx).V(2).Info("write not tracked", "key", key, "err", err)
+	}
+	c.lastWriteMu.Lock()
+	c.lastWrite[key] = obj.GetResourceVersion()
+	c.lastWriteMu.Unlock()
+	if c.opts.Wrote != nil {
+		c.opts.Wrote(key, obj.GetResourceVersion())
+	}
+}
+
+// writeFailed sorts a failed status write. A conflict (another writer
+// changed the object after the cache's version was read) is expected: it is
+// counted, logged at V(2) and retried with the queue's backoff (the watch
+// event of that change usually requeues the key first). A NotFound (deleted
+// meanwhile) needs no retry: the delete event requeues what depends on it.
+// Anything else is returned, to be logged as an error and retried.
+func (c *Controller) writeFailed(ctx context.Context, key Key, err error) error {
+	switch {
+	case apierrors.IsConflict(err):
+		c.conflicts.Add(1)
+		klog.FromContext(ctx).V(2).Info("status write conflicted with a newer version; retrying", "key", key)
+		c.queue.AddRateLimited(key)
+		return nil
+	case apierrors.IsNotFound(err):
+		c.gone.Add(1)
+		klog.FromContext(ctx).V(2).Info("object deleted before its status was written", "key", key)
+		return nil
+	}
+	return err
+}
+
+// checkStale counts a read of key's object at rv that is older than the
+// controller's own last write of it (Stats.StaleReads).
+func (c *Controller) checkStale(key Key, rv string) {
+	c.lastWriteMu.Lock()
+	last, ok := c.lastWrite[key]
+	c.lastWriteMu.Unlock()
+	if !ok {
+		return
+	}
+	if cmp, err := store.CompareResourceVersions(rv, last); err == nil && cmp < 0 {
+		c.stale.Add(1)
+	}
 }
 
 // Stats returns the controller's counters. Safe for concurrent use.
@@ -327,6 +435,9 @@ func (c *Controller) Stats() Stats {
 		Reconciles:    c.reconciles.Load(),
 		StatusUpdates: c.updates.Load(),
 		Errors:        c.errs.Load(),
+		Conflicts:     c.conflicts.Load(),
+		StaleReads:    c.stale.Load(),
+		Gone:          c.gone.Load(),
 		QueueLen:      c.queue.Len(),
 	}
 }

@@ -39,6 +39,7 @@ func main() {
 	flag.Float64Var(&cfg.qps, "qps", 0, "client QPS limit; 0 means unlimited locally and 50 with --kubeconfig")
 	flag.DurationVar(&cfg.timeout, "timeout", 0, "give up after this long (0: 10m)")
 	flag.IntVar(&cfg.verbosity, "v", 0, "log verbosity of the demo's own logger (klog levels)")
+	flag.BoolVar(&cfg.ignoreOwnWrites, "ignore-own-writes", false, "reconcile without waiting for the cache to apply the controller's own last write (to measure what that costs: stale reads)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -37,6 +37,9 @@ type config struct {
 	qps                              float64
 	timeout                          time.Duration
 	verbosity                        int
+	ignoreOwnWrites                  bool
+	// log receives the demo's log lines; nil means os.Stderr.
+	log io.Writer
 }
 
 const runLabel = "demo.informer-gen.io/run"
@@ -79,7 +82,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	out = &lockedWriter{w: out} // the progress goroutine and the phases both print
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(cfg.verbosity), textlogger.Output(os.Stderr)))
+	logOut := cfg.log
+	if logOut == nil {
+		logOut = os.Stderr
+	}
+	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(cfg.verbosity), textlogger.Output(logOut)))
 	ctx = klog.NewContext(ctx, logger)
 	localapi.QuietKlog() // the API server and client-go log through global klog
 	start := time.Now()
@@ -106,7 +113,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 
 	// 2. Factory and controller. Only this run's objects are watched.
 	f := informers.NewSharedInformerFactory(restCfg, factory.Options{LabelSelector: sel})
-	ctrl, err := controller.New(restCfg, f, controller.Options{Workers: cfg.workers})
+	ctrl, err := controller.New(restCfg, f, controller.Options{Workers: cfg.workers, IgnoreOwnWrites: cfg.ignoreOwnWrites})
 	if err != nil {
 		return err
 	}
@@ -380,6 +387,8 @@ func printSummary(out io.Writer, done []phase, total time.Duration, writes int64
 	fmt.Fprintf(out, "  %-28s %8s\n", "total", total.Round(time.Millisecond))
 	fmt.Fprintf(out, "  writes by the demo: %d  events seen: %d  reconciles: %d  status writes: %d  retried: %d\n",
 		writes, s.Events, s.Reconciles, s.StatusUpdates, s.Errors)
+	fmt.Fprintf(out, "  per 1,000 reconciles: %.1f conflicts with the demo's writes, %.1f reads older than the controller's own last write, %.1f writes to deleted objects\n",
+		perThousand(s.Conflicts, s.Reconciles), perThousand(s.StaleReads, s.Reconciles), perThousand(s.Gone, s.Reconciles))
 	fmt.Fprintf(out, "  final state: %d foos, %d hosts; every status reconciled; caches equal a fresh LIST\n", foos, hosts)
 	fmt.Fprintln(out, "PASS")
 }
@@ -430,4 +439,11 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+func perThousand(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 1000 * float64(n) / float64(of)
 }

@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/informer-gen/informer-gen/runtime/factory"
+
+	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
+	"github.com/informer-gen/informer-gen/examples/crd/controller"
+	"github.com/informer-gen/informer-gen/examples/crd/generated/informers"
+	"github.com/informer-gen/informer-gen/examples/crd/internal/e2eutil"
+	"github.com/informer-gen/informer-gen/examples/crd/internal/parallel"
+	"github.com/informer-gen/informer-gen/examples/crd/internal/verify"
+)
+
+// TestControllerChurnReadsOwnWrites runs the example controller (4 workers)
+// through creates, scale-ups, moves between Hosts and deletes, once reading
+// its own writes (the default) and once ignoring them, and counts the
+// reconciles that read an object older than the controller's own last
+// write of it: there must be none with the default. It logs, per 1,000
+// reconciles, those stale reads and the conflicts, and the p50/p99 time
+// from a status write to the key's next reconcile.
+func TestControllerChurnReadsOwnWrites(t *testing.T) {
+	for _, mode := range []struct {
+		name   string
+		ignore bool
+	}{{"ignore-own-writes", true}, {"read-own-writes", false}} {
+		t.Run(mode.name, func(t *testing.T) {
+			s := runChurn(t, "churn-"+mode.name, mode.ignore)
+			t.Logf("%s: reconciles %d, stale reads %d (%.1f per 1,000), conflicts %d (%.1f per 1,000), writes to deleted objects %d; write -> next reconcile of the key p50 %v p99 %v (%d samples)",
+				mode.name, s.Reconciles, s.StaleReads, per1000(s.StaleReads, s.Reconciles), s.Conflicts, per1000(s.Conflicts, s.Reconciles),
+				s.Gone, s.p50, s.p99, s.samples)
+			if !mode.ignore && s.StaleReads != 0 {
+				t.Errorf("%d reconciles read an object older than the controller's own last write of it, want 0", s.StaleReads)
+			}
+		})
+	}
+}
+
+func per1000(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 1000 * float64(n) / float64(of)
+}
+
+type churnStats struct {
+	controller.Stats
+	p50, p99 time.Duration
+	samples  int
+}
+
+func runChurn(t *testing.T, ns string, ignoreOwnWrites bool) churnStats {
+	ctx := t.Context()
+	const n, hosts = 300, 6
+	hostName := func(i int) string { return fmt.Sprintf("%s-host-%d", ns, i%hosts) }
+
+	var mu sync.Mutex
+	wroteAt := map[controller.Key]time.Time{}
+	var lat []time.Duration
+	opts := controller.Options{
+		Workers:         4,
+		IgnoreOwnWrites: ignoreOwnWrites,
+		Wrote: func(k controller.Key, _ string) {
+			mu.Lock()
+			wroteAt[k] = time.Now()
+			mu.Unlock()
+		},
+		Observe: func(k controller.Key) func(error) {
+			mu.Lock()
+			if at, ok := wroteAt[k]; ok {
+				lat = append(lat, time.Since(at))
+				delete(wroteAt, k)
+			}
+			mu.Unlock()
+			return nil
+		},
+	}
+	f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespace: ns})
+	t.Cleanup(f.Shutdown)
+	ctrl, err := controller.New(server.Config(), f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	f.Start(runCtx)
+	go func() { done <- ctrl.Run(runCtx) }()
+
+	for i := range hosts {
+		h := &samplev1.Host{ObjectMeta: metav1.ObjectMeta{Name: hostName(i)}, Spec: samplev1.HostSpec{Capacity: int32(2 + i)}}
+		if err := client.Post().Resource("hosts").Body(h).Do(ctx).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for i := range hosts {
+			_ = client.Delete().Resource("hosts").Name(hostName(i)).Do(context.Background()).Error()
+		}
+	})
+	if err := e2eutil.CreateFoos(ctx, client, ns, "foo", 0, n, hostName); err != nil {
+		t.Fatal(err)
+	}
+	patch := func(name, body string) error {
+		return client.Patch(types.MergePatchType).Namespace(ns).Resource("foos").Name(name).Body([]byte(body)).Do(ctx).Error()
+	}
+	// Three rounds over every Foo, 4 clients: scale up, move to another
+	// Host, scale again; then delete a third and create as many anew.
+	for round := range 3 {
+		if err := parallel.Do(ctx, 4, 0, n, func(i int) error {
+			name := fmt.Sprintf("foo-%d", i)
+			switch round {
+			case 1:
+				return patch(name, fmt.Sprintf(`{"spec":{"hostName":%q}}`, hostName(i+1+round)))
+			default:
+				return patch(name, fmt.Sprintf(`{"spec":{"replicas":%d}}`, 3+round+i%5))
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := parallel.Do(ctx, 4, 0, n/3, func(i int) error {
+		return client.Delete().Namespace(ns).Resource("foos").Name(fmt.Sprintf("foo-%d", 3*i)).Do(ctx).Error()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2eutil.CreateFoos(ctx, client, ns, "new", 0, n/3, hostName); err != nil {
+		t.Fatal(err)
+	}
+
+	fooInf := f.Samplecontroller().V1().Foos().Informer()
+	hostInf := f.Samplecontroller().V1().Hosts().Informer()
+	prefix := ns + "-host-"
+	mine := func(hs []*samplev1.Host) []*samplev1.Host {
+		return slices.DeleteFunc(slices.Clone(hs), func(h *samplev1.Host) bool { return !strings.HasPrefix(h.Name, prefix) })
+	}
+	e2eutil.Eventually(t, ctx, 5*time.Minute, "every status reconciled and the caches equal a LIST", func() error {
+		foos, _, err := verifyListFoos(ctx, ns)
+		if err != nil {
+			return err
+		}
+		all, _, err := verify.ListHosts(ctx, client, "")
+		if err != nil {
+			return err
+		}
+		hs := mine(all)
+		return errors.Join(
+			verify.Reconciled(foos, hs),
+			verify.CacheEqualsList("Foo", fooInf.Indexer().List(), foos),
+			verify.CacheEqualsList("Host", mine(hostInf.Indexer().List()), hs),
+		)
+	})
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	out := churnStats{Stats: ctrl.Stats(), samples: len(lat)}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		out.p50 = lat[len(lat)/2]
+		out.p99 = lat[min(len(lat)-1, len(lat)*99/100)]
+	}
+	return out
+}

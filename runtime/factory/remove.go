@@ -1,0 +1,78 @@
+package factory
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/informer-gen/informer-gen/runtime/store"
+)
+
+// RemoveInformer stops the factory's shared informer for typ (the kind's,
+// or a projection's when typ.Projection is set) and forgets it, while the
+// factory's other informers keep running. It is for controllers whose
+// watched kinds change at run time (a CRD uninstalled, a provider removed).
+//
+// What happens, in order: the informer's Reflector stops (its watch is
+// closed), its queue closes, its handlers stop (every Registration's
+// Stopped channel closes; no handler call starts after RemoveInformer
+// returns), and RemoveInformer returns once all of the informer's
+// goroutines have exited. The factory then holds no reference to the
+// informer: its cache is garbage as soon as the caller drops the Informer,
+// Lister and Registrations it got from it (reads through them keep working
+// on the last state until then, and never change again).
+//
+// A later InformerFor (or Register) of typ creates a fresh informer, with
+// its own LIST, started at once if the factory is started. RemoveInformer
+// reports whether there was an informer to remove. It is safe for
+// concurrent use; calling it from one of the informer's own handlers
+// deadlocks (it waits for that handler to return).
+func RemoveInformer[T store.Object[T]](f *Factory, typ Type[T]) bool {
+	return f.remove(typ.key())
+}
+
+// RemoveInformerOf is RemoveInformer for the informer whose objects have
+// obj's Go type (a *v1.Foo for the kind, a *v1.FooSummary for a
+// projection), for callers that hold an object rather than a Type
+// (controller-runtime's Cache.RemoveInformer). It returns false and no
+// error when the factory has no such informer, and an error when several
+// informers have obj's type (one Go type registered for two resources).
+func (f *Factory) RemoveInformerOf(obj any) (bool, error) {
+	t := reflect.TypeOf(obj)
+	f.mu.Lock()
+	var found []typeKey
+	for _, k := range f.order {
+		if f.entries[k].objectType == t {
+			found = append(found, k)
+		}
+	}
+	f.mu.Unlock()
+	switch len(found) {
+	case 0:
+		return false, nil
+	case 1:
+		return f.remove(found[0]), nil
+	default:
+		return false, fmt.Errorf("remove informer of %v: %d informers have that type (%v); remove it by its Type", t, len(found), found)
+	}
+}
+
+// remove stops the informer of k and drops it from the factory; see
+// RemoveInformer.
+func (f *Factory) remove(k typeKey) bool {
+	f.mu.Lock()
+	e, ok := f.entries[k]
+	if ok {
+		delete(f.entries, k)
+		f.order = slices.DeleteFunc(f.order, func(o typeKey) bool { return o == k })
+	}
+	f.mu.Unlock()
+	if !ok {
+		return false
+	}
+	if e.stop != nil {
+		e.stop()
+		<-e.stopped
+	}
+	return true
+}

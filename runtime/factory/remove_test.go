@@ -1,0 +1,158 @@
+package factory_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+)
+
+// GadgetType is a second resource served with the same Go type, so that a
+// factory has two informers of which one is removed.
+var GadgetType = factory.Type[*lwt.Widget]{
+	Resource:    schema.GroupVersionResource{Group: lwt.GVR.Group, Version: lwt.GVR.Version, Resource: "gadgets"},
+	Namespaced:  true,
+	AddToScheme: lwt.AddToScheme,
+	Kind:        "Widget",
+}
+
+// TestRemoveInformer: removing one informer stops it (its handlers learn
+// it through Registration.Stopped, its goroutines exit: goleak and
+// synctest would report them), leaves the other running, and a later
+// InformerFor starts a fresh informer that lists the current state.
+func TestRemoveInformer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		widgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
+		gadgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: GadgetType.Resource.GroupResource()}, widget("ns", "g", "n1", nil))
+		opts := factory.Options{}
+		factory.SetListerWatcher(&opts, WidgetType, widgets)
+		factory.SetListerWatcher(&opts, GadgetType, gadgets)
+		f := factory.New(nil, opts)
+		defer f.Shutdown()
+		winf := factory.InformerFor(f, WidgetType)
+		ginf := factory.InformerFor(f, GadgetType)
+		wrec := runtimetest.NewRecorder[*lwt.Widget]()
+		wreg, err := winf.AddHandler(wrec, informer.HandlerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		grec := runtimetest.NewRecorder[*lwt.Widget]()
+		if _, err := ginf.AddHandler(grec, informer.HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+
+		if _, err := f.RemoveInformerOf(&lwt.Widget{}); err == nil {
+			t.Fatal("RemoveInformerOf a type two informers have: no error")
+		}
+		if !factory.RemoveInformer(f, WidgetType) {
+			t.Fatal("RemoveInformer found no informer")
+		}
+		select {
+		case <-wreg.Stopped():
+		default:
+			t.Fatal("the removed informer's handler was not stopped when RemoveInformer returned")
+		}
+		if factory.RemoveInformer(f, WidgetType) {
+			t.Fatal("second RemoveInformer found an informer")
+		}
+		if n := len(f.Informers()); n != 1 {
+			t.Fatalf("factory lists %d informers after the removal, want 1", n)
+		}
+
+		// The other informer still runs.
+		if _, err := gadgets.Update(widget("ns", "g", "n2", nil)); err != nil {
+			t.Fatal(err)
+		}
+		want := gadgets.Snapshot()
+		if err := grec.WaitFor(ctx, func(got map[string]*lwt.Widget) bool {
+			return runtimetest.SameResourceVersions(got, want)
+		}); err != nil {
+			t.Fatal(err)
+		}
+
+		// A change made while no informer runs is in the fresh one's list.
+		if _, err := widgets.Add(widget("ns", "b", "n1", nil)); err != nil {
+			t.Fatal(err)
+		}
+		fresh := factory.InformerFor(f, WidgetType)
+		if fresh == winf {
+			t.Fatal("InformerFor after RemoveInformer returned the removed informer")
+		}
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := fresh.Indexer().Len(); n != 2 {
+			t.Fatalf("fresh informer has %d objects, want 2", n)
+		}
+		if n := winf.Indexer().Len(); n != 1 {
+			t.Fatalf("removed informer's cache changed to %d objects", n)
+		}
+		if ok, err := f.RemoveInformerOf(&lwt.Widget{}); err == nil || ok {
+			t.Fatalf("RemoveInformerOf with two informers of the type = %v, %v", ok, err)
+		}
+		if !factory.RemoveInformer(f, GadgetType) {
+			t.Fatal("RemoveInformer(GadgetType) found no informer")
+		}
+		if ok, err := f.RemoveInformerOf(&lwt.Widget{}); err != nil || !ok {
+			t.Fatalf("RemoveInformerOf the last Widget informer = %v, %v", ok, err)
+		}
+		if n := len(f.Informers()); n != 0 {
+			t.Fatalf("factory lists %d informers after removing all", n)
+		}
+	})
+}
+
+// TestRemoveInformerNotStarted: an informer that never ran is just dropped.
+func TestRemoveInformerNotStarted(t *testing.T) {
+	f := factory.New(nil, factory.Options{})
+	defer f.Shutdown()
+	first := factory.InformerFor(f, WidgetType)
+	if !factory.RemoveInformer(f, WidgetType) {
+		t.Fatal("RemoveInformer found no informer")
+	}
+	if factory.InformerFor(f, WidgetType) == first {
+		t.Fatal("InformerFor returned the removed informer")
+	}
+}
+
+// TestRemoveInformerRacesShutdownAndInformerFor: removals, re-creations
+// and Shutdown at once neither hang nor leave goroutines behind (synctest
+// reports a deadlock, goleak a leak).
+func TestRemoveInformerRacesShutdownAndInformerFor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := factory.Options{}
+		factory.SetListerWatcherFunc(&opts, WidgetType, func(string) reflector.ListerWatcher[*lwt.Widget] {
+			return runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
+		})
+		f := factory.New(nil, opts)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 20 {
+					factory.InformerFor(f, WidgetType)
+					factory.RemoveInformer(f, WidgetType)
+				}
+			})
+		}
+		wg.Go(f.Shutdown)
+		wg.Wait()
+		f.Shutdown()
+	})
+}

@@ -1,0 +1,36 @@
+package fifo
+
+// Bookmark queues resourceVersion rv, from a watch BOOKMARK event, in the
+// stream: the consumer gets it as Batch.ResourceVersion right after the
+// deltas queued before it, so its store records rv only once it has applied
+// them (a bookmark must never make the store claim changes it has not
+// applied yet). A bookmark right behind another, not yet popped, replaces
+// it. It queues no delta (Len does not count it) and returns ErrClosed after
+// Close. On a partitioned FIFO it returns ErrPartitioned: a bookmark
+// belongs to one namespace and goes through Namespace(ns).Bookmark.
+func (f *FIFO[T]) Bookmark(rv string) error {
+	if f.partitioned != nil {
+		return ErrPartitioned
+	}
+	return f.bookmark(rv, "")
+}
+
+// Bookmark is FIFO.Bookmark for the namespace of the partition.
+func (p *Partition[T]) Bookmark(rv string) error { return p.f.bookmark(rv, p.ns) }
+
+func (f *FIFO[T]) bookmark(rv, ns string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if f.count > 0 {
+		if last := f.ring[(f.head+f.count-1)%len(f.ring)].batch; last != nil && last.bookmark && last.ns == ns {
+			last.rv = rv
+			return nil
+		}
+	}
+	f.pushLocked(entry[T]{batch: &replaceBatch[T]{rv: rv, ns: ns, bookmark: true}})
+	f.signal()
+	return nil
+}
