@@ -102,7 +102,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs := flag.NewFlagSet("informer-gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.OutputDir, "output-dir", "",
-		"directory that receives listers/ and informers/ (required)\n"+
+		"directory that receives listers/, informers/ and, when projections are declared, projections/ (required)\n"+
 			"example: --output-dir ./pkg/generated")
 	fs.StringVar(&cfg.OutputPkg, "output-pkg", "",
 		"import path of --output-dir; derived from go.mod when empty\n"+

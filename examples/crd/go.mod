@@ -2,22 +2,32 @@ module github.com/informer-gen/informer-gen/examples/crd
 
 go 1.26.0
 
-replace github.com/informer-gen/informer-gen => ../..
+// The runtime and the local API server (a module of its own, so that
+// projects other than this example can use it in their tests) come from this
+// repository.
+replace (
+	github.com/informer-gen/informer-gen => ../..
+	github.com/informer-gen/informer-gen/examples/crd/localapi => ./localapi
+)
 
 require (
-	github.com/go-logr/logr v1.4.3
 	github.com/informer-gen/informer-gen v0.0.0-00010101000000-000000000000
-	go.etcd.io/etcd/api/v3 v3.7.0
-	go.etcd.io/etcd/client/pkg/v3 v3.7.0
-	go.etcd.io/etcd/server/v3 v3.7.0
+	github.com/informer-gen/informer-gen/examples/crd/localapi v0.0.0-00010101000000-000000000000
 	go.uber.org/goleak v1.3.0
-	go.uber.org/zap v1.27.1
 	golang.org/x/mod v0.42.0
 	k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
 	k8s.io/client-go v0.37.2
 	k8s.io/klog/v2 v2.140.0
+)
+
+require (
+	github.com/go-logr/logr v1.4.3 // indirect
+	go.etcd.io/etcd/api/v3 v3.7.0 // indirect
+	go.etcd.io/etcd/client/pkg/v3 v3.7.0 // indirect
+	go.etcd.io/etcd/server/v3 v3.7.0 // indirect
+	go.uber.org/zap v1.27.1 // indirect
 )
 
 require (

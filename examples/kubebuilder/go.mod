@@ -2,18 +2,24 @@ module github.com/informer-gen/informer-gen/examples/kubebuilder
 
 go 1.26.0
 
-// informer-gen and its integrations come from this repository; a project
-// outside it drops these lines and gets them from the module proxy.
+// informer-gen and its integrations from a clone: the lines
+// hack/use-local.sh writes (with the clone's absolute path where these have
+// ../..). Once the module is tagged, a project drops these replace lines and
+// requires a version (go get ...@<version>).
 replace (
 	github.com/informer-gen/informer-gen => ../..
-	github.com/informer-gen/informer-gen/examples/crd => ../crd
 	github.com/informer-gen/informer-gen/integrations/controllerruntime => ../../integrations/controllerruntime
 	github.com/informer-gen/informer-gen/integrations/prometheus => ../../integrations/prometheus
 )
 
+// Only for this example's tests (test/localapi): the repository's local API
+// server stands in for envtest, whose binaries this repository's machines
+// cannot download. A project of its own keeps envtest.
+replace github.com/informer-gen/informer-gen/examples/crd/localapi => ../crd/localapi
+
 require (
 	github.com/informer-gen/informer-gen v0.0.0-00010101000000-000000000000
-	github.com/informer-gen/informer-gen/examples/crd v0.0.0-00010101000000-000000000000
+	github.com/informer-gen/informer-gen/examples/crd/localapi v0.0.0-00010101000000-000000000000
 	github.com/informer-gen/informer-gen/integrations/controllerruntime v0.0.0-00010101000000-000000000000
 	github.com/informer-gen/informer-gen/integrations/prometheus v0.0.0-00010101000000-000000000000
 	github.com/onsi/ginkgo/v2 v2.27.4

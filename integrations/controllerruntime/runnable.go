@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/informer-gen/informer-gen/runtime/factory"
 )
 
 // Factory is what Runnable runs: *factory.Factory, and so every generated
@@ -128,6 +130,9 @@ func (r *Runnable) Start(ctx context.Context) error {
 		sctx, cancel := context.WithTimeout(ctx, r.opts.SyncTimeout)
 		err := r.waitForSync(sctx)
 		cancel()
+		if errors.Is(err, factory.ErrSetup) {
+			return err
+		}
 		if err != nil && ctx.Err() == nil {
 			return fmt.Errorf("informers did not sync within %s: %w", r.opts.SyncTimeout, err)
 		}
@@ -137,7 +142,8 @@ func (r *Runnable) Start(ctx context.Context) error {
 }
 
 // waitForSync waits for the factory's sync, logging its error (with the
-// informers' last errors) every SyncLogPeriod while it waits.
+// informers' last errors) every SyncLogPeriod while it waits. A set-up
+// mistake (factory.ErrSetup) is returned at once, not waited on.
 func (r *Runnable) waitForSync(ctx context.Context) error {
 	select {
 	case <-r.running:
@@ -153,6 +159,11 @@ func (r *Runnable) waitForSync(ctx context.Context) error {
 		err := r.f.WaitForCacheSync(pctx)
 		cancel()
 		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if errors.Is(err, factory.ErrSetup) {
+			// A mistake in the program (no source, a type its scheme does
+			// not know): waiting longer cannot help.
 			return err
 		}
 		logger.Error(err, "informers not synced yet")

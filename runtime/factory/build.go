@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -52,8 +53,10 @@ func (f *Factory) namespaces(namespaced bool, to TypeOptions) []string {
 }
 
 // newShared builds the shared informer of a type, calling the user's funcs in
-// Options.Types; f.mu must not be held.
-func newShared(f *Factory, typ *typeInfo) *informer.Shared {
+// Options.Types; f.mu must not be held. A non-nil error is a set-up mistake
+// (it wraps ErrSetup and names the informer): the informer's source then
+// returns it once and never retries (setupErrorLW).
+func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 	to := f.opts.Types[typ.resource]
 	typed := to.typed(typ.key)
 	lsel, fsel, resync := f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
@@ -103,6 +106,7 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 
 	// newLW returns the source of one namespace ("" = all).
 	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
+	var setupErr error
 	if typed.listerWatcher == nil {
 		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
 		var codec, fallback wire.Codec[store.Obj]
@@ -119,9 +123,14 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 			}
 			codec, fallback, err = codecFor(f.cfg, contentType, scheme, typ.resource.GroupVersion().WithKind(typ.kind), typ.objectType, skip, typ.jsonDecoder)
 		}
+		if err != nil {
+			setupErr = fmt.Errorf("%s: %w", typ.key, setupError{err})
+		}
+		// One source for every namespace: the mistake is reported once.
+		failing := &setupErrorLW{err: setupErr}
 		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
-			if err != nil {
-				return failingLW{err: err} // the reflector's errors name the resource
+			if setupErr != nil {
+				return failing
 			}
 			return listwatch.New(client, listwatch.Options[store.Obj, runtime.Object]{
 				Resource:      typ.resource.Resource,
@@ -146,13 +155,13 @@ func newShared(f *Factory, typ *typeInfo) *informer.Shared {
 		if len(namespaces) == 1 {
 			ns = namespaces[0]
 		}
-		return informer.NewShared(newLW(ns), typ.objectType, opts)
+		return informer.NewShared(newLW(ns), typ.objectType, opts), setupErr
 	}
 	sources := make([]informer.NamespaceSource[store.Obj], len(namespaces))
 	for n, ns := range namespaces {
 		sources[n] = informer.NamespaceSource[store.Obj]{Namespace: ns, ListerWatcher: newLW(ns)}
 	}
-	return informer.NewSharedMultiNamespace(sources, typ.objectType, opts)
+	return informer.NewSharedMultiNamespace(sources, typ.objectType, opts), setupErr
 }
 
 // sharedOptions adds typ's indexes, name and scope to opts (as
@@ -213,7 +222,7 @@ func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Schem
 	f.gvs[gv] = g
 	switch {
 	case f.cfg == nil:
-		g.err = errors.New("factory has no rest.Config and no ListerWatcher was set for this type")
+		g.err = errors.New("the factory has no rest.Config (factory.New got nil) and Options.Types sets no ListerWatcher for this type (factory.SetListerWatcher)")
 	case addToScheme == nil:
 		g.err = fmt.Errorf("type of group-version %s has no AddToScheme", gv)
 	default:
@@ -237,13 +246,35 @@ func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Schem
 	return g.client, g.scheme, g.err
 }
 
-// failingLW reports a construction error (bad config, scheme error) through
-// the informer, so WaitForCacheSync names the resource and the cause.
-type failingLW struct{ err error }
-
-func (l failingLW) List(context.Context, metav1.ListOptions) (*reflector.ListResult[store.Obj], error) {
-	return nil, l.err
+// setupErrorLW is the source of an informer that cannot be built (no
+// rest.Config, a type its scheme does not know, a projection without a
+// Kind): its first List or Watch returns err, so the reflector reports it
+// once (LastError, one log line); every later call waits for its ctx, since
+// no retry can change the outcome. WaitForCacheSync returns err at once.
+type setupErrorLW struct {
+	err  error
+	once sync.Once
 }
-func (l failingLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
-	return nil, l.err
+
+// first reports whether this is the source's first call.
+func (l *setupErrorLW) first() bool {
+	first := false
+	l.once.Do(func() { first = true })
+	return first
+}
+
+func (l *setupErrorLW) List(ctx context.Context, _ metav1.ListOptions) (*reflector.ListResult[store.Obj], error) {
+	if l.first() {
+		return nil, l.err
+	}
+	<-ctx.Done()
+	return nil, context.Cause(ctx)
+}
+
+func (l *setupErrorLW) Watch(ctx context.Context, _ metav1.ListOptions) (watch.Interface, error) {
+	if l.first() {
+		return nil, l.err
+	}
+	<-ctx.Done()
+	return nil, context.Cause(ctx)
 }

@@ -52,6 +52,9 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 	if gvk.Kind == "" {
 		gv := gvk.GroupVersion()
 		kinds, _, err := scheme.ObjectKinds(obj)
+		if runtime.IsNotRegisteredError(err) {
+			return nil, nil, fmt.Errorf("%v is not registered in group-version %s: the Type's AddToScheme does not add it", t, gv)
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("kind of %v: %w", t, err)
 		}
@@ -62,7 +65,7 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 			}
 		}
 		if gvk.Kind == "" {
-			return nil, nil, fmt.Errorf("%v is not registered in group-version %s", t, gv)
+			return nil, nil, fmt.Errorf("%v is not registered in group-version %s: the Type's AddToScheme does not add it", t, gv)
 		}
 	}
 	var jsonOpts []wire.JSONOption

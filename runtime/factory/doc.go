@@ -29,9 +29,11 @@
 //     feeds a single cache (informer.NewMultiNamespace), so the generated
 //     Lister, which takes one Indexer, needs no merged view. Namespaces are
 //     sorted and deduplicated, so the same set always builds the same thing.
-//   - Construction errors (no rest.Config, a failing AddToScheme) do not panic
-//     and are not lost: the informer's source returns them, so LastError and
-//     WaitForCacheSync report them with the resource name.
+//   - Construction errors (no rest.Config, a failing AddToScheme, a type the
+//     scheme does not know, a projection without Kind) do not panic and are
+//     not retried, since no retry can fix them (ErrSetup): the informer's
+//     source returns one once (LastError, one log line) and WaitForCacheSync
+//     returns them at once, each naming its informer.
 //   - Start is non-blocking and may be called again; Shutdown cancels every
 //     informer and waits for all their goroutines, so nothing outlives it.
 //   - One informer can be stopped and forgotten while the others run

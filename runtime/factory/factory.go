@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -115,6 +116,9 @@ type entry struct {
 	started    bool
 	stop       context.CancelFunc // set by startLocked
 	stopped    chan struct{}      // closed when its Run has returned
+	// setupErr is the informer's set-up mistake (wrapping ErrSetup), if
+	// any: WaitForCacheSync returns it at once.
+	setupErr error
 }
 
 // New returns a factory that talks to the server in cfg, decoding with
@@ -201,12 +205,13 @@ func (f *Factory) informerFor(k typeKey, info func() *typeInfo) *entry {
 		return e
 	}
 	ti := info()
-	shared := newShared(f, ti) // user code: without f.mu
+	shared, setupErr := newShared(f, ti) // user code: without f.mu
 	return f.enter(k, &entry{
 		shared:     shared,
 		view:       ti.view(shared),
 		generic:    newGeneric(k.resource, shared),
 		objectType: ti.objectType,
+		setupErr:   setupErr,
 	})
 }
 
@@ -301,17 +306,60 @@ func (f *Factory) startLocked(ctx context.Context, e *entry) {
 // WaitForCacheSync blocks until every started informer has synced (nil) or
 // ctx ends. On ctx's end the error names each unsynced resource and wraps
 // the informer's last error (a 403 on LIST, say) rather than only timing out.
+//
+// A set-up mistake that no retry can fix (see ErrSetup) is returned at once,
+// without waiting for ctx or for the other informers: one error naming every
+// started informer that has one, for which errors.Is(err, ErrSetup) holds.
 func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	f.mu.Lock()
 	var syncs []informer.Syncable
+	var setup setupErrors
 	for _, k := range f.order {
-		if e := f.entries[k]; e.started {
+		e := f.entries[k]
+		switch {
+		case !e.started:
+		case e.setupErr != nil:
+			setup = append(setup, e.setupErr)
+		default:
 			syncs = append(syncs, e.shared)
 		}
 	}
 	f.mu.Unlock()
+	if len(setup) > 0 {
+		return setup
+	}
 	return informer.WaitForCacheSync(ctx, syncs...)
 }
+
+// ErrSetup is wrapped by the error of an informer the factory cannot build,
+// a mistake in the program that no retry can fix: no rest.Config and no
+// ListerWatcher for the type, a type its group-version's AddToScheme does
+// not register (or no AddToScheme), a projection without Type.Kind, an
+// unknown TypeOptions.ContentType. Such an informer tries once (its
+// LastError and one log line report the mistake) and then waits for its
+// ctx; Factory.WaitForCacheSync returns the mistake at once.
+var ErrSetup = errors.New("informer set-up mistake (no retry can fix it)")
+
+// setupError marks its cause as a set-up mistake for errors.Is(ErrSetup)
+// without changing its message.
+type setupError struct{ err error }
+
+func (e setupError) Error() string   { return e.err.Error() }
+func (e setupError) Unwrap() []error { return []error{ErrSetup, e.err} }
+
+// setupErrors is WaitForCacheSync's error for set-up mistakes, each already
+// naming its informer.
+type setupErrors []error
+
+func (e setupErrors) Error() string {
+	msgs := make([]string, len(e))
+	for n, err := range e {
+		msgs[n] = err.Error()
+	}
+	return "caches cannot sync, set-up mistake (no retry can fix it): " + strings.Join(msgs, "; ")
+}
+
+func (e setupErrors) Unwrap() []error { return e }
 
 // Shutdown stops every informer the factory started and waits until all of
 // their goroutines have exited. Safe to call more than once and concurrently

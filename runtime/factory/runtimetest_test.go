@@ -61,3 +61,43 @@ func TestFactoryOverRuntimetestSource(t *testing.T) {
 		}
 	})
 }
+
+// One runtimetest.Source drives a kind's informer and its projection's in a
+// factory: the projection's source is runtimetest.Project over the kind's,
+// set with the projection's Type, so both caches follow every write.
+func TestFactoryProjectionOverRuntimetestSource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()},
+			widget("ns", "a", "n1", nil), widget("ns", "b", "n2", nil))
+		opts := factory.Options{}
+		factory.SetListerWatcher(&opts, WidgetType, src)
+		factory.SetListerWatcher(&opts, WidgetSummaryType, runtimetest.Project[*WidgetSummary](src))
+		f := factory.New(nil, opts)
+		defer f.Shutdown()
+		widgets := factory.InformerFor(f, WidgetType)
+		summaries := factory.InformerFor(f, WidgetSummaryType)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Update(widget("ns", "a", "n2", nil)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Delete(widget("ns", "b", "", nil)); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		a, _ := src.Get("ns/a")
+		if got := summaries.Indexer().List(); len(got) != 1 || got[0].Name != "a" || got[0].Spec.NodeName != "n2" || got[0].ResourceVersion != a.ResourceVersion {
+			t.Fatalf("projection cache %v, want only a, on n2, at resourceVersion %s", got, a.ResourceVersion)
+		}
+		if got := widgets.Indexer().List(); len(got) != 1 || got[0].ResourceVersion != a.ResourceVersion {
+			t.Fatalf("kind cache %v, want only a at resourceVersion %s", got, a.ResourceVersion)
+		}
+		if onN2, _ := summaries.Indexer().ByIndex(nodeIndex, "n2"); len(onN2) != 1 {
+			t.Fatalf("the projection's index on n2 = %v, want a", onN2)
+		}
+	})
+}

@@ -10,6 +10,10 @@
 //     and malformed events (Inject). It pages LISTs, honours label selectors
 //     and metadata.name/namespace field selectors, and records every request
 //     it serves.
+//   - Project[P](src) serves a Source's objects as P, a projection of its kind
+//     (a type informer-gen generates under projections/), decoded from the
+//     kind's JSON by the runtime's wire decoder as on a real server, so one
+//     Source drives the kind's informer and its projections' together.
 //   - Recorder[T] is an informer handler that remembers the last object it saw
 //     per key and every call, checks the handler contract, and lets a test
 //     wait for a condition (WaitFor) instead of sleeping.

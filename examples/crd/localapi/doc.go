@@ -29,6 +29,12 @@
 //     is applied to the global gate on Start, and a second server in the same
 //     process must ask for the same gates (Start fails otherwise). Tests that
 //     need different gates (WatchList off) live in their own test binary.
+//   - Nothing is left behind: Stop removes etcd's socket directory (with the
+//     peer key) and a temporary data directory, and so does, on every other
+//     way the process can end (a panic, a test binary's timeout, SIGKILL), a
+//     small /bin/sh child started with the server that waits for the
+//     process's end on a pipe (see reaper_unix.go). Programs should still
+//     stop servers on SIGINT and SIGTERM, as the demo does.
 //   - etcd's zap logger shows fatal errors only and is silenced before Close, since
 //     etcd logs spurious errors while shutting down; QuietKlog silences the
 //     API server's klog output for programs that log through their own logger.

@@ -81,8 +81,9 @@ type Server struct {
 	etcd      *embed.Etcd
 	etcdLevel zap.AtomicLevel
 	etcdURL   string
-	sockDir   string // etcd's unix sockets
+	sockDir   string // etcd's unix sockets and peer certificate
 	prefix    string
+	reaper    *reaper // removes sockDir (and a temporary dir) if the process dies
 
 	mu     sync.Mutex
 	api    *apiServer // nil while stopped
@@ -137,19 +138,14 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, dir: opts.Dir}
-	if s.dir == "" {
-		if s.dir, err = os.MkdirTemp("", "localapi-"); err != nil {
-			return nil, fmt.Errorf("creating the data directory: %w", err)
-		}
-		s.tempDir = true
-	} else if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating the data directory: %w", err)
-	}
 	defer func() {
 		if err != nil {
 			_ = s.Stop(context.WithoutCancel(ctx))
 		}
 	}()
+	if err := s.makeDirs(); err != nil {
+		return nil, err
+	}
 	s.token = randomHex(16)
 	s.prefix = "/registry-" + randomHex(4)
 
@@ -194,6 +190,32 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	return s, nil
 }
 
+// makeDirs creates the data directory (a temporary one unless Options.Dir
+// names one) and etcd's socket directory (always temporary: a socket's path
+// must be short), and starts the reaper that removes the temporary ones
+// should the process die before Stop.
+func (s *Server) makeDirs() error {
+	var temp []string
+	if s.dir == "" {
+		dir, err := os.MkdirTemp("", "localapi-")
+		if err != nil {
+			return fmt.Errorf("creating the data directory: %w", err)
+		}
+		s.dir, s.tempDir = dir, true
+		temp = append(temp, dir)
+	} else if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("creating the data directory: %w", err)
+	}
+	sockDir, err := os.MkdirTemp("", "localapi-etcd-")
+	if err != nil {
+		return fmt.Errorf("creating etcd's socket directory: %w", err)
+	}
+	s.sockDir = sockDir
+	temp = append(temp, sockDir)
+	s.reaper, err = startReaper(temp...)
+	return err
+}
+
 func (s *Server) startEtcd(ctx context.Context) error {
 	cfg := embed.NewConfig()
 	cfg.Name = "localapi"
@@ -216,11 +238,7 @@ func (s *Server) startEtcd(ctx context.Context) error {
 	// socket's path from the URL's host); it is TLS on loopback and demands
 	// a client certificate from a CA whose key is thrown away, so no one can
 	// connect.
-	sockDir, err := os.MkdirTemp("", "localapi-etcd-")
-	if err != nil {
-		return fmt.Errorf("creating etcd's socket directory: %w", err)
-	}
-	s.sockDir = sockDir
+	sockDir := s.sockDir
 	peerTLS, err := writePeerTLS(sockDir)
 	if err != nil {
 		return err
@@ -455,8 +473,13 @@ func (s *Server) StartAPIServer(ctx context.Context) error {
 }
 
 // Stop stops the API server, then etcd (its logger silenced first), and
-// removes a temporary data directory. It waits for both to exit; ctx bounds
-// the wait for the API server. Stop is idempotent.
+// removes etcd's socket directory and a temporary data directory. It waits
+// for both to exit; ctx bounds the wait for the API server. Stop is
+// idempotent.
+//
+// Should the process end without Stop (a panic, a test binary's timeout, a
+// signal the program does not handle, SIGKILL), a helper process started
+// with the server removes those directories as soon as the process is gone.
 func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -475,6 +498,9 @@ func (s *Server) Stop(ctx context.Context) error {
 	}
 	if s.tempDir {
 		err = errors.Join(err, os.RemoveAll(s.dir))
+	}
+	if s.reaper != nil {
+		err = errors.Join(err, s.reaper.stop())
 	}
 	return err
 }

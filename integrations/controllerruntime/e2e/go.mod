@@ -8,6 +8,7 @@ go 1.26.0
 replace (
 	github.com/informer-gen/informer-gen => ../../..
 	github.com/informer-gen/informer-gen/examples/crd => ../../../examples/crd
+	github.com/informer-gen/informer-gen/examples/crd/localapi => ../../../examples/crd/localapi
 	github.com/informer-gen/informer-gen/integrations/controllerruntime => ..
 )
 
@@ -15,6 +16,7 @@ require (
 	github.com/go-logr/logr v1.4.3
 	github.com/informer-gen/informer-gen v0.0.0-00010101000000-000000000000
 	github.com/informer-gen/informer-gen/examples/crd v0.0.0-00010101000000-000000000000
+	github.com/informer-gen/informer-gen/examples/crd/localapi v0.0.0-00010101000000-000000000000
 	github.com/informer-gen/informer-gen/integrations/controllerruntime v0.0.0-00010101000000-000000000000
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2

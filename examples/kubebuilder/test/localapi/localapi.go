@@ -1,7 +1,9 @@
 // Package localapi starts the repository's local API server (etcd and
-// apiextensions-apiserver in process, see examples/crd/localapi) with this
-// project's CRDs, for the tests that kubebuilder scaffolds with envtest:
-// no envtest binaries are downloaded. The server has no core API, so
+// apiextensions-apiserver in process: the module
+// github.com/informer-gen/informer-gen/examples/crd/localapi, which needs
+// nothing else of the repository) with this project's CRDs, for the tests
+// that kubebuilder scaffolds with envtest: no envtest binaries are
+// downloaded. The server has no core API, so
 // controller-runtime gets a static RESTMapper (RESTMapper) instead of
 // discovery.
 package localapi

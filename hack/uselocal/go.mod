@@ -1,0 +1,3 @@
+module github.com/informer-gen/informer-gen/hack/uselocal
+
+go 1.26.0
