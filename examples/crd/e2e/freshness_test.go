@@ -23,8 +23,9 @@ import (
 	"github.com/informer-gen/informer-gen/examples/crd/internal/verify"
 )
 
-// TestControllerChurnReadsOwnWrites runs the example controller (4 workers)
-// through creates, scale-ups, moves between Hosts and deletes, once reading
+// TestControllerChurnReadsOwnWrites runs the example controller (4 workers),
+// its informers watching with a delay (watchDelay), through creates,
+// scale-ups, moves between Hosts and deletes, once reading
 // its own writes (the default) and once ignoring them, and counts the
 // reconciles that read an object older than the controller's own last
 // write of it: there must be none with the default. It logs, per 1,000
@@ -55,6 +56,9 @@ func per1000(n, of int64) float64 {
 	}
 	return 1000 * float64(n) / float64(of)
 }
+
+// watchDelay is how long the churn test holds watch streams at a time.
+const watchDelay = 50 * time.Millisecond
 
 type churnStats struct {
 	controller.Stats
@@ -115,7 +119,28 @@ func runChurn(t *testing.T, ns string, ignoreOwnWrites bool) churnStats {
 			return nil
 		},
 	}
-	f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespace: ns})
+	// The informers watch through a proxy that holds every watch stream
+	// for 50ms out of each 100ms: a watch that lags the writes, as on a busy
+	// server, so that a key is requeued (by an older event) before the
+	// cache has the controller's last write of it. The controller writes
+	// to the server directly.
+	p := newProxy(t, server.Config())
+	stallCtx, stopStalls := context.WithCancel(ctx)
+	var stalls sync.WaitGroup
+	stalls.Go(func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stallCtx.Done():
+				return
+			case <-tick.C:
+				p.StallWatches(watchDelay)
+			}
+		}
+	})
+	defer func() { stopStalls(); stalls.Wait() }()
+	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{Namespace: ns})
 	t.Cleanup(f.Shutdown)
 	ctrl, err := controller.New(server.Config(), f, opts)
 	if err != nil {
