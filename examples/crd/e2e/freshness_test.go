@@ -58,7 +58,9 @@ func per1000(n, of int64) float64 {
 }
 
 // watchDelay is how long the churn test holds watch streams at a time.
-const watchDelay = 50 * time.Millisecond
+// It is longer than a key waits in the queue on a busy machine (seconds),
+// or the cache would catch up before the key's next reconcile anyway.
+const watchDelay = 3 * time.Second
 
 type churnStats struct {
 	controller.Stats
@@ -93,7 +95,9 @@ func percentiles(d []time.Duration) (p50, p99 time.Duration) {
 
 func runChurn(t *testing.T, ns string, ignoreOwnWrites bool) churnStats {
 	ctx := t.Context()
-	const n, hosts = 300, 3
+	// Few keys, so that a key's next reconcile comes sooner than the
+	// lagging watch delivers the controller's last write of it.
+	const n, hosts = 30, 3
 	hostName := func(i int) string { return fmt.Sprintf("%s-host-%d", ns, i%hosts) }
 
 	var mu sync.Mutex
@@ -119,23 +123,24 @@ func runChurn(t *testing.T, ns string, ignoreOwnWrites bool) churnStats {
 			return nil
 		},
 	}
-	// The informers watch through a proxy that holds every watch stream
-	// for 50ms out of each 100ms: a watch that lags the writes, as on a busy
-	// server, so that a key is requeued (by an older event) before the
-	// cache has the controller's last write of it. The controller writes
-	// to the server directly.
+	// The informers watch through a proxy that holds the Hosts' watch
+	// stream for watchDelay at a time: a watch that lags the writes, as
+	// on a busy server, while the Foos' events (which requeue their Host)
+	// flow, so that a Host is requeued before its cache has the
+	// controller's last write of it. The controller writes to the server
+	// directly.
 	p := newProxy(t, server.Config())
 	stallCtx, stopStalls := context.WithCancel(ctx)
 	var stalls sync.WaitGroup
 	stalls.Go(func() {
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(watchDelay + 50*time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
 			case <-stallCtx.Done():
 				return
 			case <-tick.C:
-				p.StallWatches(watchDelay)
+				p.StallWatchesOf(watchDelay, func(path string) bool { return strings.HasSuffix(path, "/hosts") })
 			}
 		}
 	})
@@ -168,12 +173,13 @@ func runChurn(t *testing.T, ns string, ignoreOwnWrites bool) churnStats {
 	patch := func(name, body string) error {
 		return client.Patch(types.MergePatchType).Namespace(ns).Resource("foos").Name(name).Body([]byte(body)).Do(ctx).Error()
 	}
-	// Three rounds over every Foo, 8 clients: scale up, move to another
-	// Host, scale again; then delete a third and create as many anew.
-	for round := range 3 {
+	// Twelve rounds over every Foo, 8 clients, scaling up and (every third
+	// round) moving to another Host; then delete a third and create as
+	// many anew.
+	for round := range 12 {
 		if err := parallel.Do(ctx, 8, 0, n, func(i int) error {
 			name := fmt.Sprintf("foo-%d", i)
-			switch round {
+			switch round % 3 {
 			case 1:
 				return patch(name, fmt.Sprintf(`{"spec":{"hostName":%q}}`, hostName(i+1+round)))
 			default:
