@@ -262,6 +262,7 @@ func (v indexerView[T]) Replace([]any, string) error { return errReadOnly }
 func (v indexerView[T]) Resync() error               { return nil }
 func (v indexerView[T]) Bookmark(string)             {}
 func (v indexerView[T]) ListKeys() []string          { return v.ix().ListKeys() }
+
 // LastStoreSyncResourceVersion is what KEP-5647's consumers (client-go's
 // consistency store, kube-controller-manager's stale-controller checks)
 // read: the resourceVersion the cache has applied, never ahead of what Get
