@@ -263,9 +263,10 @@ func (v indexerView[T]) Resync() error               { return nil }
 func (v indexerView[T]) Bookmark(string)             {}
 func (v indexerView[T]) ListKeys() []string          { return v.ix().ListKeys() }
 
-// LastStoreSyncResourceVersion is what KEP-5647's consumers (client-go's
-// consistency store, kube-controller-manager's stale-controller checks)
-// read: the resourceVersion the cache has applied, never ahead of what Get
+// LastStoreSyncResourceVersion is what KEP-5647's consumers (the
+// consistency store of kube-controller-manager's DaemonSet, Job and other
+// controllers, k8s.io/kubernetes/pkg/controller/util/consistency) read: the
+// resourceVersion the cache has applied, never ahead of what Get
 // and List return (informer.Shared.LastStoreSyncResourceVersion; for a
 // multi-namespace informer the oldest of its namespaces').
 func (v indexerView[T]) LastStoreSyncResourceVersion() string {

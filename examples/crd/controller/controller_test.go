@@ -104,7 +104,14 @@ func TestReconcile(t *testing.T) {
 	factory.SetListerWatcher(&opts, v1informers.HostType, hosts)
 	f := informers.NewSharedInformerFactory(&rest.Config{Host: hs.URL}, opts)
 	defer f.Shutdown()
+	var wroteMu sync.Mutex
+	var wrote []string
 	ctrl, err := controller.New(&rest.Config{Host: hs.URL}, f, controller.Options{
+		Wrote: func(k controller.Key, rv string) {
+			wroteMu.Lock()
+			wrote = append(wrote, k.String()+"@"+rv)
+			wroteMu.Unlock()
+		},
 		Workers:     3,
 		RateLimiter: workqueue.NewExponentialRateLimiter[controller.Key](time.Millisecond, 10*time.Millisecond),
 	})
@@ -141,6 +148,16 @@ func TestReconcile(t *testing.T) {
 	if s := ctrl.Stats(); s.Conflicts < 4 || s.Errors != 0 {
 		t.Errorf("Stats() = %+v, want >= 4 Conflicts (the first status write of each changed object is a 409), retried without an error", s)
 	}
+
+	// Each write's resourceVersion, as returned by the server, is what the
+	// controller waits for before the key's next reconcile.
+	wroteMu.Lock()
+	for _, w := range wrote {
+		if _, rv, _ := strings.Cut(w, "@"); rv == "" {
+			t.Errorf("status write %s: no resourceVersion decoded from the response", w)
+		}
+	}
+	wroteMu.Unlock()
 
 	// A capacity change reaches the Host's Foos through the index.
 	h1, _ := hosts.Get("h1")

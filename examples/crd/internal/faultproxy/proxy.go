@@ -115,7 +115,7 @@ func New(target *rest.Config) (*Proxy, error) {
 			switch {
 			case resp.StatusCode != http.StatusOK:
 			case req.IsWatch():
-				resp.Body = p.newStream(resp.Request.Context(), resp.Body)
+				resp.Body = p.newStream(resp.Request.Context(), resp.Body, resp.Request.URL.Path)
 			case req.IsList():
 				return p.rewriteList(resp)
 			}
@@ -303,13 +303,23 @@ func (p *Proxy) InjectWatchFault(f WatchFault) int {
 // a hung connection would; they are delivered afterwards, nothing is lost.
 // It returns how many watches it hit.
 func (p *Proxy) StallWatches(d time.Duration) int {
+	return p.StallWatchesOf(d, func(string) bool { return true })
+}
+
+// StallWatchesOf is StallWatches for the watches whose URL path match
+// accepts (e.g. one resource's, so that its events lag another's).
+func (p *Proxy) StallWatchesOf(d time.Duration, match func(path string) bool) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	until := time.Now().Add(d)
+	n := 0
 	for s := range p.streams {
-		s.stallUntil = until
+		if match(s.path) {
+			s.stallUntil = until
+			n++
+		}
 	}
-	return len(p.streams)
+	return n
 }
 
 // stream is the body of a watch response on its way to the client: a pump
@@ -319,6 +329,7 @@ type stream struct {
 	p     *Proxy
 	ctx   context.Context
 	body  io.ReadCloser
+	path  string        // the watch request's URL path
 	lines chan []byte   // from the pump; closed when the body ends
 	kick  chan struct{} // cap 1: a fault is pending
 	once  sync.Once
@@ -336,8 +347,8 @@ type stream struct {
 	pumpErr  error // set by the pump before it closes lines
 }
 
-func (p *Proxy) newStream(ctx context.Context, body io.ReadCloser) *stream {
-	s := &stream{p: p, ctx: ctx, body: body, lines: make(chan []byte, 64), kick: make(chan struct{}, 1)}
+func (p *Proxy) newStream(ctx context.Context, body io.ReadCloser, path string) *stream {
+	s := &stream{p: p, ctx: ctx, body: body, path: path, lines: make(chan []byte, 64), kick: make(chan struct{}, 1)}
 	p.mu.Lock()
 	p.streams[s] = struct{}{}
 	p.mu.Unlock()
