@@ -165,45 +165,49 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 	c.fooRes = freshness.Resource{Name: "foos." + samplev1.SchemeGroupVersion.Group, Cache: c.fooInf.Shared().Cache()}
 	c.hostRes = freshness.Resource{Name: "hosts." + samplev1.SchemeGroupVersion.Group, Cache: c.hostInf.Shared().Cache()}
 	fooReg, err := c.fooInf.AddHandler(informer.HandlerFuncs[*samplev1.Foo]{
-		AddFunc: func(foo *samplev1.Foo, _ bool) {
+		AddFunc: func(foo *samplev1.Foo, initial bool) {
 			c.events.Add(1)
-			c.enqueueFoo(foo)
-			c.enqueueHost(foo.Spec.HostName)
+			p := priority(initial)
+			c.enqueueFoo(foo, p)
+			c.enqueueHost(foo.Spec.HostName, p)
 		},
 		UpdateFunc: func(old, foo *samplev1.Foo) {
 			c.events.Add(1)
-			c.enqueueFoo(foo)
+			p := priority(old.ResourceVersion == foo.ResourceVersion)
+			c.enqueueFoo(foo, p)
 			if old.Spec.HostName != foo.Spec.HostName {
-				c.enqueueHost(old.Spec.HostName)
-				c.enqueueHost(foo.Spec.HostName)
+				c.enqueueHost(old.Spec.HostName, p)
+				c.enqueueHost(foo.Spec.HostName, p)
 			}
 		},
 		DeleteFunc: func(foo *samplev1.Foo, _ bool) {
 			c.events.Add(1)
 			c.own.Forget(Key{Kind: KindFoo, Namespace: foo.Namespace, Name: foo.Name})
-			c.enqueueHost(foo.Spec.HostName)
+			c.enqueueHost(foo.Spec.HostName, 0)
 		},
 	}, informer.HandlerOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("adding the Foo handler: %w", err)
 	}
 	hostReg, err := c.hostInf.AddHandler(informer.HandlerFuncs[*samplev1.Host]{
-		AddFunc: func(h *samplev1.Host, _ bool) {
+		AddFunc: func(h *samplev1.Host, initial bool) {
 			c.events.Add(1)
-			c.enqueueHost(h.Name)
-			c.enqueueFoosOn(h.Name)
+			p := priority(initial)
+			c.enqueueHost(h.Name, p)
+			c.enqueueFoosOn(h.Name, p)
 		},
 		UpdateFunc: func(old, h *samplev1.Host) {
 			c.events.Add(1)
-			c.enqueueHost(h.Name)
+			p := priority(old.ResourceVersion == h.ResourceVersion)
+			c.enqueueHost(h.Name, p)
 			if old.Spec.Capacity != h.Spec.Capacity {
-				c.enqueueFoosOn(h.Name)
+				c.enqueueFoosOn(h.Name, p)
 			}
 		},
 		DeleteFunc: func(h *samplev1.Host, _ bool) {
 			c.events.Add(1)
 			c.own.Forget(Key{Kind: KindHost, Name: h.Name})
-			c.enqueueFoosOn(h.Name)
+			c.enqueueFoosOn(h.Name, 0)
 		},
 	}, informer.HandlerOptions{})
 	if err != nil {
@@ -214,25 +218,37 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 	return c, nil
 }
 
-func (c *Controller) enqueueFoo(foo *samplev1.Foo) {
-	c.queue.Add(Key{Kind: KindFoo, Namespace: foo.Namespace, Name: foo.Name})
+// priority is the queue priority of the keys an event touches: low for the
+// informer's initial list and for updates that changed nothing (a resync),
+// so that after a restart a real change is reconciled ahead of the
+// thousands of initial adds (workqueue.Handler's rule, for handlers that
+// map one object to several keys).
+func priority(unchanged bool) int {
+	if unchanged {
+		return workqueue.LowPriority
+	}
+	return 0
 }
 
-func (c *Controller) enqueueHost(name string) {
+func (c *Controller) enqueueFoo(foo *samplev1.Foo, p int) {
+	c.queue.AddWithOpts(workqueue.AddOpts{Priority: p}, Key{Kind: KindFoo, Namespace: foo.Namespace, Name: foo.Name})
+}
+
+func (c *Controller) enqueueHost(name string, p int) {
 	if name != "" {
-		c.queue.Add(Key{Kind: KindHost, Name: name})
+		c.queue.AddWithOpts(workqueue.AddOpts{Priority: p}, Key{Kind: KindHost, Name: name})
 	}
 }
 
 // enqueueFoosOn queues every Foo on the Host name, found through the index.
-func (c *Controller) enqueueFoosOn(name string) {
+func (c *Controller) enqueueFoosOn(name string, p int) {
 	foos, err := c.foos.ByHost(name)
 	if err != nil {
 		// Only an unknown index fails, which would be a bug in this package.
 		panic(fmt.Sprintf("listing Foos by Host %q: %v", name, err))
 	}
 	for _, foo := range foos {
-		c.enqueueFoo(foo)
+		c.enqueueFoo(foo, p)
 	}
 }
 
