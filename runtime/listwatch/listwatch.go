@@ -209,8 +209,9 @@ func (lw *ListerWatcher[T, L]) listCodec(ctx context.Context, lo *metav1.ListOpt
 
 // Watch starts a WATCH request; events carry decoded T values (and
 // *metav1.Status for ERROR events). With a Codec, an event it cannot decode
-// arrives as a *reflector.MalformedObject (the reflector reports and skips
-// it); after one whose framing was lost, the watch ends. The stream ends when ctx is cancelled,
+// arrives as a *reflector.MalformedObject (the reflector reports it and
+// ends the watch: see the reflector package doc, "Hostile servers"); after
+// one whose framing was lost, the stream ends too. The stream ends when ctx is cancelled,
 // when the server closes it (after opts.TimeoutSeconds), or on Stop.
 func (lw *ListerWatcher[T, L]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	lo := lw.listOptions(opts)

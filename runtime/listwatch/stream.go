@@ -75,9 +75,9 @@ func (w *streamWatch[T]) run(ctx context.Context, where string, dec wire.WatchDe
 				logger.V(5).Info("watch stream ended", "where", where)
 				return
 			case errors.As(err, &de):
-				// The reflector reports it (naming key and resourceVersion)
-				// and skips it; the type is unknown, so any of
-				// ADDED/MODIFIED/DELETED would do.
+				// The reflector reports it (naming key and resourceVersion),
+				// does not apply it and ends the watch; the type is unknown,
+				// so any of ADDED/MODIFIED/DELETED would do.
 				if !w.send(watch.Event{Type: watch.Modified, Object: &reflector.MalformedObject{Err: fmt.Errorf("watch %s: %w", where, err)}}) || !de.Recoverable {
 					return
 				}

@@ -178,7 +178,7 @@ func (r *shardReplica) stop() { r.cancel(); r.wg.Wait() }
 // at once; after each change, every Foo has been reconciled at its latest
 // resourceVersion by its one owner.
 func TestShardedController(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute) // minutes to spare on a busy machine
 	defer cancel()
 	installLeaseCRD(t, ctx)
 	// A namespace per run, so that -count=N reruns in one server.

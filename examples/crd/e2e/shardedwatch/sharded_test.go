@@ -298,7 +298,7 @@ func (c *cluster) sizes() map[string]int {
 // reconciled by two replicas at once, the caches converging to exactly the
 // owned Foos again.
 func TestServerSideShardedController(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute) // minutes to spare on a busy machine
 	defer cancel()
 	const ns, n = "sharded", 300
 	if err := e2eutil.CreateFoos(ctx, client, ns, "foo", 0, n, nil); err != nil {
@@ -358,7 +358,7 @@ func touchAsync(t *testing.T, ctx context.Context, ns string, n int, gen int32) 
 // process). Indicative: the machine is shared. SHARDEDWATCH_FOOS sets the
 // number of Foos (default 300).
 func TestMeasureServerVsClientSide(t *testing.T) {
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute) // minutes to spare on a busy machine
 	defer cancel()
 	n := 300
 	if v, err := strconv.Atoi(os.Getenv("SHARDEDWATCH_FOOS")); err == nil && v > 0 {
