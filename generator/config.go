@@ -58,6 +58,10 @@ type Config struct {
 	// Projections are the --projection flags: projections of kinds whose
 	// API package the user cannot mark (k8s.io/api/core/v1.Pod).
 	Projections []ProjectionFlag
+	// Warnings receives the warnings of a run (file:line:col: warning:
+	// message), one per line, whether or not it succeeds; nil means
+	// os.Stderr.
+	Warnings io.Writer
 	// Verbosity is the -v level the command logs at (Run itself logs to
 	// klog.FromContext): 1 says which marked types are skipped and why.
 	Verbosity int

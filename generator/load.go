@@ -26,6 +26,9 @@ type loaded struct {
 	// --projection flags: loaded for their projections, whose kinds get no
 	// listers or informers of their own.
 	projectionOnly map[string]bool
+	// regs are the scheme registrations of each input package, by import
+	// path.
+	regs map[string]registrations
 	// listed is the size of the import graph, checked how many
 	// dependencies were type-checked from source.
 	listed, checked int
@@ -155,5 +158,6 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		}
 	}
 	l.listed, l.checked = len(c.byID), len(c.done)
+	l.regs = c.regs
 	return l, diags, nil
 }

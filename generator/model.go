@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"cmp"
 	"fmt"
 	"go/token"
 	"go/types"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobuffalo/flect"
 	gengonamer "k8s.io/gengo/v2/namer"
 	"k8s.io/klog/v2"
 )
@@ -40,8 +42,16 @@ type Version struct {
 	GoName  string // V1alpha1
 	APIPath string // import path of the API package
 	GVVar   string // SchemeGroupVersion or GroupVersion
-	Kinds   []*Kind
+	// Registers is set when the API package declares no usable group
+	// version or AddToScheme but +groupName names its group: the generated
+	// informers.go declares both (groupVersion, addToScheme) and
+	// registers the kinds and their lists itself.
+	Registers bool
+	Kinds     []*Kind
 }
+
+// NameQ is the version as a Go string literal.
+func (v *Version) NameQ() string { return strconv.Quote(v.Name) }
 
 // Kind is one selected type.
 type Kind struct {
@@ -225,8 +235,28 @@ type modelOptions struct {
 }
 
 // kindNamers name a kind's plural: the Go accessor (Foos) and the resource
-// (foos), gengo's English rules with the plural exceptions.
-type kindNamers struct{ plural, resource gengonamer.Namer }
+// (foos), gengo's English rules with the plural exceptions, as upstream's
+// client-gen and informer-gen name them; and the resource of a kind whose
+// CRD controller-gen makes (crdResource).
+type kindNamers struct {
+	plural, resource gengonamer.Namer
+	// exceptions are the plural exceptions, defaults included.
+	exceptions map[string]string
+}
+
+// crdResource is the resource of a kind selected by kubebuilder's markers:
+// the plural controller-gen gives its CRD when no
+// +kubebuilder:resource:path says otherwise,
+// strings.ToLower(flect.Pluralize(kind)) (controller-tools' crd.spec.go),
+// which differs from gengo's English rules (PodChaos: podchaos, not
+// podchaoses; Index: indices). A --plural-exceptions entry for the kind
+// wins over both.
+func (n kindNamers) crdResource(kind string) string {
+	if p, ok := n.exceptions[kind]; ok {
+		return strings.ToLower(p)
+	}
+	return strings.ToLower(flect.Pluralize(kind))
+}
 
 // groupVersion keys the versions seen so far.
 type groupVersion struct{ group, version string }
@@ -237,12 +267,14 @@ type groupVersion struct{ group, version string }
 // selected types"): Run reports them only when nothing else is wrong.
 func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, diags, unselected Diagnostics) {
 	namers := kindNamers{
-		plural:   gengonamer.NewPublicPluralNamer(opts.pluralExceptions),
-		resource: gengonamer.NewAllLowercasePluralNamer(opts.pluralExceptions),
+		plural:     gengonamer.NewPublicPluralNamer(opts.pluralExceptions),
+		resource:   gengonamer.NewAllLowercasePluralNamer(opts.pluralExceptions),
+		exceptions: opts.pluralExceptions,
 	}
 	groups := map[string]*Group{} // by API group name
 	seen := map[groupVersion]*Version{}
 	selectedAny := false
+	var emptyExplicit Diagnostics
 	for _, mp := range in.pkgs {
 		pkgPos := packagePos(mp.pkg, in.position)
 		g, ds := groupOf(mp, pkgPos, in.position)
@@ -275,11 +307,18 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 			// so is a run that selects nothing.
 			empty := Diagnostic{Pos: pkgPos,
 				Message: fmt.Sprintf("package %s has no selected types", mp.pkg.Types.Name()),
-				Hint:    "mark a type with +genclient or +kubebuilder:object:root=true"}
-			if v.GVVar == "" && mp.explicit {
+				Hint:    "mark a type with +genclient or +kubebuilder:object:root=true; -v=1 says why each marked type was skipped"}
+			switch {
+			case v.GVVar == "" && mp.group.name == nil && mp.explicit:
 				diags = append(diags, empty)
-			} else {
+			case mp.explicit && !mp.projectionOnly:
+				// Named on the command line by itself: never dropped
+				// without a word, even when other packages select kinds.
 				unselected = append(unselected, empty)
+				emptyExplicit = append(emptyExplicit, empty)
+			default:
+				unselected = append(unselected, empty)
+				logger.V(1).Info("package has no selected types", "package", mp.pkg.PkgPath)
 			}
 			continue
 		}
@@ -288,7 +327,22 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 			k.Version = v
 		}
 		v.Kinds = kinds
-		diags = append(diags, checkRegistration(mp.pkg, v, pkgPos, in.position)...)
+		if ownRegistration(mp) {
+			// The package registers its types only in an init() (into
+			// client-go's scheme.Scheme), or is a user's shim of
+			// aliases: the generated code declares the group version
+			// and registers the kinds in the factory's scheme itself.
+			v.Registers = true
+			if len(mp.regs.versions) == 1 && mp.group.versionName == "" {
+				v.Name = mp.regs.versions[0]
+			}
+			v.Name = cmp.Or(mp.group.versionName, v.Name)
+			v.GoName = gengonamer.IC(v.Name)
+			logger.V(1).Info("package declares no SchemeGroupVersion/GroupVersion and AddToScheme: the generated informers register its kinds themselves",
+				"package", mp.pkg.PkgPath, "group", g.Name, "version", v.Name)
+		} else {
+			diags = append(diags, checkRegistration(mp.pkg, v, pkgPos, in.position)...)
+		}
 
 		if known := groups[g.Name]; known != nil {
 			g = known
@@ -307,6 +361,10 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	}
 	if selectedAny {
 		unselected = nil
+		for _, d := range emptyExplicit {
+			d.Warning = true
+			diags = append(diags, d)
+		}
 	}
 	diags = append(diags, unmatchedFlagProjections(in, opts.projections)...)
 	diags = append(diags, goNameCollisions(groups)...)
@@ -365,19 +423,35 @@ func selectKinds(logger klog.Logger, mp markedPackage, posOf func(token.Pos) tok
 	var kinds []*Kind
 	var diags Diagnostics
 	scope := mp.pkg.Types.Scope()
+	implicitOK := implicitCandidates(mp)
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || tn.IsAlias() {
-			continue
-		}
-		named, ok := tn.Type().(*types.Named)
 		if !ok {
 			continue
 		}
-		k, ds, skip := selectKind(mp.pkg, named, mp.types[name], posOf, namers)
+		named, ok := types.Unalias(tn.Type()).(*types.Named)
+		if !ok {
+			continue
+		}
+		s, hasMarkers := mp.types[name]
+		if tn.IsAlias() && !hasMarkers {
+			// An alias is selected by markers of its own (a user's shim
+			// package over a package that cannot be edited); the
+			// markers of its target's package are not read.
+			if st, ok := named.Underlying().(*types.Struct); ok && !isListType(st) && len(findObjectMeta(st).steps) > 0 {
+				logger.V(1).Info("skipping type alias: an alias is selected by markers on the alias itself (+genclient or +kubebuilder:object:root=true)",
+					"type", name, "pos", posString(posOf(tn.Pos())))
+			}
+			continue
+		}
+		src := kindSource{name: name}
+		if st, ok := named.Underlying().(*types.Struct); ok && !tn.IsAlias() && (implicitOK || s.kubebuilder && mp.group.name != nil && !mp.group.skip) {
+			src.crdCandidate = embedsTypeAndObjectMeta(st)
+		}
+		k, ds, skip := selectKind(mp, named, src, s, posOf, namers)
 		diags = append(diags, ds...)
 		if skip != "" {
-			p := posOf(named.Obj().Pos())
+			p := posOf(tn.Pos())
 			logger.V(1).Info("skipping type: "+skip, "type", name, "pos", posString(p))
 		}
 		if k != nil {
@@ -394,6 +468,19 @@ func selectKinds(logger klog.Logger, mp markedPackage, posOf func(token.Pos) tok
 		byResource[k.Resource] = k
 	}
 	return kinds, diags
+}
+
+// implicitCandidates reports whether the types of mp are selected as
+// controller-gen selects them for CRDs, without a marker: every type
+// embedding metav1.TypeMeta and metav1.ObjectMeta in a package with
+// +groupName and without +kubebuilder:skip (crd.FindKubeKinds), when the
+// package carries kubebuilder's markers (so controller-gen runs over it).
+// Packages in upstream's style, where some type has +genclient, are left to
+// their markers: there a type without +genclient (k8s.io/api's Binding,
+// RangeAllocation) is no resource of its own; and a package with neither
+// +genclient nor kubebuilder markers selects nothing.
+func implicitCandidates(mp markedPackage) bool {
+	return mp.group.name != nil && !mp.group.skip && !mp.genclientStyle() && mp.kubebuilderStyle()
 }
 
 // goNameCollisions reports API groups that share a Go name: their accessors

@@ -117,6 +117,9 @@ type (
 		// DecodeJSON is, by kind name, the var of the kind's generated JSON
 		// decoder in decode.go (informers only; absent: none).
 		DecodeJSON map[string]string
+		// Meta and Runtime are the aliases of apimachinery's meta/v1 and
+		// runtime (informers of a version that Registers its kinds).
+		Meta, Runtime string
 	}
 	versionRef struct {
 		*Version
@@ -248,15 +251,19 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 				emit(path.Join("informers", rel, "decode.go"), "decode", *dd)
 				decoders = dd.vars()
 			}
-			informerImports := newImports("version", "New", "Interface", "Resources")
+			informerImports := newImports("version", "New", "Interface", "Resources", "groupVersion", "addToScheme")
 			api = informerImports.add(v.APIPath, v.Name)
+			var meta, runtime string
+			if v.Registers {
+				meta, runtime = informerImports.add(metav1Path, "metav1"), informerImports.add("k8s.io/apimachinery/pkg/runtime", "runtime")
+			}
 			listers := informerImports.add(path.Join(listersPkg, rel), "listers")
 			if projs != "" {
 				projs = informerImports.add(projectionsPath(m.OutputPkg, v), "proj"+v.Name)
 			}
 			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
 				Package: v.Name, Version: v, API: api, Listers: listers, Projections: projs, Imports: informerImports.specs(),
-				DecodeJSON: decoders,
+				DecodeJSON: decoders, Meta: meta, Runtime: runtime,
 			})
 			allVersions = append(allVersions, versionRef{Version: v, Alias: genericImports.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
 			versionRefs = append(versionRefs, versionRef{Version: v, Alias: groupImports.add(path.Join(informersPkg, rel), v.Name)})
@@ -338,7 +345,7 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	}
 	// The file shares its package with informers.go: aliases must not
 	// clash with that file's package-level names.
-	reserved := []string{"version", "New", "Interface", "Resources", "jsonMembers"}
+	reserved := []string{"version", "New", "Interface", "Resources", "jsonMembers", "groupVersion", "addToScheme"}
 	for _, k := range kinds {
 		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"DecodeJSON")
 	}

@@ -29,8 +29,15 @@ import (
 // declarations, fields and method sets only, and the bodies of large API
 // packages (k8s.io/api's generated.pb.go) are most of the parse and check
 // time and memory. gopls trims dependencies the same way.
-func parseDeclarations(fset *token.FileSet, filename string, src []byte, mode parser.Mode) (*ast.File, error) {
+//
+// For input files (mode has ParseComments), the scheme registrations in the
+// bodies are read first (scanRegistrations) and returned.
+func parseDeclarations(fset *token.FileSet, filename string, src []byte, mode parser.Mode) (*ast.File, registrations, error) {
 	f, err := parser.ParseFile(fset, filename, src, mode|parser.SkipObjectResolution)
+	var regs registrations
+	if f != nil && mode&parser.ParseComments != 0 {
+		regs = scanRegistrations(f)
+	}
 	if f != nil {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok {
@@ -38,7 +45,7 @@ func parseDeclarations(fset *token.FileSet, filename string, src []byte, mode pa
 			}
 		}
 	}
-	return f, err
+	return f, regs, err
 }
 
 // pruneImports removes the imports a body-less file no longer refers to, so
@@ -107,6 +114,9 @@ type checker struct {
 	sizes types.Sizes
 
 	done map[string]*types.Package
+	// regs holds what each input package registers in a scheme, by
+	// import path.
+	regs map[string]registrations
 	// vet is the command that shows the same errors: "go vet" with the
 	// run's --tags.
 	vet string
@@ -114,7 +124,7 @@ type checker struct {
 
 func newChecker(ctx context.Context, cfg Config, fset *token.FileSet, roots []*packages.Package) *checker {
 	c := &checker{ctx: ctx, fset: fset, byID: map[string]*packages.Package{}, done: map[string]*types.Package{},
-		sizes: types.SizesFor("gc", runtime.GOARCH), vet: "go vet"}
+		regs: map[string]registrations{}, sizes: types.SizesFor("gc", runtime.GOARCH), vet: "go vet"}
 	if len(cfg.Tags) > 0 {
 		c.vet += " -tags=" + strings.Join(cfg.Tags, ",")
 	}
@@ -145,6 +155,7 @@ func (im importer) Import(path string) (*types.Package, error) {
 func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []error) {
 	files := make([]*ast.File, len(p.GoFiles))
 	errs := make([]error, len(p.GoFiles))
+	regs := make([]registrations, len(p.GoFiles))
 	var wg sync.WaitGroup
 	for i, name := range p.GoFiles {
 		wg.Go(func() {
@@ -153,16 +164,25 @@ func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []e
 				errs[i] = err
 				return
 			}
-			if mode&parser.ParseComments == 0 || generatedFile(name) {
+			if mode&parser.ParseComments == 0 || generatedFile(name) && filepath.Base(name) != "zz_generated.register.go" {
 				// Nobody's markers live in there: skip parsing bodies.
 				// (Input files keep theirs, so that a marker misplaced
-				// in a body is still reported.)
+				// in a body is still reported. register-gen's file
+				// keeps its bodies: they say which types are
+				// registered.)
 				src = blankFuncBodies(src)
 			}
-			files[i], errs[i] = parseDeclarations(c.fset, name, src, mode)
+			files[i], regs[i], errs[i] = parseDeclarations(c.fset, name, src, mode)
 		})
 	}
 	wg.Wait()
+	if mode&parser.ParseComments != 0 {
+		all := registrations{}
+		for _, r := range regs {
+			all.merge(r)
+		}
+		c.regs[p.PkgPath] = all
+	}
 	pkgName := func(path string) string {
 		if dep := p.Imports[path]; dep != nil && dep.Name != "" {
 			return dep.Name
