@@ -419,12 +419,12 @@ type selection struct {
 	kubebuilder bool
 	// skipVersion is +kubebuilder:skipversion: controller-gen leaves the
 	// type out of its CRD.
-	skipVersion bool
-	noInformer, noLister                    bool
-	onlyVerbs, skipVerbs                    []string
-	resource                                string
-	indexes                                 []marker
-	projections                             []marker
+	skipVersion          bool
+	noInformer, noLister bool
+	onlyVerbs, skipVerbs []string
+	resource             string
+	indexes              []marker
+	projections          []marker
 	// conflicts are markers that contradict each other: upstream and
 	// kubebuilder spellings of the same setting with different values.
 	conflicts Diagnostics
