@@ -164,15 +164,23 @@ func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []e
 				errs[i] = err
 				return
 			}
-			if mode&parser.ParseComments == 0 || generatedFile(name) && filepath.Base(name) != "zz_generated.register.go" {
+			if mode&parser.ParseComments == 0 || generatedFile(name) {
+				if mode&parser.ParseComments != 0 && mayRegister(name) {
+					// register-gen's and projects' own generated
+					// files (chaos-mesh's zz_generated.chaosmesh.go)
+					// register the types in their bodies.
+					if f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution); err == nil {
+						regs[i] = scanRegistrations(f)
+					}
+				}
 				// Nobody's markers live in there: skip parsing bodies.
 				// (Input files keep theirs, so that a marker misplaced
-				// in a body is still reported. register-gen's file
-				// keeps its bodies: they say which types are
-				// registered.)
+				// in a body is still reported.)
 				src = blankFuncBodies(src)
 			}
-			files[i], regs[i], errs[i] = parseDeclarations(c.fset, name, src, mode)
+			var r registrations
+			files[i], r, errs[i] = parseDeclarations(c.fset, name, src, mode)
+			regs[i].merge(r)
 		})
 	}
 	wg.Wait()
@@ -204,6 +212,19 @@ func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []e
 func generatedFile(name string) bool {
 	base := filepath.Base(name)
 	return strings.HasPrefix(base, "zz_generated") || strings.HasSuffix(base, ".pb.go")
+}
+
+// mayRegister reports whether a generated input file may register types
+// in a scheme: every generated file but deepcopy, conversion, defaults,
+// openapi and protobuf ones, which never do (and are the large ones).
+func mayRegister(name string) bool {
+	base := filepath.Base(name)
+	for _, s := range []string{"deepcopy", "conversion", "defaults", "openapi"} {
+		if strings.Contains(base, s) {
+			return false
+		}
+	}
+	return !strings.HasSuffix(base, ".pb.go")
 }
 
 // dependency type-checks a dependency from source, declarations only, and
