@@ -116,6 +116,10 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	}
 	roots, err := packages.Load(pcfg, patterns...)
 	if err != nil {
+		if goVersionRe.MatchString(err.Error()) {
+			msg, hint := goVersionMessage(err.Error())
+			return nil, append(diags, Diagnostic{Subject: strings.Join(patterns, " "), Message: msg, Hint: hint}), nil
+		}
 		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 	}
 	l := &loaded{fset: fset, rel: rel, explicit: map[string]bool{}, projectionOnly: map[string]bool{}}

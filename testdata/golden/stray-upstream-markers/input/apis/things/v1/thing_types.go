@@ -29,3 +29,12 @@ type ThingList struct {
 
 	Items []Thing `json:"items"`
 }
+
+// +genclient
+// +genclient:onlyVerbs=create
+
+// ThingReview is created, never listed or watched: no informer (-v=1 says so).
+type ThingReview struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
