@@ -2,6 +2,8 @@ package generator
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"go/types"
 	"runtime/debug"
 	"strconv"
@@ -126,5 +128,20 @@ func TestParseProjectionFlag(t *testing.T) {
 		if _, err := ParseProjectionFlag(bad); err == nil {
 			t.Errorf("ParseProjectionFlag(%q) succeeded, want an error", bad)
 		}
+	}
+}
+
+func TestGroupGoNameFlag(t *testing.T) {
+	cfg, err := ParseArgs([]string{"--output-dir", "out", "--group-go-name", "monitoring.coreos.com=CoreOSMonitoring", "./apis/..."}, io.Discard)
+	if err != nil || cfg.GroupGoNames["monitoring.coreos.com"] != "CoreOSMonitoring" {
+		t.Fatalf("ParseArgs = %v, %v", cfg.GroupGoNames, err)
+	}
+	for _, bad := range []string{"monitoring.coreos.com", "=Name", "g.io=lower", "g.io=Two Words"} {
+		if _, err := ParseArgs([]string{"--output-dir", "out", "--group-go-name", bad, "./apis/..."}, io.Discard); !errors.Is(err, ErrUsage) {
+			t.Errorf("--group-go-name %q: err = %v, want a usage error", bad, err)
+		}
+	}
+	if _, err := ParseArgs([]string{"--output-dir", "out", "--group-go-name", "g.io=A", "--group-go-name", "g.io=B", "./apis/..."}, io.Discard); !errors.Is(err, ErrUsage) {
+		t.Errorf("a group given two Go names: err = %v, want a usage error", err)
 	}
 }

@@ -232,6 +232,8 @@ type modelOptions struct {
 	jsonDecoders string
 	// projections are Config.Projections.
 	projections []ProjectionFlag
+	// groupGoNames are Config.GroupGoNames.
+	groupGoNames map[string]string
 }
 
 // kindNamers name a kind's plural: the Go accessor (Foos) and the resource
@@ -277,7 +279,7 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	var emptyExplicit Diagnostics
 	for _, mp := range in.pkgs {
 		pkgPos := packagePos(mp.pkg, in.position)
-		g, ds := groupOf(mp, pkgPos, in.position)
+		g, ds := groupOf(mp, pkgPos, in.position, opts.groupGoNames)
 		diags = append(diags, ds...)
 		if g == nil {
 			continue
@@ -367,6 +369,13 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		}
 	}
 	diags = append(diags, unmatchedFlagProjections(in, opts.projections)...)
+	for _, group := range slices.Sorted(maps.Keys(opts.groupGoNames)) {
+		if groups[group] == nil {
+			diags = append(diags, Diagnostic{Subject: "--group-go-name " + group + "=" + opts.groupGoNames[group],
+				Message: fmt.Sprintf("no input package has the API group %q", group),
+				Hint:    "name the group as its +groupName or SchemeGroupVersion gives it"})
+		}
+	}
 	diags = append(diags, goNameCollisions(groups)...)
 	m = sortedModel(opts.outputPkg, groups)
 	for _, g := range m.Groups {
@@ -387,7 +396,7 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 // the package declares in SchemeGroupVersion / GroupVersion, else the parent
 // directory (upstream's default). The Group is nil when the group has no
 // usable Go name.
-func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) token.Position) (*Group, Diagnostics) {
+func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) token.Position, goNames map[string]string) (*Group, Diagnostics) {
 	var diags Diagnostics
 	name := path.Base(path.Dir(mp.pkg.PkgPath))
 	pos := pkgPos
@@ -407,6 +416,9 @@ func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) toke
 	goName := goIdentifier(strings.Split(g.DisplayName(), ".")[0])
 	if mp.group.goName != "" {
 		goName = goIdentifier(mp.group.goName)
+	}
+	if n, ok := goNames[name]; ok {
+		goName = n
 	}
 	if !token.IsIdentifier(goName) {
 		return nil, append(diags, Diagnostic{Pos: pos,
@@ -500,7 +512,7 @@ func goNameCollisions(groups map[string]*Group) Diagnostics {
 			other := gs[(i+1)%len(gs)]
 			diags = append(diags, Diagnostic{Pos: g.pos,
 				Message: fmt.Sprintf("groups %q and %q both map to the Go name %s", g.Name, other.Name, g.GoName),
-				Hint:    "set +groupGoName in one package comment to tell them apart"})
+				Hint:    fmt.Sprintf("set +groupGoName in one package comment, or --group-go-name %s=SomeName, to tell them apart", g.Name)})
 		}
 	}
 	return diags

@@ -51,7 +51,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	marked, ds := readMarkers(in)
 	diags = append(diags, ds...)
-	model, ds, unselected := buildModel(logger, marked, modelOptions{outputPkg: outputPkg, pluralExceptions: cfg.pluralExceptions(), jsonDecoders: cfg.JSONDecoders, projections: cfg.Projections})
+	model, ds, unselected := buildModel(logger, marked, modelOptions{outputPkg: outputPkg, pluralExceptions: cfg.pluralExceptions(), jsonDecoders: cfg.JSONDecoders, projections: cfg.Projections, groupGoNames: cfg.GroupGoNames})
 	diags = append(diags, ds...)
 	diags, warnings := diags.split()
 	printWarnings(cfg, warnings)
