@@ -3,8 +3,8 @@ package generator
 import (
 	"bytes"
 	"errors"
-	"io"
 	"go/types"
+	"io"
 	"runtime/debug"
 	"strconv"
 	"testing"
