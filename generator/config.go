@@ -50,9 +50,10 @@ type Config struct {
 	// invisible).
 	Tags []string
 	// JSONDecoders says for which kinds generated JSON decoders are written
-	// (informers/<group>/<version>/decode.go): "auto" or "" for kinds without
-	// a protobuf Unmarshal method (custom resources: built-in types are read
-	// as protobuf), "all", or "none". See docs/performance.md, "Generated
+	// (informers/<group>/<version>/decode.go): "auto" or "" for the kinds of
+	// groups kube-apiserver does not serve (custom resources, whatever
+	// methods their Go types have: built-in types are read as protobuf),
+	// "all", or "none". See docs/performance.md, "Generated
 	// decoders".
 	JSONDecoders string
 	// Projections are the --projection flags: projections of kinds whose
@@ -138,8 +139,8 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		}
 		return nil
 	})
-	fs.Func("json-decoders", "which kinds get generated JSON decoders: auto (those without protobuf,\n"+
-		"i.e. custom resources; the default), all, or none\n"+
+	fs.Func("json-decoders", "which kinds get generated JSON decoders: auto (those of groups kube-apiserver\n"+
+		"does not serve, i.e. custom resources; the default), all, or none\n"+
 		"example: --json-decoders all", func(v string) error {
 		switch v {
 		case "auto", "all", "none":

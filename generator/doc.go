@@ -112,9 +112,10 @@
 // writes them), set as <Kind>Type.DecodeJSON: runtime/wire's codec decodes
 // LIST and WATCH bodies with them instead of its reflective decoder, with the
 // same results (the differential tests in runtime/wire say so). --json-decoders
-// chooses the kinds: auto (the default) those without a protobuf Unmarshal
-// method, i.e. custom resources, since the factory reads built-in types as
-// protobuf; all; or none. Decoders for a kind cost compile time (for
+// chooses the kinds: auto (the default) those of groups kube-apiserver does
+// not serve, i.e. custom resources (also when their Go types carry protobuf
+// methods: custom resources are served as JSON), since the factory reads
+// built-in types as protobuf; all; or none. Decoders for a kind cost compile time (for
 // k8s.io/api/core/v1 alone, 7,500 lines and 4 s of CPU), hence the default.
 //
 // One file per group-version rather than upstream's file per kind: the

@@ -327,7 +327,7 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	var roots []*types.Named
 	var selected []string // kind or projection names
 	for _, k := range kinds {
-		if k.named == nil || !wantsJSONDecoder(m.jsonDecoders, k.named) {
+		if k.named == nil || !wantsJSONDecoder(m.jsonDecoders, v.Group.Name) {
 			continue
 		}
 		roots = append(roots, k.named)
@@ -425,17 +425,31 @@ func (d *decodeData) vars() map[string]string {
 }
 
 // wantsJSONDecoder reports whether mode (Config.JSONDecoders) selects the
-// kind t: "auto" selects the kinds the factory reads as JSON, those without
-// the protobuf Unmarshal method of built-in types.
-func wantsJSONDecoder(mode string, t *types.Named) bool {
+// kinds of an API group: "auto" selects the kinds the factory reads as JSON,
+// those of every group kube-apiserver does not serve itself (custom
+// resources, also when their Go types carry protobuf methods, as projects
+// that speak gRPC generate them).
+func wantsJSONDecoder(mode, group string) bool {
 	switch mode {
 	case "none":
 		return false
 	case "all":
 		return true
 	}
-	m := types.NewMethodSet(types.NewPointer(t)).Lookup(nil, "Unmarshal")
-	return m == nil
+	return !builtInGroups[group]
+}
+
+// builtInGroups are the groups kube-apiserver serves, whose objects the
+// factory reads as protobuf: runtime/factory.BuiltInGroup's (a test keeps the
+// two equal; the generator does not import the runtime).
+var builtInGroups = map[string]bool{
+	"": true, "admissionregistration.k8s.io": true, "apiextensions.k8s.io": true, "apiregistration.k8s.io": true,
+	"apps": true, "authentication.k8s.io": true, "authorization.k8s.io": true, "autoscaling": true, "batch": true,
+	"certificates.k8s.io": true, "coordination.k8s.io": true, "discovery.k8s.io": true, "events.k8s.io": true,
+	"extensions": true, "flowcontrol.apiserver.k8s.io": true, "internal.apiserver.k8s.io": true,
+	"lifecycle.k8s.io": true, "networking.k8s.io": true, "node.k8s.io": true, "policy": true,
+	"rbac.authorization.k8s.io": true, "resource.k8s.io": true, "scheduling.k8s.io": true, "storage.k8s.io": true,
+	"storagemigration.k8s.io": true,
 }
 
 // dropUnusedImports removes from the formatted file src the imports that
