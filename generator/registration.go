@@ -213,7 +213,15 @@ func scanRegistrations(f *ast.File) registrations {
 				return true
 			}
 			switch sel.Sel.Name {
-			case "AddKnownTypes", "AddKnownTypeWithName", "Register":
+			case "AddKnownTypes", "AddKnownTypeWithName":
+			case "Register":
+				// Only a scheme builder's (SchemeBuilder.Register,
+				// localSchemeBuilder.Register): other Register calls
+				// (webhooks, metrics) would make registrations look
+				// visible and drop the kinds they do not name.
+				if !strings.Contains(strings.ToLower(types.ExprString(sel.X)), "scheme") {
+					return true
+				}
 			default:
 				return true
 			}
