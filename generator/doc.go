@@ -64,7 +64,8 @@
 // +genclient (controller-gen runs over it), embeds metav1.TypeMeta and
 // metav1.ObjectMeta directly: controller-gen makes a CRD of every such type,
 // root marker or not (crd.FindKubeKinds; +kubebuilder:skip on the package
-// and +kubebuilder:skipversion on the type opt out), and its verbs include
+// and +kubebuilder:skipversion or +kubebuilder:unservedversion on the type
+// opt out: no CRD version, or one the server does not serve), and its verbs include
 // list and watch (+genclient:noVerbs,
 // +genclient:onlyVerbs=... without list or watch, and +genclient:skipVerbs=
 // naming list or watch deselect it). +k8s:lister-gen=false deselects it;

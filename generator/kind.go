@@ -39,7 +39,7 @@ func selectKind(mp markedPackage, named *types.Named, src kindSource, s selectio
 	list := isStruct && isListType(st)
 	implicit := src.crdCandidate && !s.genclient && !s.root
 	marked := s.genclient || s.root || implicit
-	if selected := marked && isStruct && !list && s.listWatch() && !s.noLister && !s.skipVersion; !selected {
+	if selected := marked && isStruct && !list && s.listWatch() && !s.noLister && !s.skipVersion && !s.unserved; !selected {
 		for _, m := range append(slices.Clone(s.indexes), s.projections...) {
 			diags = append(diags, Diagnostic{Pos: m.pos,
 				Message: fmt.Sprintf("marker +%s is in the wrong place: type %s is not selected for generation", m.name, name),
@@ -51,6 +51,8 @@ func selectKind(mp markedPackage, named *types.Named, src kindSource, s selectio
 			skip = "+k8s:lister-gen=false"
 		case s.skipVersion:
 			skip = "+kubebuilder:skipversion: not a version of the CRD"
+		case s.unserved:
+			skip = "+kubebuilder:unservedversion: the CRD does not serve this version"
 		case !s.listWatch():
 			skip = "its verbs (+genclient:noVerbs, onlyVerbs or skipVerbs) exclude list or watch, which an informer needs"
 		}

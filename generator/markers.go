@@ -419,7 +419,10 @@ type selection struct {
 	kubebuilder bool
 	// skipVersion is +kubebuilder:skipversion: controller-gen leaves the
 	// type out of its CRD.
-	skipVersion          bool
+	skipVersion bool
+	// unserved is +kubebuilder:unservedversion: the CRD lists the version
+	// but the server does not serve it (an informer would get 404s).
+	unserved             bool
 	noInformer, noLister bool
 	onlyVerbs, skipVerbs []string
 	resource             string
@@ -468,6 +471,8 @@ func readSelection(ms []marker) selection {
 			}
 		case "kubebuilder:skipversion":
 			s.skipVersion = true
+		case "kubebuilder:unservedversion":
+			s.unserved = true
 		case "informer-gen:index":
 			s.indexes = append(s.indexes, m)
 		case "informer-gen:projection":

@@ -73,6 +73,64 @@ func (in *NetworkChaosList) DeepCopyObject() runtime.Object {
 }
 
 // DeepCopyInto copies the receiver into out.
+func (in *OldThing) DeepCopyInto(out *OldThing) {
+	*out = *in
+	out.TypeMeta = in.TypeMeta
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec = in.Spec
+}
+
+// DeepCopy copies the receiver into a new OldThing.
+func (in *OldThing) DeepCopy() *OldThing {
+	if in == nil {
+		return nil
+	}
+	out := new(OldThing)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject copies the receiver into a new runtime.Object.
+func (in *OldThing) DeepCopyObject() runtime.Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies the receiver into out.
+func (in *OldThingList) DeepCopyInto(out *OldThingList) {
+	*out = *in
+	out.TypeMeta = in.TypeMeta
+	in.ListMeta.DeepCopyInto(&out.ListMeta)
+	if in.Items != nil {
+		in, out := &in.Items, &out.Items
+		*out = make([]OldThing, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy copies the receiver into a new OldThingList.
+func (in *OldThingList) DeepCopy() *OldThingList {
+	if in == nil {
+		return nil
+	}
+	out := new(OldThingList)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject copies the receiver into a new runtime.Object.
+func (in *OldThingList) DeepCopyObject() runtime.Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// DeepCopyInto copies the receiver into out.
 func (in *ScaledThing) DeepCopyInto(out *ScaledThing) {
 	*out = *in
 	out.TypeMeta = in.TypeMeta
