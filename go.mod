@@ -6,6 +6,7 @@ require (
 	github.com/fxamacker/cbor/v2 v2.9.1
 	github.com/go-json-experiment/json v1.27.2
 	github.com/go-logr/logr v1.4.3
+	github.com/gobuffalo/flect v1.0.3
 	go.uber.org/goleak v1.3.0
 	golang.org/x/tools v0.52.0
 	k8s.io/api v0.37.2

@@ -50,14 +50,23 @@ type Config struct {
 	// invisible).
 	Tags []string
 	// JSONDecoders says for which kinds generated JSON decoders are written
-	// (informers/<group>/<version>/decode.go): "auto" or "" for kinds without
-	// a protobuf Unmarshal method (custom resources: built-in types are read
-	// as protobuf), "all", or "none". See docs/performance.md, "Generated
+	// (informers/<group>/<version>/decode.go): "auto" or "" for the kinds of
+	// groups kube-apiserver does not serve (custom resources, whatever
+	// methods their Go types have: built-in types are read as protobuf),
+	// "all", or "none". See docs/performance.md, "Generated
 	// decoders".
 	JSONDecoders string
 	// Projections are the --projection flags: projections of kinds whose
 	// API package the user cannot mark (k8s.io/api/core/v1.Pod).
 	Projections []ProjectionFlag
+	// GroupGoNames maps an API group to the Go name of its accessor and
+	// output package (--group-go-name), as +groupGoName does, for packages
+	// the user cannot edit; it wins over +groupGoName.
+	GroupGoNames map[string]string
+	// Warnings receives the warnings of a run (file:line:col: warning:
+	// message), one per line, whether or not it succeeds; nil means
+	// os.Stderr.
+	Warnings io.Writer
 	// Verbosity is the -v level the command logs at (Run itself logs to
 	// klog.FromContext): 1 says which marked types are skipped and why.
 	Verbosity int
@@ -130,8 +139,8 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		}
 		return nil
 	})
-	fs.Func("json-decoders", "which kinds get generated JSON decoders: auto (those without protobuf,\n"+
-		"i.e. custom resources; the default), all, or none\n"+
+	fs.Func("json-decoders", "which kinds get generated JSON decoders: auto (those of groups kube-apiserver\n"+
+		"does not serve, i.e. custom resources; the default), all, or none\n"+
 		"example: --json-decoders all", func(v string) error {
 		switch v {
 		case "auto", "all", "none":
@@ -149,6 +158,24 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 			return err
 		}
 		cfg.Projections = append(cfg.Projections, pf)
+		return nil
+	})
+	fs.Func("group-go-name", "GROUP=GoName: the Go name of an API group's accessor and output package,\n"+
+		"as +groupGoName, for a package that cannot carry the marker (repeatable)\n"+
+		"example: --group-go-name monitoring.coreos.com=CoreOSMonitoring", func(v string) error {
+		group, name, ok := strings.Cut(v, "=")
+		name = strings.TrimSpace(name)
+		if !ok || strings.TrimSpace(group) == "" || !token.IsIdentifier(name) || !token.IsExported(name) {
+			return fmt.Errorf("want GROUP=GoName with an exported Go identifier, e.g. monitoring.coreos.com=CoreOSMonitoring; got %q", v)
+		}
+		group = strings.TrimSpace(group)
+		if cfg.GroupGoNames == nil {
+			cfg.GroupGoNames = map[string]string{}
+		}
+		if prev, dup := cfg.GroupGoNames[group]; dup && prev != name {
+			return fmt.Errorf("group %q is given two Go names, %s and %s", group, prev, name)
+		}
+		cfg.GroupGoNames[group] = name
 		return nil
 	})
 	fs.IntVar(&cfg.Verbosity, "v", 0,

@@ -2,7 +2,8 @@ package generator
 
 import (
 	"bytes"
-	"go/types"
+	"errors"
+	"io"
 	"runtime/debug"
 	"strconv"
 	"testing"
@@ -78,25 +79,19 @@ func TestParseArgsJSONDecoders(t *testing.T) {
 	}
 }
 
-// TestJSONDecodersModes: auto writes decoders for kinds without a protobuf
-// Unmarshal method only, all for every kind, none for no kind.
+// TestJSONDecodersModes: auto writes decoders for the kinds of groups
+// kube-apiserver does not serve (custom resources, protobuf methods or not),
+// all for every kind, none for no kind.
 func TestJSONDecodersModes(t *testing.T) {
-	pkg := types.NewPackage("example.com/api", "api")
-	plain := types.NewNamed(types.NewTypeName(0, pkg, "Plain", nil), types.NewStruct(nil, nil), nil)
-	pb := types.NewNamed(types.NewTypeName(0, pkg, "Builtin", nil), types.NewStruct(nil, nil), nil)
-	sig := types.NewSignatureType(types.NewVar(0, pkg, "m", types.NewPointer(pb)), nil, nil,
-		types.NewTuple(types.NewVar(0, pkg, "b", types.NewSlice(types.Typ[types.Byte]))),
-		types.NewTuple(types.NewVar(0, pkg, "", types.Universe.Lookup("error").Type())), false)
-	pb.AddMethod(types.NewFunc(0, pkg, "Unmarshal", sig))
 	for _, c := range []struct {
-		mode      string
-		plain, pb bool
+		mode            string
+		custom, builtIn bool
 	}{{"", true, false}, {"auto", true, false}, {"all", true, true}, {"none", false, false}} {
-		if got := wantsJSONDecoder(c.mode, plain); got != c.plain {
-			t.Errorf("mode %q, a custom resource: %v, want %v", c.mode, got, c.plain)
+		if got := wantsJSONDecoder(c.mode, "argoproj.io"); got != c.custom {
+			t.Errorf("mode %q, a custom resource: %v, want %v", c.mode, got, c.custom)
 		}
-		if got := wantsJSONDecoder(c.mode, pb); got != c.pb {
-			t.Errorf("mode %q, a type with protobuf: %v, want %v", c.mode, got, c.pb)
+		if got := wantsJSONDecoder(c.mode, "apps"); got != c.builtIn {
+			t.Errorf("mode %q, a built-in group: %v, want %v", c.mode, got, c.builtIn)
 		}
 	}
 }
@@ -126,5 +121,20 @@ func TestParseProjectionFlag(t *testing.T) {
 		if _, err := ParseProjectionFlag(bad); err == nil {
 			t.Errorf("ParseProjectionFlag(%q) succeeded, want an error", bad)
 		}
+	}
+}
+
+func TestGroupGoNameFlag(t *testing.T) {
+	cfg, err := ParseArgs([]string{"--output-dir", "out", "--group-go-name", "monitoring.coreos.com=CoreOSMonitoring", "./apis/..."}, io.Discard)
+	if err != nil || cfg.GroupGoNames["monitoring.coreos.com"] != "CoreOSMonitoring" {
+		t.Fatalf("ParseArgs = %v, %v", cfg.GroupGoNames, err)
+	}
+	for _, bad := range []string{"monitoring.coreos.com", "=Name", "g.io=lower", "g.io=Two Words"} {
+		if _, err := ParseArgs([]string{"--output-dir", "out", "--group-go-name", bad, "./apis/..."}, io.Discard); !errors.Is(err, ErrUsage) {
+			t.Errorf("--group-go-name %q: err = %v, want a usage error", bad, err)
+		}
+	}
+	if _, err := ParseArgs([]string{"--output-dir", "out", "--group-go-name", "g.io=A", "--group-go-name", "g.io=B", "./apis/..."}, io.Discard); !errors.Is(err, ErrUsage) {
+		t.Errorf("a group given two Go names: err = %v, want a usage error", err)
 	}
 }

@@ -42,6 +42,11 @@ type Diagnostic struct {
 	Subject string
 	Message string
 	Hint    string
+	// Warning marks a problem that does not stop generation: an upstream or
+	// kubebuilder marker with no effect (upstream ignores those, and a
+	// published module cannot be edited by its users). Run prints warnings
+	// to Config.Warnings and exits 0 when there is nothing else.
+	Warning bool
 }
 
 // String formats d as "file:line:col: message (hint)".
@@ -54,6 +59,9 @@ func (d Diagnostic) String() string {
 		fmt.Fprintf(&b, "%s: ", d.Pos.Filename)
 	case d.Subject != "":
 		fmt.Fprintf(&b, "%s: ", d.Subject)
+	}
+	if d.Warning {
+		b.WriteString("warning: ")
 	}
 	b.WriteString(d.Message)
 	if d.Hint != "" {
@@ -89,6 +97,18 @@ func (ds Diagnostics) sorted() Diagnostics {
 		)
 	})
 	return slices.CompactFunc(out, func(a, b Diagnostic) bool { return a == b })
+}
+
+// split separates the errors of ds from its warnings, each sorted.
+func (ds Diagnostics) split() (errs, warnings Diagnostics) {
+	for _, d := range ds {
+		if d.Warning {
+			warnings = append(warnings, d)
+		} else {
+			errs = append(errs, d)
+		}
+	}
+	return errs.sorted(), warnings.sorted()
 }
 
 // didYouMean returns a hint naming the candidate closest to got, or "" when

@@ -45,7 +45,13 @@
 //
 // Every input problem is collected as a Diagnostic ("path/file.go:LINE:COL:
 // message (hint)"); they are returned together, sorted by position, and
-// nothing is written.
+// nothing is written. Upstream's and kubebuilder's markers where they have
+// no effect (a floating +genclient in a types.go that holds only the package
+// clause, +groupName on a type, an unknown +genclient: variant) are
+// warnings instead ("path/file.go:LINE:COL: warning: ..." on stderr, exit 0),
+// as upstream ignores them and users cannot edit published modules; our own
+// +informer-gen: markers stay errors. A package named on the command line by
+// itself that selects nothing is a warning when others select kinds.
 //
 // # Which types are generated
 //
@@ -55,7 +61,13 @@
 //	+genclient                         upstream client-gen style
 //	+kubebuilder:object:root=true      kubebuilder style (List types skipped)
 //
-// and its verbs include list and watch (+genclient:noVerbs,
+// or, in a package with +groupName that carries kubebuilder markers and no
+// +genclient (controller-gen runs over it), embeds metav1.TypeMeta and
+// metav1.ObjectMeta directly: controller-gen makes a CRD of every such type,
+// root marker or not (crd.FindKubeKinds; +kubebuilder:skip on the package
+// and +kubebuilder:skipversion or +kubebuilder:unservedversion on the type
+// opt out: no CRD version, or one the server does not serve), and its verbs include
+// list and watch (+genclient:noVerbs,
 // +genclient:onlyVerbs=... without list or watch, and +genclient:skipVerbs=
 // naming list or watch deselect it). +k8s:lister-gen=false deselects it;
 // +k8s:informer-gen=false keeps only its lister. A selected type must be
@@ -64,7 +76,16 @@
 // name and are errors) — itself, or through embedded structs that
 // encoding/json inlines (by value, untagged or `json:",inline"`), as Go
 // promotes it — have a <Kind>List type with Items []<Kind> or
-// Items []*<Kind>, and have DeepCopy/DeepCopyObject methods. A
+// Items []*<Kind> (or Items of a named slice type of either, as argo's
+// `Items Workflows`), and have DeepCopy/DeepCopyObject methods. A kind
+// selected by kubebuilder's markers that the package visibly never
+// registers in a scheme (no AddKnownTypes or SchemeBuilder.Register call, in
+// any of its files, names it: KEDA's WithTriggers helper) is no served
+// resource and is skipped; -v=1 says so, as it does for kinds whose verbs
+// exclude list or watch. A type alias (type NodePool = other.NodePool) is a
+// kind when the alias carries the markers itself, in a package of the
+// user's own over one they cannot edit; the alias must keep the kind's name
+// and the package declare the alias of its list too. A
 // +kubebuilder:object:root=true type with no ObjectMeta at all is not a
 // resource (hook request and response types, reviews), and one with
 // ObjectMeta but no <Kind>List is not a listed one (a component Config):
@@ -72,22 +93,32 @@
 // they are errors.
 //
 // Scope: namespaced unless +genclient:nonNamespaced or
-// +kubebuilder:resource:scope=Cluster. Resource: the lowercase plural of the
-// kind (gengo's English rules plus --plural-exceptions, default
-// Endpoints:Endpoints), overridden by +resourceName=foos or
-// +kubebuilder:resource:path=foos. The upstream and kubebuilder spellings
-// of one setting must agree when both are given.
+// +kubebuilder:resource:scope=Cluster. Resource: +resourceName=foos or
+// +kubebuilder:resource:path=foos when given; else, for a kind with any
+// +kubebuilder: marker or selected by controller-gen's rule, the name
+// controller-gen gives its CRD, strings.ToLower(flect.Pluralize(Kind))
+// (PodChaos: podchaos, Index: indices, Metrics: metrics, Repo: repoes); else
+// the lowercase plural of gengo's English rules, as client-gen has it. A
+// --plural-exceptions entry (default Endpoints:Endpoints) wins over both.
+// The Go accessor (Foos()) is gengo's plural either way. The upstream and
+// kubebuilder spellings of one setting must agree when both are given.
 //
 // Package comment (doc.go, any file's package doc, or a comment block above
 // the package clause such as kubebuilder's groupversion_info.go keeps):
 // +groupName=example.com, +groupGoName=Example (default: the first DNS label
-// of the group). Without +groupName the group is the constant Group of the
+// of the group; --group-go-name GROUP=Name overrides both, for a package the
+// user cannot edit). Without +groupName the group is the constant Group of the
 // package's SchemeGroupVersion or GroupVersion, and only without either the
 // parent directory name; +groupName given twice with different values, or
-// different from the declared group, is an error. The package must declare
+// different from the declared group, is an error. The package declares
 // SchemeGroupVersion (upstream) or GroupVersion (kubebuilder), of type
-// schema.GroupVersion (register-gen's metav1.GroupVersion GroupVersion serves
-// only beside its SchemeGroupVersion), and AddToScheme.
+// schema.GroupVersion, and AddToScheme; or, when it lacks either (it
+// registers its types in an init() into client-go's scheme.Scheme, as
+// karpenter's do; register-gen's metav1.GroupVersion; a user's package of
+// aliases), +groupName must name its group, and the generated informers.go
+// declares the group version (version: +versionName, else the Version of a
+// schema.GroupVersion literal its AddKnownTypes call is given, else the
+// directory) and an AddToScheme registering the kinds and their lists.
 //
 // # Output
 //
@@ -117,11 +148,12 @@
 // LabelSelector, …) are not generated per package: decode.go calls
 // runtime/wire's, which the same planner writes once
 // (runtime/wire/json_generated_metav1.go, by hack/update-codegen.sh).
-// --json-decoders chooses the kinds: auto (the default) those without a
-// protobuf Unmarshal method, i.e. custom resources, since the factory reads
-// built-in types as protobuf; all; or none. Decoders for a kind cost compile
-// time (for k8s.io/api/core/v1 alone, about 8,000 lines that double its
-// compile time), hence the default.
+// --json-decoders chooses the kinds: auto (the default) those of groups
+// kube-apiserver does not serve, i.e. custom resources (also when their Go
+// types carry protobuf methods: custom resources are served as JSON), since
+// the factory reads built-in types as protobuf; all; or none. Decoders for a
+// kind cost compile time (for k8s.io/api/core/v1 alone, about 8,000 lines
+// that double its compile time), hence the default.
 //
 // One file per group-version rather than upstream's file per kind: the
 // packages and names are the same, and the output without decode.go is under

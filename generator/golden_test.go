@@ -26,9 +26,10 @@ const (
 // per line, run with the case directory as working directory), input/ (API
 // packages), optionally _before/ (files the output dir holds before the run:
 // earlier output, hand-written files, upstream code-generator output), and
-// either want/ (the whole expected tree afterwards) or want.stderr (the
-// expected diagnostics and exit status; the output dir must then be exactly
-// _before/).
+// either want/ (the whole expected tree afterwards; want.warnings, when
+// present, holds the warnings the successful run prints, and a run that
+// prints any needs one) or want.stderr (the expected warnings, diagnostics
+// and exit status; the output dir must then be exactly _before/).
 type goldenCase struct {
 	name, dir string
 	args      []string
@@ -86,6 +87,7 @@ func runCase(t *testing.T, c goldenCase, outDir string, extra ...string) (string
 	cfg, err := ParseArgs(args, &stderr)
 	if err == nil {
 		cfg.WorkDir = c.dir
+		cfg.Warnings = &stderr
 		if err = Run(context.Background(), cfg); err != nil {
 			fmt.Fprintln(&stderr, err)
 		}
@@ -102,11 +104,13 @@ func TestGolden(t *testing.T) {
 			copyTree(t, before, out)
 			stderr, code := runCase(t, c, out)
 			wantStderr := filepath.Join(c.dir, "want.stderr")
+			wantWarnings := filepath.Join(c.dir, "want.warnings")
 			wantDir := filepath.Join(c.dir, "want")
 			if code != 0 {
 				got := stderr + fmt.Sprintf("exit status %d\n", code)
 				if *update {
 					os.RemoveAll(wantDir)
+					os.Remove(wantWarnings)
 					writeFile(t, wantStderr, []byte(got))
 					return
 				}
@@ -126,12 +130,19 @@ func TestGolden(t *testing.T) {
 			}
 			if *update {
 				os.Remove(wantStderr)
+				os.Remove(wantWarnings)
+				if stderr != "" {
+					writeFile(t, wantWarnings, []byte(stderr))
+				}
 				os.RemoveAll(wantDir)
 				copyTree(t, out, wantDir)
 				return
 			}
 			if _, err := os.Stat(wantStderr); err == nil {
 				t.Fatalf("generator succeeded, want.stderr expects failure; stderr:\n%s", stderr)
+			}
+			if want, _ := os.ReadFile(wantWarnings); stderr != string(want) {
+				t.Errorf("warnings mismatch\n--- got\n%s--- want (want.warnings)\n%s", stderr, want)
 			}
 			compareTrees(t, out, wantDir)
 		})

@@ -12,33 +12,77 @@ import (
 	gengotypes "k8s.io/gengo/v2/types"
 )
 
+// kindSource is what selectKind reads about a type besides its markers.
+type kindSource struct {
+	// name is the kind: the type's name, or the name of an alias of it in
+	// the input package.
+	name string
+	// crdCandidate is set when controller-gen would make a CRD of the type
+	// without any marker: it embeds metav1.TypeMeta and metav1.ObjectMeta,
+	// in a package with +groupName that is not upstream-style (see
+	// implicitCandidate).
+	crdCandidate bool
+}
+
 // selectKind decides whether named is generated for and checks it. skip,
 // when set, says why a type with a selecting marker is not generated for
 // (not an error: for -v).
-func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf func(token.Pos) token.Position,
+func selectKind(mp markedPackage, named *types.Named, src kindSource, s selection, posOf func(token.Pos) token.Position,
 	namers kindNamers) (k *Kind, diags Diagnostics, skip string) {
-	name := named.Obj().Name()
+	pkg := mp.pkg
+	name := src.name
 	pos := posOf(named.Obj().Pos())
+	if obj := pkg.Types.Scope().Lookup(name); obj != nil {
+		pos = posOf(obj.Pos())
+	}
 	st, isStruct := named.Underlying().(*types.Struct)
 	list := isStruct && isListType(st)
-	if selected := (s.genclient || s.root) && isStruct && !list && s.listWatch() && !s.noLister; !selected {
+	implicit := src.crdCandidate && !s.genclient && !s.root
+	marked := s.genclient || s.root || implicit
+	if selected := marked && isStruct && !list && s.listWatch() && !s.noLister && !s.skipVersion && !s.unserved; !selected {
 		for _, m := range append(slices.Clone(s.indexes), s.projections...) {
 			diags = append(diags, Diagnostic{Pos: m.pos,
 				Message: fmt.Sprintf("marker +%s is in the wrong place: type %s is not selected for generation", m.name, name),
 				Hint:    "mark the type with +genclient or +kubebuilder:object:root=true, with list and watch verbs"})
 		}
-		return nil, diags, ""
+		switch {
+		case !marked || !isStruct || list:
+		case s.noLister:
+			skip = "+k8s:lister-gen=false"
+		case s.skipVersion:
+			skip = "+kubebuilder:skipversion: not a version of the CRD"
+		case s.unserved:
+			skip = "+kubebuilder:unservedversion: the CRD does not serve this version"
+		case !s.listWatch():
+			skip = "its verbs (+genclient:noVerbs, onlyVerbs or skipVerbs) exclude list or watch, which an informer needs"
+		}
+		return nil, diags, skip
 	}
 	listName := name + "List"
 	listType, _ := pkg.Types.Scope().Lookup(listName).(*types.TypeName)
 	if reason := notListedResource(st, s, listType != nil, listName); reason != "" {
+		if implicit {
+			reason = strings.Replace(reason, "+kubebuilder:object:root=true type", "type with metav1.TypeMeta and ObjectMeta", 1)
+		}
 		return nil, nil, reason
+	}
+	if !s.genclient && len(s.indexes) == 0 && len(s.projections) == 0 && mp.regs.visible() && !mp.regs.types[name] {
+		// KEDA's WithTriggers: ObjectMeta, a list type and a root marker,
+		// but never registered in the scheme nor installed as a CRD.
+		// The factory reads a kind through the package's scheme, so an
+		// unregistered one is no resource it can serve.
+		return nil, nil, "not registered in the package's scheme (no AddKnownTypes or SchemeBuilder.Register call names it), so not a served resource"
 	}
 	if !named.Obj().Exported() {
 		// Generated code lives in other packages and could not name it.
 		return nil, Diagnostics{{Pos: pos,
 			Message: fmt.Sprintf("type %s is not exported: the generated listers and informers cannot refer to it", name),
 			Hint:    "export the type, or remove its +genclient / +kubebuilder:object:root marker"}}, ""
+	}
+	if name != named.Obj().Name() {
+		return nil, Diagnostics{{Pos: pos,
+			Message: fmt.Sprintf("type %s is an alias of %s.%s: the kind on the wire is %s", name, named.Obj().Pkg().Path(), named.Obj().Name(), named.Obj().Name()),
+			Hint:    fmt.Sprintf("name the alias %s", named.Obj().Name())}}, ""
 	}
 	diags = append(diags, s.conflicts...)
 	diags = append(diags, checkObjectMeta(st, name, pos, posOf)...)
@@ -50,10 +94,15 @@ func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf fu
 	}
 
 	t := &gengotypes.Type{Name: gengotypes.Name{Name: name}}
+	resource := namers.resource.Name(t)
+	if s.root || s.kubebuilder || implicit {
+		// controller-gen names the CRD, and the server serves that name.
+		resource = namers.crdResource(name)
+	}
 	k = &Kind{
 		Name:       name,
 		Plural:     namers.plural.Name(t),
-		Resource:   cmp.Or(s.resource, namers.resource.Name(t)),
+		Resource:   cmp.Or(s.resource, resource),
 		Namespaced: !s.clusterScoped,
 		Informer:   !s.noInformer,
 		named:      named,
@@ -66,6 +115,30 @@ func selectKind(pkg *packages.Package, named *types.Named, s selection, posOf fu
 		diags = append(diags, addProjection(k, spec, namers)...)
 	}
 	return k, diags, ""
+}
+
+// embedsTypeAndObjectMeta reports whether st embeds metav1.TypeMeta and
+// metav1.ObjectMeta directly, controller-gen's test for a kind it makes a
+// CRD of (crd.FindKubeKinds).
+func embedsTypeAndObjectMeta(st *types.Struct) bool {
+	var typeMeta, objectMeta bool
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if !f.Embedded() {
+			continue
+		}
+		n, ok := f.Type().(*types.Named)
+		if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != metav1Path {
+			continue
+		}
+		switch n.Obj().Name() {
+		case "TypeMeta":
+			typeMeta = true
+		case "ObjectMeta":
+			objectMeta = true
+		}
+	}
+	return typeMeta && objectMeta
 }
 
 // notListedResource says why a type selected by +kubebuilder:object:root
@@ -105,7 +178,7 @@ func checkListType(named *types.Named, list *types.TypeName, listName string, po
 	}
 	if !itemsOf(list.Type(), named) {
 		return Diagnostics{{Pos: posOf(list.Pos()),
-			Message: fmt.Sprintf("list type %s has no field Items []%s or Items []*%s", listName, name, name)}}
+			Message: fmt.Sprintf("list type %s has no field Items []%s or Items []*%s (or of a named slice type of either)", listName, name, name)}}
 	}
 	if !hasMethod(list.Type(), "DeepCopyObject") {
 		diags = append(diags, Diagnostic{Pos: posOf(list.Pos()),
@@ -164,7 +237,9 @@ func isListType(st *types.Struct) bool {
 	return false
 }
 
-// itemsOf reports whether list has a field Items []item or Items []*item.
+// itemsOf reports whether list has a field Items []item or Items []*item,
+// the slice possibly of a named type (argo's `Items Workflows` with
+// `type Workflows []Workflow`).
 func itemsOf(list types.Type, item *types.Named) bool {
 	st, isStruct := list.Underlying().(*types.Struct)
 	if !isStruct {
@@ -175,7 +250,7 @@ func itemsOf(list types.Type, item *types.Named) bool {
 		if f.Name() != "Items" {
 			continue
 		}
-		sl, isSlice := f.Type().(*types.Slice)
+		sl, isSlice := f.Type().Underlying().(*types.Slice)
 		if !isSlice {
 			return false
 		}

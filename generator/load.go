@@ -26,6 +26,9 @@ type loaded struct {
 	// --projection flags: loaded for their projections, whose kinds get no
 	// listers or informers of their own.
 	projectionOnly map[string]bool
+	// regs are the scheme registrations of each input package, by import
+	// path.
+	regs map[string]registrations
 	// listed is the size of the import graph, checked how many
 	// dependencies were type-checked from source.
 	listed, checked int
@@ -113,6 +116,10 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	}
 	roots, err := packages.Load(pcfg, patterns...)
 	if err != nil {
+		if goVersionRe.MatchString(err.Error()) {
+			msg, hint := goVersionMessage(err.Error())
+			return nil, append(diags, Diagnostic{Subject: strings.Join(patterns, " "), Message: msg, Hint: hint}), nil
+		}
 		return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(patterns, " "), err)
 	}
 	l := &loaded{fset: fset, rel: rel, explicit: map[string]bool{}, projectionOnly: map[string]bool{}}
@@ -155,5 +162,6 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		}
 	}
 	l.listed, l.checked = len(c.byID), len(c.done)
+	l.regs = c.regs
 	return l, diags, nil
 }

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,5 +83,34 @@ func TestPatternBelowIgnoredDirectory(t *testing.T) {
 	want := "./input/_scratch/...: pattern matches no Go packages (the go command ignores testdata directories and directories whose names start with _ or .)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got: %v\nwant: %s", err, want)
+	}
+}
+
+// TestNewerGoNeeded: a module whose go.mod needs a newer Go than the go
+// command gets one diagnostic naming both versions and GOTOOLCHAIN, not the
+// go command's raw error.
+func TestNewerGoNeeded(t *testing.T) {
+	t.Setenv("GOTOOLCHAIN", "local")
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":        "module example.com/newer\n\ngo 1.999.0\n",
+		"api/v1/doc.go": "// +groupName=example.com\npackage v1\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := Run(context.Background(), Config{Inputs: []string{"./api/..."}, OutputDir: filepath.Join(dir, "out"), WorkDir: dir})
+	var diags Diagnostics
+	if !errors.As(err, &diags) || len(diags) != 1 {
+		t.Fatalf("Run = %v, want one diagnostic", err)
+	}
+	for _, want := range []string{"needs Go 1.999.0", "GOTOOLCHAIN=go1.999.0"} {
+		if !strings.Contains(diags[0].String(), want) {
+			t.Errorf("diagnostic %q lacks %q", diags[0], want)
+		}
 	}
 }

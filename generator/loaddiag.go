@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -31,6 +32,8 @@ func listDiagnostics(p *packages.Package, cfg Config, rel func(string) string) D
 			d = Diagnostic{Subject: rel(dir), Message: "build constraints exclude all Go files", Hint: tagsHint(cfg, dir)}
 		case strings.Contains(e.Msg, "missing go.sum entry"):
 			d.Message, d.Hint = goSumMessage(e.Msg)
+		case goVersionRe.MatchString(e.Msg):
+			d.Message, d.Hint = goVersionMessage(e.Msg)
 		case e.Kind == packages.ListError && len(p.GoFiles) == 0 && len(p.IgnoredFiles) == 0:
 			d = Diagnostic{Subject: p.ID, Message: "input package does not exist"}
 		}
@@ -54,12 +57,33 @@ func listDiagnostics(p *packages.Package, cfg Config, rel func(string) string) D
 				d := Diagnostic{Subject: p.PkgPath, Pos: imports[q.PkgPath], Message: fmt.Sprintf("cannot load %s: %s", q.PkgPath, e.Msg)}
 				if strings.Contains(e.Msg, "missing go.sum entry") {
 					d.Message, d.Hint = goSumMessage(e.Msg)
+				} else if goVersionRe.MatchString(e.Msg) {
+					d.Message, d.Hint = goVersionMessage(e.Msg)
 				}
 				diags = append(diags, d)
 			}
 		})
 	}
 	return diags
+}
+
+// goVersionRe matches the go command's refusal of a module that needs a
+// newer Go: "go.mod requires go >= 1.27.0 (running go 1.26.8;
+// GOTOOLCHAIN=local)", or "example.com/m@v1.2.0 requires go >= ...".
+var goVersionRe = regexp.MustCompile(`(\S+) requires go >= (\S+) \(running go (\S+?)[;)]`)
+
+// goVersionMessage says which Go the module needs and how to get it.
+func goVersionMessage(msg string) (message, hint string) {
+	m := goVersionRe.FindStringSubmatch(msg)
+	if m == nil {
+		return msg, ""
+	}
+	who := m[1]
+	if who == "go.mod" {
+		who = "the module's go.mod"
+	}
+	return fmt.Sprintf("%s needs Go %s, but the go command is Go %s", who, m[2], m[3]),
+		fmt.Sprintf("install Go %s, or let the go command fetch it: GOTOOLCHAIN=go%s (or GOTOOLCHAIN=auto) informer-gen ...", m[2], m[2])
 }
 
 // importPositions finds where p's files import each path (the first

@@ -91,12 +91,49 @@ type markedPackage struct {
 	projectionOnly bool
 	group          groupMarkers
 	types          map[string]selection // by type name; a type without markers has none
+	// regs are the types the package registers in a scheme, as far as its
+	// syntax shows.
+	regs registrations
+}
+
+// kubebuilderStyle reports whether the package carries kubebuilder's
+// markers (in its package comment or on any type): controller-gen runs over
+// it.
+func (mp markedPackage) kubebuilderStyle() bool {
+	if mp.group.kubebuilder {
+		return true
+	}
+	for _, s := range mp.types {
+		if s.kubebuilder {
+			return true
+		}
+	}
+	return false
+}
+
+// genclientStyle reports whether any type of the package has +genclient:
+// upstream's style, where a type without it is no resource.
+func (mp markedPackage) genclientStyle() bool {
+	for _, s := range mp.types {
+		if s.genclient {
+			return true
+		}
+	}
+	return false
 }
 
 // groupMarkers are the package comment's group settings.
 type groupMarkers struct {
 	name   *marker // +groupName; nil without one
 	goName string  // +groupGoName
+	// skip is kubebuilder's package marker +kubebuilder:skip:
+	// controller-gen makes no CRDs of the package.
+	skip bool
+	// versionName is kubebuilder's +versionName.
+	versionName string
+	// kubebuilder is set when a +kubebuilder: marker is in the package
+	// comment (+kubebuilder:object:generate=true).
+	kubebuilder bool
 }
 
 // readMarkers is the markers stage: every marker of every input package is
@@ -110,7 +147,8 @@ func readMarkers(l *loaded) (*marked, Diagnostics) {
 		diags = append(diags, ds...)
 		g, ds := readGroupMarkers(pm.pkg)
 		diags = append(diags, ds...)
-		mp := markedPackage{pkg: pkg, explicit: l.explicit[pkg.PkgPath], projectionOnly: l.projectionOnly[pkg.PkgPath], group: g, types: map[string]selection{}}
+		mp := markedPackage{pkg: pkg, explicit: l.explicit[pkg.PkgPath], projectionOnly: l.projectionOnly[pkg.PkgPath], group: g, types: map[string]selection{},
+			regs: l.regs[pkg.PkgPath]}
 		for name, ms := range pm.types {
 			mp.types[name] = readSelection(ms)
 		}
@@ -125,6 +163,9 @@ func readGroupMarkers(ms []marker) (groupMarkers, Diagnostics) {
 	var g groupMarkers
 	var diags Diagnostics
 	for _, m := range ms {
+		if strings.HasPrefix(m.name, "kubebuilder:") {
+			g.kubebuilder = true
+		}
 		switch m.name {
 		case "groupName":
 			switch {
@@ -137,6 +178,10 @@ func readGroupMarkers(ms []marker) (groupMarkers, Diagnostics) {
 			}
 		case "groupGoName":
 			g.goName = m.value
+		case "kubebuilder:skip":
+			g.skip = true
+		case "versionName":
+			g.versionName = m.value
 		}
 	}
 	return g, diags
@@ -306,14 +351,19 @@ func parseMarker(fset *token.FileSet, c *ast.Comment, rel func(string) string) (
 		}
 	case root == "genclient" && hasSub:
 		if !slices.Contains(genclientVariants, sub) {
-			return m, true, &Diagnostic{Pos: pos,
+			// Upstream's grammar: client-gen ignores what it does not
+			// know, and a published module cannot be edited, so this
+			// is a warning; the marker is not read.
+			return m, true, &Diagnostic{Pos: pos, Warning: true,
 				Message: fmt.Sprintf("unknown marker +genclient:%s", sub),
 				Hint:    cmp.Or(didYouMean(sub, genclientVariants...), "known variants: "+strings.Join(genclientVariants, ", "))}
 		}
 	case !slices.Contains(ourRoots, root):
 		for _, r := range ourRoots {
 			if d := editDistance(strings.ToLower(root), strings.ToLower(r)); d <= 2 && len(root) > 4 {
-				return m, true, &Diagnostic{Pos: pos,
+				// A near miss of one of ours is an error; of upstream's,
+				// a warning (upstream ignores it).
+				return m, true, &Diagnostic{Pos: pos, Warning: r != "informer-gen",
 					Message: fmt.Sprintf("unknown marker +%s", m.name),
 					Hint:    fmt.Sprintf("did you mean %q?", "+"+r+strings.TrimPrefix(m.name, root))}
 			}
@@ -324,8 +374,22 @@ func parseMarker(fset *token.FileSet, c *ast.Comment, rel func(string) string) (
 
 func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
-// checkMarker reports markers of ours found where they have no effect.
+// checkMarker reports markers found where they have no effect: ours
+// (+informer-gen:) as errors; upstream's and kubebuilder's as warnings, since
+// upstream's generators ignore them and published modules keep them (a
+// floating +genclient in a types.go that only holds the package clause, so
+// that upstream's codegen script finds the folder).
 func checkMarker(m marker, sc scope, typeName string) Diagnostics {
+	ds := misplacedMarker(m, sc, typeName)
+	if !strings.HasPrefix(m.name, "informer-gen:") {
+		for i := range ds {
+			ds[i].Warning = true
+		}
+	}
+	return ds
+}
+
+func misplacedMarker(m marker, sc scope, typeName string) Diagnostics {
 	switch {
 	case isTypeMarker(m.name) && sc != scopeType:
 		where := "here"
@@ -350,11 +414,20 @@ func checkMarker(m marker, sc scope, typeName string) Diagnostics {
 // selection is what a type's markers say about it.
 type selection struct {
 	genclient, root, clusterScoped, noVerbs bool
-	noInformer, noLister                    bool
-	onlyVerbs, skipVerbs                    []string
-	resource                                string
-	indexes                                 []marker
-	projections                             []marker
+	// kubebuilder is set when any +kubebuilder: marker is on the type:
+	// controller-gen makes its CRD, and names it.
+	kubebuilder bool
+	// skipVersion is +kubebuilder:skipversion: controller-gen leaves the
+	// type out of its CRD.
+	skipVersion bool
+	// unserved is +kubebuilder:unservedversion: the CRD lists the version
+	// but the server does not serve it (an informer would get 404s).
+	unserved             bool
+	noInformer, noLister bool
+	onlyVerbs, skipVerbs []string
+	resource             string
+	indexes              []marker
+	projections          []marker
 	// conflicts are markers that contradict each other: upstream and
 	// kubebuilder spellings of the same setting with different values.
 	conflicts Diagnostics
@@ -365,6 +438,9 @@ func readSelection(ms []marker) selection {
 	var resourceName, nonNamespaced *marker
 	var path, scope *markerArg
 	for _, m := range ms {
+		if strings.HasPrefix(m.name, "kubebuilder:") {
+			s.kubebuilder = true
+		}
 		switch m.name {
 		case "genclient":
 			s.genclient = m.value != "false"
@@ -393,6 +469,10 @@ func readSelection(ms []marker) selection {
 					path = &a
 				}
 			}
+		case "kubebuilder:skipversion":
+			s.skipVersion = true
+		case "kubebuilder:unservedversion":
+			s.unserved = true
 		case "informer-gen:index":
 			s.indexes = append(s.indexes, m)
 		case "informer-gen:projection":

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"cmp"
 	"fmt"
 	"go/token"
 	"go/types"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gobuffalo/flect"
 	gengonamer "k8s.io/gengo/v2/namer"
 	"k8s.io/klog/v2"
 )
@@ -40,8 +42,16 @@ type Version struct {
 	GoName  string // V1alpha1
 	APIPath string // import path of the API package
 	GVVar   string // SchemeGroupVersion or GroupVersion
-	Kinds   []*Kind
+	// Registers is set when the API package declares no usable group
+	// version or AddToScheme but +groupName names its group: the generated
+	// informers.go declares both (groupVersion, addToScheme) and
+	// registers the kinds and their lists itself.
+	Registers bool
+	Kinds     []*Kind
 }
+
+// NameQ is the version as a Go string literal.
+func (v *Version) NameQ() string { return strconv.Quote(v.Name) }
 
 // Kind is one selected type.
 type Kind struct {
@@ -222,11 +232,33 @@ type modelOptions struct {
 	jsonDecoders string
 	// projections are Config.Projections.
 	projections []ProjectionFlag
+	// groupGoNames are Config.GroupGoNames.
+	groupGoNames map[string]string
 }
 
 // kindNamers name a kind's plural: the Go accessor (Foos) and the resource
-// (foos), gengo's English rules with the plural exceptions.
-type kindNamers struct{ plural, resource gengonamer.Namer }
+// (foos), gengo's English rules with the plural exceptions, as upstream's
+// client-gen and informer-gen name them; and the resource of a kind whose
+// CRD controller-gen makes (crdResource).
+type kindNamers struct {
+	plural, resource gengonamer.Namer
+	// exceptions are the plural exceptions, defaults included.
+	exceptions map[string]string
+}
+
+// crdResource is the resource of a kind selected by kubebuilder's markers:
+// the plural controller-gen gives its CRD when no
+// +kubebuilder:resource:path says otherwise,
+// strings.ToLower(flect.Pluralize(kind)) (controller-tools' crd.spec.go),
+// which differs from gengo's English rules (PodChaos: podchaos, not
+// podchaoses; Index: indices). A --plural-exceptions entry for the kind
+// wins over both.
+func (n kindNamers) crdResource(kind string) string {
+	if p, ok := n.exceptions[kind]; ok {
+		return strings.ToLower(p)
+	}
+	return strings.ToLower(flect.Pluralize(kind))
+}
 
 // groupVersion keys the versions seen so far.
 type groupVersion struct{ group, version string }
@@ -237,15 +269,17 @@ type groupVersion struct{ group, version string }
 // selected types"): Run reports them only when nothing else is wrong.
 func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, diags, unselected Diagnostics) {
 	namers := kindNamers{
-		plural:   gengonamer.NewPublicPluralNamer(opts.pluralExceptions),
-		resource: gengonamer.NewAllLowercasePluralNamer(opts.pluralExceptions),
+		plural:     gengonamer.NewPublicPluralNamer(opts.pluralExceptions),
+		resource:   gengonamer.NewAllLowercasePluralNamer(opts.pluralExceptions),
+		exceptions: opts.pluralExceptions,
 	}
 	groups := map[string]*Group{} // by API group name
 	seen := map[groupVersion]*Version{}
 	selectedAny := false
+	var emptyExplicit Diagnostics
 	for _, mp := range in.pkgs {
 		pkgPos := packagePos(mp.pkg, in.position)
-		g, ds := groupOf(mp, pkgPos, in.position)
+		g, ds := groupOf(mp, pkgPos, in.position, opts.groupGoNames)
 		diags = append(diags, ds...)
 		if g == nil {
 			continue
@@ -275,11 +309,18 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 			// so is a run that selects nothing.
 			empty := Diagnostic{Pos: pkgPos,
 				Message: fmt.Sprintf("package %s has no selected types", mp.pkg.Types.Name()),
-				Hint:    "mark a type with +genclient or +kubebuilder:object:root=true"}
-			if v.GVVar == "" && mp.explicit {
+				Hint:    "mark a type with +genclient or +kubebuilder:object:root=true; -v=1 says why each marked type was skipped"}
+			switch {
+			case v.GVVar == "" && mp.group.name == nil && mp.explicit:
 				diags = append(diags, empty)
-			} else {
+			case mp.explicit && !mp.projectionOnly:
+				// Named on the command line by itself: never dropped
+				// without a word, even when other packages select kinds.
 				unselected = append(unselected, empty)
+				emptyExplicit = append(emptyExplicit, empty)
+			default:
+				unselected = append(unselected, empty)
+				logger.V(1).Info("package has no selected types", "package", mp.pkg.PkgPath)
 			}
 			continue
 		}
@@ -288,7 +329,22 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 			k.Version = v
 		}
 		v.Kinds = kinds
-		diags = append(diags, checkRegistration(mp.pkg, v, pkgPos, in.position)...)
+		if ownRegistration(mp) {
+			// The package registers its types only in an init() (into
+			// client-go's scheme.Scheme), or is a user's shim of
+			// aliases: the generated code declares the group version
+			// and registers the kinds in the factory's scheme itself.
+			v.Registers = true
+			if len(mp.regs.versions) == 1 && mp.group.versionName == "" {
+				v.Name = mp.regs.versions[0]
+			}
+			v.Name = cmp.Or(mp.group.versionName, v.Name)
+			v.GoName = gengonamer.IC(v.Name)
+			logger.V(1).Info("package declares no SchemeGroupVersion/GroupVersion and AddToScheme: the generated informers register its kinds themselves",
+				"package", mp.pkg.PkgPath, "group", g.Name, "version", v.Name)
+		} else {
+			diags = append(diags, checkRegistration(mp.pkg, v, pkgPos, in.position)...)
+		}
 
 		if known := groups[g.Name]; known != nil {
 			g = known
@@ -307,8 +363,19 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	}
 	if selectedAny {
 		unselected = nil
+		for _, d := range emptyExplicit {
+			d.Warning = true
+			diags = append(diags, d)
+		}
 	}
 	diags = append(diags, unmatchedFlagProjections(in, opts.projections)...)
+	for _, group := range slices.Sorted(maps.Keys(opts.groupGoNames)) {
+		if groups[group] == nil {
+			diags = append(diags, Diagnostic{Subject: "--group-go-name " + group + "=" + opts.groupGoNames[group],
+				Message: fmt.Sprintf("no input package has the API group %q", group),
+				Hint:    "name the group as its +groupName or SchemeGroupVersion gives it"})
+		}
+	}
 	diags = append(diags, goNameCollisions(groups)...)
 	m = sortedModel(opts.outputPkg, groups)
 	for _, g := range m.Groups {
@@ -329,7 +396,7 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 // the package declares in SchemeGroupVersion / GroupVersion, else the parent
 // directory (upstream's default). The Group is nil when the group has no
 // usable Go name.
-func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) token.Position) (*Group, Diagnostics) {
+func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) token.Position, goNames map[string]string) (*Group, Diagnostics) {
 	var diags Diagnostics
 	name := path.Base(path.Dir(mp.pkg.PkgPath))
 	pos := pkgPos
@@ -350,6 +417,9 @@ func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) toke
 	if mp.group.goName != "" {
 		goName = goIdentifier(mp.group.goName)
 	}
+	if n, ok := goNames[name]; ok {
+		goName = n
+	}
 	if !token.IsIdentifier(goName) {
 		return nil, append(diags, Diagnostic{Pos: pos,
 			Message: fmt.Sprintf("group %q has no usable Go name (got %q)", name, goName),
@@ -365,19 +435,35 @@ func selectKinds(logger klog.Logger, mp markedPackage, posOf func(token.Pos) tok
 	var kinds []*Kind
 	var diags Diagnostics
 	scope := mp.pkg.Types.Scope()
+	implicitOK := implicitCandidates(mp)
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || tn.IsAlias() {
-			continue
-		}
-		named, ok := tn.Type().(*types.Named)
 		if !ok {
 			continue
 		}
-		k, ds, skip := selectKind(mp.pkg, named, mp.types[name], posOf, namers)
+		named, ok := types.Unalias(tn.Type()).(*types.Named)
+		if !ok {
+			continue
+		}
+		s, hasMarkers := mp.types[name]
+		if tn.IsAlias() && !hasMarkers {
+			// An alias is selected by markers of its own (a user's shim
+			// package over a package that cannot be edited); the
+			// markers of its target's package are not read.
+			if st, ok := named.Underlying().(*types.Struct); ok && !isListType(st) && len(findObjectMeta(st).steps) > 0 {
+				logger.V(1).Info("skipping type alias: an alias is selected by markers on the alias itself (+genclient or +kubebuilder:object:root=true)",
+					"type", name, "pos", posString(posOf(tn.Pos())))
+			}
+			continue
+		}
+		src := kindSource{name: name}
+		if st, ok := named.Underlying().(*types.Struct); ok && !tn.IsAlias() && (implicitOK || s.kubebuilder && mp.group.name != nil && !mp.group.skip) {
+			src.crdCandidate = embedsTypeAndObjectMeta(st)
+		}
+		k, ds, skip := selectKind(mp, named, src, s, posOf, namers)
 		diags = append(diags, ds...)
 		if skip != "" {
-			p := posOf(named.Obj().Pos())
+			p := posOf(tn.Pos())
 			logger.V(1).Info("skipping type: "+skip, "type", name, "pos", posString(p))
 		}
 		if k != nil {
@@ -394,6 +480,19 @@ func selectKinds(logger klog.Logger, mp markedPackage, posOf func(token.Pos) tok
 		byResource[k.Resource] = k
 	}
 	return kinds, diags
+}
+
+// implicitCandidates reports whether the types of mp are selected as
+// controller-gen selects them for CRDs, without a marker: every type
+// embedding metav1.TypeMeta and metav1.ObjectMeta in a package with
+// +groupName and without +kubebuilder:skip (crd.FindKubeKinds), when the
+// package carries kubebuilder's markers (so controller-gen runs over it).
+// Packages in upstream's style, where some type has +genclient, are left to
+// their markers: there a type without +genclient (k8s.io/api's Binding,
+// RangeAllocation) is no resource of its own; and a package with neither
+// +genclient nor kubebuilder markers selects nothing.
+func implicitCandidates(mp markedPackage) bool {
+	return mp.group.name != nil && !mp.group.skip && !mp.genclientStyle() && mp.kubebuilderStyle()
 }
 
 // goNameCollisions reports API groups that share a Go name: their accessors
@@ -413,7 +512,7 @@ func goNameCollisions(groups map[string]*Group) Diagnostics {
 			other := gs[(i+1)%len(gs)]
 			diags = append(diags, Diagnostic{Pos: g.pos,
 				Message: fmt.Sprintf("groups %q and %q both map to the Go name %s", g.Name, other.Name, g.GoName),
-				Hint:    "set +groupGoName in one package comment to tell them apart"})
+				Hint:    fmt.Sprintf("set +groupGoName in one package comment, or --group-go-name %s=SomeName, to tell them apart", g.Name)})
 		}
 	}
 	return diags

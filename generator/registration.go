@@ -6,6 +6,8 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -151,12 +153,143 @@ func checkRegistration(pkg *packages.Package, v *Version, pkgPos token.Position,
 	} else if v.GVVar == "" {
 		diags = append(diags, Diagnostic{Pos: pkgPos,
 			Message: fmt.Sprintf("package %s declares neither SchemeGroupVersion nor GroupVersion", pkg.Types.Name()),
-			Hint:    `declare var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "` + v.Name + `"}`})
+			Hint:    `declare var SchemeGroupVersion = schema.GroupVersion{Group: GroupName, Version: "` + v.Name + `"}, or name the group with +groupName in the package comment and the informers register the kinds themselves`})
 	}
 	if !isAddToScheme(scope.Lookup("AddToScheme")) {
 		diags = append(diags, Diagnostic{Pos: pkgPos,
 			Message: fmt.Sprintf("package %s declares no AddToScheme func(*runtime.Scheme) error", pkg.Types.Name()),
-			Hint:    "declare var AddToScheme = SchemeBuilder.AddToScheme"})
+			Hint:    "declare var AddToScheme = SchemeBuilder.AddToScheme, or name the group with +groupName in the package comment and the informers register the kinds themselves"})
 	}
 	return diags
+}
+
+// registrations are the types a package's function bodies register in a
+// scheme, read from its syntax: the arguments &Foo{}, Foo{} or new(Foo) of
+// calls to AddKnownTypes (upstream's addKnownTypes, or an init() adding to
+// client-go's scheme.Scheme), AddKnownTypeWithName, and Register
+// (controller-runtime's SchemeBuilder.Register in kubebuilder's init()).
+// The zero value (nothing found) means the package's registrations are not
+// visible, not that it registers nothing.
+type registrations struct {
+	types map[string]bool
+	// versions are the Version string literals of the
+	// schema.GroupVersion{...} literals passed to AddKnownTypes.
+	versions []string
+}
+
+// merge adds o's registrations to r.
+func (r *registrations) merge(o registrations) {
+	for t := range o.types {
+		if r.types == nil {
+			r.types = map[string]bool{}
+		}
+		r.types[t] = true
+	}
+	for _, v := range o.versions {
+		if !slices.Contains(r.versions, v) {
+			r.versions = append(r.versions, v)
+		}
+	}
+}
+
+// visible reports whether any registration was found.
+func (r registrations) visible() bool { return len(r.types) > 0 }
+
+// scanRegistrations reads the registrations of f's function bodies.
+func scanRegistrations(f *ast.File) registrations {
+	var r registrations
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			switch sel.Sel.Name {
+			case "AddKnownTypes", "AddKnownTypeWithName":
+			case "Register":
+				// Only a scheme builder's (SchemeBuilder.Register,
+				// localSchemeBuilder.Register): other Register calls
+				// (webhooks, metrics) would make registrations look
+				// visible and drop the kinds they do not name.
+				if !strings.Contains(strings.ToLower(types.ExprString(sel.X)), "scheme") {
+					return true
+				}
+			default:
+				return true
+			}
+			for i, arg := range call.Args {
+				if name := registeredTypeName(arg); name != "" {
+					r.merge(registrations{types: map[string]bool{name: true}})
+				} else if i == 0 && sel.Sel.Name == "AddKnownTypes" {
+					if v := groupVersionLitVersion(arg); v != "" {
+						r.merge(registrations{versions: []string{v}})
+					}
+				}
+			}
+			return true
+		})
+	}
+	return r
+}
+
+// registeredTypeName is Foo for &Foo{}, Foo{} and new(Foo); "" otherwise.
+func registeredTypeName(e ast.Expr) string {
+	e = ast.Unparen(e)
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = ast.Unparen(u.X)
+	}
+	switch x := e.(type) {
+	case *ast.CompositeLit:
+		if id, ok := x.Type.(*ast.Ident); ok {
+			return id.Name
+		}
+	case *ast.CallExpr:
+		if fn, ok := x.Fun.(*ast.Ident); ok && fn.Name == "new" && len(x.Args) == 1 {
+			if id, ok := x.Args[0].(*ast.Ident); ok {
+				return id.Name
+			}
+		}
+	}
+	return ""
+}
+
+// groupVersionLitVersion is "v1" for schema.GroupVersion{..., Version: "v1"}.
+func groupVersionLitVersion(e ast.Expr) string {
+	lit, ok := ast.Unparen(e).(*ast.CompositeLit)
+	if !ok {
+		return ""
+	}
+	for _, el := range lit.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Version" {
+			if b, ok := kv.Value.(*ast.BasicLit); ok && b.Kind == token.STRING {
+				if v, err := strconv.Unquote(b.Value); err == nil {
+					return v
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// ownRegistration reports whether the generated code registers the kinds of
+// mp itself: the package lacks a schema.GroupVersion variable or AddToScheme
+// (it registers its types in an init(), into client-go's scheme.Scheme, as
+// karpenter's do; or it is a user's package of aliases), and +groupName
+// names its group, so nothing is guessed.
+func ownRegistration(mp markedPackage) bool {
+	scope := mp.pkg.Types.Scope()
+	complete := groupVersionVar(scope) != "" && isAddToScheme(scope.Lookup("AddToScheme"))
+	return !complete && mp.group.name != nil
 }

@@ -117,6 +117,9 @@ type (
 		// DecodeJSON is, by kind name, the var of the kind's generated JSON
 		// decoder in decode.go (informers only; absent: none).
 		DecodeJSON map[string]string
+		// Meta and Runtime are the aliases of apimachinery's meta/v1 and
+		// runtime (informers of a version that Registers its kinds).
+		Meta, Runtime string
 	}
 	versionRef struct {
 		*Version
@@ -248,15 +251,19 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 				emit(path.Join("informers", rel, "decode.go"), "decode", *dd)
 				decoders = dd.vars()
 			}
-			informerImports := newImports("version", "New", "Interface", "Resources")
+			informerImports := newImports("version", "New", "Interface", "Resources", "groupVersion", "addToScheme")
 			api = informerImports.add(v.APIPath, v.Name)
+			var meta, runtime string
+			if v.Registers {
+				meta, runtime = informerImports.add(metav1Path, "metav1"), informerImports.add("k8s.io/apimachinery/pkg/runtime", "runtime")
+			}
 			listers := informerImports.add(path.Join(listersPkg, rel), "listers")
 			if projs != "" {
 				projs = informerImports.add(projectionsPath(m.OutputPkg, v), "proj"+v.Name)
 			}
 			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
 				Package: v.Name, Version: v, API: api, Listers: listers, Projections: projs, Imports: informerImports.specs(),
-				DecodeJSON: decoders,
+				DecodeJSON: decoders, Meta: meta, Runtime: runtime,
 			})
 			allVersions = append(allVersions, versionRef{Version: v, Alias: genericImports.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
 			versionRefs = append(versionRefs, versionRef{Version: v, Alias: groupImports.add(path.Join(informersPkg, rel), v.Name)})
@@ -320,7 +327,7 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	var roots []*types.Named
 	var selected []string // kind or projection names
 	for _, k := range kinds {
-		if k.named == nil || !wantsJSONDecoder(m.jsonDecoders, k.named) {
+		if k.named == nil || !wantsJSONDecoder(m.jsonDecoders, v.Group.Name) {
 			continue
 		}
 		roots = append(roots, k.named)
@@ -338,7 +345,7 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	}
 	// The file shares its package with informers.go: aliases must not
 	// clash with that file's package-level names.
-	reserved := []string{"version", "New", "Interface", "Resources", "jsonMembers"}
+	reserved := []string{"version", "New", "Interface", "Resources", "jsonMembers", "groupVersion", "addToScheme"}
 	for _, k := range kinds {
 		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"DecodeJSON")
 	}
@@ -418,17 +425,31 @@ func (d *decodeData) vars() map[string]string {
 }
 
 // wantsJSONDecoder reports whether mode (Config.JSONDecoders) selects the
-// kind t: "auto" selects the kinds the factory reads as JSON, those without
-// the protobuf Unmarshal method of built-in types.
-func wantsJSONDecoder(mode string, t *types.Named) bool {
+// kinds of an API group: "auto" selects the kinds the factory reads as JSON,
+// those of every group kube-apiserver does not serve itself (custom
+// resources, also when their Go types carry protobuf methods, as projects
+// that speak gRPC generate them).
+func wantsJSONDecoder(mode, group string) bool {
 	switch mode {
 	case "none":
 		return false
 	case "all":
 		return true
 	}
-	m := types.NewMethodSet(types.NewPointer(t)).Lookup(nil, "Unmarshal")
-	return m == nil
+	return !builtInGroups[group]
+}
+
+// builtInGroups are the groups kube-apiserver serves, whose objects the
+// factory reads as protobuf: runtime/factory.BuiltInGroup's (a test keeps the
+// two equal; the generator does not import the runtime).
+var builtInGroups = map[string]bool{
+	"": true, "admissionregistration.k8s.io": true, "apiextensions.k8s.io": true, "apiregistration.k8s.io": true,
+	"apps": true, "authentication.k8s.io": true, "authorization.k8s.io": true, "autoscaling": true, "batch": true,
+	"certificates.k8s.io": true, "coordination.k8s.io": true, "discovery.k8s.io": true, "events.k8s.io": true,
+	"extensions": true, "flowcontrol.apiserver.k8s.io": true, "internal.apiserver.k8s.io": true,
+	"lifecycle.k8s.io": true, "networking.k8s.io": true, "node.k8s.io": true, "policy": true,
+	"rbac.authorization.k8s.io": true, "resource.k8s.io": true, "scheduling.k8s.io": true, "storage.k8s.io": true,
+	"storagemigration.k8s.io": true,
 }
 
 // dropUnusedImports removes from the formatted file src the imports that

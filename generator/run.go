@@ -3,6 +3,7 @@ package generator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,8 +51,10 @@ func Run(ctx context.Context, cfg Config) error {
 
 	marked, ds := readMarkers(in)
 	diags = append(diags, ds...)
-	model, ds, unselected := buildModel(logger, marked, modelOptions{outputPkg: outputPkg, pluralExceptions: cfg.pluralExceptions(), jsonDecoders: cfg.JSONDecoders, projections: cfg.Projections})
+	model, ds, unselected := buildModel(logger, marked, modelOptions{outputPkg: outputPkg, pluralExceptions: cfg.pluralExceptions(), jsonDecoders: cfg.JSONDecoders, projections: cfg.Projections, groupGoNames: cfg.GroupGoNames})
 	diags = append(diags, ds...)
+	diags, warnings := diags.split()
+	printWarnings(cfg, warnings)
 	if len(diags) == 0 {
 		diags = unselected
 	}
@@ -66,6 +69,19 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	return writeOutput(logger, cfg, outDir, files, rel)
+}
+
+// printWarnings writes warnings to cfg.Warnings (os.Stderr when nil), one
+// per line.
+func printWarnings(cfg Config, warnings Diagnostics) {
+	if len(warnings) == 0 {
+		return
+	}
+	w := cfg.Warnings
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, warnings.Error())
 }
 
 // readHeader reads --go-header-file, with kubebuilder's YEAR filled in.

@@ -291,6 +291,13 @@ func TestSkippedRootTypesAreLogged(t *testing.T) {
 		{"root-without-list", "./input/api/...", []string{
 			`without a list type ToolConfigList cannot be listed and watched" type="ToolConfig" pos="input/api/v1/toolconfig_types.go:14:6"`,
 		}, "Gadget"},
+		{"kubebuilder-implicit", "./input/api/...", []string{
+			`not registered in the package's scheme (no AddKnownTypes or SchemeBuilder.Register call names it), so not a served resource" type="WithTriggers" pos="input/api/v1/withtriggers_types.go:10:6"`,
+			`+kubebuilder:unservedversion: the CRD does not serve this version" type="OldThing" pos="input/api/v1/oldthing_types.go:`,
+		}, "ScaledThing"},
+		{"stray-upstream-markers", "./input/apis/...", []string{
+			`exclude list or watch, which an informer needs" type="ThingReview" pos="input/apis/things/v1/thing_types.go:`,
+		}, "Thing"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var c goldenCase

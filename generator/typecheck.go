@@ -29,8 +29,15 @@ import (
 // declarations, fields and method sets only, and the bodies of large API
 // packages (k8s.io/api's generated.pb.go) are most of the parse and check
 // time and memory. gopls trims dependencies the same way.
-func parseDeclarations(fset *token.FileSet, filename string, src []byte, mode parser.Mode) (*ast.File, error) {
+//
+// For input files (mode has ParseComments), the scheme registrations in the
+// bodies are read first (scanRegistrations) and returned.
+func parseDeclarations(fset *token.FileSet, filename string, src []byte, mode parser.Mode) (*ast.File, registrations, error) {
 	f, err := parser.ParseFile(fset, filename, src, mode|parser.SkipObjectResolution)
+	var regs registrations
+	if f != nil && mode&parser.ParseComments != 0 {
+		regs = scanRegistrations(f)
+	}
 	if f != nil {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok {
@@ -38,7 +45,7 @@ func parseDeclarations(fset *token.FileSet, filename string, src []byte, mode pa
 			}
 		}
 	}
-	return f, err
+	return f, regs, err
 }
 
 // pruneImports removes the imports a body-less file no longer refers to, so
@@ -107,6 +114,9 @@ type checker struct {
 	sizes types.Sizes
 
 	done map[string]*types.Package
+	// regs holds what each input package registers in a scheme, by
+	// import path.
+	regs map[string]registrations
 	// vet is the command that shows the same errors: "go vet" with the
 	// run's --tags.
 	vet string
@@ -114,7 +124,7 @@ type checker struct {
 
 func newChecker(ctx context.Context, cfg Config, fset *token.FileSet, roots []*packages.Package) *checker {
 	c := &checker{ctx: ctx, fset: fset, byID: map[string]*packages.Package{}, done: map[string]*types.Package{},
-		sizes: types.SizesFor("gc", runtime.GOARCH), vet: "go vet"}
+		regs: map[string]registrations{}, sizes: types.SizesFor("gc", runtime.GOARCH), vet: "go vet"}
 	if len(cfg.Tags) > 0 {
 		c.vet += " -tags=" + strings.Join(cfg.Tags, ",")
 	}
@@ -145,6 +155,7 @@ func (im importer) Import(path string) (*types.Package, error) {
 func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []error) {
 	files := make([]*ast.File, len(p.GoFiles))
 	errs := make([]error, len(p.GoFiles))
+	regs := make([]registrations, len(p.GoFiles))
 	var wg sync.WaitGroup
 	for i, name := range p.GoFiles {
 		wg.Go(func() {
@@ -154,15 +165,32 @@ func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []e
 				return
 			}
 			if mode&parser.ParseComments == 0 || generatedFile(name) {
+				if mode&parser.ParseComments != 0 && mayRegister(name) {
+					// register-gen's and projects' own generated
+					// files (chaos-mesh's zz_generated.chaosmesh.go)
+					// register the types in their bodies.
+					if f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution); err == nil {
+						regs[i] = scanRegistrations(f)
+					}
+				}
 				// Nobody's markers live in there: skip parsing bodies.
 				// (Input files keep theirs, so that a marker misplaced
 				// in a body is still reported.)
 				src = blankFuncBodies(src)
 			}
-			files[i], errs[i] = parseDeclarations(c.fset, name, src, mode)
+			var r registrations
+			files[i], r, errs[i] = parseDeclarations(c.fset, name, src, mode)
+			regs[i].merge(r)
 		})
 	}
 	wg.Wait()
+	if mode&parser.ParseComments != 0 {
+		all := registrations{}
+		for _, r := range regs {
+			all.merge(r)
+		}
+		c.regs[p.PkgPath] = all
+	}
 	pkgName := func(path string) string {
 		if dep := p.Imports[path]; dep != nil && dep.Name != "" {
 			return dep.Name
@@ -184,6 +212,19 @@ func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []e
 func generatedFile(name string) bool {
 	base := filepath.Base(name)
 	return strings.HasPrefix(base, "zz_generated") || strings.HasSuffix(base, ".pb.go")
+}
+
+// mayRegister reports whether a generated input file may register types
+// in a scheme: every generated file but deepcopy, conversion, defaults,
+// openapi and protobuf ones, which never do (and are the large ones).
+func mayRegister(name string) bool {
+	base := filepath.Base(name)
+	for _, s := range []string{"deepcopy", "conversion", "defaults", "openapi"} {
+		if strings.Contains(base, s) {
+			return false
+		}
+	}
+	return !strings.HasSuffix(base, ".pb.go")
 }
 
 // dependency type-checks a dependency from source, declarations only, and

@@ -26,9 +26,11 @@ const mediaTypeJSON = "application/json"
 //
 // The media type asked for is contentType (TypeOptions.ContentType) when not
 // empty, else the first of cfg.AcceptContentTypes, else cfg.ContentType:
-//   - empty or protobuf: protobuf for built-in types (T has the Unmarshal
-//     method go-to-protobuf generates for every k8s.io/api type), JSON for
-//     everything else (custom resources are served as JSON only);
+//   - empty or protobuf: protobuf for built-in types (a group kube-apiserver
+//     serves, BuiltInGroup, and T has the Unmarshal method go-to-protobuf
+//     generates for every k8s.io/api type), JSON for everything else (custom
+//     resources are served as JSON only, even when their Go types carry
+//     protobuf methods);
 //   - CBOR: CBOR (servers with the CBORServingAndStorage feature gate);
 //   - JSON: JSON;
 //   - anything else is an error.
@@ -85,6 +87,9 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 	}
 	switch mt {
 	case "", wire.MediaTypeProtobuf:
+		if !BuiltInGroup(gvk.Group) {
+			return jsonCodec, nil, nil
+		}
 		if pb, err := wire.NewProtobufOf[store.Obj](t, gvk); err == nil {
 			return pb, jsonCodec, nil
 		}

@@ -1,6 +1,7 @@
-// Package generatedtest drives generated code (the golden "indexes" and
-// "pointer-items" trees; "projections", differentially against its kinds) through the real runtime and runtimetest's fake
-// source: it is the proof that what informer-gen writes works, not only that it compiles. It lives apart
-// from package generator so that a runtime change in flight cannot break the
-// generator's own tests.
+// Package generatedtest holds behaviour tests of generated code: informers
+// and listers from the golden want trees of testdata/golden, run over
+// runtimetest's fake source, for the API package layouts whose generated
+// code differs in what it does (not only in what it says): Items of a named
+// slice type, and kinds registered in an init() whose informers register
+// them in the factory's scheme themselves.
 package generatedtest

@@ -1,160 +1,105 @@
-package generatedtest
+package generatedtest_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"testing/synctest"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
-	batchv1 "github.com/informer-gen/informer-gen/testdata/golden/indexes/input/apis/batch/v1"
-	"github.com/informer-gen/informer-gen/testdata/golden/indexes/want/informers"
-	informersv1 "github.com/informer-gen/informer-gen/testdata/golden/indexes/want/informers/batch/v1"
-	listersv1 "github.com/informer-gen/informer-gen/testdata/golden/indexes/want/listers/batch/v1"
+
+	nodesv1 "github.com/informer-gen/informer-gen/testdata/golden/init-registration/input/pkg/apis/v1"
+	nodesinformers "github.com/informer-gen/informer-gen/testdata/golden/init-registration/want/informers"
+	nodesv1informers "github.com/informer-gen/informer-gen/testdata/golden/init-registration/want/informers/nodes/v1"
+	wfv1 "github.com/informer-gen/informer-gen/testdata/golden/named-slice-items/input/pkg/apis/workflow/v1alpha1"
+	wfinformers "github.com/informer-gen/informer-gen/testdata/golden/named-slice-items/want/informers/argoproj/v1alpha1"
+	wflisters "github.com/informer-gen/informer-gen/testdata/golden/named-slice-items/want/listers/argoproj/v1alpha1"
 )
 
-func task(ns, name, node string, tags ...string) *batchv1.Task {
-	return &batchv1.Task{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": "demo"}},
-		Spec:       batchv1.TaskSpec{NodeName: node, Tags: tags},
-	}
-}
-
-func names(ts []*batchv1.Task) []string {
-	var out []string
-	for _, t := range ts {
-		out = append(out, t.Namespace+"/"+t.Name)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func wantNames(t *testing.T, what string, got []*batchv1.Task, err error, want ...string) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	if g := names(got); !slices.Equal(g, want) {
-		t.Errorf("%s = %v, want %v", what, g, want)
-	}
-}
-
-// TestGeneratedInformerAndLister runs NewTaskInformer over a fake source and
-// reads through NewTaskLister: add, update, delete and index lookups, in the
-// cluster-wide and the namespace-scoped lister.
-func TestGeneratedInformerAndLister(t *testing.T) {
+// TestNamedSliceItemsKind: Workflow's list holds Items Workflows (a named
+// slice); its generated informer lists, watches and serves the lister.
+func TestNamedSliceItemsKind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: listersv1.TaskResource},
-			task("ns1", "a", "node1", "x", "y"),
-			task("ns2", "b", "node1", "y"),
-		)
-		inf := informersv1.NewTaskInformer(src, informer.Options[*batchv1.Task]{})
-		rec := runtimetest.NewRecorder[*batchv1.Task]()
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: wfinformers.WorkflowType.Resource.GroupResource()},
+			&wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Namespace: "argo", Name: "a"}, Spec: wfv1.WorkflowSpec{Size: "s"}})
+		inf := wfinformers.NewWorkflowInformer(src, informer.Options[*wfv1.Workflow]{})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- inf.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		rec := runtimetest.NewRecorder[*wfv1.Workflow]()
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		ctx := runSynced(t, inf)
-		lister := listersv1.NewTaskLister(inf.Indexer())
-
-		got, err := lister.ByNode("node1")
-		wantNames(t, "ByNode(node1)", got, err, "ns1/a", "ns2/b")
-		got, err = lister.ByTags("y")
-		wantNames(t, "ByTags(y)", got, err, "ns1/a", "ns2/b")
-		got, err = lister.Tasks("ns1").ByTags("y")
-		wantNames(t, "Tasks(ns1).ByTags(y)", got, err, "ns1/a")
-		got, err = lister.List(labels.Everything())
-		wantNames(t, "List", got, err, "ns1/a", "ns2/b")
-		if a, err := lister.Tasks("ns1").Get("a"); err != nil || a.Spec.NodeName != "node1" {
-			t.Fatalf("Tasks(ns1).Get(a) = %v, %v", a, err)
-		}
-
-		// Add.
-		if _, err := src.Add(task("ns1", "c", "node2")); err != nil {
+		if _, err := src.Add(&wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Namespace: "argo", Name: "b"}, Spec: wfv1.WorkflowSpec{Size: "m"}}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(ctx, t, rec, func(s map[string]*batchv1.Task) bool { return s["ns1/c"] != nil })
-		got, err = lister.ByNode("node2")
-		wantNames(t, "ByNode(node2) after add", got, err, "ns1/c")
-
-		// Update moves a from node1 to node2: both index entries change.
-		if _, err := src.Update(task("ns1", "a", "node2")); err != nil {
+		want := src.Snapshot()
+		if err := rec.WaitFor(ctx, func(got map[string]*wfv1.Workflow) bool { return runtimetest.SameResourceVersions(got, want) }); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(ctx, t, rec, func(s map[string]*batchv1.Task) bool {
-			return s["ns1/a"] != nil && s["ns1/a"].Spec.NodeName == "node2"
-		})
-		got, err = lister.ByNode("node1")
-		wantNames(t, "ByNode(node1) after update", got, err, "ns2/b")
-		got, err = lister.Tasks("ns1").ByNode("node2")
-		wantNames(t, "Tasks(ns1).ByNode(node2) after update", got, err, "ns1/a", "ns1/c")
-		got, err = lister.ByTags("x")
-		wantNames(t, "ByTags(x) after update", got, err)
-
-		// Delete.
-		if _, err := src.Delete(task("ns2", "b", "node1")); err != nil {
-			t.Fatal(err)
+		lister := wflisters.NewWorkflowLister(inf.Indexer())
+		b, err := lister.Workflows("argo").Get("b")
+		if err != nil || b.Spec.Size != "m" {
+			t.Fatalf("lister Get(argo/b) = %v, %v; want the added workflow", b, err)
 		}
-		waitFor(ctx, t, rec, func(s map[string]*batchv1.Task) bool { return s["ns2/b"] == nil })
-		if _, err := lister.Tasks("ns2").Get("b"); !apierrors.IsNotFound(err) {
-			t.Errorf("Get after delete: err = %v, want NotFound", err)
-		} else if se, ok := err.(apierrors.APIStatus); !ok || se.Status().Details.Group != "batch.example.com" || se.Status().Details.Kind != "tasks" {
-			t.Errorf("NotFound names the wrong resource: %v", err)
+		all, err := lister.List(nil)
+		if err != nil || len(all) != 2 {
+			t.Fatalf("lister List = %d workflows, %v; want 2", len(all), err)
 		}
-		got, err = lister.ByNode("node1")
-		wantNames(t, "ByNode(node1) after delete", got, err)
 		if err := rec.Err(); err != nil {
-			t.Error(err)
+			t.Fatal(err)
 		}
 	})
 }
 
-// TestGeneratedFactory goes through the generated factory's accessor chain
-// and ForResource with a per-type fake ListerWatcher, and no rest.Config.
-func TestGeneratedFactory(t *testing.T) {
+// TestInitRegisteredKind: the API package registers NodePool only in an
+// init() into client-go's scheme and declares no SchemeGroupVersion or
+// AddToScheme; the generated Type carries a group version and an
+// AddToScheme of its own, and the factory serves the kind from them.
+func TestInitRegisteredKind(t *testing.T) {
+	typ := nodesv1informers.NodePoolType
+	wantGVR := schema.GroupVersionResource{Group: "nodes.example.com", Version: "v1", Resource: "nodepools"}
+	if typ.Resource != wantGVR || typ.Namespaced {
+		t.Fatalf("NodePoolType = %v namespaced=%v, want %v cluster-scoped", typ.Resource, typ.Namespaced, wantGVR)
+	}
+	s := runtime.NewScheme()
+	if err := typ.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []runtime.Object{&nodesv1.NodePool{}, &nodesv1.NodePoolList{}, &nodesv1.NodeClaim{}, &nodesv1.NodeClaimList{}} {
+		gvks, _, err := s.ObjectKinds(obj)
+		if err != nil || len(gvks) != 1 || gvks[0].GroupVersion() != wantGVR.GroupVersion() {
+			t.Errorf("scheme kinds of %T = %v, %v; want one in %v", obj, gvks, err, wantGVR.GroupVersion())
+		}
+	}
+
 	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: wantGVR.GroupResource()},
+			&nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
+		opts := factory.Options{}
+		factory.SetListerWatcher(&opts, typ, src)
+		f := nodesinformers.NewSharedInformerFactory(nil, opts)
+		defer f.Shutdown()
+		pools := f.Nodes().V1().NodePools()
+		pools.Informer()
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: listersv1.TaskResource},
-			task("ns1", "a", "node1"))
-		var opts factory.Options
-		factory.SetListerWatcher(&opts, informersv1.TaskType, src)
-		f := informers.NewSharedInformerFactory(nil, opts)
-		defer f.Shutdown()
-		tasks := f.Batch().V1().Tasks()
-		lister := tasks.Lister()
-		if tasks.Informer() != f.Batch().V1().Tasks().Informer() {
-			t.Error("the factory returned two informers for one type")
-		}
 		f.Start(ctx)
 		if err := f.WaitForCacheSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		got, err := lister.ByNode("node1")
-		wantNames(t, "factory lister ByNode(node1)", got, err, "ns1/a")
-
-		gvr := batchv1.SchemeGroupVersion.WithResource("tasks")
-		if informersv1.TaskType.Resource != gvr {
-			t.Errorf("TaskType.Resource = %v, want %v", informersv1.TaskType.Resource, gvr)
+		got, err := pools.Lister().Get("default")
+		if err != nil || got.Name != "default" {
+			t.Fatalf("lister Get(default) = %v, %v", got, err)
 		}
-		if _, err := f.ForResource(gvr); err != nil {
-			t.Errorf("ForResource(%v): %v", gvr, err)
+		if _, err := f.ForResource(wantGVR); err != nil {
+			t.Fatalf("ForResource(%v): %v", wantGVR, err)
 		}
-		if _, err := f.ForResource(batchv1.SchemeGroupVersion.WithResource("nope")); err == nil {
-			t.Error("ForResource of an unknown resource succeeded")
-		}
-		cancel()
 	})
-}
-
-func waitFor(ctx context.Context, t *testing.T, rec *runtimetest.Recorder[*batchv1.Task], cond func(map[string]*batchv1.Task) bool) {
-	t.Helper()
-	if err := rec.WaitFor(ctx, cond); err != nil {
-		t.Fatal(err)
-	}
 }
