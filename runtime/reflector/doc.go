@@ -38,6 +38,12 @@
 //     are reported and not stored (client-go files them all under "ns/").
 //   - Time comes from the time package, so tests run Reflectors inside a
 //     testing/synctest bubble instead of injecting a clock.
+//   - After a LIST the watch is opened before the list is applied: a 401 or
+//     403 on it (RBAC lets the client list but not watch) is reported and
+//     retried with backoff while the list waits, so the informer is not
+//     synced over a cache that cannot be kept up to date and
+//     WaitForCacheSync names the refused verb. client-go applies the list
+//     and reports the cache synced while every watch is refused.
 //   - WatchList refusals are remembered for the Reflector's lifetime; a
 //     transient WatchList failure falls back to LIST once.
 //   - ListOptions may change while it runs (a ListerWatcher whose Tweak

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
@@ -16,7 +17,7 @@ import (
 // list reads the collection with a consistent LIST (every page, if
 // Options.PageSize pages it, at the first page's resourceVersion) and
 // replaces the Sink's content with it.
-func (r *Reflector[T]) list(ctx context.Context) error {
+func (r *Reflector[T]) list(ctx context.Context) ([]T, string, error) {
 	logger := klog.FromContext(ctx)
 	opts := metav1.ListOptions{Limit: r.opts.PageSize}
 	var (
@@ -38,7 +39,7 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 			err = errors.New("lister returned no page and no error")
 		}
 		if err != nil {
-			return fmt.Errorf("list %s: %w", r.opts.Name, err)
+			return nil, "", fmt.Errorf("list %s: %w", r.opts.Name, err)
 		}
 		pages++
 		if rv == "" {
@@ -54,16 +55,61 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 		opts.Continue = page.Continue
 	}
 	if !validRV(rv) {
-		return fmt.Errorf("list %s: %w %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
+		return nil, "", fmt.Errorf("list %s: %w %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
 	}
-	items = r.storable(ctx, "list", items, rv)
+	logger.V(4).Info("listed", "resourceVersion", rv, "items", len(items), "pages", pages)
+	return r.storable(ctx, "list", items, rv), rv, nil
+}
+
+// applyList opens the watch that follows a LIST at rv, then replaces the
+// Sink's content with items and returns the open watch (nil when the watch
+// is left to the watch loop: requested has fired, so the loop relists, or
+// it failed for another reason than authorization, which is reported and
+// backed off after the list is applied, as any failed watch).
+//
+// The watch is opened first so that a client allowed to list but not to
+// watch (RBAC) is never reported synced over a cache that could not be
+// kept up to date: a 401 or 403 on that watch is reported (LastError, so
+// WaitForCacheSync names the verb, resource and namespace RBAC refused)
+// and retried with backoff, the list held unapplied, until a watch opens
+// or ctx ends. client-go applies the list first and reports the cache
+// synced while every watch is refused.
+func (r *Reflector[T]) applyList(ctx context.Context, items []T, rv string, requested <-chan struct{}) (watch.Interface, error) {
+	var w watch.Interface
+	var failed error // a watch failure to report once the list is applied
+	for !fired(requested) {
+		var err error
+		w, err = r.startWatch(ctx, metav1.ListOptions{ResourceVersion: rv})
+		if err == nil {
+			r.watchStart = time.Now()
+			break
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
+		if !apierrors.IsForbidden(err) && !apierrors.IsUnauthorized(err) {
+			failed = err
+			break
+		}
+		r.report(ctx, fmt.Errorf("%w (the list is applied once a watch opens)", err))
+		if !r.wait(ctx, err) {
+			return nil, ctx.Err()
+		}
+	}
 	if err := r.sink.Replace(items, rv); err != nil {
-		return fmt.Errorf("list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
+		if w != nil {
+			stopWatch(w)
+		}
+		return nil, fmt.Errorf("list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
 	}
 	r.setLastRV(rv)
 	r.clearErr()
-	logger.V(4).Info("listed", "resourceVersion", rv, "items", len(items), "pages", pages)
-	return nil
+	if failed != nil {
+		r.report(ctx, failed)
+		r.wait(ctx, failed)
+	}
+	return w, nil
 }
 
 // watchListTimers returns the channels that end the wait for the initial

@@ -450,7 +450,7 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 		if needSync {
 			var err error
 			requested = r.opts.Relist.armed()
-			w, err = r.sync(ctx)
+			w, err = r.sync(ctx, requested)
 			if ctx.Err() != nil {
 				return
 			}
@@ -538,8 +538,9 @@ func needsRelist(err error) bool {
 }
 
 // sync replaces the Sink's content with the server's: by WatchList when
-// enabled (returning the watch to go on with), else by a paged LIST.
-func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface, error) {
+// enabled, else by a paged LIST followed by opening the watch (applyList);
+// either way it returns the watch to go on with (nil if it is to be opened).
+func (r *Reflector[T]) sync(ctx context.Context, requested <-chan struct{}) (watch.Interface, error) {
 	if !r.noWatchList {
 		w, err := r.watchList(ctx)
 		if err == nil || ctx.Err() != nil {
@@ -560,13 +561,15 @@ func (r *Reflector[T]) sync(ctx context.Context) (watch.Interface, error) {
 			logger.V(2).Info("WatchList failed; falling back to LIST this time")
 		}
 	}
+	start := time.Now()
+	items, rv, err := r.list(ctx)
 	if m := r.opts.Metrics; m != nil {
-		start := time.Now()
-		err := r.list(ctx)
 		m.ListDone(time.Since(start), err)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return nil, r.list(ctx)
+	return r.applyList(ctx, items, rv, requested)
 }
 
 // isRefusal reports whether err says the server does not support WatchList

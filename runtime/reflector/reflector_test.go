@@ -625,6 +625,38 @@ func TestForbiddenListKeepsRetrying(t *testing.T) {
 	})
 }
 
+// A client that may list but not watch (RBAC) is not synced over a list
+// it could never keep up to date: the list waits, unapplied, until a watch
+// opens; the 403 on WATCH is LastError meanwhile; the list is read once.
+func TestForbiddenWatchHoldsTheList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
+		forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("cannot watch"))
+		for range 5 {
+			src.FailNext(runtimetest.VerbWatch, forbidden)
+		}
+		h := start(t, src, src, reflector.Options{WatchList: &no, Name: "configmaps"})
+		synctest.Wait()
+		err := h.r.LastError()
+		if !apierrors.IsForbidden(err) || !strings.HasPrefix(err.Error(), "watch configmaps from resourceVersion 1: ") {
+			t.Fatalf("LastError = %v, want the WATCH's 403 naming the resource", err)
+		}
+		if _, _, n := h.sink.snapshot(); n != 0 {
+			t.Errorf("replaces while every watch is refused = %d, want 0", n)
+		}
+		time.Sleep(5 * time.Minute)
+		synctest.Wait()
+		wantRequests(t, src, "list", "watch rv=1", "watch rv=1", "watch rv=1", "watch rv=1", "watch rv=1", "watch rv=1")
+		if err := h.r.LastError(); err != nil {
+			t.Errorf("LastError once a watch opened = %v, want nil", err)
+		}
+		if _, _, n := h.sink.snapshot(); n != 1 {
+			t.Errorf("replaces = %d, want 1", n)
+		}
+		h.converged()
+	})
+}
+
 func TestMalformedEventsAreReportedAndSkipped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
