@@ -16,8 +16,11 @@
 //     of the stream, then every later change: no gap, no duplicate. The
 //     critical section never runs user code.
 //   - One goroutine and one unbounded buffer per handler. The informer never
-//     waits for a handler; a slow handler only grows its own buffer. Buffers
-//     are swapped, not copied, so steady-state delivery allocates nothing.
+//     waits for a handler; a slow handler only grows its own buffer. The pop
+//     loop appends each batch's notes to every handler's buffer (one copy; a
+//     note is 24 bytes, an update's old object in a side slice), and the
+//     handler's goroutine swaps that buffer with its drained spare, so
+//     steady-state delivery allocates nothing.
 //   - Old objects come from the cache. Each Set/Delete returns the previous
 //     object, which becomes OnUpdate's oldObj; a delete of a key the cache
 //     never held is not delivered (no handler has seen it).

@@ -5,12 +5,14 @@
 // Design choices that differ from client-go's tools/cache.Reflector, and why:
 //
 //   - Typed: ListerWatcher[T] returns []T pages, so there is no
-//     runtime.Object list to reflect over and no expectedType check; a watch
-//     event whose object is not T is refused (ErrMalformedEvent; see
-//     "Hostile servers" below).
-//   - One state machine, one goroutine (plus a resync ticker): sync (WatchList
-//     or paged LIST) → watch → on server close resume from the last
-//     resourceVersion, on 410 resync, on other errors wait and watch again.
+//     runtime.Object list to reflect over. T itself is the expected type;
+//     Options.ObjectType narrows it for the informer's untyped core (where T
+//     is store.Obj). A watch event whose object is not of that type is
+//     refused (ErrMalformedEvent; see "Hostile servers" below).
+//   - One state machine, one goroutine, no resync (the informer resyncs each
+//     handler from its cache): sync (WatchList or paged LIST) → watch → on
+//     server close resume from the last resourceVersion, on 410 Gone/Expired,
+//     400 or 422 relist, on other errors back off and watch again.
 //     client-go relists after most watch errors; resuming is cheaper and just
 //     as safe, because a stale resourceVersion answers 410 and forces the relist.
 //   - Lists are consistent reads (resourceVersion ""), in one request unless
@@ -36,6 +38,13 @@
 //     (client-go stores objects without a name under "ns/", resumes from
 //     any resourceVersion an event carries, older or not a number, and
 //     stores a LIST whatever its items).
+//   - Time comes from the time package, so tests run Reflectors inside a
+//     testing/synctest bubble instead of injecting a clock.
+//   - WatchList refusals are remembered for the Reflector's lifetime; a
+//     transient WatchList failure falls back to LIST once.
+//   - ListOptions may change while it runs (a ListerWatcher whose Tweak
+//     reads a shard's selector): a RelistTrigger (Options.Relist) stops the
+//     watch and relists with them. client-go's Reflector cannot be told.
 //
 // # Hostile servers
 //
@@ -77,13 +86,6 @@
 // its ListerWatcher carries (IsWatchListSemanticsUnSupported, see
 // listwatch.Funcs): the Reflector does not check its objects'
 // resourceVersions, and resumes only from valid ones.
-//   - Time comes from the time package, so tests run Reflectors inside a
-//     testing/synctest bubble instead of injecting a clock.
-//   - WatchList refusals are remembered for the Reflector's lifetime; a
-//     transient WatchList failure falls back to LIST once.
-//   - ListOptions may change while it runs (a ListerWatcher whose Tweak
-//     reads a shard's selector): a RelistTrigger (Options.Relist) stops the
-//     watch and relists with them. client-go's Reflector cannot be told.
 //
 // Logging goes to klog.FromContext(ctx), with the resource named once under
 // the key "resource" (LogKey): Run adds resource=Name unless an outer

@@ -848,8 +848,8 @@ func (unsupported) IsWatchListSemanticsUnSupported() bool { return true }
 
 // TestWatchListUnsupportedMarkerLists: with WatchList left to its default, a
 // source that says it cannot serve WatchList semantics is listed, never asked
-// for a WatchList it would not end (the hang of issue 13: a fake clientset
-// never sends the initial-events-end bookmark).
+// for a WatchList it would not end (a fake clientset never sends the
+// initial-events-end bookmark, so the WatchList would hang).
 func TestWatchListUnsupportedMarkerLists(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
