@@ -11,7 +11,8 @@
 # and imports of github.com/informer-gen/informer-gen/... (the runtime, the
 # integrations) resolve to this checkout. go mod tidy keeps a require only for
 # what the module imports; the replace lines stay, so an integration imported
-# later resolves here too. Once the module is tagged, drop the replace lines
+# later resolves here too: run go mod tidy after generating code and after
+# importing an integration. Once the module is tagged, drop the replace lines
 # and use go get ...@version instead (see docs/migrating.md).
 set -euo pipefail
 
@@ -20,7 +21,7 @@ target=.
 for arg in "$@"; do
   case "$arg" in
     --no-tool) tool=0 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "use-local.sh: unknown flag $arg (see --help)" >&2; exit 2 ;;
     *) target=$arg ;;
   esac
@@ -52,3 +53,4 @@ cd "$target"
 go mod edit "${args[@]}"
 go mod tidy
 echo "$(go list -m) now uses informer-gen from $root"
+echo "run go mod tidy again after generating code and after importing an integration"

@@ -62,6 +62,11 @@ func TestUseLocal(t *testing.T) {
 	if !strings.Contains(out, "example.com/operator now uses informer-gen from "+root) {
 		t.Errorf("use-local.sh said %q", out)
 	}
+	// The next step, which go build otherwise asks for without naming it
+	// ("updates to go.mod needed", "replaced but not required").
+	if !strings.Contains(out, "run go mod tidy again after generating code and after importing an integration") {
+		t.Errorf("use-local.sh does not say to run go mod tidy after generating: %q", out)
+	}
 	var mod struct {
 		Replace []struct{ Old, New struct{ Path string } }
 		Tool    []struct{ Path string }

@@ -414,9 +414,14 @@ func (c *Controller) wrote(ctx context.Context, key Key, res freshness.Resource,
 // counted, logged at V(2) and retried with the queue's backoff (the watch
 // event of that change usually requeues the key first). A NotFound (deleted
 // meanwhile) needs no retry: the delete event requeues what depends on it.
-// Anything else is returned, to be logged as an error and retried.
+// A write cut short because the controller is stopping (ctx ended) is
+// abandoned, logged at V(2). Anything else is returned, to be logged as an
+// error and retried.
 func (c *Controller) writeFailed(ctx context.Context, key Key, err error) error {
 	switch {
+	case ctx.Err() != nil:
+		klog.FromContext(ctx).V(2).Info("status write abandoned: the controller is stopping", "key", key, "err", err)
+		return nil
 	case apierrors.IsConflict(err):
 		c.conflicts.Add(1)
 		klog.FromContext(ctx).V(2).Info("status write conflicted with a newer version; retrying", "key", key)
