@@ -64,7 +64,8 @@ func Share[T store.Object[T]](s *SharedInformers, typ factory.Type[T]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.byType[reflect.TypeFor[T]()] = func() toolscache.SharedIndexInformer {
-		return newSharedIndexInformer(s.f, factory.InformerFor(s.f, typ))
+		run := func(ctx context.Context) { factory.RunInformer(ctx, s.f, typ) }
+		return newSharedIndexInformer(factory.InformerFor(s.f, typ), run)
 	}
 }
 
@@ -101,7 +102,7 @@ func (s *SharedInformers) NewInformer(lw toolscache.ListerWatcher, obj runtime.O
 // sharedIndexInformer is the toolscache.SharedIndexInformer view of an
 // *informer.Informer[T] owned by a factory.
 type sharedIndexInformer[T store.Object[T]] struct {
-	f       *factory.Factory
+	run     func(context.Context) // factory.RunInformer of the type
 	inf     *informer.Informer[T]
 	stopped atomic.Bool
 
@@ -109,8 +110,8 @@ type sharedIndexInformer[T store.Object[T]] struct {
 	indexers toolscache.Indexers // the untyped funcs added through this view, and the namespace index
 }
 
-func newSharedIndexInformer[T store.Object[T]](f *factory.Factory, inf *informer.Informer[T]) *sharedIndexInformer[T] {
-	return &sharedIndexInformer[T]{f: f, inf: inf, indexers: toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc}}
+func newSharedIndexInformer[T store.Object[T]](inf *informer.Informer[T], run func(context.Context)) *sharedIndexInformer[T] {
+	return &sharedIndexInformer[T]{run: run, inf: inf, indexers: toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc}}
 }
 
 func (s *sharedIndexInformer[T]) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
@@ -153,12 +154,15 @@ func (s *sharedIndexInformer[T]) Run(stopCh <-chan struct{}) {
 	s.RunWithContext(wait.ContextForChannel(stopCh))
 }
 
-// RunWithContext starts the factory's informers with ctx (those already
-// running keep running) and blocks until ctx ends. Shutting the informers
-// down and waiting for them is the factory's Shutdown.
+// RunWithContext runs this type's informer until ctx ends
+// (factory.RunInformer): controller-runtime's cache gives every informer a
+// context of its own and cancels it on RemoveInformer or shutdown, so ending
+// ctx stops and removes this informer only, and only if RunWithContext
+// started it; an informer the factory's Start runs is governed by that
+// Start's context and the factory's Shutdown. The factory's other informers
+// are neither started nor stopped here.
 func (s *sharedIndexInformer[T]) RunWithContext(ctx context.Context) {
-	s.f.Start(ctx)
-	<-ctx.Done()
+	s.run(ctx)
 	s.stopped.Store(true)
 }
 

@@ -1,6 +1,7 @@
 package factory
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -57,17 +58,57 @@ func (f *Factory) RemoveInformerOf(obj any) (bool, error) {
 	}
 }
 
+// RunInformer runs typ's shared informer until ctx ends, for a caller that
+// owns one informer's lifetime rather than the factory's: controller-runtime's
+// cache runs each informer with a context of its own, which it cancels on
+// Cache.RemoveInformer and on shutdown.
+//
+// If the informer is not running, RunInformer starts it (creating it if
+// needed) with a context derived from ctx and nothing else: the factory's
+// other informers are not started. When ctx ends, that informer is stopped
+// and removed as by RemoveInformer (a later InformerFor creates a fresh
+// one), and RunInformer returns once its goroutines have exited. If the
+// informer is already running (the factory's Start runs it), RunInformer
+// only waits for ctx: the factory's Start context and Shutdown govern it.
+// After Shutdown, RunInformer starts nothing and returns when ctx ends.
+func RunInformer[T store.Object[T]](ctx context.Context, f *Factory, typ Type[T]) {
+	k := typ.key()
+	e := f.informerFor(k, typ.info)
+	f.mu.Lock()
+	mine := !e.started && !f.shutdown && f.entries[k] == e
+	if mine {
+		f.startLocked(ctx, e)
+	}
+	f.mu.Unlock()
+	<-ctx.Done()
+	if mine {
+		f.removeEntry(k, e)
+	}
+}
+
 // remove stops the informer of k and drops it from the factory; see
 // RemoveInformer.
 func (f *Factory) remove(k typeKey) bool {
+	return f.removeEntry(k, nil)
+}
+
+// removeEntry is remove, limited to entry want when want is not nil (so that
+// a caller removing the informer it started never removes a fresh one that
+// replaced it).
+func (f *Factory) removeEntry(k typeKey, want *entry) bool {
 	f.mu.Lock()
 	e, ok := f.entries[k]
+	ok = ok && (want == nil || e == want)
 	if ok {
 		delete(f.entries, k)
 		f.order = slices.DeleteFunc(f.order, func(o typeKey) bool { return o == k })
 	}
 	f.mu.Unlock()
 	if !ok {
+		if want != nil && want.stop != nil {
+			// Already removed (or replaced): make sure it stopped.
+			<-want.stopped
+		}
 		return false
 	}
 	if e.stop != nil {

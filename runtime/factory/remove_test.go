@@ -156,3 +156,91 @@ func TestRemoveInformerRacesShutdownAndInformerFor(t *testing.T) {
 		f.Shutdown()
 	})
 }
+
+// TestRunInformerOwnsOneInformer: RunInformer starts only its type's
+// informer, and ending its context stops and removes that informer alone
+// (controller-runtime's cache runs each informer with a context of its own
+// and cancels it on RemoveInformer); an informer the factory's Start runs
+// is not stopped by a RunInformer context.
+func TestRunInformerOwnsOneInformer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		widgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
+		gadgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: GadgetType.Resource.GroupResource()}, widget("ns", "g", "n1", nil))
+		opts := factory.Options{}
+		factory.SetListerWatcher(&opts, WidgetType, widgets)
+		factory.SetListerWatcher(&opts, GadgetType, gadgets)
+		f := factory.New(nil, opts)
+		defer f.Shutdown()
+		winf := factory.InformerFor(f, WidgetType)
+		ginf := factory.InformerFor(f, GadgetType)
+		wreg, err := winf.AddHandler(runtimetest.NewRecorder[*lwt.Widget](), informer.HandlerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		grec := runtimetest.NewRecorder[*lwt.Widget]()
+		greg, err := ginf.AddHandler(grec, informer.HandlerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		wctx, wcancel := context.WithCancel(t.Context())
+		gctx, gcancel := context.WithCancel(t.Context())
+		defer gcancel()
+		var wg sync.WaitGroup
+		wg.Go(func() { factory.RunInformer(wctx, f, WidgetType) })
+		synctest.Wait()
+		if !winf.HasSynced() {
+			t.Fatal("RunInformer did not start its informer")
+		}
+		if ginf.HasSynced() {
+			t.Fatal("RunInformer of widgets started the gadgets informer too")
+		}
+		wg.Go(func() { factory.RunInformer(gctx, f, GadgetType) })
+		synctest.Wait()
+		if !ginf.HasSynced() {
+			t.Fatal("RunInformer did not start the gadgets informer")
+		}
+
+		// Ending widgets' context stops and removes widgets only.
+		wcancel()
+		synctest.Wait()
+		select {
+		case <-wreg.Stopped():
+		default:
+			t.Fatal("the widgets informer's handler was not stopped when its context ended")
+		}
+		select {
+		case <-greg.Stopped():
+			t.Fatal("ending the widgets informer's context stopped the gadgets informer")
+		default:
+		}
+		if n := len(f.Informers()); n != 1 {
+			t.Fatalf("factory lists %d informers after widgets' context ended, want 1", n)
+		}
+		if _, err := gadgets.Update(widget("ns", "g", "n2", nil)); err != nil {
+			t.Fatal(err)
+		}
+		want := gadgets.Snapshot()
+		if err := grec.WaitFor(gctx, func(got map[string]*lwt.Widget) bool {
+			return runtimetest.SameResourceVersions(got, want)
+		}); err != nil {
+			t.Fatal(err)
+		}
+
+		// An informer the factory's Start runs outlives a RunInformer context.
+		fresh := factory.InformerFor(f, WidgetType)
+		sctx, scancel := context.WithCancel(t.Context())
+		defer scancel()
+		f.Start(sctx)
+		rctx, rcancel := context.WithCancel(t.Context())
+		wg.Go(func() { factory.RunInformer(rctx, f, WidgetType) })
+		synctest.Wait()
+		rcancel()
+		synctest.Wait()
+		if factory.InformerFor(f, WidgetType) != fresh || !fresh.HasSynced() {
+			t.Fatal("a RunInformer context stopped or removed an informer the factory's Start runs")
+		}
+		gcancel()
+		wg.Wait()
+	})
+}
