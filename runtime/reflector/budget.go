@@ -11,31 +11,36 @@ const DefaultBudgetInterval = time.Second
 
 // Budget is the request budget of the Reflectors that share it
 // (Options.Budget): an informer's, whose Reflectors (one per namespace of a
-// multi-namespace informer) all use one Budget, so the informer as a whole,
-// not each of its Reflectors, is held to it. A Reflector without one makes
-// its own.
+// multi-namespace informer) all use one Budget, so that the informer as a
+// whole, not each of its Reflectors, is held to it. A Reflector without one
+// makes its own.
 //
-// Every request a Reflector makes after waiting (after a failed request, a
-// refused event or LIST, a watch that closed within a second: see
-// Options.InitialBackoff) waits for a turn: turns start at least the
-// Budget's interval apart across all the Reflectors sharing it, and the
-// Reflector's own backoff step runs at the same time, so the turn is the
-// later of the two. A request that follows success (a Reflector's first
-// sync, the watch that follows a sync, resuming a watch that stayed open)
-// does not wait for a turn but uses one up, so the next retry of any of
-// them waits that much longer; a healthy Reflector's long-lived watch is
-// never stopped or delayed by the others' failures. So whatever the server
-// sends, and however many of the Reflectors fail, they make about one
-// request per interval between them once the backoff has grown.
+// A Budget hands out turns, at least its interval apart across all the
+// Reflectors sharing it. A Reflector waits for a turn before every request
+// it makes while it is backing off, that is from a failure (a failed
+// request, a refused event or LIST, a watch that closed within a second:
+// see Options.InitialBackoff) until a watch stays open a second and ends
+// without a refused event: the retry after the failure (the turn is then
+// the later of the next free turn and the end of the Reflector's own
+// backoff step), and the watch that follows a LIST while it is backing off.
+// It also waits for a turn before resuming a watch that the server closed
+// cleanly after less than a minute (at once unless the others are backing
+// off). So whatever the server sends and however many of the Reflectors
+// fail, they make at most one such request per interval between them. A
+// healthy Reflector's requests take no turn: its first sync, the watch that
+// follows it, and resuming a watch that stayed open a minute (the server's
+// timeout, a restart) go at once, so a healthy namespace's long-lived watch
+// is never stopped or delayed by the others' failures. A LIST counts as one
+// request however many pages it has.
 //
-// Waits stay bounded: a Reflector's wait never exceeds max(MaxBackoff,
-// n·interval) for n Reflectors sharing the Budget (2s for the defaults and
-// one or two Reflectors), so after a fault of any length every Reflector has
-// retried within that bound; to keep the turns of two or more Reflectors
-// within it, each one's own backoff step is capped at max(interval,
-// MaxBackoff − (n−1)·interval). A 429's Retry-After is still honoured
-// exactly; the turn it takes counts. A Budget used by Reflectors with
-// different MaxBackoffs bounds each by its own.
+// Waits stay bounded: no wait exceeds max(MaxBackoff, n·interval) for n
+// Reflectors sharing the Budget (2s with the defaults and one or two
+// Reflectors), so after a fault of any length every Reflector has retried
+// within that bound. To keep the turns of two or more Reflectors within
+// it, each one's own backoff step is capped at max(interval, MaxBackoff −
+// (n−1)·interval). A 429's Retry-After is honoured exactly, whatever the
+// turns; the turn it takes counts. Reflectors with different MaxBackoffs
+// sharing a Budget are each bounded by their own.
 //
 // Safe for concurrent use. The zero value is not usable: use NewBudget.
 type Budget struct {

@@ -624,9 +624,10 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			} else {
 				relist(RelistRejected)
 			}
-			if !end.lasted {
+			if end.open < longWatch {
 				// Relisting right away could loop hot against a server that
-				// rejects every watch; only a watch that worked earns that.
+				// rejects every watch, or every watch after a second; only a
+				// long-lived watch earns that.
 				r.wait(ctx, end.err)
 			}
 		default:
