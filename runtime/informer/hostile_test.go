@@ -40,30 +40,73 @@ import (
 //     end;
 //   - the fault was visible: LastError was set while it lasted.
 //
-// hostileSeeds seeds run in CI; FuzzHostileStreams explores more.
-const hostileSeeds = 12
+// Besides the generated mix ("mixed"), each shape a broken server or proxy
+// was seen to send runs on its own: "stale-rv" answers every watch with one
+// MODIFIED event older than the watch's start and closes it (a reconnect
+// storm for a client that resumes at once), "bogus-rv" sends a MODIFIED
+// whose resourceVersion is "notanumber" and closes the watch, "garbage" an
+// undecodable event and closes it, and "blank-names" blanks every name in
+// LISTs and watch events.
+//
+// hostileSeeds seeds of the mix (and shapeSeeds of each shape) run in CI;
+// FuzzHostileStreams explores more. The test logs the highest request rate
+// seen per shape and informer.
+const (
+	hostileSeeds = 12
+	shapeSeeds   = 3
+)
+
+// hostileShapes are the shapes of hostile streams hostileRun knows.
+var hostileShapes = []string{"mixed", "stale-rv", "bogus-rv", "garbage", "blank-names"}
 
 func TestHostileStreams(t *testing.T) {
-	for seed := range uint64(hostileSeeds) {
-		for _, namespaces := range []int{1, 2} {
-			t.Run(fmt.Sprintf("seed=%d/namespaces=%d", seed, namespaces), func(t *testing.T) {
-				r := hostileRun(t, seed, namespaces)
-				t.Logf("busiest stream: %.2f requests/s, at most %d in 10s; converged %v after the fault", r.rate, r.maxPer10s, r.converged)
-			})
+	type worst struct {
+		rate      float64
+		converged time.Duration
+	}
+	highest := map[string]*worst{}
+	for _, shape := range hostileShapes {
+		seeds := uint64(shapeSeeds)
+		if shape == "mixed" {
+			seeds = hostileSeeds
+		}
+		for seed := range seeds {
+			for _, namespaces := range []int{1, 2} {
+				t.Run(fmt.Sprintf("%s/seed=%d/namespaces=%d", shape, seed, namespaces), func(t *testing.T) {
+					r := hostileRun(t, shape, seed, namespaces)
+					t.Logf("%.2f requests/s, at most %d in 10s; converged %v after the fault", r.rate, r.maxPer10s, r.converged)
+					key := fmt.Sprintf("%s, namespaces=%d", shape, namespaces)
+					if highest[key] == nil {
+						highest[key] = &worst{}
+					}
+					highest[key].rate = max(highest[key].rate, r.rate)
+					highest[key].converged = max(highest[key].converged, r.converged)
+				})
+			}
 		}
 	}
+	var lines []string
+	for _, shape := range hostileShapes {
+		for _, namespaces := range []int{1, 2} {
+			if w := highest[fmt.Sprintf("%s, namespaces=%d", shape, namespaces)]; w != nil {
+				lines = append(lines, fmt.Sprintf("%-12s namespaces=%d: at most %.2f requests/s per informer, converged within %v", shape, namespaces, w.rate, w.converged))
+			}
+		}
+	}
+	t.Logf("highest per shape:\n%s", strings.Join(lines, "\n"))
 }
 
 func FuzzHostileStreams(f *testing.F) {
-	f.Add(uint64(1), false)
-	f.Add(uint64(2), true)
-	f.Fuzz(func(t *testing.T, seed uint64, multi bool) {
-		hostileRun(t, seed, map[bool]int{false: 1, true: 2}[multi])
+	f.Add(uint64(1), false, uint8(0))
+	f.Add(uint64(2), true, uint8(0))
+	f.Add(uint64(3), true, uint8(1))
+	f.Fuzz(func(t *testing.T, seed uint64, multi bool, shape uint8) {
+		hostileRun(t, hostileShapes[int(shape)%len(hostileShapes)], seed, map[bool]int{false: 1, true: 2}[multi])
 	})
 }
 
 type hostileResult struct {
-	rate      float64 // requests per second of the busiest stream
+	rate      float64 // requests per second of the informer
 	maxPer10s int
 	converged time.Duration
 }
@@ -72,7 +115,7 @@ type hostileResult struct {
 // writers run that long.
 const hostileFault = 30 * time.Second
 
-func hostileRun(t *testing.T, seed uint64, namespaces int) (res hostileResult) {
+func hostileRun(t *testing.T, shape string, seed uint64, namespaces int) (res hostileResult) {
 	synctest.Test(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 0x5eed))
 		var mu sync.Mutex // guards rng: sources and writers share it
@@ -86,13 +129,13 @@ func hostileRun(t *testing.T, seed uint64, namespaces int) (res hostileResult) {
 		if namespaces == 1 {
 			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "k0", "0"), cm("b", "k0", "0"))
 			srcs = append(srcs, src)
-			lws = append(lws, &hostileLW{Source: src, rnd: rnd})
+			lws = append(lws, &hostileLW{Source: src, rnd: rnd, shape: shape})
 			inf = informer.New[CM](lws[0], opts)
 		} else {
 			var sources []informer.NamespaceSource[CM]
 			for _, ns := range nss {
 				src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm(ns, "k0", "0"))
-				lw := &hostileLW{Source: src, rnd: rnd}
+				lw := &hostileLW{Source: src, rnd: rnd, shape: shape}
 				srcs, lws = append(srcs, src), append(lws, lw)
 				sources = append(sources, informer.NamespaceSource[CM]{Namespace: ns, ListerWatcher: lw})
 			}
@@ -188,7 +231,8 @@ func rvsOf(m map[string]CM) map[string]string {
 // a random number of events, and LISTs get a garbled item half the time.
 type hostileLW struct {
 	*runtimetest.Source[CM]
-	rnd func(int) int
+	rnd   func(int) int
+	shape string // one of hostileShapes
 
 	mu       sync.Mutex
 	hostile  bool
@@ -270,8 +314,23 @@ func (h *hostileLW) describe() string {
 func (h *hostileLW) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[CM], error) {
 	hostile := h.record()
 	res, err := h.Source.List(ctx, opts)
-	if err != nil || !hostile || len(res.Items) == 0 || h.rnd(2) == 0 {
+	if err != nil || !hostile || len(res.Items) == 0 {
 		return res, err
+	}
+	switch h.shape {
+	case "blank-names":
+		for i, o := range res.Items {
+			o = o.DeepCopy()
+			o.Name = ""
+			res.Items[i] = o
+		}
+		return res, nil
+	case "mixed":
+	default:
+		return res, nil
+	}
+	if h.rnd(2) == 0 {
+		return res, nil
 	}
 	i := h.rnd(len(res.Items))
 	o := res.Items[i].DeepCopy()
@@ -291,6 +350,11 @@ func (h *hostileLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 		return w, err
 	}
 	start, _ := strconv.ParseUint(opts.ResourceVersion, 10, 64)
+	if h.shape != "mixed" {
+		sw := &shapeWatch{inner: w, out: make(chan watch.Event), stop: make(chan struct{}), lw: h, start: start}
+		go sw.run()
+		return sw, nil
+	}
 	hw := &hostileWatch{inner: w, out: make(chan watch.Event), stop: make(chan struct{}), lw: h, start: start, closeAfter: 1 + h.rnd(6)}
 	go hw.run()
 	return hw, nil
@@ -403,6 +467,72 @@ func (w *hostileWatch) hostileEvent() bool {
 		return w.send(watch.Event{Type: watch.Error, Object: &st})
 	}
 	return w.send(watch.Event{Type: typ, Object: o})
+}
+
+// shapeWatch passes a source's watch on as one of the named shapes does
+// (see hostileShapes): while hostile, stale-rv, bogus-rv and garbage send
+// their one event at once and close the stream; blank-names blanks the name
+// of every event's object.
+type shapeWatch struct {
+	inner watch.Interface
+	out   chan watch.Event
+	stop  chan struct{}
+	once  sync.Once
+	lw    *hostileLW
+	start uint64
+}
+
+func (w *shapeWatch) Stop()                          { w.once.Do(func() { close(w.stop) }) }
+func (w *shapeWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *shapeWatch) send(ev watch.Event) bool {
+	select {
+	case w.out <- ev:
+		return true
+	case <-w.stop:
+		return false
+	}
+}
+
+func (w *shapeWatch) run() {
+	defer close(w.out)
+	defer func() {
+		w.inner.Stop()
+		for range w.inner.ResultChan() {
+		}
+	}()
+	if w.lw.shape != "blank-names" {
+		o := cm("a", fmt.Sprint("k", w.lw.rnd(4)), "hostile")
+		switch w.lw.shape {
+		case "stale-rv":
+			o.ResourceVersion = strconv.FormatUint(w.start-min(w.start, 1), 10)
+			w.send(watch.Event{Type: watch.Modified, Object: o})
+		case "bogus-rv":
+			o.ResourceVersion = "notanumber"
+			w.send(watch.Event{Type: watch.Modified, Object: o})
+		default: // garbage
+			w.send(watch.Event{Type: watch.Modified, Object: &reflector.MalformedObject{Err: errors.New("garbage")}})
+		}
+		return
+	}
+	for {
+		select {
+		case <-w.stop:
+			return
+		case ev, ok := <-w.inner.ResultChan():
+			if !ok {
+				return
+			}
+			if o, isCM := ev.Object.(CM); isCM && ev.Type != watch.Bookmark && w.lw.isHostile() {
+				o = o.DeepCopy()
+				o.Name = ""
+				ev.Object = o
+			}
+			if !w.send(ev) {
+				return
+			}
+		}
+	}
 }
 
 // A new informer whose LISTs have every item's name blanked (a broken proxy
