@@ -93,7 +93,10 @@ type Options struct {
 	// stayed open a second and did not end in a refused event starts again
 	// from InitialBackoff. An event or a
 	// LIST the Reflector refuses counts as a failure (see the package doc,
-	// "Hostile servers").
+	// "Hostile servers"). The request after the wait also waits for its
+	// turn of Options.Budget, and with a Budget shared by n Reflectors each
+	// one's step is capped at max(1s, MaxBackoff − (n−1)·1s) (for the
+	// default Budget), so that no wait exceeds max(MaxBackoff, n·1s).
 	InitialBackoff, MaxBackoff time.Duration
 	// Scope, when known, is checked against every object listed or watched:
 	// a namespaced resource's objects need a namespace, a cluster-scoped
@@ -244,7 +247,12 @@ const (
 //   - A watch that ends within a second of its start, whatever it delivered,
 //     is followed by a backoff step, so watch requests per second stay
 //     bounded whatever the server does; one that stayed open resets the
-//     backoff and is resumed at once.
+//     backoff and is resumed at once if it stayed open a minute, else at the
+//     next free turn of the Budget (at once unless the Reflectors sharing it
+//     are backing off).
+//   - While backing off, every request waits for a turn of the Budget
+//     (Options.Budget), which the Reflectors of an informer share: about
+//     one request a second for the informer, not per Reflector.
 //   - Events and LISTs that a broken server or proxy garbled are refused by
 //     one rule (package doc, "Hostile servers"): never applied, reported,
 //     counted, and followed by a backoff step.
