@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -57,14 +58,19 @@ func (d *downLW) requests() []time.Time {
 	return slices.Clone(d.times)
 }
 
-// Two Reflectors whose server is down: with a Budget each (as two informers
-// have), they make about one request a second each; sharing one Budget (as
+// Reflectors whose server is down: with a Budget each (as two informers
+// have), two make about one request a second each; sharing one Budget (as
 // the namespaces of one informer do), at most one a second between them,
-// and neither waits more than 2s between its retries, so both are synced
-// within 2s of the server's recovery.
+// and none waits more than max(2s, one second per Reflector) between its
+// retries, so all are synced within that bound of the server's recovery.
 func TestBudgetIsSharedByItsReflectors(t *testing.T) {
-	for _, shared := range []bool{false, true} {
-		name := map[bool]string{false: "a budget each", true: "one budget"}[shared]
+	for _, tc := range []struct {
+		shared bool
+		n      int
+	}{{false, 2}, {true, 2}, {true, 3}} {
+		shared := tc.shared
+		bound := max(2*time.Second, time.Duration(tc.n)*time.Second)
+		name := fmt.Sprintf("%d reflectors, %s", tc.n, map[bool]string{false: "a budget each", true: "one budget"}[shared])
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var budget *reflector.Budget
@@ -73,7 +79,7 @@ func TestBudgetIsSharedByItsReflectors(t *testing.T) {
 				}
 				var lws []*downLW
 				var hs []*harness
-				for range 2 {
+				for range tc.n {
 					src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 					lw := &downLW{Source: src}
 					lw.down.Store(true)
@@ -86,7 +92,7 @@ func TestBudgetIsSharedByItsReflectors(t *testing.T) {
 					lw.down.Store(false)
 				}
 				recovered := time.Now()
-				time.Sleep(2 * time.Second)
+				time.Sleep(bound)
 				synctest.Wait()
 
 				from := began.Add(5 * time.Second)
@@ -98,13 +104,13 @@ func TestBudgetIsSharedByItsReflectors(t *testing.T) {
 						if !at.Before(from) && at.Before(recovered) {
 							n++
 						}
-						if !last.IsZero() && at.Sub(last) > 2*time.Second {
-							t.Errorf("reflector %d waited %v between requests at %v, want at most 2s", i, at.Sub(last), last.Sub(began))
+						if !last.IsZero() && at.Sub(last) > bound {
+							t.Errorf("reflector %d waited %v between requests at %v, want at most %v", i, at.Sub(last), last.Sub(began), bound)
 						}
 						last = at
 					}
 					if got := hs[i].r.LastSyncResourceVersion(); got == "" {
-						t.Errorf("reflector %d not synced 2s after the server recovered (LastError %v)", i, hs[i].r.LastError())
+						t.Errorf("reflector %d not synced %v after the server recovered (LastError %v)", i, bound, hs[i].r.LastError())
 					}
 				}
 				window := recovered.Sub(from)
