@@ -643,3 +643,51 @@ func (b *blankingLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 		return ev, true
 	}), nil
 }
+
+// In a multi-namespace informer, a namespace whose server keeps answering
+// with a reconnect storm (stale-rv) costs the informer about one request a
+// second, and the healthy namespace pays nothing for it: its watch stays
+// open, its changes reach the cache at once, and when the server ends that
+// watch after more than a minute it is resumed at once.
+func TestHostileNamespaceDoesNotHoldBackAHealthyOne(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(1, 2)).IntN
+		bad := &hostileLW{Source: runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "k0", "0")), rnd: rnd, shape: "stale-rv"}
+		good := &hostileLW{Source: runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("b", "k0", "0")), rnd: rnd, shape: "stale-rv"}
+		inf := informer.NewMultiNamespace([]informer.NamespaceSource[CM]{
+			{Namespace: "a", ListerWatcher: bad},
+			{Namespace: "b", ListerWatcher: good},
+		}, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}})
+		ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		defer func() { cancel(); <-done }()
+		synctest.Wait()
+		bad.setHostile(true)
+		bad.DropWatches()
+		start := time.Now()
+		before := good.countIn(start.Add(-time.Hour), start.Add(time.Hour))
+		for i := range 90 {
+			time.Sleep(time.Second)
+			o := must(good.Update(cm("b", "k0", strconv.Itoa(i))))
+			synctest.Wait()
+			if got, ok := inf.Indexer().Get("b/k0"); !ok || got.ResourceVersion != o.ResourceVersion {
+				t.Fatalf("b/k0 not in the cache at once after its update %d (LastError %v)", i, inf.LastError())
+			}
+		}
+		ended := time.Now()
+		if n := good.countIn(start.Add(-time.Hour), ended.Add(time.Hour)) - before; n != 0 {
+			t.Errorf("healthy namespace made %d requests in %v, want 0 (its watch stays open)", n, ended.Sub(start))
+		}
+		from := start.Add(5 * time.Second)
+		if n := bad.countIn(from, ended); float64(n) > ended.Sub(from).Seconds() {
+			t.Errorf("hostile namespace made %d requests in %v, want at most one a second", n, ended.Sub(from))
+		}
+		dropped := time.Now()
+		good.DropWatches()
+		synctest.Wait()
+		if n := good.countIn(dropped, dropped.Add(time.Nanosecond)); n != 1 {
+			t.Errorf("healthy namespace's watch, ended after 90s, resumed with %d requests at once, want 1", n)
+		}
+	})
+}
