@@ -94,9 +94,9 @@ type Options struct {
 	// from InitialBackoff. An event or a
 	// LIST the Reflector refuses counts as a failure (see the package doc,
 	// "Hostile servers"). The request after the wait also waits for its
-	// turn of Options.Budget, and with a Budget shared by n Reflectors each
-	// one's step is capped at max(1s, MaxBackoff − (n−1)·1s) (for the
-	// default Budget), so that no wait exceeds max(MaxBackoff, n·1s).
+	// turn of Options.Budget; with a Budget of interval I shared by n
+	// Reflectors, each one's step is capped at max(I, MaxBackoff − (n−1)·I),
+	// so that no wait exceeds max(MaxBackoff, n·I).
 	InitialBackoff, MaxBackoff time.Duration
 	// Scope, when known, is checked against every object listed or watched:
 	// a namespaced resource's objects need a namespace, a cluster-scoped
@@ -243,7 +243,8 @@ const (
 //   - 410 Expired/Gone on the watch (the resourceVersion was compacted), and
 //     400 Bad Request or 422 Invalid (the server rejects the resourceVersion),
 //     whether as the watch's answer or as an ERROR event, make it relist: a
-//     rejected resourceVersion is never retried.
+//     rejected resourceVersion is never retried. It relists at once after a
+//     watch that stayed open a minute, else after a backoff step.
 //   - A watch that ends within a second of its start, whatever it delivered,
 //     is followed by a backoff step, so watch requests per second stay
 //     bounded whatever the server does; one that stayed open resets the
@@ -500,8 +501,9 @@ func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
 }
 
 // pace sleeps until the Budget's next free turn (no backoff step): before
-// resuming a watch that stayed open a second but less than its share of the
-// Budget (see Budget). It returns false if ctx ended first.
+// resuming a watch that stayed open a second but less than longWatch, and
+// before a request made while backing off without a turn (see request). It
+// returns false if ctx ended first.
 func (r *Reflector[T]) pace(ctx context.Context) bool {
 	now := time.Now()
 	at := r.budget.reserve(now, now, r.budget.ceiling(r.maxBackoff))
