@@ -107,7 +107,7 @@ func (b *Budget) reserve(now, earliest time.Time, ceiling time.Duration) time.Ti
 	if lim := now.Add(ceiling); at.After(lim) {
 		at = lim
 	}
-	b.next = later(b.next, at.Add(b.interval))
+	b.next = later(b.next, at).Add(b.interval)
 	return at
 }
 
