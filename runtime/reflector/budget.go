@@ -24,14 +24,14 @@ const DefaultBudgetInterval = time.Second
 // the later of the next free turn and the end of the Reflector's own
 // backoff step), and the watch that follows a LIST while it is backing off.
 // It also waits for a turn before resuming a watch that the server closed
-// cleanly after less than a minute (at once unless the others are backing
-// off). So whatever the server sends and however many of the Reflectors
-// fail, they make at most one such request per interval between them. A
-// healthy Reflector's requests take no turn: its first sync, the watch that
-// follows it, and resuming a watch that stayed open a minute (the server's
-// timeout, a restart) go at once, so a healthy namespace's long-lived watch
-// is never stopped or delayed by the others' failures. A LIST counts as one
-// request however many pages it has.
+// cleanly after less than a minute (at once unless the turns are taken).
+// So whatever the server sends and however many of the Reflectors fail,
+// they make at most one such request per interval between them. Requests
+// that follow success take no turn and go at once: a Reflector's first sync
+// and the watch that follows it, resuming a watch that stayed open a minute
+// (the server's timeout, a restart) and relisting after one, so a healthy
+// namespace's long-lived watch is never stopped or delayed by the others'
+// failures. A LIST counts as one request however many pages it has.
 //
 // Waits stay bounded: no wait exceeds max(MaxBackoff, n·interval) for n
 // Reflectors sharing the Budget (2s with the defaults and one or two
