@@ -48,10 +48,12 @@
 // controller-runtime has such families.
 //
 // RuntimeMetrics feeds further informergen_ families from the runtime's
-// hooks (reflector.Metrics, informer.Metrics): LIST durations, WATCH counts
-// and durations, relists by cause, watch events by type, the time the last
-// synced resourceVersion advanced, and deliveries per handler and event
-// (see RuntimeMetrics for names and labels). For a whole factory:
+// hooks (reflector.Metrics, reflector.RejectMetrics, informer.Metrics): LIST
+// durations, WATCH counts and durations, relists by cause, watch events by
+// type, events and LISTs the Reflector refused to apply by reason
+// (informergen_reflector_rejected_total: a broken server or proxy), the time
+// the last synced resourceVersion advanced, and deliveries per handler and
+// event (see RuntimeMetrics for names and labels). For a whole factory:
 //
 //	m, err := igprom.NewRuntimeMetrics(metrics.Registry)
 //	opts.InformerMetrics = func(name string) factory.Hooks {

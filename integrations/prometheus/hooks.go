@@ -20,11 +20,20 @@ import (
 //	informergen_reflector_watch_duration_seconds         histogram {resource}
 //	informergen_reflector_relists_total                  counter   {resource, cause}
 //	informergen_reflector_events_total                   counter   {resource, type}
+//	informergen_reflector_rejected_total                 counter   {resource, reason}
 //	informergen_reflector_last_sync_timestamp_seconds    gauge     {resource}
 //	informergen_handler_deliveries_total                 counter   {resource, handler, event}
 //
 // result is "success" or "error"; cause is reflector.RelistCause's String;
-// type is the watch event type; handler is the Registration's name. Seconds
+// type is the watch event type; handler is the Registration's name. The
+// rejected family counts what the Reflector refused to apply (a watch event,
+// or a whole LIST or WatchList initial stream: reflector.RejectMetrics, and
+// the reflector package doc, "Hostile servers"), by reason: "malformed"
+// (reflector.ErrMalformedEvent: undecodable, not the informer's type, an
+// unknown event type), "invalid_object" (ErrInvalidObject: no valid key),
+// "invalid_resource_version" (ErrInvalidResourceVersion) or
+// "stale_resource_version" (ErrStaleResourceVersion); "other" for an error
+// wrapping none of them. A rate above zero means a broken server or proxy. Seconds
 // since the last synced resourceVersion is time() minus the timestamp
 // gauge in PromQL. Safe for concurrent use.
 type RuntimeMetrics struct {
@@ -33,6 +42,7 @@ type RuntimeMetrics struct {
 	watchDur  *prom.HistogramVec
 	relists   *prom.CounterVec
 	events    *prom.CounterVec
+	rejected  *prom.CounterVec
 	lastSync  *prom.GaugeVec
 	delivered *prom.CounterVec
 }
@@ -53,6 +63,8 @@ func NewRuntimeMetrics(reg prom.Registerer) (*RuntimeMetrics, error) {
 			Help: "Times a Reflector (re)built its cache from the server, by cause."}, []string{"resource", "cause"}),
 		events: prom.NewCounterVec(prom.CounterOpts{Name: "informergen_reflector_events_total",
 			Help: "Watch events a Reflector received, by type."}, []string{"resource", "type"}),
+		rejected: prom.NewCounterVec(prom.CounterOpts{Name: "informergen_reflector_rejected_total",
+			Help: "Watch events, LISTs and WatchList initial streams a Reflector refused to apply, by reason."}, []string{"resource", "reason"}),
 		lastSync: prom.NewGaugeVec(prom.GaugeOpts{Name: "informergen_reflector_last_sync_timestamp_seconds",
 			Help: "Unix time at which a Reflector's last synced resourceVersion last advanced."}, []string{"resource"}),
 		delivered: prom.NewCounterVec(prom.CounterOpts{Name: "informergen_handler_deliveries_total",
@@ -77,6 +89,7 @@ func NewRuntimeMetrics(reg prom.Registerer) (*RuntimeMetrics, error) {
 	m.watchDur = reuse(m.watchDur).(*prom.HistogramVec)
 	m.relists = reuse(m.relists).(*prom.CounterVec)
 	m.events = reuse(m.events).(*prom.CounterVec)
+	m.rejected = reuse(m.rejected).(*prom.CounterVec)
 	m.lastSync = reuse(m.lastSync).(*prom.GaugeVec)
 	m.delivered = reuse(m.delivered).(*prom.CounterVec)
 	return m, err
@@ -84,7 +97,8 @@ func NewRuntimeMetrics(reg prom.Registerer) (*RuntimeMetrics, error) {
 
 // Reflector returns the hooks of the Reflector(s) of resource (the
 // "resource" label): set them as reflector.Options.Metrics, or return them
-// from factory.Options.Metrics as Hooks.Reflector.
+// from factory.Options.Metrics as Hooks.Reflector. They implement
+// reflector.RejectMetrics too.
 func (m *RuntimeMetrics) Reflector(resource string) reflector.Metrics {
 	r := &reflectorHooks{
 		listOK:   m.lists.WithLabelValues(resource, "success"),
@@ -96,7 +110,12 @@ func (m *RuntimeMetrics) Reflector(resource string) reflector.Metrics {
 		relists:  m.relists.MustCurryWith(prom.Labels{"resource": resource}),
 		events:   m.events.MustCurryWith(prom.Labels{"resource": resource}),
 		byType:   map[watch.EventType]prom.Counter{},
+		byReason: map[string]prom.Counter{},
 	}
+	for _, reason := range rejectReasons {
+		r.byReason[reason.name] = m.rejected.WithLabelValues(resource, reason.name)
+	}
+	r.byReason["other"] = m.rejected.WithLabelValues(resource, "other")
 	for _, t := range []watch.EventType{watch.Added, watch.Modified, watch.Deleted, watch.Bookmark} {
 		r.byType[t] = r.events.WithLabelValues(string(t))
 	}
@@ -117,6 +136,30 @@ type reflectorHooks struct {
 	lastSync          prom.Gauge
 	relists, events   *prom.CounterVec
 	byType            map[watch.EventType]prom.Counter
+	byReason          map[string]prom.Counter
+}
+
+// rejectReasons are the reason labels of informergen_reflector_rejected_total,
+// most specific first.
+var rejectReasons = []struct {
+	err  error
+	name string
+}{
+	{reflector.ErrStaleResourceVersion, "stale_resource_version"},
+	{reflector.ErrInvalidResourceVersion, "invalid_resource_version"},
+	{reflector.ErrInvalidObject, "invalid_object"},
+	{reflector.ErrMalformedEvent, "malformed"},
+}
+
+// Rejected implements reflector.RejectMetrics.
+func (r *reflectorHooks) Rejected(err error) {
+	for _, reason := range rejectReasons {
+		if errors.Is(err, reason.err) {
+			r.byReason[reason.name].Inc()
+			return
+		}
+	}
+	r.byReason["other"].Inc()
 }
 
 func (r *reflectorHooks) ListDone(d time.Duration, err error) {

@@ -2,13 +2,19 @@ package prometheus_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr"
 	prom "github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
 
 	igprom "github.com/informer-gen/informer-gen/integrations/prometheus"
 	"github.com/informer-gen/informer-gen/runtime/informer"
@@ -50,7 +56,9 @@ func TestRuntimeMetrics(t *testing.T) {
 		}
 		synctest.Wait()
 		src.Compact()
-		time.Sleep(time.Second) // the backoff before relisting after a short watch
+		// The backoff before relisting after a short watch, and the turn
+		// of the request budget the watch after that LIST waits for.
+		time.Sleep(2 * time.Second)
 		synctest.Wait()
 		cancel()
 		if err := <-done; err != nil {
@@ -112,4 +120,115 @@ func TestRuntimeMetrics(t *testing.T) {
 			t.Errorf("%d watch duration series, want 1", n)
 		}
 	})
+}
+
+// rejectingLW is a source behind a broken proxy: its first LIST has an
+// item without a name, and its first three watches each send one event the
+// Reflector refuses (a resourceVersion that is not a number, an
+// undecodable object, a resourceVersion older than the watch's).
+type rejectingLW struct {
+	*runtimetest.Source[*corev1.ConfigMap]
+	lists, watches atomic.Int32
+}
+
+func (l *rejectingLW) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[*corev1.ConfigMap], error) {
+	res, err := l.Source.List(ctx, opts)
+	if err == nil && l.lists.Add(1) == 1 && len(res.Items) > 0 {
+		o := res.Items[0].DeepCopy()
+		o.Name = ""
+		res.Items[0] = o
+	}
+	return res, err
+}
+
+func (l *rejectingLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	var ev watch.Event
+	switch l.watches.Add(1) {
+	case 1:
+		o := cm("x")
+		o.ResourceVersion = "notanumber"
+		ev = watch.Event{Type: watch.Modified, Object: o}
+	case 2:
+		ev = watch.Event{Type: watch.Modified, Object: &reflector.MalformedObject{Err: errors.New("garbage")}}
+	case 3:
+		o := cm("x")
+		o.ResourceVersion = "1"
+		ev = watch.Event{Type: watch.Modified, Object: o}
+	default:
+		return l.Source.Watch(ctx, opts)
+	}
+	w := watch.NewFakeWithChanSize(1, false)
+	w.Action(ev.Type, ev.Object)
+	return w, nil
+}
+
+// Every LIST and watch event the Reflector refuses is counted in
+// informergen_reflector_rejected_total, by reason.
+func TestRejectedMetric(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := prom.NewRegistry()
+		m, err := igprom.NewRuntimeMetrics(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.Reflector("configmaps.v1").(reflector.RejectMetrics); !ok {
+			t.Fatal("the Reflector hooks do not implement reflector.RejectMetrics")
+		}
+		lw := &rejectingLW{Source: runtimetest.NewSource(runtimetest.SourceOptions{}, cm("a"), cm("b"))}
+		noWL := false
+		inf := informer.New[*corev1.ConfigMap](lw, informer.Options[*corev1.ConfigMap]{
+			Reflector: reflector.Options{Name: "configmaps.v1", WatchList: &noWL, Metrics: m.Reflector("configmaps.v1")},
+		})
+		ctx, cancel := context.WithCancel(klog.NewContext(t.Context(), logr.Discard()))
+		done := make(chan error)
+		go func() { done <- inf.Run(ctx) }()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if !inf.HasSynced() || inf.LastError() != nil || lw.watches.Load() != 4 {
+			t.Errorf("after a minute: synced %v, LastError %v, %d watches; want synced, nil, 4", inf.HasSynced(), inf.LastError(), lw.watches.Load())
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		for reason, want := range map[string]float64{
+			"invalid_object":           1,
+			"invalid_resource_version": 1,
+			"malformed":                1,
+			"stale_resource_version":   1,
+			"other":                    0,
+		} {
+			if got := testutil.ToFloat64(rejectedCounter(t, reg, reason)); got != want {
+				t.Errorf("rejected{reason=%q} = %v, want %v", reason, got, want)
+			}
+		}
+	})
+}
+
+// rejectedCounter returns the series of informergen_reflector_rejected_total
+// for configmaps.v1 and reason, gathered from reg.
+func rejectedCounter(t *testing.T, reg *prom.Registry, reason string) prom.Collector {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "informergen_reflector_rejected_total" {
+			continue
+		}
+		for _, s := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range s.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["resource"] == "configmaps.v1" && labels["reason"] == reason {
+				c := prom.NewCounter(prom.CounterOpts{Name: "rejected"})
+				c.Add(s.GetCounter().GetValue())
+				return c
+			}
+		}
+	}
+	t.Fatalf("no informergen_reflector_rejected_total series for reason %q", reason)
+	return nil
 }

@@ -63,7 +63,10 @@
 //     all feed one FIFO partitioned by namespace (a relist tombstones only
 //     its own namespace) and one cache. Listers, indexes, handlers and
 //     HasSynced then work unchanged, and a cross-namespace List or index
-//     lookup is one query, not a merge.
+//     lookup is one query, not a merge. Its Reflectors share one request
+//     budget (reflector.Budget): while they back off, the informer makes
+//     about one request a second however many namespaces fail, not one
+//     per namespace.
 //
 // Freshness: after each batch it applies (a relist, events, a bookmark,
 // which the FIFO carries in order with the events), the pop loop records in

@@ -19,7 +19,10 @@ type NamespaceSource[T any] struct {
 // several namespaces, whose objects must all have the Go type objectType
 // (NewMultiNamespace is the typed constructor): a
 // Reflector per source (each with its own resourceVersion, relists and
-// backoff, as the API server has no resourceVersion spanning namespaces)
+// backoff, as the API server has no resourceVersion spanning namespaces, and
+// all sharing one request budget: Options.Reflector.Budget, or a new
+// reflector.Budget, so that their retries together make about one request
+// a second however many namespaces fail)
 // feeding one DeltaFIFO partitioned by namespace, so handlers get one event
 // stream, the Indexer (and any Lister over it) is one cache holding exactly
 // the watched namespaces, and a relist after a 410 in one namespace
@@ -43,6 +46,10 @@ func NewSharedMultiNamespace(sources []NamespaceSource[store.Obj], objectType re
 		namespaces[n] = src.Namespace
 	}
 	i, q := newShared(opts, objectType, namespaces)
+	if opts.Reflector.Budget == nil {
+		// One request budget for the informer, not one per namespace.
+		opts.Reflector.Budget = reflector.NewBudget(0)
+	}
 	for _, src := range sources {
 		sink := reflector.Sink[store.Obj](q.Namespace(src.Namespace))
 		i.reflectors = append(i.reflectors, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace)))

@@ -10,8 +10,10 @@ import (
 // resets on success (a watch that stayed open), so a burst of errors never
 // leaves a healthy server waiting out a long step, and the small cap bounds
 // how long the cache lags once the server heals: at most 2s after a fault of
-// any length (client-go: up to 30s). The price is load on a server that
-// stays down: one request per 1-2s per Reflector instead of one per 15-30s,
+// any length (n seconds for an informer of n > 2 namespaces, see Budget;
+// client-go: up to 30s). The price is load on a server that
+// stays down: one request per 1-2s per informer (its Reflectors share a
+// Budget, one request a second at most) instead of one per 15-30s,
 // and after an outage Reflectors come back within 2s of each other rather
 // than spread over 30s. A server that sheds load says so with 429, whose
 // Retry-After is honoured exactly whatever the step.

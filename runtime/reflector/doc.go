@@ -32,6 +32,12 @@
 //     off whatever it delivered (client-go backs off only watches without
 //     events, so a server that closes each watch after one event is
 //     hammered).
+//   - Retries are paced per informer, not per Reflector: the Reflectors
+//     of an informer (one per namespace of a multi-namespace one) share a
+//     Budget of one request a second for every request they make while
+//     backing off, so N failing namespaces do not make N times the
+//     requests (controller-runtime's multi-namespace cache runs an
+//     informer, and a backoff, per namespace).
 //   - A watch the server rejects (400, 422, 410) relists; client-go retries
 //     a rejected resourceVersion forever.
 //   - What a broken server or proxy sends is refused by one rule, below
@@ -64,15 +70,23 @@
 //     object's content) and counted (RejectMetrics.Rejected, and
 //     Metrics.WatchDone with that error);
 //  3. ends the watch, and the next one waits a backoff step, exactly as
-//     after a failed request; it resumes from the last resourceVersion
-//     applied, so a change the event garbled is read again, and after three
-//     such watches in a row without progress the Reflector relists
-//     (RelistUndecodable).
+//     after a failed request, and its turn of the informer's request
+//     Budget; it resumes from the last resourceVersion applied, so a change
+//     the event garbled is read again, and after three such watches in a
+//     row without progress the Reflector relists (RelistUndecodable).
 //
 // Only a watch that stayed open a second and did not end in a refused event
-// resets the backoff, so whatever a server sends, a Reflector opens at most
-// about one request a second once the backoff reaches its cap
-// (Options.MaxBackoff). A LIST, or a WatchList's
+// resets the backoff, and until then every request (a LIST after a failure,
+// the watch that follows it) waits for a turn of the Budget the Reflector
+// shares with the other Reflectors of its informer, turns being a second
+// apart; resuming or relisting after a watch that ended within a minute
+// waits for a turn too (at once unless the informer is backing off). So
+// whatever a server sends, and however many of an informer's namespaces it
+// garbles, the informer opens at most about one request a second, the
+// budget being per informer, not per Reflector; and as no wait exceeds
+// max(Options.MaxBackoff, one second per Reflector of the informer), 2s for
+// one or two namespaces, its cache equals the server's within that bound
+// once the server is healthy again (see Budget). A LIST, or a WatchList's
 // initial stream, with an item that would be refused the same way is not
 // applied at all (a partial list would delete what it lacks): it fails, is
 // reported and counted the same way (Metrics.ListDone gets the error), and

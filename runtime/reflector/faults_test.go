@@ -376,6 +376,7 @@ func TestBackoffResetsOnSuccess(t *testing.T) {
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		time.Sleep(time.Minute) // eight failed lists, at the cap by now; then list+watch
 		synctest.Wait()
+		time.Sleep(time.Minute) // a long-lived watch
 		src.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("blip"))
 		src.DropWatches()
 		time.Sleep(time.Minute)
@@ -504,7 +505,8 @@ func TestObjectsWithoutValidKeyAreNotStored(t *testing.T) {
 					t.Errorf("Rejected %d, failed lists %d; want %d each", m.n.Load(), m.listErrs.Load(), lists)
 				}
 				must(src.Delete(tc.bad)) // rv 3
-				time.Sleep(2 * time.Second)
+				// The LIST within the 2s cap, the watch a turn later.
+				time.Sleep(4 * time.Second)
 				synctest.Wait()
 				h.converged()
 				if err := h.r.LastError(); err != nil {

@@ -24,6 +24,10 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 		rv    string
 		pages int
 	)
+	// A LIST counts as one request for the Budget, however many pages.
+	if err := r.request(ctx); err != nil {
+		return fmt.Errorf("list %s: %w", r.opts.Name, err)
+	}
 	for {
 		page, err := r.lw.List(ctx, opts)
 		if err != nil && opts.Continue != "" && isExpired(err) {

@@ -63,7 +63,7 @@ func TestReflectorMetrics(t *testing.T) {
 		if r.LastSyncResourceVersion() == "" {
 			t.Fatal("not listed after the backoff")
 		}
-		time.Sleep(2 * time.Second) // the watch lasts
+		time.Sleep(time.Minute) // the watch lasts: the 410 relists at once
 		src.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}})
 		src.Bookmark()
 		synctest.Wait()

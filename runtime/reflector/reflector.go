@@ -93,7 +93,10 @@ type Options struct {
 	// stayed open a second and did not end in a refused event starts again
 	// from InitialBackoff. An event or a
 	// LIST the Reflector refuses counts as a failure (see the package doc,
-	// "Hostile servers").
+	// "Hostile servers"). The request after the wait also waits for its
+	// turn of Options.Budget; with a Budget of interval I shared by n
+	// Reflectors, each one's step is capped at max(I, MaxBackoff − (n−1)·I),
+	// so that no wait exceeds max(MaxBackoff, n·I).
 	InitialBackoff, MaxBackoff time.Duration
 	// Scope, when known, is checked against every object listed or watched:
 	// a namespaced resource's objects need a namespace, a cluster-scoped
@@ -108,6 +111,11 @@ type Options struct {
 	// (see RelistTrigger): for a ListerWatcher whose ListOptions change while
 	// it runs. Nil costs nothing.
 	Relist *RelistTrigger
+	// Budget, when not nil, is the request budget this Reflector shares
+	// with others (an informer's Reflectors, one per namespace): their
+	// retries together wait for its turns (see Budget). Nil gives the
+	// Reflector a Budget of its own, of DefaultBudgetInterval.
+	Budget *Budget
 	// ObjectType, when not nil, is the Go type every listed or watched
 	// object must have; a watch event carrying another is malformed
 	// (ErrMalformedEvent). It is for a Reflector whose T is an interface
@@ -205,6 +213,9 @@ const (
 	// one event would otherwise be hammered), one that lasted resets the
 	// backoff.
 	shortWatch = time.Second
+	// longWatch is how long a watch must have stayed open for the watch
+	// that resumes it not to wait for a turn of the Budget (see Budget).
+	longWatch = time.Minute
 	// maxRejectedWatches is how many watches in a row may end in a rejected
 	// event without the resourceVersion advancing before the Reflector
 	// relists instead of resuming.
@@ -232,11 +243,17 @@ const (
 //   - 410 Expired/Gone on the watch (the resourceVersion was compacted), and
 //     400 Bad Request or 422 Invalid (the server rejects the resourceVersion),
 //     whether as the watch's answer or as an ERROR event, make it relist: a
-//     rejected resourceVersion is never retried.
+//     rejected resourceVersion is never retried. It relists at once after a
+//     watch that stayed open a minute, else after a backoff step.
 //   - A watch that ends within a second of its start, whatever it delivered,
 //     is followed by a backoff step, so watch requests per second stay
 //     bounded whatever the server does; one that stayed open resets the
-//     backoff and is resumed at once.
+//     backoff and is resumed at once if it stayed open a minute, else at the
+//     next free turn of the Budget (at once unless the Reflectors sharing it
+//     are backing off).
+//   - While backing off, every request waits for a turn of the Budget
+//     (Options.Budget), which the Reflectors of an informer share: about
+//     one request a second for the informer, not per Reflector.
 //   - Events and LISTs that a broken server or proxy garbled are refused by
 //     one rule (package doc, "Hostile servers"): never applied, reported,
 //     counted, and followed by a backoff step.
@@ -271,8 +288,12 @@ type Reflector[T store.Obj] struct {
 	lastRV  string
 	lastErr error
 
+	budget *Budget
+
 	// Owned by the Run goroutine.
 	backoff     *backoff
+	maxBackoff  time.Duration // the backoff's cap before the Budget's (Options.MaxBackoff)
+	turn        bool          // the next request has its turn booked (wait)
 	noWatchList bool
 	// objectRVs says the source's objects carry resourceVersions, so they
 	// are checked (false for client-go's fakes; see objectRVsChecked).
@@ -295,11 +316,19 @@ func New[T store.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflecto
 		var zero T
 		opts.Name = fmt.Sprintf("%T", zero)
 	}
+	b := opts.Budget
+	if b == nil {
+		b = NewBudget(0)
+	}
+	b.join()
+	bo := newBackoff(opts.InitialBackoff, opts.MaxBackoff)
 	return &Reflector[T]{
 		lw:          lw,
 		sink:        sink,
 		opts:        opts,
-		backoff:     newBackoff(opts.InitialBackoff, opts.MaxBackoff),
+		budget:      b,
+		backoff:     bo,
+		maxBackoff:  bo.max,
 		noWatchList: opts.WatchList != nil && !*opts.WatchList || watchListUnsupported(lw),
 		objectRVs:   !watchListUnsupported(lw),
 	}
@@ -454,14 +483,53 @@ func (r *Reflector[T]) report(ctx context.Context, err error) {
 	}
 }
 
-// wait sleeps after err: the server's suggested delay (429 Retry-After), or
-// the next backoff step. It returns false if ctx ended first.
+// wait sleeps after err until the next request's turn: the server's
+// suggested delay (429 Retry-After) exactly, else the later of the next
+// backoff step and the Budget's next free turn (see Budget). It returns
+// false if ctx ended first.
 func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
-	var d time.Duration
+	now := time.Now()
+	var at time.Time
 	if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
-		d = time.Duration(s) * time.Second
+		at = now.Add(time.Duration(s) * time.Second)
+		r.budget.exact(at)
 	} else {
-		d = r.backoff.next()
+		r.backoff.max = max(r.backoff.initial, r.budget.stepCap(r.maxBackoff))
+		at = r.budget.reserve(now, now.Add(r.backoff.next()), r.budget.ceiling(r.maxBackoff))
+	}
+	return r.sleepUntil(ctx, at.Sub(now))
+}
+
+// pace sleeps until the Budget's next free turn (no backoff step): before
+// resuming a watch that stayed open a second but less than longWatch, and
+// before a request made while backing off without a turn (see request). It
+// returns false if ctx ended first.
+func (r *Reflector[T]) pace(ctx context.Context) bool {
+	now := time.Now()
+	at := r.budget.reserve(now, now, r.budget.ceiling(r.maxBackoff))
+	return r.sleepUntil(ctx, at.Sub(now))
+}
+
+// request is called before every LIST (its first page) or WATCH request:
+// it uses the turn wait or pace booked for it; without one, a Reflector
+// that is backing off (since its last failure, until a healthy watch resets
+// the backoff) waits for the Budget's next free turn, so the watch that
+// follows a LIST after a failure is paced too; a healthy one's requests
+// cost its Budget nothing. It returns ctx's error if ctx ended first.
+func (r *Reflector[T]) request(ctx context.Context) error {
+	if !r.turn && r.backoff.base > 0 && !r.pace(ctx) {
+		return ctx.Err()
+	}
+	r.turn = false
+	return nil
+}
+
+// sleepUntil sleeps d, the wait for a booked turn, unless ctx ends first
+// (then it returns false).
+func (r *Reflector[T]) sleepUntil(ctx context.Context, d time.Duration) bool {
+	r.turn = true
+	if d <= 0 {
+		return ctx.Err() == nil
 	}
 	klog.FromContext(ctx).V(4).Info("retrying after delay", "delay", d)
 	t := time.NewTimer(d)
@@ -549,7 +617,13 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			r.wait(ctx, end.rejected)
 		case end.err == nil && end.lasted:
 			// The server closed the watch (timeout, restart): resume from the
-			// last resourceVersion.
+			// last resourceVersion, at once after a long-lived watch (the
+			// server's timeout, a restart), else at the Budget's next free
+			// turn, which is at once unless other Reflectors sharing it are
+			// backing off.
+			if end.open < longWatch {
+				r.pace(ctx)
+			}
 		case end.err == nil:
 			logger.V(2).Info("watch closed soon after it opened; backing off", "events", end.events)
 			r.wait(ctx, errShortWatch)
@@ -560,9 +634,10 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			} else {
 				relist(RelistRejected)
 			}
-			if !end.lasted {
+			if end.open < longWatch {
 				// Relisting right away could loop hot against a server that
-				// rejects every watch; only a watch that worked earns that.
+				// rejects every watch, or every watch after a second; only a
+				// long-lived watch earns that.
 				r.wait(ctx, end.err)
 			}
 		default:

@@ -310,8 +310,8 @@ func TestExpiredWatchRelists(t *testing.T) {
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
 		must(src.Add(cm("c", "1")))
-		time.Sleep(2 * time.Second) // a watch that worked relists at once
-		src.Compact()               // ERROR 410 on the open watch
+		time.Sleep(time.Minute) // a watch that lasted a minute relists at once
+		src.Compact()           // ERROR 410 on the open watch
 		synctest.Wait()
 		wantRequests(t, src, "list", "watch rv=2", "list", "watch rv=3")
 		if _, _, n := h.sink.snapshot(); n != 2 {
@@ -381,7 +381,7 @@ func TestWatchListRefusedFallsBackAndRemembers(t *testing.T) {
 		h := start(t, src, src, reflector.Options{WatchList: &yes})
 		synctest.Wait()
 		must(src.Add(cm("b", "1")))
-		time.Sleep(2 * time.Second)
+		time.Sleep(time.Minute) // a watch that lasted a minute relists at once
 		src.Compact()
 		synctest.Wait()
 		wantRequests(t, src, "watch sendInitialEvents", "list", "watch rv=1", "list", "watch rv=2")
@@ -431,7 +431,10 @@ func TestWatchListErrorEventBeforeEndMarker(t *testing.T) {
 				h := start(t, lw, src, reflector.Options{})
 				synctest.Wait()
 				src.Compact()
-				time.Sleep(time.Second) // a 410 on a watch without events is backed off
+				// A 410 on a watch without events is backed off, and the
+				// requests after the WatchList (the LIST, the watch) wait
+				// for their turns of the Budget, a second apart.
+				time.Sleep(3 * time.Second)
 				synctest.Wait()
 				if attempts != tc.attempts {
 					t.Errorf("watch-list attempts = %d, want %d", attempts, tc.attempts)
@@ -489,9 +492,11 @@ func TestWatchListWithoutEndMarkerFallsBackToList(t *testing.T) {
 		if len(es) != 2 || !errors.Is(es[1], reflector.ErrInitialEventsTimeout) || !strings.Contains(es[1].Error(), "within 1m0s") || !strings.Contains(es[1].Error(), "LIST+WATCH") {
 			t.Errorf("reported errors = %v, want the stall, then the fallback", es)
 		}
-		// WatchList is not tried again on a relist.
+		// WatchList is not tried again on a relist (after a backoff
+		// step, the watch of a minute not being long-lived, and a turn
+		// of the Budget before the watch).
 		src.Compact()
-		time.Sleep(time.Second)
+		time.Sleep(3 * time.Second)
 		synctest.Wait()
 		if attempts != 1 {
 			t.Errorf("watch-list attempts = %d, want 1", attempts)

@@ -96,6 +96,8 @@ type watchEnd struct {
 	rejected error
 	// lasted says it stayed open at least shortWatch.
 	lasted bool
+	// open is how long it stayed open.
+	open time.Duration
 	// progressed says the resourceVersion to resume from advanced.
 	progressed bool
 	// requested says Options.Relist fired: the watch was stopped for a
@@ -111,6 +113,9 @@ type watchEnd struct {
 func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.AllowWatchBookmarks = true
 	opts.TimeoutSeconds = r.watchTimeout()
+	if err := r.request(ctx); err != nil {
+		return nil, err
+	}
 	w, err := r.lw.Watch(ctx, opts)
 	if err == nil && w == nil {
 		err = errors.New("watcher returned no watch and no error")
@@ -139,6 +144,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 	defer stopWatch(w)
 	defer func() {
 		open := time.Since(start)
+		end.open = open
 		end.lasted = open >= shortWatch
 		end.progressed = r.LastSyncResourceVersion() != rv
 		if m := r.opts.Metrics; m != nil {
