@@ -162,3 +162,82 @@ type Name string
 type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// TestPlanUsesCoreV1Shared: a kind embedding core/v1's PodTemplateSpec (here
+// a stand-in k8s.io/api/core/v1) calls runtime/wire/corev1's decoders for it
+// and for the slices and pointers of core/v1 types in the table, names the
+// package in File.Shared (for wire.CheckedDecoder), and plans a core/v1 type
+// the table does not hold itself.
+func TestPlanUsesCoreV1Shared(t *testing.T) {
+	fset := token.NewFileSet()
+	check := func(path, src string, imp types.Importer) *types.Package {
+		t.Helper()
+		f, err := parser.ParseFile(fset, path+"/x.go", src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg, err := (&types.Config{Importer: imp}).Check(path, fset, []*ast.File{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pkg
+	}
+	core := check(CoreV1Path, `package v1
+type PodTemplateSpec struct{ Spec PodSpec `+"`json:\"spec\"`"+` }
+type PodSpec struct{ NodeName string `+"`json:\"nodeName\"`"+` }
+type Container struct{ Image string `+"`json:\"image\"`"+` }
+type Toleration struct{ Key string `+"`json:\"key\"`"+` }
+type Affinity struct{ X string `+"`json:\"x\"`"+` }
+type NotShared struct{ Tolerations []Toleration `+"`json:\"tolerations\"`"+` }
+`, nil)
+	api := check("example.com/api", `package api
+import corev1 "`+CoreV1Path+`"
+type Obj struct {
+	Template corev1.PodTemplateSpec `+"`json:\"template\"`"+`
+	Containers []corev1.Container `+"`json:\"containers\"`"+`
+	Affinity *corev1.Affinity `+"`json:\"affinity\"`"+`
+	Other corev1.NotShared `+"`json:\"other\"`"+`
+}
+`, importerFunc(func(string) (*types.Package, error) { return core, nil }))
+	for _, k := range []string{CoreV1Path + ".PodTemplateSpec", "[]" + CoreV1Path + ".Container", "*" + CoreV1Path + ".Affinity", "[]" + CoreV1Path + ".Toleration"} {
+		if coreV1Funcs[k] == "" {
+			t.Fatalf("the table has no %s (run hack/update-codegen.sh)", k)
+		}
+	}
+	obj := api.Scope().Lookup("Obj").Type().(*types.Named)
+	imported := map[string]string{}
+	file, roots := Plan([]*types.Named{obj}, func(path, name string) string { imported[path] = name; return name })
+	if len(roots) != 1 || roots[0] != "jsonApiObj" {
+		t.Fatalf("roots = %q", roots)
+	}
+	if !slices.Equal(file.Shared, []string{"wirecorev1"}) || imported[coreV1Set.path] != "wirecorev1" {
+		t.Errorf("Shared = %q, imports %v: want runtime/wire/corev1 as wirecorev1", file.Shared, imported)
+	}
+	fields := map[string]string{}
+	var planned []string
+	for _, s := range file.Structs {
+		planned = append(planned, s.Func)
+		for _, f := range s.Fields {
+			fields[s.Func+"."+f.Name] = f.Func
+		}
+	}
+	for _, w := range file.Wrappers {
+		planned = append(planned, w.Func)
+	}
+	want := map[string]string{
+		"jsonApiObj.template":             "wirecorev1." + coreV1Funcs[CoreV1Path+".PodTemplateSpec"],
+		"jsonApiObj.containers":           "wirecorev1." + coreV1Funcs["[]"+CoreV1Path+".Container"],
+		"jsonApiObj.affinity":             "wirecorev1." + coreV1Funcs["*"+CoreV1Path+".Affinity"],
+		"jsonApiObj.other":                "jsonCorev1NotShared",
+		"jsonCorev1NotShared.tolerations": "wirecorev1." + coreV1Funcs["[]"+CoreV1Path+".Toleration"],
+	}
+	for k, w := range want {
+		if fields[k] != w {
+			t.Errorf("%s decoded by %q, want %q", k, fields[k], w)
+		}
+	}
+	slices.Sort(planned)
+	if !slices.Equal(planned, []string{"jsonApiObj", "jsonCorev1NotShared"}) {
+		t.Errorf("planned %q, want only the API's own type and core/v1's NotShared", planned)
+	}
+}
