@@ -145,15 +145,19 @@
 // LIST and WATCH bodies with them instead of its reflective decoder, with the
 // same results (the differential tests in runtime/wire say so). The
 // decoders of apimachinery's types every kind shares (ObjectMeta, Condition,
-// LabelSelector, …) are not generated per package: decode.go calls
-// runtime/wire's, which the same planner writes once
-// (runtime/wire/json_generated_metav1.go, by hack/update-codegen.sh).
+// LabelSelector, …) and of the core/v1 types custom resources embed
+// (decode.CoreV1Roots: PodTemplateSpec, PodSpec, PersistentVolumeClaim,
+// ServiceSpec, … and every type they reach) are not generated per package:
+// decode.go calls runtime/wire's and runtime/wire/corev1's, which the same
+// planner writes once (runtime/wire/json_generated_metav1.go,
+// runtime/wire/corev1/json_generated.go, by hack/update-codegen.sh), so a
+// package's decoders are proportional to its own types.
 // --json-decoders chooses the kinds: auto (the default) those of groups
 // kube-apiserver does not serve, i.e. custom resources (also when their Go
 // types carry protobuf methods: custom resources are served as JSON), since
 // the factory reads built-in types as protobuf; all; or none. Decoders for a
-// kind cost compile time (for k8s.io/api/core/v1 alone, about 8,000 lines
-// that double its compile time), hence the default.
+// kind cost compile time (for all of k8s.io/api/core/v1's kinds, about 2,600
+// lines beside the shared ones), hence the default.
 //
 // One file per group-version rather than upstream's file per kind: the
 // packages and names are the same, and the output without decode.go is under

@@ -354,15 +354,15 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	}
 	im := newImports(reserved...)
 	file, funcs := decode.Plan(roots, im.add)
-	if len(file.Structs) == 0 && len(file.Wrappers) == 0 {
-		return nil // every root is decoded by the default decoder
-	}
 	var rs []decodeRoot
 	for i, name := range selected {
 		if funcs[i] == "" {
 			continue
 		}
 		rs = append(rs, decodeRoot{Kind: name, Var: lowerFirst(name) + "DecodeJSON", Func: funcs[i]})
+	}
+	if len(rs) == 0 {
+		return nil // every root is decoded by the default decoder
 	}
 	return &decodeData{Package: v.Name, Version: v, Wire: im.add(decode.WirePath, "wire"), Reflect: im.add("reflect", "reflect"),
 		File: file, Roots: rs, Imports: im.specs()}

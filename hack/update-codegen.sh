@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Regenerates everything informer-gen generates in this repository:
-#   - runtime/wire's shared decoders of apimachinery types
-#     (runtime/wire/json_generated_metav1.go, written by generator/decode's
-#     planner: go test ./generator/decode -run TestSharedFile -update);
+#   - the shared decoders generated packages call: runtime/wire's of
+#     apimachinery types (runtime/wire/json_generated_metav1.go),
+#     runtime/wire/corev1's of the core/v1 types custom resources embed
+#     (runtime/wire/corev1/json_generated.go) and the generator's table of
+#     the latter (generator/decode/shared_corev1.go), all written by
+#     generator/decode's planner: go test ./generator/decode -run
+#     TestSharedFile -update. They come first: the goldens use the table;
 #   - the golden expected trees, testdata/golden/*/want and want.stderr
 #     (go test ./generator -run Golden -update rewrites them wholesale);
 #   - bench/generated (core/v1 with JSON decoders, for benchmarks and tests);
@@ -15,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== runtime/wire shared decoders (json_generated_metav1.go)"
+echo "== shared decoders (runtime/wire, runtime/wire/corev1, generator/decode's table)"
 go test ./generator/decode -run 'TestSharedFile' -count=1 -update
 
 echo "== golden trees (testdata/golden)"

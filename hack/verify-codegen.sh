@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Checks that all generated code is up to date, without touching the working
 # tree: exits non-zero, naming the stale files, when anything would change.
-#   - runtime/wire/json_generated_metav1.go: generator/decode's
-#     TestSharedFile plans it again and compares;
+#   - the shared decoders (runtime/wire/json_generated_metav1.go,
+#     runtime/wire/corev1/json_generated.go) and the generator's table of
+#     runtime/wire/corev1's functions (generator/decode/shared_corev1.go):
+#     generator/decode's TestSharedFile plans them again and compares;
 #   - golden trees: the golden test generates every case into a temp dir and
 #     compares it with testdata/golden/*/want (missing, extra and different
 #     files fail) and want.stderr;
@@ -14,9 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 status=0
-echo "== runtime/wire shared decoders (json_generated_metav1.go)"
+echo "== shared decoders (runtime/wire, runtime/wire/corev1, generator/decode's table)"
 if ! go test ./generator/decode -run 'TestSharedFile' -count=1; then
-  echo "runtime/wire/json_generated_metav1.go is stale: run hack/update-codegen.sh" >&2
+  echo "the shared decoders are stale: run hack/update-codegen.sh" >&2
   status=1
 fi
 

@@ -47,6 +47,10 @@ type File struct {
 	Wire     string
 	Structs  []*Struct
 	Wrappers []*Wrapper
+	// Shared are the aliases of the shared decoder packages other than
+	// runtime/wire that the functions call (wirecorev1), sorted: a
+	// generated decode.go passes each one's Shared to wire.CheckedDecoder.
+	Shared []string
 }
 
 // Struct is the decode function of one struct type.
@@ -54,6 +58,7 @@ type Struct struct {
 	Func   string // jsonCorev1Pod
 	Type   string // corev1.Pod
 	Fields []*Field
+	typ    types.Type
 }
 
 // NamesQ is the struct's JSON member names, comma-separated, as a Go string
@@ -114,6 +119,7 @@ type Wrapper struct {
 	// function is written out rather than a call of a generic helper over the
 	// element type (see wire.DecodeDefault on shapes).
 	ElemType string
+	typ      types.Type
 }
 
 // Exported reports a function of runtime/wire's shared decoders, which gets
@@ -122,20 +128,24 @@ func (w *Wrapper) Exported() bool { return token.IsExported(w.Func) }
 
 // Plan returns the decode functions of roots (named struct types) and of
 // every type reachable from them, and the name of each root's function (""
-// for a root that is decoded by the default decoder). Types runtime/wire
-// decodes for every package (SharedTypes: metav1.ObjectMeta and the like)
-// are referred to there, not planned again.
+// for a root that is decoded by the default decoder). Types a shared decoder
+// package decodes for every generated package (sharedSets: runtime/wire for
+// metav1.ObjectMeta and the like, runtime/wire/corev1 for PodTemplateSpec,
+// PodSpec and what they reach) are referred to there, not planned again; a
+// root may itself be such a type.
 func Plan(roots []*types.Named, imp Importer) (*File, []string) {
 	ts := make([]types.Type, len(roots))
 	for i, r := range roots {
 		ts[i] = r
 	}
-	return plan(ts, imp, false)
+	return plan(ts, imp, nil)
 }
 
-func plan(roots []types.Type, imp Importer, self bool) (*File, []string) {
-	p := &planner{imp: imp, self: self, names: map[string]bool{}}
-	if !self {
+// plan plans roots for a generated package (home nil) or for the shared
+// decoder package home.
+func plan(roots []types.Type, imp Importer, home *sharedSet) (*File, []string) {
+	p := &planner{imp: imp, home: home, self: home == wireSet, names: map[string]bool{}}
+	if !p.self {
 		p.wire = imp(WirePath, "wire") + "."
 	}
 	p.file.Wire = p.wire
@@ -154,11 +164,13 @@ func plan(roots []types.Type, imp Importer, self bool) (*File, []string) {
 	}
 	slices.SortFunc(p.file.Structs, func(a, b *Struct) int { return strings.Compare(a.Func, b.Func) })
 	slices.SortFunc(p.file.Wrappers, func(a, b *Wrapper) int { return strings.Compare(a.Func, b.Func) })
+	slices.Sort(p.file.Shared)
 	return &p.file, out
 }
 
 type planner struct {
 	imp   Importer
+	home  *sharedSet   // the shared decoder package planned, or nil
 	self  bool         // planning runtime/wire's shared decoders, in package wire
 	wire  string       // "wire.", or "" when self
 	refs  typeutil.Map // types.Type -> string (function reference)
@@ -197,8 +209,8 @@ func (p *planner) ref(t types.Type) string {
 }
 
 func (p *planner) plan(t types.Type) string {
-	if name, ok := SharedTypes[sharedKey(t)]; ok && !p.self {
-		return p.wire + name
+	if ref, ok := p.shared(t); ok {
+		return ref
 	}
 	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == metav1Path {
 		switch n.Obj().Name() {
@@ -263,7 +275,7 @@ func (p *planner) plan(t types.Type) string {
 		if _, ok := structFields(u); !ok {
 			break
 		}
-		s := &Struct{Func: p.funcName(t), Type: types.TypeString(t, p.qualifier)}
+		s := &Struct{Func: p.funcName(t), Type: types.TypeString(t, p.qualifier), typ: t}
 		p.file.Structs = append(p.file.Structs, s)
 		p.refs.Set(t, s.Func) // before the fields: types may be recursive
 		p.queue = append(p.queue, pending{s, u})
@@ -281,7 +293,7 @@ func (p *planner) fill(q pending) {
 }
 
 func (p *planner) wrap(t types.Type, helper string, elem types.Type) string {
-	w := &Wrapper{Func: p.funcName(t), Type: types.TypeString(t, p.qualifier), Helper: p.wire + helper}
+	w := &Wrapper{Func: p.funcName(t), Type: types.TypeString(t, p.qualifier), Helper: p.wire + helper, typ: t}
 	if helper == "DecodePointer" {
 		w.ElemType = types.TypeString(elem, p.qualifier)
 	}
@@ -291,12 +303,44 @@ func (p *planner) wrap(t types.Type, helper string, elem types.Type) string {
 	return w.Func
 }
 
-// funcName returns the name of t's decode function: its exported name in
-// runtime/wire for a shared type planned there, else json<mangled type>.
+// shared returns the reference to t's function in a shared decoder package
+// the planned file may call: for a generated package any of them, for a
+// shared package those before it in sharedSets (runtime/wire/corev1 calls
+// runtime/wire, never the reverse).
+func (p *planner) shared(t types.Type) (string, bool) {
+	key := sharedKey(t)
+	for _, s := range sharedSets {
+		if s == p.home {
+			return "", false
+		}
+		name, ok := s.funcs()[key]
+		if !ok {
+			continue
+		}
+		if s == wireSet {
+			return p.wire + name, true
+		}
+		alias := p.imp(s.path, s.alias)
+		if !slices.Contains(p.file.Shared, alias) {
+			p.file.Shared = append(p.file.Shared, alias)
+		}
+		return alias + "." + name, true
+	}
+	return "", false
+}
+
+// funcName returns the name of t's decode function: its exported name in a
+// shared decoder package planned there (runtime/wire's from SharedTypes,
+// every one of runtime/wire/corev1's), else json<mangled type>.
 func (p *planner) funcName(t types.Type) string {
-	if name, ok := SharedTypes[sharedKey(t)]; ok && p.self {
-		p.names[name] = true
-		return name
+	if p.home != nil {
+		if name, ok := p.home.funcs()[sharedKey(t)]; ok && p.home == wireSet {
+			p.names[name] = true
+			return name
+		}
+		if p.home.exportAll {
+			return p.name("Decode" + p.mangle(t))
+		}
 	}
 	return p.name("json" + p.mangle(t))
 }
@@ -316,7 +360,7 @@ func (p *planner) mangle(t types.Type) string {
 	switch t := t.(type) {
 	case *types.Named:
 		pkg := ""
-		if t.Obj().Pkg() != nil {
+		if t.Obj().Pkg() != nil && (p.home == nil || !p.home.exportAll || t.Obj().Pkg().Path() != p.home.api) {
 			pkg = upperFirst(p.qualifier(t.Obj().Pkg()))
 		}
 		return pkg + upperFirst(t.Obj().Name())

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"go/token"
+	"go/types"
+	"slices"
+	"strconv"
+	"strings"
 	"text/template"
 
 	"github.com/informer-gen/informer-gen/templates"
-	"go/types"
-	"slices"
-	"strings"
 )
 
 // SharedTypes are the types whose decode functions runtime/wire holds for
@@ -51,55 +53,171 @@ func sharedKey(t types.Type) string {
 	return types.TypeString(t, func(p *types.Package) string { return p.Path() })
 }
 
+// CoreV1Path is k8s.io/api/core/v1, whose PodTemplateSpec, PodSpec and the
+// like CRDs embed.
+const CoreV1Path = "k8s.io/api/core/v1"
+
+// CoreV1Roots are the k8s.io/api/core/v1 types runtime/wire/corev1 holds
+// decoders for, with every type they reach: what custom resources commonly
+// embed (a pod template, a volume claim template, a service, references,
+// taints). A generated decode.go calls runtime/wire/corev1 for any of these
+// types and for the pointers, slices and maps of them that the package
+// decodes, so its own code stays proportional to the user's own types.
+var CoreV1Roots = []string{
+	"PodTemplateSpec", "PodSpec", "PodStatus",
+	"PersistentVolumeClaim", "PersistentVolumeClaimSpec", "PersistentVolumeClaimTemplate",
+	"ServiceSpec", "ServiceStatus", "ServicePort",
+	"ObjectReference", "TypedLocalObjectReference", "TypedObjectReference", "SecretReference",
+	"Taint", "Toleration", "NodeSelector", "ResourceRequirements", "EnvVar", "Container",
+}
+
+// sharedSet is a package of shared decoders: runtime/wire (apimachinery's
+// types, SharedTypes) or one of its subpackages (runtime/wire/corev1), whose
+// functions generated packages call instead of planning their own.
+type sharedSet struct {
+	path  string // import path
+	alias string // the name generated packages import it as
+	pkg   string // its package name
+	api   string // the API package whose types its roots are
+	file  string // where in this module its source is written
+	// roots are the keys (sharedKey) of the types planned there.
+	roots []string
+	// table is the decode function of each type there that generated
+	// packages call, by key.
+	table map[string]string
+	// exportAll: every function is exported, named Decode<type> (runtime/wire
+	// exports only SharedTypes' and keeps the others' json<type> names).
+	exportAll bool
+	// tableFile, for a set whose table is generated from its plan, is where
+	// in this module the table is written (SharedTableSource).
+	tableFile string
+}
+
+func (s *sharedSet) funcs() map[string]string { return s.table }
+
+var wireSet = &sharedSet{
+	path: WirePath, alias: "wire", pkg: "wire", api: metav1Path, file: SharedPath,
+	table: SharedTypes,
+}
+
+var coreV1Set = &sharedSet{
+	path: WirePath + "/corev1", alias: "wirecorev1", pkg: "corev1", api: CoreV1Path,
+	file: "runtime/wire/corev1/json_generated.go", tableFile: "generator/decode/shared_corev1.go",
+	table: coreV1Funcs, exportAll: true,
+}
+
+// sharedSets are the shared decoder packages, each one calling only those
+// before it.
+var sharedSets = []*sharedSet{wireSet, coreV1Set}
+
+func init() {
+	for k := range SharedTypes {
+		wireSet.roots = append(wireSet.roots, k)
+	}
+	slices.Sort(wireSet.roots)
+	for _, r := range CoreV1Roots {
+		coreV1Set.roots = append(coreV1Set.roots, CoreV1Path+"."+r)
+	}
+}
+
+// SharedFile is one generated file of shared decoders: its path in this
+// module (slash-separated) and the API package it is planned from.
+type SharedFile struct {
+	Path string
+	API  string
+	set  *sharedSet
+}
+
+// SharedFiles are the shared decoder sources hack/update-codegen.sh writes
+// (SharedSource) and hack/verify-codegen.sh checks, with the generator's
+// tables of them (SharedTableSource).
+func SharedFiles() []SharedFile {
+	var out []SharedFile
+	for _, s := range sharedSets {
+		out = append(out, SharedFile{Path: s.file, API: s.api, set: s})
+	}
+	return out
+}
+
+// TablePath is where the generator's table of f's functions is written, or
+// "" when the table is written by hand (SharedTypes).
+func (f SharedFile) TablePath() string { return f.set.tableFile }
+
 // Shared plans runtime/wire's shared decoders (SharedTypes): the functions
 // of every type in the table and of the types they reach, named as the table
 // says (the others unexported), for a file in package wire. metav1 is
 // k8s.io/apimachinery/pkg/apis/meta/v1 as type-checked; imp names the
 // packages the file imports.
 func Shared(metav1 *types.Package, imp Importer) (*File, error) {
-	if metav1.Path() != metav1Path {
-		return nil, fmt.Errorf("shared decoders: package %s is not %s", metav1.Path(), metav1Path)
+	return sharedPlan(wireSet, metav1, imp)
+}
+
+// sharedPlan plans the shared decoder package s from api, its API package as
+// type-checked.
+func sharedPlan(s *sharedSet, api *types.Package, imp Importer) (*File, error) {
+	if api.Path() != s.api {
+		return nil, fmt.Errorf("shared decoders: package %s is not %s", api.Path(), s.api)
 	}
-	keys := make([]string, 0, len(SharedTypes))
-	for k := range SharedTypes {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var roots []types.Type
-	for _, k := range keys {
-		t, err := sharedType(metav1, k)
+	for _, k := range s.roots {
+		t, err := sharedType(api, k)
 		if err != nil {
 			return nil, err
 		}
 		roots = append(roots, t)
 	}
-	file, funcs := plan(roots, imp, true)
-	for i, k := range keys {
-		if funcs[i] != SharedTypes[k] {
-			return nil, fmt.Errorf("shared decoders: %s is decoded by %q, not by a function of its own (%s)", k, funcs[i], SharedTypes[k])
+	file, funcs := plan(roots, imp, s)
+	if s == wireSet {
+		for i, k := range s.roots {
+			if funcs[i] != SharedTypes[k] {
+				return nil, fmt.Errorf("shared decoders: %s is decoded by %q, not by a function of its own (%s)", k, funcs[i], SharedTypes[k])
+			}
+		}
+	}
+	for i, k := range s.roots {
+		if !token.IsExported(funcs[i]) || strings.Contains(funcs[i], ".") {
+			return nil, fmt.Errorf("shared decoders: %s is decoded by %q, not by an exported function of %s", k, funcs[i], s.path)
 		}
 	}
 	return file, nil
 }
 
-// sharedType parses a SharedTypes key: "*" or "[]" before a metav1 type name
-// or a basic type.
-func sharedType(metav1 *types.Package, key string) (types.Type, error) {
+// table returns the functions of file (a plan of s) that generated packages
+// call, by key: those of every type that names a type of s's API package.
+func (s *sharedSet) tableOf(file *File) map[string]string {
+	out := map[string]string{}
+	add := func(t types.Type, fn string) {
+		if k := sharedKey(t); strings.Contains(k, s.api+".") {
+			out[k] = fn
+		}
+	}
+	for _, st := range file.Structs {
+		add(st.typ, st.Func)
+	}
+	for _, w := range file.Wrappers {
+		add(w.typ, w.Func)
+	}
+	return out
+}
+
+// sharedType parses a root key: "*" or "[]" before a type name of api or a
+// basic type.
+func sharedType(api *types.Package, key string) (types.Type, error) {
 	switch {
 	case strings.HasPrefix(key, "*"):
-		e, err := sharedType(metav1, key[1:])
+		e, err := sharedType(api, key[1:])
 		if err != nil {
 			return nil, err
 		}
 		return types.NewPointer(e), nil
 	case strings.HasPrefix(key, "[]"):
-		e, err := sharedType(metav1, key[2:])
+		e, err := sharedType(api, key[2:])
 		if err != nil {
 			return nil, err
 		}
 		return types.NewSlice(e), nil
-	case strings.HasPrefix(key, metav1Path+"."):
-		if obj, ok := metav1.Scope().Lookup(strings.TrimPrefix(key, metav1Path+".")).(*types.TypeName); ok {
+	case strings.HasPrefix(key, api.Path()+"."):
+		if obj, ok := api.Scope().Lookup(strings.TrimPrefix(key, api.Path()+".")).(*types.TypeName); ok {
 			return obj.Type(), nil
 		}
 	default:
@@ -114,8 +232,11 @@ func sharedType(metav1 *types.Package, key string) (types.Type, error) {
 // written (SharedSource's output).
 const SharedPath = "runtime/wire/json_generated_metav1.go"
 
-// sharedData is the data of the "decodeShared" template.
+// sharedData is the data of the "decodeShared" and "decodeSharedPackage"
+// templates.
 type sharedData struct {
+	Package string // the package name
+	API     string // the API package's import path
 	Imports []sharedImport
 	File    *File
 }
@@ -125,34 +246,92 @@ type sharedImport struct{ Alias, Path string }
 // SharedSource returns the Go source of runtime/wire's shared decoders
 // (SharedPath), formatted, with header as its first lines.
 func SharedSource(metav1 *types.Package, header string) ([]byte, error) {
+	return SharedFile{Path: wireSet.file, API: wireSet.api, set: wireSet}.Source(metav1, header)
+}
+
+// Source returns the Go source of f, formatted, with header as its first
+// lines; api is f.API as type-checked.
+func (f SharedFile) Source(api *types.Package, header string) ([]byte, error) {
+	s := f.set
 	imports := map[string]string{"reflect": "reflect"}
-	file, err := Shared(metav1, func(path, name string) string {
-		if path == WirePath {
+	byAlias := map[string]string{"reflect": "reflect"}
+	var clash error
+	file, err := sharedPlan(s, api, func(path, name string) string {
+		if path == s.path {
 			return ""
 		}
-		imports[path] = name
+		if a, ok := imports[path]; ok {
+			return a
+		}
+		if other, ok := byAlias[name]; ok && clash == nil {
+			clash = fmt.Errorf("shared decoders %s: %s and %s are both imported as %s", s.path, other, path, name)
+		}
+		imports[path], byAlias[name] = name, path
 		return name
 	})
+	if err == nil {
+		err = clash
+	}
 	if err != nil {
 		return nil, err
 	}
-	data := sharedData{File: file}
+	data := sharedData{Package: s.pkg, API: s.api, File: file}
 	for p, a := range imports {
 		data.Imports = append(data.Imports, sharedImport{a, p})
 	}
 	slices.SortFunc(data.Imports, func(a, b sharedImport) int { return strings.Compare(a.Path, b.Path) })
+	name := "decodeShared"
+	if s != wireSet {
+		name = "decodeSharedPackage"
+	}
+	return execute(name, header, data)
+}
+
+// tableData is the data of the "decodeSharedTable" template.
+type tableData struct {
+	Var, Path string
+	Entries   []tableEntry
+}
+
+type tableEntry struct{ Key, Func string }
+
+// KeyQ is the key as a Go string literal.
+func (e tableEntry) KeyQ() string { return strconv.Quote(e.Key) }
+
+// TableSource returns the Go source of the generator's table of f's
+// functions (f.TablePath, in package decode), formatted, with header as its
+// first lines; api is f.API as type-checked. It is an error to call it for
+// a file whose TablePath is "".
+func (f SharedFile) TableSource(api *types.Package, header string) ([]byte, error) {
+	s := f.set
+	if s.tableFile == "" {
+		return nil, fmt.Errorf("shared decoders %s: the table is written by hand", s.path)
+	}
+	file, err := sharedPlan(s, api, func(path, name string) string { return name })
+	if err != nil {
+		return nil, err
+	}
+	data := tableData{Var: "coreV1Funcs", Path: s.path}
+	for k, fn := range s.tableOf(file) {
+		data.Entries = append(data.Entries, tableEntry{k, fn})
+	}
+	slices.SortFunc(data.Entries, func(a, b tableEntry) int { return strings.Compare(a.Key, b.Key) })
+	return execute("decodeSharedTable", header, data)
+}
+
+func execute(name, header string, data any) ([]byte, error) {
 	tmpl, err := template.New("").Option("missingkey=error").ParseFS(templates.FS, "decode.go.tmpl")
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
 	buf.WriteString(header)
-	if err := tmpl.ExecuteTemplate(&buf, "decodeShared", data); err != nil {
+	if err := tmpl.ExecuteTemplate(&buf, name, data); err != nil {
 		return nil, fmt.Errorf("template decode.go.tmpl: %w", err)
 	}
 	out, err := format.Source(buf.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("template decode.go.tmpl, decodeShared: invalid Go: %w", err)
+		return nil, fmt.Errorf("template decode.go.tmpl, %s: invalid Go: %w", name, err)
 	}
 	return out, nil
 }

@@ -21,5 +21,7 @@
 // keeps them exactly the reflective decoder's; the decoders of apimachinery's
 // types that every API type shares (DecodeObjectMeta, DecodeCondition, …) are
 // in json_generated_metav1.go, generated once here by informer-gen's planner
-// (generator/decode) instead of in every generated package.
+// (generator/decode) instead of in every generated package, and those of the
+// core/v1 types custom resources embed (PodTemplateSpec, PodSpec, …) in
+// subpackage corev1, checked through SharedDecoders.
 package wire

@@ -409,13 +409,40 @@ func DecodeMap[M ~map[K]V, K ~string, V any](d *JSONDecoder, p *M, elem func(*JS
 // The check covers the shared decoders of apimachinery's types
 // (DecodeObjectMeta, DecodeCondition, …) that every generated decoder calls:
 // when one of those types has other members than the ones these decoders
-// were generated from, every generated decoder is nil.
-func CheckedDecoder[P any](fields map[reflect.Type]string, fn func(*JSONDecoder, P) error) func(*JSONDecoder, P) error {
+// were generated from, every generated decoder is nil. It covers the other
+// shared decoder packages fn calls (runtime/wire/corev1) through shared, the
+// Shared var of each: fn is nil when any of them is not Current.
+func CheckedDecoder[P any](fields map[reflect.Type]string, fn func(*JSONDecoder, P) error, shared ...*SharedDecoders) func(*JSONDecoder, P) error {
 	if !sharedCurrent() || !membersMatch(fields) {
 		return nil
 	}
+	for _, s := range shared {
+		if !s.Current() {
+			return nil
+		}
+	}
 	return fn
 }
+
+// SharedDecoders is a package of generated decoders that generated decode.go
+// files call instead of holding their own copies (runtime/wire/corev1, for
+// k8s.io/api/core/v1's PodTemplateSpec, PodSpec and what they reach), as
+// CheckedDecoder checks it. Safe for concurrent use.
+type SharedDecoders struct {
+	current func() bool
+}
+
+// NewSharedDecoders describes a package of shared decoders by the JSON
+// members (in order, comma-separated) of every struct type they decode, as
+// generated; only generated code calls it, in a package variable.
+func NewSharedDecoders(members map[reflect.Type]string) *SharedDecoders {
+	return &SharedDecoders{current: sync.OnceValue(func() bool { return membersMatch(members) })}
+}
+
+// Current reports whether every struct type the package's decoders decode
+// still has the members they were generated from (checked once, with
+// reflection, on the first call).
+func (s *SharedDecoders) Current() bool { return s.current() }
 
 // sharedCurrent reports whether sharedMembers (json_generated_metav1.go)
 // match the compiled apimachinery; checked once.

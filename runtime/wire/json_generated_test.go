@@ -10,6 +10,8 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/wire"
 	gadgetsv1 "github.com/informer-gen/informer-gen/testdata/golden/json-decoders/input/apis/gadgets/v1"
 	gadgetsv1gen "github.com/informer-gen/informer-gen/testdata/golden/json-decoders/want/informers/gadgets/v1"
+	podsv1 "github.com/informer-gen/informer-gen/testdata/golden/shared-decoders/input/apis/pods/v1"
+	podsv1gen "github.com/informer-gen/informer-gen/testdata/golden/shared-decoders/want/informers/pods/v1"
 )
 
 // The generated decoders of every core/v1 kind (bench/generated, informer-gen
@@ -26,6 +28,19 @@ func init() {
 	}
 	wire.RegisterTestType(gadgets, gadgetsv1.SchemeGroupVersion.WithKind("Gadget"), reflect.TypeFor[gadgetsv1.Gadget]())
 	wire.RegisterGeneratedDecoder(reflect.TypeFor[gadgetsv1.Gadget](), wire.GeneratedDecoder(gadgetsv1gen.GadgetType.DecodeJSON))
+
+	// A custom resource embedding core/v1's PodTemplateSpec and
+	// PersistentVolumeClaims, whose generated decoder calls
+	// runtime/wire/corev1's shared decoders: the golden case shared-decoders.
+	runners := runtime.NewScheme()
+	if err := podsv1.AddToScheme(runners); err != nil {
+		panic(err)
+	}
+	wire.RegisterTestType(runners, podsv1.SchemeGroupVersion.WithKind("Runner"), reflect.TypeFor[podsv1.Runner]())
+	if podsv1gen.RunnerType.DecodeJSON == nil {
+		panic("generated decoders are stale: run hack/update-codegen.sh")
+	}
+	wire.RegisterGeneratedDecoder(reflect.TypeFor[podsv1.Runner](), wire.GeneratedDecoder(podsv1gen.RunnerType.DecodeJSON))
 
 	reg := func(t reflect.Type, o wire.JSONOption) { wire.RegisterGeneratedDecoder(t, o) }
 	if corev1gen.PodType.DecodeJSON == nil || gadgetsv1gen.GadgetType.DecodeJSON == nil {

@@ -4,14 +4,16 @@
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
 // what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
 // Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// Core/v1's types that custom resources embed (PodTemplateSpec, PodSpec, …) are decoded by
+// runtime/wire/corev1's: one copy for every package, compiled once.
 
 package v1
 
 import (
 	projv1 "github.com/informer-gen/informer-gen/bench/generated/projections/core/v1"
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
+	wirecorev1 "github.com/informer-gen/informer-gen/runtime/wire/corev1"
 	corev1 "k8s.io/api/core/v1"
-	resource "k8s.io/apimachinery/pkg/api/resource"
 	reflect "reflect"
 )
 
@@ -19,327 +21,94 @@ import (
 // decoders decode, no longer has the JSON members it had when this file was generated (a
 // dependency upgraded without regenerating).
 var (
-	componentStatusDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonCorev1ComponentStatus)
-	configMapDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1ConfigMap)
-	endpointsDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1Endpoints)
-	eventDecodeJSON                 = wire.CheckedDecoder(jsonMembers, jsonCorev1Event)
-	limitRangeDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonCorev1LimitRange)
-	namespaceDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1Namespace)
-	nodeDecodeJSON                  = wire.CheckedDecoder(jsonMembers, jsonCorev1Node)
-	persistentVolumeDecodeJSON      = wire.CheckedDecoder(jsonMembers, jsonCorev1PersistentVolume)
-	persistentVolumeClaimDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonCorev1PersistentVolumeClaim)
-	podDecodeJSON                   = wire.CheckedDecoder(jsonMembers, jsonCorev1Pod)
-	podTemplateDecodeJSON           = wire.CheckedDecoder(jsonMembers, jsonCorev1PodTemplate)
-	replicationControllerDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonCorev1ReplicationController)
-	resourceQuotaDecodeJSON         = wire.CheckedDecoder(jsonMembers, jsonCorev1ResourceQuota)
-	secretDecodeJSON                = wire.CheckedDecoder(jsonMembers, jsonCorev1Secret)
-	serviceDecodeJSON               = wire.CheckedDecoder(jsonMembers, jsonCorev1Service)
-	serviceAccountDecodeJSON        = wire.CheckedDecoder(jsonMembers, jsonCorev1ServiceAccount)
-	podSummaryDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary)
+	componentStatusDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonCorev1ComponentStatus, wirecorev1.Shared)
+	configMapDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1ConfigMap, wirecorev1.Shared)
+	endpointsDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1Endpoints, wirecorev1.Shared)
+	eventDecodeJSON                 = wire.CheckedDecoder(jsonMembers, jsonCorev1Event, wirecorev1.Shared)
+	limitRangeDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonCorev1LimitRange, wirecorev1.Shared)
+	namespaceDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1Namespace, wirecorev1.Shared)
+	nodeDecodeJSON                  = wire.CheckedDecoder(jsonMembers, jsonCorev1Node, wirecorev1.Shared)
+	persistentVolumeDecodeJSON      = wire.CheckedDecoder(jsonMembers, jsonCorev1PersistentVolume, wirecorev1.Shared)
+	persistentVolumeClaimDecodeJSON = wire.CheckedDecoder(jsonMembers, wirecorev1.DecodePersistentVolumeClaim, wirecorev1.Shared)
+	podDecodeJSON                   = wire.CheckedDecoder(jsonMembers, jsonCorev1Pod, wirecorev1.Shared)
+	podTemplateDecodeJSON           = wire.CheckedDecoder(jsonMembers, jsonCorev1PodTemplate, wirecorev1.Shared)
+	replicationControllerDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonCorev1ReplicationController, wirecorev1.Shared)
+	resourceQuotaDecodeJSON         = wire.CheckedDecoder(jsonMembers, jsonCorev1ResourceQuota, wirecorev1.Shared)
+	secretDecodeJSON                = wire.CheckedDecoder(jsonMembers, jsonCorev1Secret, wirecorev1.Shared)
+	serviceDecodeJSON               = wire.CheckedDecoder(jsonMembers, jsonCorev1Service, wirecorev1.Shared)
+	serviceAccountDecodeJSON        = wire.CheckedDecoder(jsonMembers, jsonCorev1ServiceAccount, wirecorev1.Shared)
+	podSummaryDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary, wirecorev1.Shared)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeOf((*corev1.AWSElasticBlockStoreVolumeSource)(nil)).Elem():   "volumeID,fsType,partition,readOnly",
-	reflect.TypeOf((*corev1.Affinity)(nil)).Elem():                           "nodeAffinity,podAffinity,podAntiAffinity",
-	reflect.TypeOf((*corev1.AppArmorProfile)(nil)).Elem():                    "type,localhostProfile",
-	reflect.TypeOf((*corev1.AttachedVolume)(nil)).Elem():                     "name,devicePath",
-	reflect.TypeOf((*corev1.AzureDiskVolumeSource)(nil)).Elem():              "diskName,diskURI,cachingMode,fsType,readOnly,kind",
-	reflect.TypeOf((*corev1.AzureFilePersistentVolumeSource)(nil)).Elem():    "secretName,shareName,readOnly,secretNamespace",
-	reflect.TypeOf((*corev1.AzureFileVolumeSource)(nil)).Elem():              "secretName,shareName,readOnly",
-	reflect.TypeOf((*corev1.CSIPersistentVolumeSource)(nil)).Elem():          "driver,volumeHandle,readOnly,fsType,volumeAttributes,controllerPublishSecretRef,nodeStageSecretRef,nodePublishSecretRef,controllerExpandSecretRef,nodeExpandSecretRef",
-	reflect.TypeOf((*corev1.CSIVolumeSource)(nil)).Elem():                    "driver,readOnly,fsType,volumeAttributes,nodePublishSecretRef",
-	reflect.TypeOf((*corev1.Capabilities)(nil)).Elem():                       "add,drop",
-	reflect.TypeOf((*corev1.CephFSPersistentVolumeSource)(nil)).Elem():       "monitors,path,user,secretFile,secretRef,readOnly",
-	reflect.TypeOf((*corev1.CephFSVolumeSource)(nil)).Elem():                 "monitors,path,user,secretFile,secretRef,readOnly",
-	reflect.TypeOf((*corev1.CinderPersistentVolumeSource)(nil)).Elem():       "volumeID,fsType,readOnly,secretRef",
-	reflect.TypeOf((*corev1.CinderVolumeSource)(nil)).Elem():                 "volumeID,fsType,readOnly,secretRef",
-	reflect.TypeOf((*corev1.ClientIPConfig)(nil)).Elem():                     "timeoutSeconds",
-	reflect.TypeOf((*corev1.ClusterTrustBundleProjection)(nil)).Elem():       "name,signerName,labelSelector,optional,path,user",
-	reflect.TypeOf((*corev1.ComponentCondition)(nil)).Elem():                 "type,status,message,error",
-	reflect.TypeOf((*corev1.ComponentStatus)(nil)).Elem():                    "kind,apiVersion,metadata,conditions",
-	reflect.TypeOf((*corev1.ConfigMap)(nil)).Elem():                          "kind,apiVersion,metadata,immutable,data,binaryData",
-	reflect.TypeOf((*corev1.ConfigMapEnvSource)(nil)).Elem():                 "name,optional",
-	reflect.TypeOf((*corev1.ConfigMapKeySelector)(nil)).Elem():               "name,key,optional",
-	reflect.TypeOf((*corev1.ConfigMapNodeConfigSource)(nil)).Elem():          "namespace,name,uid,resourceVersion,kubeletConfigKey",
-	reflect.TypeOf((*corev1.ConfigMapProjection)(nil)).Elem():                "name,items,optional",
-	reflect.TypeOf((*corev1.ConfigMapVolumeSource)(nil)).Elem():              "name,items,defaultMode,optional,defaultUser",
-	reflect.TypeOf((*corev1.Container)(nil)).Elem():                          "name,image,command,args,workingDir,ports,envFrom,env,resources,resizePolicy,restartPolicy,restartPolicyRules,volumeMounts,volumeDevices,livenessProbe,readinessProbe,startupProbe,lifecycle,terminationMessagePath,terminationMessagePolicy,imagePullPolicy,securityContext,stdin,stdinOnce,tty",
-	reflect.TypeOf((*corev1.ContainerExtendedResourceRequest)(nil)).Elem():   "containerName,resourceName,requestName",
-	reflect.TypeOf((*corev1.ContainerImage)(nil)).Elem():                     "names,sizeBytes",
-	reflect.TypeOf((*corev1.ContainerPort)(nil)).Elem():                      "name,hostPort,containerPort,protocol,hostIP",
-	reflect.TypeOf((*corev1.ContainerResizePolicy)(nil)).Elem():              "resourceName,restartPolicy",
-	reflect.TypeOf((*corev1.ContainerRestartRule)(nil)).Elem():               "action,exitCodes",
-	reflect.TypeOf((*corev1.ContainerRestartRuleOnExitCodes)(nil)).Elem():    "operator,values",
-	reflect.TypeOf((*corev1.ContainerState)(nil)).Elem():                     "waiting,running,terminated",
-	reflect.TypeOf((*corev1.ContainerStateRunning)(nil)).Elem():              "startedAt",
-	reflect.TypeOf((*corev1.ContainerStateTerminated)(nil)).Elem():           "exitCode,signal,reason,message,startedAt,finishedAt,containerID",
-	reflect.TypeOf((*corev1.ContainerStateWaiting)(nil)).Elem():              "reason,message",
-	reflect.TypeOf((*corev1.ContainerStatus)(nil)).Elem():                    "name,state,lastState,ready,restartCount,image,imageID,containerID,started,allocatedResources,resources,volumeMounts,user,allocatedResourcesStatus,stopSignal",
-	reflect.TypeOf((*corev1.ContainerUser)(nil)).Elem():                      "linux",
-	reflect.TypeOf((*corev1.DaemonEndpoint)(nil)).Elem():                     "Port",
-	reflect.TypeOf((*corev1.DownwardAPIProjection)(nil)).Elem():              "items",
-	reflect.TypeOf((*corev1.DownwardAPIVolumeFile)(nil)).Elem():              "path,fieldRef,resourceFieldRef,mode,user",
-	reflect.TypeOf((*corev1.DownwardAPIVolumeSource)(nil)).Elem():            "items,defaultMode,defaultUser",
-	reflect.TypeOf((*corev1.EmptyDirVolumeSource)(nil)).Elem():               "medium,sizeLimit,mode",
-	reflect.TypeOf((*corev1.EndpointAddress)(nil)).Elem():                    "ip,hostname,nodeName,targetRef",
-	reflect.TypeOf((*corev1.EndpointPort)(nil)).Elem():                       "name,port,protocol,appProtocol",
-	reflect.TypeOf((*corev1.EndpointSubset)(nil)).Elem():                     "addresses,notReadyAddresses,ports",
-	reflect.TypeOf((*corev1.Endpoints)(nil)).Elem():                          "kind,apiVersion,metadata,subsets",
-	reflect.TypeOf((*corev1.EnvFromSource)(nil)).Elem():                      "prefix,configMapRef,secretRef",
-	reflect.TypeOf((*corev1.EnvVar)(nil)).Elem():                             "name,value,valueFrom",
-	reflect.TypeOf((*corev1.EnvVarSource)(nil)).Elem():                       "fieldRef,resourceFieldRef,configMapKeyRef,secretKeyRef,fileKeyRef",
-	reflect.TypeOf((*corev1.EphemeralContainer)(nil)).Elem():                 "name,image,command,args,workingDir,ports,envFrom,env,resources,resizePolicy,restartPolicy,restartPolicyRules,volumeMounts,volumeDevices,livenessProbe,readinessProbe,startupProbe,lifecycle,terminationMessagePath,terminationMessagePolicy,imagePullPolicy,securityContext,stdin,stdinOnce,tty,targetContainerName",
-	reflect.TypeOf((*corev1.EphemeralVolumeSource)(nil)).Elem():              "volumeClaimTemplate",
-	reflect.TypeOf((*corev1.Event)(nil)).Elem():                              "kind,apiVersion,metadata,involvedObject,reason,message,source,firstTimestamp,lastTimestamp,count,type,eventTime,series,action,related,reportingComponent,reportingInstance",
-	reflect.TypeOf((*corev1.EventSeries)(nil)).Elem():                        "count,lastObservedTime",
-	reflect.TypeOf((*corev1.EventSource)(nil)).Elem():                        "component,host",
-	reflect.TypeOf((*corev1.EvictionResponder)(nil)).Elem():                  "name,priority",
-	reflect.TypeOf((*corev1.ExecAction)(nil)).Elem():                         "command",
-	reflect.TypeOf((*corev1.FCVolumeSource)(nil)).Elem():                     "targetWWNs,lun,fsType,readOnly,wwids",
-	reflect.TypeOf((*corev1.FileKeySelector)(nil)).Elem():                    "volumeName,path,key,optional",
-	reflect.TypeOf((*corev1.FlexPersistentVolumeSource)(nil)).Elem():         "driver,fsType,secretRef,readOnly,options",
-	reflect.TypeOf((*corev1.FlexVolumeSource)(nil)).Elem():                   "driver,fsType,secretRef,readOnly,options",
-	reflect.TypeOf((*corev1.FlockerVolumeSource)(nil)).Elem():                "datasetName,datasetUUID",
-	reflect.TypeOf((*corev1.GCEPersistentDiskVolumeSource)(nil)).Elem():      "pdName,fsType,partition,readOnly",
-	reflect.TypeOf((*corev1.GRPCAction)(nil)).Elem():                         "port,service,mode",
-	reflect.TypeOf((*corev1.GitRepoVolumeSource)(nil)).Elem():                "repository,revision,directory",
-	reflect.TypeOf((*corev1.GlusterfsPersistentVolumeSource)(nil)).Elem():    "endpoints,path,readOnly,endpointsNamespace",
-	reflect.TypeOf((*corev1.GlusterfsVolumeSource)(nil)).Elem():              "endpoints,path,readOnly",
-	reflect.TypeOf((*corev1.HTTPGetAction)(nil)).Elem():                      "path,port,host,scheme,httpHeaders,protocol",
-	reflect.TypeOf((*corev1.HTTPHeader)(nil)).Elem():                         "name,value",
-	reflect.TypeOf((*corev1.HostAlias)(nil)).Elem():                          "ip,hostnames",
-	reflect.TypeOf((*corev1.HostIP)(nil)).Elem():                             "ip",
-	reflect.TypeOf((*corev1.HostPathVolumeSource)(nil)).Elem():               "path,type",
-	reflect.TypeOf((*corev1.ISCSIPersistentVolumeSource)(nil)).Elem():        "targetPortal,iqn,lun,iscsiInterface,fsType,readOnly,portals,chapAuthDiscovery,chapAuthSession,secretRef,initiatorName",
-	reflect.TypeOf((*corev1.ISCSIVolumeSource)(nil)).Elem():                  "targetPortal,iqn,lun,iscsiInterface,fsType,readOnly,portals,chapAuthDiscovery,chapAuthSession,secretRef,initiatorName",
-	reflect.TypeOf((*corev1.ImageVolumeSource)(nil)).Elem():                  "reference,pullPolicy",
-	reflect.TypeOf((*corev1.ImageVolumeStatus)(nil)).Elem():                  "imageRef",
-	reflect.TypeOf((*corev1.KeyToPath)(nil)).Elem():                          "key,path,mode,user",
-	reflect.TypeOf((*corev1.Lifecycle)(nil)).Elem():                          "postStart,preStop,stopSignal",
-	reflect.TypeOf((*corev1.LifecycleHandler)(nil)).Elem():                   "exec,httpGet,tcpSocket,sleep",
-	reflect.TypeOf((*corev1.LimitRange)(nil)).Elem():                         "kind,apiVersion,metadata,spec",
-	reflect.TypeOf((*corev1.LimitRangeItem)(nil)).Elem():                     "type,max,min,default,defaultRequest,maxLimitRequestRatio",
-	reflect.TypeOf((*corev1.LimitRangeSpec)(nil)).Elem():                     "limits",
-	reflect.TypeOf((*corev1.LinuxContainerUser)(nil)).Elem():                 "uid,gid,supplementalGroups",
-	reflect.TypeOf((*corev1.LoadBalancerIngress)(nil)).Elem():                "ip,hostname,ipMode,ports",
-	reflect.TypeOf((*corev1.LoadBalancerStatus)(nil)).Elem():                 "ingress",
-	reflect.TypeOf((*corev1.LocalObjectReference)(nil)).Elem():               "name",
-	reflect.TypeOf((*corev1.LocalVolumeSource)(nil)).Elem():                  "path,fsType",
-	reflect.TypeOf((*corev1.ModifyVolumeStatus)(nil)).Elem():                 "targetVolumeAttributesClassName,status",
-	reflect.TypeOf((*corev1.NFSVolumeSource)(nil)).Elem():                    "server,path,readOnly",
-	reflect.TypeOf((*corev1.Namespace)(nil)).Elem():                          "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*corev1.NamespaceCondition)(nil)).Elem():                 "type,status,lastTransitionTime,reason,message",
-	reflect.TypeOf((*corev1.NamespaceSpec)(nil)).Elem():                      "finalizers",
-	reflect.TypeOf((*corev1.NamespaceStatus)(nil)).Elem():                    "phase,conditions",
-	reflect.TypeOf((*corev1.Node)(nil)).Elem():                               "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*corev1.NodeAddress)(nil)).Elem():                        "type,address",
-	reflect.TypeOf((*corev1.NodeAffinity)(nil)).Elem():                       "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
-	reflect.TypeOf((*corev1.NodeAllocatableMappedResources)(nil)).Elem():     "name,quantity",
-	reflect.TypeOf((*corev1.NodeAllocatableOverheadResources)(nil)).Elem():   "name,perPod,perContainer",
-	reflect.TypeOf((*corev1.NodeAllocatableResourceClaimStatus)(nil)).Elem(): "resourceClaimName,containers,mapping,overhead",
-	reflect.TypeOf((*corev1.NodeCondition)(nil)).Elem():                      "type,status,lastHeartbeatTime,lastTransitionTime,reason,message",
-	reflect.TypeOf((*corev1.NodeConfigSource)(nil)).Elem():                   "configMap",
-	reflect.TypeOf((*corev1.NodeConfigStatus)(nil)).Elem():                   "assigned,active,lastKnownGood,error",
-	reflect.TypeOf((*corev1.NodeDaemonEndpoints)(nil)).Elem():                "kubeletEndpoint",
-	reflect.TypeOf((*corev1.NodeFeatures)(nil)).Elem():                       "supplementalGroupsPolicy",
-	reflect.TypeOf((*corev1.NodePodPreemptionPolicy)(nil)).Elem():            "disableResizePreemption",
-	reflect.TypeOf((*corev1.NodeRuntimeHandler)(nil)).Elem():                 "name,features",
-	reflect.TypeOf((*corev1.NodeRuntimeHandlerFeatures)(nil)).Elem():         "recursiveReadOnlyMounts,userNamespaces",
-	reflect.TypeOf((*corev1.NodeSelector)(nil)).Elem():                       "nodeSelectorTerms",
-	reflect.TypeOf((*corev1.NodeSelectorRequirement)(nil)).Elem():            "key,operator,values",
-	reflect.TypeOf((*corev1.NodeSelectorTerm)(nil)).Elem():                   "matchExpressions,matchFields",
-	reflect.TypeOf((*corev1.NodeSpec)(nil)).Elem():                           "podCIDR,podCIDRs,providerID,unschedulable,taints,configSource,externalID,podPreemptionPolicy",
-	reflect.TypeOf((*corev1.NodeStatus)(nil)).Elem():                         "capacity,allocatable,phase,conditions,addresses,daemonEndpoints,nodeInfo,images,volumesInUse,volumesAttached,config,runtimeHandlers,features,declaredFeatures",
-	reflect.TypeOf((*corev1.NodeSwapStatus)(nil)).Elem():                     "capacity",
-	reflect.TypeOf((*corev1.NodeSystemInfo)(nil)).Elem():                     "machineID,systemUUID,bootID,kernelVersion,osImage,containerRuntimeVersion,kubeletVersion,kubeProxyVersion,operatingSystem,architecture,swap,runningInUserNamespace",
-	reflect.TypeOf((*corev1.ObjectFieldSelector)(nil)).Elem():                "apiVersion,fieldPath",
-	reflect.TypeOf((*corev1.ObjectReference)(nil)).Elem():                    "kind,namespace,name,uid,apiVersion,resourceVersion,fieldPath",
-	reflect.TypeOf((*corev1.PersistentVolume)(nil)).Elem():                   "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*corev1.PersistentVolumeClaim)(nil)).Elem():              "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*corev1.PersistentVolumeClaimCondition)(nil)).Elem():     "type,status,lastProbeTime,lastTransitionTime,reason,message",
-	reflect.TypeOf((*corev1.PersistentVolumeClaimSpec)(nil)).Elem():          "accessModes,selector,resources,volumeName,storageClassName,volumeMode,dataSource,dataSourceRef,volumeAttributesClassName",
-	reflect.TypeOf((*corev1.PersistentVolumeClaimStatus)(nil)).Elem():        "phase,accessModes,capacity,conditions,allocatedResources,allocatedResourceStatuses,currentVolumeAttributesClassName,modifyVolumeStatus,healthStatus",
-	reflect.TypeOf((*corev1.PersistentVolumeClaimTemplate)(nil)).Elem():      "metadata,spec",
-	reflect.TypeOf((*corev1.PersistentVolumeClaimVolumeSource)(nil)).Elem():  "claimName,readOnly",
-	reflect.TypeOf((*corev1.PersistentVolumeSpec)(nil)).Elem():               "capacity,gcePersistentDisk,awsElasticBlockStore,hostPath,glusterfs,nfs,rbd,iscsi,cinder,cephfs,fc,flocker,flexVolume,azureFile,vsphereVolume,quobyte,azureDisk,photonPersistentDisk,portworxVolume,scaleIO,local,storageos,csi,accessModes,claimRef,persistentVolumeReclaimPolicy,storageClassName,mountOptions,volumeMode,nodeAffinity,volumeAttributesClassName",
-	reflect.TypeOf((*corev1.PersistentVolumeStatus)(nil)).Elem():             "phase,message,reason,lastPhaseTransitionTime",
-	reflect.TypeOf((*corev1.PhotonPersistentDiskVolumeSource)(nil)).Elem():   "pdID,fsType",
-	reflect.TypeOf((*corev1.Pod)(nil)).Elem():                                "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*corev1.PodAffinity)(nil)).Elem():                        "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
-	reflect.TypeOf((*corev1.PodAffinityTerm)(nil)).Elem():                    "labelSelector,namespaces,topologyKey,namespaceSelector,matchLabelKeys,mismatchLabelKeys",
-	reflect.TypeOf((*corev1.PodAntiAffinity)(nil)).Elem():                    "requiredDuringSchedulingIgnoredDuringExecution,preferredDuringSchedulingIgnoredDuringExecution",
-	reflect.TypeOf((*corev1.PodCertificateProjection)(nil)).Elem():           "signerName,keyType,maxExpirationSeconds,credentialBundlePath,keyPath,certificateChainPath,userAnnotations,user",
-	reflect.TypeOf((*corev1.PodCondition)(nil)).Elem():                       "type,observedGeneration,status,lastProbeTime,lastTransitionTime,reason,message",
-	reflect.TypeOf((*corev1.PodDNSConfig)(nil)).Elem():                       "nameservers,searches,options",
-	reflect.TypeOf((*corev1.PodDNSConfigOption)(nil)).Elem():                 "name,value",
-	reflect.TypeOf((*corev1.PodExtendedResourceClaimStatus)(nil)).Elem():     "requestMappings,resourceClaimName",
-	reflect.TypeOf((*corev1.PodIP)(nil)).Elem():                              "ip",
-	reflect.TypeOf((*corev1.PodOS)(nil)).Elem():                              "name",
-	reflect.TypeOf((*corev1.PodReadinessGate)(nil)).Elem():                   "conditionType",
-	reflect.TypeOf((*corev1.PodResourceClaim)(nil)).Elem():                   "name,resourceClaimName,resourceClaimTemplateName",
-	reflect.TypeOf((*corev1.PodResourceClaimStatus)(nil)).Elem():             "name,resourceClaimName",
-	reflect.TypeOf((*corev1.PodSchedulingGate)(nil)).Elem():                  "name",
-	reflect.TypeOf((*corev1.PodSchedulingGroup)(nil)).Elem():                 "podGroupName",
-	reflect.TypeOf((*corev1.PodSecurityContext)(nil)).Elem():                 "seLinuxOptions,windowsOptions,runAsUser,runAsGroup,runAsNonRoot,supplementalGroups,supplementalGroupsPolicy,fsGroup,sysctls,fsGroupChangePolicy,seccompProfile,appArmorProfile,seLinuxChangePolicy",
-	reflect.TypeOf((*corev1.PodSpec)(nil)).Elem():                            "volumes,initContainers,containers,ephemeralContainers,restartPolicy,terminationGracePeriodSeconds,activeDeadlineSeconds,dnsPolicy,nodeSelector,serviceAccountName,serviceAccount,automountServiceAccountToken,nodeName,hostNetwork,hostPID,hostIPC,shareProcessNamespace,securityContext,imagePullSecrets,hostname,subdomain,affinity,schedulerName,tolerations,hostAliases,priorityClassName,priority,dnsConfig,readinessGates,runtimeClassName,enableServiceLinks,preemptionPolicy,overhead,topologySpreadConstraints,setHostnameAsFQDN,os,hostUsers,schedulingGates,resourceClaims,resources,hostnameOverride,schedulingGroup,evictionResponders",
-	reflect.TypeOf((*corev1.PodStatus)(nil)).Elem():                          "observedGeneration,phase,conditions,message,reason,nominatedNodeName,hostIP,hostIPs,podIP,podIPs,startTime,initContainerStatuses,containerStatuses,qosClass,ephemeralContainerStatuses,resize,resourceClaimStatuses,extendedResourceClaimStatus,allocatedResources,resources,nodeAllocatableResourceClaimStatuses,volumeHealth",
-	reflect.TypeOf((*corev1.PodTemplate)(nil)).Elem():                        "kind,apiVersion,metadata,template",
-	reflect.TypeOf((*corev1.PodTemplateSpec)(nil)).Elem():                    "metadata,spec",
-	reflect.TypeOf((*corev1.PodVolumeHealth)(nil)).Elem():                    "name,healthConditions,lastTransitionTime",
-	reflect.TypeOf((*corev1.PortStatus)(nil)).Elem():                         "port,protocol,error",
-	reflect.TypeOf((*corev1.PortworxVolumeSource)(nil)).Elem():               "volumeID,fsType,readOnly",
-	reflect.TypeOf((*corev1.PreferredSchedulingTerm)(nil)).Elem():            "weight,preference",
-	reflect.TypeOf((*corev1.Probe)(nil)).Elem():                              "exec,httpGet,tcpSocket,grpc,initialDelaySeconds,timeoutSeconds,periodSeconds,successThreshold,failureThreshold,terminationGracePeriodSeconds",
-	reflect.TypeOf((*corev1.ProjectedVolumeSource)(nil)).Elem():              "sources,defaultMode,defaultUser",
-	reflect.TypeOf((*corev1.QuobyteVolumeSource)(nil)).Elem():                "registry,volume,readOnly,user,group,tenant",
-	reflect.TypeOf((*corev1.RBDPersistentVolumeSource)(nil)).Elem():          "monitors,image,fsType,pool,user,keyring,secretRef,readOnly",
-	reflect.TypeOf((*corev1.RBDVolumeSource)(nil)).Elem():                    "monitors,image,fsType,pool,user,keyring,secretRef,readOnly",
-	reflect.TypeOf((*corev1.ReplicationController)(nil)).Elem():              "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*corev1.ReplicationControllerCondition)(nil)).Elem():     "type,status,lastTransitionTime,reason,message",
-	reflect.TypeOf((*corev1.ReplicationControllerSpec)(nil)).Elem():          "replicas,minReadySeconds,selector,template",
-	reflect.TypeOf((*corev1.ReplicationControllerStatus)(nil)).Elem():        "replicas,fullyLabeledReplicas,readyReplicas,availableReplicas,observedGeneration,conditions",
-	reflect.TypeOf((*corev1.ResourceClaim)(nil)).Elem():                      "name,request",
-	reflect.TypeOf((*corev1.ResourceFieldSelector)(nil)).Elem():              "containerName,resource,divisor",
-	reflect.TypeOf((*corev1.ResourceHealth)(nil)).Elem():                     "resourceID,health,message",
-	reflect.TypeOf((*corev1.ResourceQuota)(nil)).Elem():                      "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*corev1.ResourceQuotaSpec)(nil)).Elem():                  "hard,scopes,scopeSelector",
-	reflect.TypeOf((*corev1.ResourceQuotaStatus)(nil)).Elem():                "hard,used",
-	reflect.TypeOf((*corev1.ResourceRequirements)(nil)).Elem():               "limits,requests,claims",
-	reflect.TypeOf((*corev1.ResourceStatus)(nil)).Elem():                     "name,resources",
-	reflect.TypeOf((*corev1.SELinuxOptions)(nil)).Elem():                     "user,role,type,level",
-	reflect.TypeOf((*corev1.ScaleIOPersistentVolumeSource)(nil)).Elem():      "gateway,system,secretRef,sslEnabled,protectionDomain,storagePool,storageMode,volumeName,fsType,readOnly",
-	reflect.TypeOf((*corev1.ScaleIOVolumeSource)(nil)).Elem():                "gateway,system,secretRef,sslEnabled,protectionDomain,storagePool,storageMode,volumeName,fsType,readOnly",
-	reflect.TypeOf((*corev1.ScopeSelector)(nil)).Elem():                      "matchExpressions",
-	reflect.TypeOf((*corev1.ScopedResourceSelectorRequirement)(nil)).Elem():  "scopeName,operator,values",
-	reflect.TypeOf((*corev1.SeccompProfile)(nil)).Elem():                     "type,localhostProfile",
-	reflect.TypeOf((*corev1.Secret)(nil)).Elem():                             "kind,apiVersion,metadata,immutable,data,stringData,type",
-	reflect.TypeOf((*corev1.SecretEnvSource)(nil)).Elem():                    "name,optional",
-	reflect.TypeOf((*corev1.SecretKeySelector)(nil)).Elem():                  "name,key,optional",
-	reflect.TypeOf((*corev1.SecretProjection)(nil)).Elem():                   "name,items,optional",
-	reflect.TypeOf((*corev1.SecretReference)(nil)).Elem():                    "name,namespace",
-	reflect.TypeOf((*corev1.SecretVolumeSource)(nil)).Elem():                 "secretName,items,defaultMode,optional,defaultUser",
-	reflect.TypeOf((*corev1.SecurityContext)(nil)).Elem():                    "capabilities,privileged,seLinuxOptions,windowsOptions,runAsUser,runAsGroup,runAsNonRoot,readOnlyRootFilesystem,allowPrivilegeEscalation,procMount,seccompProfile,appArmorProfile",
-	reflect.TypeOf((*corev1.Service)(nil)).Elem():                            "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*corev1.ServiceAccount)(nil)).Elem():                     "kind,apiVersion,metadata,secrets,imagePullSecrets,automountServiceAccountToken",
-	reflect.TypeOf((*corev1.ServiceAccountTokenProjection)(nil)).Elem():      "audience,expirationSeconds,path,user",
-	reflect.TypeOf((*corev1.ServicePort)(nil)).Elem():                        "name,protocol,appProtocol,port,targetPort,nodePort",
-	reflect.TypeOf((*corev1.ServiceSpec)(nil)).Elem():                        "ports,selector,clusterIP,clusterIPs,type,externalIPs,sessionAffinity,loadBalancerIP,loadBalancerSourceRanges,externalName,externalTrafficPolicy,healthCheckNodePort,publishNotReadyAddresses,sessionAffinityConfig,ipFamilies,ipFamilyPolicy,allocateLoadBalancerNodePorts,loadBalancerClass,internalTrafficPolicy,trafficDistribution",
-	reflect.TypeOf((*corev1.ServiceStatus)(nil)).Elem():                      "loadBalancer,conditions",
-	reflect.TypeOf((*corev1.SessionAffinityConfig)(nil)).Elem():              "clientIP",
-	reflect.TypeOf((*corev1.SleepAction)(nil)).Elem():                        "seconds",
-	reflect.TypeOf((*corev1.StorageOSPersistentVolumeSource)(nil)).Elem():    "volumeName,volumeNamespace,fsType,readOnly,secretRef",
-	reflect.TypeOf((*corev1.StorageOSVolumeSource)(nil)).Elem():              "volumeName,volumeNamespace,fsType,readOnly,secretRef",
-	reflect.TypeOf((*corev1.Sysctl)(nil)).Elem():                             "name,value",
-	reflect.TypeOf((*corev1.TCPSocketAction)(nil)).Elem():                    "port,host",
-	reflect.TypeOf((*corev1.Taint)(nil)).Elem():                              "key,value,effect,timeAdded",
-	reflect.TypeOf((*corev1.Toleration)(nil)).Elem():                         "key,operator,value,effect,tolerationSeconds",
-	reflect.TypeOf((*corev1.TopologySpreadConstraint)(nil)).Elem():           "maxSkew,topologyKey,whenUnsatisfiable,labelSelector,minDomains,nodeAffinityPolicy,nodeTaintsPolicy,matchLabelKeys",
-	reflect.TypeOf((*corev1.TypedLocalObjectReference)(nil)).Elem():          "apiGroup,kind,name",
-	reflect.TypeOf((*corev1.TypedObjectReference)(nil)).Elem():               "apiGroup,kind,name,namespace",
-	reflect.TypeOf((*corev1.Volume)(nil)).Elem():                             "name,hostPath,emptyDir,gcePersistentDisk,awsElasticBlockStore,gitRepo,secret,nfs,iscsi,glusterfs,persistentVolumeClaim,rbd,flexVolume,cinder,cephfs,flocker,downwardAPI,fc,azureFile,configMap,vsphereVolume,quobyte,azureDisk,photonPersistentDisk,projected,portworxVolume,scaleIO,storageos,csi,ephemeral,image",
-	reflect.TypeOf((*corev1.VolumeDevice)(nil)).Elem():                       "name,devicePath",
-	reflect.TypeOf((*corev1.VolumeHealthCondition)(nil)).Elem():              "status,reason,message",
-	reflect.TypeOf((*corev1.VolumeHealthStatus)(nil)).Elem():                 "healthConditions,lastTransitionTime",
-	reflect.TypeOf((*corev1.VolumeMount)(nil)).Elem():                        "name,readOnly,recursiveReadOnly,mountPath,subPath,mountPropagation,subPathExpr,bindMountOptions",
-	reflect.TypeOf((*corev1.VolumeMountStatus)(nil)).Elem():                  "name,mountPath,readOnly,recursiveReadOnly,volumeStatus",
-	reflect.TypeOf((*corev1.VolumeNodeAffinity)(nil)).Elem():                 "required",
-	reflect.TypeOf((*corev1.VolumeProjection)(nil)).Elem():                   "secret,downwardAPI,configMap,serviceAccountToken,clusterTrustBundle,podCertificate",
-	reflect.TypeOf((*corev1.VolumeResourceRequirements)(nil)).Elem():         "limits,requests",
-	reflect.TypeOf((*corev1.VolumeStatus)(nil)).Elem():                       "image",
-	reflect.TypeOf((*corev1.VsphereVirtualDiskVolumeSource)(nil)).Elem():     "volumePath,fsType,storagePolicyName,storagePolicyID",
-	reflect.TypeOf((*corev1.WeightedPodAffinityTerm)(nil)).Elem():            "weight,podAffinityTerm",
-	reflect.TypeOf((*corev1.WindowsSecurityContextOptions)(nil)).Elem():      "gmsaCredentialSpecName,gmsaCredentialSpec,runAsUserName,hostProcess",
-	reflect.TypeOf((*projv1.PodSummary)(nil)).Elem():                         "kind,apiVersion,metadata,spec,status",
-	reflect.TypeOf((*projv1.PodSummarySpec)(nil)).Elem():                     "nodeName",
-	reflect.TypeOf((*projv1.PodSummaryStatus)(nil)).Elem():                   "phase,podIP,conditions",
-}
-
-func jsonCorev1AWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSElasticBlockStoreVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "volumeID":
-			err = wire.DecodeField(d, &seen[0], &v.VolumeID, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
-		case "partition":
-			err = wire.DecodeField(d, &seen[2], &v.Partition, wire.DecodeInt)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Affinity(d *wire.JSONDecoder, v *corev1.Affinity) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "nodeAffinity":
-			err = wire.DecodeField(d, &seen[0], &v.NodeAffinity, jsonPtrCorev1NodeAffinity)
-		case "podAffinity":
-			err = wire.DecodeField(d, &seen[1], &v.PodAffinity, jsonPtrCorev1PodAffinity)
-		case "podAntiAffinity":
-			err = wire.DecodeField(d, &seen[2], &v.PodAntiAffinity, jsonPtrCorev1PodAntiAffinity)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1AppArmorProfile(d *wire.JSONDecoder, v *corev1.AppArmorProfile) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "type":
-			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
-		case "localhostProfile":
-			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
+	reflect.TypeOf((*corev1.AttachedVolume)(nil)).Elem():                    "name,devicePath",
+	reflect.TypeOf((*corev1.AzureFilePersistentVolumeSource)(nil)).Elem():   "secretName,shareName,readOnly,secretNamespace",
+	reflect.TypeOf((*corev1.CSIPersistentVolumeSource)(nil)).Elem():         "driver,volumeHandle,readOnly,fsType,volumeAttributes,controllerPublishSecretRef,nodeStageSecretRef,nodePublishSecretRef,controllerExpandSecretRef,nodeExpandSecretRef",
+	reflect.TypeOf((*corev1.CephFSPersistentVolumeSource)(nil)).Elem():      "monitors,path,user,secretFile,secretRef,readOnly",
+	reflect.TypeOf((*corev1.CinderPersistentVolumeSource)(nil)).Elem():      "volumeID,fsType,readOnly,secretRef",
+	reflect.TypeOf((*corev1.ComponentCondition)(nil)).Elem():                "type,status,message,error",
+	reflect.TypeOf((*corev1.ComponentStatus)(nil)).Elem():                   "kind,apiVersion,metadata,conditions",
+	reflect.TypeOf((*corev1.ConfigMap)(nil)).Elem():                         "kind,apiVersion,metadata,immutable,data,binaryData",
+	reflect.TypeOf((*corev1.ConfigMapNodeConfigSource)(nil)).Elem():         "namespace,name,uid,resourceVersion,kubeletConfigKey",
+	reflect.TypeOf((*corev1.ContainerImage)(nil)).Elem():                    "names,sizeBytes",
+	reflect.TypeOf((*corev1.DaemonEndpoint)(nil)).Elem():                    "Port",
+	reflect.TypeOf((*corev1.EndpointAddress)(nil)).Elem():                   "ip,hostname,nodeName,targetRef",
+	reflect.TypeOf((*corev1.EndpointPort)(nil)).Elem():                      "name,port,protocol,appProtocol",
+	reflect.TypeOf((*corev1.EndpointSubset)(nil)).Elem():                    "addresses,notReadyAddresses,ports",
+	reflect.TypeOf((*corev1.Endpoints)(nil)).Elem():                         "kind,apiVersion,metadata,subsets",
+	reflect.TypeOf((*corev1.Event)(nil)).Elem():                             "kind,apiVersion,metadata,involvedObject,reason,message,source,firstTimestamp,lastTimestamp,count,type,eventTime,series,action,related,reportingComponent,reportingInstance",
+	reflect.TypeOf((*corev1.EventSeries)(nil)).Elem():                       "count,lastObservedTime",
+	reflect.TypeOf((*corev1.EventSource)(nil)).Elem():                       "component,host",
+	reflect.TypeOf((*corev1.FlexPersistentVolumeSource)(nil)).Elem():        "driver,fsType,secretRef,readOnly,options",
+	reflect.TypeOf((*corev1.GlusterfsPersistentVolumeSource)(nil)).Elem():   "endpoints,path,readOnly,endpointsNamespace",
+	reflect.TypeOf((*corev1.ISCSIPersistentVolumeSource)(nil)).Elem():       "targetPortal,iqn,lun,iscsiInterface,fsType,readOnly,portals,chapAuthDiscovery,chapAuthSession,secretRef,initiatorName",
+	reflect.TypeOf((*corev1.LimitRange)(nil)).Elem():                        "kind,apiVersion,metadata,spec",
+	reflect.TypeOf((*corev1.LimitRangeItem)(nil)).Elem():                    "type,max,min,default,defaultRequest,maxLimitRequestRatio",
+	reflect.TypeOf((*corev1.LimitRangeSpec)(nil)).Elem():                    "limits",
+	reflect.TypeOf((*corev1.LocalVolumeSource)(nil)).Elem():                 "path,fsType",
+	reflect.TypeOf((*corev1.Namespace)(nil)).Elem():                         "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.NamespaceCondition)(nil)).Elem():                "type,status,lastTransitionTime,reason,message",
+	reflect.TypeOf((*corev1.NamespaceSpec)(nil)).Elem():                     "finalizers",
+	reflect.TypeOf((*corev1.NamespaceStatus)(nil)).Elem():                   "phase,conditions",
+	reflect.TypeOf((*corev1.Node)(nil)).Elem():                              "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.NodeAddress)(nil)).Elem():                       "type,address",
+	reflect.TypeOf((*corev1.NodeCondition)(nil)).Elem():                     "type,status,lastHeartbeatTime,lastTransitionTime,reason,message",
+	reflect.TypeOf((*corev1.NodeConfigSource)(nil)).Elem():                  "configMap",
+	reflect.TypeOf((*corev1.NodeConfigStatus)(nil)).Elem():                  "assigned,active,lastKnownGood,error",
+	reflect.TypeOf((*corev1.NodeDaemonEndpoints)(nil)).Elem():               "kubeletEndpoint",
+	reflect.TypeOf((*corev1.NodeFeatures)(nil)).Elem():                      "supplementalGroupsPolicy",
+	reflect.TypeOf((*corev1.NodePodPreemptionPolicy)(nil)).Elem():           "disableResizePreemption",
+	reflect.TypeOf((*corev1.NodeRuntimeHandler)(nil)).Elem():                "name,features",
+	reflect.TypeOf((*corev1.NodeRuntimeHandlerFeatures)(nil)).Elem():        "recursiveReadOnlyMounts,userNamespaces",
+	reflect.TypeOf((*corev1.NodeSpec)(nil)).Elem():                          "podCIDR,podCIDRs,providerID,unschedulable,taints,configSource,externalID,podPreemptionPolicy",
+	reflect.TypeOf((*corev1.NodeStatus)(nil)).Elem():                        "capacity,allocatable,phase,conditions,addresses,daemonEndpoints,nodeInfo,images,volumesInUse,volumesAttached,config,runtimeHandlers,features,declaredFeatures",
+	reflect.TypeOf((*corev1.NodeSwapStatus)(nil)).Elem():                    "capacity",
+	reflect.TypeOf((*corev1.NodeSystemInfo)(nil)).Elem():                    "machineID,systemUUID,bootID,kernelVersion,osImage,containerRuntimeVersion,kubeletVersion,kubeProxyVersion,operatingSystem,architecture,swap,runningInUserNamespace",
+	reflect.TypeOf((*corev1.PersistentVolume)(nil)).Elem():                  "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.PersistentVolumeSpec)(nil)).Elem():              "capacity,gcePersistentDisk,awsElasticBlockStore,hostPath,glusterfs,nfs,rbd,iscsi,cinder,cephfs,fc,flocker,flexVolume,azureFile,vsphereVolume,quobyte,azureDisk,photonPersistentDisk,portworxVolume,scaleIO,local,storageos,csi,accessModes,claimRef,persistentVolumeReclaimPolicy,storageClassName,mountOptions,volumeMode,nodeAffinity,volumeAttributesClassName",
+	reflect.TypeOf((*corev1.PersistentVolumeStatus)(nil)).Elem():            "phase,message,reason,lastPhaseTransitionTime",
+	reflect.TypeOf((*corev1.Pod)(nil)).Elem():                               "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.PodTemplate)(nil)).Elem():                       "kind,apiVersion,metadata,template",
+	reflect.TypeOf((*corev1.RBDPersistentVolumeSource)(nil)).Elem():         "monitors,image,fsType,pool,user,keyring,secretRef,readOnly",
+	reflect.TypeOf((*corev1.ReplicationController)(nil)).Elem():             "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.ReplicationControllerCondition)(nil)).Elem():    "type,status,lastTransitionTime,reason,message",
+	reflect.TypeOf((*corev1.ReplicationControllerSpec)(nil)).Elem():         "replicas,minReadySeconds,selector,template",
+	reflect.TypeOf((*corev1.ReplicationControllerStatus)(nil)).Elem():       "replicas,fullyLabeledReplicas,readyReplicas,availableReplicas,observedGeneration,conditions",
+	reflect.TypeOf((*corev1.ResourceQuota)(nil)).Elem():                     "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.ResourceQuotaSpec)(nil)).Elem():                 "hard,scopes,scopeSelector",
+	reflect.TypeOf((*corev1.ResourceQuotaStatus)(nil)).Elem():               "hard,used",
+	reflect.TypeOf((*corev1.ScaleIOPersistentVolumeSource)(nil)).Elem():     "gateway,system,secretRef,sslEnabled,protectionDomain,storagePool,storageMode,volumeName,fsType,readOnly",
+	reflect.TypeOf((*corev1.ScopeSelector)(nil)).Elem():                     "matchExpressions",
+	reflect.TypeOf((*corev1.ScopedResourceSelectorRequirement)(nil)).Elem(): "scopeName,operator,values",
+	reflect.TypeOf((*corev1.Secret)(nil)).Elem():                            "kind,apiVersion,metadata,immutable,data,stringData,type",
+	reflect.TypeOf((*corev1.Service)(nil)).Elem():                           "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*corev1.ServiceAccount)(nil)).Elem():                    "kind,apiVersion,metadata,secrets,imagePullSecrets,automountServiceAccountToken",
+	reflect.TypeOf((*corev1.StorageOSPersistentVolumeSource)(nil)).Elem():   "volumeName,volumeNamespace,fsType,readOnly,secretRef",
+	reflect.TypeOf((*corev1.VolumeNodeAffinity)(nil)).Elem():                "required",
+	reflect.TypeOf((*projv1.PodSummary)(nil)).Elem():                        "kind,apiVersion,metadata,spec,status",
+	reflect.TypeOf((*projv1.PodSummarySpec)(nil)).Elem():                    "nodeName",
+	reflect.TypeOf((*projv1.PodSummaryStatus)(nil)).Elem():                  "phase,podIP,conditions",
 }
 
 func jsonCorev1AttachedVolume(d *wire.JSONDecoder, v *corev1.AttachedVolume) error {
@@ -360,41 +129,6 @@ func jsonCorev1AttachedVolume(d *wire.JSONDecoder, v *corev1.AttachedVolume) err
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "devicePath":
 			err = wire.DecodeField(d, &seen[1], &v.DevicePath, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1AzureDiskVolumeSource(d *wire.JSONDecoder, v *corev1.AzureDiskVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "diskName":
-			err = wire.DecodeField(d, &seen[0], &v.DiskName, wire.DecodeString)
-		case "diskURI":
-			err = wire.DecodeField(d, &seen[1], &v.DataDiskURI, wire.DecodeString)
-		case "cachingMode":
-			err = wire.DecodeField(d, &seen[2], &v.CachingMode, jsonPtrCorev1AzureDataDiskCachingMode)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[3], &v.FSType, wire.DecodeStringPtr)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[4], &v.ReadOnly, wire.DecodeBoolPtr)
-		case "kind":
-			err = wire.DecodeField(d, &seen[5], &v.Kind, jsonPtrCorev1AzureDataDiskKind)
 		default:
 			err = d.SkipValue()
 		}
@@ -426,35 +160,6 @@ func jsonCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Az
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "secretNamespace":
 			err = wire.DecodeField(d, &seen[3], &v.SecretNamespace, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1AzureFileVolumeSource(d *wire.JSONDecoder, v *corev1.AzureFileVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "secretName":
-			err = wire.DecodeField(d, &seen[0], &v.SecretName, wire.DecodeString)
-		case "shareName":
-			err = wire.DecodeField(d, &seen[1], &v.ShareName, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		default:
 			err = d.SkipValue()
 		}
@@ -507,66 +212,6 @@ func jsonCorev1CSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CSIPersi
 	}
 }
 
-func jsonCorev1CSIVolumeSource(d *wire.JSONDecoder, v *corev1.CSIVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "driver":
-			err = wire.DecodeField(d, &seen[0], &v.Driver, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[1], &v.ReadOnly, wire.DecodeBoolPtr)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[2], &v.FSType, wire.DecodeStringPtr)
-		case "volumeAttributes":
-			err = wire.DecodeField(d, &seen[3], &v.VolumeAttributes, wire.DecodeStringMap)
-		case "nodePublishSecretRef":
-			err = wire.DecodeField(d, &seen[4], &v.NodePublishSecretRef, jsonPtrCorev1LocalObjectReference)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Capabilities(d *wire.JSONDecoder, v *corev1.Capabilities) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "add":
-			err = wire.DecodeField(d, &seen[0], &v.Add, jsonSliceCorev1Capability)
-		case "drop":
-			err = wire.DecodeField(d, &seen[1], &v.Drop, jsonSliceCorev1Capability)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSPersistentVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -602,41 +247,6 @@ func jsonCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CephF
 	}
 }
 
-func jsonCorev1CephFSVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.Monitors, wire.DecodeStrings)
-		case "path":
-			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
-		case "user":
-			err = wire.DecodeField(d, &seen[2], &v.User, wire.DecodeString)
-		case "secretFile":
-			err = wire.DecodeField(d, &seen[3], &v.SecretFile, wire.DecodeString)
-		case "secretRef":
-			err = wire.DecodeField(d, &seen[4], &v.SecretRef, jsonPtrCorev1LocalObjectReference)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[5], &v.ReadOnly, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1CinderPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CinderPersistentVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -659,97 +269,6 @@ func jsonCorev1CinderPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Cinde
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "secretRef":
 			err = wire.DecodeField(d, &seen[3], &v.SecretRef, jsonPtrCorev1SecretReference)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1CinderVolumeSource(d *wire.JSONDecoder, v *corev1.CinderVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "volumeID":
-			err = wire.DecodeField(d, &seen[0], &v.VolumeID, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
-		case "secretRef":
-			err = wire.DecodeField(d, &seen[3], &v.SecretRef, jsonPtrCorev1LocalObjectReference)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ClientIPConfig(d *wire.JSONDecoder, v *corev1.ClientIPConfig) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "timeoutSeconds":
-			err = wire.DecodeField(d, &seen[0], &v.TimeoutSeconds, wire.DecodeInt32Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ClusterTrustBundleProjection(d *wire.JSONDecoder, v *corev1.ClusterTrustBundleProjection) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeStringPtr)
-		case "signerName":
-			err = wire.DecodeField(d, &seen[1], &v.SignerName, wire.DecodeStringPtr)
-		case "labelSelector":
-			err = wire.DecodeField(d, &seen[2], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
-		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
-		case "path":
-			err = wire.DecodeField(d, &seen[4], &v.Path, wire.DecodeString)
-		case "user":
-			err = wire.DecodeField(d, &seen[5], &v.User, wire.DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -856,62 +375,6 @@ func jsonCorev1ConfigMap(d *wire.JSONDecoder, v *corev1.ConfigMap) error {
 	}
 }
 
-func jsonCorev1ConfigMapEnvSource(d *wire.JSONDecoder, v *corev1.ConfigMapEnvSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
-		case "optional":
-			err = wire.DecodeField(d, &seen[1], &v.Optional, wire.DecodeBoolPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ConfigMapKeySelector(d *wire.JSONDecoder, v *corev1.ConfigMapKeySelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
-		case "key":
-			err = wire.DecodeField(d, &seen[1], &v.Key, wire.DecodeString)
-		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1ConfigMapNodeConfigSource(d *wire.JSONDecoder, v *corev1.ConfigMapNodeConfigSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -936,170 +399,6 @@ func jsonCorev1ConfigMapNodeConfigSource(d *wire.JSONDecoder, v *corev1.ConfigMa
 			err = wire.DecodeField(d, &seen[3], &v.ResourceVersion, wire.DecodeString)
 		case "kubeletConfigKey":
 			err = wire.DecodeField(d, &seen[4], &v.KubeletConfigKey, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ConfigMapProjection(d *wire.JSONDecoder, v *corev1.ConfigMapProjection) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
-		case "items":
-			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceCorev1KeyToPath)
-		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ConfigMapVolumeSource(d *wire.JSONDecoder, v *corev1.ConfigMapVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
-		case "items":
-			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceCorev1KeyToPath)
-		case "defaultMode":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, wire.DecodeInt32Ptr)
-		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
-		case "defaultUser":
-			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Container(d *wire.JSONDecoder, v *corev1.Container) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [25]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "image":
-			err = wire.DecodeField(d, &seen[1], &v.Image, wire.DecodeString)
-		case "command":
-			err = wire.DecodeField(d, &seen[2], &v.Command, wire.DecodeStrings)
-		case "args":
-			err = wire.DecodeField(d, &seen[3], &v.Args, wire.DecodeStrings)
-		case "workingDir":
-			err = wire.DecodeField(d, &seen[4], &v.WorkingDir, wire.DecodeString)
-		case "ports":
-			err = wire.DecodeField(d, &seen[5], &v.Ports, jsonSliceCorev1ContainerPort)
-		case "envFrom":
-			err = wire.DecodeField(d, &seen[6], &v.EnvFrom, jsonSliceCorev1EnvFromSource)
-		case "env":
-			err = wire.DecodeField(d, &seen[7], &v.Env, jsonSliceCorev1EnvVar)
-		case "resources":
-			err = wire.DecodeField(d, &seen[8], &v.Resources, jsonCorev1ResourceRequirements)
-		case "resizePolicy":
-			err = wire.DecodeField(d, &seen[9], &v.ResizePolicy, jsonSliceCorev1ContainerResizePolicy)
-		case "restartPolicy":
-			err = wire.DecodeField(d, &seen[10], &v.RestartPolicy, jsonPtrCorev1ContainerRestartPolicy)
-		case "restartPolicyRules":
-			err = wire.DecodeField(d, &seen[11], &v.RestartPolicyRules, jsonSliceCorev1ContainerRestartRule)
-		case "volumeMounts":
-			err = wire.DecodeField(d, &seen[12], &v.VolumeMounts, jsonSliceCorev1VolumeMount)
-		case "volumeDevices":
-			err = wire.DecodeField(d, &seen[13], &v.VolumeDevices, jsonSliceCorev1VolumeDevice)
-		case "livenessProbe":
-			err = wire.DecodeField(d, &seen[14], &v.LivenessProbe, jsonPtrCorev1Probe)
-		case "readinessProbe":
-			err = wire.DecodeField(d, &seen[15], &v.ReadinessProbe, jsonPtrCorev1Probe)
-		case "startupProbe":
-			err = wire.DecodeField(d, &seen[16], &v.StartupProbe, jsonPtrCorev1Probe)
-		case "lifecycle":
-			err = wire.DecodeField(d, &seen[17], &v.Lifecycle, jsonPtrCorev1Lifecycle)
-		case "terminationMessagePath":
-			err = wire.DecodeField(d, &seen[18], &v.TerminationMessagePath, wire.DecodeString)
-		case "terminationMessagePolicy":
-			err = wire.DecodeField(d, &seen[19], &v.TerminationMessagePolicy, wire.DecodeString)
-		case "imagePullPolicy":
-			err = wire.DecodeField(d, &seen[20], &v.ImagePullPolicy, wire.DecodeString)
-		case "securityContext":
-			err = wire.DecodeField(d, &seen[21], &v.SecurityContext, jsonPtrCorev1SecurityContext)
-		case "stdin":
-			err = wire.DecodeField(d, &seen[22], &v.Stdin, wire.DecodeBool)
-		case "stdinOnce":
-			err = wire.DecodeField(d, &seen[23], &v.StdinOnce, wire.DecodeBool)
-		case "tty":
-			err = wire.DecodeField(d, &seen[24], &v.TTY, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerExtendedResourceRequest(d *wire.JSONDecoder, v *corev1.ContainerExtendedResourceRequest) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "containerName":
-			err = wire.DecodeField(d, &seen[0], &v.ContainerName, wire.DecodeString)
-		case "resourceName":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceName, wire.DecodeString)
-		case "requestName":
-			err = wire.DecodeField(d, &seen[2], &v.RequestName, wire.DecodeString)
 		default:
 			err = d.SkipValue()
 		}
@@ -1136,316 +435,6 @@ func jsonCorev1ContainerImage(d *wire.JSONDecoder, v *corev1.ContainerImage) err
 	}
 }
 
-func jsonCorev1ContainerPort(d *wire.JSONDecoder, v *corev1.ContainerPort) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "hostPort":
-			err = wire.DecodeField(d, &seen[1], &v.HostPort, wire.DecodeInt)
-		case "containerPort":
-			err = wire.DecodeField(d, &seen[2], &v.ContainerPort, wire.DecodeInt)
-		case "protocol":
-			err = wire.DecodeField(d, &seen[3], &v.Protocol, wire.DecodeString)
-		case "hostIP":
-			err = wire.DecodeField(d, &seen[4], &v.HostIP, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerResizePolicy(d *wire.JSONDecoder, v *corev1.ContainerResizePolicy) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "resourceName":
-			err = wire.DecodeField(d, &seen[0], &v.ResourceName, wire.DecodeString)
-		case "restartPolicy":
-			err = wire.DecodeField(d, &seen[1], &v.RestartPolicy, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerRestartRule(d *wire.JSONDecoder, v *corev1.ContainerRestartRule) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "action":
-			err = wire.DecodeField(d, &seen[0], &v.Action, wire.DecodeString)
-		case "exitCodes":
-			err = wire.DecodeField(d, &seen[1], &v.ExitCodes, jsonPtrCorev1ContainerRestartRuleOnExitCodes)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v *corev1.ContainerRestartRuleOnExitCodes) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "operator":
-			err = wire.DecodeField(d, &seen[0], &v.Operator, wire.DecodeString)
-		case "values":
-			err = wire.DecodeField(d, &seen[1], &v.Values, jsonSliceInt32)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerState(d *wire.JSONDecoder, v *corev1.ContainerState) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "waiting":
-			err = wire.DecodeField(d, &seen[0], &v.Waiting, jsonPtrCorev1ContainerStateWaiting)
-		case "running":
-			err = wire.DecodeField(d, &seen[1], &v.Running, jsonPtrCorev1ContainerStateRunning)
-		case "terminated":
-			err = wire.DecodeField(d, &seen[2], &v.Terminated, jsonPtrCorev1ContainerStateTerminated)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerStateRunning(d *wire.JSONDecoder, v *corev1.ContainerStateRunning) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "startedAt":
-			err = wire.DecodeField(d, &seen[0], &v.StartedAt, wire.DecodeTime)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerStateTerminated(d *wire.JSONDecoder, v *corev1.ContainerStateTerminated) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [7]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "exitCode":
-			err = wire.DecodeField(d, &seen[0], &v.ExitCode, wire.DecodeInt)
-		case "signal":
-			err = wire.DecodeField(d, &seen[1], &v.Signal, wire.DecodeInt)
-		case "reason":
-			err = wire.DecodeField(d, &seen[2], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[3], &v.Message, wire.DecodeString)
-		case "startedAt":
-			err = wire.DecodeField(d, &seen[4], &v.StartedAt, wire.DecodeTime)
-		case "finishedAt":
-			err = wire.DecodeField(d, &seen[5], &v.FinishedAt, wire.DecodeTime)
-		case "containerID":
-			err = wire.DecodeField(d, &seen[6], &v.ContainerID, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerStateWaiting(d *wire.JSONDecoder, v *corev1.ContainerStateWaiting) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "reason":
-			err = wire.DecodeField(d, &seen[0], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[1], &v.Message, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerStatus(d *wire.JSONDecoder, v *corev1.ContainerStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [15]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "state":
-			err = wire.DecodeField(d, &seen[1], &v.State, jsonCorev1ContainerState)
-		case "lastState":
-			err = wire.DecodeField(d, &seen[2], &v.LastTerminationState, jsonCorev1ContainerState)
-		case "ready":
-			err = wire.DecodeField(d, &seen[3], &v.Ready, wire.DecodeBool)
-		case "restartCount":
-			err = wire.DecodeField(d, &seen[4], &v.RestartCount, wire.DecodeInt)
-		case "image":
-			err = wire.DecodeField(d, &seen[5], &v.Image, wire.DecodeString)
-		case "imageID":
-			err = wire.DecodeField(d, &seen[6], &v.ImageID, wire.DecodeString)
-		case "containerID":
-			err = wire.DecodeField(d, &seen[7], &v.ContainerID, wire.DecodeString)
-		case "started":
-			err = wire.DecodeField(d, &seen[8], &v.Started, wire.DecodeBoolPtr)
-		case "allocatedResources":
-			err = wire.DecodeField(d, &seen[9], &v.AllocatedResources, jsonCorev1ResourceList)
-		case "resources":
-			err = wire.DecodeField(d, &seen[10], &v.Resources, jsonPtrCorev1ResourceRequirements)
-		case "volumeMounts":
-			err = wire.DecodeField(d, &seen[11], &v.VolumeMounts, jsonSliceCorev1VolumeMountStatus)
-		case "user":
-			err = wire.DecodeField(d, &seen[12], &v.User, jsonPtrCorev1ContainerUser)
-		case "allocatedResourcesStatus":
-			err = wire.DecodeField(d, &seen[13], &v.AllocatedResourcesStatus, jsonSliceCorev1ResourceStatus)
-		case "stopSignal":
-			err = wire.DecodeField(d, &seen[14], &v.StopSignal, jsonPtrCorev1Signal)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ContainerUser(d *wire.JSONDecoder, v *corev1.ContainerUser) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "linux":
-			err = wire.DecodeField(d, &seen[0], &v.Linux, jsonPtrCorev1LinuxContainerUser)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1DaemonEndpoint(d *wire.JSONDecoder, v *corev1.DaemonEndpoint) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -1462,122 +451,6 @@ func jsonCorev1DaemonEndpoint(d *wire.JSONDecoder, v *corev1.DaemonEndpoint) err
 		switch string(name) {
 		case "Port":
 			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeInt)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1DownwardAPIProjection(d *wire.JSONDecoder, v *corev1.DownwardAPIProjection) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "items":
-			err = wire.DecodeField(d, &seen[0], &v.Items, jsonSliceCorev1DownwardAPIVolumeFile)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1DownwardAPIVolumeFile(d *wire.JSONDecoder, v *corev1.DownwardAPIVolumeFile) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "path":
-			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
-		case "fieldRef":
-			err = wire.DecodeField(d, &seen[1], &v.FieldRef, jsonPtrCorev1ObjectFieldSelector)
-		case "resourceFieldRef":
-			err = wire.DecodeField(d, &seen[2], &v.ResourceFieldRef, jsonPtrCorev1ResourceFieldSelector)
-		case "mode":
-			err = wire.DecodeField(d, &seen[3], &v.Mode, wire.DecodeInt32Ptr)
-		case "user":
-			err = wire.DecodeField(d, &seen[4], &v.User, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1DownwardAPIVolumeSource(d *wire.JSONDecoder, v *corev1.DownwardAPIVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "items":
-			err = wire.DecodeField(d, &seen[0], &v.Items, jsonSliceCorev1DownwardAPIVolumeFile)
-		case "defaultMode":
-			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, wire.DecodeInt32Ptr)
-		case "defaultUser":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1EmptyDirVolumeSource(d *wire.JSONDecoder, v *corev1.EmptyDirVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "medium":
-			err = wire.DecodeField(d, &seen[0], &v.Medium, wire.DecodeString)
-		case "sizeLimit":
-			err = wire.DecodeField(d, &seen[1], &v.SizeLimit, jsonPtrResourceQuantity)
-		case "mode":
-			err = wire.DecodeField(d, &seen[2], &v.Mode, wire.DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1709,197 +582,6 @@ func jsonCorev1Endpoints(d *wire.JSONDecoder, v *corev1.Endpoints) error {
 	}
 }
 
-func jsonCorev1EnvFromSource(d *wire.JSONDecoder, v *corev1.EnvFromSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "prefix":
-			err = wire.DecodeField(d, &seen[0], &v.Prefix, wire.DecodeString)
-		case "configMapRef":
-			err = wire.DecodeField(d, &seen[1], &v.ConfigMapRef, jsonPtrCorev1ConfigMapEnvSource)
-		case "secretRef":
-			err = wire.DecodeField(d, &seen[2], &v.SecretRef, jsonPtrCorev1SecretEnvSource)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1EnvVar(d *wire.JSONDecoder, v *corev1.EnvVar) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "value":
-			err = wire.DecodeField(d, &seen[1], &v.Value, wire.DecodeString)
-		case "valueFrom":
-			err = wire.DecodeField(d, &seen[2], &v.ValueFrom, jsonPtrCorev1EnvVarSource)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1EnvVarSource(d *wire.JSONDecoder, v *corev1.EnvVarSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "fieldRef":
-			err = wire.DecodeField(d, &seen[0], &v.FieldRef, jsonPtrCorev1ObjectFieldSelector)
-		case "resourceFieldRef":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceFieldRef, jsonPtrCorev1ResourceFieldSelector)
-		case "configMapKeyRef":
-			err = wire.DecodeField(d, &seen[2], &v.ConfigMapKeyRef, jsonPtrCorev1ConfigMapKeySelector)
-		case "secretKeyRef":
-			err = wire.DecodeField(d, &seen[3], &v.SecretKeyRef, jsonPtrCorev1SecretKeySelector)
-		case "fileKeyRef":
-			err = wire.DecodeField(d, &seen[4], &v.FileKeyRef, jsonPtrCorev1FileKeySelector)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1EphemeralContainer(d *wire.JSONDecoder, v *corev1.EphemeralContainer) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [26]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.EphemeralContainerCommon.Name, wire.DecodeString)
-		case "image":
-			err = wire.DecodeField(d, &seen[1], &v.EphemeralContainerCommon.Image, wire.DecodeString)
-		case "command":
-			err = wire.DecodeField(d, &seen[2], &v.EphemeralContainerCommon.Command, wire.DecodeStrings)
-		case "args":
-			err = wire.DecodeField(d, &seen[3], &v.EphemeralContainerCommon.Args, wire.DecodeStrings)
-		case "workingDir":
-			err = wire.DecodeField(d, &seen[4], &v.EphemeralContainerCommon.WorkingDir, wire.DecodeString)
-		case "ports":
-			err = wire.DecodeField(d, &seen[5], &v.EphemeralContainerCommon.Ports, jsonSliceCorev1ContainerPort)
-		case "envFrom":
-			err = wire.DecodeField(d, &seen[6], &v.EphemeralContainerCommon.EnvFrom, jsonSliceCorev1EnvFromSource)
-		case "env":
-			err = wire.DecodeField(d, &seen[7], &v.EphemeralContainerCommon.Env, jsonSliceCorev1EnvVar)
-		case "resources":
-			err = wire.DecodeField(d, &seen[8], &v.EphemeralContainerCommon.Resources, jsonCorev1ResourceRequirements)
-		case "resizePolicy":
-			err = wire.DecodeField(d, &seen[9], &v.EphemeralContainerCommon.ResizePolicy, jsonSliceCorev1ContainerResizePolicy)
-		case "restartPolicy":
-			err = wire.DecodeField(d, &seen[10], &v.EphemeralContainerCommon.RestartPolicy, jsonPtrCorev1ContainerRestartPolicy)
-		case "restartPolicyRules":
-			err = wire.DecodeField(d, &seen[11], &v.EphemeralContainerCommon.RestartPolicyRules, jsonSliceCorev1ContainerRestartRule)
-		case "volumeMounts":
-			err = wire.DecodeField(d, &seen[12], &v.EphemeralContainerCommon.VolumeMounts, jsonSliceCorev1VolumeMount)
-		case "volumeDevices":
-			err = wire.DecodeField(d, &seen[13], &v.EphemeralContainerCommon.VolumeDevices, jsonSliceCorev1VolumeDevice)
-		case "livenessProbe":
-			err = wire.DecodeField(d, &seen[14], &v.EphemeralContainerCommon.LivenessProbe, jsonPtrCorev1Probe)
-		case "readinessProbe":
-			err = wire.DecodeField(d, &seen[15], &v.EphemeralContainerCommon.ReadinessProbe, jsonPtrCorev1Probe)
-		case "startupProbe":
-			err = wire.DecodeField(d, &seen[16], &v.EphemeralContainerCommon.StartupProbe, jsonPtrCorev1Probe)
-		case "lifecycle":
-			err = wire.DecodeField(d, &seen[17], &v.EphemeralContainerCommon.Lifecycle, jsonPtrCorev1Lifecycle)
-		case "terminationMessagePath":
-			err = wire.DecodeField(d, &seen[18], &v.EphemeralContainerCommon.TerminationMessagePath, wire.DecodeString)
-		case "terminationMessagePolicy":
-			err = wire.DecodeField(d, &seen[19], &v.EphemeralContainerCommon.TerminationMessagePolicy, wire.DecodeString)
-		case "imagePullPolicy":
-			err = wire.DecodeField(d, &seen[20], &v.EphemeralContainerCommon.ImagePullPolicy, wire.DecodeString)
-		case "securityContext":
-			err = wire.DecodeField(d, &seen[21], &v.EphemeralContainerCommon.SecurityContext, jsonPtrCorev1SecurityContext)
-		case "stdin":
-			err = wire.DecodeField(d, &seen[22], &v.EphemeralContainerCommon.Stdin, wire.DecodeBool)
-		case "stdinOnce":
-			err = wire.DecodeField(d, &seen[23], &v.EphemeralContainerCommon.StdinOnce, wire.DecodeBool)
-		case "tty":
-			err = wire.DecodeField(d, &seen[24], &v.EphemeralContainerCommon.TTY, wire.DecodeBool)
-		case "targetContainerName":
-			err = wire.DecodeField(d, &seen[25], &v.TargetContainerName, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1EphemeralVolumeSource(d *wire.JSONDecoder, v *corev1.EphemeralVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "volumeClaimTemplate":
-			err = wire.DecodeField(d, &seen[0], &v.VolumeClaimTemplate, jsonPtrCorev1PersistentVolumeClaimTemplate)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1Event(d *wire.JSONDecoder, v *corev1.Event) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -1921,7 +603,7 @@ func jsonCorev1Event(d *wire.JSONDecoder, v *corev1.Event) error {
 		case "metadata":
 			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "involvedObject":
-			err = wire.DecodeField(d, &seen[3], &v.InvolvedObject, jsonCorev1ObjectReference)
+			err = wire.DecodeField(d, &seen[3], &v.InvolvedObject, wirecorev1.DecodeObjectReference)
 		case "reason":
 			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
 		case "message":
@@ -2011,122 +693,6 @@ func jsonCorev1EventSource(d *wire.JSONDecoder, v *corev1.EventSource) error {
 	}
 }
 
-func jsonCorev1EvictionResponder(d *wire.JSONDecoder, v *corev1.EvictionResponder) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "priority":
-			err = wire.DecodeField(d, &seen[1], &v.Priority, wire.DecodeInt32Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ExecAction(d *wire.JSONDecoder, v *corev1.ExecAction) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "command":
-			err = wire.DecodeField(d, &seen[0], &v.Command, wire.DecodeStrings)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1FCVolumeSource(d *wire.JSONDecoder, v *corev1.FCVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "targetWWNs":
-			err = wire.DecodeField(d, &seen[0], &v.TargetWWNs, wire.DecodeStrings)
-		case "lun":
-			err = wire.DecodeField(d, &seen[1], &v.Lun, wire.DecodeInt32Ptr)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[2], &v.FSType, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
-		case "wwids":
-			err = wire.DecodeField(d, &seen[4], &v.WWIDs, wire.DecodeStrings)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1FileKeySelector(d *wire.JSONDecoder, v *corev1.FileKeySelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "volumeName":
-			err = wire.DecodeField(d, &seen[0], &v.VolumeName, wire.DecodeString)
-		case "path":
-			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
-		case "key":
-			err = wire.DecodeField(d, &seen[2], &v.Key, wire.DecodeString)
-		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.FlexPersistentVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -2160,155 +726,6 @@ func jsonCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.FlexPer
 	}
 }
 
-func jsonCorev1FlexVolumeSource(d *wire.JSONDecoder, v *corev1.FlexVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "driver":
-			err = wire.DecodeField(d, &seen[0], &v.Driver, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
-		case "secretRef":
-			err = wire.DecodeField(d, &seen[2], &v.SecretRef, jsonPtrCorev1LocalObjectReference)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
-		case "options":
-			err = wire.DecodeField(d, &seen[4], &v.Options, wire.DecodeStringMap)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1FlockerVolumeSource(d *wire.JSONDecoder, v *corev1.FlockerVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "datasetName":
-			err = wire.DecodeField(d, &seen[0], &v.DatasetName, wire.DecodeString)
-		case "datasetUUID":
-			err = wire.DecodeField(d, &seen[1], &v.DatasetUUID, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1GCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.GCEPersistentDiskVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "pdName":
-			err = wire.DecodeField(d, &seen[0], &v.PDName, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
-		case "partition":
-			err = wire.DecodeField(d, &seen[2], &v.Partition, wire.DecodeInt)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1GRPCAction(d *wire.JSONDecoder, v *corev1.GRPCAction) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "port":
-			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeInt)
-		case "service":
-			err = wire.DecodeField(d, &seen[1], &v.Service, wire.DecodeStringPtr)
-		case "mode":
-			err = wire.DecodeField(d, &seen[2], &v.Mode, jsonPtrCorev1GRPCProbeMode)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1GitRepoVolumeSource(d *wire.JSONDecoder, v *corev1.GitRepoVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "repository":
-			err = wire.DecodeField(d, &seen[0], &v.Repository, wire.DecodeString)
-		case "revision":
-			err = wire.DecodeField(d, &seen[1], &v.Revision, wire.DecodeString)
-		case "directory":
-			err = wire.DecodeField(d, &seen[2], &v.Directory, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.GlusterfsPersistentVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -2331,176 +748,6 @@ func jsonCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Gl
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "endpointsNamespace":
 			err = wire.DecodeField(d, &seen[3], &v.EndpointsNamespace, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1GlusterfsVolumeSource(d *wire.JSONDecoder, v *corev1.GlusterfsVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "endpoints":
-			err = wire.DecodeField(d, &seen[0], &v.EndpointsName, wire.DecodeString)
-		case "path":
-			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1HTTPGetAction(d *wire.JSONDecoder, v *corev1.HTTPGetAction) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "path":
-			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
-		case "port":
-			err = wire.DecodeField(d, &seen[1], &v.Port, wire.DecodeMethod)
-		case "host":
-			err = wire.DecodeField(d, &seen[2], &v.Host, wire.DecodeString)
-		case "scheme":
-			err = wire.DecodeField(d, &seen[3], &v.Scheme, wire.DecodeString)
-		case "httpHeaders":
-			err = wire.DecodeField(d, &seen[4], &v.HTTPHeaders, jsonSliceCorev1HTTPHeader)
-		case "protocol":
-			err = wire.DecodeField(d, &seen[5], &v.Protocol, jsonPtrCorev1HTTPProtocol)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1HTTPHeader(d *wire.JSONDecoder, v *corev1.HTTPHeader) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "value":
-			err = wire.DecodeField(d, &seen[1], &v.Value, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1HostAlias(d *wire.JSONDecoder, v *corev1.HostAlias) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "ip":
-			err = wire.DecodeField(d, &seen[0], &v.IP, wire.DecodeString)
-		case "hostnames":
-			err = wire.DecodeField(d, &seen[1], &v.Hostnames, wire.DecodeStrings)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1HostIP(d *wire.JSONDecoder, v *corev1.HostIP) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "ip":
-			err = wire.DecodeField(d, &seen[0], &v.IP, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1HostPathVolumeSource(d *wire.JSONDecoder, v *corev1.HostPathVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "path":
-			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
-		case "type":
-			err = wire.DecodeField(d, &seen[1], &v.Type, jsonPtrCorev1HostPathType)
 		default:
 			err = d.SkipValue()
 		}
@@ -2546,194 +793,6 @@ func jsonCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIP
 			err = wire.DecodeField(d, &seen[9], &v.SecretRef, jsonPtrCorev1SecretReference)
 		case "initiatorName":
 			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [11]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "targetPortal":
-			err = wire.DecodeField(d, &seen[0], &v.TargetPortal, wire.DecodeString)
-		case "iqn":
-			err = wire.DecodeField(d, &seen[1], &v.IQN, wire.DecodeString)
-		case "lun":
-			err = wire.DecodeField(d, &seen[2], &v.Lun, wire.DecodeInt)
-		case "iscsiInterface":
-			err = wire.DecodeField(d, &seen[3], &v.ISCSIInterface, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[4], &v.FSType, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[5], &v.ReadOnly, wire.DecodeBool)
-		case "portals":
-			err = wire.DecodeField(d, &seen[6], &v.Portals, wire.DecodeStrings)
-		case "chapAuthDiscovery":
-			err = wire.DecodeField(d, &seen[7], &v.DiscoveryCHAPAuth, wire.DecodeBool)
-		case "chapAuthSession":
-			err = wire.DecodeField(d, &seen[8], &v.SessionCHAPAuth, wire.DecodeBool)
-		case "secretRef":
-			err = wire.DecodeField(d, &seen[9], &v.SecretRef, jsonPtrCorev1LocalObjectReference)
-		case "initiatorName":
-			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ImageVolumeSource(d *wire.JSONDecoder, v *corev1.ImageVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "reference":
-			err = wire.DecodeField(d, &seen[0], &v.Reference, wire.DecodeString)
-		case "pullPolicy":
-			err = wire.DecodeField(d, &seen[1], &v.PullPolicy, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ImageVolumeStatus(d *wire.JSONDecoder, v *corev1.ImageVolumeStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "imageRef":
-			err = wire.DecodeField(d, &seen[0], &v.ImageRef, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1KeyToPath(d *wire.JSONDecoder, v *corev1.KeyToPath) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "key":
-			err = wire.DecodeField(d, &seen[0], &v.Key, wire.DecodeString)
-		case "path":
-			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
-		case "mode":
-			err = wire.DecodeField(d, &seen[2], &v.Mode, wire.DecodeInt32Ptr)
-		case "user":
-			err = wire.DecodeField(d, &seen[3], &v.User, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Lifecycle(d *wire.JSONDecoder, v *corev1.Lifecycle) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "postStart":
-			err = wire.DecodeField(d, &seen[0], &v.PostStart, jsonPtrCorev1LifecycleHandler)
-		case "preStop":
-			err = wire.DecodeField(d, &seen[1], &v.PreStop, jsonPtrCorev1LifecycleHandler)
-		case "stopSignal":
-			err = wire.DecodeField(d, &seen[2], &v.StopSignal, jsonPtrCorev1Signal)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1LifecycleHandler(d *wire.JSONDecoder, v *corev1.LifecycleHandler) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "exec":
-			err = wire.DecodeField(d, &seen[0], &v.Exec, jsonPtrCorev1ExecAction)
-		case "httpGet":
-			err = wire.DecodeField(d, &seen[1], &v.HTTPGet, jsonPtrCorev1HTTPGetAction)
-		case "tcpSocket":
-			err = wire.DecodeField(d, &seen[2], &v.TCPSocket, jsonPtrCorev1TCPSocketAction)
-		case "sleep":
-			err = wire.DecodeField(d, &seen[3], &v.Sleep, jsonPtrCorev1SleepAction)
 		default:
 			err = d.SkipValue()
 		}
@@ -2791,15 +850,15 @@ func jsonCorev1LimitRangeItem(d *wire.JSONDecoder, v *corev1.LimitRangeItem) err
 		case "type":
 			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
 		case "max":
-			err = wire.DecodeField(d, &seen[1], &v.Max, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[1], &v.Max, wirecorev1.DecodeResourceList)
 		case "min":
-			err = wire.DecodeField(d, &seen[2], &v.Min, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[2], &v.Min, wirecorev1.DecodeResourceList)
 		case "default":
-			err = wire.DecodeField(d, &seen[3], &v.Default, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[3], &v.Default, wirecorev1.DecodeResourceList)
 		case "defaultRequest":
-			err = wire.DecodeField(d, &seen[4], &v.DefaultRequest, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[4], &v.DefaultRequest, wirecorev1.DecodeResourceList)
 		case "maxLimitRequestRatio":
-			err = wire.DecodeField(d, &seen[5], &v.MaxLimitRequestRatio, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[5], &v.MaxLimitRequestRatio, wirecorev1.DecodeResourceList)
 		default:
 			err = d.SkipValue()
 		}
@@ -2834,116 +893,6 @@ func jsonCorev1LimitRangeSpec(d *wire.JSONDecoder, v *corev1.LimitRangeSpec) err
 	}
 }
 
-func jsonCorev1LinuxContainerUser(d *wire.JSONDecoder, v *corev1.LinuxContainerUser) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "uid":
-			err = wire.DecodeField(d, &seen[0], &v.UID, wire.DecodeInt)
-		case "gid":
-			err = wire.DecodeField(d, &seen[1], &v.GID, wire.DecodeInt)
-		case "supplementalGroups":
-			err = wire.DecodeField(d, &seen[2], &v.SupplementalGroups, jsonSliceInt64)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1LoadBalancerIngress(d *wire.JSONDecoder, v *corev1.LoadBalancerIngress) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "ip":
-			err = wire.DecodeField(d, &seen[0], &v.IP, wire.DecodeString)
-		case "hostname":
-			err = wire.DecodeField(d, &seen[1], &v.Hostname, wire.DecodeString)
-		case "ipMode":
-			err = wire.DecodeField(d, &seen[2], &v.IPMode, jsonPtrCorev1LoadBalancerIPMode)
-		case "ports":
-			err = wire.DecodeField(d, &seen[3], &v.Ports, jsonSliceCorev1PortStatus)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1LoadBalancerStatus(d *wire.JSONDecoder, v *corev1.LoadBalancerStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "ingress":
-			err = wire.DecodeField(d, &seen[0], &v.Ingress, jsonSliceCorev1LoadBalancerIngress)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1LocalObjectReference(d *wire.JSONDecoder, v *corev1.LocalObjectReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1LocalVolumeSource(d *wire.JSONDecoder, v *corev1.LocalVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -2962,62 +911,6 @@ func jsonCorev1LocalVolumeSource(d *wire.JSONDecoder, v *corev1.LocalVolumeSourc
 			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
 		case "fsType":
 			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ModifyVolumeStatus(d *wire.JSONDecoder, v *corev1.ModifyVolumeStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "targetVolumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[0], &v.TargetVolumeAttributesClassName, wire.DecodeString)
-		case "status":
-			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1NFSVolumeSource(d *wire.JSONDecoder, v *corev1.NFSVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "server":
-			err = wire.DecodeField(d, &seen[0], &v.Server, wire.DecodeString)
-		case "path":
-			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		default:
 			err = d.SkipValue()
 		}
@@ -3196,120 +1089,6 @@ func jsonCorev1NodeAddress(d *wire.JSONDecoder, v *corev1.NodeAddress) error {
 			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
 		case "address":
 			err = wire.DecodeField(d, &seen[1], &v.Address, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1NodeAffinity(d *wire.JSONDecoder, v *corev1.NodeAffinity) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "requiredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, jsonPtrCorev1NodeSelector)
-		case "preferredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, jsonSliceCorev1PreferredSchedulingTerm)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1NodeAllocatableMappedResources(d *wire.JSONDecoder, v *corev1.NodeAllocatableMappedResources) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "quantity":
-			err = wire.DecodeField(d, &seen[1], &v.Quantity, jsonPtrResourceQuantity)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1NodeAllocatableOverheadResources(d *wire.JSONDecoder, v *corev1.NodeAllocatableOverheadResources) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "perPod":
-			err = wire.DecodeField(d, &seen[1], &v.PerPod, jsonPtrResourceQuantity)
-		case "perContainer":
-			err = wire.DecodeField(d, &seen[2], &v.PerContainer, jsonPtrResourceQuantity)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1NodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *corev1.NodeAllocatableResourceClaimStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "resourceClaimName":
-			err = wire.DecodeField(d, &seen[0], &v.ResourceClaimName, wire.DecodeString)
-		case "containers":
-			err = wire.DecodeField(d, &seen[1], &v.Containers, wire.DecodeStrings)
-		case "mapping":
-			err = wire.DecodeField(d, &seen[2], &v.Mapping, jsonSliceCorev1NodeAllocatableMappedResources)
-		case "overhead":
-			err = wire.DecodeField(d, &seen[3], &v.Overhead, jsonSliceCorev1NodeAllocatableOverheadResources)
 		default:
 			err = d.SkipValue()
 		}
@@ -3539,87 +1318,6 @@ func jsonCorev1NodeRuntimeHandlerFeatures(d *wire.JSONDecoder, v *corev1.NodeRun
 	}
 }
 
-func jsonCorev1NodeSelector(d *wire.JSONDecoder, v *corev1.NodeSelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "nodeSelectorTerms":
-			err = wire.DecodeField(d, &seen[0], &v.NodeSelectorTerms, jsonSliceCorev1NodeSelectorTerm)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1NodeSelectorRequirement(d *wire.JSONDecoder, v *corev1.NodeSelectorRequirement) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "key":
-			err = wire.DecodeField(d, &seen[0], &v.Key, wire.DecodeString)
-		case "operator":
-			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
-		case "values":
-			err = wire.DecodeField(d, &seen[2], &v.Values, wire.DecodeStrings)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1NodeSelectorTerm(d *wire.JSONDecoder, v *corev1.NodeSelectorTerm) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "matchExpressions":
-			err = wire.DecodeField(d, &seen[0], &v.MatchExpressions, jsonSliceCorev1NodeSelectorRequirement)
-		case "matchFields":
-			err = wire.DecodeField(d, &seen[1], &v.MatchFields, jsonSliceCorev1NodeSelectorRequirement)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1NodeSpec(d *wire.JSONDecoder, v *corev1.NodeSpec) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -3674,9 +1372,9 @@ func jsonCorev1NodeStatus(d *wire.JSONDecoder, v *corev1.NodeStatus) error {
 		}
 		switch string(name) {
 		case "capacity":
-			err = wire.DecodeField(d, &seen[0], &v.Capacity, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Capacity, wirecorev1.DecodeResourceList)
 		case "allocatable":
-			err = wire.DecodeField(d, &seen[1], &v.Allocatable, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[1], &v.Allocatable, wirecorev1.DecodeResourceList)
 		case "phase":
 			err = wire.DecodeField(d, &seen[2], &v.Phase, wire.DecodeString)
 		case "conditions":
@@ -3782,70 +1480,6 @@ func jsonCorev1NodeSystemInfo(d *wire.JSONDecoder, v *corev1.NodeSystemInfo) err
 	}
 }
 
-func jsonCorev1ObjectFieldSelector(d *wire.JSONDecoder, v *corev1.ObjectFieldSelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[0], &v.APIVersion, wire.DecodeString)
-		case "fieldPath":
-			err = wire.DecodeField(d, &seen[1], &v.FieldPath, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ObjectReference(d *wire.JSONDecoder, v *corev1.ObjectReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [7]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "kind":
-			err = wire.DecodeField(d, &seen[0], &v.Kind, wire.DecodeString)
-		case "namespace":
-			err = wire.DecodeField(d, &seen[1], &v.Namespace, wire.DecodeString)
-		case "name":
-			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
-		case "uid":
-			err = wire.DecodeField(d, &seen[3], &v.UID, wire.DecodeString)
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[4], &v.APIVersion, wire.DecodeString)
-		case "resourceVersion":
-			err = wire.DecodeField(d, &seen[5], &v.ResourceVersion, wire.DecodeString)
-		case "fieldPath":
-			err = wire.DecodeField(d, &seen[6], &v.FieldPath, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1PersistentVolume(d *wire.JSONDecoder, v *corev1.PersistentVolume) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -3879,210 +1513,6 @@ func jsonCorev1PersistentVolume(d *wire.JSONDecoder, v *corev1.PersistentVolume)
 	}
 }
 
-func jsonCorev1PersistentVolumeClaim(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaim) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "kind":
-			err = wire.DecodeField(d, &seen[0], &v.TypeMeta.Kind, wire.DecodeString)
-		case "apiVersion":
-			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
-		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
-		case "spec":
-			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1PersistentVolumeClaimSpec)
-		case "status":
-			err = wire.DecodeField(d, &seen[4], &v.Status, jsonCorev1PersistentVolumeClaimStatus)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PersistentVolumeClaimCondition(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimCondition) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "type":
-			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
-		case "status":
-			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
-		case "lastProbeTime":
-			err = wire.DecodeField(d, &seen[2], &v.LastProbeTime, wire.DecodeTime)
-		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastTransitionTime, wire.DecodeTime)
-		case "reason":
-			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[5], &v.Message, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PersistentVolumeClaimSpec(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimSpec) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [9]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "accessModes":
-			err = wire.DecodeField(d, &seen[0], &v.AccessModes, jsonSliceCorev1PersistentVolumeAccessMode)
-		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeLabelSelectorPtr)
-		case "resources":
-			err = wire.DecodeField(d, &seen[2], &v.Resources, jsonCorev1VolumeResourceRequirements)
-		case "volumeName":
-			err = wire.DecodeField(d, &seen[3], &v.VolumeName, wire.DecodeString)
-		case "storageClassName":
-			err = wire.DecodeField(d, &seen[4], &v.StorageClassName, wire.DecodeStringPtr)
-		case "volumeMode":
-			err = wire.DecodeField(d, &seen[5], &v.VolumeMode, jsonPtrCorev1PersistentVolumeMode)
-		case "dataSource":
-			err = wire.DecodeField(d, &seen[6], &v.DataSource, jsonPtrCorev1TypedLocalObjectReference)
-		case "dataSourceRef":
-			err = wire.DecodeField(d, &seen[7], &v.DataSourceRef, jsonPtrCorev1TypedObjectReference)
-		case "volumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[8], &v.VolumeAttributesClassName, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PersistentVolumeClaimStatus(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [9]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "phase":
-			err = wire.DecodeField(d, &seen[0], &v.Phase, wire.DecodeString)
-		case "accessModes":
-			err = wire.DecodeField(d, &seen[1], &v.AccessModes, jsonSliceCorev1PersistentVolumeAccessMode)
-		case "capacity":
-			err = wire.DecodeField(d, &seen[2], &v.Capacity, jsonCorev1ResourceList)
-		case "conditions":
-			err = wire.DecodeField(d, &seen[3], &v.Conditions, jsonSliceCorev1PersistentVolumeClaimCondition)
-		case "allocatedResources":
-			err = wire.DecodeField(d, &seen[4], &v.AllocatedResources, jsonCorev1ResourceList)
-		case "allocatedResourceStatuses":
-			err = wire.DecodeField(d, &seen[5], &v.AllocatedResourceStatuses, jsonMapCorev1ResourceNameToCorev1ClaimResourceStatus)
-		case "currentVolumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[6], &v.CurrentVolumeAttributesClassName, wire.DecodeStringPtr)
-		case "modifyVolumeStatus":
-			err = wire.DecodeField(d, &seen[7], &v.ModifyVolumeStatus, jsonPtrCorev1ModifyVolumeStatus)
-		case "healthStatus":
-			err = wire.DecodeField(d, &seen[8], &v.HealthStatus, jsonPtrCorev1VolumeHealthStatus)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PersistentVolumeClaimTemplate(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimTemplate) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "metadata":
-			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, wire.DecodeObjectMeta)
-		case "spec":
-			err = wire.DecodeField(d, &seen[1], &v.Spec, jsonCorev1PersistentVolumeClaimSpec)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "claimName":
-			err = wire.DecodeField(d, &seen[0], &v.ClaimName, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[1], &v.ReadOnly, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVolumeSpec) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -4098,17 +1528,17 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		}
 		switch string(name) {
 		case "capacity":
-			err = wire.DecodeField(d, &seen[0], &v.Capacity, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Capacity, wirecorev1.DecodeResourceList)
 		case "gcePersistentDisk":
-			err = wire.DecodeField(d, &seen[1], &v.PersistentVolumeSource.GCEPersistentDisk, jsonPtrCorev1GCEPersistentDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[1], &v.PersistentVolumeSource.GCEPersistentDisk, wirecorev1.DecodePtrGCEPersistentDiskVolumeSource)
 		case "awsElasticBlockStore":
-			err = wire.DecodeField(d, &seen[2], &v.PersistentVolumeSource.AWSElasticBlockStore, jsonPtrCorev1AWSElasticBlockStoreVolumeSource)
+			err = wire.DecodeField(d, &seen[2], &v.PersistentVolumeSource.AWSElasticBlockStore, wirecorev1.DecodePtrAWSElasticBlockStoreVolumeSource)
 		case "hostPath":
-			err = wire.DecodeField(d, &seen[3], &v.PersistentVolumeSource.HostPath, jsonPtrCorev1HostPathVolumeSource)
+			err = wire.DecodeField(d, &seen[3], &v.PersistentVolumeSource.HostPath, wirecorev1.DecodePtrHostPathVolumeSource)
 		case "glusterfs":
 			err = wire.DecodeField(d, &seen[4], &v.PersistentVolumeSource.Glusterfs, jsonPtrCorev1GlusterfsPersistentVolumeSource)
 		case "nfs":
-			err = wire.DecodeField(d, &seen[5], &v.PersistentVolumeSource.NFS, jsonPtrCorev1NFSVolumeSource)
+			err = wire.DecodeField(d, &seen[5], &v.PersistentVolumeSource.NFS, wirecorev1.DecodePtrNFSVolumeSource)
 		case "rbd":
 			err = wire.DecodeField(d, &seen[6], &v.PersistentVolumeSource.RBD, jsonPtrCorev1RBDPersistentVolumeSource)
 		case "iscsi":
@@ -4118,23 +1548,23 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		case "cephfs":
 			err = wire.DecodeField(d, &seen[9], &v.PersistentVolumeSource.CephFS, jsonPtrCorev1CephFSPersistentVolumeSource)
 		case "fc":
-			err = wire.DecodeField(d, &seen[10], &v.PersistentVolumeSource.FC, jsonPtrCorev1FCVolumeSource)
+			err = wire.DecodeField(d, &seen[10], &v.PersistentVolumeSource.FC, wirecorev1.DecodePtrFCVolumeSource)
 		case "flocker":
-			err = wire.DecodeField(d, &seen[11], &v.PersistentVolumeSource.Flocker, jsonPtrCorev1FlockerVolumeSource)
+			err = wire.DecodeField(d, &seen[11], &v.PersistentVolumeSource.Flocker, wirecorev1.DecodePtrFlockerVolumeSource)
 		case "flexVolume":
 			err = wire.DecodeField(d, &seen[12], &v.PersistentVolumeSource.FlexVolume, jsonPtrCorev1FlexPersistentVolumeSource)
 		case "azureFile":
 			err = wire.DecodeField(d, &seen[13], &v.PersistentVolumeSource.AzureFile, jsonPtrCorev1AzureFilePersistentVolumeSource)
 		case "vsphereVolume":
-			err = wire.DecodeField(d, &seen[14], &v.PersistentVolumeSource.VsphereVolume, jsonPtrCorev1VsphereVirtualDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[14], &v.PersistentVolumeSource.VsphereVolume, wirecorev1.DecodePtrVsphereVirtualDiskVolumeSource)
 		case "quobyte":
-			err = wire.DecodeField(d, &seen[15], &v.PersistentVolumeSource.Quobyte, jsonPtrCorev1QuobyteVolumeSource)
+			err = wire.DecodeField(d, &seen[15], &v.PersistentVolumeSource.Quobyte, wirecorev1.DecodePtrQuobyteVolumeSource)
 		case "azureDisk":
-			err = wire.DecodeField(d, &seen[16], &v.PersistentVolumeSource.AzureDisk, jsonPtrCorev1AzureDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[16], &v.PersistentVolumeSource.AzureDisk, wirecorev1.DecodePtrAzureDiskVolumeSource)
 		case "photonPersistentDisk":
-			err = wire.DecodeField(d, &seen[17], &v.PersistentVolumeSource.PhotonPersistentDisk, jsonPtrCorev1PhotonPersistentDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[17], &v.PersistentVolumeSource.PhotonPersistentDisk, wirecorev1.DecodePtrPhotonPersistentDiskVolumeSource)
 		case "portworxVolume":
-			err = wire.DecodeField(d, &seen[18], &v.PersistentVolumeSource.PortworxVolume, jsonPtrCorev1PortworxVolumeSource)
+			err = wire.DecodeField(d, &seen[18], &v.PersistentVolumeSource.PortworxVolume, wirecorev1.DecodePtrPortworxVolumeSource)
 		case "scaleIO":
 			err = wire.DecodeField(d, &seen[19], &v.PersistentVolumeSource.ScaleIO, jsonPtrCorev1ScaleIOPersistentVolumeSource)
 		case "local":
@@ -4144,7 +1574,7 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		case "csi":
 			err = wire.DecodeField(d, &seen[22], &v.PersistentVolumeSource.CSI, jsonPtrCorev1CSIPersistentVolumeSource)
 		case "accessModes":
-			err = wire.DecodeField(d, &seen[23], &v.AccessModes, jsonSliceCorev1PersistentVolumeAccessMode)
+			err = wire.DecodeField(d, &seen[23], &v.AccessModes, wirecorev1.DecodeSlicePersistentVolumeAccessMode)
 		case "claimRef":
 			err = wire.DecodeField(d, &seen[24], &v.ClaimRef, jsonPtrCorev1ObjectReference)
 		case "persistentVolumeReclaimPolicy":
@@ -4154,7 +1584,7 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		case "mountOptions":
 			err = wire.DecodeField(d, &seen[27], &v.MountOptions, wire.DecodeStrings)
 		case "volumeMode":
-			err = wire.DecodeField(d, &seen[28], &v.VolumeMode, jsonPtrCorev1PersistentVolumeMode)
+			err = wire.DecodeField(d, &seen[28], &v.VolumeMode, wirecorev1.DecodePtrPersistentVolumeMode)
 		case "nodeAffinity":
 			err = wire.DecodeField(d, &seen[29], &v.NodeAffinity, jsonPtrCorev1VolumeNodeAffinity)
 		case "volumeAttributesClassName":
@@ -4199,33 +1629,6 @@ func jsonCorev1PersistentVolumeStatus(d *wire.JSONDecoder, v *corev1.PersistentV
 	}
 }
 
-func jsonCorev1PhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.PhotonPersistentDiskVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "pdID":
-			err = wire.DecodeField(d, &seen[0], &v.PdID, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1Pod(d *wire.JSONDecoder, v *corev1.Pod) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -4247,663 +1650,9 @@ func jsonCorev1Pod(d *wire.JSONDecoder, v *corev1.Pod) error {
 		case "metadata":
 			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1PodSpec)
+			err = wire.DecodeField(d, &seen[3], &v.Spec, wirecorev1.DecodePodSpec)
 		case "status":
-			err = wire.DecodeField(d, &seen[4], &v.Status, jsonCorev1PodStatus)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodAffinity(d *wire.JSONDecoder, v *corev1.PodAffinity) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "requiredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, jsonSliceCorev1PodAffinityTerm)
-		case "preferredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, jsonSliceCorev1WeightedPodAffinityTerm)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodAffinityTerm(d *wire.JSONDecoder, v *corev1.PodAffinityTerm) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "labelSelector":
-			err = wire.DecodeField(d, &seen[0], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
-		case "namespaces":
-			err = wire.DecodeField(d, &seen[1], &v.Namespaces, wire.DecodeStrings)
-		case "topologyKey":
-			err = wire.DecodeField(d, &seen[2], &v.TopologyKey, wire.DecodeString)
-		case "namespaceSelector":
-			err = wire.DecodeField(d, &seen[3], &v.NamespaceSelector, wire.DecodeLabelSelectorPtr)
-		case "matchLabelKeys":
-			err = wire.DecodeField(d, &seen[4], &v.MatchLabelKeys, wire.DecodeStrings)
-		case "mismatchLabelKeys":
-			err = wire.DecodeField(d, &seen[5], &v.MismatchLabelKeys, wire.DecodeStrings)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodAntiAffinity(d *wire.JSONDecoder, v *corev1.PodAntiAffinity) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "requiredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, jsonSliceCorev1PodAffinityTerm)
-		case "preferredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, jsonSliceCorev1WeightedPodAffinityTerm)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertificateProjection) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [8]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "signerName":
-			err = wire.DecodeField(d, &seen[0], &v.SignerName, wire.DecodeString)
-		case "keyType":
-			err = wire.DecodeField(d, &seen[1], &v.KeyType, wire.DecodeString)
-		case "maxExpirationSeconds":
-			err = wire.DecodeField(d, &seen[2], &v.MaxExpirationSeconds, wire.DecodeInt32Ptr)
-		case "credentialBundlePath":
-			err = wire.DecodeField(d, &seen[3], &v.CredentialBundlePath, wire.DecodeString)
-		case "keyPath":
-			err = wire.DecodeField(d, &seen[4], &v.KeyPath, wire.DecodeString)
-		case "certificateChainPath":
-			err = wire.DecodeField(d, &seen[5], &v.CertificateChainPath, wire.DecodeString)
-		case "userAnnotations":
-			err = wire.DecodeField(d, &seen[6], &v.UserAnnotations, wire.DecodeStringMap)
-		case "user":
-			err = wire.DecodeField(d, &seen[7], &v.User, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodCondition(d *wire.JSONDecoder, v *corev1.PodCondition) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [7]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "type":
-			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
-		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeInt)
-		case "status":
-			err = wire.DecodeField(d, &seen[2], &v.Status, wire.DecodeString)
-		case "lastProbeTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastProbeTime, wire.DecodeTime)
-		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[4], &v.LastTransitionTime, wire.DecodeTime)
-		case "reason":
-			err = wire.DecodeField(d, &seen[5], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[6], &v.Message, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodDNSConfig(d *wire.JSONDecoder, v *corev1.PodDNSConfig) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "nameservers":
-			err = wire.DecodeField(d, &seen[0], &v.Nameservers, wire.DecodeStrings)
-		case "searches":
-			err = wire.DecodeField(d, &seen[1], &v.Searches, wire.DecodeStrings)
-		case "options":
-			err = wire.DecodeField(d, &seen[2], &v.Options, jsonSliceCorev1PodDNSConfigOption)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodDNSConfigOption(d *wire.JSONDecoder, v *corev1.PodDNSConfigOption) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "value":
-			err = wire.DecodeField(d, &seen[1], &v.Value, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodExtendedResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodExtendedResourceClaimStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "requestMappings":
-			err = wire.DecodeField(d, &seen[0], &v.RequestMappings, jsonSliceCorev1ContainerExtendedResourceRequest)
-		case "resourceClaimName":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodIP(d *wire.JSONDecoder, v *corev1.PodIP) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "ip":
-			err = wire.DecodeField(d, &seen[0], &v.IP, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodOS(d *wire.JSONDecoder, v *corev1.PodOS) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodReadinessGate(d *wire.JSONDecoder, v *corev1.PodReadinessGate) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "conditionType":
-			err = wire.DecodeField(d, &seen[0], &v.ConditionType, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodResourceClaim(d *wire.JSONDecoder, v *corev1.PodResourceClaim) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "resourceClaimName":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, wire.DecodeStringPtr)
-		case "resourceClaimTemplateName":
-			err = wire.DecodeField(d, &seen[2], &v.ResourceClaimTemplateName, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodResourceClaimStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "resourceClaimName":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodSchedulingGate(d *wire.JSONDecoder, v *corev1.PodSchedulingGate) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodSchedulingGroup(d *wire.JSONDecoder, v *corev1.PodSchedulingGroup) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "podGroupName":
-			err = wire.DecodeField(d, &seen[0], &v.PodGroupName, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodSecurityContext(d *wire.JSONDecoder, v *corev1.PodSecurityContext) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [13]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "seLinuxOptions":
-			err = wire.DecodeField(d, &seen[0], &v.SELinuxOptions, jsonPtrCorev1SELinuxOptions)
-		case "windowsOptions":
-			err = wire.DecodeField(d, &seen[1], &v.WindowsOptions, jsonPtrCorev1WindowsSecurityContextOptions)
-		case "runAsUser":
-			err = wire.DecodeField(d, &seen[2], &v.RunAsUser, wire.DecodeInt64Ptr)
-		case "runAsGroup":
-			err = wire.DecodeField(d, &seen[3], &v.RunAsGroup, wire.DecodeInt64Ptr)
-		case "runAsNonRoot":
-			err = wire.DecodeField(d, &seen[4], &v.RunAsNonRoot, wire.DecodeBoolPtr)
-		case "supplementalGroups":
-			err = wire.DecodeField(d, &seen[5], &v.SupplementalGroups, jsonSliceInt64)
-		case "supplementalGroupsPolicy":
-			err = wire.DecodeField(d, &seen[6], &v.SupplementalGroupsPolicy, jsonPtrCorev1SupplementalGroupsPolicy)
-		case "fsGroup":
-			err = wire.DecodeField(d, &seen[7], &v.FSGroup, wire.DecodeInt64Ptr)
-		case "sysctls":
-			err = wire.DecodeField(d, &seen[8], &v.Sysctls, jsonSliceCorev1Sysctl)
-		case "fsGroupChangePolicy":
-			err = wire.DecodeField(d, &seen[9], &v.FSGroupChangePolicy, jsonPtrCorev1PodFSGroupChangePolicy)
-		case "seccompProfile":
-			err = wire.DecodeField(d, &seen[10], &v.SeccompProfile, jsonPtrCorev1SeccompProfile)
-		case "appArmorProfile":
-			err = wire.DecodeField(d, &seen[11], &v.AppArmorProfile, jsonPtrCorev1AppArmorProfile)
-		case "seLinuxChangePolicy":
-			err = wire.DecodeField(d, &seen[12], &v.SELinuxChangePolicy, jsonPtrCorev1PodSELinuxChangePolicy)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [43]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "volumes":
-			err = wire.DecodeField(d, &seen[0], &v.Volumes, jsonSliceCorev1Volume)
-		case "initContainers":
-			err = wire.DecodeField(d, &seen[1], &v.InitContainers, jsonSliceCorev1Container)
-		case "containers":
-			err = wire.DecodeField(d, &seen[2], &v.Containers, jsonSliceCorev1Container)
-		case "ephemeralContainers":
-			err = wire.DecodeField(d, &seen[3], &v.EphemeralContainers, jsonSliceCorev1EphemeralContainer)
-		case "restartPolicy":
-			err = wire.DecodeField(d, &seen[4], &v.RestartPolicy, wire.DecodeString)
-		case "terminationGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[5], &v.TerminationGracePeriodSeconds, wire.DecodeInt64Ptr)
-		case "activeDeadlineSeconds":
-			err = wire.DecodeField(d, &seen[6], &v.ActiveDeadlineSeconds, wire.DecodeInt64Ptr)
-		case "dnsPolicy":
-			err = wire.DecodeField(d, &seen[7], &v.DNSPolicy, wire.DecodeString)
-		case "nodeSelector":
-			err = wire.DecodeField(d, &seen[8], &v.NodeSelector, wire.DecodeStringMap)
-		case "serviceAccountName":
-			err = wire.DecodeField(d, &seen[9], &v.ServiceAccountName, wire.DecodeString)
-		case "serviceAccount":
-			err = wire.DecodeField(d, &seen[10], &v.DeprecatedServiceAccount, wire.DecodeString)
-		case "automountServiceAccountToken":
-			err = wire.DecodeField(d, &seen[11], &v.AutomountServiceAccountToken, wire.DecodeBoolPtr)
-		case "nodeName":
-			err = wire.DecodeField(d, &seen[12], &v.NodeName, wire.DecodeString)
-		case "hostNetwork":
-			err = wire.DecodeField(d, &seen[13], &v.HostNetwork, wire.DecodeBool)
-		case "hostPID":
-			err = wire.DecodeField(d, &seen[14], &v.HostPID, wire.DecodeBool)
-		case "hostIPC":
-			err = wire.DecodeField(d, &seen[15], &v.HostIPC, wire.DecodeBool)
-		case "shareProcessNamespace":
-			err = wire.DecodeField(d, &seen[16], &v.ShareProcessNamespace, wire.DecodeBoolPtr)
-		case "securityContext":
-			err = wire.DecodeField(d, &seen[17], &v.SecurityContext, jsonPtrCorev1PodSecurityContext)
-		case "imagePullSecrets":
-			err = wire.DecodeField(d, &seen[18], &v.ImagePullSecrets, jsonSliceCorev1LocalObjectReference)
-		case "hostname":
-			err = wire.DecodeField(d, &seen[19], &v.Hostname, wire.DecodeString)
-		case "subdomain":
-			err = wire.DecodeField(d, &seen[20], &v.Subdomain, wire.DecodeString)
-		case "affinity":
-			err = wire.DecodeField(d, &seen[21], &v.Affinity, jsonPtrCorev1Affinity)
-		case "schedulerName":
-			err = wire.DecodeField(d, &seen[22], &v.SchedulerName, wire.DecodeString)
-		case "tolerations":
-			err = wire.DecodeField(d, &seen[23], &v.Tolerations, jsonSliceCorev1Toleration)
-		case "hostAliases":
-			err = wire.DecodeField(d, &seen[24], &v.HostAliases, jsonSliceCorev1HostAlias)
-		case "priorityClassName":
-			err = wire.DecodeField(d, &seen[25], &v.PriorityClassName, wire.DecodeString)
-		case "priority":
-			err = wire.DecodeField(d, &seen[26], &v.Priority, wire.DecodeInt32Ptr)
-		case "dnsConfig":
-			err = wire.DecodeField(d, &seen[27], &v.DNSConfig, jsonPtrCorev1PodDNSConfig)
-		case "readinessGates":
-			err = wire.DecodeField(d, &seen[28], &v.ReadinessGates, jsonSliceCorev1PodReadinessGate)
-		case "runtimeClassName":
-			err = wire.DecodeField(d, &seen[29], &v.RuntimeClassName, wire.DecodeStringPtr)
-		case "enableServiceLinks":
-			err = wire.DecodeField(d, &seen[30], &v.EnableServiceLinks, wire.DecodeBoolPtr)
-		case "preemptionPolicy":
-			err = wire.DecodeField(d, &seen[31], &v.PreemptionPolicy, jsonPtrCorev1PreemptionPolicy)
-		case "overhead":
-			err = wire.DecodeField(d, &seen[32], &v.Overhead, jsonCorev1ResourceList)
-		case "topologySpreadConstraints":
-			err = wire.DecodeField(d, &seen[33], &v.TopologySpreadConstraints, jsonSliceCorev1TopologySpreadConstraint)
-		case "setHostnameAsFQDN":
-			err = wire.DecodeField(d, &seen[34], &v.SetHostnameAsFQDN, wire.DecodeBoolPtr)
-		case "os":
-			err = wire.DecodeField(d, &seen[35], &v.OS, jsonPtrCorev1PodOS)
-		case "hostUsers":
-			err = wire.DecodeField(d, &seen[36], &v.HostUsers, wire.DecodeBoolPtr)
-		case "schedulingGates":
-			err = wire.DecodeField(d, &seen[37], &v.SchedulingGates, jsonSliceCorev1PodSchedulingGate)
-		case "resourceClaims":
-			err = wire.DecodeField(d, &seen[38], &v.ResourceClaims, jsonSliceCorev1PodResourceClaim)
-		case "resources":
-			err = wire.DecodeField(d, &seen[39], &v.Resources, jsonPtrCorev1ResourceRequirements)
-		case "hostnameOverride":
-			err = wire.DecodeField(d, &seen[40], &v.HostnameOverride, wire.DecodeStringPtr)
-		case "schedulingGroup":
-			err = wire.DecodeField(d, &seen[41], &v.SchedulingGroup, jsonPtrCorev1PodSchedulingGroup)
-		case "evictionResponders":
-			err = wire.DecodeField(d, &seen[42], &v.EvictionResponders, jsonSliceCorev1EvictionResponder)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodStatus(d *wire.JSONDecoder, v *corev1.PodStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [22]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[0], &v.ObservedGeneration, wire.DecodeInt)
-		case "phase":
-			err = wire.DecodeField(d, &seen[1], &v.Phase, wire.DecodeString)
-		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, jsonSliceCorev1PodCondition)
-		case "message":
-			err = wire.DecodeField(d, &seen[3], &v.Message, wire.DecodeString)
-		case "reason":
-			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
-		case "nominatedNodeName":
-			err = wire.DecodeField(d, &seen[5], &v.NominatedNodeName, wire.DecodeString)
-		case "hostIP":
-			err = wire.DecodeField(d, &seen[6], &v.HostIP, wire.DecodeString)
-		case "hostIPs":
-			err = wire.DecodeField(d, &seen[7], &v.HostIPs, jsonSliceCorev1HostIP)
-		case "podIP":
-			err = wire.DecodeField(d, &seen[8], &v.PodIP, wire.DecodeString)
-		case "podIPs":
-			err = wire.DecodeField(d, &seen[9], &v.PodIPs, jsonSliceCorev1PodIP)
-		case "startTime":
-			err = wire.DecodeField(d, &seen[10], &v.StartTime, wire.DecodeTimePtr)
-		case "initContainerStatuses":
-			err = wire.DecodeField(d, &seen[11], &v.InitContainerStatuses, jsonSliceCorev1ContainerStatus)
-		case "containerStatuses":
-			err = wire.DecodeField(d, &seen[12], &v.ContainerStatuses, jsonSliceCorev1ContainerStatus)
-		case "qosClass":
-			err = wire.DecodeField(d, &seen[13], &v.QOSClass, wire.DecodeString)
-		case "ephemeralContainerStatuses":
-			err = wire.DecodeField(d, &seen[14], &v.EphemeralContainerStatuses, jsonSliceCorev1ContainerStatus)
-		case "resize":
-			err = wire.DecodeField(d, &seen[15], &v.Resize, wire.DecodeString)
-		case "resourceClaimStatuses":
-			err = wire.DecodeField(d, &seen[16], &v.ResourceClaimStatuses, jsonSliceCorev1PodResourceClaimStatus)
-		case "extendedResourceClaimStatus":
-			err = wire.DecodeField(d, &seen[17], &v.ExtendedResourceClaimStatus, jsonPtrCorev1PodExtendedResourceClaimStatus)
-		case "allocatedResources":
-			err = wire.DecodeField(d, &seen[18], &v.AllocatedResources, jsonCorev1ResourceList)
-		case "resources":
-			err = wire.DecodeField(d, &seen[19], &v.Resources, jsonPtrCorev1ResourceRequirements)
-		case "nodeAllocatableResourceClaimStatuses":
-			err = wire.DecodeField(d, &seen[20], &v.NodeAllocatableResourceClaimStatuses, jsonSliceCorev1NodeAllocatableResourceClaimStatus)
-		case "volumeHealth":
-			err = wire.DecodeField(d, &seen[21], &v.VolumeHealth, jsonSliceCorev1PodVolumeHealth)
+			err = wire.DecodeField(d, &seen[4], &v.Status, wirecorev1.DecodePodStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -4934,255 +1683,7 @@ func jsonCorev1PodTemplate(d *wire.JSONDecoder, v *corev1.PodTemplate) error {
 		case "metadata":
 			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "template":
-			err = wire.DecodeField(d, &seen[3], &v.Template, jsonCorev1PodTemplateSpec)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodTemplateSpec(d *wire.JSONDecoder, v *corev1.PodTemplateSpec) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "metadata":
-			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, wire.DecodeObjectMeta)
-		case "spec":
-			err = wire.DecodeField(d, &seen[1], &v.Spec, jsonCorev1PodSpec)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PodVolumeHealth(d *wire.JSONDecoder, v *corev1.PodVolumeHealth) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "healthConditions":
-			err = wire.DecodeField(d, &seen[1], &v.HealthConditions, jsonSliceCorev1VolumeHealthCondition)
-		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[2], &v.LastTransitionTime, wire.DecodeTime)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PortStatus(d *wire.JSONDecoder, v *corev1.PortStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "port":
-			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeInt)
-		case "protocol":
-			err = wire.DecodeField(d, &seen[1], &v.Protocol, wire.DecodeString)
-		case "error":
-			err = wire.DecodeField(d, &seen[2], &v.Error, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PortworxVolumeSource(d *wire.JSONDecoder, v *corev1.PortworxVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "volumeID":
-			err = wire.DecodeField(d, &seen[0], &v.VolumeID, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1PreferredSchedulingTerm(d *wire.JSONDecoder, v *corev1.PreferredSchedulingTerm) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "weight":
-			err = wire.DecodeField(d, &seen[0], &v.Weight, wire.DecodeInt)
-		case "preference":
-			err = wire.DecodeField(d, &seen[1], &v.Preference, jsonCorev1NodeSelectorTerm)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Probe(d *wire.JSONDecoder, v *corev1.Probe) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [10]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "exec":
-			err = wire.DecodeField(d, &seen[0], &v.ProbeHandler.Exec, jsonPtrCorev1ExecAction)
-		case "httpGet":
-			err = wire.DecodeField(d, &seen[1], &v.ProbeHandler.HTTPGet, jsonPtrCorev1HTTPGetAction)
-		case "tcpSocket":
-			err = wire.DecodeField(d, &seen[2], &v.ProbeHandler.TCPSocket, jsonPtrCorev1TCPSocketAction)
-		case "grpc":
-			err = wire.DecodeField(d, &seen[3], &v.ProbeHandler.GRPC, jsonPtrCorev1GRPCAction)
-		case "initialDelaySeconds":
-			err = wire.DecodeField(d, &seen[4], &v.InitialDelaySeconds, wire.DecodeInt)
-		case "timeoutSeconds":
-			err = wire.DecodeField(d, &seen[5], &v.TimeoutSeconds, wire.DecodeInt)
-		case "periodSeconds":
-			err = wire.DecodeField(d, &seen[6], &v.PeriodSeconds, wire.DecodeInt)
-		case "successThreshold":
-			err = wire.DecodeField(d, &seen[7], &v.SuccessThreshold, wire.DecodeInt)
-		case "failureThreshold":
-			err = wire.DecodeField(d, &seen[8], &v.FailureThreshold, wire.DecodeInt)
-		case "terminationGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[9], &v.TerminationGracePeriodSeconds, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ProjectedVolumeSource(d *wire.JSONDecoder, v *corev1.ProjectedVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "sources":
-			err = wire.DecodeField(d, &seen[0], &v.Sources, jsonSliceCorev1VolumeProjection)
-		case "defaultMode":
-			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, wire.DecodeInt32Ptr)
-		case "defaultUser":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1QuobyteVolumeSource(d *wire.JSONDecoder, v *corev1.QuobyteVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "registry":
-			err = wire.DecodeField(d, &seen[0], &v.Registry, wire.DecodeString)
-		case "volume":
-			err = wire.DecodeField(d, &seen[1], &v.Volume, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
-		case "user":
-			err = wire.DecodeField(d, &seen[3], &v.User, wire.DecodeString)
-		case "group":
-			err = wire.DecodeField(d, &seen[4], &v.Group, wire.DecodeString)
-		case "tenant":
-			err = wire.DecodeField(d, &seen[5], &v.Tenant, wire.DecodeString)
+			err = wire.DecodeField(d, &seen[3], &v.Template, wirecorev1.DecodePodTemplateSpec)
 		default:
 			err = d.SkipValue()
 		}
@@ -5220,45 +1721,6 @@ func jsonCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.RBDPersi
 			err = wire.DecodeField(d, &seen[5], &v.Keyring, wire.DecodeString)
 		case "secretRef":
 			err = wire.DecodeField(d, &seen[6], &v.SecretRef, jsonPtrCorev1SecretReference)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[7], &v.ReadOnly, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1RBDVolumeSource(d *wire.JSONDecoder, v *corev1.RBDVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [8]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, wire.DecodeStrings)
-		case "image":
-			err = wire.DecodeField(d, &seen[1], &v.RBDImage, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[2], &v.FSType, wire.DecodeString)
-		case "pool":
-			err = wire.DecodeField(d, &seen[3], &v.RBDPool, wire.DecodeString)
-		case "user":
-			err = wire.DecodeField(d, &seen[4], &v.RadosUser, wire.DecodeString)
-		case "keyring":
-			err = wire.DecodeField(d, &seen[5], &v.Keyring, wire.DecodeString)
-		case "secretRef":
-			err = wire.DecodeField(d, &seen[6], &v.SecretRef, jsonPtrCorev1LocalObjectReference)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[7], &v.ReadOnly, wire.DecodeBool)
 		default:
@@ -5402,91 +1864,6 @@ func jsonCorev1ReplicationControllerStatus(d *wire.JSONDecoder, v *corev1.Replic
 	}
 }
 
-func jsonCorev1ResourceClaim(d *wire.JSONDecoder, v *corev1.ResourceClaim) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "request":
-			err = wire.DecodeField(d, &seen[1], &v.Request, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ResourceFieldSelector(d *wire.JSONDecoder, v *corev1.ResourceFieldSelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "containerName":
-			err = wire.DecodeField(d, &seen[0], &v.ContainerName, wire.DecodeString)
-		case "resource":
-			err = wire.DecodeField(d, &seen[1], &v.Resource, wire.DecodeString)
-		case "divisor":
-			err = wire.DecodeField(d, &seen[2], &v.Divisor, wire.DecodeMethod)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ResourceHealth(d *wire.JSONDecoder, v *corev1.ResourceHealth) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "resourceID":
-			err = wire.DecodeField(d, &seen[0], &v.ResourceID, wire.DecodeString)
-		case "health":
-			err = wire.DecodeField(d, &seen[1], &v.Health, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[2], &v.Message, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1ResourceQuota(d *wire.JSONDecoder, v *corev1.ResourceQuota) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -5535,7 +1912,7 @@ func jsonCorev1ResourceQuotaSpec(d *wire.JSONDecoder, v *corev1.ResourceQuotaSpe
 		}
 		switch string(name) {
 		case "hard":
-			err = wire.DecodeField(d, &seen[0], &v.Hard, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Hard, wirecorev1.DecodeResourceList)
 		case "scopes":
 			err = wire.DecodeField(d, &seen[1], &v.Scopes, jsonSliceCorev1ResourceQuotaScope)
 		case "scopeSelector":
@@ -5564,96 +1941,9 @@ func jsonCorev1ResourceQuotaStatus(d *wire.JSONDecoder, v *corev1.ResourceQuotaS
 		}
 		switch string(name) {
 		case "hard":
-			err = wire.DecodeField(d, &seen[0], &v.Hard, jsonCorev1ResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Hard, wirecorev1.DecodeResourceList)
 		case "used":
-			err = wire.DecodeField(d, &seen[1], &v.Used, jsonCorev1ResourceList)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ResourceRequirements(d *wire.JSONDecoder, v *corev1.ResourceRequirements) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "limits":
-			err = wire.DecodeField(d, &seen[0], &v.Limits, jsonCorev1ResourceList)
-		case "requests":
-			err = wire.DecodeField(d, &seen[1], &v.Requests, jsonCorev1ResourceList)
-		case "claims":
-			err = wire.DecodeField(d, &seen[2], &v.Claims, jsonSliceCorev1ResourceClaim)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ResourceStatus(d *wire.JSONDecoder, v *corev1.ResourceStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "resources":
-			err = wire.DecodeField(d, &seen[1], &v.Resources, jsonSliceCorev1ResourceHealth)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1SELinuxOptions(d *wire.JSONDecoder, v *corev1.SELinuxOptions) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "user":
-			err = wire.DecodeField(d, &seen[0], &v.User, wire.DecodeString)
-		case "role":
-			err = wire.DecodeField(d, &seen[1], &v.Role, wire.DecodeString)
-		case "type":
-			err = wire.DecodeField(d, &seen[2], &v.Type, wire.DecodeString)
-		case "level":
-			err = wire.DecodeField(d, &seen[3], &v.Level, wire.DecodeString)
+			err = wire.DecodeField(d, &seen[1], &v.Used, wirecorev1.DecodeResourceList)
 		default:
 			err = d.SkipValue()
 		}
@@ -5683,49 +1973,6 @@ func jsonCorev1ScaleIOPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Scal
 			err = wire.DecodeField(d, &seen[1], &v.System, wire.DecodeString)
 		case "secretRef":
 			err = wire.DecodeField(d, &seen[2], &v.SecretRef, jsonPtrCorev1SecretReference)
-		case "sslEnabled":
-			err = wire.DecodeField(d, &seen[3], &v.SSLEnabled, wire.DecodeBool)
-		case "protectionDomain":
-			err = wire.DecodeField(d, &seen[4], &v.ProtectionDomain, wire.DecodeString)
-		case "storagePool":
-			err = wire.DecodeField(d, &seen[5], &v.StoragePool, wire.DecodeString)
-		case "storageMode":
-			err = wire.DecodeField(d, &seen[6], &v.StorageMode, wire.DecodeString)
-		case "volumeName":
-			err = wire.DecodeField(d, &seen[7], &v.VolumeName, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[8], &v.FSType, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[9], &v.ReadOnly, wire.DecodeBool)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ScaleIOVolumeSource(d *wire.JSONDecoder, v *corev1.ScaleIOVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [10]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "gateway":
-			err = wire.DecodeField(d, &seen[0], &v.Gateway, wire.DecodeString)
-		case "system":
-			err = wire.DecodeField(d, &seen[1], &v.System, wire.DecodeString)
-		case "secretRef":
-			err = wire.DecodeField(d, &seen[2], &v.SecretRef, jsonPtrCorev1LocalObjectReference)
 		case "sslEnabled":
 			err = wire.DecodeField(d, &seen[3], &v.SSLEnabled, wire.DecodeBool)
 		case "protectionDomain":
@@ -5803,33 +2050,6 @@ func jsonCorev1ScopedResourceSelectorRequirement(d *wire.JSONDecoder, v *corev1.
 	}
 }
 
-func jsonCorev1SeccompProfile(d *wire.JSONDecoder, v *corev1.SeccompProfile) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "type":
-			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
-		case "localhostProfile":
-			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1Secret(d *wire.JSONDecoder, v *corev1.Secret) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -5867,198 +2087,6 @@ func jsonCorev1Secret(d *wire.JSONDecoder, v *corev1.Secret) error {
 	}
 }
 
-func jsonCorev1SecretEnvSource(d *wire.JSONDecoder, v *corev1.SecretEnvSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
-		case "optional":
-			err = wire.DecodeField(d, &seen[1], &v.Optional, wire.DecodeBoolPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1SecretKeySelector(d *wire.JSONDecoder, v *corev1.SecretKeySelector) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
-		case "key":
-			err = wire.DecodeField(d, &seen[1], &v.Key, wire.DecodeString)
-		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1SecretProjection(d *wire.JSONDecoder, v *corev1.SecretProjection) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
-		case "items":
-			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceCorev1KeyToPath)
-		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1SecretReference(d *wire.JSONDecoder, v *corev1.SecretReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "namespace":
-			err = wire.DecodeField(d, &seen[1], &v.Namespace, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1SecretVolumeSource(d *wire.JSONDecoder, v *corev1.SecretVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "secretName":
-			err = wire.DecodeField(d, &seen[0], &v.SecretName, wire.DecodeString)
-		case "items":
-			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceCorev1KeyToPath)
-		case "defaultMode":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, wire.DecodeInt32Ptr)
-		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
-		case "defaultUser":
-			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1SecurityContext(d *wire.JSONDecoder, v *corev1.SecurityContext) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [12]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "capabilities":
-			err = wire.DecodeField(d, &seen[0], &v.Capabilities, jsonPtrCorev1Capabilities)
-		case "privileged":
-			err = wire.DecodeField(d, &seen[1], &v.Privileged, wire.DecodeBoolPtr)
-		case "seLinuxOptions":
-			err = wire.DecodeField(d, &seen[2], &v.SELinuxOptions, jsonPtrCorev1SELinuxOptions)
-		case "windowsOptions":
-			err = wire.DecodeField(d, &seen[3], &v.WindowsOptions, jsonPtrCorev1WindowsSecurityContextOptions)
-		case "runAsUser":
-			err = wire.DecodeField(d, &seen[4], &v.RunAsUser, wire.DecodeInt64Ptr)
-		case "runAsGroup":
-			err = wire.DecodeField(d, &seen[5], &v.RunAsGroup, wire.DecodeInt64Ptr)
-		case "runAsNonRoot":
-			err = wire.DecodeField(d, &seen[6], &v.RunAsNonRoot, wire.DecodeBoolPtr)
-		case "readOnlyRootFilesystem":
-			err = wire.DecodeField(d, &seen[7], &v.ReadOnlyRootFilesystem, wire.DecodeBoolPtr)
-		case "allowPrivilegeEscalation":
-			err = wire.DecodeField(d, &seen[8], &v.AllowPrivilegeEscalation, wire.DecodeBoolPtr)
-		case "procMount":
-			err = wire.DecodeField(d, &seen[9], &v.ProcMount, jsonPtrCorev1ProcMountType)
-		case "seccompProfile":
-			err = wire.DecodeField(d, &seen[10], &v.SeccompProfile, jsonPtrCorev1SeccompProfile)
-		case "appArmorProfile":
-			err = wire.DecodeField(d, &seen[11], &v.AppArmorProfile, jsonPtrCorev1AppArmorProfile)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1Service(d *wire.JSONDecoder, v *corev1.Service) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -6080,9 +2108,9 @@ func jsonCorev1Service(d *wire.JSONDecoder, v *corev1.Service) error {
 		case "metadata":
 			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1ServiceSpec)
+			err = wire.DecodeField(d, &seen[3], &v.Spec, wirecorev1.DecodeServiceSpec)
 		case "status":
-			err = wire.DecodeField(d, &seen[4], &v.Status, jsonCorev1ServiceStatus)
+			err = wire.DecodeField(d, &seen[4], &v.Status, wirecorev1.DecodeServiceStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -6115,215 +2143,9 @@ func jsonCorev1ServiceAccount(d *wire.JSONDecoder, v *corev1.ServiceAccount) err
 		case "secrets":
 			err = wire.DecodeField(d, &seen[3], &v.Secrets, jsonSliceCorev1ObjectReference)
 		case "imagePullSecrets":
-			err = wire.DecodeField(d, &seen[4], &v.ImagePullSecrets, jsonSliceCorev1LocalObjectReference)
+			err = wire.DecodeField(d, &seen[4], &v.ImagePullSecrets, wirecorev1.DecodeSliceLocalObjectReference)
 		case "automountServiceAccountToken":
 			err = wire.DecodeField(d, &seen[5], &v.AutomountServiceAccountToken, wire.DecodeBoolPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ServiceAccountTokenProjection(d *wire.JSONDecoder, v *corev1.ServiceAccountTokenProjection) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "audience":
-			err = wire.DecodeField(d, &seen[0], &v.Audience, wire.DecodeString)
-		case "expirationSeconds":
-			err = wire.DecodeField(d, &seen[1], &v.ExpirationSeconds, wire.DecodeInt64Ptr)
-		case "path":
-			err = wire.DecodeField(d, &seen[2], &v.Path, wire.DecodeString)
-		case "user":
-			err = wire.DecodeField(d, &seen[3], &v.User, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ServicePort(d *wire.JSONDecoder, v *corev1.ServicePort) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "protocol":
-			err = wire.DecodeField(d, &seen[1], &v.Protocol, wire.DecodeString)
-		case "appProtocol":
-			err = wire.DecodeField(d, &seen[2], &v.AppProtocol, wire.DecodeStringPtr)
-		case "port":
-			err = wire.DecodeField(d, &seen[3], &v.Port, wire.DecodeInt)
-		case "targetPort":
-			err = wire.DecodeField(d, &seen[4], &v.TargetPort, wire.DecodeMethod)
-		case "nodePort":
-			err = wire.DecodeField(d, &seen[5], &v.NodePort, wire.DecodeInt)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ServiceSpec(d *wire.JSONDecoder, v *corev1.ServiceSpec) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [20]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "ports":
-			err = wire.DecodeField(d, &seen[0], &v.Ports, jsonSliceCorev1ServicePort)
-		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeStringMap)
-		case "clusterIP":
-			err = wire.DecodeField(d, &seen[2], &v.ClusterIP, wire.DecodeString)
-		case "clusterIPs":
-			err = wire.DecodeField(d, &seen[3], &v.ClusterIPs, wire.DecodeStrings)
-		case "type":
-			err = wire.DecodeField(d, &seen[4], &v.Type, wire.DecodeString)
-		case "externalIPs":
-			err = wire.DecodeField(d, &seen[5], &v.ExternalIPs, wire.DecodeStrings)
-		case "sessionAffinity":
-			err = wire.DecodeField(d, &seen[6], &v.SessionAffinity, wire.DecodeString)
-		case "loadBalancerIP":
-			err = wire.DecodeField(d, &seen[7], &v.LoadBalancerIP, wire.DecodeString)
-		case "loadBalancerSourceRanges":
-			err = wire.DecodeField(d, &seen[8], &v.LoadBalancerSourceRanges, wire.DecodeStrings)
-		case "externalName":
-			err = wire.DecodeField(d, &seen[9], &v.ExternalName, wire.DecodeString)
-		case "externalTrafficPolicy":
-			err = wire.DecodeField(d, &seen[10], &v.ExternalTrafficPolicy, wire.DecodeString)
-		case "healthCheckNodePort":
-			err = wire.DecodeField(d, &seen[11], &v.HealthCheckNodePort, wire.DecodeInt)
-		case "publishNotReadyAddresses":
-			err = wire.DecodeField(d, &seen[12], &v.PublishNotReadyAddresses, wire.DecodeBool)
-		case "sessionAffinityConfig":
-			err = wire.DecodeField(d, &seen[13], &v.SessionAffinityConfig, jsonPtrCorev1SessionAffinityConfig)
-		case "ipFamilies":
-			err = wire.DecodeField(d, &seen[14], &v.IPFamilies, jsonSliceCorev1IPFamily)
-		case "ipFamilyPolicy":
-			err = wire.DecodeField(d, &seen[15], &v.IPFamilyPolicy, jsonPtrCorev1IPFamilyPolicy)
-		case "allocateLoadBalancerNodePorts":
-			err = wire.DecodeField(d, &seen[16], &v.AllocateLoadBalancerNodePorts, wire.DecodeBoolPtr)
-		case "loadBalancerClass":
-			err = wire.DecodeField(d, &seen[17], &v.LoadBalancerClass, wire.DecodeStringPtr)
-		case "internalTrafficPolicy":
-			err = wire.DecodeField(d, &seen[18], &v.InternalTrafficPolicy, jsonPtrCorev1ServiceInternalTrafficPolicy)
-		case "trafficDistribution":
-			err = wire.DecodeField(d, &seen[19], &v.TrafficDistribution, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1ServiceStatus(d *wire.JSONDecoder, v *corev1.ServiceStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "loadBalancer":
-			err = wire.DecodeField(d, &seen[0], &v.LoadBalancer, jsonCorev1LoadBalancerStatus)
-		case "conditions":
-			err = wire.DecodeField(d, &seen[1], &v.Conditions, wire.DecodeConditions)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1SessionAffinityConfig(d *wire.JSONDecoder, v *corev1.SessionAffinityConfig) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "clientIP":
-			err = wire.DecodeField(d, &seen[0], &v.ClientIP, jsonPtrCorev1ClientIPConfig)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1SleepAction(d *wire.JSONDecoder, v *corev1.SleepAction) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "seconds":
-			err = wire.DecodeField(d, &seen[0], &v.Seconds, wire.DecodeInt)
 		default:
 			err = d.SkipValue()
 		}
@@ -6366,496 +2188,6 @@ func jsonCorev1StorageOSPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.St
 	}
 }
 
-func jsonCorev1StorageOSVolumeSource(d *wire.JSONDecoder, v *corev1.StorageOSVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "volumeName":
-			err = wire.DecodeField(d, &seen[0], &v.VolumeName, wire.DecodeString)
-		case "volumeNamespace":
-			err = wire.DecodeField(d, &seen[1], &v.VolumeNamespace, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[2], &v.FSType, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
-		case "secretRef":
-			err = wire.DecodeField(d, &seen[4], &v.SecretRef, jsonPtrCorev1LocalObjectReference)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Sysctl(d *wire.JSONDecoder, v *corev1.Sysctl) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "value":
-			err = wire.DecodeField(d, &seen[1], &v.Value, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1TCPSocketAction(d *wire.JSONDecoder, v *corev1.TCPSocketAction) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "port":
-			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeMethod)
-		case "host":
-			err = wire.DecodeField(d, &seen[1], &v.Host, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Taint(d *wire.JSONDecoder, v *corev1.Taint) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "key":
-			err = wire.DecodeField(d, &seen[0], &v.Key, wire.DecodeString)
-		case "value":
-			err = wire.DecodeField(d, &seen[1], &v.Value, wire.DecodeString)
-		case "effect":
-			err = wire.DecodeField(d, &seen[2], &v.Effect, wire.DecodeString)
-		case "timeAdded":
-			err = wire.DecodeField(d, &seen[3], &v.TimeAdded, wire.DecodeTimePtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Toleration(d *wire.JSONDecoder, v *corev1.Toleration) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "key":
-			err = wire.DecodeField(d, &seen[0], &v.Key, wire.DecodeString)
-		case "operator":
-			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
-		case "value":
-			err = wire.DecodeField(d, &seen[2], &v.Value, wire.DecodeString)
-		case "effect":
-			err = wire.DecodeField(d, &seen[3], &v.Effect, wire.DecodeString)
-		case "tolerationSeconds":
-			err = wire.DecodeField(d, &seen[4], &v.TolerationSeconds, wire.DecodeInt64Ptr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1TopologySpreadConstraint(d *wire.JSONDecoder, v *corev1.TopologySpreadConstraint) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [8]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "maxSkew":
-			err = wire.DecodeField(d, &seen[0], &v.MaxSkew, wire.DecodeInt)
-		case "topologyKey":
-			err = wire.DecodeField(d, &seen[1], &v.TopologyKey, wire.DecodeString)
-		case "whenUnsatisfiable":
-			err = wire.DecodeField(d, &seen[2], &v.WhenUnsatisfiable, wire.DecodeString)
-		case "labelSelector":
-			err = wire.DecodeField(d, &seen[3], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
-		case "minDomains":
-			err = wire.DecodeField(d, &seen[4], &v.MinDomains, wire.DecodeInt32Ptr)
-		case "nodeAffinityPolicy":
-			err = wire.DecodeField(d, &seen[5], &v.NodeAffinityPolicy, jsonPtrCorev1NodeInclusionPolicy)
-		case "nodeTaintsPolicy":
-			err = wire.DecodeField(d, &seen[6], &v.NodeTaintsPolicy, jsonPtrCorev1NodeInclusionPolicy)
-		case "matchLabelKeys":
-			err = wire.DecodeField(d, &seen[7], &v.MatchLabelKeys, wire.DecodeStrings)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1TypedLocalObjectReference(d *wire.JSONDecoder, v *corev1.TypedLocalObjectReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "apiGroup":
-			err = wire.DecodeField(d, &seen[0], &v.APIGroup, wire.DecodeStringPtr)
-		case "kind":
-			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
-		case "name":
-			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1TypedObjectReference(d *wire.JSONDecoder, v *corev1.TypedObjectReference) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "apiGroup":
-			err = wire.DecodeField(d, &seen[0], &v.APIGroup, wire.DecodeStringPtr)
-		case "kind":
-			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
-		case "name":
-			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
-		case "namespace":
-			err = wire.DecodeField(d, &seen[3], &v.Namespace, wire.DecodeStringPtr)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1Volume(d *wire.JSONDecoder, v *corev1.Volume) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [31]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "hostPath":
-			err = wire.DecodeField(d, &seen[1], &v.VolumeSource.HostPath, jsonPtrCorev1HostPathVolumeSource)
-		case "emptyDir":
-			err = wire.DecodeField(d, &seen[2], &v.VolumeSource.EmptyDir, jsonPtrCorev1EmptyDirVolumeSource)
-		case "gcePersistentDisk":
-			err = wire.DecodeField(d, &seen[3], &v.VolumeSource.GCEPersistentDisk, jsonPtrCorev1GCEPersistentDiskVolumeSource)
-		case "awsElasticBlockStore":
-			err = wire.DecodeField(d, &seen[4], &v.VolumeSource.AWSElasticBlockStore, jsonPtrCorev1AWSElasticBlockStoreVolumeSource)
-		case "gitRepo":
-			err = wire.DecodeField(d, &seen[5], &v.VolumeSource.GitRepo, jsonPtrCorev1GitRepoVolumeSource)
-		case "secret":
-			err = wire.DecodeField(d, &seen[6], &v.VolumeSource.Secret, jsonPtrCorev1SecretVolumeSource)
-		case "nfs":
-			err = wire.DecodeField(d, &seen[7], &v.VolumeSource.NFS, jsonPtrCorev1NFSVolumeSource)
-		case "iscsi":
-			err = wire.DecodeField(d, &seen[8], &v.VolumeSource.ISCSI, jsonPtrCorev1ISCSIVolumeSource)
-		case "glusterfs":
-			err = wire.DecodeField(d, &seen[9], &v.VolumeSource.Glusterfs, jsonPtrCorev1GlusterfsVolumeSource)
-		case "persistentVolumeClaim":
-			err = wire.DecodeField(d, &seen[10], &v.VolumeSource.PersistentVolumeClaim, jsonPtrCorev1PersistentVolumeClaimVolumeSource)
-		case "rbd":
-			err = wire.DecodeField(d, &seen[11], &v.VolumeSource.RBD, jsonPtrCorev1RBDVolumeSource)
-		case "flexVolume":
-			err = wire.DecodeField(d, &seen[12], &v.VolumeSource.FlexVolume, jsonPtrCorev1FlexVolumeSource)
-		case "cinder":
-			err = wire.DecodeField(d, &seen[13], &v.VolumeSource.Cinder, jsonPtrCorev1CinderVolumeSource)
-		case "cephfs":
-			err = wire.DecodeField(d, &seen[14], &v.VolumeSource.CephFS, jsonPtrCorev1CephFSVolumeSource)
-		case "flocker":
-			err = wire.DecodeField(d, &seen[15], &v.VolumeSource.Flocker, jsonPtrCorev1FlockerVolumeSource)
-		case "downwardAPI":
-			err = wire.DecodeField(d, &seen[16], &v.VolumeSource.DownwardAPI, jsonPtrCorev1DownwardAPIVolumeSource)
-		case "fc":
-			err = wire.DecodeField(d, &seen[17], &v.VolumeSource.FC, jsonPtrCorev1FCVolumeSource)
-		case "azureFile":
-			err = wire.DecodeField(d, &seen[18], &v.VolumeSource.AzureFile, jsonPtrCorev1AzureFileVolumeSource)
-		case "configMap":
-			err = wire.DecodeField(d, &seen[19], &v.VolumeSource.ConfigMap, jsonPtrCorev1ConfigMapVolumeSource)
-		case "vsphereVolume":
-			err = wire.DecodeField(d, &seen[20], &v.VolumeSource.VsphereVolume, jsonPtrCorev1VsphereVirtualDiskVolumeSource)
-		case "quobyte":
-			err = wire.DecodeField(d, &seen[21], &v.VolumeSource.Quobyte, jsonPtrCorev1QuobyteVolumeSource)
-		case "azureDisk":
-			err = wire.DecodeField(d, &seen[22], &v.VolumeSource.AzureDisk, jsonPtrCorev1AzureDiskVolumeSource)
-		case "photonPersistentDisk":
-			err = wire.DecodeField(d, &seen[23], &v.VolumeSource.PhotonPersistentDisk, jsonPtrCorev1PhotonPersistentDiskVolumeSource)
-		case "projected":
-			err = wire.DecodeField(d, &seen[24], &v.VolumeSource.Projected, jsonPtrCorev1ProjectedVolumeSource)
-		case "portworxVolume":
-			err = wire.DecodeField(d, &seen[25], &v.VolumeSource.PortworxVolume, jsonPtrCorev1PortworxVolumeSource)
-		case "scaleIO":
-			err = wire.DecodeField(d, &seen[26], &v.VolumeSource.ScaleIO, jsonPtrCorev1ScaleIOVolumeSource)
-		case "storageos":
-			err = wire.DecodeField(d, &seen[27], &v.VolumeSource.StorageOS, jsonPtrCorev1StorageOSVolumeSource)
-		case "csi":
-			err = wire.DecodeField(d, &seen[28], &v.VolumeSource.CSI, jsonPtrCorev1CSIVolumeSource)
-		case "ephemeral":
-			err = wire.DecodeField(d, &seen[29], &v.VolumeSource.Ephemeral, jsonPtrCorev1EphemeralVolumeSource)
-		case "image":
-			err = wire.DecodeField(d, &seen[30], &v.VolumeSource.Image, jsonPtrCorev1ImageVolumeSource)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VolumeDevice(d *wire.JSONDecoder, v *corev1.VolumeDevice) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "devicePath":
-			err = wire.DecodeField(d, &seen[1], &v.DevicePath, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VolumeHealthCondition(d *wire.JSONDecoder, v *corev1.VolumeHealthCondition) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [3]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "status":
-			err = wire.DecodeField(d, &seen[0], &v.Status, wire.DecodeString)
-		case "reason":
-			err = wire.DecodeField(d, &seen[1], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[2], &v.Message, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VolumeHealthStatus(d *wire.JSONDecoder, v *corev1.VolumeHealthStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "healthConditions":
-			err = wire.DecodeField(d, &seen[0], &v.HealthConditions, jsonSliceCorev1VolumeHealthCondition)
-		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[1], &v.LastTransitionTime, wire.DecodeTime)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VolumeMount(d *wire.JSONDecoder, v *corev1.VolumeMount) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [8]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[1], &v.ReadOnly, wire.DecodeBool)
-		case "recursiveReadOnly":
-			err = wire.DecodeField(d, &seen[2], &v.RecursiveReadOnly, jsonPtrCorev1RecursiveReadOnlyMode)
-		case "mountPath":
-			err = wire.DecodeField(d, &seen[3], &v.MountPath, wire.DecodeString)
-		case "subPath":
-			err = wire.DecodeField(d, &seen[4], &v.SubPath, wire.DecodeString)
-		case "mountPropagation":
-			err = wire.DecodeField(d, &seen[5], &v.MountPropagation, jsonPtrCorev1MountPropagationMode)
-		case "subPathExpr":
-			err = wire.DecodeField(d, &seen[6], &v.SubPathExpr, wire.DecodeString)
-		case "bindMountOptions":
-			err = wire.DecodeField(d, &seen[7], &v.BindMountOptions, wire.DecodeStrings)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VolumeMountStatus(d *wire.JSONDecoder, v *corev1.VolumeMountStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [5]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
-		case "mountPath":
-			err = wire.DecodeField(d, &seen[1], &v.MountPath, wire.DecodeString)
-		case "readOnly":
-			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
-		case "recursiveReadOnly":
-			err = wire.DecodeField(d, &seen[3], &v.RecursiveReadOnly, jsonPtrCorev1RecursiveReadOnlyMode)
-		case "volumeStatus":
-			err = wire.DecodeField(d, &seen[4], &v.VolumeStatus, jsonPtrCorev1VolumeStatus)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 func jsonCorev1VolumeNodeAffinity(d *wire.JSONDecoder, v *corev1.VolumeNodeAffinity) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
@@ -6871,183 +2203,7 @@ func jsonCorev1VolumeNodeAffinity(d *wire.JSONDecoder, v *corev1.VolumeNodeAffin
 		}
 		switch string(name) {
 		case "required":
-			err = wire.DecodeField(d, &seen[0], &v.Required, jsonPtrCorev1NodeSelector)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VolumeProjection(d *wire.JSONDecoder, v *corev1.VolumeProjection) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [6]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "secret":
-			err = wire.DecodeField(d, &seen[0], &v.Secret, jsonPtrCorev1SecretProjection)
-		case "downwardAPI":
-			err = wire.DecodeField(d, &seen[1], &v.DownwardAPI, jsonPtrCorev1DownwardAPIProjection)
-		case "configMap":
-			err = wire.DecodeField(d, &seen[2], &v.ConfigMap, jsonPtrCorev1ConfigMapProjection)
-		case "serviceAccountToken":
-			err = wire.DecodeField(d, &seen[3], &v.ServiceAccountToken, jsonPtrCorev1ServiceAccountTokenProjection)
-		case "clusterTrustBundle":
-			err = wire.DecodeField(d, &seen[4], &v.ClusterTrustBundle, jsonPtrCorev1ClusterTrustBundleProjection)
-		case "podCertificate":
-			err = wire.DecodeField(d, &seen[5], &v.PodCertificate, jsonPtrCorev1PodCertificateProjection)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VolumeResourceRequirements(d *wire.JSONDecoder, v *corev1.VolumeResourceRequirements) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "limits":
-			err = wire.DecodeField(d, &seen[0], &v.Limits, jsonCorev1ResourceList)
-		case "requests":
-			err = wire.DecodeField(d, &seen[1], &v.Requests, jsonCorev1ResourceList)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VolumeStatus(d *wire.JSONDecoder, v *corev1.VolumeStatus) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [1]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "image":
-			err = wire.DecodeField(d, &seen[0], &v.Image, jsonPtrCorev1ImageVolumeStatus)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1VsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v *corev1.VsphereVirtualDiskVolumeSource) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "volumePath":
-			err = wire.DecodeField(d, &seen[0], &v.VolumePath, wire.DecodeString)
-		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
-		case "storagePolicyName":
-			err = wire.DecodeField(d, &seen[2], &v.StoragePolicyName, wire.DecodeString)
-		case "storagePolicyID":
-			err = wire.DecodeField(d, &seen[3], &v.StoragePolicyID, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1WeightedPodAffinityTerm(d *wire.JSONDecoder, v *corev1.WeightedPodAffinityTerm) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [2]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "weight":
-			err = wire.DecodeField(d, &seen[0], &v.Weight, wire.DecodeInt)
-		case "podAffinityTerm":
-			err = wire.DecodeField(d, &seen[1], &v.PodAffinityTerm, jsonCorev1PodAffinityTerm)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func jsonCorev1WindowsSecurityContextOptions(d *wire.JSONDecoder, v *corev1.WindowsSecurityContextOptions) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [4]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "gmsaCredentialSpecName":
-			err = wire.DecodeField(d, &seen[0], &v.GMSACredentialSpecName, wire.DecodeStringPtr)
-		case "gmsaCredentialSpec":
-			err = wire.DecodeField(d, &seen[1], &v.GMSACredentialSpec, wire.DecodeStringPtr)
-		case "runAsUserName":
-			err = wire.DecodeField(d, &seen[2], &v.RunAsUserName, wire.DecodeStringPtr)
-		case "hostProcess":
-			err = wire.DecodeField(d, &seen[3], &v.HostProcess, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[0], &v.Required, wirecorev1.DecodePtrNodeSelector)
 		default:
 			err = d.SkipValue()
 		}
@@ -7134,7 +2290,7 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 		case "podIP":
 			err = wire.DecodeField(d, &seen[1], &v.PodIP, wire.DecodeString)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, jsonSliceCorev1PodCondition)
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, wirecorev1.DecodeSlicePodCondition)
 		default:
 			err = d.SkipValue()
 		}
@@ -7144,64 +2300,8 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 	}
 }
 
-func jsonCorev1ResourceList(d *wire.JSONDecoder, v *corev1.ResourceList) error {
-	return wire.DecodeMap(d, v, wire.DecodeMethod)
-}
-
-func jsonMapCorev1ResourceNameToCorev1ClaimResourceStatus(d *wire.JSONDecoder, v *map[corev1.ResourceName]corev1.ClaimResourceStatus) error {
-	return wire.DecodeMap(d, v, wire.DecodeString)
-}
-
 func jsonMapStringToSliceByte(d *wire.JSONDecoder, v *map[string][]byte) error {
 	return wire.DecodeMap(d, v, wire.DecodeDefault)
-}
-
-func jsonPtrCorev1AWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v **corev1.AWSElasticBlockStoreVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.AWSElasticBlockStoreVolumeSource)
-	return jsonCorev1AWSElasticBlockStoreVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1Affinity(d *wire.JSONDecoder, v **corev1.Affinity) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.Affinity)
-	return jsonCorev1Affinity(d, *v)
-}
-
-func jsonPtrCorev1AppArmorProfile(d *wire.JSONDecoder, v **corev1.AppArmorProfile) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.AppArmorProfile)
-	return jsonCorev1AppArmorProfile(d, *v)
-}
-
-func jsonPtrCorev1AzureDataDiskCachingMode(d *wire.JSONDecoder, v **corev1.AzureDataDiskCachingMode) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.AzureDataDiskCachingMode)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1AzureDataDiskKind(d *wire.JSONDecoder, v **corev1.AzureDataDiskKind) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.AzureDataDiskKind)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1AzureDiskVolumeSource(d *wire.JSONDecoder, v **corev1.AzureDiskVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.AzureDiskVolumeSource)
-	return jsonCorev1AzureDiskVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v **corev1.AzureFilePersistentVolumeSource) error {
@@ -7212,36 +2312,12 @@ func jsonPtrCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v **corev
 	return jsonCorev1AzureFilePersistentVolumeSource(d, *v)
 }
 
-func jsonPtrCorev1AzureFileVolumeSource(d *wire.JSONDecoder, v **corev1.AzureFileVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.AzureFileVolumeSource)
-	return jsonCorev1AzureFileVolumeSource(d, *v)
-}
-
 func jsonPtrCorev1CSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CSIPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.CSIPersistentVolumeSource)
 	return jsonCorev1CSIPersistentVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1CSIVolumeSource(d *wire.JSONDecoder, v **corev1.CSIVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.CSIVolumeSource)
-	return jsonCorev1CSIVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1Capabilities(d *wire.JSONDecoder, v **corev1.Capabilities) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.Capabilities)
-	return jsonCorev1Capabilities(d, *v)
 }
 
 func jsonPtrCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CephFSPersistentVolumeSource) error {
@@ -7252,60 +2328,12 @@ func jsonPtrCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.C
 	return jsonCorev1CephFSPersistentVolumeSource(d, *v)
 }
 
-func jsonPtrCorev1CephFSVolumeSource(d *wire.JSONDecoder, v **corev1.CephFSVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.CephFSVolumeSource)
-	return jsonCorev1CephFSVolumeSource(d, *v)
-}
-
 func jsonPtrCorev1CinderPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CinderPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.CinderPersistentVolumeSource)
 	return jsonCorev1CinderPersistentVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1CinderVolumeSource(d *wire.JSONDecoder, v **corev1.CinderVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.CinderVolumeSource)
-	return jsonCorev1CinderVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1ClientIPConfig(d *wire.JSONDecoder, v **corev1.ClientIPConfig) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ClientIPConfig)
-	return jsonCorev1ClientIPConfig(d, *v)
-}
-
-func jsonPtrCorev1ClusterTrustBundleProjection(d *wire.JSONDecoder, v **corev1.ClusterTrustBundleProjection) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ClusterTrustBundleProjection)
-	return jsonCorev1ClusterTrustBundleProjection(d, *v)
-}
-
-func jsonPtrCorev1ConfigMapEnvSource(d *wire.JSONDecoder, v **corev1.ConfigMapEnvSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ConfigMapEnvSource)
-	return jsonCorev1ConfigMapEnvSource(d, *v)
-}
-
-func jsonPtrCorev1ConfigMapKeySelector(d *wire.JSONDecoder, v **corev1.ConfigMapKeySelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ConfigMapKeySelector)
-	return jsonCorev1ConfigMapKeySelector(d, *v)
 }
 
 func jsonPtrCorev1ConfigMapNodeConfigSource(d *wire.JSONDecoder, v **corev1.ConfigMapNodeConfigSource) error {
@@ -7316,140 +2344,12 @@ func jsonPtrCorev1ConfigMapNodeConfigSource(d *wire.JSONDecoder, v **corev1.Conf
 	return jsonCorev1ConfigMapNodeConfigSource(d, *v)
 }
 
-func jsonPtrCorev1ConfigMapProjection(d *wire.JSONDecoder, v **corev1.ConfigMapProjection) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ConfigMapProjection)
-	return jsonCorev1ConfigMapProjection(d, *v)
-}
-
-func jsonPtrCorev1ConfigMapVolumeSource(d *wire.JSONDecoder, v **corev1.ConfigMapVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ConfigMapVolumeSource)
-	return jsonCorev1ConfigMapVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1ContainerRestartPolicy(d *wire.JSONDecoder, v **corev1.ContainerRestartPolicy) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ContainerRestartPolicy)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1ContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v **corev1.ContainerRestartRuleOnExitCodes) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ContainerRestartRuleOnExitCodes)
-	return jsonCorev1ContainerRestartRuleOnExitCodes(d, *v)
-}
-
-func jsonPtrCorev1ContainerStateRunning(d *wire.JSONDecoder, v **corev1.ContainerStateRunning) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ContainerStateRunning)
-	return jsonCorev1ContainerStateRunning(d, *v)
-}
-
-func jsonPtrCorev1ContainerStateTerminated(d *wire.JSONDecoder, v **corev1.ContainerStateTerminated) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ContainerStateTerminated)
-	return jsonCorev1ContainerStateTerminated(d, *v)
-}
-
-func jsonPtrCorev1ContainerStateWaiting(d *wire.JSONDecoder, v **corev1.ContainerStateWaiting) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ContainerStateWaiting)
-	return jsonCorev1ContainerStateWaiting(d, *v)
-}
-
-func jsonPtrCorev1ContainerUser(d *wire.JSONDecoder, v **corev1.ContainerUser) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ContainerUser)
-	return jsonCorev1ContainerUser(d, *v)
-}
-
-func jsonPtrCorev1DownwardAPIProjection(d *wire.JSONDecoder, v **corev1.DownwardAPIProjection) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.DownwardAPIProjection)
-	return jsonCorev1DownwardAPIProjection(d, *v)
-}
-
-func jsonPtrCorev1DownwardAPIVolumeSource(d *wire.JSONDecoder, v **corev1.DownwardAPIVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.DownwardAPIVolumeSource)
-	return jsonCorev1DownwardAPIVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1EmptyDirVolumeSource(d *wire.JSONDecoder, v **corev1.EmptyDirVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.EmptyDirVolumeSource)
-	return jsonCorev1EmptyDirVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1EnvVarSource(d *wire.JSONDecoder, v **corev1.EnvVarSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.EnvVarSource)
-	return jsonCorev1EnvVarSource(d, *v)
-}
-
-func jsonPtrCorev1EphemeralVolumeSource(d *wire.JSONDecoder, v **corev1.EphemeralVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.EphemeralVolumeSource)
-	return jsonCorev1EphemeralVolumeSource(d, *v)
-}
-
 func jsonPtrCorev1EventSeries(d *wire.JSONDecoder, v **corev1.EventSeries) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.EventSeries)
 	return jsonCorev1EventSeries(d, *v)
-}
-
-func jsonPtrCorev1ExecAction(d *wire.JSONDecoder, v **corev1.ExecAction) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ExecAction)
-	return jsonCorev1ExecAction(d, *v)
-}
-
-func jsonPtrCorev1FCVolumeSource(d *wire.JSONDecoder, v **corev1.FCVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.FCVolumeSource)
-	return jsonCorev1FCVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1FileKeySelector(d *wire.JSONDecoder, v **corev1.FileKeySelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.FileKeySelector)
-	return jsonCorev1FileKeySelector(d, *v)
 }
 
 func jsonPtrCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.FlexPersistentVolumeSource) error {
@@ -7460,108 +2360,12 @@ func jsonPtrCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.Fle
 	return jsonCorev1FlexPersistentVolumeSource(d, *v)
 }
 
-func jsonPtrCorev1FlexVolumeSource(d *wire.JSONDecoder, v **corev1.FlexVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.FlexVolumeSource)
-	return jsonCorev1FlexVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1FlockerVolumeSource(d *wire.JSONDecoder, v **corev1.FlockerVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.FlockerVolumeSource)
-	return jsonCorev1FlockerVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1GCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.GCEPersistentDiskVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.GCEPersistentDiskVolumeSource)
-	return jsonCorev1GCEPersistentDiskVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1GRPCAction(d *wire.JSONDecoder, v **corev1.GRPCAction) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.GRPCAction)
-	return jsonCorev1GRPCAction(d, *v)
-}
-
-func jsonPtrCorev1GRPCProbeMode(d *wire.JSONDecoder, v **corev1.GRPCProbeMode) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.GRPCProbeMode)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1GitRepoVolumeSource(d *wire.JSONDecoder, v **corev1.GitRepoVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.GitRepoVolumeSource)
-	return jsonCorev1GitRepoVolumeSource(d, *v)
-}
-
 func jsonPtrCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.GlusterfsPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.GlusterfsPersistentVolumeSource)
 	return jsonCorev1GlusterfsPersistentVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1GlusterfsVolumeSource(d *wire.JSONDecoder, v **corev1.GlusterfsVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.GlusterfsVolumeSource)
-	return jsonCorev1GlusterfsVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1HTTPGetAction(d *wire.JSONDecoder, v **corev1.HTTPGetAction) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.HTTPGetAction)
-	return jsonCorev1HTTPGetAction(d, *v)
-}
-
-func jsonPtrCorev1HTTPProtocol(d *wire.JSONDecoder, v **corev1.HTTPProtocol) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.HTTPProtocol)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1HostPathType(d *wire.JSONDecoder, v **corev1.HostPathType) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.HostPathType)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1HostPathVolumeSource(d *wire.JSONDecoder, v **corev1.HostPathVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.HostPathVolumeSource)
-	return jsonCorev1HostPathVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1IPFamilyPolicy(d *wire.JSONDecoder, v **corev1.IPFamilyPolicy) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.IPFamilyPolicy)
-	return wire.DecodeString(d, *v)
 }
 
 func jsonPtrCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.ISCSIPersistentVolumeSource) error {
@@ -7572,108 +2376,12 @@ func jsonPtrCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.IS
 	return jsonCorev1ISCSIPersistentVolumeSource(d, *v)
 }
 
-func jsonPtrCorev1ISCSIVolumeSource(d *wire.JSONDecoder, v **corev1.ISCSIVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ISCSIVolumeSource)
-	return jsonCorev1ISCSIVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1ImageVolumeSource(d *wire.JSONDecoder, v **corev1.ImageVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ImageVolumeSource)
-	return jsonCorev1ImageVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1ImageVolumeStatus(d *wire.JSONDecoder, v **corev1.ImageVolumeStatus) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ImageVolumeStatus)
-	return jsonCorev1ImageVolumeStatus(d, *v)
-}
-
-func jsonPtrCorev1Lifecycle(d *wire.JSONDecoder, v **corev1.Lifecycle) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.Lifecycle)
-	return jsonCorev1Lifecycle(d, *v)
-}
-
-func jsonPtrCorev1LifecycleHandler(d *wire.JSONDecoder, v **corev1.LifecycleHandler) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.LifecycleHandler)
-	return jsonCorev1LifecycleHandler(d, *v)
-}
-
-func jsonPtrCorev1LinuxContainerUser(d *wire.JSONDecoder, v **corev1.LinuxContainerUser) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.LinuxContainerUser)
-	return jsonCorev1LinuxContainerUser(d, *v)
-}
-
-func jsonPtrCorev1LoadBalancerIPMode(d *wire.JSONDecoder, v **corev1.LoadBalancerIPMode) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.LoadBalancerIPMode)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1LocalObjectReference(d *wire.JSONDecoder, v **corev1.LocalObjectReference) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.LocalObjectReference)
-	return jsonCorev1LocalObjectReference(d, *v)
-}
-
 func jsonPtrCorev1LocalVolumeSource(d *wire.JSONDecoder, v **corev1.LocalVolumeSource) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.LocalVolumeSource)
 	return jsonCorev1LocalVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1ModifyVolumeStatus(d *wire.JSONDecoder, v **corev1.ModifyVolumeStatus) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ModifyVolumeStatus)
-	return jsonCorev1ModifyVolumeStatus(d, *v)
-}
-
-func jsonPtrCorev1MountPropagationMode(d *wire.JSONDecoder, v **corev1.MountPropagationMode) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.MountPropagationMode)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1NFSVolumeSource(d *wire.JSONDecoder, v **corev1.NFSVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.NFSVolumeSource)
-	return jsonCorev1NFSVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1NodeAffinity(d *wire.JSONDecoder, v **corev1.NodeAffinity) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.NodeAffinity)
-	return jsonCorev1NodeAffinity(d, *v)
 }
 
 func jsonPtrCorev1NodeConfigSource(d *wire.JSONDecoder, v **corev1.NodeConfigSource) error {
@@ -7700,14 +2408,6 @@ func jsonPtrCorev1NodeFeatures(d *wire.JSONDecoder, v **corev1.NodeFeatures) err
 	return jsonCorev1NodeFeatures(d, *v)
 }
 
-func jsonPtrCorev1NodeInclusionPolicy(d *wire.JSONDecoder, v **corev1.NodeInclusionPolicy) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.NodeInclusionPolicy)
-	return wire.DecodeString(d, *v)
-}
-
 func jsonPtrCorev1NodePodPreemptionPolicy(d *wire.JSONDecoder, v **corev1.NodePodPreemptionPolicy) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
@@ -7724,14 +2424,6 @@ func jsonPtrCorev1NodeRuntimeHandlerFeatures(d *wire.JSONDecoder, v **corev1.Nod
 	return jsonCorev1NodeRuntimeHandlerFeatures(d, *v)
 }
 
-func jsonPtrCorev1NodeSelector(d *wire.JSONDecoder, v **corev1.NodeSelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.NodeSelector)
-	return jsonCorev1NodeSelector(d, *v)
-}
-
 func jsonPtrCorev1NodeSwapStatus(d *wire.JSONDecoder, v **corev1.NodeSwapStatus) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
@@ -7740,132 +2432,12 @@ func jsonPtrCorev1NodeSwapStatus(d *wire.JSONDecoder, v **corev1.NodeSwapStatus)
 	return jsonCorev1NodeSwapStatus(d, *v)
 }
 
-func jsonPtrCorev1ObjectFieldSelector(d *wire.JSONDecoder, v **corev1.ObjectFieldSelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ObjectFieldSelector)
-	return jsonCorev1ObjectFieldSelector(d, *v)
-}
-
 func jsonPtrCorev1ObjectReference(d *wire.JSONDecoder, v **corev1.ObjectReference) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.ObjectReference)
-	return jsonCorev1ObjectReference(d, *v)
-}
-
-func jsonPtrCorev1PersistentVolumeClaimTemplate(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimTemplate) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PersistentVolumeClaimTemplate)
-	return jsonCorev1PersistentVolumeClaimTemplate(d, *v)
-}
-
-func jsonPtrCorev1PersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PersistentVolumeClaimVolumeSource)
-	return jsonCorev1PersistentVolumeClaimVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1PersistentVolumeMode(d *wire.JSONDecoder, v **corev1.PersistentVolumeMode) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PersistentVolumeMode)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1PhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.PhotonPersistentDiskVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PhotonPersistentDiskVolumeSource)
-	return jsonCorev1PhotonPersistentDiskVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1PodAffinity(d *wire.JSONDecoder, v **corev1.PodAffinity) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodAffinity)
-	return jsonCorev1PodAffinity(d, *v)
-}
-
-func jsonPtrCorev1PodAntiAffinity(d *wire.JSONDecoder, v **corev1.PodAntiAffinity) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodAntiAffinity)
-	return jsonCorev1PodAntiAffinity(d, *v)
-}
-
-func jsonPtrCorev1PodCertificateProjection(d *wire.JSONDecoder, v **corev1.PodCertificateProjection) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodCertificateProjection)
-	return jsonCorev1PodCertificateProjection(d, *v)
-}
-
-func jsonPtrCorev1PodDNSConfig(d *wire.JSONDecoder, v **corev1.PodDNSConfig) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodDNSConfig)
-	return jsonCorev1PodDNSConfig(d, *v)
-}
-
-func jsonPtrCorev1PodExtendedResourceClaimStatus(d *wire.JSONDecoder, v **corev1.PodExtendedResourceClaimStatus) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodExtendedResourceClaimStatus)
-	return jsonCorev1PodExtendedResourceClaimStatus(d, *v)
-}
-
-func jsonPtrCorev1PodFSGroupChangePolicy(d *wire.JSONDecoder, v **corev1.PodFSGroupChangePolicy) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodFSGroupChangePolicy)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1PodOS(d *wire.JSONDecoder, v **corev1.PodOS) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodOS)
-	return jsonCorev1PodOS(d, *v)
-}
-
-func jsonPtrCorev1PodSELinuxChangePolicy(d *wire.JSONDecoder, v **corev1.PodSELinuxChangePolicy) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodSELinuxChangePolicy)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1PodSchedulingGroup(d *wire.JSONDecoder, v **corev1.PodSchedulingGroup) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodSchedulingGroup)
-	return jsonCorev1PodSchedulingGroup(d, *v)
-}
-
-func jsonPtrCorev1PodSecurityContext(d *wire.JSONDecoder, v **corev1.PodSecurityContext) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PodSecurityContext)
-	return jsonCorev1PodSecurityContext(d, *v)
+	return wirecorev1.DecodeObjectReference(d, *v)
 }
 
 func jsonPtrCorev1PodTemplateSpec(d *wire.JSONDecoder, v **corev1.PodTemplateSpec) error {
@@ -7873,55 +2445,7 @@ func jsonPtrCorev1PodTemplateSpec(d *wire.JSONDecoder, v **corev1.PodTemplateSpe
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.PodTemplateSpec)
-	return jsonCorev1PodTemplateSpec(d, *v)
-}
-
-func jsonPtrCorev1PortworxVolumeSource(d *wire.JSONDecoder, v **corev1.PortworxVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PortworxVolumeSource)
-	return jsonCorev1PortworxVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1PreemptionPolicy(d *wire.JSONDecoder, v **corev1.PreemptionPolicy) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.PreemptionPolicy)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1Probe(d *wire.JSONDecoder, v **corev1.Probe) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.Probe)
-	return jsonCorev1Probe(d, *v)
-}
-
-func jsonPtrCorev1ProcMountType(d *wire.JSONDecoder, v **corev1.ProcMountType) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ProcMountType)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1ProjectedVolumeSource(d *wire.JSONDecoder, v **corev1.ProjectedVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ProjectedVolumeSource)
-	return jsonCorev1ProjectedVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1QuobyteVolumeSource(d *wire.JSONDecoder, v **corev1.QuobyteVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.QuobyteVolumeSource)
-	return jsonCorev1QuobyteVolumeSource(d, *v)
+	return wirecorev1.DecodePodTemplateSpec(d, *v)
 }
 
 func jsonPtrCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.RBDPersistentVolumeSource) error {
@@ -7932,60 +2456,12 @@ func jsonPtrCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.RBDP
 	return jsonCorev1RBDPersistentVolumeSource(d, *v)
 }
 
-func jsonPtrCorev1RBDVolumeSource(d *wire.JSONDecoder, v **corev1.RBDVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.RBDVolumeSource)
-	return jsonCorev1RBDVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1RecursiveReadOnlyMode(d *wire.JSONDecoder, v **corev1.RecursiveReadOnlyMode) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.RecursiveReadOnlyMode)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1ResourceFieldSelector(d *wire.JSONDecoder, v **corev1.ResourceFieldSelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ResourceFieldSelector)
-	return jsonCorev1ResourceFieldSelector(d, *v)
-}
-
-func jsonPtrCorev1ResourceRequirements(d *wire.JSONDecoder, v **corev1.ResourceRequirements) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ResourceRequirements)
-	return jsonCorev1ResourceRequirements(d, *v)
-}
-
-func jsonPtrCorev1SELinuxOptions(d *wire.JSONDecoder, v **corev1.SELinuxOptions) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SELinuxOptions)
-	return jsonCorev1SELinuxOptions(d, *v)
-}
-
 func jsonPtrCorev1ScaleIOPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.ScaleIOPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.ScaleIOPersistentVolumeSource)
 	return jsonCorev1ScaleIOPersistentVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1ScaleIOVolumeSource(d *wire.JSONDecoder, v **corev1.ScaleIOVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ScaleIOVolumeSource)
-	return jsonCorev1ScaleIOVolumeSource(d, *v)
 }
 
 func jsonPtrCorev1ScopeSelector(d *wire.JSONDecoder, v **corev1.ScopeSelector) error {
@@ -7996,100 +2472,12 @@ func jsonPtrCorev1ScopeSelector(d *wire.JSONDecoder, v **corev1.ScopeSelector) e
 	return jsonCorev1ScopeSelector(d, *v)
 }
 
-func jsonPtrCorev1SeccompProfile(d *wire.JSONDecoder, v **corev1.SeccompProfile) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SeccompProfile)
-	return jsonCorev1SeccompProfile(d, *v)
-}
-
-func jsonPtrCorev1SecretEnvSource(d *wire.JSONDecoder, v **corev1.SecretEnvSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SecretEnvSource)
-	return jsonCorev1SecretEnvSource(d, *v)
-}
-
-func jsonPtrCorev1SecretKeySelector(d *wire.JSONDecoder, v **corev1.SecretKeySelector) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SecretKeySelector)
-	return jsonCorev1SecretKeySelector(d, *v)
-}
-
-func jsonPtrCorev1SecretProjection(d *wire.JSONDecoder, v **corev1.SecretProjection) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SecretProjection)
-	return jsonCorev1SecretProjection(d, *v)
-}
-
 func jsonPtrCorev1SecretReference(d *wire.JSONDecoder, v **corev1.SecretReference) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
 	}
 	*v = new(corev1.SecretReference)
-	return jsonCorev1SecretReference(d, *v)
-}
-
-func jsonPtrCorev1SecretVolumeSource(d *wire.JSONDecoder, v **corev1.SecretVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SecretVolumeSource)
-	return jsonCorev1SecretVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1SecurityContext(d *wire.JSONDecoder, v **corev1.SecurityContext) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SecurityContext)
-	return jsonCorev1SecurityContext(d, *v)
-}
-
-func jsonPtrCorev1ServiceAccountTokenProjection(d *wire.JSONDecoder, v **corev1.ServiceAccountTokenProjection) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ServiceAccountTokenProjection)
-	return jsonCorev1ServiceAccountTokenProjection(d, *v)
-}
-
-func jsonPtrCorev1ServiceInternalTrafficPolicy(d *wire.JSONDecoder, v **corev1.ServiceInternalTrafficPolicy) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.ServiceInternalTrafficPolicy)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1SessionAffinityConfig(d *wire.JSONDecoder, v **corev1.SessionAffinityConfig) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SessionAffinityConfig)
-	return jsonCorev1SessionAffinityConfig(d, *v)
-}
-
-func jsonPtrCorev1Signal(d *wire.JSONDecoder, v **corev1.Signal) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.Signal)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1SleepAction(d *wire.JSONDecoder, v **corev1.SleepAction) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SleepAction)
-	return jsonCorev1SleepAction(d, *v)
+	return wirecorev1.DecodeSecretReference(d, *v)
 }
 
 func jsonPtrCorev1StorageOSPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.StorageOSPersistentVolumeSource) error {
@@ -8100,54 +2488,6 @@ func jsonPtrCorev1StorageOSPersistentVolumeSource(d *wire.JSONDecoder, v **corev
 	return jsonCorev1StorageOSPersistentVolumeSource(d, *v)
 }
 
-func jsonPtrCorev1StorageOSVolumeSource(d *wire.JSONDecoder, v **corev1.StorageOSVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.StorageOSVolumeSource)
-	return jsonCorev1StorageOSVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1SupplementalGroupsPolicy(d *wire.JSONDecoder, v **corev1.SupplementalGroupsPolicy) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.SupplementalGroupsPolicy)
-	return wire.DecodeString(d, *v)
-}
-
-func jsonPtrCorev1TCPSocketAction(d *wire.JSONDecoder, v **corev1.TCPSocketAction) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.TCPSocketAction)
-	return jsonCorev1TCPSocketAction(d, *v)
-}
-
-func jsonPtrCorev1TypedLocalObjectReference(d *wire.JSONDecoder, v **corev1.TypedLocalObjectReference) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.TypedLocalObjectReference)
-	return jsonCorev1TypedLocalObjectReference(d, *v)
-}
-
-func jsonPtrCorev1TypedObjectReference(d *wire.JSONDecoder, v **corev1.TypedObjectReference) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.TypedObjectReference)
-	return jsonCorev1TypedObjectReference(d, *v)
-}
-
-func jsonPtrCorev1VolumeHealthStatus(d *wire.JSONDecoder, v **corev1.VolumeHealthStatus) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.VolumeHealthStatus)
-	return jsonCorev1VolumeHealthStatus(d, *v)
-}
-
 func jsonPtrCorev1VolumeNodeAffinity(d *wire.JSONDecoder, v **corev1.VolumeNodeAffinity) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
@@ -8156,80 +2496,16 @@ func jsonPtrCorev1VolumeNodeAffinity(d *wire.JSONDecoder, v **corev1.VolumeNodeA
 	return jsonCorev1VolumeNodeAffinity(d, *v)
 }
 
-func jsonPtrCorev1VolumeStatus(d *wire.JSONDecoder, v **corev1.VolumeStatus) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.VolumeStatus)
-	return jsonCorev1VolumeStatus(d, *v)
-}
-
-func jsonPtrCorev1VsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v **corev1.VsphereVirtualDiskVolumeSource) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.VsphereVirtualDiskVolumeSource)
-	return jsonCorev1VsphereVirtualDiskVolumeSource(d, *v)
-}
-
-func jsonPtrCorev1WindowsSecurityContextOptions(d *wire.JSONDecoder, v **corev1.WindowsSecurityContextOptions) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(corev1.WindowsSecurityContextOptions)
-	return jsonCorev1WindowsSecurityContextOptions(d, *v)
-}
-
-func jsonPtrResourceQuantity(d *wire.JSONDecoder, v **resource.Quantity) error {
-	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
-	}
-	*v = new(resource.Quantity)
-	return wire.DecodeMethod(d, *v)
-}
-
 func jsonSliceCorev1AttachedVolume(d *wire.JSONDecoder, v *[]corev1.AttachedVolume) error {
 	return wire.DecodeSlice(d, v, jsonCorev1AttachedVolume)
-}
-
-func jsonSliceCorev1Capability(d *wire.JSONDecoder, v *[]corev1.Capability) error {
-	return wire.DecodeSlice(d, v, wire.DecodeString)
 }
 
 func jsonSliceCorev1ComponentCondition(d *wire.JSONDecoder, v *[]corev1.ComponentCondition) error {
 	return wire.DecodeSlice(d, v, jsonCorev1ComponentCondition)
 }
 
-func jsonSliceCorev1Container(d *wire.JSONDecoder, v *[]corev1.Container) error {
-	return wire.DecodeSlice(d, v, jsonCorev1Container)
-}
-
-func jsonSliceCorev1ContainerExtendedResourceRequest(d *wire.JSONDecoder, v *[]corev1.ContainerExtendedResourceRequest) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ContainerExtendedResourceRequest)
-}
-
 func jsonSliceCorev1ContainerImage(d *wire.JSONDecoder, v *[]corev1.ContainerImage) error {
 	return wire.DecodeSlice(d, v, jsonCorev1ContainerImage)
-}
-
-func jsonSliceCorev1ContainerPort(d *wire.JSONDecoder, v *[]corev1.ContainerPort) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ContainerPort)
-}
-
-func jsonSliceCorev1ContainerResizePolicy(d *wire.JSONDecoder, v *[]corev1.ContainerResizePolicy) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ContainerResizePolicy)
-}
-
-func jsonSliceCorev1ContainerRestartRule(d *wire.JSONDecoder, v *[]corev1.ContainerRestartRule) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ContainerRestartRule)
-}
-
-func jsonSliceCorev1ContainerStatus(d *wire.JSONDecoder, v *[]corev1.ContainerStatus) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ContainerStatus)
-}
-
-func jsonSliceCorev1DownwardAPIVolumeFile(d *wire.JSONDecoder, v *[]corev1.DownwardAPIVolumeFile) error {
-	return wire.DecodeSlice(d, v, jsonCorev1DownwardAPIVolumeFile)
 }
 
 func jsonSliceCorev1EndpointAddress(d *wire.JSONDecoder, v *[]corev1.EndpointAddress) error {
@@ -8244,56 +2520,12 @@ func jsonSliceCorev1EndpointSubset(d *wire.JSONDecoder, v *[]corev1.EndpointSubs
 	return wire.DecodeSlice(d, v, jsonCorev1EndpointSubset)
 }
 
-func jsonSliceCorev1EnvFromSource(d *wire.JSONDecoder, v *[]corev1.EnvFromSource) error {
-	return wire.DecodeSlice(d, v, jsonCorev1EnvFromSource)
-}
-
-func jsonSliceCorev1EnvVar(d *wire.JSONDecoder, v *[]corev1.EnvVar) error {
-	return wire.DecodeSlice(d, v, jsonCorev1EnvVar)
-}
-
-func jsonSliceCorev1EphemeralContainer(d *wire.JSONDecoder, v *[]corev1.EphemeralContainer) error {
-	return wire.DecodeSlice(d, v, jsonCorev1EphemeralContainer)
-}
-
-func jsonSliceCorev1EvictionResponder(d *wire.JSONDecoder, v *[]corev1.EvictionResponder) error {
-	return wire.DecodeSlice(d, v, jsonCorev1EvictionResponder)
-}
-
 func jsonSliceCorev1FinalizerName(d *wire.JSONDecoder, v *[]corev1.FinalizerName) error {
 	return wire.DecodeSlice(d, v, wire.DecodeString)
 }
 
-func jsonSliceCorev1HTTPHeader(d *wire.JSONDecoder, v *[]corev1.HTTPHeader) error {
-	return wire.DecodeSlice(d, v, jsonCorev1HTTPHeader)
-}
-
-func jsonSliceCorev1HostAlias(d *wire.JSONDecoder, v *[]corev1.HostAlias) error {
-	return wire.DecodeSlice(d, v, jsonCorev1HostAlias)
-}
-
-func jsonSliceCorev1HostIP(d *wire.JSONDecoder, v *[]corev1.HostIP) error {
-	return wire.DecodeSlice(d, v, jsonCorev1HostIP)
-}
-
-func jsonSliceCorev1IPFamily(d *wire.JSONDecoder, v *[]corev1.IPFamily) error {
-	return wire.DecodeSlice(d, v, wire.DecodeString)
-}
-
-func jsonSliceCorev1KeyToPath(d *wire.JSONDecoder, v *[]corev1.KeyToPath) error {
-	return wire.DecodeSlice(d, v, jsonCorev1KeyToPath)
-}
-
 func jsonSliceCorev1LimitRangeItem(d *wire.JSONDecoder, v *[]corev1.LimitRangeItem) error {
 	return wire.DecodeSlice(d, v, jsonCorev1LimitRangeItem)
-}
-
-func jsonSliceCorev1LoadBalancerIngress(d *wire.JSONDecoder, v *[]corev1.LoadBalancerIngress) error {
-	return wire.DecodeSlice(d, v, jsonCorev1LoadBalancerIngress)
-}
-
-func jsonSliceCorev1LocalObjectReference(d *wire.JSONDecoder, v *[]corev1.LocalObjectReference) error {
-	return wire.DecodeSlice(d, v, jsonCorev1LocalObjectReference)
 }
 
 func jsonSliceCorev1NamespaceCondition(d *wire.JSONDecoder, v *[]corev1.NamespaceCondition) error {
@@ -8304,18 +2536,6 @@ func jsonSliceCorev1NodeAddress(d *wire.JSONDecoder, v *[]corev1.NodeAddress) er
 	return wire.DecodeSlice(d, v, jsonCorev1NodeAddress)
 }
 
-func jsonSliceCorev1NodeAllocatableMappedResources(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableMappedResources) error {
-	return wire.DecodeSlice(d, v, jsonCorev1NodeAllocatableMappedResources)
-}
-
-func jsonSliceCorev1NodeAllocatableOverheadResources(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableOverheadResources) error {
-	return wire.DecodeSlice(d, v, jsonCorev1NodeAllocatableOverheadResources)
-}
-
-func jsonSliceCorev1NodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableResourceClaimStatus) error {
-	return wire.DecodeSlice(d, v, jsonCorev1NodeAllocatableResourceClaimStatus)
-}
-
 func jsonSliceCorev1NodeCondition(d *wire.JSONDecoder, v *[]corev1.NodeCondition) error {
 	return wire.DecodeSlice(d, v, jsonCorev1NodeCondition)
 }
@@ -8324,150 +2544,26 @@ func jsonSliceCorev1NodeRuntimeHandler(d *wire.JSONDecoder, v *[]corev1.NodeRunt
 	return wire.DecodeSlice(d, v, jsonCorev1NodeRuntimeHandler)
 }
 
-func jsonSliceCorev1NodeSelectorRequirement(d *wire.JSONDecoder, v *[]corev1.NodeSelectorRequirement) error {
-	return wire.DecodeSlice(d, v, jsonCorev1NodeSelectorRequirement)
-}
-
-func jsonSliceCorev1NodeSelectorTerm(d *wire.JSONDecoder, v *[]corev1.NodeSelectorTerm) error {
-	return wire.DecodeSlice(d, v, jsonCorev1NodeSelectorTerm)
-}
-
 func jsonSliceCorev1ObjectReference(d *wire.JSONDecoder, v *[]corev1.ObjectReference) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ObjectReference)
-}
-
-func jsonSliceCorev1PersistentVolumeAccessMode(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeAccessMode) error {
-	return wire.DecodeSlice(d, v, wire.DecodeString)
-}
-
-func jsonSliceCorev1PersistentVolumeClaimCondition(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeClaimCondition) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PersistentVolumeClaimCondition)
-}
-
-func jsonSliceCorev1PodAffinityTerm(d *wire.JSONDecoder, v *[]corev1.PodAffinityTerm) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodAffinityTerm)
-}
-
-func jsonSliceCorev1PodCondition(d *wire.JSONDecoder, v *[]corev1.PodCondition) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodCondition)
-}
-
-func jsonSliceCorev1PodDNSConfigOption(d *wire.JSONDecoder, v *[]corev1.PodDNSConfigOption) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodDNSConfigOption)
-}
-
-func jsonSliceCorev1PodIP(d *wire.JSONDecoder, v *[]corev1.PodIP) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodIP)
-}
-
-func jsonSliceCorev1PodReadinessGate(d *wire.JSONDecoder, v *[]corev1.PodReadinessGate) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodReadinessGate)
-}
-
-func jsonSliceCorev1PodResourceClaim(d *wire.JSONDecoder, v *[]corev1.PodResourceClaim) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodResourceClaim)
-}
-
-func jsonSliceCorev1PodResourceClaimStatus(d *wire.JSONDecoder, v *[]corev1.PodResourceClaimStatus) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodResourceClaimStatus)
-}
-
-func jsonSliceCorev1PodSchedulingGate(d *wire.JSONDecoder, v *[]corev1.PodSchedulingGate) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodSchedulingGate)
-}
-
-func jsonSliceCorev1PodVolumeHealth(d *wire.JSONDecoder, v *[]corev1.PodVolumeHealth) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodVolumeHealth)
-}
-
-func jsonSliceCorev1PortStatus(d *wire.JSONDecoder, v *[]corev1.PortStatus) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PortStatus)
-}
-
-func jsonSliceCorev1PreferredSchedulingTerm(d *wire.JSONDecoder, v *[]corev1.PreferredSchedulingTerm) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PreferredSchedulingTerm)
+	return wire.DecodeSlice(d, v, wirecorev1.DecodeObjectReference)
 }
 
 func jsonSliceCorev1ReplicationControllerCondition(d *wire.JSONDecoder, v *[]corev1.ReplicationControllerCondition) error {
 	return wire.DecodeSlice(d, v, jsonCorev1ReplicationControllerCondition)
 }
 
-func jsonSliceCorev1ResourceClaim(d *wire.JSONDecoder, v *[]corev1.ResourceClaim) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ResourceClaim)
-}
-
-func jsonSliceCorev1ResourceHealth(d *wire.JSONDecoder, v *[]corev1.ResourceHealth) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ResourceHealth)
-}
-
 func jsonSliceCorev1ResourceQuotaScope(d *wire.JSONDecoder, v *[]corev1.ResourceQuotaScope) error {
 	return wire.DecodeSlice(d, v, wire.DecodeString)
-}
-
-func jsonSliceCorev1ResourceStatus(d *wire.JSONDecoder, v *[]corev1.ResourceStatus) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ResourceStatus)
 }
 
 func jsonSliceCorev1ScopedResourceSelectorRequirement(d *wire.JSONDecoder, v *[]corev1.ScopedResourceSelectorRequirement) error {
 	return wire.DecodeSlice(d, v, jsonCorev1ScopedResourceSelectorRequirement)
 }
 
-func jsonSliceCorev1ServicePort(d *wire.JSONDecoder, v *[]corev1.ServicePort) error {
-	return wire.DecodeSlice(d, v, jsonCorev1ServicePort)
-}
-
-func jsonSliceCorev1Sysctl(d *wire.JSONDecoder, v *[]corev1.Sysctl) error {
-	return wire.DecodeSlice(d, v, jsonCorev1Sysctl)
-}
-
 func jsonSliceCorev1Taint(d *wire.JSONDecoder, v *[]corev1.Taint) error {
-	return wire.DecodeSlice(d, v, jsonCorev1Taint)
-}
-
-func jsonSliceCorev1Toleration(d *wire.JSONDecoder, v *[]corev1.Toleration) error {
-	return wire.DecodeSlice(d, v, jsonCorev1Toleration)
-}
-
-func jsonSliceCorev1TopologySpreadConstraint(d *wire.JSONDecoder, v *[]corev1.TopologySpreadConstraint) error {
-	return wire.DecodeSlice(d, v, jsonCorev1TopologySpreadConstraint)
+	return wire.DecodeSlice(d, v, wirecorev1.DecodeTaint)
 }
 
 func jsonSliceCorev1UniqueVolumeName(d *wire.JSONDecoder, v *[]corev1.UniqueVolumeName) error {
 	return wire.DecodeSlice(d, v, wire.DecodeString)
-}
-
-func jsonSliceCorev1Volume(d *wire.JSONDecoder, v *[]corev1.Volume) error {
-	return wire.DecodeSlice(d, v, jsonCorev1Volume)
-}
-
-func jsonSliceCorev1VolumeDevice(d *wire.JSONDecoder, v *[]corev1.VolumeDevice) error {
-	return wire.DecodeSlice(d, v, jsonCorev1VolumeDevice)
-}
-
-func jsonSliceCorev1VolumeHealthCondition(d *wire.JSONDecoder, v *[]corev1.VolumeHealthCondition) error {
-	return wire.DecodeSlice(d, v, jsonCorev1VolumeHealthCondition)
-}
-
-func jsonSliceCorev1VolumeMount(d *wire.JSONDecoder, v *[]corev1.VolumeMount) error {
-	return wire.DecodeSlice(d, v, jsonCorev1VolumeMount)
-}
-
-func jsonSliceCorev1VolumeMountStatus(d *wire.JSONDecoder, v *[]corev1.VolumeMountStatus) error {
-	return wire.DecodeSlice(d, v, jsonCorev1VolumeMountStatus)
-}
-
-func jsonSliceCorev1VolumeProjection(d *wire.JSONDecoder, v *[]corev1.VolumeProjection) error {
-	return wire.DecodeSlice(d, v, jsonCorev1VolumeProjection)
-}
-
-func jsonSliceCorev1WeightedPodAffinityTerm(d *wire.JSONDecoder, v *[]corev1.WeightedPodAffinityTerm) error {
-	return wire.DecodeSlice(d, v, jsonCorev1WeightedPodAffinityTerm)
-}
-
-func jsonSliceInt32(d *wire.JSONDecoder, v *[]int32) error {
-	return wire.DecodeSlice(d, v, wire.DecodeInt)
-}
-
-func jsonSliceInt64(d *wire.JSONDecoder, v *[]int64) error {
-	return wire.DecodeSlice(d, v, wire.DecodeInt)
 }

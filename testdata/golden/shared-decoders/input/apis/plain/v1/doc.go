@@ -1,0 +1,5 @@
+// +k8s:deepcopy-gen=package
+// +groupName=plain.example.com
+
+// Package v1 is the v1 version of the API.
+package v1
