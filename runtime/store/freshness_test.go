@@ -314,3 +314,47 @@ func BenchmarkSetResourceVersion(b *testing.B) {
 		}
 	})
 }
+
+// TestSetResourceVersionAllocatesNothing: the informer calls
+// SetResourceVersion after every batch it applies, so advancing the
+// resourceVersion must not allocate when nobody waits, nor when others wait
+// for a resourceVersion not reached yet (their waiters stay, nothing fires),
+// for a single and a partitioned cache.
+func TestSetResourceVersionAllocatesNothing(t *testing.T) {
+	const runs = 200
+	rvs := make([]string, 2*runs+10)
+	for n := range rvs {
+		rvs[n] = strconv.Itoa(n + 1)
+	}
+	for _, tc := range []struct {
+		name       string
+		namespaces []string
+		ns         string
+	}{{"single", nil, ""}, {"partitioned", []string{"a", "b"}, "a"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := store.New(store.Options[*corev1.Pod]{Namespaces: tc.namespaces})
+			next := 0
+			advance := func() {
+				if err := w.SetResourceVersion(tc.ns, rvs[next]); err != nil {
+					t.Fatal(err)
+				}
+				next++
+			}
+			if n := testing.AllocsPerRun(runs/2, advance); n != 0 {
+				t.Errorf("SetResourceVersion allocates %v times per call with nobody waiting", n)
+			}
+			var fired atomic.Int64
+			waiting, stop, err := w.Indexer().Cache().AfterResourceVersion(tc.ns, "1000000", func() { fired.Add(1) })
+			if err != nil || !waiting {
+				t.Fatalf("AfterResourceVersion(1000000) = %v, %v", waiting, err)
+			}
+			defer stop()
+			if n := testing.AllocsPerRun(runs/2, advance); n != 0 {
+				t.Errorf("SetResourceVersion allocates %v times per call while another resourceVersion is waited for", n)
+			}
+			if fired.Load() != 0 {
+				t.Fatal("a waiter for 1000000 fired early")
+			}
+		})
+	}
+}
