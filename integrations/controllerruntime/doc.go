@@ -19,6 +19,10 @@
 //     each type registered with Share, so one LIST+WATCH per type serves the
 //     manager's client.Reader (Get, List, IndexField) and the generated
 //     Lister and index methods.
+//   - OwnWrites: read your own writes (runtime/freshness) in a
+//     controller-runtime controller — a source to watch and a reconciler
+//     wrapper that defers a request until the cache has applied the
+//     controller's last write for it, then queues it again.
 //
 // # Leader election
 //

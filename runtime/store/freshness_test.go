@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -289,28 +290,83 @@ func TestListerGetAtLeast(t *testing.T) {
 	}
 }
 
-// BenchmarkSetResourceVersion is the cost the informer adds per applied
-// event: recording the event's resourceVersion with nobody waiting (0
-// allocs), and with one waiter on a resourceVersion not reached.
-func BenchmarkSetResourceVersion(b *testing.B) {
-	rvs := make([]string, 1024)
+// TestSetResourceVersionAllocatesNothing: the informer calls
+// SetResourceVersion after every batch it applies, so advancing the
+// resourceVersion must not allocate when nobody waits, nor when others wait
+// for a resourceVersion not reached yet (their waiters stay, nothing fires),
+// for a single and a partitioned cache.
+func TestSetResourceVersionAllocatesNothing(t *testing.T) {
+	const runs = 200
+	rvs := make([]string, 2*runs+10)
 	for n := range rvs {
-		rvs[n] = strconv.Itoa(1000000 + n)
+		rvs[n] = strconv.Itoa(n + 1)
 	}
-	b.Run("waiters=0", func(b *testing.B) {
-		w := store.New(store.Options[*corev1.Pod]{})
-		b.ReportAllocs()
-		for n := 0; b.Loop(); n++ {
-			_ = w.SetResourceVersion("", rvs[n%len(rvs)])
-		}
-	})
-	b.Run("waiters=1", func(b *testing.B) {
-		w := store.New(store.Options[*corev1.Pod]{})
-		_, stop, _ := w.Indexer().Cache().AfterResourceVersion("", "99999999", func() {})
-		defer stop()
-		b.ReportAllocs()
-		for n := 0; b.Loop(); n++ {
-			_ = w.SetResourceVersion("", rvs[n%len(rvs)])
-		}
-	})
+	for _, tc := range []struct {
+		name       string
+		namespaces []string
+		ns         string
+	}{{"single", nil, ""}, {"partitioned", []string{"a", "b"}, "a"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := store.New(store.Options[*corev1.Pod]{Namespaces: tc.namespaces})
+			next := 0
+			advance := func() {
+				if err := w.SetResourceVersion(tc.ns, rvs[next]); err != nil {
+					t.Fatal(err)
+				}
+				next++
+			}
+			if n := testing.AllocsPerRun(runs/2, advance); n != 0 {
+				t.Errorf("SetResourceVersion allocates %v times per call with nobody waiting", n)
+			}
+			var fired atomic.Int64
+			waiting, stop, err := w.Indexer().Cache().AfterResourceVersion(tc.ns, "1000000", func() { fired.Add(1) })
+			if err != nil || !waiting {
+				t.Fatalf("AfterResourceVersion(1000000) = %v, %v", waiting, err)
+			}
+			defer stop()
+			if n := testing.AllocsPerRun(runs/2, advance); n != 0 {
+				t.Errorf("SetResourceVersion allocates %v times per call while another resourceVersion is waited for", n)
+			}
+			if fired.Load() != 0 {
+				t.Fatal("a waiter for 1000000 fired early")
+			}
+		})
+	}
+}
+
+// BenchmarkSetResourceVersion is the cost the informer adds per applied
+// batch (one call per watch event in steady state): advancing the cache's
+// resourceVersion with nobody waiting, and with a waiter for a
+// resourceVersion not reached yet.
+func BenchmarkSetResourceVersion(b *testing.B) {
+	rvs := make([]string, 1<<16)
+	for n := range rvs {
+		rvs[n] = strconv.Itoa(1_000_000 + n)
+	}
+	for _, waiter := range []bool{false, true} {
+		b.Run(fmt.Sprintf("waiter=%v", waiter), func(b *testing.B) {
+			w := store.New(store.Options[*corev1.Pod]{})
+			if waiter {
+				_, stop, err := w.Indexer().Cache().AfterResourceVersion("", "999999999999", func() {})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer stop()
+			}
+			b.ReportAllocs()
+			base := 0
+			for n := 0; b.Loop(); n++ {
+				if n%len(rvs) == 0 && n > 0 {
+					// Start over above the last: resourceVersions only advance.
+					b.StopTimer()
+					base += len(rvs)
+					for k := range rvs {
+						rvs[k] = strconv.Itoa(1_000_000 + base + k)
+					}
+					b.StartTimer()
+				}
+				_ = w.SetResourceVersion("", rvs[n%len(rvs)])
+			}
+		})
+	}
 }

@@ -83,6 +83,12 @@ type Options struct {
 	// Freshness, when set, receives the counts of keys deferred until the
 	// cache caught up and the time they waited.
 	Freshness freshness.Metrics
+	// Deferred, when set, is called by a worker when key's reconcile is
+	// deferred because a cache has not applied the controller's last write
+	// of it yet (the key is requeued when it has). Tests use it to time a
+	// deferred key's write to its next reconcile. It must be safe for
+	// concurrent use and must not block.
+	Deferred func(key Key)
 }
 
 // Stats are counters since New. All fields are cumulative except QueueLen.
@@ -223,6 +229,10 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 // so that after a restart a real change is reconciled ahead of the
 // thousands of initial adds (workqueue.Handler's rule, for handlers that
 // map one object to several keys).
+// caughtUpPriority is the priority of a key requeued because the cache
+// has applied the controller's last write of it: above the events' (0).
+const caughtUpPriority = 1
+
 func priority(unchanged bool) int {
 	if unchanged {
 		return workqueue.LowPriority
@@ -280,7 +290,22 @@ func (c *Controller) Run(ctx context.Context) error {
 	// moment the cache does.
 	reconcile := c.reconcileCounted
 	if !c.opts.IgnoreOwnWrites {
-		reconcile = c.own.Reconciler(c.queue.Add, reconcile)
+		// A key that waited for the cache was triggered before the events
+		// queued meanwhile: it goes ahead of them (caughtUpPriority), so a
+		// burst of events the lagging watch delivers together with the
+		// controller's write does not add its length to the wait.
+		requeue := func(key Key) { c.queue.AddWithOpts(workqueue.AddOpts{Priority: caughtUpPriority}, key) }
+		reconcile = c.own.Reconciler(requeue, reconcile)
+		if c.opts.Deferred != nil {
+			inner := reconcile
+			reconcile = func(ctx context.Context, key Key) error {
+				if c.own.Defer(key, requeue) {
+					c.opts.Deferred(key)
+					return nil
+				}
+				return inner(ctx, key)
+			}
+		}
 	}
 	if err := c.queue.Run(ctx, c.opts.Workers, reconcile); err != nil {
 		return fmt.Errorf("controller: %w", err)

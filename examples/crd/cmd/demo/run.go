@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -113,7 +114,8 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 
 	// 2. Factory and controller. Only this run's objects are watched.
 	f := informers.NewSharedInformerFactory(restCfg, factory.Options{LabelSelector: sel})
-	ctrl, err := controller.New(restCfg, f, controller.Options{Workers: cfg.workers, IgnoreOwnWrites: cfg.ignoreOwnWrites})
+	waits := &deferrals{}
+	ctrl, err := controller.New(restCfg, f, controller.Options{Workers: cfg.workers, IgnoreOwnWrites: cfg.ignoreOwnWrites, Freshness: waits})
 	if err != nil {
 		return err
 	}
@@ -165,7 +167,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	stopProgress()
 
 	// 5. Summary.
-	printSummary(out, ph.done, time.Since(start), w.writes.Load(), ctrl.Stats(), len(foos), len(hosts))
+	printSummary(out, ph.done, time.Since(start), w.writes.Load(), ctrl.Stats(), waits, len(foos), len(hosts))
 	return nil
 }
 
@@ -379,7 +381,7 @@ func converge(ctx context.Context, client rest.Interface, ns, sel string, cached
 }
 
 // printSummary prints the phases, the totals and PASS.
-func printSummary(out io.Writer, done []phase, total time.Duration, writes int64, s controller.Stats, foos, hosts int) {
+func printSummary(out io.Writer, done []phase, total time.Duration, writes int64, s controller.Stats, d *deferrals, foos, hosts int) {
 	fmt.Fprintf(out, "\nsummary\n")
 	for _, p := range done {
 		fmt.Fprintf(out, "  %-28s %8s\n", p.name, p.took.Round(time.Millisecond))
@@ -389,6 +391,9 @@ func printSummary(out io.Writer, done []phase, total time.Duration, writes int64
 		writes, s.Events, s.Reconciles, s.StatusUpdates, s.Errors)
 	fmt.Fprintf(out, "  per 1,000 reconciles: %.1f conflicts with the demo's writes, %.1f reads older than the controller's own last write, %.1f writes to deleted objects\n",
 		perThousand(s.Conflicts, s.Reconciles), perThousand(s.StaleReads, s.Reconciles), perThousand(s.Gone, s.Reconciles))
+	n, p50, p99 := d.summary()
+	fmt.Fprintf(out, "  reconciles deferred until the cache had the controller's own last write: %d (waited p50 %s, p99 %s)\n",
+		n, p50.Round(time.Microsecond), p99.Round(time.Microsecond))
 	fmt.Fprintf(out, "  final state: %d foos, %d hosts; every status reconciled; caches equal a fresh LIST\n", foos, hosts)
 	fmt.Fprintln(out, "PASS")
 }
@@ -446,4 +451,33 @@ func perThousand(n, of int64) float64 {
 		return 0
 	}
 	return 1000 * float64(n) / float64(of)
+}
+
+// deferrals is the controller's freshness.Metrics: how many reconciles were
+// deferred until the cache had applied the controller's own last write, and
+// how long they waited.
+type deferrals struct {
+	mu       sync.Mutex
+	deferred int
+	waited   []time.Duration
+}
+
+func (d *deferrals) Deferred(string) { d.mu.Lock(); d.deferred++; d.mu.Unlock() }
+func (d *deferrals) Waited(_ string, w time.Duration) {
+	d.mu.Lock()
+	d.waited = append(d.waited, w)
+	d.mu.Unlock()
+}
+func (d *deferrals) NotComparable(string) {}
+
+// summary returns the reconciles deferred and the p50 and p99 of their waits.
+func (d *deferrals) summary() (n int, p50, p99 time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	w := slices.Clone(d.waited)
+	if len(w) == 0 {
+		return d.deferred, 0, 0
+	}
+	slices.Sort(w)
+	return d.deferred, w[len(w)/2], w[min(len(w)-1, len(w)*99/100)]
 }

@@ -7,6 +7,7 @@
 package v1alpha1
 
 import (
+	"context"
 	v1alpha1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1alpha1"
 	projv1alpha1 "github.com/informer-gen/informer-gen/examples/crd/generated/projections/samplecontroller/v1alpha1"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -49,6 +50,15 @@ type FooNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Foo, error)
 	// Get returns the Foo called name in the namespace, or a NotFound error.
 	Get(name string) (*v1alpha1.Foo, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Foo at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1alpha1.Foo, error)
 	// ByHost lists the Foos of the namespace whose .spec.hostName is value.
 	ByHost(value string) ([]*v1alpha1.Foo, error)
 	FooNamespaceListerExpansion
@@ -100,6 +110,13 @@ type HostLister interface {
 	List(selector labels.Selector) ([]*v1alpha1.Host, error)
 	// Get returns the Host called name, or a NotFound error.
 	Get(name string) (*v1alpha1.Host, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the Host at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1alpha1.Host, error)
 	HostListerExpansion
 }
 
@@ -134,6 +151,15 @@ type FooSummaryNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1alpha1.FooSummary, error)
 	// Get returns the FooSummary of the Foo called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1alpha1.FooSummary, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the FooSummary at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1alpha1.FooSummary, error)
 }
 
 // NewFooSummaryLister returns a FooSummaryLister over indexer.

@@ -7,6 +7,7 @@
 package v1
 
 import (
+	"context"
 	v1 "github.com/informer-gen/informer-gen/examples/kubebuilder/api/v1"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	"k8s.io/apimachinery/pkg/labels"
@@ -48,6 +49,15 @@ type WidgetNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Widget, error)
 	// Get returns the Widget called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Widget, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Widget at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Widget, error)
 	// ByClass lists the Widgets of the namespace whose .spec.class is value.
 	ByClass(value string) ([]*v1.Widget, error)
 	WidgetNamespaceListerExpansion

@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/clusterscoped/input/apis/infra/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -43,6 +44,13 @@ type GadgetLister interface {
 	List(selector labels.Selector) ([]*v1.Gadget, error)
 	// Get returns the Gadget called name, or a NotFound error.
 	Get(name string) (*v1.Gadget, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the Gadget at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Gadget, error)
 	// ByOwner lists the Gadgets whose .spec.owner is value.
 	ByOwner(value string) ([]*v1.Gadget, error)
 	GadgetListerExpansion

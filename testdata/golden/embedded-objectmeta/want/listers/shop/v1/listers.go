@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/embedded-objectmeta/input/apis/shop/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -31,6 +32,13 @@ type InvoiceLister interface {
 	List(selector labels.Selector) ([]*v1.Invoice, error)
 	// Get returns the Invoice called name, or a NotFound error.
 	Get(name string) (*v1.Invoice, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the Invoice at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Invoice, error)
 	InvoiceListerExpansion
 }
 
@@ -93,6 +101,15 @@ type OrderNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Order, error)
 	// Get returns the Order called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Order, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Order at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Order, error)
 	// ByCustomer lists the Orders of the namespace whose .spec.customer is value.
 	ByCustomer(value string) ([]*v1.Order, error)
 	// ByGenerateName lists the Orders of the namespace whose .metadata.generateName is value.

@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/init-registration/input/pkg/apis/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -31,6 +32,13 @@ type NodeClaimLister interface {
 	List(selector labels.Selector) ([]*v1.NodeClaim, error)
 	// Get returns the NodeClaim called name, or a NotFound error.
 	Get(name string) (*v1.NodeClaim, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the NodeClaim at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.NodeClaim, error)
 	NodeClaimListerExpansion
 }
 
@@ -59,6 +67,13 @@ type NodePoolLister interface {
 	List(selector labels.Selector) ([]*v1.NodePool, error)
 	// Get returns the NodePool called name, or a NotFound error.
 	Get(name string) (*v1.NodePool, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the NodePool at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.NodePool, error)
 	NodePoolListerExpansion
 }
 

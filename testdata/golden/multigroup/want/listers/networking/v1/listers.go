@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/multigroup/input/apis/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -40,6 +41,15 @@ type EndpointsNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Endpoints, error)
 	// Get returns the Endpoints called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Endpoints, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Endpoints at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Endpoints, error)
 	EndpointsNamespaceListerExpansion
 }
 
@@ -90,6 +100,15 @@ type IngressNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Ingress, error)
 	// Get returns the Ingress called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Ingress, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Ingress at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Ingress, error)
 	IngressNamespaceListerExpansion
 }
 
@@ -140,6 +159,15 @@ type NetworkPolicyNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.NetworkPolicy, error)
 	// Get returns the NetworkPolicy called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.NetworkPolicy, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the NetworkPolicy at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.NetworkPolicy, error)
 	NetworkPolicyNamespaceListerExpansion
 }
 
@@ -183,6 +211,13 @@ type StatusLister interface {
 	List(selector labels.Selector) ([]*v1.Status, error)
 	// Get returns the Status called name, or a NotFound error.
 	Get(name string) (*v1.Status, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the Status at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Status, error)
 	StatusListerExpansion
 }
 

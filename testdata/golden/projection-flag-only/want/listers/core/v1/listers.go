@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	projv1 "github.com/informer-gen/informer-gen/testdata/golden/projection-flag-only/want/projections/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -43,6 +44,15 @@ type ConfigMapMetaNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.ConfigMapMeta, error)
 	// Get returns the ConfigMapMeta of the ConfigMap called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.ConfigMapMeta, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the ConfigMapMeta at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.ConfigMapMeta, error)
 }
 
 // NewConfigMapMetaLister returns a ConfigMapMetaLister over indexer.
@@ -80,6 +90,15 @@ type PodImagesNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.PodImages, error)
 	// Get returns the PodImages of the Pod called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.PodImages, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the PodImages at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.PodImages, error)
 }
 
 // NewPodImagesLister returns a PodImagesLister over indexer.

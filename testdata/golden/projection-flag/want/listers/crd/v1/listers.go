@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/projection-flag/input/apis/bad/v1"
 	projv1 "github.com/informer-gen/informer-gen/testdata/golden/projection-flag/want/projections/crd/v1"
@@ -32,6 +33,13 @@ type BarLister interface {
 	List(selector labels.Selector) ([]*v1.Bar, error)
 	// Get returns the Bar called name, or a NotFound error.
 	Get(name string) (*v1.Bar, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the Bar at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Bar, error)
 	BarListerExpansion
 }
 
@@ -69,6 +77,15 @@ type FooNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Foo, error)
 	// Get returns the Foo called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Foo, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Foo at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Foo, error)
 	FooNamespaceListerExpansion
 }
 
@@ -114,6 +131,15 @@ type FooNodesNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.FooNodes, error)
 	// Get returns the FooNodes of the Foo called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.FooNodes, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the FooNodes at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.FooNodes, error)
 }
 
 // NewFooNodesLister returns a FooNodesLister over indexer.

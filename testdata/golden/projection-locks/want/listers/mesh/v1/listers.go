@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/projection-locks/input/apis/mesh/v1"
 	projv1 "github.com/informer-gen/informer-gen/testdata/golden/projection-locks/want/projections/mesh/v1"
@@ -41,6 +42,15 @@ type RouteNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Route, error)
 	// Get returns the Route called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Route, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Route at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Route, error)
 	RouteNamespaceListerExpansion
 }
 
@@ -88,6 +98,15 @@ type RouteSpecViewNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.RouteSpecView, error)
 	// Get returns the RouteSpecView of the Route called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.RouteSpecView, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the RouteSpecView at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.RouteSpecView, error)
 }
 
 // NewRouteSpecViewLister returns a RouteSpecViewLister over indexer.

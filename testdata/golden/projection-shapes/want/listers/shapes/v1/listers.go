@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/projection-shapes/input/apis/shapes/v1"
 	projv1 "github.com/informer-gen/informer-gen/testdata/golden/projection-shapes/want/projections/shapes/v1"
@@ -41,6 +42,15 @@ type RouteNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Route, error)
 	// Get returns the Route called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Route, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Route at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Route, error)
 	RouteNamespaceListerExpansion
 }
 
@@ -91,6 +101,15 @@ type WorkloadNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Workload, error)
 	// Get returns the Workload called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Workload, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Workload at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Workload, error)
 	WorkloadNamespaceListerExpansion
 }
 
@@ -138,6 +157,15 @@ type RouteSummaryNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.RouteSummary, error)
 	// Get returns the RouteSummary of the Route called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.RouteSummary, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the RouteSummary at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.RouteSummary, error)
 }
 
 // NewRouteSummaryLister returns a RouteSummaryLister over indexer.
@@ -175,6 +203,15 @@ type WorkloadImagesNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.WorkloadImages, error)
 	// Get returns the WorkloadImages of the Workload called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.WorkloadImages, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the WorkloadImages at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.WorkloadImages, error)
 }
 
 // NewWorkloadImagesLister returns a WorkloadImagesLister over indexer.
@@ -212,6 +249,15 @@ type WorkloadMetaNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.WorkloadMeta, error)
 	// Get returns the WorkloadMeta of the Workload called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.WorkloadMeta, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the WorkloadMeta at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.WorkloadMeta, error)
 }
 
 // NewWorkloadMetaLister returns a WorkloadMetaLister over indexer.
@@ -249,6 +295,15 @@ type WorkloadRefsNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.WorkloadRefs, error)
 	// Get returns the WorkloadRefs of the Workload called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.WorkloadRefs, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the WorkloadRefs at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.WorkloadRefs, error)
 }
 
 // NewWorkloadRefsLister returns a WorkloadRefsLister over indexer.

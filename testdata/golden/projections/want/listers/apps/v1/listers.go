@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/projections/input/apis/apps/v1"
 	projv1 "github.com/informer-gen/informer-gen/testdata/golden/projections/want/projections/apps/v1"
@@ -80,6 +81,15 @@ type WidgetNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Widget, error)
 	// Get returns the Widget called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Widget, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Widget at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Widget, error)
 	// ByGenerateName lists the Widgets of the namespace whose .metadata.generateName is value.
 	ByGenerateName(value string) ([]*v1.Widget, error)
 	// ByImage lists the Widgets of the namespace whose .spec.template.image is value.
@@ -151,6 +161,13 @@ type ZoneLister interface {
 	List(selector labels.Selector) ([]*v1.Zone, error)
 	// Get returns the Zone called name, or a NotFound error.
 	Get(name string) (*v1.Zone, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the Zone at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Zone, error)
 	ZoneListerExpansion
 }
 
@@ -212,6 +229,15 @@ type WidgetStatusViewNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.WidgetStatusView, error)
 	// Get returns the WidgetStatusView of the Widget called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.WidgetStatusView, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the WidgetStatusView at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.WidgetStatusView, error)
 	// ByGenerateName lists the WidgetStatusViews of the namespace whose .metadata.generateName is value.
 	ByGenerateName(value string) ([]*projv1.WidgetStatusView, error)
 	// ByPhase lists the WidgetStatusViews of the namespace whose .status.phase is value.
@@ -299,6 +325,15 @@ type WidgetSummaryNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.WidgetSummary, error)
 	// Get returns the WidgetSummary of the Widget called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.WidgetSummary, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the WidgetSummary at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.WidgetSummary, error)
 	// ByGenerateName lists the WidgetSummaries of the namespace whose .metadata.generateName is value.
 	ByGenerateName(value string) ([]*projv1.WidgetSummary, error)
 	// ByImage lists the WidgetSummaries of the namespace whose .spec.template.image is value.
@@ -348,6 +383,13 @@ type ZoneCapacityLister interface {
 	List(selector labels.Selector) ([]*projv1.ZoneCapacity, error)
 	// Get returns the ZoneCapacity of the Zone called name, or a NotFound error.
 	Get(name string) (*projv1.ZoneCapacity, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the ZoneCapacity at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.ZoneCapacity, error)
 }
 
 // NewZoneCapacityLister returns a ZoneCapacityLister over indexer.
