@@ -13,6 +13,7 @@ Licensed under the Apache License, Version 2.0.
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "github.com/informer-gen/informer-gen/testdata/golden/shared-decoders/input/apis/plain/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -40,6 +41,15 @@ type RunnerNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Runner, error)
 	// Get returns the Runner called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Runner, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Runner at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Runner, error)
 	RunnerNamespaceListerExpansion
 }
 
