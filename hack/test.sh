@@ -43,7 +43,7 @@ fi
 
 # -timeout is a safety net for a hung test, not a speed check: ./generator
 # (it builds and vets every golden tree) took 24 minutes with two CPU hogs
-# and other builds on 2 cores, 3 on a quiet machine.
+# and other builds on 2 cores, 4–5 on a quiet machine.
 for m in "${modules[@]}"; do
   echo "== go test -race ($m)"
   (cd "$m" && go test -race -count=1 -timeout 60m ./...)
