@@ -378,6 +378,11 @@ func (r *Reflector[T]) setLastRV(rv string) {
 	if err != nil {
 		return
 	}
+	r.setResumeRV(rv, n)
+}
+
+// setResumeRV is setLastRV for rv already parsed as n.
+func (r *Reflector[T]) setResumeRV(rv string, n uint64) {
 	r.resumeRV = n
 	r.mu.Lock()
 	r.lastRV = rv

@@ -174,7 +174,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			obj, err := r.applicable(ev)
+			obj, n, err := r.applicable(ev)
 			if err != nil {
 				end.rejected = r.reject(ctx, err)
 				return end
@@ -190,7 +190,9 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 			if err != nil {
 				r.report(ctx, fmt.Errorf("watch %s: %s %s (resourceVersion %s): %w", r.opts.Name, ev.Type, store.Key(obj), obj.GetResourceVersion(), err))
 			}
-			if rv := obj.GetResourceVersion(); validRV(rv) {
+			if n != 0 {
+				r.setResumeRV(obj.GetResourceVersion(), n)
+			} else if rv := obj.GetResourceVersion(); validRV(rv) {
 				r.setLastRV(rv)
 			}
 		case watch.Bookmark:
@@ -220,31 +222,30 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 // than the one the Reflector resumes from (ErrStaleResourceVersion). The
 // last two are not checked for a source without resourceVersions (see
 // objectRVs).
-func (r *Reflector[T]) applicable(ev watch.Event) (T, error) {
+func (r *Reflector[T]) applicable(ev watch.Event) (T, uint64, error) {
 	var zero T
-	after := r.LastSyncResourceVersion()
 	if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
-		return zero, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event: %w", r.opts.Name, after, ErrMalformedEvent, ev.Type, m.Err)
+		return zero, 0, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event: %w", r.opts.Name, r.LastSyncResourceVersion(), ErrMalformedEvent, ev.Type, m.Err)
 	}
 	obj, err := r.object(ev)
 	if err != nil {
-		return zero, err
+		return zero, 0, err
 	}
 	rv := obj.GetResourceVersion()
 	if why := r.checkKey(obj); why != "" {
-		return zero, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event (resourceVersion %s) %s", r.opts.Name, after, ErrInvalidObject, ev.Type, quoteRV(rv), why)
+		return zero, 0, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event (resourceVersion %s) %s", r.opts.Name, r.LastSyncResourceVersion(), ErrInvalidObject, ev.Type, quoteRV(rv), why)
 	}
 	if !r.objectRVs {
-		return obj, nil
+		return obj, 0, nil
 	}
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {
-		return zero, fmt.Errorf("watch %s after resourceVersion %s: %w %s on %s %s", r.opts.Name, after, ErrInvalidResourceVersion, quoteRV(rv), ev.Type, store.Key(obj))
+		return zero, 0, fmt.Errorf("watch %s after resourceVersion %s: %w %s on %s %s", r.opts.Name, r.LastSyncResourceVersion(), ErrInvalidResourceVersion, quoteRV(rv), ev.Type, store.Key(obj))
 	}
 	if n <= r.resumeRV {
-		return zero, fmt.Errorf("watch %s after resourceVersion %s: %w: %s %s at resourceVersion %s", r.opts.Name, after, ErrStaleResourceVersion, ev.Type, store.Key(obj), rv)
+		return zero, 0, fmt.Errorf("watch %s after resourceVersion %s: %w: %s %s at resourceVersion %s", r.opts.Name, r.LastSyncResourceVersion(), ErrStaleResourceVersion, ev.Type, store.Key(obj), rv)
 	}
-	return obj, nil
+	return obj, n, nil
 }
 
 // bookmarkRV returns the resourceVersion of a BOOKMARK event's object, or
@@ -253,18 +254,17 @@ func (r *Reflector[T]) applicable(ev watch.Event) (T, error) {
 // (ErrInvalidResourceVersion) or older than the one the Reflector resumes
 // from (ErrStaleResourceVersion; the same one is fine).
 func (r *Reflector[T]) bookmarkRV(obj runtime.Object) (string, error) {
-	after := r.LastSyncResourceVersion()
 	m, err := bookmarkMeta(obj)
 	if err != nil {
-		return "", fmt.Errorf("watch %s after resourceVersion %s: %w", r.opts.Name, after, err)
+		return "", fmt.Errorf("watch %s after resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), err)
 	}
 	rv := m.GetResourceVersion()
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {
-		return "", fmt.Errorf("watch %s after resourceVersion %s: %w %s on a bookmark", r.opts.Name, after, ErrInvalidResourceVersion, quoteRV(rv))
+		return "", fmt.Errorf("watch %s after resourceVersion %s: %w %s on a bookmark", r.opts.Name, r.LastSyncResourceVersion(), ErrInvalidResourceVersion, quoteRV(rv))
 	}
 	if n < r.resumeRV {
-		return "", fmt.Errorf("watch %s after resourceVersion %s: %w: bookmark at resourceVersion %s", r.opts.Name, after, ErrStaleResourceVersion, rv)
+		return "", fmt.Errorf("watch %s after resourceVersion %s: %w: bookmark at resourceVersion %s", r.opts.Name, r.LastSyncResourceVersion(), ErrStaleResourceVersion, rv)
 	}
 	return rv, nil
 }
