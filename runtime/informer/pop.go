@@ -52,8 +52,14 @@ func (i *Shared) applied(b fifo.Batch[store.Obj]) {
 				_ = i.writer.SetResourceVersion("", b.Deltas[n-1].Object.GetResourceVersion())
 			}
 		} else {
-			for _, d := range b.Deltas {
-				_ = i.writer.SetResourceVersion(d.Object.GetNamespace(), d.Object.GetResourceVersion())
+			// Per namespace; within a run of one namespace's deltas only
+			// the last one's resourceVersion matters (they only grow).
+			for j, d := range b.Deltas {
+				ns := d.Object.GetNamespace()
+				if j+1 < len(b.Deltas) && b.Deltas[j+1].Object.GetNamespace() == ns {
+					continue
+				}
+				_ = i.writer.SetResourceVersion(ns, d.Object.GetResourceVersion())
 			}
 		}
 	}
