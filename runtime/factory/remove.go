@@ -29,7 +29,7 @@ import (
 // concurrent use; calling it from one of the informer's own handlers
 // deadlocks (it waits for that handler to return).
 func RemoveInformer[T store.Object[T]](f *Factory, typ Type[T]) bool {
-	return f.remove(typ.key())
+	return f.remove(typ.key(), nil)
 }
 
 // RemoveInformerOf is RemoveInformer for the informer whose objects have
@@ -52,7 +52,7 @@ func (f *Factory) RemoveInformerOf(obj any) (bool, error) {
 	case 0:
 		return false, nil
 	case 1:
-		return f.remove(found[0]), nil
+		return f.remove(found[0], nil), nil
 	default:
 		return false, fmt.Errorf("remove informer of %v: %d informers have that type (%v); remove it by its Type", t, len(found), found)
 	}
@@ -82,20 +82,14 @@ func RunInformer[T store.Object[T]](ctx context.Context, f *Factory, typ Type[T]
 	f.mu.Unlock()
 	<-ctx.Done()
 	if mine {
-		f.removeEntry(k, e)
+		f.remove(k, e)
 	}
 }
 
-// remove stops the informer of k and drops it from the factory; see
-// RemoveInformer.
-func (f *Factory) remove(k typeKey) bool {
-	return f.removeEntry(k, nil)
-}
-
-// removeEntry is remove, limited to entry want when want is not nil (so that
-// a caller removing the informer it started never removes a fresh one that
-// replaced it).
-func (f *Factory) removeEntry(k typeKey, want *entry) bool {
+// remove stops the informer of k and drops it from the factory (see
+// RemoveInformer); when want is not nil, only if that is still k's entry, so
+// that RunInformer never removes a fresh informer that replaced its own.
+func (f *Factory) remove(k typeKey, want *entry) bool {
 	f.mu.Lock()
 	e, ok := f.entries[k]
 	ok = ok && (want == nil || e == want)
