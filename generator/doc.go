@@ -156,8 +156,8 @@
 // kube-apiserver does not serve, i.e. custom resources (also when their Go
 // types carry protobuf methods: custom resources are served as JSON), since
 // the factory reads built-in types as protobuf; all; or none. Decoders for a
-// kind cost compile time (for all of k8s.io/api/core/v1's kinds, about 2,600
-// lines beside the shared ones), hence the default.
+// kind cost compile time (for all of k8s.io/api/core/v1's kinds, about 2,400
+// non-blank lines beside the shared ones), hence the default.
 //
 // One file per group-version rather than upstream's file per kind: the
 // packages and names are the same, and the output without decode.go is under
@@ -219,15 +219,17 @@
 //	go run github.com/informer-gen/informer-gen/cmd/informer-gen \
 //	    --output-dir ./pkg/generated ./apis/...
 //
-// As a tool dependency of a project (Go 1.24+):
+// As a tool dependency of a project (Go 1.24+; before the module is tagged,
+// hack/use-local.sh of a clone adds it, docs/migrating.md):
 //
-//	go get -tool github.com/informer-gen/informer-gen/cmd/informer-gen
-//	go tool informer-gen --output-dir ./pkg/generated ./apis/...
+//	go get -tool github.com/informer-gen/informer-gen/cmd/informer-gen@<version>
+//	go tool github.com/informer-gen/informer-gen/cmd/informer-gen --output-dir ./pkg/generated ./apis/...
 //
-// From go:generate, in any file of the project (paths are relative to that
-// file's directory):
+// (the full path: "go tool informer-gen" is ambiguous in a module that also
+// has code-generator's informer-gen as a tool). From go:generate, in any file
+// of the project (paths are relative to that file's directory):
 //
-//	//go:generate go tool informer-gen --go-header-file ../hack/boilerplate.go.txt --output-dir ../pkg/generated ./...
+//	//go:generate go tool github.com/informer-gen/informer-gen/cmd/informer-gen --go-header-file ../hack/boilerplate.go.txt --output-dir ../pkg/generated ./...
 //
 // --go-header-file's " YEAR" (kubebuilder's hack/boilerplate.go.txt) becomes
 // the current year, or --year, as with controller-gen. --version prints the

@@ -5,9 +5,9 @@
 //
 //   - Arrival order across keys. Deltas are not coalesced per key: every
 //     Add/Update/Delete is delivered, in the order it arrived, like client-go's
-//     RealFIFO (the default informer queue since client-go 1.36). The old
-//     DeltaFIFO grouped deltas per key and so reordered keys; handlers then
-//     saw B's update before A's although A changed first.
+//     RealFIFO (its informer queue by default since 1.33, always since 1.36).
+//     The old DeltaFIFO grouped deltas per key and so reordered keys; handlers
+//     then saw B's update before A's although A changed first.
 //   - Per-key tracking without per-key lists. For single deltas the FIFO
 //     keeps, per key, only the count and the newest of those queued or being
 //     processed; a queued relist is looked up through an index built only if

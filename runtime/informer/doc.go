@@ -45,9 +45,9 @@
 //     backlog. Each handler finishes the call it is in and is not called
 //     again (its buffer is dropped); the Reflector stops; the pop loop stops
 //     after its current batch (the FIFO's remaining changes are dropped);
-//     Run returns when the slowest call in progress has. client-go drains
-//     instead, so a slow handler with a large backlog keeps its Run from
-//     returning for as long as the backlog takes.
+//     Run returns when the slowest call in progress has. client-go v0.37
+//     stops the same way (its listeners drop their pending notifications);
+//     work that must finish belongs in the work queue (ShutDownWithDrain).
 //   - Logging is contextual (klog.FromContext of Run's ctx) and names the
 //     resource once, under "resource" (reflector.LogContext): Run adds it
 //     unless its caller (the factory) already did for the same name, and

@@ -7,9 +7,10 @@
 //     (a runtime/wire codec) a response body is read once and decoded item
 //     by item, event by event, straight into T; a watch event that does not
 //     decode becomes a reflector.MalformedObject. The factory chooses the
-//     codec per type: protobuf for built-in k8s.io/api types (those with a
-//     generated protobuf Unmarshal), JSON for everything else (custom
-//     resources, projections), CBOR when TypeOptions.ContentType or the
+//     codec per type: protobuf for built-in types (a group kube-apiserver
+//     serves, factory.BuiltInGroup, and a Go type with the generated
+//     protobuf Unmarshal), JSON for everything else (custom resources, also
+//     when their Go types carry protobuf methods; projections), CBOR when TypeOptions.ContentType or the
 //     rest.Config asks for it; Options.FallbackCodec (JSON) takes over for
 //     good when the server refuses the first one's media type (406).
 //     Without a Codec, the REST client's serializer,

@@ -10,7 +10,7 @@
 //     is store.Obj). A watch event whose object is not of that type is
 //     refused (ErrMalformedEvent; see "Hostile servers" below).
 //   - One state machine, one goroutine, no resync (the informer resyncs each
-//     handler from its cache): sync (WatchList or paged LIST) → watch → on
+//     handler from its cache): sync (WatchList, or a LIST) → watch → on
 //     server close resume from the last resourceVersion, on 410 Gone/Expired,
 //     400 or 422 relist, on other errors back off and watch again.
 //     client-go relists after most watch errors; resuming is cheaper and just
@@ -46,8 +46,9 @@
 //     stores a LIST whatever its items).
 //   - Time comes from the time package, so tests run Reflectors inside a
 //     testing/synctest bubble instead of injecting a clock.
-//   - WatchList refusals are remembered for the Reflector's lifetime; a
-//     transient WatchList failure falls back to LIST once.
+//   - WatchList refusals, and an initial stream that never ends
+//     (ErrInitialEventsTimeout), are remembered for the Reflector's lifetime;
+//     a transient WatchList failure falls back to LIST once.
 //   - ListOptions may change while it runs (a ListerWatcher whose Tweak
 //     reads a shard's selector): a RelistTrigger (Options.Relist) stops the
 //     watch and relists with them. client-go's Reflector cannot be told.
@@ -72,8 +73,8 @@
 //  3. ends the watch, and the next one waits a backoff step, exactly as
 //     after a failed request, and its turn of the informer's request
 //     Budget; it resumes from the last resourceVersion applied, so a change
-//     the event garbled is read again, and after three such watches in a
-//     row without progress the Reflector relists (RelistUndecodable).
+//     the event garbled is read again; when more than three watches in a
+//     row end so without progress, the Reflector relists (RelistUndecodable).
 //
 // Only a watch that stayed open a second and did not end in a refused event
 // resets the backoff, and until then every request (a LIST after a failure,

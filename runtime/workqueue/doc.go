@@ -24,7 +24,7 @@
 //     holds the consumer lock; Done of a key nobody re-added holds none.
 //     With one lock for everything, workers contend with the producer on
 //     every key, and with more workers than cores that lock is the queue's
-//     speed; docs/performance.md ("Workqueue with 8 workers") has the
+//     speed; docs/performance.md ("In memory: the runtime") has the
 //     figures. The pieces (pending.go, inflight.go, delay.go):
 //   - Queued keys sit in a lane per priority (one, priority 0, until
 //     another priority is used; only then does Get look at several and
