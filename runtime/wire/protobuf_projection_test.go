@@ -365,31 +365,84 @@ func FuzzProtobufProjection(f *testing.F) {
 	f.Add([]byte{0x12, 0x06, 0x22, 0x04, 0x08, 0x01, 0x08, 0x02}) // securityContext.supplementalGroups
 	f.Add([]byte{0x0b, 0x0c})                                     // a group
 	codec := wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf, wire.ProtobufProjectionOptions{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var got *pbprojv1.PodWire
-		_, err := codec.DecodeList(bytes.NewReader(pbPodListEnvelope(b)), func(p *pbprojv1.PodWire) error {
-			got = p
-			return nil
-		})
-		full := &corev1.Pod{}
-		fullErr := full.Unmarshal(b)
-		if err != nil {
-			var fe *wire.ProtobufFieldError
-			if !errors.As(err, &fe) {
-				t.Fatalf("error %v does not name the field", err)
-			}
-			if fullErr == nil {
-				t.Fatalf("ours: %v; Pod's Unmarshal accepts the bytes", err)
-			}
-			return
-		}
-		if fullErr != nil {
-			return // the error is in a field the projection skips
-		}
-		want := &pbprojv1.PodWire{}
-		pbProject(reflect.ValueOf(full).Elem(), reflect.ValueOf(want).Elem())
-		if d := pbDiff("pod", reflect.ValueOf(want).Elem(), reflect.ValueOf(got).Elem()); len(d) > 0 {
-			t.Fatalf("differs from decode-then-project: %v", d)
-		}
+	f.Fuzz(func(t *testing.T, b []byte) { _ = pbCheckPodBytes(t, codec, b) })
+}
+
+// pbCheckPodBytes decodes b, a Pod's bytes, with PodWire's protobuf decoder
+// and with Pod's generated Unmarshal: what the latter accepts the former
+// must decode, equal to the projection of the Pod; what the former rejects
+// the latter must reject too, and the error names the field.
+func pbCheckPodBytes(t *testing.T, codec wire.Codec[*pbprojv1.PodWire], b []byte) (decoded bool) {
+	t.Helper()
+	var got *pbprojv1.PodWire
+	_, err := codec.DecodeList(bytes.NewReader(pbPodListEnvelope(b)), func(p *pbprojv1.PodWire) error {
+		got = p
+		return nil
 	})
+	full := &corev1.Pod{}
+	fullErr := full.Unmarshal(b)
+	if err != nil {
+		var fe *wire.ProtobufFieldError
+		if !errors.As(err, &fe) {
+			t.Fatalf("error %v does not name the field", err)
+		}
+		if fullErr == nil {
+			t.Fatalf("ours: %v; Pod's Unmarshal accepts the bytes %x", err, b)
+		}
+		return false
+	}
+	if fullErr != nil {
+		return true // the error is in a field the projection skips
+	}
+	want := &pbprojv1.PodWire{}
+	pbProject(reflect.ValueOf(full).Elem(), reflect.ValueOf(want).Elem())
+	if d := pbDiff("pod", reflect.ValueOf(want).Elem(), reflect.ValueOf(got).Elem()); len(d) > 0 {
+		t.Fatalf("bytes %x differ from decode-then-project: %v", b, d)
+	}
+	return true
+}
+
+// TestProtobufProjectionMutations runs the fuzz target's check over
+// random Pods' bytes with random bytes changed, cut or repeated: the fuzz
+// target's work, a little of it on every test run.
+func TestProtobufProjectionMutations(t *testing.T) {
+	pod := corev1.SchemeGroupVersion.WithKind("Pod")
+	codec := wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf, wire.ProtobufProjectionOptions{})
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	rnd := rand.New(rand.NewSource(1))
+	objs := pbProjRandomObjects(t, pod, 99, 20)
+	ok := 0
+	for i := range n {
+		b, err := objs[i%len(objs)].(*corev1.Pod).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 1 + rnd.Intn(3) {
+			if len(b) == 0 {
+				break
+			}
+			switch j := rnd.Intn(len(b)); rnd.Intn(4) {
+			case 0:
+				b[j] = byte(rnd.Intn(256))
+			case 1:
+				b[j] ^= 1 << rnd.Intn(8)
+			case 2:
+				b = b[:j]
+			case 3:
+				k := j + rnd.Intn(len(b)-j)
+				b = append(b[:k:k], b[j:]...)
+			}
+		}
+		if pbCheckPodBytes(t, codec, b) {
+			ok++
+		}
+	}
+	// Both outcomes, or the mutations test one path only.
+	if ok == 0 || ok == n {
+		t.Fatalf("%d of %d mutated Pods decoded", ok, n)
+	}
+	t.Logf("%d of %d mutated Pods decoded", ok, n)
 }
