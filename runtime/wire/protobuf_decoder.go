@@ -46,11 +46,18 @@ type ProtobufDecoder struct {
 	fields []int32
 
 	skipMF bool
+	// intern shares the strings repeated across objects (label keys and
+	// values, owners, images), as the JSON codec does; the codec keeps one
+	// ProtobufDecoder, and its cache, from one object to the next.
+	intern *internCache
 }
 
 // reset makes d read obj from its start.
 func (d *ProtobufDecoder) reset(obj []byte, skipManagedFields bool) {
-	*d = ProtobufDecoder{b: obj, end: len(obj), ends: d.ends[:0], fields: d.fields[:0], skipMF: skipManagedFields}
+	*d = ProtobufDecoder{b: obj, end: len(obj), ends: d.ends[:0], fields: d.fields[:0], skipMF: skipManagedFields, intern: d.intern}
+	if d.intern == nil {
+		d.intern = new(internCache)
+	}
 }
 
 // Err returns the first error, or nil.
@@ -226,7 +233,7 @@ func (d *ProtobufDecoder) value() []byte {
 }
 
 // String reads the field Next read, a string (or a string-typed enum).
-func (d *ProtobufDecoder) String() string { return string(d.value()) }
+func (d *ProtobufDecoder) String() string { return d.intern.intern(d.value()) }
 
 // Bytes reads the field Next read, bytes, into dst[:0] (a non-nil slice, as
 // the generated Unmarshal leaves it).
@@ -362,7 +369,7 @@ func ProtobufStringMap[M ~map[K]V, K, V ~string](d *ProtobufDecoder, m *M) {
 	}
 	var key K
 	var val V
-	d.mapEntry(func() { key = K(d.rawValue()) }, func() { val = V(d.rawValue()) })
+	d.mapEntry(func() { key = K(d.intern.intern(d.rawValue())) }, func() { val = V(d.intern.intern(d.rawValue())) })
 	if d.err == nil {
 		(*m)[key] = val
 	}
@@ -384,7 +391,7 @@ func ProtobufMessageMap[M ~map[K]V, K ~string, V any, PV interface {
 	}
 	var key K
 	val := new(V)
-	d.mapEntry(func() { key = K(d.rawValue()) }, func() {
+	d.mapEntry(func() { key = K(d.intern.intern(d.rawValue())) }, func() {
 		v := d.rawValue()
 		if d.err != nil {
 			return
