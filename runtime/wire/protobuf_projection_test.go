@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -445,4 +446,48 @@ func TestProtobufProjectionMutations(t *testing.T) {
 		t.Fatalf("%d of %d mutated Pods decoded", ok, n)
 	}
 	t.Logf("%d of %d mutated Pods decoded", ok, n)
+}
+
+// TestProtobufProjectionErrorNamesField: a malformed field the projection
+// reads is an error naming its path of field numbers and its offset in the
+// object; one it skips is not read.
+func TestProtobufProjectionErrorNamesField(t *testing.T) {
+	pod := corev1.SchemeGroupVersion.WithKind("Pod")
+	codec := wire.NewProtobufProjection(pod, pbcorev1.PodWireType.DecodeProtobuf, wire.ProtobufProjectionOptions{})
+	for _, c := range []struct {
+		name     string
+		obj      []byte
+		wantPath string
+		wantOff  int
+		wantErr  string
+	}{
+		{"spec.nodeName as a varint", []byte{0x12, 0x02, 0x50, 0x01}, "protobuf field 2.10", 2, "wrong wire type 0"},
+		{"status.phase cut short", []byte{0x1a, 0x03, 0x0a, 0x05, 0x41}, "protobuf field 3.1", 2, "unexpected EOF"},
+		{"spec longer than the pod", []byte{0x12, 0x09, 0x50, 0x01}, "protobuf field 2", 0, "unexpected EOF"},
+		{"metadata.labels entry cut short", []byte{0x0a, 0x04, 0x5a, 0x02, 0x0a, 0x05}, "protobuf field 1.11", 2, "unexpected EOF"},
+		{"a stray end of group", []byte{0x12, 0x01, 0x0c}, "protobuf field 2.1", 2, "end of group"},
+		{"field 0", []byte{0x00}, "protobuf", 0, "illegal tag 0"},
+	} {
+		_, err := codec.DecodeList(bytes.NewReader(pbPodListEnvelope(c.obj)), func(*pbprojv1.PodWire) error { return nil })
+		var fe *wire.ProtobufFieldError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s: error %v, want a ProtobufFieldError", c.name, err)
+			continue
+		}
+		if fe.Path != c.wantPath || fe.Offset != c.wantOff || !strings.Contains(fe.Err.Error(), c.wantErr) {
+			t.Errorf("%s: %q at %d (%v), want %q at %d (%s)", c.name, fe.Path, fe.Offset, fe.Err, c.wantPath, c.wantOff, c.wantErr)
+		}
+		if (&corev1.Pod{}).Unmarshal(c.obj) == nil {
+			t.Errorf("%s: Pod's Unmarshal accepts it", c.name)
+		}
+	}
+	// A malformed field the projection skips (spec.dnsPolicy, 6, as a
+	// varint) is not looked at; Pod's Unmarshal rejects it.
+	skipped := []byte{0x12, 0x02, 0x30, 0x01}
+	if (&corev1.Pod{}).Unmarshal(skipped) == nil {
+		t.Fatal("Pod's Unmarshal accepts spec.dnsPolicy as a varint")
+	}
+	if _, err := codec.DecodeList(bytes.NewReader(pbPodListEnvelope(skipped)), func(*pbprojv1.PodWire) error { return nil }); err != nil {
+		t.Errorf("a skipped field failed the decoding: %v", err)
+	}
 }

@@ -26,12 +26,17 @@ import (
 // decoders decode, no longer has the JSON members it had when this file was generated (a
 // dependency upgraded without regenerating).
 var (
-	podWireDecodeJSON    = wire.CheckedDecoder(jsonMembers, jsonProjv1PodWire, wirecorev1.Shared)
-	secretWireDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretWire, wirecorev1.Shared)
+	podVolumeViewDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodVolumeView, wirecorev1.Shared)
+	podWireDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonProjv1PodWire, wirecorev1.Shared)
+	secretWireDecodeJSON    = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretWire, wirecorev1.Shared)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
+	reflect.TypeOf((*projv1.PodVolumeView)(nil)).Elem():                                   "kind,apiVersion,metadata,spec",
+	reflect.TypeOf((*projv1.PodVolumeViewSpec)(nil)).Elem():                               "volumes",
+	reflect.TypeOf((*projv1.PodVolumeViewSpecVolume)(nil)).Elem():                         "hostPath",
+	reflect.TypeOf((*projv1.PodVolumeViewSpecVolumeHostPath)(nil)).Elem():                 "path",
 	reflect.TypeOf((*projv1.PodWire)(nil)).Elem():                                         "kind,apiVersion,metadata,spec,status",
 	reflect.TypeOf((*projv1.PodWireSpec)(nil)).Elem():                                     "nodeName,priority,activeDeadlineSeconds,shareProcessNamespace,hostNetwork,nodeSelector,overhead,tolerations,affinity,securityContext,containers",
 	reflect.TypeOf((*projv1.PodWireSpecContainer)(nil)).Elem():                            "name,args,ports,resources,securityContext",
@@ -41,6 +46,112 @@ var jsonMembers = map[reflect.Type]string{
 	reflect.TypeOf((*projv1.PodWireStatus)(nil)).Elem():                                   "phase,startTime,conditions,containerStatuses",
 	reflect.TypeOf((*projv1.PodWireStatusContainerStatus)(nil)).Elem():                    "ready,restartCount",
 	reflect.TypeOf((*projv1.SecretWire)(nil)).Elem():                                      "kind,apiVersion,metadata,type,immutable,stringData",
+}
+
+func jsonProjv1PodVolumeView(d *wire.JSONDecoder, v *projv1.PodVolumeView) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [4]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "kind":
+			err = wire.DecodeField(d, &seen[0], &v.TypeMeta.Kind, wire.DecodeString)
+		case "apiVersion":
+			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
+		case "metadata":
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+		case "spec":
+			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1PodVolumeViewSpec)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1PodVolumeViewSpec(d *wire.JSONDecoder, v *projv1.PodVolumeViewSpec) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [1]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "volumes":
+			err = wire.DecodeField(d, &seen[0], &v.Volumes, jsonSliceProjv1PodVolumeViewSpecVolume)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1PodVolumeViewSpecVolume(d *wire.JSONDecoder, v *projv1.PodVolumeViewSpecVolume) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [1]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "hostPath":
+			err = wire.DecodeField(d, &seen[0], &v.HostPath, jsonPtrProjv1PodVolumeViewSpecVolumeHostPath)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func jsonProjv1PodVolumeViewSpecVolumeHostPath(d *wire.JSONDecoder, v *projv1.PodVolumeViewSpecVolumeHostPath) error {
+	if ok, err := d.BeginObject(); !ok {
+		if err != nil {
+			return err
+		}
+		return wire.DecodeDefault(d, v)
+	}
+	var seen [1]bool
+	for {
+		name, more, err := d.NextName()
+		if err != nil || !more {
+			return err
+		}
+		switch string(name) {
+		case "path":
+			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
+		default:
+			err = d.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 func jsonProjv1PodWire(d *wire.JSONDecoder, v *projv1.PodWire) error {
@@ -324,6 +435,14 @@ func jsonProjv1SecretWire(d *wire.JSONDecoder, v *projv1.SecretWire) error {
 	}
 }
 
+func jsonPtrProjv1PodVolumeViewSpecVolumeHostPath(d *wire.JSONDecoder, v **projv1.PodVolumeViewSpecVolumeHostPath) error {
+	if *v != nil || d.PeekNull() {
+		return wire.DecodeDefault(d, v)
+	}
+	*v = new(projv1.PodVolumeViewSpecVolumeHostPath)
+	return jsonProjv1PodVolumeViewSpecVolumeHostPath(d, *v)
+}
+
 func jsonPtrProjv1PodWireSpecContainerSecurityContext(d *wire.JSONDecoder, v **projv1.PodWireSpecContainerSecurityContext) error {
 	if *v != nil || d.PeekNull() {
 		return wire.DecodeDefault(d, v)
@@ -350,6 +469,10 @@ func jsonPtrProjv1PodWireSpecSecurityContext(d *wire.JSONDecoder, v **projv1.Pod
 
 func jsonSliceInt64(d *wire.JSONDecoder, v *[]int64) error {
 	return wire.DecodeSlice(d, v, wire.DecodeInt)
+}
+
+func jsonSliceProjv1PodVolumeViewSpecVolume(d *wire.JSONDecoder, v *[]projv1.PodVolumeViewSpecVolume) error {
+	return wire.DecodeSlice(d, v, jsonProjv1PodVolumeViewSpecVolume)
 }
 
 func jsonSliceProjv1PodWireSpecContainer(d *wire.JSONDecoder, v *[]projv1.PodWireSpecContainer) error {

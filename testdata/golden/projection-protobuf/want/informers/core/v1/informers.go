@@ -20,6 +20,8 @@ import (
 
 // Interface gives access to the informers of core/v1.
 type Interface interface {
+	// PodVolumeViews returns the shared informer and lister of PodVolumeViews, projections of Pods.
+	PodVolumeViews() PodVolumeViewInformer
 	// PodWires returns the shared informer and lister of PodWires, projections of Pods.
 	PodWires() PodWireInformer
 	// SecretWires returns the shared informer and lister of SecretWires, projections of Secrets.
@@ -34,8 +36,45 @@ type version struct{ f *factory.Factory }
 // Resources is every type of this version by resource, for the factory's ForResource.
 var Resources = factory.Resources{}
 
-func (v version) PodWires() PodWireInformer       { return podWireInformer{v.f} }
-func (v version) SecretWires() SecretWireInformer { return secretWireInformer{v.f} }
+func (v version) PodVolumeViews() PodVolumeViewInformer { return podVolumeViewInformer{v.f} }
+func (v version) PodWires() PodWireInformer             { return podWireInformer{v.f} }
+func (v version) SecretWires() SecretWireInformer       { return secretWireInformer{v.f} }
+
+// PodVolumeViewType describes PodVolumeView, a projection of Pod, to the runtime: the
+// factory keeps one shared informer of it per factory, beside Pod's.
+var PodVolumeViewType = factory.Type[*projv1.PodVolumeView]{
+	Resource:    v1.SchemeGroupVersion.WithResource("pods"),
+	Namespaced:  true,
+	AddToScheme: v1.AddToScheme,
+	Indexers:    listers.PodVolumeViewIndexers,
+	Projection:  "PodVolumeView",
+	Kind:        "Pod",
+	DecodeJSON:  podVolumeViewDecodeJSON,
+}
+
+// PodVolumeViewInformer gives access to the shared informer and lister of PodVolumeViews.
+type PodVolumeViewInformer interface {
+	// Informer returns the shared informer, creating it on first use.
+	Informer() *informer.Informer[*projv1.PodVolumeView]
+	// Lister returns a lister over the shared informer's cache.
+	Lister() listers.PodVolumeViewLister
+}
+
+// NewPodVolumeViewInformer returns a standalone (unshared) PodVolumeView informer over lw.
+// Use it with runtimetest's fake source in tests.
+func NewPodVolumeViewInformer(lw reflector.ListerWatcher[*projv1.PodVolumeView], opts informer.Options[*projv1.PodVolumeView]) *informer.Informer[*projv1.PodVolumeView] {
+	return factory.NewInformer(PodVolumeViewType, lw, opts)
+}
+
+type podVolumeViewInformer struct{ f *factory.Factory }
+
+func (i podVolumeViewInformer) Informer() *informer.Informer[*projv1.PodVolumeView] {
+	return factory.InformerFor(i.f, PodVolumeViewType)
+}
+
+func (i podVolumeViewInformer) Lister() listers.PodVolumeViewLister {
+	return listers.NewPodVolumeViewLister(i.Informer().Indexer())
+}
 
 // PodWireType describes PodWire, a projection of Pod, to the runtime: the
 // factory keeps one shared informer of it per factory, beside Pod's.

@@ -26,6 +26,52 @@ var PodResource = schema.GroupResource{Group: "", Resource: "pods"}
 // SecretResource is the group and resource of Secret, used in NotFound errors.
 var SecretResource = schema.GroupResource{Group: "", Resource: "secrets"}
 
+// PodVolumeViewIndexers returns the indexes PodVolumeView inherits from Pod: its field
+// indexes whose paths the projection holds.
+func PodVolumeViewIndexers() store.Indexers[*projv1.PodVolumeView] { return nil }
+
+// PodVolumeViewLister reads PodVolumeViews, projections of Pod, from an informer's cache.
+type PodVolumeViewLister interface {
+	// List lists the PodVolumeViews whose labels match selector.
+	List(selector labels.Selector) ([]*projv1.PodVolumeView, error)
+	// PodVolumeViews returns a lister for the PodVolumeViews of one namespace.
+	PodVolumeViews(namespace string) PodVolumeViewNamespaceLister
+}
+
+// PodVolumeViewNamespaceLister reads the PodVolumeViews of one namespace.
+type PodVolumeViewNamespaceLister interface {
+	// List lists the PodVolumeViews of the namespace whose labels match selector.
+	List(selector labels.Selector) ([]*projv1.PodVolumeView, error)
+	// Get returns the PodVolumeView of the Pod called name in the namespace, or a NotFound error.
+	Get(name string) (*projv1.PodVolumeView, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the PodVolumeView at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.PodVolumeView, error)
+}
+
+// NewPodVolumeViewLister returns a PodVolumeViewLister over indexer.
+func NewPodVolumeViewLister(indexer *store.Indexer[*projv1.PodVolumeView]) PodVolumeViewLister {
+	return &podVolumeViewLister{store.NewLister(indexer, PodResource)}
+}
+
+type podVolumeViewLister struct {
+	store.Lister[*projv1.PodVolumeView]
+}
+
+type podVolumeViewNamespaceLister struct {
+	store.NamespaceLister[*projv1.PodVolumeView]
+}
+
+func (l *podVolumeViewLister) PodVolumeViews(namespace string) PodVolumeViewNamespaceLister {
+	return &podVolumeViewNamespaceLister{l.Namespace(namespace)}
+}
+
 // PodWireIndexers returns the indexes PodWire inherits from Pod: its field
 // indexes whose paths the projection holds.
 func PodWireIndexers() store.Indexers[*projv1.PodWire] { return nil }

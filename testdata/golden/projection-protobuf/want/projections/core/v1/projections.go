@@ -19,6 +19,111 @@ import (
 	runtime "k8s.io/apimachinery/pkg/runtime"
 )
 
+// PodVolumeView is a projection of corev1.Pod: its metadata and .spec.volumes.hostPath.path.
+type PodVolumeView struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec PodVolumeViewSpec `json:"spec,omitempty"`
+}
+
+// DeepCopyInto copies in into out, which must not be nil.
+func (in *PodVolumeView) DeepCopyInto(out *PodVolumeView) {
+	*out = *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.Spec.DeepCopyInto(&out.Spec)
+}
+
+// DeepCopy returns a deep copy of in, or nil for nil.
+func (in *PodVolumeView) DeepCopy() *PodVolumeView {
+	if in == nil {
+		return nil
+	}
+	out := new(PodVolumeView)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// DeepCopyObject returns a deep copy of in as a runtime.Object.
+func (in *PodVolumeView) DeepCopyObject() runtime.Object {
+	if c := in.DeepCopy(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// PodVolumeViewSpec holds the projected fields of Pod's .spec, for PodVolumeView.
+type PodVolumeViewSpec struct {
+	Volumes []PodVolumeViewSpecVolume `json:"volumes,omitempty"`
+}
+
+// DeepCopyInto copies in into out, which must not be nil.
+func (in *PodVolumeViewSpec) DeepCopyInto(out *PodVolumeViewSpec) {
+	*out = *in
+	if in.Volumes != nil {
+		in, out := &in.Volumes, &out.Volumes
+		*out = make([]PodVolumeViewSpecVolume, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
+}
+
+// DeepCopy returns a deep copy of in, or nil for nil.
+func (in *PodVolumeViewSpec) DeepCopy() *PodVolumeViewSpec {
+	if in == nil {
+		return nil
+	}
+	out := new(PodVolumeViewSpec)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// PodVolumeViewSpecVolume holds the projected fields of each of Pod's .spec.volumes, for PodVolumeView.
+type PodVolumeViewSpecVolume struct {
+	HostPath *PodVolumeViewSpecVolumeHostPath `json:"hostPath,omitempty"`
+}
+
+// DeepCopyInto copies in into out, which must not be nil.
+func (in *PodVolumeViewSpecVolume) DeepCopyInto(out *PodVolumeViewSpecVolume) {
+	*out = *in
+	if in.HostPath != nil {
+		in, out := &in.HostPath, &out.HostPath
+		*out = new(PodVolumeViewSpecVolumeHostPath)
+		(*in).DeepCopyInto(*out)
+	}
+}
+
+// DeepCopy returns a deep copy of in, or nil for nil.
+func (in *PodVolumeViewSpecVolume) DeepCopy() *PodVolumeViewSpecVolume {
+	if in == nil {
+		return nil
+	}
+	out := new(PodVolumeViewSpecVolume)
+	in.DeepCopyInto(out)
+	return out
+}
+
+// PodVolumeViewSpecVolumeHostPath holds the projected fields of Pod's .spec.volumes.hostPath, for PodVolumeView.
+type PodVolumeViewSpecVolumeHostPath struct {
+	Path string `json:"path"`
+}
+
+// DeepCopyInto copies in into out, which must not be nil.
+func (in *PodVolumeViewSpecVolumeHostPath) DeepCopyInto(out *PodVolumeViewSpecVolumeHostPath) {
+	*out = *in
+}
+
+// DeepCopy returns a deep copy of in, or nil for nil.
+func (in *PodVolumeViewSpecVolumeHostPath) DeepCopy() *PodVolumeViewSpecVolumeHostPath {
+	if in == nil {
+		return nil
+	}
+	out := new(PodVolumeViewSpecVolumeHostPath)
+	in.DeepCopyInto(out)
+	return out
+}
+
 // PodWire is a projection of corev1.Pod: its metadata and .spec.nodeName, .spec.priority, .spec.activeDeadlineSeconds, .spec.shareProcessNamespace, .spec.hostNetwork, .spec.nodeSelector, .spec.overhead, .spec.tolerations, .spec.affinity, .spec.securityContext.runAsUser, .spec.securityContext.supplementalGroups, .spec.containers.name, .spec.containers.args, .spec.containers.ports, .spec.containers.resources, .spec.containers.securityContext.capabilities.add, .status.phase, .status.startTime, .status.conditions, .status.containerStatuses.ready, .status.containerStatuses.restartCount.
 type PodWire struct {
 	metav1.TypeMeta   `json:",inline"`
