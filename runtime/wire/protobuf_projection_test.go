@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -20,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/util/framer"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/randfill"
 
@@ -70,6 +73,19 @@ func pbProjCase[P any, PP interface {
 		for i, obj := range objs {
 			want := pbDecodeThenProject[P, PP](t, obj, skip)
 			diffs = append(diffs, pbDiff(fmt.Sprintf("item %d", i), reflect.ValueOf(want).Elem(), reflect.ValueOf(got[i]).Elem())...)
+		}
+		// The same objects as WATCH events.
+		dec := codec.NewWatchDecoder(bytes.NewReader(pbProjWatchBody(t, gvk, objs)))
+		for i, obj := range objs {
+			ev, err := dec.Next()
+			if err != nil {
+				t.Fatalf("%s: watch event %d: %v", name, i, err)
+			}
+			want := pbDecodeThenProject[P, PP](t, obj, skip)
+			diffs = append(diffs, pbDiff(fmt.Sprintf("event %d", i), reflect.ValueOf(want).Elem(), reflect.ValueOf(ev.Object).Elem())...)
+		}
+		if _, err := dec.Next(); err != io.EOF {
+			t.Fatalf("%s: after the last watch event: %v", name, err)
 		}
 		return diffs
 	}}
@@ -136,6 +152,31 @@ func pbProjListBody(t testing.TB, gvk schema.GroupVersionKind, objs []runtime.Ob
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// pbProjWatchBody encodes objs as the events of a WATCH response, as the
+// API server does.
+func pbProjWatchBody(t testing.TB, gvk schema.GroupVersionKind, objs []runtime.Object) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	frames := framer.NewLengthDelimitedFrameWriter(&out)
+	for _, obj := range objs {
+		obj = obj.DeepCopyObject()
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+		var raw, ev bytes.Buffer
+		if err := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(obj, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if err := protobuf.NewRawSerializer(scheme.Scheme, scheme.Scheme).Encode(&metav1.WatchEvent{
+			Type: string(watch.Modified), Object: runtime.RawExtension{Raw: raw.Bytes()},
+		}, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := frames.Write(ev.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.Bytes()
 }
 
 // pbDecodeThenProject is the oracle: obj marshalled, decoded whole by its
@@ -218,9 +259,10 @@ func pbDiff(path string, want, got reflect.Value) []string {
 	return []string{fmt.Sprintf("%s: %#v, want %#v", path, got.Interface(), want.Interface())}
 }
 
-// TestProtobufProjectionDifferential decodes LISTs of random objects of every
-// projected built-in kind with the projections' generated protobuf decoders,
-// managedFields kept and skipped, and checks them against decode-then-project.
+// TestProtobufProjectionDifferential decodes LISTs and WATCH streams of
+// random objects of every projected built-in kind with the projections'
+// generated protobuf decoders, managedFields kept and skipped, and checks
+// them against decode-then-project.
 func TestProtobufProjectionDifferential(t *testing.T) {
 	seeds := int64(20)
 	if testing.Short() {
