@@ -533,3 +533,26 @@ func TestProtobufProjectionErrorNamesField(t *testing.T) {
 		t.Errorf("a skipped field failed the decoding: %v", err)
 	}
 }
+
+// TestCheckedProtobufDecoder: a generated decoder is used only while the
+// source types still have the field numbers it was generated from.
+func TestCheckedProtobufDecoder(t *testing.T) {
+	fn := pbcorev1.PodWireType.DecodeProtobuf
+	spec := reflect.TypeFor[corev1.PodSpec]()
+	for _, c := range []struct {
+		fields string
+		want   bool
+	}{
+		{"NodeName=10,Containers=2", true},
+		{"NodeName=11", false},  // renumbered
+		{"NodeNames=10", false}, // renamed
+		{"NodeName", false},     // malformed
+		{"ObjectMeta=1", false}, // not PodSpec's
+		{"Containers=2,X=", false},
+	} {
+		got := wire.CheckedProtobufDecoder(map[reflect.Type]string{spec: c.fields}, fn) != nil
+		if got != c.want {
+			t.Errorf("%q: decoder kept %v, want %v", c.fields, got, c.want)
+		}
+	}
+}
