@@ -258,7 +258,7 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 				decoders = dd.vars()
 			}
 			if pd := protobufFile(v, informersReserved(v, kinds)); pd != nil {
-				emit(path.Join("informers", rel, "decode_protobuf.go"), "decodeProtobuf", *pd)
+				emit(path.Join("informers", rel, "decode_protobuf.go"), "decode_protobuf", *pd)
 				pbDecoders = map[string]string{}
 				for _, r := range pd.Roots {
 					pbDecoders[r.Kind] = r.Var
