@@ -128,6 +128,7 @@
 //	listers/<group>/<version>/listers.go      <Kind>Lister, <Kind>NamespaceLister, index funcs
 //	informers/<group>/<version>/informers.go  Interface, <Kind>Informer, <Kind>Type, New<Kind>Informer
 //	informers/<group>/<version>/decode.go     JSON decoders of the kinds and projections (see below)
+//	informers/<group>/<version>/decode_protobuf.go  protobuf decoders of projections of built-in kinds
 //	projections/<group>/<version>/projections.go  projection types (see +informer-gen:projection)
 //	informers/<group>/interface.go            Interface{ <Version>() }
 //	informers/factory.go                      SharedInformerFactory, NewSharedInformerFactory
@@ -192,7 +193,9 @@
 // since ',' separates arguments), with a lister (FooSummaryLister) and an
 // informer (accessor FooSummaries(), FooSummaryType with Projection and Kind
 // set) that list and watch the kind's resource and decode each object, as
-// JSON, straight into the projection; the projection inherits the kind's
+// JSON (as protobuf for a kind with go-to-protobuf's methods, with the
+// decoder of decode_protobuf.go, see projection_protobuf.go), straight into
+// the projection; the projection inherits the kind's
 // field indexes whose paths it holds. Paths are resolved as index paths are;
 // a path through a struct, a pointer to one or a slice of them makes a
 // nested struct (FooSummarySpec, PodSummarySpecContainer), and its last

@@ -51,6 +51,9 @@ type ProjStruct struct {
 	// elemName is the source element type's name when the struct stands
 	// for the elements of a slice of a named struct type.
 	elemName string
+	// sourceType is the (named) type of the struct the fields are taken
+	// from, for the protobuf decoder's check.
+	sourceType types.Type
 }
 
 // nameNested names the nested structs below s, top-down, once every path is
@@ -104,6 +107,10 @@ type ProjField struct {
 	// given, for messages.
 	path string
 	pos  token.Position
+	// pbNum is the source field's protobuf field number; 0 when it has
+	// none, or is reached through an embedded struct (the projection then
+	// has no protobuf decoder).
+	pbNum int32
 }
 
 // Copy shapes of ProjField.Copy: how DeepCopyInto fixes up a field after
@@ -226,7 +233,7 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 		return nil, Diagnostics{s.diag(cmp.Or(s.namePos, s.pos), fmt.Sprintf("%s decodes itself (%s), so a projection of it would not decode as it does", k.Name, m),
 			"use the kind's own informer")}
 	}
-	root := &ProjStruct{Name: s.name, Root: true, source: named.Underlying().(*types.Struct)}
+	root := &ProjStruct{Name: s.name, Root: true, source: named.Underlying().(*types.Struct), sourceType: named}
 	p := &Projection{Kind: k, Name: s.name, Structs: []*ProjStruct{root}, pos: cmp.Or(s.namePos, s.pos), subject: s.subject}
 	for _, ps := range s.paths {
 		jsonPath, d := p.addPath(root, ps)
@@ -322,7 +329,7 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 				return fail(fmt.Sprintf("field path %s is given twice", path), "")
 			}
 			tag, _ := reflect.StructTag(node.tagOf(found)).Lookup("json")
-			node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, typ: found.typ, path: here, pos: ps.pos})
+			node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, typ: found.typ, path: here, pos: ps.pos, pbNum: node.protobufNumber(found)})
 			return here, nil
 		}
 		if existing != nil {
@@ -349,12 +356,12 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 			return fail(fmt.Sprintf("field path %s: %s is %s, which decodes itself (%s), so a generated struct holding some of its fields would not decode as it does", path, here, types.TypeString(t, qualifier), m),
 				"project "+here+" whole")
 		}
-		nested := &ProjStruct{source: st, path: here, elems: shape == "slice"} // named by nameNested
+		nested := &ProjStruct{source: st, sourceType: t, path: here, elems: shape == "slice"} // named by nameNested
 		if n, isNamed := t.(*types.Named); isNamed && shape == "slice" {
 			nested.elemName = n.Obj().Name()
 		}
 		tag, _ := reflect.StructTag(node.tagOf(found)).Lookup("json")
-		node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, Nested: nested, Shape: shape})
+		node.Fields = append(node.Fields, &ProjField{GoName: goName, JSONTag: tag, Nested: nested, Shape: shape, pbNum: node.protobufNumber(found)})
 		p.Structs = append(p.Structs, nested)
 		node = nested
 	}

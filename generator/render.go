@@ -118,6 +118,10 @@ type (
 		// DecodeJSON is, by kind name, the var of the kind's generated JSON
 		// decoder in decode.go (informers only; absent: none).
 		DecodeJSON map[string]string
+		// DecodeProtobuf is, by projection name, the var of the
+		// projection's generated protobuf decoder in decode_protobuf.go
+		// (informers only; absent: none).
+		DecodeProtobuf map[string]string
 		// Meta and Runtime are the aliases of apimachinery's meta/v1 and
 		// runtime (informers of a version that Registers its kinds).
 		Meta, Runtime string
@@ -248,10 +252,17 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 				continue
 			}
 			kinds := v.InformerKinds()
-			var decoders map[string]string
+			var decoders, pbDecoders map[string]string
 			if dd := decodeFile(m, v, kinds); dd != nil {
 				emit(path.Join("informers", rel, "decode.go"), "decode", *dd)
 				decoders = dd.vars()
+			}
+			if pd := protobufFile(v, informersReserved(v, kinds)); pd != nil {
+				emit(path.Join("informers", rel, "decode_protobuf.go"), "decode_protobuf", *pd)
+				pbDecoders = map[string]string{}
+				for _, r := range pd.Roots {
+					pbDecoders[r.Kind] = r.Var
+				}
 			}
 			informerImports := newImports("version", "New", "Interface", "Resources", "groupVersion", "addToScheme")
 			api = informerImports.add(v.APIPath, v.Name)
@@ -265,7 +276,7 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 			}
 			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
 				Package: v.Name, Version: v, API: api, Listers: listers, Projections: projs, Imports: informerImports.specs(),
-				DecodeJSON: decoders, Meta: meta, Runtime: runtime,
+				DecodeJSON: decoders, DecodeProtobuf: pbDecoders, Meta: meta, Runtime: runtime,
 			})
 			allVersions = append(allVersions, versionRef{Version: v, Alias: genericImports.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
 			versionRefs = append(versionRefs, versionRef{Version: v, Alias: groupImports.add(path.Join(informersPkg, rel), v.Name)})
@@ -345,16 +356,7 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	if len(roots) == 0 {
 		return nil
 	}
-	// The file shares its package with informers.go: aliases must not
-	// clash with that file's package-level names.
-	reserved := []string{"version", "New", "Interface", "Resources", "jsonMembers", "groupVersion", "addToScheme"}
-	for _, k := range kinds {
-		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"DecodeJSON")
-	}
-	for _, p := range v.Projections() {
-		reserved = append(reserved, p.Name+"Type", p.Name+"Informer", p.LowerName()+"Informer", "New"+p.Name+"Informer", p.LowerName()+"DecodeJSON")
-	}
-	im := newImports(reserved...)
+	im := newImports(informersReserved(v, kinds)...)
 	file, funcs := decode.Plan(roots, im.add)
 	var rs []decodeRoot
 	for i, name := range selected {
@@ -368,6 +370,20 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	}
 	return &decodeData{Package: v.Name, Version: v, Wire: im.add(decode.WirePath, "wire"), Reflect: im.add("reflect", "reflect"),
 		File: file, Roots: rs, Imports: im.specs()}
+}
+
+// informersReserved are the package-level names of a version's informers
+// package: the decoder files share it with informers.go, so their import
+// aliases must not clash with them.
+func informersReserved(v *Version, kinds []*Kind) []string {
+	reserved := []string{"version", "New", "Interface", "Resources", "jsonMembers", "protobufFields", "groupVersion", "addToScheme"}
+	for _, k := range kinds {
+		reserved = append(reserved, k.Name+"Type", k.Name+"Informer", k.LowerName()+"Informer", "New"+k.Name+"Informer", k.LowerName()+"DecodeJSON")
+	}
+	for _, p := range v.Projections() {
+		reserved = append(reserved, p.Name+"Type", p.Name+"Informer", p.LowerName()+"Informer", "New"+p.Name+"Informer", p.LowerName()+"DecodeJSON", p.LowerName()+"DecodeProtobuf")
+	}
+	return reserved
 }
 
 // projectionsFile is the data of a version's projections.go.

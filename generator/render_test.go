@@ -39,11 +39,12 @@ func f() {
 func TestMissingFieldIsAnError(t *testing.T) {
 	v := &Version{Group: &Group{Name: "example.com"}, Name: "v1"}
 	for name, data := range map[string]any{
-		"listers":   versionData{Package: "v1", Version: v},
-		"informers": versionData{Package: "v1", Version: v},
-		"group":     groupData{Package: "example", Group: v.Group},
-		"factory":   factoryData{Package: "informers"},
-		"generic":   genericData{Package: "informers"},
+		"listers":         versionData{Package: "v1", Version: v},
+		"informers":       versionData{Package: "v1", Version: v},
+		"group":           groupData{Package: "example", Group: v.Group},
+		"factory":         factoryData{Package: "informers"},
+		"generic":         genericData{Package: "informers"},
+		"decode_protobuf": protobufData{Package: "v1", Version: v},
 	} {
 		real, err := parsedTemplates()
 		if err != nil {

@@ -117,11 +117,7 @@ func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 			// managedFields the informer drops, and no Transform reads first,
 			// need not be decoded at all.
 			skip := !opts.KeepManagedFields && opts.Transform == nil
-			contentType := to.ContentType
-			if typ.key.projection != "" {
-				contentType = mediaTypeJSON
-			}
-			codec, fallback, err = codecFor(f.cfg, contentType, scheme, typ.resource.GroupVersion().WithKind(typ.kind), typ.objectType, skip, typ.jsonDecoder)
+			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion().WithKind(typ.kind), typ.objectType, skip, typ.jsonDecoder, typ.key.projection != "", typ.pbDecoder)
 		}
 		if err != nil {
 			setupErr = fmt.Errorf("%s: %w", typ.key, setupError{err})

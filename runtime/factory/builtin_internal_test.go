@@ -46,7 +46,7 @@ func TestCodecForReadsCustomGroupsAsJSON(t *testing.T) {
 	s.AddKnownTypes(gv, &corev1.ConfigMap{}, &corev1.ConfigMapList{})
 	typ := reflect.TypeFor[*corev1.ConfigMap]()
 	for _, cfg := range []*rest.Config{{}, {ContentConfig: rest.ContentConfig{ContentType: wire.MediaTypeProtobuf}}} {
-		codec, fallback, err := codecFor(cfg, "", s, gv.WithKind(""), typ, false, nil)
+		codec, fallback, err := codecFor(cfg, "", s, gv.WithKind(""), typ, false, nil, false, wire.ProtobufProjection{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,12 +38,19 @@ const mediaTypeJSON = "application/json"
 // t is the Go type of the objects (a pointer to a struct); the codecs hand
 // them out as store.Obj, and are compiled once, here, for every type.
 //
-// skipManagedFields makes the JSON codec (the first or the fallback) read and
-// drop each object's metadata.managedFields instead of decoding it
-// (wire.SkipManagedFields): for informers that would drop them after decoding
+// skipManagedFields makes the JSON codec (the first or the fallback), and a
+// projection's protobuf codec, read and drop each object's
+// metadata.managedFields instead of decoding it (wire.SkipManagedFields): for informers that would drop them after decoding
 // anyway, with no Transform that could read them first. decoder, when not
 // nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
-func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption) (codec, fallback wire.Codec[store.Obj], err error) {
+//
+// A projection (projection true) is read as JSON, except that a projection
+// of a built-in kind with a generated protobuf decoder (pb, see
+// Type.DecodeProtobuf) is read as protobuf when the media type asked for is
+// empty or protobuf, as its kind would be: the server encodes the full
+// object as it would for the kind's own informer, and the client builds only
+// the projection. A projection has no CBOR decoder: CBOR asks for JSON.
+func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption, projection bool, pb wire.ProtobufProjection) (codec, fallback wire.Codec[store.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -84,6 +91,21 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 	mt, err := requestedMediaType(cfg, contentType)
 	if err != nil {
 		return nil, nil, err
+	}
+	if projection {
+		switch mt {
+		case "", wire.MediaTypeProtobuf:
+			if !BuiltInGroup(gvk.Group) {
+				return jsonCodec, nil, nil
+			}
+			pbc, err := wire.NewProtobufProjectionOf[store.Obj](t, gvk, pb, wire.ProtobufProjectionOptions{SkipManagedFields: skipManagedFields})
+			if err != nil {
+				return jsonCodec, nil, nil // no generated protobuf decoder
+			}
+			return pbc, jsonCodec, nil
+		case wire.MediaTypeCBOR, mediaTypeJSON:
+			return jsonCodec, nil, nil
+		}
 	}
 	switch mt {
 	case "", wire.MediaTypeProtobuf:

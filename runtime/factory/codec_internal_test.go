@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
@@ -53,11 +55,11 @@ func TestCodecForChoosesByTypeAndConfig(t *testing.T) {
 		var err error
 		if c.builtin {
 			var cd, fb wire.Codec[store.Obj]
-			cd, fb, err = codecFor(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, nil)
+			cd, fb, err = codecFor(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, nil, false, wire.ProtobufProjection{})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		} else {
 			var cd, fb wire.Codec[store.Obj]
-			cd, fb, err = codecFor(c.cfg, c.contentType, custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil)
+			cd, fb, err = codecFor(c.cfg, c.contentType, custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil, false, wire.ProtobufProjection{})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		}
 		if c.wantErr != "" {
@@ -91,4 +93,60 @@ func mediaType(c interface{ MediaType() string }) string {
 		return ""
 	}
 	return c.MediaType()
+}
+
+// TestCodecForProjection: a projection of a built-in kind with a generated
+// protobuf decoder is read as protobuf (falling back to JSON) unless JSON or
+// CBOR is asked for; one without a decoder, and a projection of a custom
+// resource, as JSON whatever is asked.
+func TestCodecForProjection(t *testing.T) {
+	core := runtime.NewScheme()
+	if err := corev1.AddToScheme(core); err != nil {
+		t.Fatal(err)
+	}
+	pb := wire.GeneratedProtobufDecoder(func(d *wire.ProtobufDecoder, p *projectedPod) {
+		for d.Next() {
+			d.Skip()
+		}
+	})
+	const js, pbm, cb = "application/json", wire.MediaTypeProtobuf, wire.MediaTypeCBOR
+	custom := lwt.SchemeGroupVersion.WithKind("Widget")
+	for _, c := range []struct {
+		name                  string
+		contentType           string
+		gvk                   schema.GroupVersionKind
+		dec                   wire.ProtobufProjection
+		wantCodec, wantFallbk string
+	}{
+		{name: "built-in, decoder, nothing asked", gvk: corev1.SchemeGroupVersion.WithKind("Pod"), dec: pb, wantCodec: pbm, wantFallbk: js},
+		{name: "built-in, decoder, protobuf asked", contentType: pbm, gvk: corev1.SchemeGroupVersion.WithKind("Pod"), dec: pb, wantCodec: pbm, wantFallbk: js},
+		{name: "built-in, decoder, JSON asked", contentType: js, gvk: corev1.SchemeGroupVersion.WithKind("Pod"), dec: pb, wantCodec: js},
+		{name: "built-in, decoder, CBOR asked", contentType: cb, gvk: corev1.SchemeGroupVersion.WithKind("Pod"), dec: pb, wantCodec: js},
+		{name: "built-in, no decoder", gvk: corev1.SchemeGroupVersion.WithKind("Pod"), wantCodec: js},
+		{name: "custom resource, decoder", gvk: custom, dec: pb, wantCodec: js},
+	} {
+		cd, fb, err := codecFor(&rest.Config{}, c.contentType, core, c.gvk, reflect.TypeFor[*projectedPod](), true, nil, true, c.dec)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := mediaType(nilIfNil(cd)); got != c.wantCodec {
+			t.Errorf("%s: codec %q, want %q", c.name, got, c.wantCodec)
+		}
+		if got := mediaType(nilIfNil(fb)); got != c.wantFallbk {
+			t.Errorf("%s: fallback %q, want %q", c.name, got, c.wantFallbk)
+		}
+	}
+}
+
+// projectedPod stands for a generated projection of Pod.
+type projectedPod struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+func (p *projectedPod) DeepCopyObject() runtime.Object {
+	c := *p
+	p.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	return &c
 }

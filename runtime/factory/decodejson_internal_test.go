@@ -40,7 +40,7 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 		{"without", Type[*lwt.Widget]{}.info().jsonDecoder, 0},
 	} {
 		calls = 0
-		codec, _, err := codecFor(nil, "", custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), true, c.decoder)
+		codec, _, err := codecFor(nil, "", custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), true, c.decoder, false, wire.ProtobufProjection{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,9 @@
 //     builds its own runtime.Scheme from the Type's AddToScheme and one REST
 //     client; each informer's source (package listwatch) decodes with a
 //     runtime/wire codec chosen per type in codec.go: protobuf for built-in
-//     types, JSON for custom resources and projections (with the Type's
+//     types and projections of them with a generated protobuf decoder
+//     (Type.DecodeProtobuf), JSON for custom resources and other
+//     projections (with the Type's
 //     generated decoder, and managedFields skipped when the informer drops
 //     them and no Transform reads them), CBOR on request
 //     (TypeOptions.ContentType). A scheme per group-version means no scheme

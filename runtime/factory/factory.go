@@ -40,14 +40,23 @@ type Type[T store.Object[T]] struct {
 	// (wire.GeneratedDecoder) instead of its reflective decoder, with the
 	// same results.
 	DecodeJSON func(*wire.JSONDecoder, T) error
+	// DecodeProtobuf, when not nil, is a projection's generated protobuf
+	// decoder (informer-gen's decode_protobuf.go, for projections of kinds
+	// with generated protobuf methods): for a built-in kind (BuiltInGroup)
+	// the factory then asks for protobuf, as for the kind's own informer,
+	// and decodes each object straight into the projection, skipping the
+	// other fields on the wire (wire.NewProtobufProjection).
+	DecodeProtobuf func(*wire.ProtobufDecoder, T)
 	// Projection, when not empty, says T is a projection of the resource's
 	// kind: a type informer-gen generates that holds the kind's ObjectMeta and
-	// some of its fields, decoded straight from the kind's JSON (the members
-	// T lacks are skipped, never materialized). It names the projection (its
+	// some of its fields, decoded straight from the kind's JSON or protobuf (the
+	// fields T lacks are skipped, never materialized). It names the projection (its
 	// Go type, "FooSummary"). The factory keeps one shared informer, with its
 	// own LIST and WATCH, per resource and projection; a projection's objects
-	// are always requested and decoded as JSON (T has no protobuf Unmarshal
-	// and is registered in no scheme). ForResource and Resources tables mean
+	// are requested and decoded as JSON (T is registered in no scheme),
+	// except for a projection of a built-in kind with DecodeProtobuf, read
+	// as protobuf (falling back to JSON as the kind's own informer does).
+	// ForResource and Resources tables mean
 	// the kind's own informer, never a projection's.
 	Projection string
 	// Kind is the kind of the resource's objects on the wire ("Foo"), which

@@ -1,19 +1,28 @@
 package factory_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8sprotobuf "k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
@@ -21,6 +30,8 @@ import (
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/wire"
+	pbcorev1 "github.com/informer-gen/informer-gen/testdata/golden/projection-protobuf/want/informers/core/v1"
 )
 
 // WidgetSummary is what informer-gen would generate for a projection of
@@ -71,7 +82,8 @@ const (
 
 // A projection is an informer of its own beside the kind's: its own LIST and
 // WATCH (as JSON whatever the config asks for: here CBOR, which the server
-// refuses, so the kind's informer asks once and falls back), its own cache holding the
+// refuses, so the kind's informer asks once and falls back: a projection of a custom
+// resource is read as JSON; TestBuiltInProjectionAsksForProtobuf has a built-in kind's), its own cache holding the
 // projected fields, its own name; ForResource keeps meaning the kind.
 func TestProjectionIsAnInformerOfItsOwn(t *testing.T) {
 	srv := lwt.NewServer(t)
@@ -284,4 +296,90 @@ func TestInformerMetricsTellsProjectionsApart(t *testing.T) {
 		}
 		f.Shutdown()
 	})
+}
+
+// A projection of a built-in kind with a generated protobuf decoder asks the
+// server for protobuf, as the kind's own informer would (the server encodes
+// the full object; the client builds only the projection), and decodes it:
+// here PodWire of the golden case projection-protobuf, against a server that
+// answers a Pod LIST in protobuf when asked and in JSON otherwise.
+func TestBuiltInProjectionAsksForProtobuf(t *testing.T) {
+	if pbcorev1.PodWireType.DecodeProtobuf == nil {
+		t.Fatal("PodWire has no protobuf decoder: generated code is stale (run hack/update-codegen.sh)")
+	}
+	pod := func(name, node string) corev1.Pod {
+		p := corev1.Pod{Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
+		p.Namespace, p.Name, p.ResourceVersion = "ns", name, "7"
+		p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m"}}
+		return p
+	}
+	list := &corev1.PodList{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"},
+		ListMeta: metav1.ListMeta{ResourceVersion: "10"},
+		Items:    []corev1.Pod{pod("a", "n1"), pod("b", "n2")},
+	}
+	var mu sync.Mutex
+	var lists []string // the Accept header of each LIST
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if r.URL.Path != "/api/v1/pods" {
+			http.NotFound(rw, r)
+			return
+		}
+		if q.Get("watch") == "true" {
+			if q.Get("sendInitialEvents") == "true" {
+				rw.Header().Set("Content-Type", "application/json")
+				rw.WriteHeader(http.StatusBadRequest)
+				_ = json.NewEncoder(rw).Encode(metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"},
+					Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest, Message: "sendInitialEvents is not supported"})
+				return
+			}
+			rw.Header().Set("Content-Type", r.Header.Get("Accept"))
+			rw.WriteHeader(http.StatusOK)
+			rw.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		accept := r.Header.Get("Accept")
+		mu.Lock()
+		lists = append(lists, accept)
+		mu.Unlock()
+		var body bytes.Buffer
+		if strings.Contains(accept, wire.MediaTypeProtobuf) {
+			if err := k8sprotobuf.NewSerializer(clientgoscheme.Scheme, clientgoscheme.Scheme).Encode(list, &body); err != nil {
+				t.Error(err)
+			}
+			rw.Header().Set("Content-Type", wire.MediaTypeProtobuf)
+		} else {
+			_ = json.NewEncoder(&body).Encode(list)
+			rw.Header().Set("Content-Type", "application/json")
+		}
+		_, _ = rw.Write(body.Bytes())
+	}))
+	defer srv.Close()
+	ctx := deadline(t)
+
+	f := factory.New(&rest.Config{Host: srv.URL}, factory.Options{HTTPClient: srv.Client()})
+	defer f.Shutdown()
+	inf := factory.InformerFor(f, pbcorev1.PodWireType)
+	f.Start(ctx)
+	if err := f.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.NewLister(inf.Indexer(), corev1.Resource("pods")).Namespace("ns").Get("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.NodeName != "n2" || got.ResourceVersion != "7" || got.ManagedFields != nil {
+		t.Fatalf("projection of b = %+v, want its metadata (managedFields dropped) and .spec.nodeName n2", got)
+	}
+	if len(got.Spec.Containers) != 1 || got.Spec.Containers[0].Name != "c" {
+		t.Fatalf("projection of b has containers %+v, want one named c", got.Spec.Containers)
+	}
+	f.Shutdown()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lists) == 0 || !strings.HasPrefix(lists[0], wire.MediaTypeProtobuf) {
+		t.Fatalf("the projection's LISTs asked for %q, want protobuf", lists)
+	}
 }

@@ -29,6 +29,8 @@ type typeInfo struct {
 	indexers    store.Indexers[store.Obj]
 	// jsonDecoder is wire.GeneratedDecoder(DecodeJSON), or nil.
 	jsonDecoder wire.JSONOption
+	// pbDecoder is wire.GeneratedProtobufDecoder(DecodeProtobuf).
+	pbDecoder wire.ProtobufProjection
 	// listerWatcher converts TypeOptions.ListerWatcher; perNamespace is
 	// false for a single source. It panics on a value of the wrong type.
 	listerWatcher func(lw any) (newLW func(ns string) reflector.ListerWatcher[store.Obj], perNamespace bool)
@@ -75,5 +77,6 @@ func (typ Type[T]) info() *typeInfo {
 	if typ.DecodeJSON != nil {
 		ti.jsonDecoder = wire.GeneratedDecoder(typ.DecodeJSON)
 	}
+	ti.pbDecoder = wire.GeneratedProtobufDecoder(typ.DecodeProtobuf)
 	return ti
 }

@@ -24,4 +24,15 @@
 // (generator/decode) instead of in every generated package, and those of the
 // core/v1 types custom resources embed (PodTemplateSpec, PodSpec, …) in
 // subpackage corev1, checked through SharedDecoders.
+//
+// A projection of a built-in kind (a generated type holding the kind's
+// ObjectMeta and some of its fields) is read from protobuf by
+// NewProtobufProjection: the envelopes as NewProtobuf reads them, each
+// object's bytes handed to the projection's generated decoder
+// (decode_protobuf.go of a generated informers package,
+// factory.Type.DecodeProtobuf), which walks them with a ProtobufDecoder
+// (protobuf_decoder.go: the gogo-generated Unmarshal's rules, the kept
+// messages given to their own Unmarshal, ProtobufObjectMeta for the
+// metadata) and skips every field the projection does not keep. It is
+// checked against decode-whole-then-project by differential and fuzz tests.
 package wire

@@ -628,13 +628,14 @@ func (i serviceAccountInformer) Lister() listers.ServiceAccountLister {
 // PodSummaryType describes PodSummary, a projection of Pod, to the runtime: the
 // factory keeps one shared informer of it per factory, beside Pod's.
 var PodSummaryType = factory.Type[*projv1.PodSummary]{
-	Resource:    v1.SchemeGroupVersion.WithResource("pods"),
-	Namespaced:  true,
-	AddToScheme: v1.AddToScheme,
-	Indexers:    listers.PodSummaryIndexers,
-	Projection:  "PodSummary",
-	Kind:        "Pod",
-	DecodeJSON:  podSummaryDecodeJSON,
+	Resource:       v1.SchemeGroupVersion.WithResource("pods"),
+	Namespaced:     true,
+	AddToScheme:    v1.AddToScheme,
+	Indexers:       listers.PodSummaryIndexers,
+	Projection:     "PodSummary",
+	Kind:           "Pod",
+	DecodeJSON:     podSummaryDecodeJSON,
+	DecodeProtobuf: podSummaryDecodeProtobuf,
 }
 
 // PodSummaryInformer gives access to the shared informer and lister of PodSummaries.

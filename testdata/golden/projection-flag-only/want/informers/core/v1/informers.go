@@ -40,13 +40,14 @@ func (v version) PodImageses() PodImagesInformer        { return podImagesInform
 // ConfigMapMetaType describes ConfigMapMeta, a projection of ConfigMap, to the runtime: the
 // factory keeps one shared informer of it per factory, beside ConfigMap's.
 var ConfigMapMetaType = factory.Type[*projv1.ConfigMapMeta]{
-	Resource:    v1.SchemeGroupVersion.WithResource("configmaps"),
-	Namespaced:  true,
-	AddToScheme: v1.AddToScheme,
-	Indexers:    listers.ConfigMapMetaIndexers,
-	Projection:  "ConfigMapMeta",
-	Kind:        "ConfigMap",
-	DecodeJSON:  configMapMetaDecodeJSON,
+	Resource:       v1.SchemeGroupVersion.WithResource("configmaps"),
+	Namespaced:     true,
+	AddToScheme:    v1.AddToScheme,
+	Indexers:       listers.ConfigMapMetaIndexers,
+	Projection:     "ConfigMapMeta",
+	Kind:           "ConfigMap",
+	DecodeJSON:     configMapMetaDecodeJSON,
+	DecodeProtobuf: configMapMetaDecodeProtobuf,
 }
 
 // ConfigMapMetaInformer gives access to the shared informer and lister of ConfigMapMetas.
@@ -76,13 +77,14 @@ func (i configMapMetaInformer) Lister() listers.ConfigMapMetaLister {
 // PodImagesType describes PodImages, a projection of Pod, to the runtime: the
 // factory keeps one shared informer of it per factory, beside Pod's.
 var PodImagesType = factory.Type[*projv1.PodImages]{
-	Resource:    v1.SchemeGroupVersion.WithResource("pods"),
-	Namespaced:  true,
-	AddToScheme: v1.AddToScheme,
-	Indexers:    listers.PodImagesIndexers,
-	Projection:  "PodImages",
-	Kind:        "Pod",
-	DecodeJSON:  podImagesDecodeJSON,
+	Resource:       v1.SchemeGroupVersion.WithResource("pods"),
+	Namespaced:     true,
+	AddToScheme:    v1.AddToScheme,
+	Indexers:       listers.PodImagesIndexers,
+	Projection:     "PodImages",
+	Kind:           "Pod",
+	DecodeJSON:     podImagesDecodeJSON,
+	DecodeProtobuf: podImagesDecodeProtobuf,
 }
 
 // PodImagesInformer gives access to the shared informer and lister of PodImageses.

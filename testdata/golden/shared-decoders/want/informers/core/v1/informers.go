@@ -37,13 +37,14 @@ func (v version) PodPlacements() PodPlacementInformer { return podPlacementInfor
 // PodPlacementType describes PodPlacement, a projection of Pod, to the runtime: the
 // factory keeps one shared informer of it per factory, beside Pod's.
 var PodPlacementType = factory.Type[*projv1.PodPlacement]{
-	Resource:    v1.SchemeGroupVersion.WithResource("pods"),
-	Namespaced:  true,
-	AddToScheme: v1.AddToScheme,
-	Indexers:    listers.PodPlacementIndexers,
-	Projection:  "PodPlacement",
-	Kind:        "Pod",
-	DecodeJSON:  podPlacementDecodeJSON,
+	Resource:       v1.SchemeGroupVersion.WithResource("pods"),
+	Namespaced:     true,
+	AddToScheme:    v1.AddToScheme,
+	Indexers:       listers.PodPlacementIndexers,
+	Projection:     "PodPlacement",
+	Kind:           "Pod",
+	DecodeJSON:     podPlacementDecodeJSON,
+	DecodeProtobuf: podPlacementDecodeProtobuf,
 }
 
 // PodPlacementInformer gives access to the shared informer and lister of PodPlacements.
