@@ -27,7 +27,8 @@ import (
 // second on a busy machine), the median of the per-round ratios (ratio, ours over client-go; rounds are
 // paired so that both sides of a ratio saw the same machine), the lowest
 // and highest ratio, and, with work, ours against what the work alone
-// allows on GOMAXPROCS cores (ours-ceiling-%).
+// allows on GOMAXPROCS cores (ours-ceiling-%) and against a round of the
+// same spins with no queue (work-only-items/s, ours-work-only-%).
 //
 //	cd bench/queue && go test -run '^$' -bench 'BenchmarkHarness/workers=8/work=2µs' -benchtime 1x .
 //
@@ -91,9 +92,12 @@ func benchHarness(b *testing.B, s harnessShape) {
 		}
 		return workqueue.NewTypedRateLimitingQueue(rl)
 	}
-	var ours, cg, ratios, oursCPU, cgCPU []float64
+	var ours, cg, ratios, oursCPU, cgCPU, workOnly []float64
 	for range b.N {
 		for range harnessRounds {
+			if s.work > 0 {
+				workOnly = append(workOnly, workOnlyRound(len(ks), s))
+			}
 			o, ocpu := harnessRound(newOurs(), ks, s)
 			c, ccpu := harnessRound(newClientGo(), ks, s)
 			ours, oursCPU = append(ours, o), append(oursCPU, ocpu)
@@ -111,7 +115,29 @@ func benchHarness(b *testing.B, s harnessShape) {
 	if s.work > 0 {
 		ceiling := float64(runtime.GOMAXPROCS(0)) / s.work.Seconds()
 		b.ReportMetric(100*median(ours)/ceiling, "ours-ceiling-%")
+		b.ReportMetric(median(workOnly), "work-only-items/s")
+		b.ReportMetric(100*median(ours)/median(workOnly), "ours-work-only-%")
 	}
+}
+
+// workOnlyRound is a round without a queue: the workers spin for their
+// share of the keys' work and nothing else. Its keys per second is what
+// the work costs on this machine as it is (the spin reads the clock, which
+// is not free), the ceiling a queue is measured against in
+// ours-work-only-%.
+func workOnlyRound(keys int, s harnessShape) float64 {
+	runtime.GC()
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range s.workers {
+		wg.Go(func() {
+			for i := w; i < keys; i += s.workers {
+				spin(s.work)
+			}
+		})
+	}
+	wg.Wait()
+	return float64(keys) / time.Since(start).Seconds()
 }
 
 // harnessRound runs one round on q and returns keys processed per second
