@@ -14,28 +14,34 @@ import (
 	ourwq "github.com/informer-gen/informer-gen/runtime/workqueue"
 )
 
-// BenchmarkHarness is the independent harness's shape, with the two queues
-// alternated in one process: each round, for ours and then client-go's
-// typed rate-limiting queue (both with the default controller limiter), one
-// producer Adds harnessKeys distinct keys while workers Get → work (a CPU
-// spin) → Forget → Done; a round's time runs from the first Add until every
-// key was processed. One benchmark iteration is harnessRounds rounds of
-// each queue; run it with -benchtime 1x. It reports the median over the
-// rounds of each queue's keys per second (ours-items/s, client-go-items/s),
-// the median CPU time of the process per key (ours-cpu-ns/key,
-// client-go-cpu-ns/key: the work's included, and steadier than keys per
-// second on a busy machine), the median of the per-round ratios (ratio, ours over client-go; rounds are
-// paired so that both sides of a ratio saw the same machine), the lowest
-// and highest ratio, and, with work, ours against what the work alone
-// allows on GOMAXPROCS cores (ours-ceiling-%) and against a round of the
-// same spins with no queue (work-only-items/s, ours-work-only-%).
+// BenchmarkHarness is an independent harness's shape, with the two queues
+// alternated in one process. Each round, for ours and then client-go's typed
+// rate-limiting queue (both with the default controller limiter), producers
+// add harnessKeys distinct keys while workers Get → work (a CPU spin) →
+// Forget → Done; a round's time runs from the first add until every key was
+// processed. One benchmark iteration is harnessRounds rounds of each queue;
+// run it with -benchtime 1x. Shapes: 1–16 workers, no work or 2 µs per key,
+// one producer or four, plain Add (adds=add) or AddRateLimited (adds=rl-add,
+// on a per-key exponential limiter with a zero base and no overall bucket,
+// so that no key is delayed while every Forget has a failure to clear —
+// the default limiter's bucket would pace all but the first 100 keys at 10
+// per second).
 //
-//	cd bench/queue && go test -run '^$' -bench 'BenchmarkHarness/workers=8/work=2µs' -benchtime 1x .
+// It reports the median over the rounds of each queue's keys per second
+// (ours-items/s, client-go-items/s) and of the process's CPU time per key
+// (ours-cpu-ns/key, client-go-cpu-ns/key: the work's included, and steadier
+// than keys per second on a busy machine); the median of the per-round
+// ratios (ratio, ours over client-go: both sides of a ratio ran back to back
+// on the same machine), the lowest and the highest; and, with work, ours
+// against what the work alone allows on GOMAXPROCS cores (ours-ceiling-%)
+// and against a round of the same spins with no queue (work-only-items/s,
+// ours-work-only-%).
 //
-// Other shapes vary producers (1, 4), the adds (plain Add, or
-// AddRateLimited, which with the default limiter delays nothing for the
-// first 100 keys and then paces at 10 per second — so the rl-adds shape
-// uses a limiter without the bucket), and workers.
+// The harness's own shape (one producer, plain Add, 8 workers, 2 µs of
+// work), then the whole matrix:
+//
+//	cd bench/queue && go test -run '^$' -bench 'BenchmarkHarness/workers=8/work=2µs/producers=1/adds=add$' -benchtime 1x .
+//	cd bench/queue && go test -run '^$' -bench 'BenchmarkHarness' -benchtime 1x .
 func BenchmarkHarness(b *testing.B) {
 	for _, workers := range []int{1, 2, 4, 8, 16} {
 		for _, work := range []time.Duration{0, 2 * time.Microsecond} {
