@@ -226,6 +226,13 @@ func (p *pending[K]) append(key K, tag uint32, tail, head uint64) {
 // rebuild drops stale entries: it reindexes the keys queued in
 // [head, tail), in a table at least four times their number, so that at
 // least a quarter of the table is inserted before the next rebuild.
+//
+// A table that grows is refilled from the old one in slot order: a queue
+// that grows is one whose entries are nearly all live, and walking the old
+// table reads it front to back and writes the new one nearly so (an entry
+// at home h lands at h or h plus the old size), where walking the queue
+// writes at random. A table that keeps its size is refilled from the
+// queue, whose keys may be a small part of the table's entries.
 func (p *pending[K]) rebuild(head, tail uint64) {
 	p.dropConsumed(head)
 	n := uint64(pendIndexMin)
@@ -233,7 +240,9 @@ func (p *pending[K]) rebuild(head, tail uint64) {
 		n *= 2
 	}
 	ix := &p.index
-	if uint64(len(ix.slots)) == n {
+	old := ix.slots
+	grow := uint64(len(old)) < n
+	if uint64(len(old)) == n {
 		clear(ix.slots)
 	} else {
 		ix.slots = make([]pendSlot, n)
@@ -241,17 +250,34 @@ func (p *pending[K]) rebuild(head, tail uint64) {
 	}
 	ix.used = 0
 	ix.floor = head
+	if grow {
+		for _, s := range old {
+			if s.tag&1 == 0 {
+				continue // free, or retired (moved to a higher priority)
+			}
+			if _, ok := live(s.seq, head, tail); ok {
+				ix.insertNew(s)
+			}
+		}
+		return
+	}
 	for seq := head; seq < tail; seq++ {
 		c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
 		tag := c.tags[seq-c.base].Load()
 		if tag&1 == 0 {
 			continue // moved or being taken: not queued here
 		}
-		i := uint64(tag) & ix.mask
-		for ix.slots[i].tag != 0 {
-			i = (i + 1) & ix.mask
-		}
-		ix.slots[i] = pendSlot{tag: tag, seq: uint32(seq)}
-		ix.used++
+		ix.insertNew(pendSlot{tag: tag, seq: uint32(seq)})
 	}
+}
+
+// insertNew puts s in the first free slot from its home, in a table being
+// rebuilt (it holds no stale entries).
+func (ix *pendIndex) insertNew(s pendSlot) {
+	i := uint64(s.tag) & ix.mask
+	for ix.slots[i].tag != 0 {
+		i = (i + 1) & ix.mask
+	}
+	ix.slots[i] = s
+	ix.used++
 }
