@@ -99,8 +99,9 @@ func (r *ExponentialRateLimiter[K]) Forget(key K) {
 		return
 	}
 	r.mu.Lock()
-	if _, ok := r.failures[key]; ok {
-		delete(r.failures, key)
+	n := len(r.failures)
+	delete(r.failures, key)
+	if len(r.failures) < n { // key had failures
 		b.Add(-1)
 		r.keys.Add(-1)
 	}
