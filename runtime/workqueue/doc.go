@@ -34,10 +34,11 @@
 //     reaches a worker in the cache line the worker reads anyway, with no
 //     shared tail counter. Consumed chunks are reused.
 //   - Deduplication is Add's alone: an open-addressing index from tag to
-//     sequence number that Get never touches. An entry below headSeq is
-//     stale (its key was handed out) and counts as absent; stale entries
-//     are overwritten, and the index is rebuilt from the queued keys when
-//     half full. Add decides "not queued" from the headSeq it loaded last
+//     sequence number (8 bytes a slot: the seq's low 32 bits) that Get
+//     never touches. An entry below headSeq is stale (its key was handed
+//     out) and counts as absent; stale entries are overwritten, and the
+//     index is rebuilt when half full: from the old table in slot order
+//     when it grows, from the queued keys when it keeps its size. Add decides "not queued" from the headSeq it loaded last
 //     and confirms "queued" with a fresh load, so most Adds do not read the
 //     line every Get writes.
 //   - Keys being processed are slots with an atomic state word (tag, used,

@@ -46,15 +46,39 @@ type pending[K comparable] struct {
 
 const chunkFree = 4
 
+// pendSlot is an index entry: 8 bytes, so that the table of a long queue
+// (four to eight slots per queued key) touches half the memory, pages and
+// cache lines a 64-bit seq would. seq holds the low 32 bits of the key's
+// seq; live recovers the whole seq.
 type pendSlot struct {
-	seq uint64
 	tag uint32 // 0: free
+	seq uint32
 }
 
 type pendIndex struct {
 	slots []pendSlot
 	mask  uint64
 	used  int // slots with a tag, live or stale
+	// floor is the head of the last rebuild: every entry's seq is at or
+	// above it (rebuild keeps only queued keys, later entries are newer),
+	// and append rebuilds before tail-floor reaches maxSeqSpan, so every
+	// entry's seq is within 2^32 of tail and its low 32 bits tell it
+	// apart from every other seq the entry may be compared with.
+	floor uint64
+}
+
+// maxSeqSpan bounds tail-floor (see pendIndex.floor). A lane whose queued
+// keys alone span more seqs than that (2^31 keys, tens of GB of queue)
+// rebuilds on every append: slow, never wrong, as long as the lane holds
+// fewer than 2^32 keys.
+const maxSeqSpan = 1 << 31
+
+// live reports whether an entry with seq's low 32 bits is queued, given
+// that every seq below head has been handed out and tail is the next seq,
+// and returns its whole seq.
+func live(seq32 uint32, head, tail uint64) (uint64, bool) {
+	d := uint64(seq32 - uint32(head)) // seq - head, if seq >= head
+	return head + d, d < tail-head
 }
 
 const pendIndexMin = 64
@@ -96,44 +120,45 @@ func (p *pending[K]) dropConsumed(head uint64) {
 }
 
 // queued reports whether key (tag) is queued, given that every seq below
-// head has been handed out.
-func (p *pending[K]) queued(key K, tag uint32, head uint64) bool {
-	_, ok := p.find(key, tag, head)
+// head has been handed out and tail is the next seq.
+func (p *pending[K]) queued(key K, tag uint32, head, tail uint64) bool {
+	_, ok := p.find(key, tag, head, tail)
 	return ok
 }
 
 // find returns the index slot of key (tag) when it is queued, given that
-// every seq below head has been handed out.
-func (p *pending[K]) find(key K, tag uint32, head uint64) (slot uint64, ok bool) {
+// every seq below head has been handed out and tail is the next seq.
+func (p *pending[K]) find(key K, tag uint32, head, tail uint64) (slot uint64, ok bool) {
 	ix := &p.index
 	for i := uint64(tag) & ix.mask; ; i = (i + 1) & ix.mask {
 		s := ix.slots[i]
 		if s.tag == 0 {
 			return 0, false
 		}
-		if s.tag == tag && s.seq >= head && p.keyAt(s.seq) == key {
+		if s.tag != tag {
+			continue
+		}
+		if seq, ok := live(s.seq, head, tail); ok && p.keyAt(seq) == key {
 			return i, true
 		}
 	}
 }
-
-// seqAt returns the seq of the entry at slot, found by find.
-func (p *pending[K]) seqAt(slot uint64) uint64 { return p.index.slots[slot].seq }
 
 // tombstone takes the key at slot (found by find, queued as seq) out of
 // the queue when no Get has taken it yet: it swaps the key's published tag
 // for tagMoved, which Get skips, and retires the index entry. It reports
 // false when a Get took the key first (Get swaps the tag for tagTaken in
 // priority mode). The caller holds the producer lock.
-func (p *pending[K]) tombstone(slot uint64, tag uint32) bool {
-	seq := p.index.slots[slot].seq
+func (p *pending[K]) tombstone(slot uint64, tag uint32, head, tail uint64) bool {
+	seq, _ := live(p.index.slots[slot].seq, head, tail)
 	c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
 	if !c.tags[seq-c.base].CompareAndSwap(tag, tagMoved) {
 		return false
 	}
 	// A retired entry keeps the probe chain (tag != 0) and matches no key
-	// (real tags are odd); rebuild drops it.
-	p.index.slots[slot] = pendSlot{seq: 0, tag: tagMoved}
+	// (real tags are odd); it keeps its seq, so an append may take its
+	// slot once head has passed it, and rebuild drops it.
+	p.index.slots[slot].tag = tagMoved
 	return true
 }
 
@@ -147,7 +172,7 @@ const (
 // needsHead reports whether append(.., tail, head) will drop chunks or
 // rebuild the index, for which head should be fresh.
 func (p *pending[K]) needsHead(tail uint64) bool {
-	return p.tailFull(tail) || p.index.full()
+	return p.tailFull(tail) || p.index.full(tail)
 }
 
 // tailFull reports whether seq tail starts a new chunk.
@@ -155,8 +180,11 @@ func (p *pending[K]) tailFull(tail uint64) bool {
 	return tail-p.chunks[len(p.chunks)-1].base == chunkSize
 }
 
-// full reports whether the index must be rebuilt before an insert.
-func (ix *pendIndex) full() bool { return ix.used >= len(ix.slots)/2 }
+// full reports whether the index must be rebuilt before inserting seq
+// tail.
+func (ix *pendIndex) full(tail uint64) bool {
+	return ix.used >= len(ix.slots)/2 || tail-ix.floor >= maxSeqSpan
+}
 
 // append queues key (tag) as seq tail, publishes it and indexes it. key
 // must not be queued.
@@ -179,22 +207,32 @@ func (p *pending[K]) append(key K, tag uint32, tail, head uint64) {
 	c.tags[tail-c.base].Store(tag) // publishes the key to Get
 
 	ix := &p.index
-	if ix.full() {
+	if ix.full(tail) {
 		p.rebuild(head, tail)
 	}
 	i := uint64(tag) & ix.mask
-	for s := ix.slots[i]; s.tag != 0 && s.seq >= head; s = ix.slots[i] {
-		i = (i + 1) & ix.mask // live entries stay; stale ones are taken
+	for s := ix.slots[i]; s.tag != 0; s = ix.slots[i] {
+		if _, ok := live(s.seq, head, tail); !ok {
+			break // stale: taken; live entries stay
+		}
+		i = (i + 1) & ix.mask
 	}
 	if ix.slots[i].tag == 0 {
 		ix.used++
 	}
-	ix.slots[i] = pendSlot{seq: tail, tag: tag}
+	ix.slots[i] = pendSlot{tag: tag, seq: uint32(tail)}
 }
 
 // rebuild drops stale entries: it reindexes the keys queued in
 // [head, tail), in a table at least four times their number, so that at
 // least a quarter of the table is inserted before the next rebuild.
+//
+// A table that grows is refilled from the old one in slot order: a queue
+// that grows is one whose entries are nearly all live, and walking the old
+// table reads it front to back and writes the new one nearly so (an entry
+// at home h lands at h or h plus the old size), where walking the queue
+// writes at random. A table that keeps its size is refilled from the
+// queue, whose keys may be a small part of the table's entries.
 func (p *pending[K]) rebuild(head, tail uint64) {
 	p.dropConsumed(head)
 	n := uint64(pendIndexMin)
@@ -202,24 +240,44 @@ func (p *pending[K]) rebuild(head, tail uint64) {
 		n *= 2
 	}
 	ix := &p.index
-	if uint64(len(ix.slots)) == n {
+	old := ix.slots
+	grow := uint64(len(old)) < n
+	if uint64(len(old)) == n {
 		clear(ix.slots)
 	} else {
 		ix.slots = make([]pendSlot, n)
 		ix.mask = n - 1
 	}
 	ix.used = 0
+	ix.floor = head
+	if grow {
+		for _, s := range old {
+			if s.tag&1 == 0 {
+				continue // free, or retired (moved to a higher priority)
+			}
+			if _, ok := live(s.seq, head, tail); ok {
+				ix.insertNew(s)
+			}
+		}
+		return
+	}
 	for seq := head; seq < tail; seq++ {
 		c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
 		tag := c.tags[seq-c.base].Load()
 		if tag&1 == 0 {
 			continue // moved or being taken: not queued here
 		}
-		i := uint64(tag) & ix.mask
-		for ix.slots[i].tag != 0 {
-			i = (i + 1) & ix.mask
-		}
-		ix.slots[i] = pendSlot{seq: seq, tag: tag}
-		ix.used++
+		ix.insertNew(pendSlot{tag: tag, seq: uint32(seq)})
 	}
+}
+
+// insertNew puts s in the first free slot from its home, in a table being
+// rebuilt (it holds no stale entries).
+func (ix *pendIndex) insertNew(s pendSlot) {
+	i := uint64(s.tag) & ix.mask
+	for ix.slots[i].tag != 0 {
+		i = (i + 1) & ix.mask
+	}
+	ix.slots[i] = s
+	ix.used++
 }

@@ -8,49 +8,60 @@ import (
 // TestPendingMatchesModel drives pending the way the queue does (append at
 // tail, hand out at head, ask whether a key is queued) with keys whose
 // tags collide on purpose, across many chunks, chunk reuse and index
-// rebuilds, and checks every answer against a plain model.
+// rebuilds, and checks every answer against a plain model. It runs once
+// from seq 0 and once across 2^32, where the index's 32-bit seqs wrap.
 func TestPendingMatchesModel(t *testing.T) {
-	for _, tagKinds := range []int{1, 3, 1 << 30} { // 1: every key has the same tag
-		rng := rand.New(rand.NewPCG(uint64(tagKinds), 7))
-		var p pending[int]
-		p.init()
-		tagOf := func(k int) uint32 { return uint32(k%tagKinds)<<1 | 1 }
-		var head, tail uint64
-		var fifo []int
-		queued := map[int]bool{}
-		for step := range 20_000 {
-			if rng.IntN(3) > 0 || len(fifo) == 0 {
-				k := rng.IntN(300)
-				// The queue looks with a head it loaded earlier, then with a fresh one.
-				seen := head - uint64(rng.IntN(int(min(head, 3))+1))
-				if seen < p.chunks[0].base {
-					seen = head
-				}
-				got := p.queued(k, tagOf(k), seen) && p.queued(k, tagOf(k), head)
-				if got != queued[k] {
-					t.Fatalf("tags %d, step %d: queued(%d) = %v, want %v", tagKinds, step, k, got, queued[k])
-				}
-				if !got {
-					p.append(k, tagOf(k), tail, head)
-					tail++
-					fifo = append(fifo, k)
-					queued[k] = true
-				}
-			} else {
-				// Hand out the oldest, as Get does: read it, then move head.
-				c := p.chunks[(head-p.chunks[0].base)/chunkSize]
-				k, tag := c.keys[head-c.base], c.tags[head-c.base].Load()
-				if k != fifo[0] || tag != tagOf(k) {
-					t.Fatalf("tags %d, step %d: head holds %d (tag %x), want %d (tag %x)", tagKinds, step, k, tag, fifo[0], tagOf(fifo[0]))
-				}
-				fifo = fifo[1:]
-				delete(queued, k)
-				head++
+	for _, start := range []uint64{0, 1<<32 - 3000} {
+		for _, tagKinds := range []int{1, 3, 1 << 30} { // 1: every key has the same tag
+			testPendingMatchesModel(t, start, tagKinds)
+		}
+	}
+}
+
+func testPendingMatchesModel(t *testing.T, start uint64, tagKinds int) {
+	rng := rand.New(rand.NewPCG(uint64(tagKinds), 7))
+	var p pending[int]
+	p.init()
+	p.chunks[0].base, p.index.floor = start, start
+	tagOf := func(k int) uint32 { return uint32(k%tagKinds)<<1 | 1 }
+	head, tail := start, start
+	var fifo []int
+	queued := map[int]bool{}
+	for step := range 20_000 {
+		if rng.IntN(3) > 0 || len(fifo) == 0 {
+			k := rng.IntN(300)
+			// The queue looks with a head it loaded earlier, then with a fresh one.
+			seen := head - uint64(rng.IntN(int(min(head, 3))+1))
+			if seen < p.chunks[0].base {
+				seen = head
 			}
+			got := p.queued(k, tagOf(k), seen, tail) && p.queued(k, tagOf(k), head, tail)
+			if got != queued[k] {
+				t.Fatalf("start %d, tags %d, step %d: queued(%d) = %v, want %v", start, tagKinds, step, k, got, queued[k])
+			}
+			if !got {
+				p.append(k, tagOf(k), tail, head)
+				tail++
+				fifo = append(fifo, k)
+				queued[k] = true
+			}
+		} else {
+			// Hand out the oldest, as Get does: read it, then move head.
+			c := p.chunks[(head-p.chunks[0].base)/chunkSize]
+			k, tag := c.keys[head-c.base], c.tags[head-c.base].Load()
+			if k != fifo[0] || tag != tagOf(k) {
+				t.Fatalf("start %d, tags %d, step %d: head holds %d (tag %x), want %d (tag %x)", start, tagKinds, step, k, tag, fifo[0], tagOf(fifo[0]))
+			}
+			fifo = fifo[1:]
+			delete(queued, k)
+			head++
 		}
-		if len(p.chunks) > int(tail-head)/chunkSize+3 {
-			t.Errorf("tags %d: %d chunks kept for %d queued keys", tagKinds, len(p.chunks), tail-head)
-		}
+	}
+	if len(p.chunks) > int(tail-head)/chunkSize+3 {
+		t.Errorf("start %d, tags %d: %d chunks kept for %d queued keys", start, tagKinds, len(p.chunks), tail-head)
+	}
+	if tail < 1<<32+1000 && start > 0 {
+		t.Errorf("start %d: tail %d did not pass 2^32 by 1000", start, tail)
 	}
 }
 

@@ -205,18 +205,18 @@ func (q *Queue[K]) addLocked(key K, tag uint32, prio int) bool {
 // caller holds pmu.
 func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, published bool) {
 	for _, l := range q.lanes {
-		slot, ok := l.pend.find(key, tag, l.headSeen)
+		slot, ok := l.pend.find(key, tag, l.headSeen, l.tail)
 		if !ok {
 			continue
 		}
 		h := l.headSeq.Load()
 		if h != l.headSeen {
 			l.headSeen = h
-			if slot, ok = l.pend.find(key, tag, h); !ok {
+			if slot, ok = l.pend.find(key, tag, h, l.tail); !ok {
 				return false, false // handed out since: in processing, or done
 			}
 		}
-		if want.prio <= l.prio || !l.pend.tombstone(slot, tag) {
+		if want.prio <= l.prio || !l.pend.tombstone(slot, tag, l.headSeen, l.tail) {
 			// Queued at this priority or a higher one, or a Get holds
 			// it now and hands it out after this Add.
 			return true, false

@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"hash/maphash"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -36,25 +37,47 @@ type ExponentialRateLimiter[K comparable] struct {
 	base, max time.Duration
 	mu        sync.Mutex
 	failures  map[K]int
-	// keys is len(failures), stored under mu. Forget and NumRequeues read
-	// it first: in the common case (no key is backing off) a worker's
-	// Forget after a success takes no lock, where every worker would
-	// otherwise contend on mu once per key.
-	keys atomic.Int64
+	// keys is len(failures), and backingOff[h] counts the keys in failures
+	// whose hash falls in bucket h; both are changed under mu. Forget and
+	// NumRequeues read keys first (no key backing off: no hash either),
+	// then their key's bucket: a key whose bucket is 0 has no failures. So a
+	// worker's Forget after a success takes no lock unless a key of its
+	// bucket is backing off — where with one count for all keys, a single
+	// key backing off made every worker's Forget contend on mu.
+	keys       atomic.Int64
+	backingOff [failureBuckets]atomic.Int32
+	seed       maphash.Seed
 }
+
+// failureBuckets is the number of ExponentialRateLimiter.backingOff
+// buckets: with f keys backing off, a Forget of another key takes the lock
+// with probability at most f/failureBuckets.
+const failureBuckets = 256
 
 // NewExponentialRateLimiter returns a per-key exponential backoff from base
 // to max.
 func NewExponentialRateLimiter[K comparable](base, max time.Duration) *ExponentialRateLimiter[K] {
-	return &ExponentialRateLimiter[K]{base: base, max: max, failures: make(map[K]int)}
+	return &ExponentialRateLimiter[K]{base: base, max: max, failures: make(map[K]int), seed: maphash.MakeSeed()}
+}
+
+func (r *ExponentialRateLimiter[K]) bucket(key K) *atomic.Int32 {
+	return &r.backingOff[r.bucketOf(key)]
+}
+
+func (r *ExponentialRateLimiter[K]) bucketOf(key K) uint64 {
+	return maphash.Comparable(r.seed, key) % failureBuckets
 }
 
 // When implements RateLimiter.
 func (r *ExponentialRateLimiter[K]) When(key K) time.Duration {
+	b := r.bucket(key)
 	r.mu.Lock()
 	n := r.failures[key]
 	r.failures[key] = n + 1
-	r.keys.Store(int64(len(r.failures)))
+	if n == 0 {
+		b.Add(1)
+		r.keys.Add(1)
+	}
 	r.mu.Unlock()
 	d := float64(r.base) * math.Pow(2, float64(n))
 	if d >= float64(r.max) || d > math.MaxInt64 {
@@ -64,21 +87,30 @@ func (r *ExponentialRateLimiter[K]) When(key K) time.Duration {
 }
 
 // Forget implements RateLimiter.
-// A Forget that sees no failures recorded returns without the lock: a When
-// it races with is then ordered after it, as if it had taken the lock last.
+// A Forget that sees no failures recorded, or none in its key's bucket,
+// returns without the lock: a When it races with is then ordered after it, as if it had taken
+// the lock last.
 func (r *ExponentialRateLimiter[K]) Forget(key K) {
 	if r.keys.Load() == 0 {
 		return
 	}
+	b := r.bucket(key)
+	if b.Load() == 0 {
+		return
+	}
 	r.mu.Lock()
+	n := len(r.failures)
 	delete(r.failures, key)
-	r.keys.Store(int64(len(r.failures)))
+	if len(r.failures) < n { // key had failures
+		b.Add(-1)
+		r.keys.Add(-1)
+	}
 	r.mu.Unlock()
 }
 
 // NumRequeues implements RateLimiter.
 func (r *ExponentialRateLimiter[K]) NumRequeues(key K) int {
-	if r.keys.Load() == 0 {
+	if r.keys.Load() == 0 || r.bucket(key).Load() == 0 {
 		return 0
 	}
 	r.mu.Lock()

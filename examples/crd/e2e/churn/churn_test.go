@@ -1,4 +1,4 @@
-package e2e
+package churn
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,24 +33,25 @@ import (
 )
 
 // BenchmarkInformerChurnE2E adds and removes the informers of 200 kinds in a
-// loop against the local API server, as a controller whose watched kinds
-// change at run time does. Once per test binary it installs 200 CRDs (kinds
+// loop against a local API server, as a controller whose watched kinds
+// change at run time does. The server runs in a child process (this test
+// binary, started once with envServer set), which installs 200 CRDs (kinds
 // Churn0..Churn199 of churn.example.com/v1, a one-field schema) and creates 5
-// objects of each. Each round then creates every kind's informer through one
-// factory on the server's rest.Config (InformerFor + AddHandler), waits for
-// the caches to sync (WaitForCacheSync), and removes them all
-// (factory.RemoveInformer); ns/op is one round.
+// objects of each; so this process holds only the client side. Each round
+// creates every kind's informer through one factory on the server's
+// kubeconfig (InformerFor + AddHandler), waits for the caches to sync
+// (WaitForCacheSync), and removes them all (factory.RemoveInformer); ns/op is
+// one round.
 //
 // After one warm-up round (what the first use of the group keeps for good:
-// its scheme, REST client, HTTP/2 connection, the server's per-CRD storage),
-// it takes a baseline, runs b.N rounds, and reports:
+// its scheme, REST client, HTTP/2 connection), it takes a baseline, runs b.N
+// rounds, and reports:
 //
 //   - goroutines-over: goroutines above the baseline (want 0);
 //   - heap-ratio: the live heap after GC over the baseline's (want ≤ 1.05),
-//     and heap-over-MiB, the difference. The server runs in this process, so
-//     both include its heap; heap-held-MiB, what the heap grew by while the
-//     200 informers were synced (client and server side), is the scale a leak
-//     of the informers' caches would show on;
+//     and heap-over-MiB, the difference; heap-held-MiB, what the heap grew by
+//     while the 200 informers were synced, is the scale a leak of the
+//     informers' caches would show on, and heap0-MiB the baseline;
 //   - open-requests: the factory's HTTP requests whose response is not yet
 //     closed (its transport is wrapped to count them; want 0), and
 //     open-watches: the server's own count of WATCH requests on the group
@@ -57,25 +59,27 @@ import (
 //     watches-synced, the same count while the warm-up round's informers
 //     were synced (one WATCH per kind when the server supports WatchList).
 //
-// It logs how long installing the CRDs and objects took.
+// It logs how long starting the server process (with the CRDs and objects)
+// took.
 //
-//	cd examples/crd && go test -run '^$' -bench 'BenchmarkInformerChurnE2E$' -benchtime 5x ./e2e/
+//	cd examples/crd && go test -run '^$' -bench 'BenchmarkInformerChurnE2E$' -benchtime 30x ./e2e/churn/
 func BenchmarkInformerChurnE2E(b *testing.B) {
 	ctx := b.Context()
 	setupCtx, cancel := context.WithTimeout(ctx, 3*e2eutil.Patience)
 	defer cancel()
-	churnOnce.Do(func() { churnSetupErr = installChurnKinds(b, setupCtx) })
-	if churnSetupErr != nil {
-		b.Fatal(churnSetupErr)
+	server, err := startServer(setupCtx)
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.Logf("API server process with %d kinds of %d objects ready in %v", churnKinds, churnObjects, serverSetup.Round(time.Millisecond))
 
 	var open atomic.Int64
-	hc, err := rest.HTTPClientFor(server.Config())
+	hc, err := rest.HTTPClientFor(server.config())
 	if err != nil {
 		b.Fatal(err)
 	}
 	hc.Transport = &countingTransport{next: hc.Transport, open: &open}
-	f := factory.New(server.Config(), factory.Options{HTTPClient: hc})
+	f := factory.New(server.config(), factory.Options{HTTPClient: hc})
 	defer f.Shutdown()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -115,7 +119,7 @@ func BenchmarkInformerChurnE2E(b *testing.B) {
 	watchesSynced, watchesErr := 0, error(nil)
 	round(func() {
 		_, heapSynced = churnBaseline()
-		watchesSynced, watchesErr = openWatches(ctx, server.Config())
+		watchesSynced, watchesErr = openWatches(ctx, server.config())
 	})
 	goroutines0, heap0 := churnBaseline()
 	b.ResetTimer()
@@ -124,7 +128,7 @@ func BenchmarkInformerChurnE2E(b *testing.B) {
 	}
 	b.StopTimer()
 	goroutines, heap := churnBaseline()
-	watches, err := openWatches(ctx, server.Config())
+	watches, err := openWatches(ctx, server.config())
 	if err != nil {
 		b.Logf("open-watches not reported: %v", err)
 	} else {
@@ -148,11 +152,7 @@ const (
 	churnNS      = "churn"
 )
 
-var (
-	churnGV       = schema.GroupVersion{Group: churnGroup, Version: "v1"}
-	churnOnce     sync.Once
-	churnSetupErr error
-)
+var churnGV = schema.GroupVersion{Group: churnGroup, Version: "v1"}
 
 func churnKind(k int) string   { return "Churn" + strconv.Itoa(k) }
 func churnPlural(k int) string { return "churn" + strconv.Itoa(k) + "s" }
@@ -203,9 +203,9 @@ func churnTypes() []factory.Type[*churnObject] {
 	return types
 }
 
-// installChurnKinds installs the 200 CRDs and creates the objects of each,
-// logging how long each step took.
-func installChurnKinds(b *testing.B, ctx context.Context) error {
+// installChurnKinds installs the 200 CRDs on server and creates the objects
+// of each, logging how long each step took to stderr.
+func installChurnKinds(ctx context.Context, server *localapi.Server) error {
 	crds := make([]*localapi.CRD, churnKinds)
 	for k := range crds {
 		crds[k] = &localapi.CRD{
@@ -262,7 +262,7 @@ func installChurnKinds(b *testing.B, ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b.Logf("installed %d CRDs (served) in %v; created %d objects in %v", churnKinds, installed.Round(time.Millisecond),
+	fmt.Fprintf(os.Stderr, "installed %d CRDs (served) in %v; created %d objects in %v\n", churnKinds, installed.Round(time.Millisecond),
 		churnKinds*churnObjects, time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -1,0 +1,202 @@
+package queue_test
+
+import (
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+
+	ourwq "github.com/informer-gen/informer-gen/runtime/workqueue"
+)
+
+// BenchmarkHarness is an independent harness's shape, with the two queues
+// alternated in one process. Each round, for ours and then client-go's typed
+// rate-limiting queue (both with the default controller limiter), producers
+// add harnessKeys distinct keys while workers Get → work (a CPU spin) →
+// Forget → Done; a round's time runs from the first add until every key was
+// processed. One benchmark iteration is harnessRounds rounds of each queue;
+// run it with -benchtime 1x. Shapes: 1–16 workers, no work or 2 µs per key,
+// one producer or four, plain Add (adds=add) or AddRateLimited (adds=rl-add,
+// on a per-key exponential limiter with a zero base and no overall bucket,
+// so that no key is delayed while every Forget has a failure to clear —
+// the default limiter's bucket would pace all but the first 100 keys at 10
+// per second).
+//
+// It reports the median over the rounds of each queue's keys per second
+// (ours-items/s, client-go-items/s) and of the process's CPU time per key
+// (ours-cpu-ns/key, client-go-cpu-ns/key: the work's included, and steadier
+// than keys per second on a busy machine); the median of the per-round
+// ratios (ratio, ours over client-go: both sides of a ratio ran back to back
+// on the same machine), the lowest and the highest; and, with work, ours
+// against what the work alone allows on GOMAXPROCS cores (ours-ceiling-%)
+// and against a round of the same spins with no queue (work-only-items/s,
+// ours-work-only-%).
+//
+// The harness's own shape (one producer, plain Add, 8 workers, 2 µs of
+// work), then the whole matrix:
+//
+//	cd bench/queue && go test -run '^$' -bench 'BenchmarkHarness/workers=8/work=2µs/producers=1/adds=add$' -benchtime 1x .
+//	cd bench/queue && go test -run '^$' -bench 'BenchmarkHarness' -benchtime 1x .
+func BenchmarkHarness(b *testing.B) {
+	for _, workers := range []int{1, 2, 4, 8, 16} {
+		for _, work := range []time.Duration{0, 2 * time.Microsecond} {
+			for _, producers := range []int{1, 4} {
+				for _, adds := range []string{"add", "rl-add"} {
+					if adds == "rl-add" && producers != 1 {
+						continue
+					}
+					name := "workers=" + strconv.Itoa(workers) + "/work=" + workName(work) +
+						"/producers=" + strconv.Itoa(producers) + "/adds=" + adds
+					b.Run(name, func(b *testing.B) {
+						benchHarness(b, harnessShape{workers, producers, work, adds == "rl-add"})
+					})
+				}
+			}
+		}
+	}
+}
+
+const (
+	harnessKeys   = 500_000
+	harnessRounds = 3
+)
+
+type harnessShape struct {
+	workers, producers int
+	work               time.Duration
+	rateLimitedAdds    bool
+}
+
+// harnessQueue is what a round needs of a queue.
+type harnessQueue interface {
+	Add(string)
+	AddRateLimited(string)
+	Get() (string, bool)
+	Forget(string)
+	Done(string)
+	ShutDown()
+}
+
+func benchHarness(b *testing.B, s harnessShape) {
+	ks := keys(harnessKeys)
+	newOurs := func() harnessQueue {
+		var rl ourwq.RateLimiter[string] // nil: the default
+		if s.rateLimitedAdds {
+			rl = ourwq.NewExponentialRateLimiter[string](0, time.Second)
+		}
+		return ourwq.New(ourwq.Options[string]{RateLimiter: rl})
+	}
+	newClientGo := func() harnessQueue {
+		rl := workqueue.DefaultTypedControllerRateLimiter[string]()
+		if s.rateLimitedAdds {
+			rl = workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, time.Second)
+		}
+		return workqueue.NewTypedRateLimitingQueue(rl)
+	}
+	var ours, cg, ratios, oursCPU, cgCPU, workOnly []float64
+	for range b.N {
+		for range harnessRounds {
+			if s.work > 0 {
+				workOnly = append(workOnly, workOnlyRound(len(ks), s))
+			}
+			o, ocpu := harnessRound(newOurs(), ks, s)
+			c, ccpu := harnessRound(newClientGo(), ks, s)
+			ours, oursCPU = append(ours, o), append(oursCPU, ocpu)
+			cg, cgCPU = append(cg, c), append(cgCPU, ccpu)
+			ratios = append(ratios, o/c)
+		}
+	}
+	b.ReportMetric(median(ours), "ours-items/s")
+	b.ReportMetric(median(cg), "client-go-items/s")
+	b.ReportMetric(median(oursCPU), "ours-cpu-ns/key")
+	b.ReportMetric(median(cgCPU), "client-go-cpu-ns/key")
+	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(slices.Min(ratios), "ratio-min")
+	b.ReportMetric(slices.Max(ratios), "ratio-max")
+	if s.work > 0 {
+		ceiling := float64(runtime.GOMAXPROCS(0)) / s.work.Seconds()
+		b.ReportMetric(100*median(ours)/ceiling, "ours-ceiling-%")
+		b.ReportMetric(median(workOnly), "work-only-items/s")
+		b.ReportMetric(100*median(ours)/median(workOnly), "ours-work-only-%")
+	}
+}
+
+// workOnlyRound is a round without a queue: the workers spin for their
+// share of the keys' work and nothing else. Its keys per second is what
+// the work costs on this machine as it is (the spin reads the clock, which
+// is not free), the ceiling a queue is measured against in
+// ours-work-only-%.
+func workOnlyRound(keys int, s harnessShape) float64 {
+	runtime.GC()
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range s.workers {
+		wg.Go(func() {
+			for i := w; i < keys; i += s.workers {
+				spin(s.work)
+			}
+		})
+	}
+	wg.Wait()
+	return float64(keys) / time.Since(start).Seconds()
+}
+
+// harnessRound runs one round on q and returns keys processed per second
+// and the process's CPU time per key (the work's included).
+func harnessRound(q harnessQueue, ks []string, s harnessShape) (perSec, cpuPerKey float64) {
+	runtime.GC()
+	cpu0 := cpuTime()
+	var processed atomic.Int64
+	all := make(chan struct{})
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range s.workers {
+		wg.Go(func() {
+			for {
+				k, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				spin(s.work)
+				q.Forget(k)
+				q.Done(k)
+				if processed.Add(1) == int64(len(ks)) {
+					close(all)
+				}
+			}
+		})
+	}
+	var pwg sync.WaitGroup
+	for p := range s.producers {
+		pwg.Go(func() {
+			for i := p; i < len(ks); i += s.producers {
+				if s.rateLimitedAdds {
+					q.AddRateLimited(ks[i])
+				} else {
+					q.Add(ks[i])
+				}
+			}
+		})
+	}
+	pwg.Wait()
+	<-all
+	elapsed := time.Since(start)
+	cpu := cpuTime() - cpu0
+	q.ShutDown()
+	wg.Wait()
+	return float64(len(ks)) / elapsed.Seconds(), float64(cpu) / float64(len(ks))
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
