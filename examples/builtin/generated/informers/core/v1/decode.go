@@ -4,13 +4,15 @@
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
 // what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
 // Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// Core/v1's types that custom resources embed (PodTemplateSpec, PodSpec, …) are decoded by
+// runtime/wire/corev1's: one copy for every package, compiled once.
 
 package v1
 
 import (
 	projv1 "github.com/informer-gen/informer-gen/examples/builtin/generated/projections/core/v1"
 	wire "github.com/informer-gen/informer-gen/runtime/wire"
-	corev1 "k8s.io/api/core/v1"
+	wirecorev1 "github.com/informer-gen/informer-gen/runtime/wire/corev1"
 	reflect "reflect"
 )
 
@@ -18,54 +20,16 @@ import (
 // decoders decode, no longer has the JSON members it had when this file was generated (a
 // dependency upgraded without regenerating).
 var (
-	podSummaryDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary)
-	secretTypeDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretType)
+	podSummaryDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary, wirecorev1.Shared)
+	secretTypeDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretType, wirecorev1.Shared)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
 var jsonMembers = map[reflect.Type]string{
-	reflect.TypeOf((*corev1.PodCondition)(nil)).Elem():     "type,observedGeneration,status,lastProbeTime,lastTransitionTime,reason,message",
 	reflect.TypeOf((*projv1.PodSummary)(nil)).Elem():       "kind,apiVersion,metadata,spec,status",
 	reflect.TypeOf((*projv1.PodSummarySpec)(nil)).Elem():   "nodeName",
 	reflect.TypeOf((*projv1.PodSummaryStatus)(nil)).Elem(): "phase,podIP,conditions",
 	reflect.TypeOf((*projv1.SecretType)(nil)).Elem():       "kind,apiVersion,metadata,type",
-}
-
-func jsonCorev1PodCondition(d *wire.JSONDecoder, v *corev1.PodCondition) error {
-	if ok, err := d.BeginObject(); !ok {
-		if err != nil {
-			return err
-		}
-		return wire.DecodeDefault(d, v)
-	}
-	var seen [7]bool
-	for {
-		name, more, err := d.NextName()
-		if err != nil || !more {
-			return err
-		}
-		switch string(name) {
-		case "type":
-			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
-		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeInt)
-		case "status":
-			err = wire.DecodeField(d, &seen[2], &v.Status, wire.DecodeString)
-		case "lastProbeTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastProbeTime, wire.DecodeTime)
-		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[4], &v.LastTransitionTime, wire.DecodeTime)
-		case "reason":
-			err = wire.DecodeField(d, &seen[5], &v.Reason, wire.DecodeString)
-		case "message":
-			err = wire.DecodeField(d, &seen[6], &v.Message, wire.DecodeString)
-		default:
-			err = d.SkipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 func jsonProjv1PodSummary(d *wire.JSONDecoder, v *projv1.PodSummary) error {
@@ -145,7 +109,7 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 		case "podIP":
 			err = wire.DecodeField(d, &seen[1], &v.PodIP, wire.DecodeString)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, jsonSliceCorev1PodCondition)
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, wirecorev1.DecodeSlicePodCondition)
 		default:
 			err = d.SkipValue()
 		}
@@ -184,8 +148,4 @@ func jsonProjv1SecretType(d *wire.JSONDecoder, v *projv1.SecretType) error {
 			return err
 		}
 	}
-}
-
-func jsonSliceCorev1PodCondition(d *wire.JSONDecoder, v *[]corev1.PodCondition) error {
-	return wire.DecodeSlice(d, v, jsonCorev1PodCondition)
 }

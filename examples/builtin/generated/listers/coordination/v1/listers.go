@@ -7,6 +7,7 @@
 package v1
 
 import (
+	"context"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -34,6 +35,15 @@ type LeaseNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Lease, error)
 	// Get returns the Lease called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Lease, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Lease at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Lease, error)
 	LeaseNamespaceListerExpansion
 }
 

@@ -7,6 +7,7 @@
 package v1
 
 import (
+	"context"
 	projv1 "github.com/informer-gen/informer-gen/examples/builtin/generated/projections/core/v1"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	v1 "k8s.io/api/core/v1"
@@ -26,6 +27,13 @@ type ComponentStatusLister interface {
 	List(selector labels.Selector) ([]*v1.ComponentStatus, error)
 	// Get returns the ComponentStatus called name, or a NotFound error.
 	Get(name string) (*v1.ComponentStatus, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the ComponentStatus at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.ComponentStatus, error)
 	ComponentStatusListerExpansion
 }
 
@@ -65,6 +73,15 @@ type ConfigMapNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.ConfigMap, error)
 	// Get returns the ConfigMap called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.ConfigMap, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the ConfigMap at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.ConfigMap, error)
 	ConfigMapNamespaceListerExpansion
 }
 
@@ -115,6 +132,15 @@ type EndpointsNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Endpoints, error)
 	// Get returns the Endpoints called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Endpoints, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Endpoints at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Endpoints, error)
 	EndpointsNamespaceListerExpansion
 }
 
@@ -165,6 +191,15 @@ type EventNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Event, error)
 	// Get returns the Event called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Event, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Event at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Event, error)
 	EventNamespaceListerExpansion
 }
 
@@ -215,6 +250,15 @@ type LimitRangeNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.LimitRange, error)
 	// Get returns the LimitRange called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.LimitRange, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the LimitRange at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.LimitRange, error)
 	LimitRangeNamespaceListerExpansion
 }
 
@@ -256,6 +300,13 @@ type NamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Namespace, error)
 	// Get returns the Namespace called name, or a NotFound error.
 	Get(name string) (*v1.Namespace, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the Namespace at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Namespace, error)
 	NamespaceListerExpansion
 }
 
@@ -284,6 +335,13 @@ type NodeLister interface {
 	List(selector labels.Selector) ([]*v1.Node, error)
 	// Get returns the Node called name, or a NotFound error.
 	Get(name string) (*v1.Node, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the Node at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Node, error)
 	NodeListerExpansion
 }
 
@@ -312,6 +370,13 @@ type PersistentVolumeLister interface {
 	List(selector labels.Selector) ([]*v1.PersistentVolume, error)
 	// Get returns the PersistentVolume called name, or a NotFound error.
 	Get(name string) (*v1.PersistentVolume, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion (a write's
+	// response carries it): the PersistentVolume at that resourceVersion or newer, or
+	// a NotFound error when it was deleted by then. It blocks until the cache
+	// has applied it (woken by that write: no polling, no goroutine) or ctx
+	// ends (ctx's error); a resourceVersion that is not well-formed (KEP-5504)
+	// is an error wrapping store.ErrNotComparable, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.PersistentVolume, error)
 	PersistentVolumeListerExpansion
 }
 
@@ -351,6 +416,15 @@ type PersistentVolumeClaimNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.PersistentVolumeClaim, error)
 	// Get returns the PersistentVolumeClaim called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.PersistentVolumeClaim, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the PersistentVolumeClaim at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.PersistentVolumeClaim, error)
 	PersistentVolumeClaimNamespaceListerExpansion
 }
 
@@ -403,6 +477,15 @@ type PodNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Pod, error)
 	// Get returns the Pod called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Pod, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Pod at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Pod, error)
 	PodNamespaceListerExpansion
 }
 
@@ -451,6 +534,15 @@ type PodTemplateNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.PodTemplate, error)
 	// Get returns the PodTemplate called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.PodTemplate, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the PodTemplate at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.PodTemplate, error)
 	PodTemplateNamespaceListerExpansion
 }
 
@@ -501,6 +593,15 @@ type ReplicationControllerNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.ReplicationController, error)
 	// Get returns the ReplicationController called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.ReplicationController, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the ReplicationController at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.ReplicationController, error)
 	ReplicationControllerNamespaceListerExpansion
 }
 
@@ -553,6 +654,15 @@ type ResourceQuotaNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.ResourceQuota, error)
 	// Get returns the ResourceQuota called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.ResourceQuota, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the ResourceQuota at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.ResourceQuota, error)
 	ResourceQuotaNamespaceListerExpansion
 }
 
@@ -605,6 +715,15 @@ type SecretNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Secret, error)
 	// Get returns the Secret called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Secret, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Secret at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Secret, error)
 	SecretNamespaceListerExpansion
 }
 
@@ -655,6 +774,15 @@ type ServiceNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.Service, error)
 	// Get returns the Service called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.Service, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the Service at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.Service, error)
 	ServiceNamespaceListerExpansion
 }
 
@@ -705,6 +833,15 @@ type ServiceAccountNamespaceLister interface {
 	List(selector labels.Selector) ([]*v1.ServiceAccount, error)
 	// Get returns the ServiceAccount called name in the namespace, or a NotFound error.
 	Get(name string) (*v1.ServiceAccount, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the ServiceAccount at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*v1.ServiceAccount, error)
 	ServiceAccountNamespaceListerExpansion
 }
 
@@ -754,6 +891,15 @@ type PodSummaryNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.PodSummary, error)
 	// Get returns the PodSummary of the Pod called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.PodSummary, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the PodSummary at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.PodSummary, error)
 }
 
 // NewPodSummaryLister returns a PodSummaryLister over indexer.
@@ -791,6 +937,15 @@ type SecretTypeNamespaceLister interface {
 	List(selector labels.Selector) ([]*projv1.SecretType, error)
 	// Get returns the SecretType of the Secret called name in the namespace, or a NotFound error.
 	Get(name string) (*projv1.SecretType, error)
+	// GetAtLeast is Get once the cache has applied resourceVersion for the
+	// namespace (a write's response carries it): the SecretType at that
+	// resourceVersion or newer, or a NotFound error when it was deleted by
+	// then. It blocks until the cache has applied it (woken by that write: no
+	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
+	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
+	// and a namespace a multi-namespace informer does not watch one wrapping
+	// store.ErrUnknownNamespace, at once.
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.SecretType, error)
 }
 
 // NewSecretTypeLister returns a SecretTypeLister over indexer.
