@@ -13,30 +13,33 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
 
 	"github.com/informer-gen/informer-gen/examples/builtin/generated/informers"
 	"github.com/informer-gen/informer-gen/examples/builtin/kubeapiserver"
 )
 
-// syncError starts f's informers (created before), waits until lastErr
-// reports something, and returns what WaitForCacheSync says then (nil if
-// the informers synced after all).
-func syncError(t *testing.T, f *informers.SharedInformerFactory, lastErr func() error) error {
+// syncError starts f's informers (created before) and returns what
+// WaitForCacheSync says once it names an error: given a context that has
+// already ended, it reports what has not synced and why, without waiting.
+// It returns nil if the informers synced instead.
+func syncError(t *testing.T, f *informers.SharedInformerFactory) error {
 	t.Helper()
 	ctx := t.Context()
 	f.Start(ctx)
 	t.Cleanup(f.Shutdown)
-	eventually(t, ctx, 2*time.Minute, "the informer reports a list/watch error", func() error {
-		if lastErr() != nil {
+	var err error
+	eventually(t, ctx, 2*time.Minute, "WaitForCacheSync names a list/watch error", func() error {
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		err = f.WaitForCacheSync(done)
+		var ns *informer.NotSyncedError
+		if err == nil || errors.As(err, &ns) && len(ns.LastErrors) > 0 {
 			return nil
 		}
-		return errors.New("LastError is nil")
+		return fmt.Errorf("not synced, no error yet: %w", err)
 	})
-	// Give WaitForCacheSync a context that has already ended: it reports
-	// what has not synced and why, without waiting.
-	done, cancel := context.WithCancel(ctx)
-	cancel()
-	return f.WaitForCacheSync(done)
+	return err
 }
 
 // forbidden is a 403 that WaitForCacheSync's error must carry: RBAC's
@@ -69,7 +72,9 @@ var podsReadOnly = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []st
 
 // TestForbiddenListButNotWatch: a user with a ClusterRole that allows
 // listing Pods but not watching them. The cache cannot be kept up to date,
-// so it must not be reported synced, and the error names the watch verb.
+// so it must not be reported synced, though the LIST is applied, and the
+// error names the watch verb. With WatchList on (the default) the first
+// WatchList is refused, then the LIST; with it off, the LIST.
 func TestForbiddenListButNotWatch(t *testing.T) {
 	ns := namespace(t, "authz-nowatch")
 	u, err := server.NewUser(t.Context(), "list-no-watch", kubeapiserver.Grant{
@@ -81,10 +86,31 @@ func TestForbiddenListButNotWatch(t *testing.T) {
 	if err := createPods(t.Context(), ns, 0, 3); err != nil {
 		t.Fatal(err)
 	}
-	f := informers.NewSharedInformerFactory(u.Config, factory.Options{})
-	inf := f.Core().V1().Pods().Informer()
-	err = syncError(t, f, inf.LastError)
-	forbidden{user: u.Name, verbs: []string{"watch"}, resource: "pods", scope: "at the cluster scope"}.check(t, err)
+	for _, watchList := range []bool{true, false} {
+		t.Run(fmt.Sprint("WatchList=", watchList), func(t *testing.T) {
+			opts := factory.Options{}
+			opts.Reflector.WatchList = &watchList
+			f := informers.NewSharedInformerFactory(u.Config, opts)
+			inf := f.Core().V1().Pods().Informer()
+			err := syncError(t, f)
+			forbidden{user: u.Name, verbs: []string{"watch"}, resource: "pods", scope: "at the cluster scope"}.check(t, err)
+			eventually(t, t.Context(), 2*time.Minute, "the LIST is applied", func() error {
+				n := 0
+				for _, o := range inf.Indexer().List() {
+					if o.GetNamespace() == ns {
+						n++
+					}
+				}
+				if n != 3 {
+					return fmt.Errorf("cache holds %d Pods of %s, want 3", n, ns)
+				}
+				return nil
+			})
+			if inf.HasSynced() {
+				t.Errorf("HasSynced = true for a user who may not watch")
+			}
+		})
+	}
 }
 
 // TestForbiddenRoleUsedClusterWide: a Role in one namespace allows list
@@ -103,8 +129,8 @@ func TestForbiddenRoleUsedClusterWide(t *testing.T) {
 
 	t.Run("all namespaces", func(t *testing.T) {
 		f := informers.NewSharedInformerFactory(u.Config, factory.Options{})
-		inf := f.Core().V1().Pods().Informer()
-		forbidden{user: u.Name, verbs: []string{"list", "watch"}, resource: "pods", scope: "at the cluster scope"}.check(t, syncError(t, f, inf.LastError))
+		f.Core().V1().Pods().Informer()
+		forbidden{user: u.Name, verbs: []string{"list", "watch"}, resource: "pods", scope: "at the cluster scope"}.check(t, syncError(t, f))
 	})
 	t.Run("its namespace", func(t *testing.T) {
 		f := informers.NewSharedInformerFactory(u.Config, factory.Options{Namespace: ns})
@@ -122,8 +148,8 @@ func TestForbiddenRoleUsedClusterWide(t *testing.T) {
 	})
 	t.Run("its namespace and another", func(t *testing.T) {
 		f := informers.NewSharedInformerFactory(u.Config, factory.Options{Namespaces: []string{ns, other}})
-		inf := f.Core().V1().Pods().Informer()
-		forbidden{user: u.Name, verbs: []string{"list", "watch"}, resource: "pods", scope: fmt.Sprintf("in the namespace %q", other)}.check(t, syncError(t, f, inf.LastError))
+		f.Core().V1().Pods().Informer()
+		forbidden{user: u.Name, verbs: []string{"list", "watch"}, resource: "pods", scope: fmt.Sprintf("in the namespace %q", other)}.check(t, syncError(t, f))
 	})
 }
 
@@ -137,8 +163,8 @@ func TestForbiddenKind(t *testing.T) {
 	}
 	f := informers.NewSharedInformerFactory(u.Config, factory.Options{Namespace: ns})
 	pods := f.Core().V1().Pods().Informer()
-	secrets := f.Core().V1().Secrets().Informer()
-	err = syncError(t, f, secrets.LastError)
+	f.Core().V1().Secrets().Informer()
+	err = syncError(t, f)
 	forbidden{user: u.Name, verbs: []string{"list", "watch"}, resource: "secrets", scope: fmt.Sprintf("in the namespace %q", ns)}.check(t, err)
 	if err != nil && strings.Contains(err.Error(), "cannot list resource \"pods\"") {
 		t.Errorf("the error blames Pods, which the user may read: %v", err)
