@@ -38,6 +38,11 @@ if [ -x examples/crd/hack/update-codegen.sh ]; then
   examples/crd/hack/update-codegen.sh
 fi
 
+if [ -x examples/builtin/hack/update-codegen.sh ]; then
+  echo "== examples/builtin"
+  examples/builtin/hack/update-codegen.sh
+fi
+
 if [ -d examples/kubebuilder ]; then
   # What the kubebuilder example's `make generate` runs for informer-gen.
   echo "== examples/kubebuilder"

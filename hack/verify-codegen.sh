@@ -45,6 +45,13 @@ if [ -x examples/crd/hack/verify-codegen.sh ]; then
     status=1
   fi
 fi
+if [ -x examples/builtin/hack/update-codegen.sh ]; then
+  echo "== examples/builtin (informer-gen --verify)"
+  if ! examples/builtin/hack/update-codegen.sh --verify; then
+    echo "examples/builtin/generated is stale: run hack/update-codegen.sh" >&2
+    status=1
+  fi
+fi
 if [ -d examples/kubebuilder ]; then
   # The kubebuilder example's informers and listers, as its `make generate`
   # writes them (go tool informer-gen, through the module's tool line).

@@ -24,6 +24,11 @@
 //   - Old objects come from the cache. Each Set/Delete returns the previous
 //     object, which becomes OnUpdate's oldObj; a delete of a key the cache
 //     never held is not delivered (no handler has seen it).
+//   - HasSynced needs more than the initial list in the cache: the server
+//     must also have accepted a watch after it, in every namespace (see
+//     reflector's package doc, "Synced"), so a client that may list but
+//     not watch (RBAC) is not synced and WaitForCacheSync's error names the
+//     refused watch. client-go's informer reports such a cache synced.
 //   - Per-handler HasSynced is a marker in the handler's own buffer, queued
 //     when the informer syncs (or, for a late handler, after its synthetic
 //     adds): the registration is synced when the handler has processed it.

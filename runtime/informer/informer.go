@@ -37,6 +37,9 @@ type Shared struct {
 	onPanic       func(context.Context, HandlerPanicInfo)
 	metrics       Metrics
 	running       atomic.Bool
+	// synced is closed once the FIFO's initial population has been applied
+	// and every Reflector has synced (see HasSynced).
+	synced chan struct{}
 
 	// mu serializes the pop loop's apply-and-dispatch of each batch with
 	// AddHandler, RemoveHandler and handler resyncs, so a handler's view is
@@ -92,6 +95,7 @@ type source interface {
 	Run(ctx context.Context) error
 	LastError() error
 	LastSyncResourceVersion() string
+	Synced() <-chan struct{}
 }
 
 // newShared builds everything but the Reflectors and returns the FIFO too;
@@ -107,6 +111,7 @@ func newShared(opts Options[store.Obj], objectType reflect.Type, namespaces []st
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
 		metrics:       opts.Metrics,
+		synced:        make(chan struct{}),
 	}
 	w := store.NewCache(store.Options[store.Obj]{Indexers: opts.Indexers, OnIndexError: i.indexError, Namespaces: namespaces})
 	i.writer, i.indexer = w, w.Cache()
@@ -237,11 +242,21 @@ func (i *Shared) Run(ctx context.Context) error {
 		i.fifo.Close()
 	})
 	wg.Go(func() {
-		select {
-		case <-i.fifo.Synced():
-			i.markSynced(ctx)
-		case <-popDone:
+		// Synced once the cache holds the initial list of every source
+		// and the server accepted a watch after each (see HasSynced).
+		waits := []<-chan struct{}{i.fifo.Synced()}
+		for _, r := range i.reflectors {
+			waits = append(waits, r.Synced())
 		}
+		for _, c := range waits {
+			select {
+			case <-c:
+			case <-popDone:
+				return
+			}
+		}
+		close(i.synced)
+		i.markSynced(ctx)
 	})
 
 	i.popLoop(ctx)

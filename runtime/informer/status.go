@@ -10,13 +10,25 @@ import (
 // What an informer reports about itself: whether it has synced, the
 // Reflectors' last error and resourceVersion.
 
-// HasSynced reports whether the cache holds the initial list (the FIFO's
-// initial population has been applied). Handlers may still be delivering
-// it: use Registration.HasSynced for a handler's view.
-func (i *Shared) HasSynced() bool { return i.fifo.HasSynced() }
+// HasSynced reports whether the informer has synced: the cache holds the
+// initial list (the FIFO's initial population has been applied) and the
+// server has accepted a watch after it, in every namespace of a
+// multi-namespace informer (see reflector.Reflector.HasSynced). So a
+// client that may list but not watch (RBAC) is never synced, and LastError
+// names the watch it was refused. Handlers may still be delivering the
+// list: use Registration.HasSynced for a handler's view. It stays true once
+// true.
+func (i *Shared) HasSynced() bool {
+	select {
+	case <-i.synced:
+		return true
+	default:
+		return false
+	}
+}
 
 // Synced returns a channel closed when HasSynced becomes true.
-func (i *Shared) Synced() <-chan struct{} { return i.fifo.Synced() }
+func (i *Shared) Synced() <-chan struct{} { return i.synced }
 
 // LastError returns the Reflector's last list/watch error (a 403 on LIST,
 // say), or nil once a later list or watch has succeeded. With several

@@ -130,8 +130,8 @@ func (i *Informer[T]) Seed(objs ...T) error {
 	return i.s.Seed(untyped...)
 }
 
-// HasSynced reports whether the cache holds the initial list; see
-// Shared.HasSynced.
+// HasSynced reports whether the cache holds the initial list and the server
+// accepted a watch after it; see Shared.HasSynced.
 func (i *Informer[T]) HasSynced() bool { return i.s.HasSynced() }
 
 // Synced returns a channel closed when HasSynced becomes true.

@@ -28,7 +28,9 @@ const DefaultBudgetInterval = time.Second
 // So whatever the server sends and however many of the Reflectors fail,
 // they make at most one such request per interval between them. Requests
 // that follow success take no turn and go at once: a Reflector's first sync
-// and the watch that follows it, resuming a watch that stayed open a minute
+// and the watch that follows it (the first watch after the initial LIST
+// takes no turn even while backing off: it decides whether the Reflector
+// is synced, see the package doc, "Synced"), resuming a watch that stayed open a minute
 // (the server's timeout, a restart) and relisting after one, so a healthy
 // namespace's long-lived watch is never stopped or delayed by the others'
 // failures. A LIST counts as one request however many pages it has.

@@ -96,6 +96,27 @@
 // An ERROR event is not a refusal but the server's answer, handled as a
 // failed request (relisting for 410, 400 and 422).
 //
+// # Synced
+//
+// A Reflector is synced (HasSynced, Synced) once its initial list has been
+// handed to the Sink and the server has accepted a watch after it: with
+// WatchList, the stream that carried the list (its initial-events-end
+// bookmark arrived); after a LIST, the watch that follows it, once the
+// server answered it 200 (the REST client returns the watch after the
+// response headers). The informer is synced when its cache holds the list
+// and each of its Reflectors is synced. So a client that may list but not
+// watch (RBAC) is never reported synced over a cache it could not keep up
+// to date: the list is applied, the 401 or 403 on the watch is reported
+// (LastError, so WaitForCacheSync's error is the server's, naming the verb,
+// the resource and the namespace or cluster scope refused) and the watch is
+// retried with backoff like any failed one. client-go reports such a cache
+// synced while every watch is refused. The watch after the initial LIST
+// takes no turn of the Budget, even while the Reflector backs off from
+// failed LISTs, so that the sync is not held back a further turn; it is one
+// request in the Reflector's lifetime, so the Budget's bound stands. Synced
+// stays true once true: later relists and refused watches show in LastError,
+// as in client-go.
+//
 // A source whose objects carry no resourceVersions, client-go's fake
 // clientsets (whose tracker leaves them empty), is recognised by the marker
 // its ListerWatcher carries (IsWatchListSemanticsUnSupported, see

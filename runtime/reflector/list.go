@@ -134,7 +134,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 	w, err := r.startWatch(ctx, metav1.ListOptions{
 		SendInitialEvents:    &sendInitial,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-	})
+	}, false)
 	if err != nil {
 		return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
 	}

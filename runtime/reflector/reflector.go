@@ -273,9 +273,12 @@ const (
 //   - Options.Relist (not in client-go): when its RelistTrigger fires, the
 //     open watch is stopped and the Reflector relists, so ListOptions that
 //     changed (a shard's selector) take effect without a gap.
+//   - HasSynced is true once the initial list is applied and a watch after
+//     it was accepted (package doc, "Synced"): a client that may list but
+//     not watch is never synced. client-go's is true once the list is.
 //
-// A Reflector is run once. LastSyncResourceVersion and LastError are safe for
-// concurrent use.
+// A Reflector is run once. LastSyncResourceVersion, LastError, HasSynced and
+// Synced are safe for concurrent use.
 type Reflector[T store.Obj] struct {
 	lw   ListerWatcher[T]
 	sink Sink[T]
@@ -289,7 +292,13 @@ type Reflector[T store.Obj] struct {
 
 	budget *Budget
 
+	// synced is closed once the Reflector has synced (see Synced).
+	synced chan struct{}
+
 	// Owned by the Run goroutine.
+	isSynced    bool // synced is closed
+	freeWatch   bool // the next watch is the first after the initial LIST: no Budget turn
+	listedOnce  bool // a sync has succeeded
 	backoff     *backoff
 	maxBackoff  time.Duration // the backoff's cap before the Budget's (Options.MaxBackoff)
 	turn        bool          // the next request has its turn booked (wait)
@@ -328,6 +337,7 @@ func New[T store.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflecto
 		budget:      b,
 		backoff:     bo,
 		maxBackoff:  bo.max,
+		synced:      make(chan struct{}),
 		noWatchList: opts.WatchList != nil && !*opts.WatchList || watchListUnsupported(lw),
 		objectRVs:   !watchListUnsupported(lw),
 	}
@@ -370,6 +380,33 @@ func (r *Reflector[T]) LastError() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.lastErr
+}
+
+// HasSynced reports whether the Reflector has synced: its initial list
+// (a LIST, or a WatchList's initial events) has been handed to the Sink and
+// the server has accepted a watch after it (a WatchList's own stream, whose
+// initial-events-end bookmark arrived, or the watch that follows the LIST,
+// once the server answered it 200). A client that may list but not watch
+// (RBAC) therefore never syncs: its list could not be kept up to date. It
+// stays true once true (relists do not reset it). Safe for concurrent use.
+func (r *Reflector[T]) HasSynced() bool {
+	select {
+	case <-r.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+// Synced returns a channel closed when HasSynced becomes true.
+func (r *Reflector[T]) Synced() <-chan struct{} { return r.synced }
+
+// markSynced makes HasSynced true, once.
+func (r *Reflector[T]) markSynced() {
+	if !r.isSynced {
+		r.isSynced = true
+		close(r.synced)
+	}
 }
 
 // setLastRV makes rv, a valid resourceVersion, the one to resume from.
@@ -423,6 +460,18 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			}
 			needSync = false
 			r.rejectedRun = 0
+			if w != nil {
+				// A WatchList: the server accepted the watch and streamed
+				// the initial list through it.
+				r.markSynced()
+			} else if !r.listedOnce {
+				// The watch after the initial LIST decides HasSynced;
+				// it goes at once, without a turn of the Budget, so that
+				// a new informer's sync is not held back by the turns its
+				// LIST took (see Budget).
+				r.freeWatch = true
+			}
+			r.listedOnce = true
 			logger.V(2).Info("cache populated", "resourceVersion", r.LastSyncResourceVersion())
 		}
 		if fired(requested) {

@@ -109,11 +109,13 @@ type watchEnd struct {
 // startWatch opens a watch with opts, plus what every watch of a Reflector
 // asks for (bookmarks, the server-side timeout), and counts the attempt in
 // the metrics. A ListerWatcher returning neither a watch nor an error is an
-// error.
-func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+// error. free skips the Budget (the first watch after the initial LIST).
+func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions, free bool) (watch.Interface, error) {
 	opts.AllowWatchBookmarks = true
 	opts.TimeoutSeconds = r.watchTimeout()
-	if err := r.request(ctx); err != nil {
+	if free {
+		r.turn = false
+	} else if err := r.request(ctx); err != nil {
 		return nil, err
 	}
 	w, err := r.lw.Watch(ctx, opts)
@@ -133,12 +135,17 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 	start := r.watchStart
 	if w == nil {
 		start = time.Now()
+		free := r.freeWatch
+		r.freeWatch = false
 		var err error
-		w, err = r.startWatch(ctx, metav1.ListOptions{ResourceVersion: rv})
+		w, err = r.startWatch(ctx, metav1.ListOptions{ResourceVersion: rv}, free)
 		if err != nil {
 			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
 			return end
 		}
+		// The server accepted it (a REST watch returns once the response
+		// headers came back 200).
+		r.markSynced()
 		r.clearErr()
 	}
 	defer stopWatch(w)
