@@ -39,8 +39,10 @@ func (l *Leases) Client(namespace string) shard.LeaseClient {
 	return client{src: l.src, ns: namespace}
 }
 
-// Source returns the list and watch of every Lease (shard.Options.Source):
-// a Shard ignores the Leases of other groups.
+// Source returns the list and watch of every Lease of every namespace
+// (shard.Options.Source). A Shard ignores the Leases of other groups but
+// not those of other namespaces (it matches Leases by name): give each
+// namespace's group of replicas a Leases of its own.
 func (l *Leases) Source() reflector.ListerWatcher[*coordinationv1.Lease] { return l.src }
 
 type client struct {
