@@ -22,7 +22,16 @@ type fakeLeases struct {
 
 	mu      sync.Mutex
 	failing map[string]bool
-	writes  int // successful creates, updates and deletes
+	// lost: updates of these Leases are applied, but the caller gets an
+	// error, as when a response is lost.
+	lost   map[string]bool
+	writes int // successful creates, updates and deletes
+}
+
+func (f *fakeLeases) setLost(name string, lost bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lost[name] = lost
 }
 
 func (f *fakeLeases) writeCount() int {
@@ -35,6 +44,7 @@ func newFakeLeases() *fakeLeases {
 	return &fakeLeases{
 		src:     runtimetest.NewSource[*coordinationv1.Lease](runtimetest.SourceOptions{Resource: leasesGR}),
 		failing: map[string]bool{},
+		lost:    map[string]bool{},
 	}
 }
 
@@ -95,7 +105,11 @@ func (f *fakeLeases) Update(ctx context.Context, l *coordinationv1.Lease) (*coor
 	l = l.DeepCopy()
 	l.Namespace = "default"
 	f.writes++
-	return f.src.Update(l)
+	got, err := f.src.Update(l)
+	if err == nil && f.lost[l.Name] {
+		return nil, apierrors.NewTimeoutError("injected: the response was lost", 0)
+	}
+	return got, err
 }
 
 func (f *fakeLeases) Delete(ctx context.Context, name, rv string) error {

@@ -269,7 +269,23 @@ func (s *Shard) release(ctx context.Context, logger klog.Logger) {
 	if lease == nil {
 		return
 	}
-	if err := s.opts.Leases.Delete(rctx, lease.Name, lease.ResourceVersion); err != nil {
+	err := s.opts.Leases.Delete(rctx, lease.Name, lease.ResourceVersion)
+	if isConflict(err) {
+		// A renewal whose response was lost (its request cut off by ctx's
+		// end, or by the network) may have been applied all the same: the
+		// stored Lease is then newer than the last one this replica knows
+		// it wrote. Only this replica writes its Lease, so one that still
+		// names it as holder is still its own to delete.
+		var cur *coordinationv1.Lease
+		if cur, err = s.opts.Leases.Get(rctx, lease.Name); err == nil {
+			if cur.Spec.HolderIdentity == nil || *cur.Spec.HolderIdentity != s.opts.Identity {
+				logger.Info("not releasing the Lease: it names another holder", "lease", lease.Name)
+				return
+			}
+			err = s.opts.Leases.Delete(rctx, cur.Name, cur.ResourceVersion)
+		}
+	}
+	if err != nil {
 		logger.Error(err, "releasing the Lease failed; it will expire", "lease", lease.Name)
 		return
 	}

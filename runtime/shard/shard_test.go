@@ -291,6 +291,35 @@ func TestJoinAndLeaveWithoutOverlap(t *testing.T) {
 	})
 }
 
+// A renewal applied by the server whose response was lost leaves the
+// replica with an older resourceVersion than the stored Lease's: releasing
+// at Run's end must still delete the Lease (a real API server does this
+// when ctx ends while a renewal is in flight), so the others need not wait
+// for it to expire.
+func TestReleaseAfterALostRenewal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 20)
+		defer c.stopAll()
+		c.start("a", 1, 100*time.Millisecond)
+		c.start("b", 1, 100*time.Millisecond)
+		c.waitFor("a, b converge", time.Minute, c.converged)
+		c.leases.setLost(group+"-a", true)
+		writes := c.leases.writeCount()
+		time.Sleep(c.options("a").RetryPeriod)
+		synctest.Wait()
+		if c.leases.writeCount() == writes {
+			t.Fatal("no renewal of a's Lease was applied")
+		}
+		if c.replicas["a"].s.LastError() == nil {
+			t.Fatal("a: LastError nil after a renewal whose response was lost")
+		}
+		c.stop("a")
+		if _, ok := c.leases.src.Get("default/" + group + "-a"); ok {
+			t.Error("a's Lease still exists after its Run returned")
+		}
+	})
+}
+
 func TestRenewFailureGivesUpThenRejoins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := newCluster(t, 200)

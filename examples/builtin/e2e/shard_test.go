@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	apisharding "k8s.io/apiserver/pkg/sharding"
@@ -56,11 +58,20 @@ func (r *reconciles) exit(key, replica, rv string) {
 	r.count[replica]++
 }
 
-// replicaRules are what a replica of the sharded Pod controller may do:
-// its membership on coordination.k8s.io/v1 Leases, and reading Pods.
-var replicaRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
-	{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list", "watch"}},
+// podGroup is the shard group of the sharded Pod controller.
+const podGroup = "pod-controller"
+
+// replicaRules are what replica id of the sharded Pod controller may do,
+// and no more: see the group's Leases and create its own (create cannot be
+// limited by name), read, renew and delete its own Lease only (by name),
+// and read Pods.
+func replicaRules(id string) []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"list", "watch", "create"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "update", "delete"},
+			ResourceNames: []string{podGroup + "-" + id}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"list", "watch"}},
+	}
 }
 
 // replica is one replica of a sharded Pod controller, running as an RBAC
@@ -92,7 +103,7 @@ func (c *podCluster) user(id string) *kubeapiserver.User {
 	if u, ok := c.users[id]; ok {
 		return u
 	}
-	u, err := server.NewUser(c.ctx, c.ns+"-"+id, kubeapiserver.Grant{Namespace: c.ns, Rules: replicaRules})
+	u, err := server.NewUser(c.ctx, c.ns+"-"+id, kubeapiserver.Grant{Namespace: c.ns, Rules: replicaRules(id)})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -110,13 +121,23 @@ func (c *podCluster) start(id string) {
 		t.Fatal(err)
 	}
 	s, err := shard.New(shard.Options{
-		Group:         "pod-controller",
-		Identity:      id,
-		Leases:        shard.NewLeaseClient(lc, c.ns),
-		Source:        shard.NewListerWatcher(lc, c.ns, "pod-controller"),
-		LeaseDuration: 4 * time.Second, // a 2s margin over RenewDeadline: CI machines are loaded
-		RenewDeadline: 2 * time.Second,
-		RetryPeriod:   250 * time.Millisecond,
+		Group:    podGroup,
+		Identity: id,
+		Leases:   shard.NewLeaseClient(lc, c.ns),
+		Source:   shard.NewListerWatcher(lc, c.ns, podGroup),
+		// Short, so that a partition or a crash costs seconds, and with
+		// margins for a loaded machine: a renewal (a PUT through the API
+		// server) that takes longer than RenewDeadline costs the replica
+		// its keys and a handover, and a LIST or WATCH made with a
+		// selector replaced more than LeaseDuration ago that still
+		// delivers makes a replica conclude that the server ignores
+		// shardSelector (Shard.ServerIgnoresSelector). With 4s/2s, at a
+		// load average of 25 on 2 cores, handovers under updates took a
+		// minute, and a server-side replica's cache went on holding a Pod
+		// it did not own for minutes.
+		LeaseDuration: 12 * time.Second,
+		RenewDeadline: 8 * time.Second,
+		RetryPeriod:   500 * time.Millisecond,
 		ByUID:         c.serverSide,
 	})
 	if err != nil {
@@ -175,11 +196,117 @@ func (c *podCluster) start(id string) {
 	c.replicas[id] = r
 }
 
+// stop stops replica id gracefully: it releases (deletes) its Lease.
 func (c *podCluster) stop(id string) {
 	r := c.replicas[id]
 	r.cancel()
 	r.wg.Wait()
 	delete(c.replicas, id)
+}
+
+// kill stops replica id as a crash would, as far as the API server can
+// tell: its connections are cut first, so its Lease stays behind, renewed
+// no more, and the others must wait for it to expire.
+func (c *podCluster) kill(id string) {
+	c.replicas[id].proxy.SetDown(true)
+	c.stop(id)
+}
+
+// owners returns each Pod's owners (by assignment: by key client-side, by
+// uid server-side), failing if a Pod has none or several.
+func (c *podCluster) owners() (map[string]string, error) {
+	list, err := client.CoreV1().Pods(c.ns).List(c.ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(list.Items))
+	for i := range list.Items {
+		p := &list.Items[i]
+		key := store.Key(p)
+		var owners []string
+		for id, r := range c.replicas {
+			if (c.serverSide && r.s.OwnsUID(p.UID)) || (!c.serverSide && r.s.Owns(key)) {
+				owners = append(owners, id)
+			}
+		}
+		if len(owners) != 1 {
+			return nil, fmt.Errorf("pod %s owned by %v", key, owners)
+		}
+		out[key] = owners[0]
+	}
+	return out, nil
+}
+
+// ownersNow waits until owners succeeds (every Pod has one owner by
+// assignment) and returns them.
+func (c *podCluster) ownersNow(what string) map[string]string {
+	c.t.Helper()
+	var got map[string]string
+	eventually(c.t, c.ctx, 2*time.Minute, what, func() (err error) {
+		got, err = c.owners()
+		return err
+	})
+	return got
+}
+
+// rebalanced checks a membership change moved only what it must: every Pod
+// whose owner changed from before to after was owned by left (when a
+// member left) or is now owned by joined (when one joined), and every
+// member owns some Pods. With exact false (assignment by uid: buckets by
+// rendezvous hashing with bounded loads, docs/sharding.md), a few buckets
+// may also move between members that stay, to keep the loads even: at most
+// as many Pods as the minimal movement then.
+func rebalanced(before, after map[string]string, left, joined string, exact bool, members ...string) (string, error) {
+	var must, extra int
+	share := map[string]int{}
+	for key, now := range after {
+		share[now]++
+		was, ok := before[key]
+		if !ok || was == now {
+			continue
+		}
+		if was == left || now == joined {
+			must++
+			continue
+		}
+		extra++
+		if exact {
+			return "", fmt.Errorf("pod %s moved from %s to %s (left: %q, joined: %q)", key, was, now, left, joined)
+		}
+	}
+	for _, id := range members {
+		if share[id] == 0 {
+			return "", fmt.Errorf("%s owns no Pod: %v", id, share)
+		}
+	}
+	if must == 0 {
+		return "", fmt.Errorf("no Pod moved (left: %q, joined: %q)", left, joined)
+	}
+	if extra > must {
+		return "", fmt.Errorf("%d Pods moved between members that stay, more than the %d that had to move (left: %q, joined: %q)", extra, must, left, joined)
+	}
+	return fmt.Sprintf("%d Pods moved as they must, %d between members that stay; shares %v", must, extra, share), nil
+}
+
+// leaseHolders returns the holders of the group's Leases in c.ns, read by
+// the admin.
+func (c *podCluster) leaseHolders() ([]string, error) {
+	leases, err := client.CoordinationV1().Leases(c.ns).List(c.ctx, metav1.ListOptions{LabelSelector: shard.GroupLabel + "=" + podGroup})
+	if err != nil {
+		return nil, err
+	}
+	var holders []string
+	for _, l := range leases.Items {
+		if l.Spec.HolderIdentity == nil {
+			return nil, fmt.Errorf("lease %s has no holder", l.Name)
+		}
+		if want := podGroup + "-" + *l.Spec.HolderIdentity; l.Name != want {
+			return nil, fmt.Errorf("lease %s is held by %s", l.Name, *l.Spec.HolderIdentity)
+		}
+		holders = append(holders, *l.Spec.HolderIdentity)
+	}
+	slices.Sort(holders)
+	return holders, nil
 }
 
 // converged checks that the live replicas (those in c.replicas) act on one
@@ -205,6 +332,10 @@ func (c *podCluster) converged() error {
 	}
 	union := map[string]string{}
 	for id, r := range c.replicas {
+		if c.serverSide && r.s.ServerIgnoresSelector() {
+			// For good: its cache holds every Pod from now on.
+			c.t.Fatalf("%s believes the server ignores its selector; it does not", id)
+		}
 		cached := map[string]string{}
 		for _, p := range r.inf.Indexer().List() {
 			cached[store.Key(p)] = p.ResourceVersion
@@ -219,9 +350,6 @@ func (c *podCluster) converged() error {
 				return err
 			}
 			continue
-		}
-		if r.s.ServerIgnoresSelector() {
-			c.t.Fatalf("%s believes the server ignores its selector; it does not", id)
 		}
 		sel, err := apisharding.Parse(r.s.Selector())
 		if err != nil {
@@ -291,30 +419,48 @@ func (c *podCluster) actsOn(what string, ids ...string) time.Duration {
 // while keys move; the returned func waits for it.
 func (c *podCluster) touchAsync(n, gen int) (wait func()) {
 	done := make(chan error, 1)
+	begin := time.Now()
+	var took time.Duration
 	go func() {
 		patch := fmt.Appendf(nil, `{"metadata":{"labels":{"gen":"%d"}}}`, gen)
-		done <- parallel(c.ctx, 8, 0, n, func(i int) error {
-			_, err := client.CoreV1().Pods(c.ns).Patch(c.ctx, fmt.Sprintf("pod-%d", i), types.MergePatchType, patch, metav1.PatchOptions{})
-			return err
+		err := parallel(c.ctx, 8, 0, n, func(i int) error {
+			for attempt := 1; ; attempt++ {
+				_, err := client.CoreV1().Pods(c.ns).Patch(c.ctx, fmt.Sprintf("pod-%d", i), types.MergePatchType, patch, metav1.PatchOptions{})
+				// An overloaded machine makes etcd time out ("etcdserver:
+				// request timed out"); the patch is idempotent: again.
+				if err == nil || attempt == 5 || !(apierrors.IsInternalError(err) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)) {
+					return err
+				}
+			}
 		})
+		took = time.Since(begin)
+		done <- err
 	}()
 	return func() {
 		c.t.Helper()
 		if err := <-done; err != nil {
 			c.t.Fatal(err)
 		}
+		c.t.Logf("(the updates of %d Pods took %v)", n, took)
 	}
 }
 
-// TestShardedPodController runs three replicas of a sharded Pod controller
-// on real coordination.k8s.io/v1 Leases (validated, defaulted, each replica
-// an RBAC user allowed only its Leases and reading Pods) and changes the
-// membership under load: a replica is partitioned away and comes back, one
-// leaves and another joins. Throughout, no Pod is reconciled by two
-// replicas at once; after each change every Pod has been reconciled at its
-// latest resourceVersion by its one owner. Client-side, every replica
-// caches every Pod (Filter); server-side (ShardedListAndWatch, Options.ByUID),
-// each caches exactly its own Pods and together they equal a fresh LIST.
+// TestShardedPodController runs replicas of a sharded Pod controller on
+// real coordination.k8s.io/v1 Leases (validated and defaulted by the API
+// server; each replica an RBAC user whose Role lets it write its own Lease
+// only, by name) and changes the membership under load: a replica is
+// partitioned away (its Lease expires) and comes back, one leaves
+// gracefully (its Lease deleted), one joins, one crashes (its Lease stays
+// behind and expires) while Pods are deleted and created, and restarts
+// under its identity, taking its old Lease over. Throughout, no Pod is
+// reconciled by two replicas at once; after each change every Pod has one
+// owner, was reconciled at its latest resourceVersion by it, and a leave
+// moved only the leaver's Pods and a join only Pods to the joiner (by uid,
+// server-side: at most as many others again, rebalanced). Client-side,
+// every replica's cache equals a fresh LIST (Filter); server-side
+// (ShardedListAndWatch, Options.ByUID), each cache holds exactly the Pods
+// its replica owns, as its selector parsed by the API server's parser
+// selects them, and together they equal a fresh LIST, each Pod once.
 func TestShardedPodController(t *testing.T) {
 	for _, serverSide := range []bool{false, true} {
 		name := "client-side"
@@ -322,7 +468,7 @@ func TestShardedPodController(t *testing.T) {
 			name = "server-side"
 		}
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+			ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
 			defer cancel()
 			c := &podCluster{
 				t: t, ctx: ctx, ns: namespace(t, "shard-"+name), serverSide: serverSide,
@@ -350,7 +496,7 @@ func TestShardedPodController(t *testing.T) {
 			// and a, b take its keys once its Lease expired.
 			c.replicas["c"].proxy.SetDown(true)
 			touched := c.touchAsync(n, 1)
-			t.Logf("partition: a, b took over %v after c was cut off (LeaseDuration 4s)", c.actsOn("a, b act on [a b]", "a", "b"))
+			t.Logf("partition: a, b took over %v after c was cut off (LeaseDuration 12s)", c.actsOn("a, b act on [a b]", "a", "b"))
 			if m := c.replicas["c"].s.Members(); m != nil {
 				t.Errorf("partitioned c still acts on %v", m)
 			}
@@ -364,32 +510,81 @@ func TestShardedPodController(t *testing.T) {
 			c.wait("a, b, c reconcile every Pod")
 
 			// b leaves gracefully (its Lease is deleted) while the Pods
-			// change; d joins while they still change.
+			// change: only b's Pods move. d joins while they still change:
+			// only Pods that move to d move.
+			before := c.ownersNow("every Pod has one owner among a, b, c")
 			touched = c.touchAsync(n, 2)
 			begin := time.Now()
 			c.stop("b")
 			stopped := time.Since(begin)
 			c.actsOn("a, c act on [a c]", "a", "c")
 			t.Logf("leave: b's Run returned after %v; a, c acted on [a c] %v after b began to stop", stopped, time.Since(begin))
+			after := c.ownersNow("every Pod has one owner among a, c")
+			if moved, err := rebalanced(before, after, "b", "", !serverSide, "a", "c"); err != nil {
+				t.Errorf("leave of b: %v", err)
+			} else {
+				t.Logf("leave: %s", moved)
+			}
 			c.start("d")
 			t.Logf("join: a, c, d act on [a c d] %v after d started", c.actsOn("a, c, d act on [a c d]", "a", "c", "d"))
+			if moved, err := rebalanced(after, c.ownersNow("every Pod has one owner among a, c, d"), "", "d", !serverSide, "a", "c", "d"); err != nil {
+				t.Errorf("join of d: %v", err)
+			} else {
+				t.Logf("join: %s", moved)
+			}
 			touched()
 			c.wait("a, c, d reconcile every Pod")
 
-			// The Leases are real coordination.k8s.io/v1 objects.
-			leases, err := client.CoordinationV1().Leases(c.ns).List(ctx, metav1.ListOptions{})
+			// d crashes: its Lease stays, a and c take its Pods only once
+			// it expired for them; meanwhile Pods are deleted and created.
+			before = c.ownersNow("every Pod has one owner among a, c, d")
+			begin = time.Now()
+			c.kill("d")
+			churned := make(chan error, 1)
+			go func() {
+				err := parallel(ctx, 8, 0, 20, func(i int) error {
+					return client.CoreV1().Pods(c.ns).Delete(ctx, fmt.Sprintf("pod-%d", i), metav1.DeleteOptions{})
+				})
+				churned <- errors.Join(err, createPods(ctx, c.ns, n, n+20))
+			}()
+			t.Logf("crash: a, c act on [a c] %v after d's connections were cut (LeaseDuration 12s)", c.actsOn("a, c act on [a c]", "a", "c"))
+			if err := <-churned; err != nil {
+				t.Fatal(err)
+			}
+			if holders, err := c.leaseHolders(); err != nil || !slices.Equal(holders, []string{"a", "c", "d"}) {
+				t.Errorf("after d crashed: Leases held by %v (%v), want [a c d]: a crash leaves its Lease behind", holders, err)
+			}
+			after = c.ownersNow("every Pod has one owner among a, c")
+			if moved, err := rebalanced(before, after, "d", "", !serverSide, "a", "c"); err != nil {
+				t.Errorf("crash of d: %v", err)
+			} else {
+				t.Logf("crash: %s", moved)
+			}
+			c.wait("a, c reconcile every Pod, 20 deleted and 20 created")
+
+			// d restarts under its identity: it takes its old Lease over
+			// (an update, not a create) and rejoins.
+			old, err := client.CoordinationV1().Leases(c.ns).Get(ctx, podGroup+"-d", metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var holders []string
-			for _, l := range leases.Items {
-				if l.Spec.HolderIdentity != nil {
-					holders = append(holders, *l.Spec.HolderIdentity)
-				}
+			begin = time.Now()
+			c.start("d")
+			t.Logf("restart: a, c, d act on [a c d] %v after d restarted", c.actsOn("a, c, d act on [a c d]", "a", "c", "d"))
+			c.wait("a, c, d reconcile every Pod")
+			renewed, err := client.CoordinationV1().Leases(c.ns).Get(ctx, podGroup+"-d", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			slices.Sort(holders)
-			if !slices.Equal(holders, []string{"a", "c", "d"}) {
-				t.Errorf("Leases held by %v, want [a c d] (b's deleted when it left)", holders)
+			if renewed.UID != old.UID || !renewed.Spec.RenewTime.After(old.Spec.RenewTime.Time) {
+				t.Errorf("restarted d's Lease: uid %s renewed at %v; before the restart uid %s renewed at %v: want the same Lease, renewed",
+					renewed.UID, renewed.Spec.RenewTime, old.UID, old.Spec.RenewTime)
+			}
+
+			// The Leases are real coordination.k8s.io/v1 objects, as the
+			// API server validated and defaulted them.
+			if holders, err := c.leaseHolders(); err != nil || !slices.Equal(holders, []string{"a", "c", "d"}) {
+				t.Errorf("Leases held by %v (%v), want [a c d] (b's deleted when it left)", holders, err)
 			}
 			c.rec.mu.Lock()
 			t.Logf("reconciles per replica: %v", c.rec.count)

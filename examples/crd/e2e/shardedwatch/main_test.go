@@ -1,7 +1,11 @@
-// Package shardedwatch runs server-side sharded watches (runtime/shard with
-// Options.ByUID, KEP-5866 ShardedListAndWatch) against a local API server
-// started with the ShardedListAndWatch feature gate on. Feature gates are
-// process-wide, hence a test binary of its own.
+// Package shardedwatch runs server-side sharded watches of custom resources
+// (runtime/shard with Options.ByUID, KEP-5866 ShardedListAndWatch) against a
+// local API server started with the ShardedListAndWatch feature gate on.
+// Feature gates are process-wide, hence a test binary of its own. That
+// server serves no Leases: the replicas' membership is an in-memory Lease
+// API (internal/memleases); the protocol on real Leases, and sharded
+// watches of Pods, are tested against a full kube-apiserver in
+// examples/builtin/e2e.
 package shardedwatch
 
 import (
@@ -11,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/examples/crd/controller"
@@ -44,39 +46,9 @@ func run(m *testing.M) int {
 		defer stopCancel()
 		_ = server.Stop(stopCtx)
 	}()
-	if err := server.InstallCRDs(ctx, leaseCRD()); err != nil {
-		fmt.Fprintln(os.Stderr, "installing the Lease CRD:", err)
-		return 1
-	}
 	if client, err = controller.NewClient(server.Config()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
-}
-
-// leaseCRD serves coordination.k8s.io/v1 Leases (the local API server has
-// no coordination API): as in examples/crd/e2e, a schemaless CRD.
-func leaseCRD() *localapi.CRD {
-	preserve := true
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        "leases.coordination.k8s.io",
-			Annotations: map[string]string{apiextensionsv1.KubeAPIApprovedAnnotation: "unapproved, test-only"},
-		},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "coordination.k8s.io",
-			Names: apiextensionsv1.CustomResourceDefinitionNames{
-				Plural: "leases", Singular: "lease", Kind: "Lease", ListKind: "LeaseList",
-			},
-			Scope: apiextensionsv1.NamespaceScoped,
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
-					Type:                   "object",
-					XPreserveUnknownFields: &preserve,
-				}},
-			}},
-		},
-	}
 }

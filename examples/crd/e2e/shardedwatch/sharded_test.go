@@ -28,6 +28,7 @@ import (
 	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
 	"github.com/informer-gen/informer-gen/examples/crd/generated/informers"
 	"github.com/informer-gen/informer-gen/examples/crd/internal/e2eutil"
+	"github.com/informer-gen/informer-gen/examples/crd/internal/memleases"
 	"github.com/informer-gen/informer-gen/examples/crd/internal/parallel"
 )
 
@@ -78,21 +79,23 @@ type replica struct {
 	wg       sync.WaitGroup
 }
 
-func startReplica(t *testing.T, ctx context.Context, id, ns string, serverSide bool, rec *reconciles) *replica {
+func startReplica(t *testing.T, ctx context.Context, id, ns string, leases *memleases.Leases, serverSide bool, rec *reconciles) *replica {
 	t.Helper()
 	cfg := server.Config()
 	cfg.QPS, cfg.Burst = -1, 0
-	lc, err := shard.NewRESTClient(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, err := shard.New(shard.Options{
-		Group:         "foo-controller",
-		Identity:      id,
-		Leases:        shard.NewLeaseClient(lc, ns),
-		Source:        shard.NewListerWatcher(lc, ns, "foo-controller"),
-		LeaseDuration: 4 * time.Second,
-		RenewDeadline: 2 * time.Second,
+		Group:    "foo-controller",
+		Identity: id,
+		Leases:   leases.Client(ns),
+		Source:   leases.Source(),
+		// No replica here is partitioned or crashes, so LeaseDuration
+		// costs nothing (joins and leaves are Lease round trips); it is
+		// also how long a LIST or WATCH made with a replaced selector may
+		// go on delivering before the shard concludes that the server
+		// ignores shardSelector, and a LIST of every Foo took longer than
+		// 4s on a loaded machine.
+		LeaseDuration: 20 * time.Second,
+		RenewDeadline: 10 * time.Second,
 		RetryPeriod:   250 * time.Millisecond,
 		ByUID:         serverSide,
 	})
@@ -179,18 +182,24 @@ func (b countingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// cluster is the replicas of one run, by identity.
+// cluster is the replicas of one run, by identity, and the in-memory
+// Leases of their membership (one Lease API per cluster: its Source serves
+// every namespace).
 type cluster struct {
 	t        *testing.T
 	ctx      context.Context
 	ns       string
 	server   bool
 	rec      *reconciles
+	leases   *memleases.Leases
 	replicas map[string]*replica
 }
 
 func (c *cluster) start(id string) {
-	c.replicas[id] = startReplica(c.t, c.ctx, id, c.ns, c.server, c.rec)
+	if c.leases == nil {
+		c.leases = memleases.New()
+	}
+	c.replicas[id] = startReplica(c.t, c.ctx, id, c.ns, c.leases, c.server, c.rec)
 }
 
 func (c *cluster) stop(id string) { c.replicas[id].stop(); delete(c.replicas, id) }
