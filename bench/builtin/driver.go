@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -133,8 +135,10 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 		sizes    []int
 		create   func(ctx context.Context, from, to int) error
 	}{
-		{proto.Pods, cfg.Pods, d.createPods},
+		// Secrets first: they take minutes where the Pods' creation (two
+		// writes each) takes the longest.
 		{proto.Secrets, cfg.Secrets, d.createSecrets},
+		{proto.Pods, cfg.Pods, d.createPods},
 	} {
 		have := 0
 		for _, size := range kind.sizes {
@@ -226,16 +230,39 @@ func namespace(i int) string { return proto.NamespacePrefix + strconv.Itoa(i%pro
 // through the status subresource, as a kubelet does: the server drops a
 // status sent with a create, and each Pod ends with two managedFields
 // entries as the server writes them (the create's manager, and the status
-// update's with subresource "status").
+// update's with subresource "status"). Writes the server fails for a
+// transient reason (a timeout, etcd's "request timed out" on a loaded
+// machine, 429, 5xx) are retried (retry).
 func (d *driver) createPods(ctx context.Context, from, to int) error {
 	return parallel(ctx, d.cfg.Writers, from, to, func(ctx context.Context, i int) error {
 		p := objects.Pod(namespace(i), i)
-		created, err := d.cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
+		pods := d.cs.CoreV1().Pods(p.Namespace)
+		var created *corev1.Pod
+		err := retry(ctx, func() (err error) {
+			created, err = pods.Create(ctx, p, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) { // an earlier attempt went through
+				created, err = pods.Get(ctx, p.Name, metav1.GetOptions{})
+			}
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("creating Pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
-		objects.PodStatus(created, i)
-		if _, err := d.cs.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		err = retry(ctx, func() error {
+			if created.Status.Phase == corev1.PodRunning {
+				return nil // an earlier attempt went through
+			}
+			objects.PodStatus(created, i)
+			_, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+			if err != nil {
+				var gerr error
+				if created, gerr = pods.Get(ctx, p.Name, metav1.GetOptions{}); gerr != nil {
+					return errors.Join(err, gerr)
+				}
+			}
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("writing the status of Pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 		return nil
@@ -245,11 +272,43 @@ func (d *driver) createPods(ctx context.Context, from, to int) error {
 func (d *driver) createSecrets(ctx context.Context, from, to int) error {
 	return parallel(ctx, d.cfg.Writers, from, to, func(ctx context.Context, i int) error {
 		s := objects.Secret(namespace(i), i, d.cfg.SecretBytes)
-		if _, err := d.cs.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+		err := retry(ctx, func() error {
+			_, err := d.cs.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) { // an earlier attempt went through
+				return nil
+			}
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("creating Secret %s/%s: %w", s.Namespace, s.Name, err)
 		}
 		return nil
 	})
+}
+
+// retry calls write until it succeeds, fails for a reason another attempt
+// cannot fix, or has failed 10 times, backing off 1 s, 2 s, … up to 10 s
+// between attempts. A conflict is retried too: write is expected to have
+// read the object again.
+func retry(ctx context.Context, write func() error) error {
+	var err error
+	for attempt := range 10 {
+		if err = write(); err == nil {
+			return nil
+		}
+		transient := apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+			apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsConflict(err) ||
+			strings.Contains(err.Error(), "request timed out")
+		if !transient {
+			return err
+		}
+		select {
+		case <-time.After(min(time.Duration(attempt+1)*time.Second, 10*time.Second)):
+		case <-ctx.Done():
+			return errors.Join(err, context.Cause(ctx))
+		}
+	}
+	return err
 }
 
 // requestCounts returns the LIST and WATCH requests for resource (core/v1)
