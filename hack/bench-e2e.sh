@@ -19,6 +19,7 @@
 #   -client-cpuprofile DIR      a CPU profile of every contender, start → synced
 #   -write patch|put            how the updates are written (default patch)
 #   -v                          every run as JSON (phases included)
+# Built-in kinds (Pods, Secrets) against a real kube-apiserver: hack/bench-e2e-builtin.sh.
 # Usage: hack/bench-e2e.sh [flags]        e.g. hack/bench-e2e.sh -sizes 2000 -runs 1 (quick)
 set -euo pipefail
 cd "$(dirname "$0")/../bench/e2e"

@@ -1,0 +1,483 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/informer-gen/informer-gen/bench/builtin/internal/objects"
+	"github.com/informer-gen/informer-gen/bench/builtin/internal/proto"
+)
+
+// driverConfig is the driver's flags.
+type driverConfig struct {
+	// Pods and Secrets are the sizes to measure, increasing (objects
+	// accumulate: each size adds to the previous one); none skips the kind.
+	Pods, Secrets []int
+	// SecretBytes is the data of one Secret (four keys).
+	SecretBytes int
+	// Runs is the runs of every contender per size with WatchList on;
+	// RunsOff with it off.
+	Runs, RunsOff int
+	Contenders    []string
+	WatchList     []bool
+	Writers       int
+	Timeout       time.Duration
+	Verbose       bool
+	// Settle is the pause before each run.
+	Settle time.Duration
+	// Exe is the binary to start the server from; empty means this one.
+	Exe string
+	// ContenderExe is the contender binary (bench/builtin/contender).
+	ContenderExe string
+	// ServerProfileDir, when not empty, receives a CPU profile of the
+	// server for every run's sync (<run>.server-sync.pprof);
+	// ClientProfileDir one of every contender from its start to its sync
+	// (<run>.client-sync.pprof).
+	ServerProfileDir, ClientProfileDir string
+}
+
+// runResult is one contender run.
+type runResult struct {
+	Resource  string
+	Size      int
+	Contender string
+	WatchList bool
+	Sync      proto.SyncReport
+	// ServerCPUSync is the server process's user+sys from the contender's
+	// start to its SYNCED line.
+	ServerCPUSync float64
+	// Lists and Watches are the LIST and WATCH requests for Resource the
+	// server completed during the run (apiserver_request_total).
+	Lists, Watches int
+	// TotalCPU is the child's user+sys at exit, MaxRSS its peak RSS.
+	TotalCPU float64
+	MaxRSS   int64
+}
+
+// runsOf is how many runs the mode gets.
+func (c driverConfig) runsOf(watchList bool) int {
+	if !watchList && c.RunsOff >= 0 {
+		return c.RunsOff
+	}
+	return c.Runs
+}
+
+// runDriver starts the server, creates the objects of each size and runs
+// every contender and mode, alternated. Progress goes to log.
+func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResult, error) {
+	if cfg.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Exe = exe
+	}
+	if cfg.ContenderExe == "" {
+		return nil, errors.New("no contender binary (build bench/builtin/contender)")
+	}
+	if cfg.Writers <= 0 {
+		cfg.Writers = 32
+	}
+	dir, err := os.MkdirTemp("", "bench-builtin-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	srv, err := startServer(ctx, cfg.Exe, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	fmt.Fprintf(log, "kube-apiserver ready in %.1fs\n", time.Since(start).Seconds())
+	restCfg, err := clientcmd.BuildConfigFromFlags("", srv.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	restCfg.QPS, restCfg.Burst = -1, 0 // seeding: no client-side throttling
+	httpClient, err := rest.HTTPClientFor(restCfg)
+	if err != nil {
+		return nil, err
+	}
+	pbCfg := rest.CopyConfig(restCfg)
+	pbCfg.ContentType = "application/vnd.kubernetes.protobuf"
+	pbCfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	pbCfg.UserAgent = "bench-builtin-seed"
+	cs, err := kubernetes.NewForConfig(pbCfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &driver{cfg: cfg, srv: srv, cs: cs, http: httpClient, host: restCfg.Host, kubeconfig: srv.kubeconfig, log: log}
+
+	var results []runResult
+	for _, kind := range []struct {
+		resource string
+		sizes    []int
+		create   func(ctx context.Context, from, to int) error
+	}{
+		// Secrets first: they take minutes where the Pods' creation (two
+		// writes each) takes the longest.
+		{proto.Secrets, cfg.Secrets, d.createSecrets},
+		{proto.Pods, cfg.Pods, d.createPods},
+	} {
+		have := 0
+		for _, size := range kind.sizes {
+			if size > have {
+				start := time.Now()
+				if err := kind.create(ctx, have, size); err != nil {
+					return results, err
+				}
+				fmt.Fprintf(log, "created %s %d..%d in %.1fs\n", kind.resource, have, size-1, time.Since(start).Seconds())
+				have = size
+			}
+			for r := 0; r < max(cfg.Runs, cfg.RunsOff); r++ {
+				for _, wl := range cfg.WatchList {
+					if r >= cfg.runsOf(wl) {
+						continue
+					}
+					// Rotate the order so that no contender always runs
+					// first (after a quiet server) or right after the same
+					// neighbour.
+					n := len(cfg.Contenders)
+					for i := 0; i < n; i++ {
+						name := cfg.Contenders[(i+r)%n]
+						res, err := d.runOne(ctx, kind.resource, size, name, wl, fmt.Sprintf("%s%d-r%d-%s-%t", kind.resource, size, r, name, wl))
+						if err != nil {
+							return results, fmt.Errorf("%s, %d %s, WatchList %t, run %d: %w", name, size, kind.resource, wl, r+1, err)
+						}
+						if cfg.Verbose {
+							b, _ := json.Marshal(res)
+							fmt.Fprintf(log, "run %s\n", b)
+						} else {
+							fmt.Fprintf(log, "%6d %-7s %-27s watchlist=%-5t run %d: synced %.2fs, client CPU %.2fs, server CPU %.2fs, RSS %.0f MB, heap %.1f MB, %d LIST %d WATCH, %s\n",
+								size, kind.resource, name, wl, r+1, res.Sync.SyncSeconds, res.Sync.CPUSeconds, res.ServerCPUSync,
+								float64(res.Sync.MaxRSSBytes)/1e6, float64(res.Sync.HeapAfterGC)/1e6, res.Lists, res.Watches, res.Sync.Wire)
+						}
+						results = append(results, res)
+					}
+				}
+			}
+		}
+	}
+	return results, nil
+}
+
+type driver struct {
+	cfg        driverConfig
+	srv        *serverProc
+	cs         kubernetes.Interface
+	http       *http.Client
+	host       string
+	kubeconfig string
+	log        io.Writer
+}
+
+// parallel runs fn(i) for i in [from, to) on n goroutines and returns the
+// first error (the rest are skipped once one failed).
+func parallel(ctx context.Context, n, from, to int, fn func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Go(func() {
+			for i := range next {
+				if err := fn(ctx, i); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+feed:
+	for i := from; i < to; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+func namespace(i int) string { return proto.NamespacePrefix + strconv.Itoa(i%proto.Namespaces) }
+
+// createPods creates Pods from..to-1 and then writes each one's status
+// through the status subresource, as a kubelet does: the server drops a
+// status sent with a create, and each Pod ends with two managedFields
+// entries as the server writes them (the create's manager, and the status
+// update's with subresource "status"). Writes the server fails for a
+// transient reason (a timeout, etcd's "request timed out" on a loaded
+// machine, 429, 5xx) are retried (retry).
+func (d *driver) createPods(ctx context.Context, from, to int) error {
+	return parallel(ctx, d.cfg.Writers, from, to, func(ctx context.Context, i int) error {
+		p := objects.Pod(namespace(i), i)
+		pods := d.cs.CoreV1().Pods(p.Namespace)
+		var created *corev1.Pod
+		err := retry(ctx, func() (err error) {
+			created, err = pods.Create(ctx, p, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) { // an earlier attempt went through
+				created, err = pods.Get(ctx, p.Name, metav1.GetOptions{})
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("creating Pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		err = retry(ctx, func() error {
+			if created.Status.Phase == corev1.PodRunning {
+				return nil // an earlier attempt went through
+			}
+			objects.PodStatus(created, i)
+			_, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+			if err != nil {
+				var gerr error
+				if created, gerr = pods.Get(ctx, p.Name, metav1.GetOptions{}); gerr != nil {
+					return errors.Join(err, gerr)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("writing the status of Pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		return nil
+	})
+}
+
+func (d *driver) createSecrets(ctx context.Context, from, to int) error {
+	return parallel(ctx, d.cfg.Writers, from, to, func(ctx context.Context, i int) error {
+		s := objects.Secret(namespace(i), i, d.cfg.SecretBytes)
+		err := retry(ctx, func() error {
+			_, err := d.cs.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) { // an earlier attempt went through
+				return nil
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("creating Secret %s/%s: %w", s.Namespace, s.Name, err)
+		}
+		return nil
+	})
+}
+
+// retry calls write until it succeeds, fails for a reason another attempt
+// cannot fix, or has failed 10 times, backing off 1 s, 2 s, … up to 10 s
+// between attempts. A conflict is retried too: write is expected to have
+// read the object again.
+func retry(ctx context.Context, write func() error) error {
+	var err error
+	for attempt := range 10 {
+		if err = write(); err == nil {
+			return nil
+		}
+		transient := apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+			apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsConflict(err) ||
+			strings.Contains(err.Error(), "request timed out")
+		if !transient {
+			return err
+		}
+		select {
+		case <-time.After(min(time.Duration(attempt+1)*time.Second, 10*time.Second)):
+		case <-ctx.Done():
+			return errors.Join(err, context.Cause(ctx))
+		}
+	}
+	return err
+}
+
+// requestCounts returns the LIST and WATCH requests for resource (core/v1)
+// the server has completed so far, from apiserver_request_total on
+// /metrics.
+func (d *driver) requestCounts(ctx context.Context, resource string) (lists, watches int, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.host+"/metrics", nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	resp, err := d.http.Do(req)
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading /metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, fmt.Errorf("reading /metrics: %s", resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="`+resource+`"`) ||
+			!strings.Contains(line, `subresource=""`) || !strings.Contains(line, `group=""`) {
+			continue
+		}
+		sp := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[sp+1:], 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("parsing %q: %w", line, err)
+		}
+		switch {
+		case strings.Contains(line, `verb="LIST"`):
+			lists += int(v)
+		case strings.Contains(line, `verb="WATCH"`):
+			watches += int(v)
+		}
+	}
+	return lists, watches, sc.Err()
+}
+
+// runOne runs one contender in a fresh process until it is synced.
+func (d *driver) runOne(ctx context.Context, resource string, size int, name string, watchList bool, round string) (runResult, error) {
+	res := runResult{Resource: resource, Size: size, Contender: name, WatchList: watchList}
+	cc := proto.ContenderConfig{
+		Kubeconfig: d.kubeconfig,
+		Contender:  name,
+		Resource:   resource,
+		WatchList:  watchList,
+		Expect:     size,
+		Timeout:    d.cfg.Timeout,
+	}
+	profile := func(dir, what string) string {
+		if dir == "" {
+			return ""
+		}
+		return filepath.Join(dir, round+"."+what+".pprof")
+	}
+	cc.CPUProfile = profile(d.cfg.ClientProfileDir, "client-sync")
+	// Let the server settle after the previous run (closing watches), then
+	// collect the garbage of the previous run, so that it is not counted
+	// against this one.
+	time.Sleep(d.cfg.Settle)
+	if err := d.srv.gc(ctx); err != nil {
+		return res, err
+	}
+	lists0, watches0, err := d.requestCounts(ctx, resource)
+	if err != nil {
+		return res, err
+	}
+	if p := profile(d.cfg.ServerProfileDir, "server-sync"); p != "" {
+		if err := d.srv.startProfile(ctx, p); err != nil {
+			return res, err
+		}
+	}
+	cmd := exec.Command(d.cfg.ContenderExe)
+	ccJSON, _ := json.Marshal(cc)
+	cmd.Env = append(os.Environ(), proto.EnvConfig+"="+string(ccJSON),
+		"KUBE_FEATURE_WatchListClient="+strconv.FormatBool(watchList))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return res, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return res, err
+	}
+	cpu0, err := d.srv.cpu()
+	if err != nil {
+		return res, err
+	}
+	if err := cmd.Start(); err != nil {
+		return res, err
+	}
+	waited := false
+	defer func() {
+		if !waited {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	timeout := time.NewTimer(d.cfg.Timeout)
+	defer timeout.Stop()
+	next := func(tag string, v any) error {
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					return fmt.Errorf("contender exited before %s: %s", tag, strings.TrimSpace(stderr.String()))
+				}
+				rest, found := strings.CutPrefix(l, tag+" ")
+				if !found {
+					continue
+				}
+				return json.Unmarshal([]byte(rest), v)
+			case <-timeout.C:
+				e := strings.TrimSpace(stderr.String())
+				return fmt.Errorf("no %s within %v: %s", tag, d.cfg.Timeout, e[max(0, len(e)-2000):])
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+	}
+	if err := next("SYNCED", &res.Sync); err != nil {
+		return res, err
+	}
+	cpu1, err := d.srv.cpu()
+	if err != nil {
+		return res, err
+	}
+	res.ServerCPUSync = cpu1 - cpu0
+	if d.cfg.ServerProfileDir != "" {
+		if err := d.srv.stopProfile(ctx); err != nil {
+			return res, err
+		}
+	}
+	if res.Sync.Objects != size || res.Sync.Adds != int64(size) {
+		return res, fmt.Errorf("synced %d objects with %d adds, want %d", res.Sync.Objects, res.Sync.Adds, size)
+	}
+	stdin.Close()
+	var done proto.DoneReport
+	if err := next("DONE", &done); err != nil {
+		return res, err
+	}
+	res.MaxRSS = done.MaxRSSBytes
+	waited = true
+	if err := cmd.Wait(); err != nil {
+		return res, fmt.Errorf("contender: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.TotalCPU = proto.CPUSeconds(ru)
+	}
+	// A WATCH is counted when it ends: give the server a moment to see
+	// the closed connection.
+	time.Sleep(300 * time.Millisecond)
+	lists1, watches1, err := d.requestCounts(ctx, resource)
+	if err != nil {
+		return res, err
+	}
+	res.Lists, res.Watches = lists1-lists0, watches1-watches0
+	return res, nil
+}

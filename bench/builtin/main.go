@@ -1,0 +1,138 @@
+// Command builtin measures informers of built-in kinds end to end against a
+// real kube-apiserver (examples/builtin/kubeapiserver: k8s.io/kubernetes
+// v1.37.2 with an embedded etcd, RBAC, default admission, watch cache on):
+// ours (the generated informers of examples/builtin, protobuf), ours with a
+// projection (PodSummary, SecretType), client-go's typed informer over a
+// protobuf clientset (as kube-controller-manager configures it),
+// controller-runtime's cache (protobuf for built-ins) and its metadata-only
+// cache, and client-go's metadata informer — over realistic Pods and 16 KB
+// Secrets, each contender in a fresh process, alternated, WatchList on and
+// off. See hack/bench-e2e-builtin.sh. The method is bench/e2e's (the CRD
+// benchmark): the same measurements, read the same way.
+//
+// This binary is the driver (parses flags, starts the others, writes the
+// objects, prints the tables) and, with BENCHBUILTIN_ROLE=server in its
+// environment, the API server, in a process of its own so that its CPU can
+// be read from /proc around each run. The contenders run from a second
+// binary, ./contender, that links the client libraries only. The test binary
+// of this package plays the server role too.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/informer-gen/informer-gen/bench/builtin/internal/proto"
+)
+
+func main() {
+	if done, code := runRole(); done {
+		os.Exit(code)
+	}
+	var cfg driverConfig
+	var pods, secrets, contenders, modes string
+	flag.StringVar(&pods, "pods", "50000", "comma-separated Pod counts, increasing (objects accumulate); empty skips Pods")
+	flag.StringVar(&secrets, "secrets", "10000", "comma-separated Secret counts, increasing (objects accumulate); empty skips Secrets")
+	flag.IntVar(&cfg.SecretBytes, "secret-bytes", 16<<10, "data bytes of one Secret (four keys)")
+	flag.IntVar(&cfg.Runs, "runs", 3, "runs of every contender per size with WatchList on (medians are reported)")
+	flag.IntVar(&cfg.RunsOff, "runs-off", -1, "runs of every contender per size with WatchList off; -1: as -runs")
+	flag.StringVar(&contenders, "contenders", strings.Join(proto.Contenders, ","), "contenders to run, in table order")
+	flag.StringVar(&modes, "watchlist", "on,off", "WatchList modes to run: on, off or both")
+	flag.IntVar(&cfg.Writers, "writers", 32, "parallel writers for creating the objects")
+	flag.DurationVar(&cfg.Timeout, "timeout", 10*time.Minute, "timeout of one contender run")
+	flag.DurationVar(&cfg.Settle, "settle", time.Second, "pause before each run, for the server to settle")
+	flag.BoolVar(&cfg.Verbose, "v", false, "print every run as JSON")
+	flag.StringVar(&cfg.ContenderExe, "contender-bin", "", "the contender binary (go build ./contender); required")
+	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced)")
+	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof")
+	flag.Parse()
+	var err error
+	if cfg.Pods, err = parseInts(pods); err != nil {
+		fmt.Fprintln(os.Stderr, "-pods:", err)
+		os.Exit(2)
+	}
+	if cfg.Secrets, err = parseInts(secrets); err != nil {
+		fmt.Fprintln(os.Stderr, "-secrets:", err)
+		os.Exit(2)
+	}
+	if len(cfg.Pods)+len(cfg.Secrets) == 0 {
+		fmt.Fprintln(os.Stderr, "-pods and -secrets are both empty: nothing to measure")
+		os.Exit(2)
+	}
+	cfg.Contenders = splitList(contenders)
+	for _, c := range cfg.Contenders {
+		if !slices.Contains(proto.Contenders, c) {
+			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s)\n", c, strings.Join(proto.Contenders, ","))
+			os.Exit(2)
+		}
+	}
+	if len(cfg.Contenders) == 0 {
+		fmt.Fprintln(os.Stderr, "-contenders: none")
+		os.Exit(2)
+	}
+	for _, m := range splitList(modes) {
+		switch m {
+		case "on":
+			cfg.WatchList = append(cfg.WatchList, true)
+		case "off":
+			cfg.WatchList = append(cfg.WatchList, false)
+		default:
+			fmt.Fprintf(os.Stderr, "-watchlist: %q is neither on nor off\n", m)
+			os.Exit(2)
+		}
+	}
+	for _, dir := range []string{cfg.ServerProfileDir, cfg.ClientProfileDir} {
+		if dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	res, err := runDriver(ctx, cfg, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-builtin:", err)
+		printTables(os.Stdout, cfg, res)
+		os.Exit(1)
+	}
+	printTables(os.Stdout, cfg, res)
+	fmt.Printf("\nwall time %s\n", time.Since(start).Round(time.Second))
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parseInts parses a comma-separated list of increasing positive integers
+// (empty: none).
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		if len(out) > 0 && n <= out[len(out)-1] {
+			return nil, fmt.Errorf("%d after %d: list sizes in increasing order", n, out[len(out)-1])
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/informer-gen/informer-gen/bench/builtin/internal/proto"
+)
+
+// metric is one row of a table: how to read it from a run, how to print it,
+// and whether less is better (for the ratios).
+type metric struct {
+	name   string
+	value  func(r runResult) float64
+	format string
+	// lessIsBetter: the ratio columns are client-go-typed/contender, so >1
+	// means the contender wins.
+	lessIsBetter bool
+}
+
+var metrics = []metric{
+	{"start → synced (s)", func(r runResult) float64 { return r.Sync.SyncSeconds }, "%.2f", true},
+	{"client CPU to sync (s)", func(r runResult) float64 { return r.Sync.CPUSeconds }, "%.2f", true},
+	{"client CPU per object (µs)", func(r runResult) float64 { return r.Sync.CPUSeconds / float64(r.Size) * 1e6 }, "%.1f", true},
+	{"peak RSS at sync (MB)", func(r runResult) float64 { return float64(r.Sync.MaxRSSBytes) / 1e6 }, "%.0f", true},
+	{"heap after GC (MB)", func(r runResult) float64 { return float64(r.Sync.HeapAfterGC) / 1e6 }, "%.1f", true},
+	{"server CPU during sync (s)", func(r runResult) float64 { return r.ServerCPUSync }, "%.2f", true},
+	{"server share of sync CPU (%)", func(r runResult) float64 {
+		return 100 * r.ServerCPUSync / (r.ServerCPUSync + r.Sync.CPUSeconds)
+	}, "%.0f", false},
+	{"LIST requests", func(r runResult) float64 { return float64(r.Lists) }, "%.0f", false},
+	{"WATCH requests", func(r runResult) float64 { return float64(r.Watches) }, "%.0f", false},
+	{"response bodies to sync (MB)", func(r runResult) float64 { return float64(r.Sync.WireBytes) / 1e6 }, "%.1f", true},
+	{"client GCs to sync", func(r runResult) float64 { return float64(r.Sync.GCCycles) }, "%.0f", true},
+	{"client GC CPU to sync (s)", func(r runResult) float64 { return r.Sync.GCCPUSeconds }, "%.2f", true},
+	{"client CPU total (s)", func(r runResult) float64 { return r.TotalCPU }, "%.2f", true},
+	{"peak RSS total (MB)", func(r runResult) float64 { return float64(r.MaxRSS) / 1e6 }, "%.0f", true},
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// printTables prints one table per resource, size and WatchList mode: the
+// median of every metric per contender, then, when client-go-typed ran,
+// client-go-typed/contender for every other contender and lower-is-better
+// metric (">1" means the contender is better), and the content types the
+// server answered each contender with.
+func printTables(w io.Writer, cfg driverConfig, res []runResult) {
+	for _, kind := range []struct {
+		resource string
+		sizes    []int
+	}{{proto.Pods, cfg.Pods}, {proto.Secrets, cfg.Secrets}} {
+		for _, size := range kind.sizes {
+			for _, wl := range cfg.WatchList {
+				printTable(w, cfg, res, kind.resource, size, wl)
+			}
+		}
+	}
+}
+
+func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string, size int, wl bool) {
+	mode := "off"
+	if wl {
+		mode = "on"
+	}
+	runs := map[string][]runResult{}
+	for _, r := range res {
+		if r.Resource == resource && r.Size == size && r.WatchList == wl {
+			runs[r.Contender] = append(runs[r.Contender], r)
+		}
+	}
+	if len(runs) == 0 {
+		return
+	}
+	n := len(runs[cfg.Contenders[0]])
+	fmt.Fprintf(w, "\n%d %s, WatchList %s, medians of %d runs\n", size, resource, mode, n)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	header := []string{"metric"}
+	header = append(header, cfg.Contenders...)
+	var versus []string // the contenders with a ratio column
+	if slices.Contains(cfg.Contenders, proto.Typed) {
+		for _, c := range cfg.Contenders {
+			if c != proto.Typed {
+				versus = append(versus, c)
+				header = append(header, "typed/"+abbrev(c))
+			}
+		}
+	}
+	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+	for _, m := range metrics {
+		row := []string{m.name}
+		med := map[string]float64{}
+		for _, c := range cfg.Contenders {
+			var vals []float64
+			for _, r := range runs[c] {
+				vals = append(vals, m.value(r))
+			}
+			med[c] = median(vals)
+			row = append(row, fmt.Sprintf(m.format, med[c]))
+		}
+		for _, c := range versus {
+			ratio := "-"
+			if m.lessIsBetter && med[c] > 0 {
+				ratio = fmt.Sprintf("%.2fx", med[proto.Typed]/med[c])
+			}
+			row = append(row, ratio)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	tw.Flush()
+	var wire []string
+	for _, c := range cfg.Contenders {
+		var types []string
+		for _, r := range runs[c] {
+			if !slices.Contains(types, r.Sync.Wire) {
+				types = append(types, r.Sync.Wire)
+			}
+		}
+		wire = append(wire, c+" "+strings.Join(types, " | "))
+	}
+	fmt.Fprintf(w, "responses: %s\n", strings.Join(wire, "; "))
+}
+
+// abbrev is a contender's short name for a column header.
+func abbrev(c string) string {
+	switch c {
+	case proto.OursProjection:
+		return "proj"
+	case proto.CtrlRtime:
+		return "cr"
+	case proto.CtrlRtimeMeta:
+		return "cr-meta"
+	case proto.Metadata:
+		return "meta"
+	}
+	return c
+}
