@@ -615,13 +615,14 @@ func (i serviceAccountInformer) Lister() listers.ServiceAccountLister {
 // PodSummaryType describes PodSummary, a projection of Pod, to the runtime: the
 // factory keeps one shared informer of it per factory, beside Pod's.
 var PodSummaryType = factory.Type[*projv1.PodSummary]{
-	Resource:    v1.SchemeGroupVersion.WithResource("pods"),
-	Namespaced:  true,
-	AddToScheme: v1.AddToScheme,
-	Indexers:    listers.PodSummaryIndexers,
-	Projection:  "PodSummary",
-	Kind:        "Pod",
-	DecodeJSON:  podSummaryDecodeJSON,
+	Resource:       v1.SchemeGroupVersion.WithResource("pods"),
+	Namespaced:     true,
+	AddToScheme:    v1.AddToScheme,
+	Indexers:       listers.PodSummaryIndexers,
+	Projection:     "PodSummary",
+	Kind:           "Pod",
+	DecodeJSON:     podSummaryDecodeJSON,
+	DecodeProtobuf: podSummaryDecodeProtobuf,
 }
 
 // PodSummaryInformer gives access to the shared informer and lister of PodSummaries.
@@ -651,13 +652,14 @@ func (i podSummaryInformer) Lister() listers.PodSummaryLister {
 // SecretTypeType describes SecretType, a projection of Secret, to the runtime: the
 // factory keeps one shared informer of it per factory, beside Secret's.
 var SecretTypeType = factory.Type[*projv1.SecretType]{
-	Resource:    v1.SchemeGroupVersion.WithResource("secrets"),
-	Namespaced:  true,
-	AddToScheme: v1.AddToScheme,
-	Indexers:    listers.SecretTypeIndexers,
-	Projection:  "SecretType",
-	Kind:        "Secret",
-	DecodeJSON:  secretTypeDecodeJSON,
+	Resource:       v1.SchemeGroupVersion.WithResource("secrets"),
+	Namespaced:     true,
+	AddToScheme:    v1.AddToScheme,
+	Indexers:       listers.SecretTypeIndexers,
+	Projection:     "SecretType",
+	Kind:           "Secret",
+	DecodeJSON:     secretTypeDecodeJSON,
+	DecodeProtobuf: secretTypeDecodeProtobuf,
 }
 
 // SecretTypeInformer gives access to the shared informer and lister of SecretTypes.
