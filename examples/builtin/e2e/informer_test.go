@@ -54,8 +54,8 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestPodsAndSecrets runs the generated Pod and Secret informers (protobuf,
-// the default for built-in kinds) and the PodSummary projection (JSON)
-// against the server, WatchList on and off, through a churn of creates,
+// the default for built-in kinds) and the PodSummary projection (protobuf
+// too, through its generated projection decoder) against the server, WatchList on and off, through a churn of creates,
 // status updates, label patches, deletes and re-creates; each cache ends
 // equal to a fresh LIST, and every Pod and Secret response was protobuf.
 func TestPodsAndSecrets(t *testing.T) {
@@ -181,12 +181,12 @@ func TestPodsAndSecrets(t *testing.T) {
 			podsPath := "/api/v1/namespaces/" + ns + "/pods"
 			for _, path := range []string{podsPath, "/api/v1/namespaces/" + ns + "/secrets"} {
 				got := mt.of(path)
-				// The projection's requests share the Pods' path and are
-				// JSON; the Pod informer's are protobuf.
+				// The projection's requests share the Pods' path; they are
+				// protobuf like the Pod informer's.
 				if !slices.Contains(got, "application/vnd.kubernetes.protobuf") && !slices.Contains(got, "application/vnd.kubernetes.protobuf;stream=watch") {
 					t.Errorf("responses on %s were %v; want protobuf", path, got)
 				}
-				if path != podsPath && slices.ContainsFunc(got, func(s string) bool { return s == "application/json" }) {
+				if slices.ContainsFunc(got, func(s string) bool { return s == "application/json" }) {
 					t.Errorf("responses on %s were %v; want protobuf only", path, got)
 				}
 			}
