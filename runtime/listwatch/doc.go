@@ -9,9 +9,11 @@
 //     decode becomes a reflector.MalformedObject. The factory chooses the
 //     codec per type: protobuf for built-in types (a group kube-apiserver
 //     serves, factory.BuiltInGroup, and a Go type with the generated
-//     protobuf Unmarshal), JSON for everything else (custom resources, also
-//     when their Go types carry protobuf methods; projections), CBOR when TypeOptions.ContentType or the
-//     rest.Config asks for it; Options.FallbackCodec (JSON) takes over for
+//     protobuf Unmarshal, and a projection of such a type that has a
+//     generated protobuf decoder), JSON for everything else (custom
+//     resources, also when their Go types carry protobuf methods, and their
+//     projections), CBOR when TypeOptions.ContentType or the rest.Config
+//     asks for it; Options.FallbackCodec (JSON) takes over for
 //     good when the server refuses the first one's media type (406).
 //     Without a Codec, the REST client's serializer,
 //     serializer.NewCodecFactory(scheme).WithoutConversion(), decodes each
