@@ -24,8 +24,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/informer-gen/informer-gen/bench/builtin/internal/objects"
 	"github.com/informer-gen/informer-gen/bench/builtin/internal/proto"
+	"github.com/informer-gen/informer-gen/examples/builtin/objects"
 )
 
 // driverConfig is the driver's flags.

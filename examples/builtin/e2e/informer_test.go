@@ -19,7 +19,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/store"
 
 	"github.com/informer-gen/informer-gen/examples/builtin/generated/informers"
-	"github.com/informer-gen/informer-gen/examples/builtin/internal/objects"
+	"github.com/informer-gen/informer-gen/examples/builtin/objects"
 )
 
 // mediaTypes records the media type of every response, by URL path.

@@ -20,8 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/informer-gen/informer-gen/examples/builtin/internal/objects"
 	"github.com/informer-gen/informer-gen/examples/builtin/kubeapiserver"
+	"github.com/informer-gen/informer-gen/examples/builtin/objects"
 )
 
 var (

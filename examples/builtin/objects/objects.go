@@ -1,10 +1,8 @@
-// Package objects makes realistic built-in objects for the benchmark: Pods
-// shaped as a Deployment's Pods are (two containers and an init container,
-// ~10 labels, an owner, resources, probes, env, a status with conditions),
-// and Secrets with data of a given size. It is a copy of
-// examples/builtin/internal/objects (internal to that module, so not
-// importable from this one): keep the two the same, so that the benchmark
-// and the example's e2e tests use one shape of object.
+// Package objects makes realistic built-in objects for examples/builtin's
+// end-to-end tests and bench/builtin's benchmark (one shape of object for
+// both): Pods shaped as a Deployment's Pods are (two containers and
+// an init container, ~10 labels, an owner, resources, probes, env, a status
+// with conditions), and Secrets with data of a given size.
 package objects
 
 import (
