@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/informer-gen/informer-gen/runtime/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 

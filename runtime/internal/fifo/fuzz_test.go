@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/informer-gen/informer-gen/runtime/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
 )
 
 // FuzzConverges drives a FIFO with random producer calls (watch events,

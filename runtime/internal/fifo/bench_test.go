@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/informer-gen/informer-gen/runtime/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
 )
 
 // BenchmarkUpdatePop measures one Update followed by one Pop: the steady

@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/informer-gen/informer-gen/runtime/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
 )
 
 // A namespace's relist tombstones only that namespace's vanished keys: keys

@@ -1,5 +1,7 @@
 // Package fifo is the DeltaFIFO stage: the queue between the Reflector
-// (producer) and the informer (the single consumer).
+// (producer) and the informer (the single consumer). It is internal to the
+// runtime: users see it only through informer.Informer, whose core owns the
+// FIFO and its only consumer.
 //
 // Design choices that are not obvious:
 //
