@@ -29,7 +29,7 @@
 //     deltas at once, so the consumer takes its locks once per batch instead
 //     of once per event. The queue is a ring buffer and the batch slice is
 //     reused: the steady state allocates nothing per event here (the key
-//     string, made once per event by store.Key, is the only allocation).
+//     string, made once per event by cache.Key, is the only allocation).
 //   - process runs unlocked. Producers never wait for the consumer; keys of
 //     the batch being processed stay "pending" until process returns, so
 //     Replace, which reads Known concurrently, sees a consistent

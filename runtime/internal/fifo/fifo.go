@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
 // DeltaType says what happened to an object.
@@ -46,7 +46,7 @@ type Delta[T any] struct {
 	// to this process (a tombstone), not the state at deletion. (Beside Type,
 	// so that the two share a word: a Delta of an interface is 40 bytes, not 48.)
 	FinalStateUnknown bool
-	// Key is store.Key of Object, computed once by the FIFO.
+	// Key is cache.Key of Object, computed once by the FIFO.
 	Key string
 	// Object is the new state, or for Deleted the last known state.
 	Object T
@@ -54,7 +54,7 @@ type Delta[T any] struct {
 
 // Batch is what Pop hands to the consumer. Deltas are in arrival order. When
 // Atomic is set (a relist), the consumer must apply all Deltas as one
-// transaction (store.Writer.Batch) so readers never see half a relist.
+// transaction (cache.Writer.Batch) so readers never see half a relist.
 //
 // A Batch, and its Deltas slice, are valid only during the process call that
 // receives them: the FIFO reuses the backing array for the next Pop.
@@ -78,7 +78,7 @@ type Batch[T any] struct {
 }
 
 // KnownObjects is the consumer's view of what it has applied; Replace uses
-// it to synthesize tombstones. *store.Indexer[T]
+// it to synthesize tombstones. *cache.Cache (the informer core's)
 // satisfies it. It must be safe to call concurrently with the consumer's
 // writes (the FIFO reads it while the consumer processes a batch).
 type KnownObjects[T any] interface {
@@ -87,7 +87,7 @@ type KnownObjects[T any] interface {
 }
 
 // Options configures New.
-type Options[T store.Obj] struct {
+type Options[T cache.Obj] struct {
 	// Known is the consumer's store (required for tombstones). Without it,
 	// Replace produces no tombstones for keys that are not queued and Delete
 	// never drops a delete of an unknown key.
@@ -178,7 +178,7 @@ type keyState[T any] struct {
 // Synced and Len are safe for concurrent use. There must be one consumer:
 // Pop is not reentrant and two concurrent Pops get ErrConcurrentPop.
 // Producers never wait for the consumer: the queue is unbounded.
-type FIFO[T store.Obj] struct {
+type FIFO[T cache.Obj] struct {
 	known     KnownObjects[T]
 	transform func(T) (T, error)
 	name      string
@@ -218,7 +218,7 @@ type FIFO[T store.Obj] struct {
 }
 
 // New returns an empty, open FIFO.
-func New[T store.Obj](opts Options[T]) *FIFO[T] {
+func New[T cache.Obj](opts Options[T]) *FIFO[T] {
 	mb := opts.MaxBatch
 	if mb <= 0 {
 		mb = DefaultMaxBatch
@@ -290,11 +290,11 @@ func (f *FIFO[T]) prepare(t DeltaType, obj T) (T, string, error) {
 	if f.transform != nil {
 		out, err := f.transform(obj)
 		if err != nil {
-			return obj, "", fmt.Errorf("fifo %s: transform of %s %s: %w", f.name, t, store.Key(obj), err)
+			return obj, "", fmt.Errorf("fifo %s: transform of %s %s: %w", f.name, t, cache.Key(obj), err)
 		}
 		obj = out
 	}
-	return obj, store.Key(obj), nil
+	return obj, cache.Key(obj), nil
 }
 
 // dropDeleteLocked reports whether a Deleted delta for key is redundant.

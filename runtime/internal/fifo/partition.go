@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
 // ErrPartitioned is returned by the FIFO's own Replace when
@@ -17,7 +17,7 @@ var ErrPartitioned = errors.New("fifo: partitioned by namespace: Replace goes th
 // Options.Namespaces; it satisfies reflector.Sink. Add, Update and Delete are
 // the FIFO's; Replace is confined to the namespace. Safe for
 // concurrent use, like the FIFO.
-type Partition[T store.Obj] struct {
+type Partition[T cache.Obj] struct {
 	f  *FIFO[T]
 	ns string
 }
@@ -48,7 +48,7 @@ func (p *Partition[T]) Replace(objs []T, resourceVersion string) error {
 	return p.f.replace(objs, resourceVersion, p.ns)
 }
 
-// namespaceKeyLister is implemented by *store.Indexer: its built-in
+// namespaceKeyLister is implemented by *cache.Cache: its built-in
 // namespace index gives one namespace's keys without listing every key.
 type namespaceKeyLister interface {
 	IndexKeys(indexName, value string) ([]string, error)
@@ -64,7 +64,7 @@ func (f *FIFO[T]) knownKeys(ns string) []string {
 		return f.known.ListKeys()
 	}
 	if nk, ok := f.known.(namespaceKeyLister); ok {
-		if keys, err := nk.IndexKeys(store.NamespaceIndex, ns); err == nil {
+		if keys, err := nk.IndexKeys(cache.NamespaceIndex, ns); err == nil {
 			return keys
 		}
 	}

@@ -1,4 +1,4 @@
-package store
+package cache
 
 import (
 	"math"
@@ -28,21 +28,21 @@ import (
 // Safe for concurrent use; objects are shared and read-only.
 func (i *Cache) ListSelector(namespace string, sel labels.Selector) []Obj {
 	var out objects
-	i.listSelector(namespace, sel, &out)
+	i.ListSelectorInto(namespace, sel, &out)
 	return out
 }
 
-// listSelector is ListSelector into out.
-func (i *Cache) listSelector(namespace string, sel labels.Selector, out collector) {
+// ListSelectorInto is ListSelector into out (see Collector).
+func (i *Cache) ListSelectorInto(namespace string, sel labels.Selector, out Collector) {
 	if sel == nil || sel.Empty() {
 		if namespace == "" {
-			i.list(out)
+			i.ListInto(out)
 			return
 		}
 		i.mu.RLock()
 		defer i.mu.RUnlock()
 		p := i.nsIndex[namespace]
-		out.reserve(p.len())
+		out.Reserve(p.len())
 		i.appendPostingLocked(out, &p, "")
 		return
 	}
@@ -128,7 +128,7 @@ func (i *Cache) listSelector(namespace string, sel labels.Selector, out collecto
 		}
 		checks = append(checks, u)
 	}
-	out.reserve(bestN)
+	out.Reserve(bestN)
 	for n := range driver {
 		driver[n].each(func(id uint32) bool {
 			for _, c := range checks {
@@ -138,7 +138,7 @@ func (i *Cache) listSelector(namespace string, sel labels.Selector, out collecto
 			}
 			o := i.objs.get(id)
 			if !matchAll || sel.Matches(labels.Set(o.GetLabels())) {
-				out.add(o)
+				out.Add(o)
 			}
 			return true
 		})
@@ -167,7 +167,7 @@ func indexable(r labels.Requirement) bool {
 
 // filterPostingLocked appends the objects of p that are in ns (any if "")
 // and match sel (any if nil).
-func (i *Cache) filterPostingLocked(out collector, p *posting, ns string, sel labels.Selector) {
+func (i *Cache) filterPostingLocked(out Collector, p *posting, ns string, sel labels.Selector) {
 	if sel == nil {
 		i.appendPostingLocked(out, p, ns)
 		return
@@ -175,14 +175,14 @@ func (i *Cache) filterPostingLocked(out collector, p *posting, ns string, sel la
 	p.each(func(id uint32) bool {
 		o := i.objs.get(id)
 		if (ns == "" || o.GetNamespace() == ns) && sel.Matches(labels.Set(o.GetLabels())) {
-			out.add(o)
+			out.Add(o)
 		}
 		return true
 	})
 }
 
 // scan answers selectors the label index cannot help with.
-func (i *Cache) scan(ns string, sel labels.Selector, out collector) {
+func (i *Cache) scan(ns string, sel labels.Selector, out Collector) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	if ns != "" {
@@ -195,7 +195,7 @@ func (i *Cache) scan(ns string, sel labels.Selector, out collector) {
 			o := i.objs.get(uint32(w*64 + bits.TrailingZeros64(word)))
 			word &= word - 1
 			if sel.Matches(labels.Set(o.GetLabels())) {
-				out.add(o)
+				out.Add(o)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package informer
+package core
 
 import (
 	"context"
@@ -12,23 +12,31 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
-	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // Shared is the untyped core of a shared index informer: it runs a Reflector
 // into a DeltaFIFO, applies what it pops to the cache, and fans each change
-// out to every registered Handler. Informer[T] is its typed view; Shared is
-// not generic so that its machinery (and the FIFO's, the Reflector's and the
-// cache's) is compiled once, in the runtime, however many types use it.
+// out to every registered Handler. informer.Informer[T] is its typed view (a
+// defined type over Shared: converting costs nothing); Shared is not generic
+// so that its machinery (and the FIFO's, the Reflector's and the cache's) is
+// compiled once, in the runtime, however many types use it. The contract of
+// each method is documented on informer.Informer's.
+//
+// Every object it stores has the Go type objectType: the Reflector refuses
+// events of another type, the transform's result is checked, and so is what
+// Seed is given (each mismatch is a *cache.TypeError naming both types), so
+// the typed view's conversions cannot fail.
 //
 // All methods are safe for concurrent use. Run runs it once.
 type Shared struct {
-	name    string
-	writer  *store.CacheWriter
-	indexer *store.Cache
-	fifo    queue
+	name       string
+	objectType reflect.Type
+	writer     *cache.Writer
+	indexer    *cache.Cache
+	fifo       queue
 	// reflectors are the Reflectors feeding fifo: one, or one per namespace
 	// (NewSharedMultiNamespace), in the order of namespaces.
 	reflectors    []source
@@ -72,11 +80,11 @@ const (
 // must all have the Go type objectType (events carrying another are
 // malformed, see reflector.Options.ObjectType). It starts nothing: handlers
 // and indexers may be added before Run, and Cache() is usable (empty) at
-// once. New is the typed constructor; NewShared is for code that handles
+// once. informer.New is the typed constructor; NewShared is for code that handles
 // many types without instantiating the runtime for each (the factory).
-func NewShared(lw reflector.ListerWatcher[store.Obj], objectType reflect.Type, opts Options[store.Obj]) *Shared {
+func NewShared(lw reflector.ListerWatcher[cache.Obj], objectType reflect.Type, opts Options) *Shared {
 	i, q := newShared(opts, objectType, nil)
-	i.reflectors = []source{reflector.New(lw, reflector.Sink[store.Obj](q), i.reflectorOptions(opts, objectType, ""))}
+	i.reflectors = []source{reflector.New(lw, reflector.Sink[cache.Obj](q), i.reflectorOptions(opts, objectType, ""))}
 	return i
 }
 
@@ -85,7 +93,7 @@ func NewShared(lw reflector.ListerWatcher[store.Obj], objectType reflect.Type, o
 // from Shared's fields (a package using a generic type compiles all its
 // methods; see docs/generated-code.md).
 type queue interface {
-	Pop(ctx context.Context, process func(fifo.Batch[store.Obj]) error) error
+	Pop(ctx context.Context, process func(fifo.Batch[cache.Obj]) error) error
 	Close()
 	HasSynced() bool
 	Synced() <-chan struct{}
@@ -100,24 +108,25 @@ type source interface {
 
 // newShared builds everything but the Reflectors and returns the FIFO too;
 // namespaces partition the FIFO (nil: one unpartitioned source).
-func newShared(opts Options[store.Obj], objectType reflect.Type, namespaces []string) (*Shared, *fifo.FIFO[store.Obj]) {
+func newShared(opts Options, objectType reflect.Type, namespaces []string) (*Shared, *fifo.FIFO[cache.Obj]) {
 	name := opts.Reflector.Name
 	if name == "" {
 		name = objectType.String()
 	}
 	i := &Shared{
 		name:          name,
+		objectType:    objectType,
 		namespaces:    namespaces,
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
 		metrics:       opts.Metrics,
 		synced:        make(chan struct{}),
 	}
-	w := store.NewCache(store.Options[store.Obj]{Indexers: opts.Indexers, OnIndexError: i.indexError, Namespaces: namespaces})
+	w := cache.New(cache.Options{Indexers: opts.Indexers, OnIndexError: i.indexError, Namespaces: namespaces})
 	i.writer, i.indexer = w, w.Cache()
-	q := fifo.New(fifo.Options[store.Obj]{
+	q := fifo.New(fifo.Options[cache.Obj]{
 		Known:      i.indexer,
-		Transform:  transform(&opts),
+		Transform:  transform(&opts, objectType),
 		Name:       name,
 		Namespaces: namespaces,
 	})
@@ -127,7 +136,7 @@ func newShared(opts Options[store.Obj], objectType reflect.Type, namespaces []st
 
 // reflectorOptions are opts.Reflector for the Reflector of namespace ns ("" =
 // the only one).
-func (i *Shared) reflectorOptions(opts Options[store.Obj], objectType reflect.Type, ns string) reflector.Options {
+func (i *Shared) reflectorOptions(opts Options, objectType reflect.Type, ns string) reflector.Options {
 	ropts := opts.Reflector
 	ropts.Name = i.reflectorName(ns)
 	ropts.ObjectType = objectType
@@ -144,25 +153,40 @@ func (i *Shared) reflectorName(ns string) string {
 }
 
 // transform composes the user's transform with the memory transform opts
-// ask for: drop managedFields, intern strings (store.Compact does both).
-func transform(opts *Options[store.Obj]) func(store.Obj) (store.Obj, error) {
-	var compact func(store.Obj)
+// ask for: drop managedFields, intern strings (cache.Compact does both). The
+// user's transform must return an objectType: anything else is a
+// *cache.TypeError, which the FIFO returns to the Reflector as any failed
+// transform (the event is not applied).
+func transform(opts *Options, objectType reflect.Type) func(cache.Obj) (cache.Obj, error) {
+	var compact func(cache.Obj)
 	switch {
 	case !opts.KeepManagedFields && opts.InternStrings:
-		compact = store.CompactObj
+		compact = cache.Compact
 	case !opts.KeepManagedFields:
 		compact = dropManagedFields
 	case opts.InternStrings:
-		compact = store.InternObj
+		compact = cache.InternStrings
 	}
 	user := opts.Transform
+	if fn := user; fn != nil {
+		user = func(obj cache.Obj) (cache.Obj, error) {
+			out, err := fn(obj)
+			if err != nil {
+				return obj, err
+			}
+			if got := reflect.TypeOf(out); got != objectType {
+				return obj, &cache.TypeError{Want: objectType, Got: got, Where: "transform"}
+			}
+			return out, nil
+		}
+	}
 	switch {
 	case compact == nil:
 		return user
 	case user == nil:
-		return func(obj store.Obj) (store.Obj, error) { compact(obj); return obj, nil }
+		return func(obj cache.Obj) (cache.Obj, error) { compact(obj); return obj, nil }
 	}
-	return func(obj store.Obj) (store.Obj, error) {
+	return func(obj cache.Obj) (cache.Obj, error) {
 		obj, err := user(obj)
 		if err != nil {
 			return obj, err
@@ -183,11 +207,24 @@ func (i *Shared) indexError(index, key string, err error) {
 	logger.Error(err, "index func failed; object not indexed", "index", index, "key", key)
 }
 
-func dropManagedFields(obj store.Obj) { obj.SetManagedFields(nil) }
+func dropManagedFields(obj cache.Obj) { obj.SetManagedFields(nil) }
 
 // Name returns the informer's name (Options.Reflector.Name, or the Go type
-// of store.Obj), used in logs and in WaitForCacheSync's errors.
+// of its objects), used in logs and in WaitForCacheSync's errors.
 func (i *Shared) Name() string { return i.name }
+
+// ObjectType returns the Go type of every object i stores.
+func (i *Shared) ObjectType() reflect.Type { return i.objectType }
+
+// CheckType returns nil if i's objects are of type t, else a
+// *cache.TypeError naming both types: the check a typed view of i makes
+// before it is handed out.
+func (i *Shared) CheckType(t reflect.Type) error {
+	if t != i.objectType {
+		return &cache.TypeError{Want: t, Got: i.objectType, Where: "informer " + i.name}
+	}
+	return nil
+}
 
 // Run runs the informer until ctx ends and returns only after every
 // goroutine it started has exited. A second call returns an error at once.
@@ -289,7 +326,7 @@ func (i *Shared) startLocked(l *listener) {
 // so a slow h never delays the informer or other handlers. It returns an
 // error once Run is stopping (after ctx ended and the pop loop stopped,
 // while the handlers stop) and after Run returned.
-func (i *Shared) AddHandler(h Handler[store.Obj], opts HandlerOptions) (*Registration, error) {
+func (i *Shared) AddHandler(h Handler, opts HandlerOptions) (*Registration, error) {
 	if h == nil {
 		return nil, fmt.Errorf("informer %s: AddHandler with a nil handler", i.name)
 	}
@@ -383,7 +420,7 @@ func (i *Shared) Handlers() []*Registration {
 
 // Cache returns the informer's cache (read side). Objects are shared:
 // read-only.
-func (i *Shared) Cache() *store.Cache { return i.indexer }
+func (i *Shared) Cache() *cache.Cache { return i.indexer }
 
 // Seed stores objs in the cache of an informer that has not been run, as a
 // controller test seeds client-go's with GetIndexer().Add(obj): listers and
@@ -393,8 +430,11 @@ func (i *Shared) Cache() *store.Cache { return i.indexer }
 // key replaces it), under store.Key; one without metadata.name is an error
 // and nothing is stored. Seed returns an error once Run has been called: the
 // cache then belongs to the Reflector. Safe for concurrent use.
-func (i *Shared) Seed(objs ...store.Obj) error {
+func (i *Shared) Seed(objs ...cache.Obj) error {
 	for n, o := range objs {
+		if got := reflect.TypeOf(o); got != i.objectType {
+			return fmt.Errorf("informer %s: seed: object %d: %w", i.name, n, &cache.TypeError{Want: i.objectType, Got: got, Where: "Seed"})
+		}
 		if o.GetName() == "" {
 			return fmt.Errorf("informer %s: seed: object %d (namespace %q) has no metadata.name", i.name, n, o.GetNamespace())
 		}
@@ -404,9 +444,9 @@ func (i *Shared) Seed(objs ...store.Obj) error {
 	if i.running.Load() {
 		return fmt.Errorf("informer %s: seed: informer already run", i.name)
 	}
-	i.writer.Batch(func(tx store.CacheTx) {
+	i.writer.Batch(func(tx cache.Tx) {
 		for _, o := range objs {
-			tx.Set(store.Key(o), o)
+			tx.Set(cache.Key(o), o)
 		}
 	})
 	return nil
@@ -414,6 +454,6 @@ func (i *Shared) Seed(objs ...store.Obj) error {
 
 // AddIndexers adds indexes to the cache, before or after Run (existing
 // objects are indexed at once). See store.Indexer.AddIndexers.
-func (i *Shared) AddIndexers(indexers store.Indexers[store.Obj]) error {
+func (i *Shared) AddIndexers(indexers cache.Indexers) error {
 	return i.indexer.AddIndexers(indexers)
 }

@@ -1,4 +1,4 @@
-package store
+package cache
 
 import (
 	"errors"
@@ -16,11 +16,12 @@ import (
 // values for the same object every time. Duplicate values are ignored. It runs
 // with the cache's write lock held, so it must be quick and must not call the
 // Indexer or the Writer (that deadlocks). An error leaves the object out of
-// that index (see Options.OnIndexError).
-type IndexFunc[T any] func(obj T) ([]string, error)
+// that index (see Options.OnIndexError). store.IndexFunc is its typed
+// counterpart; IndexersOf converts.
+type IndexFunc func(obj Obj) ([]string, error)
 
 // Indexers maps index names to index funcs.
-type Indexers[T any] map[string]IndexFunc[T]
+type Indexers map[string]IndexFunc
 
 // NamespaceIndex is the name of the built-in index on metadata.namespace that
 // every Indexer maintains; namespace-scoped listers use it. Cluster-scoped
@@ -31,13 +32,15 @@ const NamespaceIndex = "namespace"
 // Indexer does not have.
 var ErrUnknownIndex = errors.New("unknown index")
 
-// Options configures New.
-type Options[T any] struct {
+// Options configures New. store.Options[T] is its typed counterpart
+// (store.New converts it field by field, tested by reflection over every
+// field).
+type Options struct {
 	// Indexers are the named indices maintained from the start, beside the
 	// built-in NamespaceIndex. An entry named NamespaceIndex is ignored (the
 	// built-in one is equivalent), so client-go style
 	// Indexers{NamespaceIndex: ...} keeps working; so are nil funcs.
-	Indexers Indexers[T]
+	Indexers Indexers
 
 	// OnIndexError is called, with the write lock held, when an index func
 	// fails while an object is stored; the object is then not indexed under
@@ -52,7 +55,7 @@ type Options[T any] struct {
 	Namespaces []string
 }
 
-// Cache is the untyped cache (its read side; CacheWriter is its write side):
+// Cache is the untyped cache (its read side; Writer is its write side):
 // a thread-safe store of objects keyed by Key ("namespace/name", or "name" for cluster-scoped objects) with
 // named indices and a label index.
 //
@@ -67,7 +70,8 @@ type Options[T any] struct {
 // themselves are bytes packed in a chunked arena (no string per key);
 // indices map a value to a posting set of ids.
 //
-// Indexer[T] is the typed view that listers and informers hand out; Cache is
+// store.Indexer[T] is the typed view that listers and informers hand out (a
+// defined type over Cache, converted to and from it for free); Cache is
 // non-generic so that its code is compiled once, in this package.
 type Cache struct {
 	mu sync.RWMutex
@@ -101,7 +105,7 @@ type Cache struct {
 }
 
 type index struct {
-	fn     IndexFunc[Obj]
+	fn     IndexFunc
 	values map[string]posting
 	// one has bit id set when objs[id] is indexed under exactly one value.
 	// An update whose new object has one value, whose posting holds id
@@ -110,18 +114,18 @@ type index struct {
 	one []uint64
 }
 
-// CacheWriter is the single write side of a Cache, owned by the informer.
+// Writer is the single write side of a Cache, owned by the informer.
 // Its methods must not be called concurrently with each other (there is one
 // writer); they are safe to call concurrently with any Cache read. Each
-// write takes the Cache's write lock for its duration. Writer[T] is its typed
-// view.
-type CacheWriter struct {
+// write takes the Cache's write lock for its duration. store.Writer[T] is
+// its typed view.
+type Writer struct {
 	ix *Cache
 }
 
-// NewCache returns an empty untyped cache and its only writer; New is the
+// New returns an empty untyped cache and its only writer; store.New is the
 // typed constructor.
-func NewCache(opts Options[Obj]) *CacheWriter {
+func New(opts Options) *Writer {
 	ix := &Cache{
 		seed:         maphash.MakeSeed(),
 		nsIndex:      map[string]posting{},
@@ -135,16 +139,16 @@ func NewCache(opts Options[Obj]) *CacheWriter {
 		}
 		ix.indices[name] = &index{fn: fn, values: map[string]posting{}}
 	}
-	return &CacheWriter{ix: ix}
+	return &Writer{ix: ix}
 }
 
 // Cache returns the read side of the cache. Safe for concurrent use.
-func (w *CacheWriter) Cache() *Cache { return w.ix }
+func (w *Writer) Cache() *Cache { return w.ix }
 
 // Set stores obj under key, replacing and returning any previous object, and
 // updates every index. key should be Key(obj); another key works but costs a
 // little memory. Blocks while readers hold the lock.
-func (w *CacheWriter) Set(key string, obj Obj) (old Obj, existed bool) {
+func (w *Writer) Set(key string, obj Obj) (old Obj, existed bool) {
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
 	return w.ix.setLocked(key, obj)
@@ -152,7 +156,7 @@ func (w *CacheWriter) Set(key string, obj Obj) (old Obj, existed bool) {
 
 // Delete removes the object under key from the cache and every index and
 // returns it. Deleting a missing key is a no-op that returns existed false.
-func (w *CacheWriter) Delete(key string) (old Obj, existed bool) {
+func (w *Writer) Delete(key string) (old Obj, existed bool) {
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
 	return w.ix.deleteLocked(key)
@@ -163,7 +167,7 @@ func (w *CacheWriter) Delete(key string) (old Obj, existed bool) {
 // step by step, each step leaving garbage and the last up to a quarter
 // unused. It changes nothing a reader sees and does nothing where the cache
 // has room already. Blocks while readers hold the lock.
-func (w *CacheWriter) Reserve(n int) {
+func (w *Writer) Reserve(n int) {
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
 	w.ix.reserveLocked(n)
@@ -175,33 +179,33 @@ func (w *CacheWriter) Reserve(n int) {
 // invalid once fn returns. Readers block for as long as fn runs. There is no
 // rollback: if fn panics, the writes it made stay, the lock is released and
 // the panic continues.
-func (w *CacheWriter) Batch(fn func(tx CacheTx)) {
+func (w *Writer) Batch(fn func(tx Tx)) {
 	w.ix.mu.Lock()
 	defer w.ix.mu.Unlock()
-	tx := &cacheTx{ix: w.ix}
+	tx := &tx{ix: w.ix}
 	defer func() { tx.ix = nil }()
 	fn(tx)
 }
 
-// CacheTx is the write view handed to CacheWriter.Batch; valid only during fn (using it
+// Tx is the write view handed to Writer.Batch; valid only during fn (using it
 // afterwards panics). Its methods behave as the Writer's and Indexer's
 // methods of the same names; Get and ListKeys see the writes made earlier in
 // the same batch.
-type CacheTx interface {
+type Tx interface {
 	Get(key string) (Obj, bool)
 	Set(key string, obj Obj) (old Obj, existed bool)
 	Delete(key string) (old Obj, existed bool)
 	ListKeys() []string
 }
 
-type cacheTx struct{ ix *Cache }
+type tx struct{ ix *Cache }
 
-func (t *cacheTx) Get(key string) (Obj, bool) { return t.ix.getLocked(key) }
-func (t *cacheTx) Set(key string, obj Obj) (Obj, bool) {
+func (t *tx) Get(key string) (Obj, bool) { return t.ix.getLocked(key) }
+func (t *tx) Set(key string, obj Obj) (Obj, bool) {
 	return t.ix.setLocked(key, obj)
 }
-func (t *cacheTx) Delete(key string) (Obj, bool) { return t.ix.deleteLocked(key) }
-func (t *cacheTx) ListKeys() []string            { return t.ix.listKeysLocked() }
+func (t *tx) Delete(key string) (Obj, bool) { return t.ix.deleteLocked(key) }
+func (t *tx) ListKeys() []string            { return t.ix.listKeysLocked() }
 
 // Get returns the object stored under key. The object is shared: read-only.
 func (i *Cache) Get(key string) (obj Obj, exists bool) {
@@ -214,18 +218,18 @@ func (i *Cache) Get(key string) (obj Obj, exists bool) {
 // is the caller's; the objects are shared and read-only.
 func (i *Cache) List() []Obj {
 	var out objects
-	i.list(&out)
+	i.ListInto(&out)
 	return out
 }
 
-// list is List into out.
-func (i *Cache) list(out collector) {
+// ListInto is List into out (see Collector).
+func (i *Cache) ListInto(out Collector) {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
-	out.reserve(i.count)
+	out.Reserve(i.count)
 	for w, word := range i.live {
 		for word != 0 {
-			out.add(i.objs.get(uint32(w*64 + bits.TrailingZeros64(word))))
+			out.Add(i.objs.get(uint32(w*64 + bits.TrailingZeros64(word))))
 			word &= word - 1
 		}
 	}
@@ -251,19 +255,19 @@ func (i *Cache) Len() int {
 // Objects are shared and read-only.
 func (i *Cache) ByIndex(indexName, value string) ([]Obj, error) {
 	var out objects
-	err := i.byIndex(indexName, value, &out)
+	err := i.ByIndexInto(indexName, value, &out)
 	return out, err
 }
 
-// byIndex is ByIndex into out.
-func (i *Cache) byIndex(indexName, value string, out collector) error {
+// ByIndexInto is ByIndex into out (see Collector).
+func (i *Cache) ByIndexInto(indexName, value string, out Collector) error {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	p, err := i.postingLocked(indexName, value)
 	if err != nil {
 		return err
 	}
-	out.reserve(p.len())
+	out.Reserve(p.len())
 	i.appendPostingLocked(out, &p, "")
 	return nil
 }
@@ -310,7 +314,7 @@ func (i *Cache) ListIndexFuncValues(indexName string) []string {
 // partially built index. It returns an error, and adds none of indexers, if a
 // name is already in use (NamespaceIndex included), a func is nil, or an index
 // func fails on a cached object. Safe for concurrent use.
-func (i *Cache) AddIndexers(indexers Indexers[Obj]) error {
+func (i *Cache) AddIndexers(indexers Indexers) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	names := make([]string, 0, len(indexers))

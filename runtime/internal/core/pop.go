@@ -1,4 +1,4 @@
-package informer
+package core
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
-	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // The pop loop: the one goroutine that takes batches of changes from the
@@ -32,7 +32,7 @@ func (i *Shared) popLoop(ctx context.Context) {
 // handler, all under i.mu (see Shared.mu), then records the resourceVersion
 // the cache has reached (after i.mu is released: it may call the cache's
 // waiters, which must not find the informer locked).
-func (i *Shared) process(b fifo.Batch[store.Obj]) error {
+func (i *Shared) process(b fifo.Batch[cache.Obj]) error {
 	if len(b.Deltas) > 0 {
 		i.processLocked(b)
 	}
@@ -45,7 +45,7 @@ func (i *Shared) process(b fifo.Batch[store.Obj]) error {
 // delta's object (per namespace for a multi-namespace informer). Only the
 // pop loop calls it, after the writes are visible, so the cache's
 // resourceVersion is never ahead of what a read returns.
-func (i *Shared) applied(b fifo.Batch[store.Obj]) {
+func (i *Shared) applied(b fifo.Batch[cache.Obj]) {
 	if !b.Atomic {
 		if i.namespaces == nil {
 			if n := len(b.Deltas); n > 0 {
@@ -68,7 +68,7 @@ func (i *Shared) applied(b fifo.Batch[store.Obj]) {
 	}
 }
 
-func (i *Shared) processLocked(b fifo.Batch[store.Obj]) {
+func (i *Shared) processLocked(b fifo.Batch[cache.Obj]) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	nb := &i.notes
@@ -82,7 +82,7 @@ func (i *Shared) processLocked(b fifo.Batch[store.Obj]) {
 		// Only a key the cache holds can be updated: an initial list
 		// needs no olds, a relist about one per delta.
 		if n = min(n, i.writer.Cache().Len()); n > cap(nb.olds) {
-			nb.olds = make([]store.Obj, 0, n)
+			nb.olds = make([]cache.Obj, 0, n)
 		}
 	}
 	if b.Atomic && len(b.Deltas) > 1 {
@@ -93,7 +93,7 @@ func (i *Shared) processLocked(b fifo.Batch[store.Obj]) {
 	if len(b.Deltas) == 1 && !b.Atomic {
 		apply(writerOps{i.writer}, b.Deltas[0], b.InitialList, nb)
 	} else {
-		i.writer.Batch(func(tx store.CacheTx) {
+		i.writer.Batch(func(tx cache.Tx) {
 			for _, d := range b.Deltas {
 				apply(tx, d, b.InitialList, nb)
 			}
@@ -113,19 +113,19 @@ func (i *Shared) processLocked(b fifo.Batch[store.Obj]) {
 // ops is what apply needs of the cache: store.Tx, or the Writer outside a
 // transaction.
 type ops interface {
-	Get(key string) (store.Obj, bool)
-	Set(key string, obj store.Obj) (store.Obj, bool)
-	Delete(key string) (store.Obj, bool)
+	Get(key string) (cache.Obj, bool)
+	Set(key string, obj cache.Obj) (cache.Obj, bool)
+	Delete(key string) (cache.Obj, bool)
 }
 
-type writerOps struct{ w *store.CacheWriter }
+type writerOps struct{ w *cache.Writer }
 
-func (o writerOps) Get(key string) (store.Obj, bool)                { return o.w.Cache().Get(key) }
-func (o writerOps) Set(key string, obj store.Obj) (store.Obj, bool) { return o.w.Set(key, obj) }
-func (o writerOps) Delete(key string) (store.Obj, bool)             { return o.w.Delete(key) }
+func (o writerOps) Get(key string) (cache.Obj, bool)                { return o.w.Cache().Get(key) }
+func (o writerOps) Set(key string, obj cache.Obj) (cache.Obj, bool) { return o.w.Set(key, obj) }
+func (o writerOps) Delete(key string) (cache.Obj, bool)             { return o.w.Delete(key) }
 
 // apply applies d to the cache and appends the notification it makes to nb.
-func apply[O ops](c O, d fifo.Delta[store.Obj], initial bool, nb *noteBuf) {
+func apply[O ops](c O, d fifo.Delta[cache.Obj], initial bool, nb *noteBuf) {
 	switch d.Type {
 	case fifo.Added, fifo.Updated, fifo.Replaced:
 		old, existed := c.Set(d.Key, d.Object)

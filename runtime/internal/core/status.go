@@ -1,4 +1,4 @@
-package informer
+package core
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func (i *Shared) LastSyncResourceVersion() string {
 // oldest of the namespaces' ("" until each has one, or when two are not
 // comparable); Cache().NamespaceResourceVersion gives each. This is
 // client-go's Store.LastStoreSyncResourceVersion, which KEP-5647's
-// consumers read. See store.Cache.ResourceVersion.
+// consumers read. See cache.Cache.ResourceVersion.
 func (i *Shared) LastStoreSyncResourceVersion() string { return i.indexer.ResourceVersion() }
 
 // WaitForResourceVersion blocks until the cache has applied resourceVersion
@@ -87,7 +87,7 @@ func (i *Shared) LastStoreSyncResourceVersion() string { return i.indexer.Resour
 // error). No goroutine, no polling: the pop loop's write that reaches rv
 // wakes it. rv not comparable (store.ErrNotComparable) or a namespace the
 // informer does not watch (store.ErrUnknownNamespace) are errors at once.
-// See store.Cache.WaitForResourceVersion.
+// See cache.Cache.WaitForResourceVersion.
 func (i *Shared) WaitForResourceVersion(ctx context.Context, ns, rv string) error {
 	return i.indexer.WaitForResourceVersion(ctx, ns, rv)
 }

@@ -1,4 +1,4 @@
-package store
+package cache
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func TestObjIsTwoWords(t *testing.T) {
 // Objects of one type take one word per slot; objects of several types,
 // stored in any order and over freed ids, come back as stored.
 func TestObjSlotsRoundTrip(t *testing.T) {
-	w := NewCache(Options[Obj]{})
+	w := New(Options{})
 	c := w.Cache()
 	want := map[string]Obj{}
 	set := func(o Obj) {

@@ -1,4 +1,4 @@
-package store
+package cache
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // Freshness: the resourceVersion the cache has applied, and callbacks
 // waiting for it to reach a given one.
 //
-// The writer (the informer) calls CacheWriter.SetResourceVersion after the
+// The writer (the informer) calls Writer.SetResourceVersion after the
 // writes of a list, a watch event or a bookmark have been made visible to
 // readers, so the resourceVersion a reader sees is never ahead of what its
 // Get and List return: a read made after ResourceVersion returned r sees
@@ -288,7 +288,7 @@ func (i *Cache) WaitForResourceVersion(ctx context.Context, ns, rv string) error
 // a stale answer. It returns an error wrapping ErrUnknownNamespace for a
 // namespace a partitioned cache does not hold. When nobody waits, it takes
 // one uncontended lock and allocates nothing.
-func (w *CacheWriter) SetResourceVersion(ns, rv string) error {
+func (w *Writer) SetResourceVersion(ns, rv string) error {
 	if rv == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package store
+package cache
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ func reservePod(k int) *corev1.Pod {
 // per-object tables: each is allocated once, at its final size.
 func TestReserveSizesTheTablesOnce(t *testing.T) {
 	const n = 5000
-	w := NewCache(Options[Obj]{})
+	w := New(Options{})
 	w.Reserve(n)
 	c := w.Cache()
 	table, objs, refs, live := len(c.table), cap(c.objs.data), cap(c.keys.refs), cap(c.live)
@@ -39,7 +39,7 @@ func TestReserveSizesTheTablesOnce(t *testing.T) {
 // Reserve on a cache that holds objects rehashes without losing any, and
 // where there is room already it changes nothing.
 func TestReserveKeepsWhatIsStored(t *testing.T) {
-	w := NewCache(Options[Obj]{})
+	w := New(Options{})
 	for k := range 100 {
 		p := reservePod(k)
 		w.Set(Key(p), p)

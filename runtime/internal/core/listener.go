@@ -1,4 +1,4 @@
-package informer
+package core
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
 // op is what a note asks a listener to do.
@@ -46,24 +46,24 @@ type note struct {
 	op                 op
 	initialOrTombstone bool   // add: isInInitialList; delete: finalStateUnknown (a tombstone)
 	old                uint32 // update: 1 + the index of the previous object in olds
-	obj                store.Obj
+	obj                cache.Obj
 }
 
 // noteBuf is a sequence of notes and the previous objects of its updates.
 type noteBuf struct {
 	notes []note
-	olds  []store.Obj
+	olds  []cache.Obj
 }
 
 func (b *noteBuf) add(n note) { b.notes = append(b.notes, n) }
 
-func (b *noteBuf) update(old, obj store.Obj) {
+func (b *noteBuf) update(old, obj cache.Obj) {
 	b.olds = append(b.olds, old)
 	b.notes = append(b.notes, note{op: opUpdate, old: uint32(len(b.olds)), obj: obj})
 }
 
 // oldOf returns the previous object of update n (a note of b).
-func (b *noteBuf) oldOf(n *note) store.Obj { return b.olds[n.old-1] }
+func (b *noteBuf) oldOf(n *note) cache.Obj { return b.olds[n.old-1] }
 
 // appendBuf appends the notes of src to b, renumbering its updates.
 func (b *noteBuf) appendBuf(src noteBuf) {
@@ -104,7 +104,7 @@ const shrinkAbove = 4096
 // goroutine that delivers them.
 type listener struct {
 	inf    *Shared
-	h      Handler[store.Obj]
+	h      Handler
 	reg    *Registration
 	resync time.Duration
 
@@ -125,7 +125,7 @@ type listener struct {
 	stopping bool    // Run is stopping: exit once the buffer is empty (or ctx ended)
 }
 
-func newListener(inf *Shared, h Handler[store.Obj], reg *Registration, resync time.Duration) *listener {
+func newListener(inf *Shared, h Handler, reg *Registration, resync time.Duration) *listener {
 	reg.stopped = make(chan struct{})
 	return &listener{inf: inf, h: h, reg: reg, resync: resync, wake: make(chan struct{}, 1)}
 }
@@ -311,7 +311,7 @@ func (l *listener) deliver(ctx context.Context, b *noteBuf, n *note) {
 }
 
 func (l *listener) reportPanic(ctx context.Context, n *note, r any) {
-	key := store.Key(n.obj)
+	key := cache.Key(n.obj)
 	klog.FromContext(ctx).Error(fmt.Errorf("handler panic: %v", r), "handler panicked; event dropped, delivery goes on",
 		"event", n.op.String(), "key", key, "stack", string(debug.Stack()))
 	if l.inf.onPanic != nil {

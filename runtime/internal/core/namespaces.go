@@ -1,23 +1,23 @@
-package informer
+package core
 
 import (
 	"fmt"
 	"reflect"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
-	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// NamespaceSource is one namespace of a multi-namespace informer: the
-// namespace and a ListerWatcher that lists and watches only that namespace.
-type NamespaceSource[T any] struct {
+// NamespaceSource is informer.NamespaceSource[T] untyped: one namespace of a
+// multi-namespace informer and a ListerWatcher of only that namespace.
+type NamespaceSource struct {
 	Namespace     string
-	ListerWatcher reflector.ListerWatcher[T]
+	ListerWatcher reflector.ListerWatcher[cache.Obj]
 }
 
 // NewSharedMultiNamespace returns the untyped core of one informer over
 // several namespaces, whose objects must all have the Go type objectType
-// (NewMultiNamespace is the typed constructor): a
+// (informer.NewMultiNamespace is the typed constructor): a
 // Reflector per source (each with its own resourceVersion, relists and
 // backoff, as the API server has no resourceVersion spanning namespaces, and
 // all sharing one request budget: Options.Reflector.Budget, or a new
@@ -32,7 +32,7 @@ type NamespaceSource[T any] struct {
 //
 // It panics on no sources, on "" (all namespaces: use NewShared) and on a
 // namespace given twice: programming errors.
-func NewSharedMultiNamespace(sources []NamespaceSource[store.Obj], objectType reflect.Type, opts Options[store.Obj]) *Shared {
+func NewSharedMultiNamespace(sources []NamespaceSource, objectType reflect.Type, opts Options) *Shared {
 	if len(sources) == 0 {
 		panic("informer: NewMultiNamespace without sources")
 	}
@@ -51,7 +51,7 @@ func NewSharedMultiNamespace(sources []NamespaceSource[store.Obj], objectType re
 		opts.Reflector.Budget = reflector.NewBudget(0)
 	}
 	for _, src := range sources {
-		sink := reflector.Sink[store.Obj](q.Namespace(src.Namespace))
+		sink := reflector.Sink[cache.Obj](q.Namespace(src.Namespace))
 		i.reflectors = append(i.reflectors, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace)))
 	}
 	return i

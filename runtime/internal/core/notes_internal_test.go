@@ -1,4 +1,4 @@
-package informer
+package core
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
-	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // A note is queued per handler for every delta (100k of each for an initial
@@ -68,23 +68,23 @@ func TestNoteBufAppendKeepsEachUpdatesOldObject(t *testing.T) {
 // 24-byte note and a 16-byte old object in each place.
 func TestBatchNotesAreAllocatedOnce(t *testing.T) {
 	const n = 20_000
-	i, _ := newShared(Options[store.Obj]{}, reflect.TypeFor[*corev1.ConfigMap](), nil)
-	objs := make([]store.Obj, n)
+	i, _ := newShared(Options{}, reflect.TypeFor[*corev1.ConfigMap](), nil)
+	objs := make([]cache.Obj, n)
 	for k := range objs {
 		objs[k] = noteCM(fmt.Sprintf("cm-%d", k), "1")
 	}
 	if err := i.Seed(objs...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := i.AddHandler(HandlerFuncs[store.Obj]{}, HandlerOptions{}); err != nil {
+	if _, err := i.AddHandler(nopHandler{}, HandlerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	l := i.handlers[0]
 	// Updates of every cached key, under the same keys and namespace (the
 	// cache's own work then allocates nothing).
-	batch := fifo.Batch[store.Obj]{Atomic: true, ResourceVersion: "2"}
+	batch := fifo.Batch[cache.Obj]{Atomic: true, ResourceVersion: "2"}
 	for k, o := range objs {
-		batch.Deltas = append(batch.Deltas, fifo.Delta[store.Obj]{Type: fifo.Replaced, Key: fmt.Sprintf("ns/cm-%d", k), Object: o})
+		batch.Deltas = append(batch.Deltas, fifo.Delta[cache.Obj]{Type: fifo.Replaced, Key: fmt.Sprintf("ns/cm-%d", k), Object: o})
 	}
 	drain := func() {
 		l.mu.Lock()

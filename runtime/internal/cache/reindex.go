@@ -1,4 +1,4 @@
-package store
+package cache
 
 import (
 	"fmt"
@@ -146,17 +146,17 @@ func (i *Cache) postingLocked(indexName, value string) (posting, error) {
 
 // appendPostingLocked appends the objects of p, restricted to namespace ns
 // unless ns is "".
-func (i *Cache) appendPostingLocked(out collector, p *posting, ns string) {
+func (i *Cache) appendPostingLocked(out Collector, p *posting, ns string) {
 	p.each(func(id uint32) bool {
 		if o := i.objs.get(id); ns == "" || o.GetNamespace() == ns {
-			out.add(o)
+			out.Add(o)
 		}
 		return true
 	})
 }
 
-// byIndexNamespace is ByIndex restricted to namespace ns, into out.
-func (i *Cache) byIndexNamespace(indexName, value, ns string, out collector) error {
+// ByIndexNamespaceInto is ByIndex restricted to namespace ns, into out.
+func (i *Cache) ByIndexNamespaceInto(indexName, value, ns string, out Collector) error {
 	i.mu.RLock()
 	defer i.mu.RUnlock()
 	p, err := i.postingLocked(indexName, value)

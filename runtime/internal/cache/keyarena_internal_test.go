@@ -1,4 +1,4 @@
-package store
+package cache
 
 import (
 	"fmt"
@@ -22,8 +22,8 @@ func arenaBytes(a *keyArena) int {
 // and every surviving key, an odd key (not Key(obj)) and a key larger than
 // a chunk still resolve, before and after the rewrite.
 func TestKeyArenaCompactsAndKeepsKeys(t *testing.T) {
-	w := New(Options[*corev1.ConfigMap]{})
-	ix := w.Indexer()
+	w := New(Options{})
+	ix := w.Cache()
 	cm := func(i int) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "namespace", Name: fmt.Sprintf("%s-%d", strings.Repeat("n", 60), i)}}
 	}
@@ -37,22 +37,22 @@ func TestKeyArenaCompactsAndKeepsKeys(t *testing.T) {
 	big := cm(-2)
 	bigKey := strings.Repeat("k", 3*keyChunk)
 	w.Set(bigKey, big)
-	full := arenaBytes(&ix.c.keys)
+	full := arenaBytes(&ix.keys)
 
 	for i := range n - 100 {
 		if _, ok := w.Delete(Key(cm(i))); !ok {
 			t.Fatalf("delete %d: missing", i)
 		}
 	}
-	if got := arenaBytes(&ix.c.keys); got >= full/4 {
+	if got := arenaBytes(&ix.keys); got >= full/4 {
 		t.Fatalf("arena holds %d bytes after deleting %d of %d keys (was %d): not compacted", got, n-100, n, full)
 	}
-	if ix.c.keys.garbage > ix.c.keys.live+keyChunk {
-		t.Fatalf("garbage %d outweighs live %d after compaction", ix.c.keys.garbage, ix.c.keys.live)
+	if ix.keys.garbage > ix.keys.live+keyChunk {
+		t.Fatalf("garbage %d outweighs live %d after compaction", ix.keys.garbage, ix.keys.live)
 	}
 	for i := range n {
 		o, ok := ix.Get(Key(cm(i)))
-		if want := i >= n-100; ok != want || (ok && o.Name != cm(i).Name) {
+		if want := i >= n-100; ok != want || (ok && o.GetName() != cm(i).Name) {
 			t.Fatalf("Get %d = %v, %v; want present=%v", i, o, ok, want)
 		}
 	}
@@ -75,7 +75,7 @@ func TestKeyArenaCompactsAndKeepsKeys(t *testing.T) {
 		w.Set(Key(o), o)
 	}
 	for i := range 1000 {
-		if o, ok := ix.Get(Key(cm(n + i))); !ok || o.Name != cm(n+i).Name {
+		if o, ok := ix.Get(Key(cm(n + i))); !ok || o.GetName() != cm(n+i).Name {
 			t.Fatalf("re-added %d not found", n+i)
 		}
 	}
