@@ -43,6 +43,7 @@ type TypeError struct {
 	Where string
 }
 
+// Error reads "<where>: object is <got>, not <want>".
 func (e *TypeError) Error() string {
 	got := "<nil>"
 	if e.Got != nil {
