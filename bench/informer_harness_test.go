@@ -3,7 +3,6 @@ package bench_test
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"runtime"
 	"strconv"
 	"sync"
@@ -81,26 +80,26 @@ func (s *sourceStats) check(b *testing.B, impl string, n int) {
 	}
 }
 
-// ourSource serves items to our Reflector as the factory's REST source does:
-// pages of store.Obj (its codecs decode a LIST's items into a []store.Obj),
-// each with the remainingItemCount an API server reports on a paged LIST of
-// everything (by which the Reflector sizes its buffer once). informer.New over
-// a typed reflector.ListerWatcher[T] would also copy each page into a
-// []store.Obj (16 B per item, see reflector.Untyped); the factory, which is
-// what generated code runs, does not.
-type ourSource struct {
+// ourSource serves items to our Reflector in pages, each with the
+// remainingItemCount an API server reports on a paged LIST of everything (by
+// which the Reflector sizes its buffer once). It is a typed
+// reflector.ListerWatcher[T], so informer.New copies each page into the
+// untyped slice its core holds (16 B per item, see reflector.Untyped); the
+// factory's REST source, which generated code runs, decodes into that slice
+// directly.
+type ourSource[T store.Object[T]] struct {
 	sourceStats
-	items []store.Obj
+	items []T
 	w     *watch.FakeWatcher
 }
 
-func (s *ourSource) List(_ context.Context, opts metav1.ListOptions) (*reflector.ListResult[store.Obj], error) {
+func (s *ourSource[T]) List(_ context.Context, opts metav1.ListOptions) (*reflector.ListResult[T], error) {
 	s.list(opts)
 	from, to, next, err := informerPage(len(s.items), opts)
 	if err != nil {
 		return nil, err
 	}
-	res := &reflector.ListResult[store.Obj]{Items: s.items[from:to:to], ResourceVersion: "1", Continue: next}
+	res := &reflector.ListResult[T]{Items: s.items[from:to:to], ResourceVersion: "1", Continue: next}
 	if next != "" {
 		remaining := int64(len(s.items) - to)
 		res.RemainingItemCount = &remaining
@@ -108,15 +107,14 @@ func (s *ourSource) List(_ context.Context, opts metav1.ListOptions) (*reflector
 	return res, nil
 }
 
-func (s *ourSource) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (s *ourSource[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	s.watch(opts)
 	return s.w, nil
 }
 
-// newOurs builds our informer of T over src as the factory does: an untyped
-// core (informer.Shared) and its typed view.
-func newOurs[T store.Object[T]](src *ourSource, opts informer.Options[T]) *informer.Informer[T] {
-	return informer.View[T](informer.NewShared(src, reflect.TypeFor[T](), informer.UntypedOptions(opts)))
+// newOurs builds our informer of T over src.
+func newOurs[T store.Object[T]](src *ourSource[T], opts informer.Options[T]) *informer.Informer[T] {
+	return informer.New[T](src, opts)
 }
 
 // cgSource is a cache.ListWatch serving pages built by page, declaring that it
@@ -216,8 +214,8 @@ var informerConfigMaps = sync.OnceValue(func() []*corev1.ConfigMap {
 })
 
 // freshObjs deep-copies the templates (never handed to an informer).
-func freshObjs[T store.Object[T]](tmpl []T) []store.Obj {
-	out := make([]store.Obj, len(tmpl))
+func freshObjs[T store.Object[T]](tmpl []T) []T {
+	out := make([]T, len(tmpl))
 	for i, o := range tmpl {
 		out[i] = o.DeepCopy()
 	}
@@ -292,7 +290,7 @@ func benchSyncOurs[T store.Object[T]](b *testing.B, tmpl []T, opts informer.Opti
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		src := &ourSource{items: freshObjs(tmpl), w: watch.NewFake()}
+		src := &ourSource[T]{items: freshObjs(tmpl), w: watch.NewFake()}
 		inf := newOurs(src, opts)
 		reg, err := inf.AddHandler(informer.HandlerFuncs[T]{AddFunc: func(T, bool) {}}, informer.HandlerOptions{})
 		if err != nil {

@@ -19,9 +19,8 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// End-to-end informer benchmarks: our informer, built as the factory builds
-// it (informer.NewShared over a reflector.ListerWatcher of store.Obj, and its
-// typed view), against client-go v0.37.2's
+// End-to-end informer benchmarks: our informer, built by informer.New over a
+// typed reflector.ListerWatcher, against client-go v0.37.2's
 // cache.NewSharedIndexInformerWithOptions over a cache.ListWatch, on the same
 // in-memory source:
 //
@@ -173,7 +172,7 @@ func BenchmarkInformerUpdates(b *testing.B) {
 		b.Run(name+"/impl="+v.impl, func(b *testing.B) {
 			if ourW == nil {
 				ourW = watch.NewFakeWithChanSize(1024, false)
-				src := &ourSource{items: freshObjs(pods), w: ourW}
+				src := &ourSource[*corev1.Pod]{items: freshObjs(pods), w: ourW}
 				inf := newOurs(src, informer.Options[*corev1.Pod]{
 					Indexers:      store.Indexers[*corev1.Pod]{"node": informerPodNodeOurs},
 					Reflector:     reflector.Options{Name: "bench", PageSize: informerPageSize, WatchList: &informerNoWatchList},
@@ -255,7 +254,7 @@ func informerLiveHeap() uint64 {
 // The 100k pods keep their managedFields (ours runs with KeepManagedFields),
 // so ours frees nothing from the objects and only the informer's own
 // structures are measured. The heap before sync includes the objects as the
-// source holds them: for ours []store.Obj, kept alive until after the measurement;
+// source holds them: for ours []*Pod, kept alive until after the measurement;
 // for client-go the []Pod pages, which are released after sync because
 // client-go's list extraction stores shallow copies of them (a real LIST's
 // decoded page is garbage after extraction too), so the two cancel out.
@@ -266,7 +265,7 @@ func BenchmarkInformerOverhead(b *testing.B) {
 		var perObj float64
 		for b.Loop() {
 			b.StopTimer()
-			src := &ourSource{items: freshObjs(tmpl), w: watch.NewFake()}
+			src := &ourSource[*corev1.Pod]{items: freshObjs(tmpl), w: watch.NewFake()}
 			before := informerLiveHeap()
 			inf := newOurs(src, informer.Options[*corev1.Pod]{
 				Indexers:          store.Indexers[*corev1.Pod]{"node": informerPodNodeOurs},

@@ -271,7 +271,7 @@ func (v indexerView[T]) ListKeys() []string          { return v.ix().ListKeys() 
 // consistency store of kube-controller-manager's DaemonSet, Job and other
 // controllers, k8s.io/kubernetes/pkg/controller/util/consistency) read: the
 // resourceVersion the cache has applied, never ahead of what Get
-// and List return (informer.Shared.LastStoreSyncResourceVersion; for a
+// and List return (informer.Informer.LastStoreSyncResourceVersion; for a
 // multi-namespace informer the oldest of its namespaces').
 func (v indexerView[T]) LastStoreSyncResourceVersion() string {
 	return v.s.inf.LastStoreSyncResourceVersion()

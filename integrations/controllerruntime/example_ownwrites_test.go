@@ -21,7 +21,7 @@ import (
 // Tracker().Wrote.
 func ExampleOwnWrites() {
 	setup := func(mgr manager.Manager, configMaps *informer.Informer[*corev1.ConfigMap]) error {
-		res := freshness.Resource{Name: "configmaps", Cache: configMaps.Shared().Cache()}
+		res := freshness.Resource{Name: "configmaps", Cache: configMaps.Indexer()}
 		ow := crinformers.NewOwnWrites(freshness.New[reconcile.Request](freshness.Options{}))
 		r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 			cm, ok := configMaps.Indexer().Get(req.String())

@@ -24,8 +24,8 @@ import (
 //
 // The reconciler records each successful write with Tracker().Wrote(req,
 // res, obj), where res.Cache is the informer's cache that receives that
-// object (informer.Shared.Cache(); the generated informers' Informer().
-// Shared().Cache()). Nothing polls and nothing runs while a request waits:
+// object (informer.Informer.Indexer(); the generated informers'
+// Informer().Indexer()). Nothing polls and nothing runs while a request waits:
 // the cache's writer calls back when it has applied the write.
 //
 // One OwnWrites serves one controller. Safe for concurrent use.

@@ -115,7 +115,7 @@ func TestOwnWritesDefersUntilTheCacheHasTheWrite(t *testing.T) {
 		held: func(ev watch.Event) bool { return ev.Object.(*corev1.ConfigMap).Data["v"] == "1" }}
 	noWL := false
 	inf := informer.New[*corev1.ConfigMap](lw, informer.Options[*corev1.ConfigMap]{Reflector: reflector.Options{WatchList: &noWL}})
-	res := freshness.Resource{Name: "configmaps", Cache: inf.Shared().Cache()}
+	res := freshness.Resource{Name: "configmaps", Cache: inf.Indexer()}
 	counts := &freshnessCounts{}
 	ow := crinformers.NewOwnWrites(freshness.New[reconcile.Request](freshness.Options{Metrics: counts}))
 

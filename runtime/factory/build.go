@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/core"
 	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -56,7 +58,7 @@ func (f *Factory) namespaces(namespaced bool, to TypeOptions) []string {
 // Options.Types; f.mu must not be held. A non-nil error is a set-up mistake
 // (it wraps ErrSetup and names the informer): the informer's source then
 // returns it once and never retries (setupErrorLW).
-func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
+func newShared(f *Factory, typ *typeInfo) (*core.Shared, error) {
 	to := f.opts.Types[typ.resource]
 	typed := to.typed(typ.key)
 	lsel, fsel, resync := f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
@@ -71,7 +73,7 @@ func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 		resync = *to.ResyncPeriod
 	}
 
-	opts := informer.Options[store.Obj]{
+	opts := core.Options{
 		ResyncPeriod:      resync,
 		KeepManagedFields: f.opts.KeepManagedFields,
 		InternStrings:     f.opts.InternStrings,
@@ -89,7 +91,7 @@ func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 			opts.Reflector.Metrics = h.Reflector
 		}
 		if h.Informer != nil {
-			opts.Metrics = h.Informer
+			opts.Metrics = coreMetrics{h.Informer}
 		}
 	}
 	transform := f.opts.Transform
@@ -105,11 +107,11 @@ func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 	opts = sharedOptions(typ, opts)
 
 	// newLW returns the source of one namespace ("" = all).
-	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
+	var newLW func(ns string) reflector.ListerWatcher[cache.Obj]
 	var setupErr error
 	if typed.listerWatcher == nil {
 		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
-		var codec, fallback wire.Codec[store.Obj]
+		var codec, fallback wire.Codec[cache.Obj]
 		if err == nil && typ.key.projection != "" && typ.kind == "" {
 			err = fmt.Errorf("projection %s of %s has no Type.Kind: its objects' kind cannot come from a scheme", typ.key.projection, resourceName(typ.resource))
 		}
@@ -124,11 +126,11 @@ func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 		}
 		// One source for every namespace: the mistake is reported once.
 		failing := &setupErrorLW{err: setupErr}
-		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
+		newLW = func(ns string) reflector.ListerWatcher[cache.Obj] {
 			if setupErr != nil {
 				return failing
 			}
-			return listwatch.New(client, listwatch.Options[store.Obj, runtime.Object]{
+			return listwatch.New(client, listwatch.Options[cache.Obj, runtime.Object]{
 				Resource:      typ.resource.Resource,
 				Namespace:     ns,
 				LabelSelector: lsel,
@@ -151,20 +153,20 @@ func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 		if len(namespaces) == 1 {
 			ns = namespaces[0]
 		}
-		return informer.NewShared(newLW(ns), typ.objectType, opts), setupErr
+		return core.NewShared(newLW(ns), typ.objectType, opts), setupErr
 	}
-	sources := make([]informer.NamespaceSource[store.Obj], len(namespaces))
+	sources := make([]core.NamespaceSource, len(namespaces))
 	for n, ns := range namespaces {
-		sources[n] = informer.NamespaceSource[store.Obj]{Namespace: ns, ListerWatcher: newLW(ns)}
+		sources[n] = core.NamespaceSource{Namespace: ns, ListerWatcher: newLW(ns)}
 	}
-	return informer.NewSharedMultiNamespace(sources, typ.objectType, opts), setupErr
+	return core.NewSharedMultiNamespace(sources, typ.objectType, opts), setupErr
 }
 
 // sharedOptions adds typ's indexes, name and scope to opts (as
 // typeInformerOptions does for a typed informer).
-func sharedOptions(typ *typeInfo, opts informer.Options[store.Obj]) informer.Options[store.Obj] {
+func sharedOptions(typ *typeInfo, opts core.Options) core.Options {
 	if len(typ.indexers) > 0 {
-		merged := make(store.Indexers[store.Obj], len(typ.indexers)+len(opts.Indexers))
+		merged := make(cache.Indexers, len(typ.indexers)+len(opts.Indexers))
 		maps.Copy(merged, typ.indexers)
 		maps.Copy(merged, opts.Indexers)
 		opts.Indexers = merged
@@ -190,14 +192,24 @@ func reflectorDefaults(ro reflector.Options, name string, namespaced bool) refle
 	return ro
 }
 
+// coreMetrics is an informer.Metrics for the informer's untyped core.
+type coreMetrics struct{ m informer.Metrics }
+
+func (c coreMetrics) Handler(reg *core.Registration) core.HandlerMetrics {
+	if hm := c.m.Handler((*informer.Registration)(reg)); hm != nil {
+		return hm
+	}
+	return nil
+}
+
 // typedTransform checks that fn returns an object of typ's Go type.
-func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, error)) func(store.Obj) (store.Obj, error) {
-	return func(obj store.Obj) (store.Obj, error) {
+func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, error)) func(cache.Obj) (cache.Obj, error) {
+	return func(obj cache.Obj) (cache.Obj, error) {
 		out, err := fn(obj)
 		if err != nil {
 			return obj, fmt.Errorf("transform %s %s: %w", typ.key, store.Key(obj), err)
 		}
-		o, ok := out.(store.Obj)
+		o, ok := out.(cache.Obj)
 		if !ok || reflect.TypeOf(out) != typ.objectType {
 			return obj, fmt.Errorf("transform %s %s: returned %T, want %v", typ.key, store.Key(obj), out, typ.objectType)
 		}
@@ -259,7 +271,7 @@ func (l *setupErrorLW) first() bool {
 	return first
 }
 
-func (l *setupErrorLW) List(ctx context.Context, _ metav1.ListOptions) (*reflector.ListResult[store.Obj], error) {
+func (l *setupErrorLW) List(ctx context.Context, _ metav1.ListOptions) (*reflector.ListResult[cache.Obj], error) {
 	if l.first() {
 		return nil, l.err
 	}

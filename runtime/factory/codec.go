@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
-	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
@@ -36,7 +36,7 @@ const mediaTypeJSON = "application/json"
 //   - anything else is an error.
 //
 // t is the Go type of the objects (a pointer to a struct); the codecs hand
-// them out as store.Obj, and are compiled once, here, for every type.
+// them out as cache.Obj, and are compiled once, here, for every type.
 //
 // skipManagedFields makes the JSON codec (the first or the fallback), and a
 // projection's protobuf codec, read and drop each object's
@@ -50,7 +50,7 @@ const mediaTypeJSON = "application/json"
 // empty or protobuf, as its kind would be: the server encodes the full
 // object as it would for the kind's own informer, and the client builds only
 // the projection. A projection has no CBOR decoder: CBOR asks for JSON.
-func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption, projection bool, pb wire.ProtobufProjection) (codec, fallback wire.Codec[store.Obj], err error) {
+func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption, projection bool, pb wire.ProtobufProjection) (codec, fallback wire.Codec[cache.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -84,7 +84,7 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 	if decoder != nil {
 		jsonOpts = append(jsonOpts, decoder)
 	}
-	jsonCodec, err := wire.NewJSONOf[store.Obj](t, gvk, jsonOpts...)
+	jsonCodec, err := wire.NewJSONOf[cache.Obj](t, gvk, jsonOpts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -98,7 +98,7 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 			if !BuiltInGroup(gvk.Group) {
 				return jsonCodec, nil, nil
 			}
-			pbc, err := wire.NewProtobufProjectionOf[store.Obj](t, gvk, pb, wire.ProtobufProjectionOptions{SkipManagedFields: skipManagedFields})
+			pbc, err := wire.NewProtobufProjectionOf[cache.Obj](t, gvk, pb, wire.ProtobufProjectionOptions{SkipManagedFields: skipManagedFields})
 			if err != nil {
 				return jsonCodec, nil, nil // no generated protobuf decoder
 			}
@@ -112,12 +112,12 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 		if !BuiltInGroup(gvk.Group) {
 			return jsonCodec, nil, nil
 		}
-		if pb, err := wire.NewProtobufOf[store.Obj](t, gvk); err == nil {
+		if pb, err := wire.NewProtobufOf[cache.Obj](t, gvk); err == nil {
 			return pb, jsonCodec, nil
 		}
 		return jsonCodec, nil, nil
 	case wire.MediaTypeCBOR:
-		cb, err := wire.NewCBOROf[store.Obj](t, gvk)
+		cb, err := wire.NewCBOROf[cache.Obj](t, gvk)
 		if err != nil {
 			return nil, nil, err
 		}

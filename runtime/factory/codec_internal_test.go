@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
-	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
@@ -54,11 +54,11 @@ func TestCodecForChoosesByTypeAndConfig(t *testing.T) {
 		var codec, fallback interface{ MediaType() string }
 		var err error
 		if c.builtin {
-			var cd, fb wire.Codec[store.Obj]
+			var cd, fb wire.Codec[cache.Obj]
 			cd, fb, err = codecFor(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, nil, false, wire.ProtobufProjection{})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		} else {
-			var cd, fb wire.Codec[store.Obj]
+			var cd, fb wire.Codec[cache.Obj]
 			cd, fb, err = codecFor(c.cfg, c.contentType, custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil, false, wire.ProtobufProjection{})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		}

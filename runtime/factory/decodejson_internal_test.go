@@ -7,8 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
-	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
@@ -45,7 +45,7 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 			t.Fatal(err)
 		}
 		var names []string
-		if _, err := codec.DecodeList(strings.NewReader(body), func(o store.Obj) error {
+		if _, err := codec.DecodeList(strings.NewReader(body), func(o cache.Obj) error {
 			names = append(names, o.GetName())
 			return nil
 		}); err != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/internal/core"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
@@ -118,7 +119,7 @@ type groupVersion struct {
 // entry is one shared informer: its untyped core and its typed view (an
 // *informer.Informer[T], made by the Type that created it).
 type entry struct {
-	shared     *informer.Shared
+	shared     *core.Shared
 	view       any
 	generic    Generic
 	objectType reflect.Type // T, for RemoveInformerOf
@@ -215,9 +216,13 @@ func (f *Factory) informerFor(k typeKey, info func() *typeInfo) *entry {
 	}
 	ti := info()
 	shared, setupErr := newShared(f, ti) // user code: without f.mu
+	view, err := ti.view(shared)
+	if err != nil {
+		panic(fmt.Sprintf("factory: %s: %v", k, err)) // a Type whose info is not its own: a bug here
+	}
 	return f.enter(k, &entry{
 		shared:     shared,
-		view:       ti.view(shared),
+		view:       view,
 		generic:    newGeneric(k.resource, shared),
 		objectType: ti.objectType,
 		setupErr:   setupErr,

@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/core"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -64,10 +66,10 @@ type GenericNamespaceLister interface {
 // sense, so it is compiled once, here.
 type generic struct {
 	gvr schema.GroupVersionResource
-	inf *informer.Shared
+	inf *core.Shared
 }
 
-func newGeneric(gvr schema.GroupVersionResource, inf *informer.Shared) Generic {
+func newGeneric(gvr schema.GroupVersionResource, inf *core.Shared) Generic {
 	return &generic{gvr: gvr, inf: inf}
 }
 
@@ -77,32 +79,41 @@ func (g *generic) Lister() GenericLister                 { return genericLister{
 
 type genericInformer struct{ g *generic }
 
-func (i genericInformer) Name() string                       { return i.g.inf.Name() }
-func (i genericInformer) Len() int                           { return i.g.inf.Cache().Len() }
-func (i genericInformer) Handlers() []*informer.Registration { return i.g.inf.Handlers() }
-func (i genericInformer) HasSynced() bool                    { return i.g.inf.HasSynced() }
-func (i genericInformer) Synced() <-chan struct{}            { return i.g.inf.Synced() }
-func (i genericInformer) LastError() error                   { return i.g.inf.LastError() }
+func (i genericInformer) Name() string { return i.g.inf.Name() }
+func (i genericInformer) Len() int     { return i.g.inf.Cache().Len() }
+func (i genericInformer) Handlers() []*informer.Registration {
+	rs := i.g.inf.Handlers()
+	out := make([]*informer.Registration, len(rs))
+	for n, r := range rs {
+		out[n] = (*informer.Registration)(r)
+	}
+	return out
+}
+func (i genericInformer) HasSynced() bool         { return i.g.inf.HasSynced() }
+func (i genericInformer) Synced() <-chan struct{} { return i.g.inf.Synced() }
+func (i genericInformer) LastError() error        { return i.g.inf.LastError() }
 func (i genericInformer) LastSyncResourceVersion() string {
 	return i.g.inf.LastSyncResourceVersion()
 }
 func (i genericInformer) RemoveHandler(r *informer.Registration) error {
-	return i.g.inf.RemoveHandler(r)
+	return i.g.inf.RemoveHandler((*core.Registration)(r))
 }
 func (i genericInformer) AddHandler(h informer.Handler[runtime.Object], opts informer.HandlerOptions) (*informer.Registration, error) {
-	if h == nil {
-		return i.g.inf.AddHandler(nil, opts)
+	var u core.Handler
+	if h != nil {
+		u = untypedHandler{h}
 	}
-	return i.g.inf.AddHandler(untypedHandler{h}, opts)
+	r, err := i.g.inf.AddHandler(u, core.HandlerOptions(opts))
+	return (*informer.Registration)(r), err
 }
 
 type untypedHandler struct {
 	h informer.Handler[runtime.Object]
 }
 
-func (u untypedHandler) OnAdd(obj store.Obj, initial bool)         { u.h.OnAdd(obj, initial) }
-func (u untypedHandler) OnUpdate(oldObj, newObj store.Obj)         { u.h.OnUpdate(oldObj, newObj) }
-func (u untypedHandler) OnDelete(obj store.Obj, finalUnknown bool) { u.h.OnDelete(obj, finalUnknown) }
+func (u untypedHandler) OnAdd(obj cache.Obj, initial bool)         { u.h.OnAdd(obj, initial) }
+func (u untypedHandler) OnUpdate(oldObj, newObj cache.Obj)         { u.h.OnUpdate(oldObj, newObj) }
+func (u untypedHandler) OnDelete(obj cache.Obj, finalUnknown bool) { u.h.OnDelete(obj, finalUnknown) }
 
 // genericLister is the all-namespaces GenericLister.
 type genericLister struct{ g *generic }
@@ -152,7 +163,7 @@ func (l genericNamespaceLister) Get(name string) (runtime.Object, error) {
 	return obj, nil
 }
 
-func objects(items []store.Obj) []runtime.Object {
+func objects(items []cache.Obj) []runtime.Object {
 	out := make([]runtime.Object, len(items))
 	for i, o := range items {
 		out[i] = o

@@ -8,8 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/core"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
-	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
@@ -26,19 +27,20 @@ type typeInfo struct {
 	namespaced  bool
 	addToScheme func(*runtime.Scheme) error
 	objectType  reflect.Type
-	indexers    store.Indexers[store.Obj]
+	indexers    cache.Indexers
 	// jsonDecoder is wire.GeneratedDecoder(DecodeJSON), or nil.
 	jsonDecoder wire.JSONOption
 	// pbDecoder is wire.GeneratedProtobufDecoder(DecodeProtobuf).
 	pbDecoder wire.ProtobufProjection
 	// listerWatcher converts TypeOptions.ListerWatcher; perNamespace is
 	// false for a single source. It panics on a value of the wrong type.
-	listerWatcher func(lw any) (newLW func(ns string) reflector.ListerWatcher[store.Obj], perNamespace bool)
+	listerWatcher func(lw any) (newLW func(ns string) reflector.ListerWatcher[cache.Obj], perNamespace bool)
 	// editOptions applies TypeOptions.Informer (a typed func) to opts. It
 	// panics on a value of the wrong type.
-	editOptions func(fn any, opts informer.Options[store.Obj]) informer.Options[store.Obj]
-	// view returns the typed view of a Shared of this type.
-	view func(*informer.Shared) any
+	editOptions func(fn any, opts core.Options) core.Options
+	// view returns the typed view of a Shared of this type, or an error
+	// naming both types if the Shared holds another.
+	view func(*core.Shared) (any, error)
 }
 
 // info returns typ without type parameters.
@@ -50,29 +52,35 @@ func (typ Type[T]) info() *typeInfo {
 		namespaced:  typ.Namespaced,
 		addToScheme: typ.AddToScheme,
 		objectType:  reflect.TypeFor[T](),
-		listerWatcher: func(lw any) (func(string) reflector.ListerWatcher[store.Obj], bool) {
+		listerWatcher: func(lw any) (func(string) reflector.ListerWatcher[cache.Obj], bool) {
 			switch lw := lw.(type) {
 			case reflector.ListerWatcher[T]:
 				u := reflector.Untyped(lw)
-				return func(string) reflector.ListerWatcher[store.Obj] { return u }, false
+				return func(string) reflector.ListerWatcher[cache.Obj] { return u }, false
 			case func(string) reflector.ListerWatcher[T]:
-				return func(ns string) reflector.ListerWatcher[store.Obj] { return reflector.Untyped(lw(ns)) }, true
+				return func(ns string) reflector.ListerWatcher[cache.Obj] { return reflector.Untyped(lw(ns)) }, true
 			}
 			panic(fmt.Sprintf("factory: the ListerWatcher override of %s is %T, not a reflector.ListerWatcher[%T] or a func(string) reflector.ListerWatcher[%[2]T]", typ.key(), lw, *new(T)))
 		},
-		editOptions: func(fn any, opts informer.Options[store.Obj]) informer.Options[store.Obj] {
+		editOptions: func(fn any, opts core.Options) core.Options {
 			edit, ok := fn.(func(*informer.Options[T]))
 			if !ok {
 				panic(fmt.Sprintf("factory: the Informer override of %s is %T, not a func(*informer.Options[%T])", typ.key(), fn, *new(T)))
 			}
-			typed := informer.TypedOptions[T](opts)
+			var typed informer.Options[T]
+			core.SetOptions(&typed, opts)
 			edit(&typed)
-			return informer.UntypedOptions(typed)
+			return core.OptionsOf(typed)
 		},
-		view: func(s *informer.Shared) any { return informer.View[T](s) },
+		view: func(s *core.Shared) (any, error) {
+			if err := s.CheckType(reflect.TypeFor[T]()); err != nil {
+				return nil, err
+			}
+			return (*informer.Informer[T])(s), nil
+		},
 	}
 	if typ.Indexers != nil {
-		ti.indexers = store.UntypedIndexers(typ.Indexers())
+		ti.indexers = cache.IndexersOf(typ.Indexers())
 	}
 	if typ.DecodeJSON != nil {
 		ti.jsonDecoder = wire.GeneratedDecoder(typ.DecodeJSON)

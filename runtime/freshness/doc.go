@@ -6,7 +6,7 @@
 // A worker records the resourceVersion each of its writes returned, under
 // the key it was reconciling (Tracker.Wrote). Before the key's next
 // reconcile, Tracker.Reconciler checks that every cache written to has
-// applied that resourceVersion (store.Cache.AfterResourceVersion, which the
+// applied that resourceVersion (store.Indexer.AfterResourceVersion, which the
 // informer advances after each list, event and bookmark it applies). If one
 // has not, the reconcile is skipped and the key is requeued at the moment
 // the cache catches up: no goroutine, no timer, no polling loop. Keys with

@@ -37,7 +37,7 @@ func ExampleTracker_Reconciler_shard() {
 			return err
 		}
 		inf := informer.New(pods, informer.Options[*corev1.Pod]{})
-		podsRes := freshness.Resource{Name: "pods", Cache: inf.Shared().Cache()}
+		podsRes := freshness.Resource{Name: "pods", Cache: inf.Indexer()}
 		q := workqueue.New(workqueue.Options[string]{Name: "pods"})
 		tracker := freshness.New[string](freshness.Options{})
 		enqueue := func(p *corev1.Pod) { q.Add(store.Key(p)) }

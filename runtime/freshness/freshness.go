@@ -12,9 +12,9 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// Cache is what a Tracker needs of an informer's cache: *store.Cache (an
-// informer's Shared().Cache(), or Indexer().Cache()) is one. See
-// store.Cache.AfterResourceVersion for the contract.
+// Cache is what a Tracker needs of an informer's cache: *store.Indexer[T]
+// (an informer's Indexer()) is one. See store.Indexer.AfterResourceVersion
+// for the contract.
 type Cache interface {
 	AfterResourceVersion(ns, rv string, fn func()) (waiting bool, stop func() bool, err error)
 }

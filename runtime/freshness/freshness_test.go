@@ -35,7 +35,7 @@ func (m *metrics) NotComparable(r string) {
 
 func newCache(namespaces ...string) (*store.Writer[*corev1.Pod], freshness.Resource) {
 	w := store.New(store.Options[*corev1.Pod]{Namespaces: namespaces})
-	return w, freshness.Resource{Name: "pods", Cache: w.Indexer().Cache()}
+	return w, freshness.Resource{Name: "pods", Cache: w.Indexer()}
 }
 
 func at(ns, rv string) metav1.Object {

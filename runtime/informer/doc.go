@@ -1,14 +1,24 @@
 // Package informer is the SharedIndexInformer stage: it runs a Reflector into
 // a DeltaFIFO, applies the deltas to the Indexer and fans them out to handlers.
 //
+// Its API is typed: Informer[T] (built by New, or NewMultiNamespace for a set
+// of namespaces; generated code and the factory build them for you), its
+// Options[T], Handler[T] and HandlerFuncs[T], the Registration each handler
+// gets, and WaitForCacheSync.
+//
 // Design choices that are not obvious:
 //
-//   - Typed view, untyped core. Shared does the work on store.Obj and is not
-//     generic; Informer[T] is a view whose methods convert (handlers and
-//     index funcs are wrapped once, at registration). Go compiles generic
-//     code again in every package that instantiates it, so this keeps the
-//     informer, its FIFO and its Reflectors compiled once, in the runtime,
-//     however many generated packages use them (docs/generated-code.md).
+//   - Typed view, untyped core. The runtime's informer core
+//     (runtime/internal/core) does the work on untyped objects and is not
+//     generic; Informer[T] is a defined type over it whose methods convert
+//     (handlers and index funcs are wrapped once, at registration). Go
+//     compiles generic code again in every package that instantiates it, so
+//     this keeps the informer, its FIFO and its Reflectors compiled once, in
+//     the runtime, however many generated packages use them
+//     (docs/generated-code.md). The core stores only Ts: the Reflector
+//     refuses events of another type, and a Transform returning another type
+//     is an error naming both types (the event is not applied), so no
+//     conversion hands a handler or a reader a nil T.
 //   - One lock cuts the stream. The pop loop applies a batch to the cache and
 //     appends the resulting notifications to every handler's buffer under one
 //     mutex, which AddHandler and handler resyncs also take. A handler added
@@ -78,6 +88,6 @@
 // the cache the resourceVersion the cache has reached
 // (LastStoreSyncResourceVersion; per namespace for a multi-namespace
 // informer), never before the writes are visible, and wakes whoever waits
-// for it (WaitForResourceVersion, store.Cache.AfterResourceVersion).
+// for it (WaitForResourceVersion, store.Indexer.AfterResourceVersion).
 // LastSyncResourceVersion is the Reflector's and may be ahead of the cache.
 package informer

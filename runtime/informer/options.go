@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/core"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
@@ -57,8 +59,8 @@ func (h HandlerFuncs[T]) OnDelete(obj T, finalStateUnknown bool) {
 	}
 }
 
-// Options configures New.
-type Options[T store.Obj] struct {
+// Options configures New and NewMultiNamespace.
+type Options[T store.Object[T]] struct {
 	// Indexers are the cache's indexes from the start, beside the built-in
 	// namespace index (more can be added later with AddIndexers).
 	Indexers store.Indexers[T]
@@ -100,6 +102,75 @@ type Options[T store.Obj] struct {
 	Metrics Metrics
 }
 
+// core returns opts for the untyped core. It is the one conversion from
+// Options to core.Options (setCore the one back); TestOptionsConversion sets
+// every field of Options in turn and checks that it survives both.
+func (opts Options[T]) core() core.Options {
+	out := core.Options{
+		Indexers:          cache.IndexersOf(opts.Indexers),
+		KeepManagedFields: opts.KeepManagedFields,
+		InternStrings:     opts.InternStrings,
+		ResyncPeriod:      opts.ResyncPeriod,
+		Reflector:         opts.Reflector,
+	}
+	if fn := opts.Transform; fn != nil {
+		out.Transform = func(o cache.Obj) (cache.Obj, error) {
+			t, err := cache.As[T](o, "transform")
+			if err != nil {
+				return o, err
+			}
+			return fn(t)
+		}
+	}
+	if fn := opts.HandlerPanic; fn != nil {
+		out.HandlerPanic = func(ctx context.Context, p core.HandlerPanicInfo) {
+			fn(ctx, HandlerPanicInfo{Registration: (*Registration)(p.Registration), Event: p.Event, Key: p.Key, Value: p.Value})
+		}
+	}
+	if opts.Metrics != nil {
+		out.Metrics = coreMetrics{opts.Metrics}
+	}
+	return out
+}
+
+// setCore sets *opts from c, for a typed func that edits options built
+// without type parameters (the factory's per-type override): the inverse of
+// core. Index funcs are not carried over (they are the type's, added after
+// the edit); a Transform returning another type than T is an error naming
+// both types.
+func (opts *Options[T]) setCore(c core.Options) {
+	*opts = Options[T]{
+		KeepManagedFields: c.KeepManagedFields,
+		InternStrings:     c.InternStrings,
+		ResyncPeriod:      c.ResyncPeriod,
+		Reflector:         c.Reflector,
+	}
+	if fn := c.Transform; fn != nil {
+		opts.Transform = func(obj T) (T, error) {
+			o, err := fn(obj)
+			if err != nil {
+				return obj, err
+			}
+			return cache.As[T](o, "transform")
+		}
+	}
+	if fn := c.HandlerPanic; fn != nil {
+		opts.HandlerPanic = func(ctx context.Context, p HandlerPanicInfo) {
+			fn(ctx, core.HandlerPanicInfo{Registration: (*core.Registration)(p.Registration), Event: p.Event, Key: p.Key, Value: p.Value})
+		}
+	}
+	if m, ok := c.Metrics.(coreMetrics); ok {
+		opts.Metrics = m.m
+	} else if c.Metrics != nil {
+		opts.Metrics = typedMetrics{c.Metrics}
+	}
+}
+
+func init() {
+	core.OptionsOf = func(typed any) core.Options { return typed.(interface{ core() core.Options }).core() }
+	core.SetOptions = func(typed any, c core.Options) { typed.(interface{ setCore(core.Options) }).setCore(c) }
+}
+
 // Metrics observes an informer's handlers (Options.Metrics).
 type Metrics interface {
 	// Handler is called by AddHandler with the new registration; the
@@ -113,6 +184,25 @@ type Metrics interface {
 // block.
 type HandlerMetrics interface {
 	Delivered(event string)
+}
+
+// coreMetrics is a Metrics for the core; typedMetrics the reverse.
+type coreMetrics struct{ m Metrics }
+
+func (c coreMetrics) Handler(reg *core.Registration) core.HandlerMetrics {
+	if hm := c.m.Handler((*Registration)(reg)); hm != nil {
+		return hm
+	}
+	return nil
+}
+
+type typedMetrics struct{ m core.Metrics }
+
+func (t typedMetrics) Handler(reg *Registration) HandlerMetrics {
+	if hm := t.m.Handler((*core.Registration)(reg)); hm != nil {
+		return hm
+	}
+	return nil
 }
 
 // HandlerPanicInfo describes a recovered handler panic.
@@ -138,4 +228,4 @@ type HandlerOptions struct {
 
 // MinResyncPeriod is the smallest resync period a handler gets (as in
 // client-go): a resync lists the whole cache.
-const MinResyncPeriod = time.Second
+const MinResyncPeriod = core.MinResyncPeriod

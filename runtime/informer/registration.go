@@ -1,155 +1,51 @@
 package informer
 
 import (
-	"context"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/core"
 )
 
-// Registration is the handle AddHandler returns. Its methods are safe for
-// concurrent use.
-type Registration struct {
-	owner interface {
-		LastError() error
+// Registration is the handle AddHandler returns: one handler's place in its
+// informer. Its methods are safe for concurrent use.
+type Registration core.Registration
+
+func (r *Registration) r() *core.Registration { return (*core.Registration)(r) }
+
+// registrations converts the core's registrations.
+func registrations(rs []*core.Registration) []*Registration {
+	out := make([]*Registration, len(rs))
+	for n, r := range rs {
+		out[n] = (*Registration)(r)
 	}
-	name    string // "<informer> handler <id>", for errors and metrics
-	id      int    // the handler's number in its informer, from 1, for logs
-	synced  chan struct{}
-	stopped chan struct{} // set by the listener
-	backlog func() (int, time.Time)
-	tracked bool // the informer has Options.Metrics
+	return out
 }
 
 // BacklogTracked reports whether Backlog is tracked (Options.Metrics set).
-func (r *Registration) BacklogTracked() bool { return r.tracked }
-
-type noHandlerMetrics struct{}
-
-func (noHandlerMetrics) Delivered(string) {}
+func (r *Registration) BacklogTracked() bool { return r.r().BacklogTracked() }
 
 // Backlog returns how many notifications are queued for the handler and not
 // yet delivered, and when the oldest of them was queued (more precisely: the
 // first of the batch being delivered; zero when none). It is only tracked
 // when the informer has Options.Metrics: otherwise it returns 0 and the zero
-// time. Safe for concurrent use.
-func (r *Registration) Backlog() (n int, oldest time.Time) {
-	if r.backlog == nil {
-		return 0, time.Time{}
-	}
-	return r.backlog()
-}
+// time.
+func (r *Registration) Backlog() (n int, oldest time.Time) { return r.r().Backlog() }
 
 // HasSynced reports whether the handler has processed the initial list:
 // every OnAdd of the informer's initial list, or for a handler added later,
 // of the synthetic adds for what was cached.
-func (r *Registration) HasSynced() bool {
-	select {
-	case <-r.synced:
-		return true
-	default:
-		return false
-	}
-}
+func (r *Registration) HasSynced() bool { return r.r().HasSynced() }
 
 // Synced returns a channel closed when HasSynced becomes true.
-func (r *Registration) Synced() <-chan struct{} { return r.synced }
+func (r *Registration) Synced() <-chan struct{} { return r.r().Synced() }
 
 // LastError returns the informer's LastError.
-func (r *Registration) LastError() error { return r.owner.LastError() }
+func (r *Registration) LastError() error { return r.r().LastError() }
 
 // Name names the registration in errors: "<informer> handler <n>".
-func (r *Registration) Name() string { return r.name }
+func (r *Registration) Name() string { return r.r().Name() }
 
 // Stopped returns a channel closed when the handler's goroutine has exited
 // (after RemoveHandler, or once Run stops it), after which the handler is
 // never called again.
-func (r *Registration) Stopped() <-chan struct{} { return r.stopped }
-
-// Syncable is anything WaitForCacheSync can wait for: informers and registrations.
-type Syncable interface {
-	Synced() <-chan struct{}
-	LastError() error
-}
-
-// WaitForCacheSync blocks until every s has synced (nil) or ctx ends; then it
-// returns a *NotSyncedError naming the unsynced ones (by their Name method if
-// they have one) and wrapping their LastError (for example a 403 on LIST, so
-// apierrors.IsForbidden(err) holds) as well as ctx's error, rather than a
-// bare timeout. It does not poll: it waits on the Synced channels.
-func WaitForCacheSync(ctx context.Context, s ...Syncable) error {
-	for _, x := range s {
-		select {
-		case <-x.Synced():
-			continue
-		case <-ctx.Done():
-		}
-		break
-	}
-	var e NotSyncedError
-	for n, x := range s {
-		select {
-		case <-x.Synced():
-			continue
-		default:
-		}
-		name := fmt.Sprintf("%T #%d", x, n)
-		if nx, ok := x.(interface{ Name() string }); ok {
-			name = nx.Name()
-		}
-		e.Names = append(e.Names, name)
-		if err := x.LastError(); err != nil && !slices.ContainsFunc(e.LastErrors, func(o error) bool { return o == err }) {
-			e.LastErrors = append(e.LastErrors, err)
-		}
-	}
-	if len(e.Names) == 0 {
-		return nil
-	}
-	e.Cause = ctx.Err()
-	return &e
-}
-
-// NotSyncedError is WaitForCacheSync's error. It unwraps to every LastError
-// and to Cause, so errors.Is(err, context.DeadlineExceeded) and
-// apierrors.IsForbidden(err) work on it.
-type NotSyncedError struct {
-	// Names of what had not synced, in the order given.
-	Names []string
-	// LastErrors are the distinct LastError values of those, if any.
-	LastErrors []error
-	// Cause is the error of the context that ended the wait.
-	Cause error
-}
-
-// Error reads "caches not synced for a, b: last error: <errors> (<cause>)".
-func (e *NotSyncedError) Error() string {
-	var b strings.Builder
-	b.WriteString("caches not synced for ")
-	b.WriteString(strings.Join(e.Names, ", "))
-	if len(e.LastErrors) > 0 {
-		b.WriteString(": last error: ")
-		for n, err := range e.LastErrors {
-			if n > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString(err.Error())
-		}
-		b.WriteString(" (")
-		b.WriteString(fmt.Sprint(e.Cause))
-		b.WriteString(")")
-	} else {
-		b.WriteString(": ")
-		b.WriteString(fmt.Sprint(e.Cause))
-	}
-	return b.String()
-}
-
-// Unwrap returns the LastErrors and Cause.
-func (e *NotSyncedError) Unwrap() []error {
-	out := slices.Clone(e.LastErrors)
-	if e.Cause != nil {
-		out = append(out, e.Cause)
-	}
-	return out
-}
+func (r *Registration) Stopped() <-chan struct{} { return r.r().Stopped() }

@@ -4,174 +4,204 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/core"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// Informer is a shared index informer of T: the typed view of a Shared (see
-// Shared for what it does). Its methods are the Shared's with T in place of
-// store.Obj; each is a call and a conversion, so a package using Informer[T]
-// compiles a few small functions, not the informer.
+// Informer is a shared index informer of T: it runs a Reflector (list, then
+// watch) into a DeltaFIFO, applies the changes to its cache (Indexer) and
+// fans each one out to every registered Handler, each on a goroutine of its
+// own.
+//
+// It is a view of the runtime's untyped informer core, whose objects are all
+// T (it refuses any other type, with an error naming both): each method is a
+// call and a conversion, so a package using Informer[T] compiles a few small
+// functions, not the informer.
 //
 // All methods are safe for concurrent use. Run runs it once.
-type Informer[T store.Object[T]] struct {
-	s  *Shared
-	ix *store.Indexer[T]
-}
+type Informer[T store.Object[T]] core.Shared
+
+func (i *Informer[T]) s() *core.Shared { return (*core.Shared)(i) }
 
 // New returns an informer over lw. It starts nothing: handlers and indexers
 // may be added before Run, and Indexer() is usable (empty) at once.
 func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
-	return View[T](NewShared(reflector.Untyped(lw), reflect.TypeFor[T](), UntypedOptions(opts)))
+	return (*Informer[T])(core.NewShared(reflector.Untyped(lw), reflect.TypeFor[T](), opts.core()))
 }
 
-// NewMultiNamespace returns one informer over several namespaces (see
-// NewSharedMultiNamespace).
+// NamespaceSource is one namespace of a multi-namespace informer: the
+// namespace and a ListerWatcher that lists and watches only that namespace.
+type NamespaceSource[T any] struct {
+	Namespace     string
+	ListerWatcher reflector.ListerWatcher[T]
+}
+
+// NewMultiNamespace returns one informer over several namespaces: a
+// Reflector per source (each with its own resourceVersion, relists and
+// backoff, as the API server has no resourceVersion spanning namespaces, and
+// all sharing one request budget: Options.Reflector.Budget, or a new
+// reflector.Budget, so that their retries together make about one request
+// a second however many namespaces fail) feeding one DeltaFIFO partitioned
+// by namespace, so handlers get one event stream, the Indexer (and any
+// Lister over it) is one cache holding exactly the watched namespaces, and a
+// relist after a 410 in one namespace tombstones only that namespace's
+// vanished objects. HasSynced turns true once every namespace has been
+// listed and applied. LastError and LastSyncResourceVersion report per
+// namespace.
+//
+// It panics on no sources, on "" (all namespaces: use New) and on a
+// namespace given twice: programming errors.
 func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Options[T]) *Informer[T] {
-	untyped := make([]NamespaceSource[store.Obj], len(sources))
+	untyped := make([]core.NamespaceSource, len(sources))
 	for n, src := range sources {
-		untyped[n] = NamespaceSource[store.Obj]{Namespace: src.Namespace, ListerWatcher: reflector.Untyped(src.ListerWatcher)}
+		untyped[n] = core.NamespaceSource{Namespace: src.Namespace, ListerWatcher: reflector.Untyped(src.ListerWatcher)}
 	}
-	return View[T](NewSharedMultiNamespace(untyped, reflect.TypeFor[T](), UntypedOptions(opts)))
+	return (*Informer[T])(core.NewSharedMultiNamespace(untyped, reflect.TypeFor[T](), opts.core()))
 }
-
-// View returns the typed view of s, whose objects must be T (NewShared's
-// objectType): the factory builds Shareds without generics and hands out
-// their views.
-func View[T store.Object[T]](s *Shared) *Informer[T] {
-	return &Informer[T]{s: s, ix: store.IndexerOf[T](s.Cache())}
-}
-
-// UntypedOptions returns opts for a Shared of T: index funcs and Transform
-// take and return store.Obj.
-func UntypedOptions[T store.Object[T]](opts Options[T]) Options[store.Obj] {
-	out := Options[store.Obj]{
-		Indexers:          store.UntypedIndexers(opts.Indexers),
-		KeepManagedFields: opts.KeepManagedFields,
-		InternStrings:     opts.InternStrings,
-		ResyncPeriod:      opts.ResyncPeriod,
-		Reflector:         opts.Reflector,
-		HandlerPanic:      opts.HandlerPanic,
-		Metrics:           opts.Metrics,
-	}
-	if fn := opts.Transform; fn != nil {
-		out.Transform = func(o store.Obj) (store.Obj, error) {
-			t, _ := o.(T)
-			return fn(t)
-		}
-	}
-	return out
-}
-
-// TypedOptions is the inverse of UntypedOptions: opts (of a Shared whose
-// objects are all T) for code that edits them as Options[T]. Index funcs
-// are not carried over (they are the type's, added after the edit); a
-// Transform returning another type than T returns a nil T.
-func TypedOptions[T store.Object[T]](opts Options[store.Obj]) Options[T] {
-	out := Options[T]{
-		KeepManagedFields: opts.KeepManagedFields,
-		InternStrings:     opts.InternStrings,
-		ResyncPeriod:      opts.ResyncPeriod,
-		Reflector:         opts.Reflector,
-		HandlerPanic:      opts.HandlerPanic,
-		Metrics:           opts.Metrics,
-	}
-	if fn := opts.Transform; fn != nil {
-		out.Transform = func(obj T) (T, error) {
-			o, err := fn(obj)
-			t, _ := o.(T)
-			return t, err
-		}
-	}
-	return out
-}
-
-// Shared returns the untyped core of i.
-func (i *Informer[T]) Shared() *Shared { return i.s }
 
 // Name returns the informer's name (Options.Reflector.Name, or the Go type
 // of T), used in logs and in WaitForCacheSync's errors.
-func (i *Informer[T]) Name() string { return i.s.Name() }
+func (i *Informer[T]) Name() string { return i.s().Name() }
 
-// Run runs the informer until ctx ends; see Shared.Run.
-func (i *Informer[T]) Run(ctx context.Context) error { return i.s.Run(ctx) }
+// Run runs the informer until ctx ends and returns only after every
+// goroutine it started has exited. A second call returns an error at once.
+//
+// Once ctx ends, delivery stops at once, whatever the handlers' backlog:
+// after cancel has returned, no handler call starts; a call already in
+// progress runs to its end; what was buffered for a handler and not yet
+// delivered is dropped (so a handler may not have seen every change the cache
+// applied, and a Registration that had not synced never will). Meanwhile the
+// Reflector stops (its open watch is stopped) and the pop loop stops after
+// the batch it is applying; changes still queued in the FIFO are dropped.
+// Run then returns nil, as soon as the slowest handler call in progress
+// returns: a handler that blocks forever keeps Run from returning.
+func (i *Informer[T]) Run(ctx context.Context) error { return i.s().Run(ctx) }
 
-// AddHandler registers h; see Shared.AddHandler.
+// AddHandler registers h, before or while the informer runs:
+// before Run, h gets everything from the start; after, h first gets a
+// synthetic OnAdd(obj, true) for every cached object, then every later change
+// (no gap, no duplicate: the cache snapshot and the event stream are cut at
+// the same point). h runs on a goroutine of its own with an unbounded buffer,
+// so a slow h never delays the informer or other handlers. It returns an
+// error for a nil h, once Run is stopping (after ctx ended and the pop loop
+// stopped, while the handlers stop) and after Run returned.
 func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
-	if h == nil {
-		return i.s.AddHandler(nil, opts)
+	var u core.Handler
+	if h != nil {
+		u = typedHandler[T]{h}
 	}
-	return i.s.AddHandler(typedHandler[T]{h}, opts)
+	r, err := i.s().AddHandler(u, core.HandlerOptions(opts))
+	return (*Registration)(r), err
 }
 
-// RemoveHandler unregisters r; see Shared.RemoveHandler.
-func (i *Informer[T]) RemoveHandler(r *Registration) error { return i.s.RemoveHandler(r) }
+// RemoveHandler unregisters r: its handler gets nothing more, what was
+// buffered for it is dropped, and its goroutine exits. A call whose delivery
+// had already begun when RemoveHandler took effect still completes (at most
+// one); to know that no call is running or coming, wait for r.Stopped() (not
+// from within the handler, which is safe to call RemoveHandler itself). It
+// returns an error if r is not registered with this informer (or was removed
+// already).
+func (i *Informer[T]) RemoveHandler(r *Registration) error {
+	return i.s().RemoveHandler((*core.Registration)(r))
+}
 
-// Handlers returns the current registrations; see Shared.Handlers.
-func (i *Informer[T]) Handlers() []*Registration { return i.s.Handlers() }
+// Handlers returns the registrations of the handlers registered now, in the
+// order they were added.
+func (i *Informer[T]) Handlers() []*Registration { return registrations(i.s().Handlers()) }
 
 // Indexer returns the informer's cache (read side). Objects are shared:
 // read-only.
-func (i *Informer[T]) Indexer() *store.Indexer[T] { return i.ix }
+func (i *Informer[T]) Indexer() *store.Indexer[T] { return (*store.Indexer[T])(i.s().Cache()) }
 
-// AddIndexers adds indexes to the cache, before or after Run; see
-// Shared.AddIndexers.
+// AddIndexers adds indexes to the cache, before or after Run (existing
+// objects are indexed at once). See store.Indexer.AddIndexers.
 func (i *Informer[T]) AddIndexers(indexers store.Indexers[T]) error {
-	return i.s.AddIndexers(store.UntypedIndexers(indexers))
+	return i.s().AddIndexers(cache.IndexersOf(indexers))
 }
 
-// Seed stores objs in the cache of an informer that has not been run; see
-// Shared.Seed.
+// Seed stores objs in the cache of an informer that has not been run, as a
+// controller test seeds client-go's with GetIndexer().Add(obj): listers and
+// indexes see them at once, no handler is called, and HasSynced stays false
+// (a test that needs it true runs the informer over a runtimetest.Source
+// instead). Objects are stored as given (not copied; a later Seed of the same
+// key replaces it), under store.Key; one without metadata.name is an error
+// and nothing is stored. Seed returns an error once Run has been called: the
+// cache then belongs to the Reflector. Safe for concurrent use.
 func (i *Informer[T]) Seed(objs ...T) error {
-	untyped := make([]store.Obj, len(objs))
+	untyped := make([]cache.Obj, len(objs))
 	for n, o := range objs {
 		untyped[n] = o
 	}
-	return i.s.Seed(untyped...)
+	return i.s().Seed(untyped...)
 }
 
-// HasSynced reports whether the cache holds the initial list and the server
-// accepted a watch after it; see Shared.HasSynced.
-func (i *Informer[T]) HasSynced() bool { return i.s.HasSynced() }
+// HasSynced reports whether the informer has synced: the cache holds the
+// initial list (the FIFO's initial population has been applied) and the
+// server has accepted a watch after it, in every namespace of a
+// multi-namespace informer (see reflector.Reflector.HasSynced). So a
+// client that may list but not watch (RBAC) is never synced, and LastError
+// names the watch it was refused. Handlers may still be delivering the
+// list: use Registration.HasSynced for a handler's view. It stays true once
+// true.
+func (i *Informer[T]) HasSynced() bool { return i.s().HasSynced() }
 
 // Synced returns a channel closed when HasSynced becomes true.
-func (i *Informer[T]) Synced() <-chan struct{} { return i.s.Synced() }
+func (i *Informer[T]) Synced() <-chan struct{} { return i.s().Synced() }
 
-// LastError returns the last list/watch error; see Shared.LastError.
-func (i *Informer[T]) LastError() error { return i.s.LastError() }
+// LastError returns the Reflector's last list/watch error (a 403 on LIST,
+// say), or nil once a later list or watch has succeeded. With several
+// namespaces (NewMultiNamespace) it joins the last error of each namespace
+// that has one, each wrapped as `namespace "a": ...` (errors.As and
+// apierrors.IsForbidden see through both).
+func (i *Informer[T]) LastError() error { return i.s().LastError() }
 
 // LastSyncResourceVersion returns the resourceVersion of the last list,
-// event or bookmark seen; see Shared.LastSyncResourceVersion.
-func (i *Informer[T]) LastSyncResourceVersion() string { return i.s.LastSyncResourceVersion() }
+// event or bookmark the Reflector saw ("" before the first list). It may be
+// ahead of what the cache has applied (the FIFO holds what lies between):
+// to know what a Lister returns, use LastStoreSyncResourceVersion. With
+// several namespaces each has its own, and it returns them as
+// "a=RV,b=RV" in the order of the sources: for logs, not for a LIST.
+func (i *Informer[T]) LastSyncResourceVersion() string { return i.s().LastSyncResourceVersion() }
 
-// LastStoreSyncResourceVersion returns the resourceVersion the cache has
-// applied, never ahead of what a Lister returns; see
-// Shared.LastStoreSyncResourceVersion.
+// LastStoreSyncResourceVersion returns the resourceVersion of the last list,
+// event or bookmark applied to the cache ("" before the first): never ahead
+// of what a Lister returns, so a read made after it returned r sees every
+// change the server made up to r. For a multi-namespace informer it is the
+// oldest of the namespaces' ("" until each has one, or when two are not
+// comparable); Indexer().NamespaceResourceVersion gives each. This is
+// client-go's Store.LastStoreSyncResourceVersion, which KEP-5647's
+// consumers read.
 func (i *Informer[T]) LastStoreSyncResourceVersion() string {
-	return i.s.LastStoreSyncResourceVersion()
+	return i.s().LastStoreSyncResourceVersion()
 }
 
-// WaitForResourceVersion blocks until the cache has applied rv for namespace
-// ns or ctx ends; see Shared.WaitForResourceVersion.
+// WaitForResourceVersion blocks until the cache has applied resourceVersion
+// rv for namespace ns ("" or any namespace for an informer over all
+// namespaces; a multi-namespace informer waits for that namespace's, or for
+// every namespace's when ns is ""), or until ctx ends (then it returns ctx's
+// error). No goroutine, no polling: the pop loop's write that reaches rv
+// wakes it. rv not comparable (store.ErrNotComparable) or a namespace the
+// informer does not watch (store.ErrUnknownNamespace) are errors at once.
 func (i *Informer[T]) WaitForResourceVersion(ctx context.Context, ns, rv string) error {
-	return i.s.WaitForResourceVersion(ctx, ns, rv)
+	return i.s().WaitForResourceVersion(ctx, ns, rv)
 }
 
-// typedHandler delivers a Shared's objects to a Handler of T.
+// typedHandler delivers the core's objects to a Handler of T. The core
+// stores only Ts (see core.Shared), so the conversions cannot fail; if one
+// did, the panic (a *cache.TypeError naming both types) is recovered and
+// reported like any handler panic.
 type typedHandler[T any] struct{ h Handler[T] }
 
-func (t typedHandler[T]) OnAdd(obj store.Obj, initial bool) {
-	o, _ := obj.(T)
-	t.h.OnAdd(o, initial)
+func (t typedHandler[T]) OnAdd(obj cache.Obj, initial bool) {
+	t.h.OnAdd(cache.MustAs[T](obj, "OnAdd"), initial)
 }
 
-func (t typedHandler[T]) OnUpdate(oldObj, newObj store.Obj) {
-	o, _ := oldObj.(T)
-	n, _ := newObj.(T)
-	t.h.OnUpdate(o, n)
+func (t typedHandler[T]) OnUpdate(oldObj, newObj cache.Obj) {
+	t.h.OnUpdate(cache.MustAs[T](oldObj, "OnUpdate"), cache.MustAs[T](newObj, "OnUpdate"))
 }
 
-func (t typedHandler[T]) OnDelete(obj store.Obj, finalStateUnknown bool) {
-	o, _ := obj.(T)
-	t.h.OnDelete(o, finalStateUnknown)
+func (t typedHandler[T]) OnDelete(obj cache.Obj, finalStateUnknown bool) {
+	t.h.OnDelete(cache.MustAs[T](obj, "OnDelete"), finalStateUnknown)
 }

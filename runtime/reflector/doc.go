@@ -7,7 +7,7 @@
 //   - Typed: ListerWatcher[T] returns []T pages, so there is no
 //     runtime.Object list to reflect over. T itself is the expected type;
 //     Options.ObjectType narrows it for the informer's untyped core (where T
-//     is store.Obj). A watch event whose object is not of that type is
+//     is cache.Obj). A watch event whose object is not of that type is
 //     refused (ErrMalformedEvent; see "Hostile servers" below).
 //   - One state machine, one goroutine, no resync (the informer resyncs each
 //     handler from its cache): sync (WatchList, or a LIST) → watch → on

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -99,7 +100,7 @@ func (r *Reflector[T]) watchListTimers() (stall, bound <-chan time.Time, stop fu
 // initialList is the initial list of a WatchList as its events build it:
 // the objects by key, an event for a key seen before replacing (or, for a
 // DELETED one, removing) the earlier object.
-type initialList[T store.Obj] struct {
+type initialList[T cache.Obj] struct {
 	items []T
 	index map[string]int // key → position in items
 }

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
-	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
 // ListResult is one page of a LIST.
@@ -118,7 +118,7 @@ type Options struct {
 	// ObjectType, when not nil, is the Go type every listed or watched
 	// object must have; a watch event carrying another is malformed
 	// (ErrMalformedEvent). It is for a Reflector whose T is an interface
-	// (store.Obj, as the informer's untyped core uses); with a concrete T,
+	// (cache.Obj, as the informer's untyped core uses); with a concrete T,
 	// T itself is the check.
 	ObjectType reflect.Type
 }
@@ -279,7 +279,7 @@ const (
 //
 // A Reflector is run once. LastSyncResourceVersion, LastError, HasSynced and
 // Synced are safe for concurrent use.
-type Reflector[T store.Obj] struct {
+type Reflector[T cache.Obj] struct {
 	lw   ListerWatcher[T]
 	sink Sink[T]
 	opts Options
@@ -313,7 +313,7 @@ type Reflector[T store.Obj] struct {
 }
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.
-func New[T store.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflector[T] {
+func New[T cache.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflector[T] {
 	if opts.PageSize < 0 {
 		opts.PageSize = 0
 	}

@@ -6,29 +6,29 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
-// Untyped returns lw as a ListerWatcher of store.Obj, for the runtime's
-// untyped cores (informer.Shared): List copies each page's items into a
-// []store.Obj, Watch is lw's. It keeps lw's IsWatchListSemanticsUnSupported
+// Untyped returns lw as a ListerWatcher of cache.Obj, for the runtime's
+// untyped cores (core.Shared): List copies each page's items into a
+// []cache.Obj, Watch is lw's. It keeps lw's IsWatchListSemanticsUnSupported
 // marker.
-func Untyped[T store.Obj](lw ListerWatcher[T]) ListerWatcher[store.Obj] {
+func Untyped[T cache.Obj](lw ListerWatcher[T]) ListerWatcher[cache.Obj] {
 	return untyped[T]{lw}
 }
 
-type untyped[T store.Obj] struct{ lw ListerWatcher[T] }
+type untyped[T cache.Obj] struct{ lw ListerWatcher[T] }
 
-func (u untyped[T]) List(ctx context.Context, opts metav1.ListOptions) (*ListResult[store.Obj], error) {
+func (u untyped[T]) List(ctx context.Context, opts metav1.ListOptions) (*ListResult[cache.Obj], error) {
 	page, err := u.lw.List(ctx, opts)
 	if page == nil {
 		return nil, err
 	}
-	items := make([]store.Obj, len(page.Items))
+	items := make([]cache.Obj, len(page.Items))
 	for n, o := range page.Items {
 		items[n] = o
 	}
-	return &ListResult[store.Obj]{
+	return &ListResult[cache.Obj]{
 		Items:              items,
 		ResourceVersion:    page.ResourceVersion,
 		Continue:           page.Continue,

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -33,7 +34,7 @@ type replayer interface {
 // so h needs no locking of its own, but must not block for long. The filter
 // keeps a map from every key the informer delivered to its latest object
 // (shared with the cache, not copied): one map entry per cached object.
-func Filter[T store.Obj](s *Shard, h informer.Handler[T]) informer.Handler[T] {
+func Filter[T cache.Obj](s *Shard, h informer.Handler[T]) informer.Handler[T] {
 	f := &filter[T]{s: s, h: h, seen: map[string]*entry[T]{}}
 	if s.opts.ByUID {
 		f.uids = map[string]types.UID{}
@@ -46,7 +47,7 @@ func Filter[T store.Obj](s *Shard, h informer.Handler[T]) informer.Handler[T] {
 	return f
 }
 
-type filter[T store.Obj] struct {
+type filter[T cache.Obj] struct {
 	s *Shard
 	h informer.Handler[T]
 

@@ -1,17 +1,24 @@
 // Package store is the bottom stage of the runtime: the Indexer, a thread-safe
 // local cache of typed objects keyed by "namespace/name" with named indices,
-// the Listers that generated code embeds, and Compact, the full memory
-// transform (the informer's default only drops managedFields).
+// the Listers that generated code embeds, index func helpers (Values,
+// StringValues, PointerValues), keys (Key, SplitKey), resourceVersion
+// comparison (CompareResourceVersions) and Compact, the full memory transform
+// (the informer's default only drops managedFields).
 //
 // Ownership is visible in the types (an idea borrowed from kube-rs): New returns
 // the single *Writer, which the informer owns; everyone else gets the *Indexer
 // read side (Writer.Indexer) or a Lister over it.
 //
-// Typed views over an untyped cache: Cache and CacheWriter hold store.Obj and
-// are not generic; Indexer[T], Writer[T], Tx[T] and the Listers are views
-// that convert. Go compiles generic code again in every package that
-// instantiates it, so this keeps the hash table and indexes compiled once,
-// here, however many generated packages use them (docs/generated-code.md).
+// Indexer[T] and Writer[T] are typed views of the runtime's untyped cache
+// (runtime/internal/cache), which holds every object as an interface and is
+// not generic: Go compiles generic code again in every package that
+// instantiates it, so this keeps the hash table and indexes compiled once, in
+// the runtime, however many generated packages use them
+// (docs/generated-code.md). A view is a defined type over the untyped cache,
+// so making one costs nothing; its methods convert. Every write through a
+// view is of type T, and the informer checks what it stores, so the
+// conversions cannot fail: were one handed another type, it would panic with
+// an error naming both types rather than return a nil T.
 //
 // Objects returned by any read are shared with the cache and with every other
 // reader. They are read-only: mutate a DeepCopy, never the object itself.
@@ -80,7 +87,7 @@
 // # Freshness
 //
 // The cache also holds the resourceVersion its writer has applied
-// (Cache.ResourceVersion; per namespace with Options.Namespaces), set by the
+// (Indexer.ResourceVersion; per namespace with Options.Namespaces), set by the
 // writer after the writes it covers, so it is never ahead of a read.
 // HasReached, AfterResourceVersion (a callback run by the write that reaches
 // a resourceVersion) and WaitForResourceVersion compare resourceVersions as

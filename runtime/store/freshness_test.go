@@ -129,7 +129,7 @@ func TestPartitionedResourceVersion(t *testing.T) {
 // when reached; stop prevents them; errors register nothing.
 func TestAfterResourceVersion(t *testing.T) {
 	w := store.New(store.Options[*corev1.Pod]{Namespaces: []string{"a", "b"}})
-	c := w.Indexer().Cache()
+	c := w.Indexer()
 	var fired []string
 	after := func(ns, rv string) func() bool {
 		t.Helper()
@@ -319,7 +319,7 @@ func TestSetResourceVersionAllocatesNothing(t *testing.T) {
 				t.Errorf("SetResourceVersion allocates %v times per call with nobody waiting", n)
 			}
 			var fired atomic.Int64
-			waiting, stop, err := w.Indexer().Cache().AfterResourceVersion(tc.ns, "1000000", func() { fired.Add(1) })
+			waiting, stop, err := w.Indexer().AfterResourceVersion(tc.ns, "1000000", func() { fired.Add(1) })
 			if err != nil || !waiting {
 				t.Fatalf("AfterResourceVersion(1000000) = %v, %v", waiting, err)
 			}
@@ -347,7 +347,7 @@ func BenchmarkSetResourceVersion(b *testing.B) {
 		b.Run(fmt.Sprintf("waiter=%v", waiter), func(b *testing.B) {
 			w := store.New(store.Options[*corev1.Pod]{})
 			if waiter {
-				_, stop, err := w.Indexer().Cache().AfterResourceVersion("", "999999999999", func() {})
+				_, stop, err := w.Indexer().AfterResourceVersion("", "999999999999", func() {})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/informer-gen/informer-gen/runtime/internal/cache"
 
 // Key returns the cache key of obj: "namespace/name", or "name" for
 // cluster-scoped objects (empty namespace). It is the key every stage of the
@@ -13,31 +10,13 @@ func Key(obj interface {
 	GetNamespace() string
 	GetName() string
 }) string {
-	if ns := obj.GetNamespace(); ns != "" {
-		return ns + "/" + obj.GetName()
-	}
-	return obj.GetName()
+	return cache.Key(obj)
 }
 
 // SplitKey splits a key made by Key into namespace and name. A key without
 // "/" is a cluster-scoped name (namespace ""). It returns an error for an empty
 // key, an empty namespace or name around the "/", or more than one "/".
-func SplitKey(key string) (namespace, name string, err error) {
-	ns, name, found := strings.Cut(key, "/")
-	switch {
-	case !found && key != "":
-		return "", key, nil
-	case key == "":
-		return "", "", fmt.Errorf("invalid cache key %q: empty", key)
-	case ns == "":
-		return "", "", fmt.Errorf("invalid cache key %q: empty namespace before %q", key, "/")
-	case name == "":
-		return "", "", fmt.Errorf("invalid cache key %q: empty name", key)
-	case strings.Contains(name, "/"):
-		return "", "", fmt.Errorf("invalid cache key %q: more than one %q", key, "/")
-	}
-	return ns, name, nil
-}
+func SplitKey(key string) (namespace, name string, err error) { return cache.SplitKey(key) }
 
 // Values returns its arguments without the empty strings, for index funcs:
 // an empty field is not indexed. It returns s itself when nothing is dropped

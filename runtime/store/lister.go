@@ -6,6 +6,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
 // Lister reads typed objects from an Indexer, the way controllers read their
@@ -33,11 +35,11 @@ func (l Lister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the cluster-scoped object named name, or an error for which
 // apierrors.IsNotFound is true.
 func (l Lister[T]) Get(name string) (T, error) {
-	obj, ok := l.indexer.c.GetNamespaced("", name)
+	obj, ok := l.indexer.c().GetNamespaced("", name)
 	if !ok {
-		return as[T](obj), apierrors.NewNotFound(l.resource, name)
+		return cache.MustAs[T](obj, "Lister.Get"), apierrors.NewNotFound(l.resource, name)
 	}
-	return as[T](obj), nil
+	return cache.MustAs[T](obj, "Lister.Get"), nil
 }
 
 // GetAtLeast is Get once the cache has applied resourceVersion rv (as
@@ -47,7 +49,7 @@ func (l Lister[T]) Get(name string) (T, error) {
 // ends (ctx's error), and returns an error wrapping ErrNotComparable at once
 // when rv is not a well-formed resourceVersion.
 func (l Lister[T]) GetAtLeast(ctx context.Context, name, rv string) (T, error) {
-	if err := l.indexer.c.WaitForResourceVersion(ctx, "", rv); err != nil {
+	if err := l.indexer.c().WaitForResourceVersion(ctx, "", rv); err != nil {
 		var zero T
 		return zero, err
 	}
@@ -82,18 +84,18 @@ func (l NamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the object namespace/name, or an error for which
 // apierrors.IsNotFound is true. It does not allocate the key.
 func (l NamespaceLister[T]) Get(name string) (T, error) {
-	obj, ok := l.indexer.c.GetNamespaced(l.namespace, name)
+	obj, ok := l.indexer.c().GetNamespaced(l.namespace, name)
 	if !ok {
-		return as[T](obj), apierrors.NewNotFound(l.resource, name)
+		return cache.MustAs[T](obj, "Lister.Get"), apierrors.NewNotFound(l.resource, name)
 	}
-	return as[T](obj), nil
+	return cache.MustAs[T](obj, "Lister.Get"), nil
 }
 
 // GetAtLeast is Get once the cache has applied resourceVersion rv for the
 // namespace (see Lister.GetAtLeast; a cache partitioned by namespace waits
 // for this namespace's resourceVersion only).
 func (l NamespaceLister[T]) GetAtLeast(ctx context.Context, name, rv string) (T, error) {
-	if err := l.indexer.c.WaitForResourceVersion(ctx, l.namespace, rv); err != nil {
+	if err := l.indexer.c().WaitForResourceVersion(ctx, l.namespace, rv); err != nil {
 		var zero T
 		return zero, err
 	}
@@ -104,6 +106,6 @@ func (l NamespaceLister[T]) GetAtLeast(ctx context.Context, name, rv string) (T,
 // named index, or an error wrapping ErrUnknownIndex.
 func (l NamespaceLister[T]) ByIndex(index, value string) ([]T, error) {
 	var out typedObjects[T]
-	err := l.indexer.c.byIndexNamespace(index, value, l.namespace, &out)
+	err := l.indexer.c().ByIndexNamespaceInto(index, value, l.namespace, &out)
 	return out.list, err
 }

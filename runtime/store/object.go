@@ -17,14 +17,3 @@ type Object[T any] interface {
 	runtime.Object
 	DeepCopy() T
 }
-
-// Obj is what the untyped cache (Cache) and the runtime's untyped cores hold:
-// any API object with ObjectMeta. Every Object[T] is an Obj. The typed API
-// (Indexer[T], Lister[T], informer.Informer[T]) is a thin view over cores
-// that hold Obj, so that code generated for many types compiles the runtime's
-// machinery once, in the runtime, instead of once per package that uses it
-// (see docs/generated-code.md).
-type Obj interface {
-	metav1.Object
-	runtime.Object
-}

@@ -12,7 +12,7 @@ import (
 // time. NewJSON, NewProtobufFor and NewCBOR take the type from T, so code
 // that calls them for each of many types instantiates (and compiles) the
 // codecs once per calling package; the runtime's untyped informer cores call
-// these instead, with T an interface (store.Obj), so the codecs are compiled
+// these instead, with T an interface (cache.Obj), so the codecs are compiled
 // once, in the package that does (runtime/factory).
 
 // checkObjectType returns typ's element type, or an error unless typ is a

@@ -10,7 +10,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
-// named stands for the interface the runtime's untyped cores use (store.Obj).
+// named stands for the interface the runtime's untyped cores use (cache.Obj).
 type named interface{ GetName() string }
 
 func TestCodecsOfARunTimeType(t *testing.T) {

@@ -194,7 +194,7 @@ func TestPodsAndSecrets(t *testing.T) {
 	}
 }
 
-func cacheRVs[T store.Obj](objs []T) map[string]string {
+func cacheRVs[T store.Object[T]](objs []T) map[string]string {
 	m := make(map[string]string, len(objs))
 	for _, o := range objs {
 		m[store.Key(o)] = o.GetResourceVersion()

@@ -168,8 +168,8 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 		own:       freshness.New[Key](freshness.Options{Metrics: opts.Freshness}),
 		lastWrite: map[Key]string{},
 	}
-	c.fooRes = freshness.Resource{Name: "foos." + samplev1.SchemeGroupVersion.Group, Cache: c.fooInf.Shared().Cache()}
-	c.hostRes = freshness.Resource{Name: "hosts." + samplev1.SchemeGroupVersion.Group, Cache: c.hostInf.Shared().Cache()}
+	c.fooRes = freshness.Resource{Name: "foos." + samplev1.SchemeGroupVersion.Group, Cache: c.fooInf.Indexer()}
+	c.hostRes = freshness.Resource{Name: "hosts." + samplev1.SchemeGroupVersion.Group, Cache: c.hostInf.Indexer()}
 	fooReg, err := c.fooInf.AddHandler(informer.HandlerFuncs[*samplev1.Foo]{
 		AddFunc: func(foo *samplev1.Foo, initial bool) {
 			c.events.Add(1)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	"github.com/informer-gen/informer-gen/runtime/store"
 
 	samplev1 "github.com/informer-gen/informer-gen/examples/crd/apis/samplecontroller/v1"
 	"github.com/informer-gen/informer-gen/examples/crd/controller"
@@ -23,6 +22,7 @@ import (
 	"github.com/informer-gen/informer-gen/examples/crd/internal/e2eutil"
 	"github.com/informer-gen/informer-gen/examples/crd/internal/parallel"
 	"github.com/informer-gen/informer-gen/examples/crd/internal/verify"
+	"github.com/informer-gen/informer-gen/runtime/freshness"
 )
 
 // TestControllerChurnReadsOwnWrites runs the example controller (4 workers),
@@ -132,7 +132,7 @@ func runChurn(t *testing.T, ns string, ignoreOwnWrites bool) churnStats {
 	var lat, deferLat, watchLat, requeueLat, eventLat []time.Duration
 	eventAt := map[controller.Key]time.Time{} // a key's first event not yet followed by its reconcile
 	w := &waits{}
-	var fooCache, hostCache func() *store.Cache // set once the factory exists
+	var fooCache, hostCache func() freshness.Cache // set once the factory exists
 	opts := controller.Options{
 		Freshness:       w,
 		Workers:         4,
@@ -218,8 +218,8 @@ func runChurn(t *testing.T, ns string, ignoreOwnWrites bool) churnStats {
 	defer func() { stopStalls(); stalls.Wait() }()
 	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{Namespace: ns})
 	t.Cleanup(f.Shutdown)
-	fooCache = f.Samplecontroller().V1().Foos().Informer().Shared().Cache
-	hostCache = f.Samplecontroller().V1().Hosts().Informer().Shared().Cache
+	fooCache = func() freshness.Cache { return f.Samplecontroller().V1().Foos().Informer().Indexer() }
+	hostCache = func() freshness.Cache { return f.Samplecontroller().V1().Hosts().Informer().Indexer() }
 	// The queue's own wait, to compare the deferred keys' with: from an
 	// object's event to the next reconcile of its key.
 	event := func(k controller.Key) {

@@ -1,0 +1,40 @@
+package cache
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Key returns the cache key of obj: "namespace/name", or "name" for
+// cluster-scoped objects (empty namespace). It is the key every stage of the
+// runtime uses, compatible with client-go's cache.MetaNamespaceKeyFunc for
+// objects that are not tombstones.
+func Key(obj interface {
+	GetNamespace() string
+	GetName() string
+}) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
+
+// SplitKey splits a key made by Key into namespace and name. A key without
+// "/" is a cluster-scoped name (namespace ""). It returns an error for an empty
+// key, an empty namespace or name around the "/", or more than one "/".
+func SplitKey(key string) (namespace, name string, err error) {
+	ns, name, found := strings.Cut(key, "/")
+	switch {
+	case !found && key != "":
+		return "", key, nil
+	case key == "":
+		return "", "", fmt.Errorf("invalid cache key %q: empty", key)
+	case ns == "":
+		return "", "", fmt.Errorf("invalid cache key %q: empty namespace before %q", key, "/")
+	case name == "":
+		return "", "", fmt.Errorf("invalid cache key %q: empty name", key)
+	case strings.Contains(name, "/"):
+		return "", "", fmt.Errorf("invalid cache key %q: more than one %q", key, "/")
+	}
+	return ns, name, nil
+}

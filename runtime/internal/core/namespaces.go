@@ -1,0 +1,58 @@
+package core
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+)
+
+// NamespaceSource is informer.NamespaceSource[T] untyped: one namespace of a
+// multi-namespace informer and a ListerWatcher of only that namespace.
+type NamespaceSource struct {
+	Namespace     string
+	ListerWatcher reflector.ListerWatcher[cache.Obj]
+}
+
+// NewSharedMultiNamespace returns the untyped core of one informer over
+// several namespaces, whose objects must all have the Go type objectType
+// (informer.NewMultiNamespace is the typed constructor): a
+// Reflector per source (each with its own resourceVersion, relists and
+// backoff, as the API server has no resourceVersion spanning namespaces, and
+// all sharing one request budget: Options.Reflector.Budget, or a new
+// reflector.Budget, so that their retries together make about one request
+// a second however many namespaces fail)
+// feeding one DeltaFIFO partitioned by namespace, so handlers get one event
+// stream, the Indexer (and any Lister over it) is one cache holding exactly
+// the watched namespaces, and a relist after a 410 in one namespace
+// tombstones only that namespace's vanished objects. HasSynced turns true
+// once every namespace has been listed and applied. LastError and
+// LastSyncResourceVersion report per namespace.
+//
+// It panics on no sources, on "" (all namespaces: use NewShared) and on a
+// namespace given twice: programming errors.
+func NewSharedMultiNamespace(sources []NamespaceSource, objectType reflect.Type, opts Options) *Shared {
+	if len(sources) == 0 {
+		panic("informer: NewMultiNamespace without sources")
+	}
+	namespaces := make([]string, len(sources))
+	seen := make(map[string]bool, len(sources))
+	for n, src := range sources {
+		if src.Namespace == "" || seen[src.Namespace] {
+			panic(fmt.Sprintf("informer: NewMultiNamespace: namespace %q is empty or given twice", src.Namespace))
+		}
+		seen[src.Namespace] = true
+		namespaces[n] = src.Namespace
+	}
+	i, q := newShared(opts, objectType, namespaces)
+	if opts.Reflector.Budget == nil {
+		// One request budget for the informer, not one per namespace.
+		opts.Reflector.Budget = reflector.NewBudget(0)
+	}
+	for _, src := range sources {
+		sink := reflector.Sink[cache.Obj](q.Namespace(src.Namespace))
+		i.reflectors = append(i.reflectors, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace)))
+	}
+	return i
+}

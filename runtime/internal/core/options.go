@@ -1,0 +1,68 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+)
+
+// Handler receives the core's notifications, untyped; informer.Handler[T] is
+// the contract (the typed view wraps it once, at registration).
+type Handler interface {
+	OnAdd(obj cache.Obj, isInInitialList bool)
+	OnUpdate(oldObj, newObj cache.Obj)
+	OnDelete(obj cache.Obj, finalStateUnknown bool)
+}
+
+// Options configures NewShared: informer.Options[T] without the type
+// parameter (see there for each field's contract). informer.Options[T]
+// converts to it in one function, whose test sets every field in turn.
+type Options struct {
+	Indexers          cache.Indexers
+	Transform         func(cache.Obj) (cache.Obj, error)
+	KeepManagedFields bool
+	InternStrings     bool
+	ResyncPeriod      time.Duration
+	Reflector         reflector.Options
+	HandlerPanic      func(ctx context.Context, p HandlerPanicInfo)
+	Metrics           Metrics
+}
+
+// Metrics is informer.Metrics over the core's Registration.
+type Metrics interface {
+	Handler(reg *Registration) HandlerMetrics
+}
+
+// HandlerMetrics is informer.HandlerMetrics.
+type HandlerMetrics interface {
+	Delivered(event string)
+}
+
+// HandlerPanicInfo is informer.HandlerPanicInfo over the core's
+// Registration.
+type HandlerPanicInfo struct {
+	Registration *Registration
+	Event        string
+	Key          string
+	Value        any
+}
+
+// HandlerOptions is informer.HandlerOptions (the typed view converts one to
+// the other: their fields must stay identical).
+type HandlerOptions struct {
+	ResyncPeriod time.Duration
+}
+
+// MinResyncPeriod is informer.MinResyncPeriod.
+const MinResyncPeriod = time.Second
+
+// OptionsOf and SetOptions convert informer.Options[T] (held in an any, for
+// the T of the informer at hand) to and from Options; package informer sets
+// both at init (core cannot import it). The factory uses them to let a typed
+// func edit options it builds without type parameters.
+var (
+	OptionsOf  func(typed any) Options
+	SetOptions func(typed any, opts Options)
+)
