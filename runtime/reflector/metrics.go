@@ -85,3 +85,15 @@ func (NoMetrics) Relist(RelistCause)             {}
 func (NoMetrics) Event(watch.EventType)          {}
 func (NoMetrics) Synced(string)                  {}
 func (NoMetrics) Rejected(error)                 {}
+
+// RejectMetrics is implemented by a Metrics (Options.Metrics) that counts
+// what the Reflector refused to apply (see the package doc, "Hostile
+// servers"). NoMetrics implements it.
+type RejectMetrics interface {
+	// Rejected is called, from the Run goroutine, for every watch event
+	// not applied and every LIST or WatchList initial stream not used
+	// because of its content (not for failed requests), with the error
+	// reported for it (wrapping ErrMalformedEvent, ErrInvalidObject,
+	// ErrInvalidResourceVersion or ErrStaleResourceVersion).
+	Rejected(err error)
+}
