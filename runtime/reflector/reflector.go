@@ -103,21 +103,23 @@ type Reflector[T store.Obj] struct {
 	// synced is closed once the Reflector has synced (see Synced).
 	synced chan struct{}
 
-	// Owned by the Run goroutine.
+	// Owned by the Run goroutine: what the loop remembers across its states
+	// (see next).
 	isSynced    bool // synced is closed
 	freeWatch   bool // the next watch is the first after the initial LIST: no Budget turn
 	listedOnce  bool // a sync has succeeded
 	backoff     *backoff
 	maxBackoff  time.Duration // the backoff's cap before the Budget's (Options.MaxBackoff)
 	turn        bool          // the next request has its turn booked (wait)
-	noWatchList bool
+	noWatchList bool          // WatchList is off, or given up: syncs LIST
 	// objectRVs says the source's objects carry resourceVersions, so they
-	// are checked (false for client-go's fakes; see objectRVsChecked).
+	// are checked (false for client-go's fakes; see watchListUnsupported).
 	objectRVs   bool
-	resumeRV    uint64    // lastRV as a number, 0 before the first sync
-	watchStart  time.Time // when the watch watchList returned was opened
-	rejectedRun int       // watches in a row ended by a rejected event, without progress
-	listNext    bool      // a WatchList's content was refused: LIST at the next sync
+	resumeRV    uint64 // lastRV as a number, 0 before the first sync
+	rejectedRun int    // watches in a row ended by a rejected event, without progress
+	// requested is closed when Options.Relist fires after the last sync
+	// began (nil without a trigger: never).
+	requested <-chan struct{}
 }
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.

@@ -68,23 +68,23 @@ func (l *initialList[T]) apply(typ watch.EventType, obj T) {
 
 // watchList streams the initial list (sendInitialEvents=true) up to the
 // initial-events-end bookmark, replaces the Sink's content with it, and
-// returns the still-open watch.
-func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
+// returns the still-open watch and when it was opened.
+func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, time.Time, error) {
 	sendInitial := true
 	w, err := r.startWatch(ctx, metav1.ListOptions{
 		SendInitialEvents:    &sendInitial,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 	}, false)
 	if err != nil {
-		return nil, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
+		return nil, time.Time{}, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
 	}
-	r.watchStart = time.Now()
-	done := func(err error) (watch.Interface, error) {
+	since := time.Now()
+	done := func(err error) (watch.Interface, time.Time, error) {
 		stopWatch(w)
 		if m := r.opts.Metrics; m != nil {
-			m.WatchDone(time.Since(r.watchStart), err)
+			m.WatchDone(time.Since(since), err)
 		}
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	var initial initialList[T]
 	stall, bound, stopTimers := r.watchListTimers()
@@ -139,7 +139,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, error) {
 			r.setLastRV(rv)
 			r.clearErr()
 			klog.FromContext(ctx).V(4).Info("streamed initial list", "resourceVersion", rv, "items", len(initial.items))
-			return w, nil
+			return w, since, nil
 		case watch.Error:
 			return done(fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object)))
 		default:
