@@ -86,7 +86,7 @@ func (s *sourceStats) check(b *testing.B, impl string, n int) {
 // each with the remainingItemCount an API server reports on a paged LIST of
 // everything (by which the Reflector sizes its buffer once). informer.New over
 // a typed reflector.ListerWatcher[T] would also copy each page into a
-// []store.Obj (16 B per item, see reflector.Untyped); the factory, which is
+// []store.Obj (16 B per item, as the runtime's untyped adapter does); the factory, which is
 // what generated code runs, does not.
 type ourSource struct {
 	sourceStats

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
@@ -22,7 +23,7 @@ type Informer[T store.Object[T]] struct {
 // New returns an informer over lw. It starts nothing: handlers and indexers
 // may be added before Run, and Indexer() is usable (empty) at once.
 func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
-	return View[T](NewShared(reflector.Untyped(lw), reflect.TypeFor[T](), UntypedOptions(opts)))
+	return View[T](NewShared(untypedlw.New(lw), reflect.TypeFor[T](), UntypedOptions(opts)))
 }
 
 // NewMultiNamespace returns one informer over several namespaces (see
@@ -30,7 +31,7 @@ func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Inf
 func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Options[T]) *Informer[T] {
 	untyped := make([]NamespaceSource[store.Obj], len(sources))
 	for n, src := range sources {
-		untyped[n] = NamespaceSource[store.Obj]{Namespace: src.Namespace, ListerWatcher: reflector.Untyped(src.ListerWatcher)}
+		untyped[n] = NamespaceSource[store.Obj]{Namespace: src.Namespace, ListerWatcher: untypedlw.New(src.ListerWatcher)}
 	}
 	return View[T](NewSharedMultiNamespace(untyped, reflect.TypeFor[T](), UntypedOptions(opts)))
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
@@ -39,7 +40,7 @@ func TestReflectorLogKey(t *testing.T) {
 					mu.Unlock()
 				}, funcr.Options{Verbosity: 10}))
 				if tc.outer != "" {
-					ctx = reflector.LogContext(ctx, tc.outer)
+					ctx = logctx.With(ctx, tc.outer)
 				}
 				src := runtimetest.NewSource[*corev1.ConfigMap](runtimetest.SourceOptions{})
 				q := fifo.New(fifo.Options[*corev1.ConfigMap]{})

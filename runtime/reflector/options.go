@@ -4,6 +4,10 @@ import (
 	"context"
 	"reflect"
 	"time"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/budget"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
+	"github.com/informer-gen/informer-gen/runtime/internal/scope"
 )
 
 // Options configures New. The zero value is usable.
@@ -41,31 +45,37 @@ type Options struct {
 	// 500ms and 2s. The n-th failure in a row waits a random duration in
 	// [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); a watch that
 	// stayed open a second and did not end in a refused event starts again
-	// from InitialBackoff. An event or a
-	// LIST the Reflector refuses counts as a failure (see the package doc,
-	// "Hostile servers"). The request after the wait also waits for its
-	// turn of Options.Budget; with a Budget of interval I shared by n
+	// from InitialBackoff. An event or a LIST the Reflector refuses counts
+	// as a failure (see the package doc, "Hostile servers"). The request
+	// after the wait also waits for its turn of Options.Budget; with a Budget of interval I shared by n
 	// Reflectors, each one's step is capped at max(I, MaxBackoff − (n−1)·I),
 	// so that no wait exceeds max(MaxBackoff, n·I).
 	InitialBackoff, MaxBackoff time.Duration
+	// Metrics, when not nil, observes lists, watches, relists, events and
+	// what the Reflector refuses (see Metrics).
+	Metrics Metrics
+
+	// The fields below are set by the runtime (their types live in its
+	// internal packages, so a program outside it cannot make one): the
+	// factory sets Scope from the type's declaration, an informer gives its
+	// Reflectors one Budget, a shard.Shard hands out the Relist trigger its
+	// selector fires (Shard.RelistTrigger). Leave them zero otherwise.
+
 	// Scope, when known, is checked against every object listed or watched:
 	// a namespaced resource's objects need a namespace, a cluster-scoped
 	// one's must have none. Objects that fail it (or have no name) are
 	// reported (ErrInvalidObject) and not stored. The zero value checks
 	// names only.
-	Scope Scope
-	// Metrics, when not nil, observes lists, watches, relists and events
-	// (see Metrics).
-	Metrics Metrics
+	Scope scope.Scope
 	// Relist, when not nil, makes the Reflector relist whenever it fires
-	// (see RelistTrigger): for a ListerWatcher whose ListOptions change while
-	// it runs. Nil costs nothing.
-	Relist *RelistTrigger
+	// (see relist.Trigger): for a ListerWatcher whose ListOptions change
+	// while it runs (a shard's selector). Nil costs nothing.
+	Relist *relist.Trigger
 	// Budget, when not nil, is the request budget this Reflector shares
 	// with others (an informer's Reflectors, one per namespace): their
-	// retries together wait for its turns (see Budget). Nil gives the
-	// Reflector a Budget of its own, of DefaultBudgetInterval.
-	Budget *Budget
+	// retries together wait for its turns (see budget.Budget). Nil gives the
+	// Reflector a Budget of its own, of one request a second.
+	Budget *budget.Budget
 	// ObjectType, when not nil, is the Go type every listed or watched
 	// object must have; a watch event carrying another is malformed
 	// (ErrMalformedEvent). It is for a Reflector whose T is an interface
@@ -73,14 +83,3 @@ type Options struct {
 	// T itself is the check.
 	ObjectType reflect.Type
 }
-
-// Scope is whether a resource's objects live in namespaces (see
-// Options.Scope).
-type Scope uint8
-
-// The scopes a resource can have.
-const (
-	ScopeUnknown Scope = iota
-	ScopeNamespaced
-	ScopeCluster
-)

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/budget"
+	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -21,7 +23,7 @@ const (
 	// backoff.
 	shortWatch = time.Second
 	// longWatch is how long a watch must have stayed open for the watch
-	// that resumes it not to wait for a turn of the Budget (see Budget).
+	// that resumes it not to wait for a turn of the Budget (see Options.Budget).
 	longWatch = time.Minute
 	// maxRejectedWatches is how many watches in a row may end in a rejected
 	// event without the resourceVersion advancing before the Reflector
@@ -78,7 +80,7 @@ const (
 //     timeout, 5 to 10 minutes, and a fake's forever), the Reflector uses
 //     LIST from then on; after any other failure it LISTs this once and
 //     tries WatchList again on the next relist.
-//   - Options.Relist (not in client-go): when its RelistTrigger fires, the
+//   - Options.Relist (not in client-go): when its trigger fires, the
 //     open watch is stopped and the Reflector relists, so ListOptions that
 //     changed (a shard's selector) take effect without a gap.
 //   - HasSynced is true once the initial list is applied and a watch after
@@ -98,7 +100,7 @@ type Reflector[T store.Obj] struct {
 	lastRV  string
 	lastErr error
 
-	budget *Budget
+	budget *budget.Budget
 
 	// synced is closed once the Reflector has synced (see Synced).
 	synced chan struct{}
@@ -136,9 +138,9 @@ func New[T store.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflecto
 	}
 	b := opts.Budget
 	if b == nil {
-		b = NewBudget(0)
+		b = budget.New(0)
 	}
-	b.join()
+	b.Join()
 	bo := newBackoff(opts.InitialBackoff, opts.MaxBackoff)
 	return &Reflector[T]{
 		lw:          lw,
@@ -161,7 +163,7 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	if !r.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("reflector %s: Run called twice", r.opts.Name)
 	}
-	ctx = LogContext(ctx, r.opts.Name)
+	ctx = logctx.With(ctx, r.opts.Name)
 	r.loop(ctx)
 	return nil
 }

@@ -9,25 +9,38 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 // The Run loop is a state machine. Each turn of loop runs what the current
 // state does (step: a request, or reading a watch) and gets a result; next,
 // the one place where transitions are decided, turns the state and that
-// result into the next state and what happens in between (a report, a
-// relist counted, a wait). The states, kube-rs's watcher::State in Go:
+// result's outcome into the next state and what happens in between (a
+// report, a relist counted, a wait). The states are kube-rs's
+// watcher::State in Go; the transitions:
 //
-//	             ┌───────────── refused, timed out, failed ─────────────┐
-//	             │               (rejected: after a backoff step)       ▼
-//	start ─► initialEvents ──────── synced ──────────┐              listing ◄── failed
-//	             ▲                                   │                 │  └─────────┘
-//	             │                                   ▼                 │ synced
-//	             │  requested, 410, 400/422,      watching ◄─ opened ─ resume ◄─┘
-//	             └─ too many rejected watches ─────┘  └── closed, other ──┘ ▲
-//	                                                       errors            └ failed
+//	from           outcome                   to
+//	initialEvents  synced                    watching, on the same watch
+//	               refused, timedOut         listing, WatchList given up
+//	               failed                    listing
+//	               rejected                  listing, after a backoff step
+//	listing        synced                    resume
+//	               rejected, failed          sync, after a backoff step
+//	resume         opened                    watching
+//	               requested                 sync
+//	               expired, invalid          sync, after a backoff step
+//	               failed                    resume, after a backoff step
+//	watching       closed                    resume: after a backoff step if it was open < shortWatch,
+//	                                         a Budget turn if < longWatch, else at once
+//	               requested                 sync
+//	               rejected                  resume (sync after maxRejectedWatches+1 in a row),
+//	                                         after a backoff step
+//	               expired, invalid          sync, after a backoff step unless open ≥ longWatch
+//	               failed                    resume, after a backoff step
 //
-// (A relist goes to initialEvents, or to listing when WatchList is off or
-// was refused for good; see syncState.)
+// where sync is initialEvents, or listing when WatchList is off or given up
+// (syncState), and any outcome ends the loop once ctx has ended.
 
 // phase names a state of the Run loop.
 type phase uint8
@@ -163,14 +176,14 @@ type move struct {
 	// report, when not nil, is reported (LastError, WatchErrorHandler, log).
 	report error
 	// relist, when not 0, is counted (Metrics.Relist).
-	relist RelistCause
+	relist relistCause
 	pause  pause
 	after  error // what pauseBackoff backs off after
 }
 
 // loop runs the state machine until ctx ends.
 func (r *Reflector[T]) loop(ctx context.Context) {
-	r.relisted(RelistInitial)
+	r.relisted(relistInitial)
 	s := r.syncState()
 	defer func() {
 		if s.w != nil {
@@ -204,9 +217,9 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 }
 
 // relisted counts a relist (Metrics.Relist).
-func (r *Reflector[T]) relisted(c RelistCause) {
+func (r *Reflector[T]) relisted(c relistCause) {
 	if m := r.opts.Metrics; m != nil {
-		m.Relist(c)
+		m.Relist(c.String())
 	}
 }
 
@@ -223,7 +236,7 @@ func (r *Reflector[T]) syncState() state {
 func (r *Reflector[T]) step(ctx context.Context, s state) result {
 	switch s.phase {
 	case initialEvents:
-		r.requested = r.opts.Relist.armed()
+		r.requested = r.opts.Relist.Armed()
 		w, since, err := r.watchList(ctx)
 		switch {
 		case ctx.Err() != nil:
@@ -239,7 +252,7 @@ func (r *Reflector[T]) step(ctx context.Context, s state) result {
 		}
 		return result{out: outFailed, err: err}
 	case listing:
-		r.requested = r.opts.Relist.armed()
+		r.requested = r.opts.Relist.Armed()
 		err := r.timedList(ctx)
 		switch {
 		case ctx.Err() != nil:
@@ -251,7 +264,7 @@ func (r *Reflector[T]) step(ctx context.Context, s state) result {
 		}
 		return result{out: outFailed, err: err}
 	case resume:
-		if fired(r.requested) {
+		if relist.Fired(r.requested) {
 			return result{out: outRequested}
 		}
 		since := time.Now()
@@ -307,7 +320,7 @@ func (r *Reflector[T]) next(ctx context.Context, s state, res result) move {
 				// The watch after the initial LIST decides HasSynced;
 				// it goes at once, without a turn of the Budget, so that
 				// a new informer's sync is not held back by the turns its
-				// LIST took (see Budget).
+				// LIST took (see Options.Budget).
 				r.freeWatch = true
 			}
 			r.populated(ctx)
@@ -324,7 +337,7 @@ func (r *Reflector[T]) next(ctx context.Context, s state, res result) move {
 			return move{to: state{phase: watching, w: res.w, since: res.since}}
 		case outRequested:
 			logger.V(2).Info("relist requested: list options changed")
-			return move{to: r.syncState(), relist: RelistRequested}
+			return move{to: r.syncState(), relist: relistRequested}
 		}
 		return r.watchFailed(res)
 	case watching:
@@ -335,7 +348,7 @@ func (r *Reflector[T]) next(ctx context.Context, s state, res result) move {
 		switch res.out {
 		case outRequested:
 			logger.V(2).Info("relist requested: list options changed", "resourceVersion", r.LastSyncResourceVersion())
-			return move{to: r.syncState(), relist: RelistRequested}
+			return move{to: r.syncState(), relist: relistRequested}
 		case outRejected:
 			// Not applied, reported, and backed off like a failed request
 			// whatever the watch delivered before; resumed from the last
@@ -348,7 +361,7 @@ func (r *Reflector[T]) next(ctx context.Context, s state, res result) move {
 			r.rejectedRun++
 			if r.rejectedRun > maxRejectedWatches {
 				logger.V(2).Info("watches keep ending in events that cannot be applied; relisting", "resourceVersion", r.LastSyncResourceVersion())
-				return move{to: r.syncState(), relist: RelistUndecodable, pause: pauseBackoff, after: res.err}
+				return move{to: r.syncState(), relist: relistUndecodable, pause: pauseBackoff, after: res.err}
 			}
 			return move{to: state{phase: resume}, pause: pauseBackoff, after: res.err}
 		case outClosed:
@@ -381,9 +394,9 @@ func (r *Reflector[T]) watchFailed(res result) move {
 	var m move
 	switch res.out {
 	case outExpired:
-		m = move{to: r.syncState(), relist: RelistExpired}
+		m = move{to: r.syncState(), relist: relistExpired}
 	case outInvalid:
-		m = move{to: r.syncState(), relist: RelistRejected}
+		m = move{to: r.syncState(), relist: relistRejected}
 	default:
 		m = move{to: state{phase: resume}}
 	}

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 // The Run loop's transitions, state by state: each case puts a Reflector in
@@ -88,7 +90,7 @@ type transitionCase struct {
 	// from is the state; set prepares the Reflector (its memory, the source's
 	// answers) and returns the state's watch for watching.
 	from phase
-	set  func(r *Reflector[cmObj], lw *script, t *RelistTrigger)
+	set  func(r *Reflector[cmObj], lw *script, t *relist.Trigger)
 	// evs are what the watch of a watching case delivers once it has been
 	// open open; closed closes it then.
 	evs    []watch.Event
@@ -100,7 +102,7 @@ type transitionCase struct {
 	out    outcome
 	to     phase
 	pause  pause
-	relist RelistCause
+	relist relistCause
 	report bool
 	// check checks what the Reflector remembers afterwards.
 	check func(t *testing.T, r *Reflector[cmObj])
@@ -111,7 +113,7 @@ func TestTransitions(t *testing.T) {
 	cases := []transitionCase{
 		// initialEvents
 		{name: "initial events end", from: initialEvents,
-			set: func(r *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.watch = watchAnswer(events(false, watch.Event{Type: watch.Added, Object: stateCM("a", "3")}, endOfInitialEvents("5")), nil)
 			},
 			out: outSynced, to: watching,
@@ -121,7 +123,7 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "server refuses WatchList", from: initialEvents,
-			set: func(r *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.watch = watchAnswer(nil, apierrors.NewBadRequest("sendInitialEvents unsupported"))
 			},
 			out: outRefused, to: listing,
@@ -131,7 +133,7 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "initial events never end", from: initialEvents,
-			set: func(r *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				r.opts.WatchListTimeout = 5 * time.Second
 				lw.watch = watchAnswer(events(false), nil)
 			},
@@ -142,7 +144,7 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "initial event refused", from: initialEvents,
-			set: func(r *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.watch = watchAnswer(events(false, watch.Event{Type: watch.Added, Object: stateCM("", "3")}), nil)
 			},
 			out: outRejected, to: listing, pause: pauseBackoff, report: true,
@@ -152,7 +154,7 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "WatchList fails", from: initialEvents,
-			set: func(r *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.watch = watchAnswer(nil, boom)
 			},
 			out: outFailed, to: listing, report: true,
@@ -171,7 +173,7 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "relist", from: listing,
-			set: func(r *Reflector[cmObj], _ *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], _ *script, _ *relist.Trigger) {
 				r.listedOnce = true
 			},
 			out: outSynced, to: resume,
@@ -181,19 +183,19 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "LIST with an item refused", from: listing,
-			set: func(r *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.list = func(context.Context) (*ListResult[cmObj], error) {
 					return &ListResult[cmObj]{Items: []cmObj{stateCM("", "3")}, ResourceVersion: "10"}, nil
 				}
 			},
 			out: outRejected, to: initialEvents, pause: pauseBackoff, report: true},
 		{name: "LIST fails", from: listing,
-			set: func(r *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.list = func(context.Context) (*ListResult[cmObj], error) { return nil, apierrors.NewForbidden(gr, "", boom) }
 			},
 			out: outFailed, to: initialEvents, pause: pauseBackoff, report: true},
 		{name: "LIST fails, WatchList given up", from: listing,
-			set: func(r *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				r.noWatchList = true
 				lw.list = func(context.Context) (*ListResult[cmObj], error) { return nil, boom }
 			},
@@ -208,22 +210,22 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "relist requested before the watch", from: resume,
-			set: func(_ *Reflector[cmObj], _ *script, trig *RelistTrigger) {
+			set: func(_ *Reflector[cmObj], _ *script, trig *relist.Trigger) {
 				trig.Fire()
 			},
-			out: outRequested, to: initialEvents, relist: RelistRequested},
+			out: outRequested, to: initialEvents, relist: relistRequested},
 		{name: "watch answered 410", from: resume,
-			set: func(_ *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(_ *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.watch = watchAnswer(nil, apierrors.NewResourceExpired("too old"))
 			},
-			out: outExpired, to: initialEvents, relist: RelistExpired, pause: pauseBackoff, report: true},
+			out: outExpired, to: initialEvents, relist: relistExpired, pause: pauseBackoff, report: true},
 		{name: "watch answered 422", from: resume,
-			set: func(_ *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(_ *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.watch = watchAnswer(nil, apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, "", nil))
 			},
-			out: outInvalid, to: initialEvents, relist: RelistRejected, pause: pauseBackoff, report: true},
+			out: outInvalid, to: initialEvents, relist: relistRejected, pause: pauseBackoff, report: true},
 		{name: "watch forbidden", from: resume,
-			set: func(_ *Reflector[cmObj], lw *script, _ *RelistTrigger) {
+			set: func(_ *Reflector[cmObj], lw *script, _ *relist.Trigger) {
 				lw.watch = watchAnswer(nil, apierrors.NewForbidden(gr, "", boom))
 			},
 			out: outFailed, to: resume, pause: pauseBackoff, report: true,
@@ -244,8 +246,8 @@ func TestTransitions(t *testing.T) {
 			closed: true,
 			out:    outClosed, to: resume, check: backoffReset},
 		{name: "relist requested while watching", from: watching,
-			set: func(_ *Reflector[cmObj], _ *script, trig *RelistTrigger) { trig.Fire() },
-			out: outRequested, to: initialEvents, relist: RelistRequested},
+			set: func(_ *Reflector[cmObj], _ *script, trig *relist.Trigger) { trig.Fire() },
+			out: outRequested, to: initialEvents, relist: relistRequested},
 		{name: "event refused", from: watching, open: 5 * time.Second,
 			evs: []watch.Event{{Type: watch.Modified, Object: stateCM("a", "x")}},
 			out: outRejected, to: resume, pause: pauseBackoff,
@@ -255,13 +257,13 @@ func TestTransitions(t *testing.T) {
 				}
 			}},
 		{name: "event refused, fourth watch in a row", from: watching, open: 5 * time.Second,
-			set: func(r *Reflector[cmObj], _ *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], _ *script, _ *relist.Trigger) {
 				r.rejectedRun = maxRejectedWatches
 			},
 			evs: []watch.Event{{Type: watch.Modified, Object: &corev1.Secret{}}},
-			out: outRejected, to: initialEvents, relist: RelistUndecodable, pause: pauseBackoff},
+			out: outRejected, to: initialEvents, relist: relistUndecodable, pause: pauseBackoff},
 		{name: "event refused after progress", from: watching, open: 5 * time.Second,
-			set: func(r *Reflector[cmObj], _ *script, _ *RelistTrigger) {
+			set: func(r *Reflector[cmObj], _ *script, _ *relist.Trigger) {
 				r.rejectedRun = maxRejectedWatches
 			},
 			evs: []watch.Event{{Type: watch.Modified, Object: stateCM("a", "11")}, {Type: watch.Modified, Object: stateCM("a", "9")}},
@@ -273,13 +275,13 @@ func TestTransitions(t *testing.T) {
 			}},
 		{name: "ERROR 410", from: watching, open: 5 * time.Second,
 			evs: errorWatch(apierrors.NewResourceExpired("too old")),
-			out: outExpired, to: initialEvents, relist: RelistExpired, pause: pauseBackoff, report: true},
+			out: outExpired, to: initialEvents, relist: relistExpired, pause: pauseBackoff, report: true},
 		{name: "ERROR 410 after two minutes", from: watching, open: 2 * time.Minute,
 			evs: errorWatch(apierrors.NewGone("gone")),
-			out: outExpired, to: initialEvents, relist: RelistExpired, report: true, check: backoffReset},
+			out: outExpired, to: initialEvents, relist: relistExpired, report: true, check: backoffReset},
 		{name: "ERROR 400", from: watching, open: 5 * time.Second,
 			evs: errorWatch(apierrors.NewBadRequest("bad resourceVersion")),
-			out: outInvalid, to: initialEvents, relist: RelistRejected, pause: pauseBackoff, report: true},
+			out: outInvalid, to: initialEvents, relist: relistRejected, pause: pauseBackoff, report: true},
 		{name: "ERROR 500", from: watching, open: 5 * time.Second,
 			evs: errorWatch(apierrors.NewInternalError(boom)),
 			out: outFailed, to: resume, pause: pauseBackoff, report: true},
@@ -294,10 +296,10 @@ func TestTransitions(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				trig := NewRelistTrigger()
+				trig := relist.NewTrigger()
 				lw := &script{watch: watchAnswer(events(false), nil)}
 				r := New[cmObj](lw, nopSink{}, Options{Name: "configmaps", Relist: trig})
-				r.requested = trig.armed()
+				r.requested = trig.Armed()
 				r.backoff.next() // backing off, so that a reset shows
 				r.setLastRV("10")
 				s := state{phase: c.from}

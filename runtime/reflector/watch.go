@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -132,7 +133,7 @@ func (r *Reflector[T]) read(ctx context.Context, w watch.Interface, since time.T
 			m.WatchDone(res.open, res.err)
 		}
 	}()
-	if fired(r.requested) {
+	if relist.Fired(r.requested) {
 		// The options changed while listing: the watch (a WatchList's)
 		// carries the old selection.
 		return result{out: outRequested}
@@ -253,16 +254,16 @@ func (r *Reflector[T]) bookmarkRV(obj runtime.Object) (string, error) {
 }
 
 // reject reports err, the reason a watch event was refused, counts it
-// (RejectMetrics) and returns it.
+// (Metrics.Rejected) and returns it.
 func (r *Reflector[T]) reject(ctx context.Context, err error) error {
 	r.report(ctx, r.counted(err))
 	return err
 }
 
 // counted counts err, the reason an event, a LIST or a WatchList's initial
-// stream was refused (RejectMetrics), and returns it.
+// stream was refused (Metrics.Rejected), and returns it.
 func (r *Reflector[T]) counted(err error) error {
-	if m, ok := r.opts.Metrics.(RejectMetrics); ok {
+	if m := r.opts.Metrics; m != nil {
 		m.Rejected(err)
 	}
 	return err
