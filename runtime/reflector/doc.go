@@ -29,16 +29,16 @@
 //   - Backoff jitter stays below the cap (see Options.MaxBackoff: 500ms
 //     doubling to 2s), it resets after a healthy watch that stayed open a
 //     second rather than after two quiet minutes, a 429's Retry-After is
-//     honoured exactly, and a watch that ends within a second of its start is backed
-//     off whatever it delivered (client-go backs off only watches without
-//     events, so a server that closes each watch after one event is
-//     hammered).
+//     honoured exactly, and a watch that ends within a second of its start
+//     is backed off whatever it delivered (client-go backs off only watches
+//     without events, so a server that closes each watch after one event
+//     is hammered).
 //   - Retries are paced per informer, not per Reflector: the Reflectors
 //     of an informer (one per namespace of a multi-namespace one) share a
 //     request budget (Options.Budget) of one request a second for every
-//     request they make while backing off, so N failing namespaces do not make N times the
-//     requests (controller-runtime's multi-namespace cache runs an
-//     informer, and a backoff, per namespace).
+//     request they make while backing off, so N failing namespaces do not
+//     make N times the requests (controller-runtime's multi-namespace
+//     cache runs an informer, and a backoff, per namespace).
 //   - A watch the server rejects (400, 422, 410) relists; client-go retries
 //     a rejected resourceVersion forever.
 //   - What a broken server or proxy sends is refused by one rule, below
