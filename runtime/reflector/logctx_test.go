@@ -18,12 +18,12 @@ import (
 )
 
 // A standalone Reflector names itself once under "resource"; inside a ctx
-// that LogContext marked with its name it adds nothing; inside one marked
+// that logctx.With marked with its name it adds nothing; inside one marked
 // with another name it adds its own.
 func TestReflectorLogKey(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		outer string // LogContext applied before Run, "" for none
+		outer string // logctx.With applied before Run, "" for none
 		want  string // the "resource" values each line must carry, in order
 	}{
 		{"standalone", "", `"resource"="cms"`},

@@ -120,7 +120,7 @@ type Reflector[T store.Obj] struct {
 	resumeRV    uint64 // lastRV as a number, 0 before the first sync
 	rejectedRun int    // watches in a row ended by a rejected event, without progress
 	// requested is closed when Options.Relist fires after the last sync
-	// began (nil without a trigger: never).
+	// step (initialEvents, listing) began (nil without a trigger: never).
 	requested <-chan struct{}
 }
 

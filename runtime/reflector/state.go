@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -57,14 +58,15 @@ const (
 	// stream's content refused moves to listing after a backoff step.
 	initialEvents phase = iota + 1
 	// listing: the Sink's content is to be (re)built by a LIST (all its
-	// pages), for WatchList is off or given up, or failed this time. Synced,
+	// pages): WatchList is off, given up, or failed this time. Synced,
 	// it moves to resume; failed, it backs off and starts the sync again
 	// (syncState).
 	listing
 	// resume: the Sink holds the server's state up to
 	// LastSyncResourceVersion and no watch is open. The step opens one from
 	// there; the first after the initial LIST takes no Budget turn (see
-	// Budget), any other waits for one while the Reflector backs off.
+	// Options.Budget), any other waits for one while the Reflector backs
+	// off.
 	// Opened, it moves to watching and the Reflector is synced; a 410 or a
 	// 400/422 relists after a backoff step; another failure backs off and
 	// resumes again; Options.Relist having fired relists at once.
@@ -279,7 +281,8 @@ func (r *Reflector[T]) step(ctx context.Context, s state) result {
 	case watching:
 		return r.read(ctx, s.w, s.since)
 	}
-	return result{out: outDone}
+	// Not a state: next starts a sync after a backoff step.
+	return result{out: outFailed, err: fmt.Errorf("reflector %s: no state %d", r.opts.Name, s.phase)}
 }
 
 // next is the transition function: from state s, after the step's result

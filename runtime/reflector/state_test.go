@@ -381,11 +381,12 @@ func (w *timedWatch) Stop()                          { w.once.Do(func() { close(
 func (w *timedWatch) ResultChan() <-chan watch.Event { return w.ch }
 
 // TestTransitionsTotal checks that next has an answer for every state and
-// outcome, a step cannot produce too (a defensive default), and that only
-// watching holds a watch.
+// outcome, even those a step cannot produce (a defensive default), that only
+// watching holds a watch, and that a step from no state fails rather than
+// ending the loop.
 func TestTransitionsTotal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		for _, p := range []phase{initialEvents, listing, resume, watching} {
+		for _, p := range []phase{initialEvents, listing, resume, watching, 0} {
 			for o := outSynced; o <= outFailed; o++ {
 				r := New[cmObj](&script{}, nopSink{}, Options{})
 				res := result{out: o, err: fmt.Errorf("%v", o)}
@@ -403,6 +404,10 @@ func TestTransitionsTotal(t *testing.T) {
 					stopWatch(res.w)
 				}
 			}
+		}
+		r := New[cmObj](&script{}, nopSink{}, Options{})
+		if res := r.step(t.Context(), state{}); res.out != outFailed {
+			t.Errorf("a step from no state: %v, want %v (then a sync)", res.out, outFailed)
 		}
 	})
 }
