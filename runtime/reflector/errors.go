@@ -49,6 +49,8 @@ var ErrInvalidResourceVersion = errors.New("invalid resourceVersion")
 // instead of missed; after three such watches in a row without progress it
 // relists (see the package doc, "Hostile servers"). A ListerWatcher whose
 // stream lost its framing sends one such event and then closes the watch.
+// It is public for ListerWatchers written outside the runtime, which report
+// an undecodable event the same way.
 type MalformedObject struct {
 	Err error
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/internal/scope"
 )
 
-// Options configures New. The zero value is usable.
+// Options configures New; informers and the factory take it as
+// informer.Options.Reflector and factory.Options.Reflector. The zero value
+// is usable.
 type Options struct {
 	// Name appears in logs and errors, e.g. "foos.samplecontroller.example.com".
 	Name string

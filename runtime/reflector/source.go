@@ -28,8 +28,9 @@ type ListerWatcher[T any] interface {
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
-// Sink receives what the Reflector sees. *fifo.FIFO[T] satisfies it. The
-// Reflector calls Add, Update, Delete and Replace from its Run goroutine.
+// Sink receives what the Reflector sees (New's second argument, hence
+// public: a Reflector can feed a Sink of one's own). *fifo.FIFO[T]
+// satisfies it. The Reflector calls Add, Update, Delete and Replace from its Run goroutine.
 // None of them should block for long: the watch is not read while they run.
 // There is no resync here: the informer resyncs each handler from its cache.
 type Sink[T any] interface {
