@@ -49,9 +49,10 @@ type Options struct {
 	// stayed open a second and did not end in a refused event starts again
 	// from InitialBackoff. An event or a LIST the Reflector refuses counts
 	// as a failure (see the package doc, "Hostile servers"). The request
-	// after the wait also waits for its turn of Options.Budget; with a Budget of interval I shared by n
-	// Reflectors, each one's step is capped at max(I, MaxBackoff − (n−1)·I),
-	// so that no wait exceeds max(MaxBackoff, n·I).
+	// after the wait also waits for its turn of Options.Budget; with a
+	// Budget of interval I shared by n Reflectors, each one's step is
+	// capped at max(I, MaxBackoff − (n−1)·I), so that no wait exceeds
+	// max(MaxBackoff, n·I).
 	InitialBackoff, MaxBackoff time.Duration
 	// Metrics, when not nil, observes lists, watches, relists, events and
 	// what the Reflector refuses (see Metrics).

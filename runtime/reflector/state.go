@@ -21,24 +21,26 @@ import (
 // report, a relist counted, a wait). The states are kube-rs's
 // watcher::State in Go; the transitions:
 //
-//	from           outcome                   to
-//	initialEvents  synced                    watching, on the same watch
-//	               refused, timedOut         listing, WatchList given up
-//	               failed                    listing
-//	               rejected                  listing, after a backoff step
-//	listing        synced                    resume
-//	               rejected, failed          sync, after a backoff step
-//	resume         opened                    watching
-//	               requested                 sync
-//	               expired, invalid          sync, after a backoff step
-//	               failed                    resume, after a backoff step
-//	watching       closed                    resume: after a backoff step if it was open < shortWatch,
-//	                                         a Budget turn if < longWatch, else at once
-//	               requested                 sync
-//	               rejected                  resume (sync after maxRejectedWatches+1 in a row),
-//	                                         after a backoff step
-//	               expired, invalid          sync, after a backoff step unless open ≥ longWatch
-//	               failed                    resume, after a backoff step
+//	from           outcome           to
+//	initialEvents  synced            watching, on the same watch
+//	               refused, timedOut listing, WatchList given up
+//	               failed            listing
+//	               rejected          listing, after a backoff step
+//	listing        synced            resume
+//	               rejected, failed  sync, after a backoff step
+//	resume         opened            watching
+//	               requested         sync
+//	               expired, invalid  sync, after a backoff step
+//	               failed            resume, after a backoff step
+//	watching       closed            resume: after a backoff step if it was
+//	                                 open < shortWatch, a Budget turn if
+//	                                 < longWatch, else at once
+//	               requested         sync
+//	               rejected          resume (sync after maxRejectedWatches+1
+//	                                 in a row), after a backoff step
+//	               expired, invalid  sync, after a backoff step unless it
+//	                                 was open ≥ longWatch
+//	               failed            resume, after a backoff step
 //
 // where sync is initialEvents, or listing when WatchList is off or given up
 // (syncState), and any outcome ends the loop once ctx has ended.
