@@ -84,7 +84,7 @@ func (s *sourceStats) check(b *testing.B, impl string, n int) {
 // remainingItemCount an API server reports on a paged LIST of everything (by
 // which the Reflector sizes its buffer once). It is a typed
 // reflector.ListerWatcher[T], so informer.New copies each page into the
-// untyped slice its core holds (16 B per item, see reflector.Untyped); the
+// untyped slice its core holds (16 B per item, as the runtime's untyped adapter does); the
 // factory's REST source, which generated code runs, decodes into that slice
 // directly.
 type ourSource[T store.Object[T]] struct {

@@ -48,7 +48,7 @@
 // controller-runtime has such families.
 //
 // RuntimeMetrics feeds further informergen_ families from the runtime's
-// hooks (reflector.Metrics, reflector.RejectMetrics, informer.Metrics): LIST
+// hooks (reflector.Metrics, informer.Metrics): LIST
 // durations, WATCH counts and durations, relists by cause, watch events by
 // type, events and LISTs the Reflector refused to apply by reason
 // (informergen_reflector_rejected_total: a broken server or proxy), the time

@@ -24,11 +24,12 @@ import (
 //	informergen_reflector_last_sync_timestamp_seconds    gauge     {resource}
 //	informergen_handler_deliveries_total                 counter   {resource, handler, event}
 //
-// result is "success" or "error"; cause is reflector.RelistCause's String;
-// type is the watch event type; handler is the Registration's name. The
-// rejected family counts what the Reflector refused to apply (a watch event,
-// or a whole LIST or WatchList initial stream: reflector.RejectMetrics, and
-// the reflector package doc, "Hostile servers"), by reason: "malformed"
+// result is "success" or "error"; cause is the one reflector.Metrics.Relist
+// is given; type is the watch event type; handler is the Registration's
+// name. The rejected family counts what the Reflector refused to apply (a
+// watch event, or a whole LIST or WatchList initial stream:
+// reflector.Metrics.Rejected, and the reflector package doc, "Hostile
+// servers"), by reason: "malformed"
 // (reflector.ErrMalformedEvent: undecodable, not the informer's type, an
 // unknown event type), "invalid_object" (ErrInvalidObject: no valid key),
 // "invalid_resource_version" (ErrInvalidResourceVersion) or
@@ -97,8 +98,7 @@ func NewRuntimeMetrics(reg prom.Registerer) (*RuntimeMetrics, error) {
 
 // Reflector returns the hooks of the Reflector(s) of resource (the
 // "resource" label): set them as reflector.Options.Metrics, or return them
-// from factory.Options.Metrics as Hooks.Reflector. They implement
-// reflector.RejectMetrics too.
+// from factory.Options.Metrics as Hooks.Reflector.
 func (m *RuntimeMetrics) Reflector(resource string) reflector.Metrics {
 	r := &reflectorHooks{
 		listOK:   m.lists.WithLabelValues(resource, "success"),
@@ -151,7 +151,7 @@ var rejectReasons = []struct {
 	{reflector.ErrMalformedEvent, "malformed"},
 }
 
-// Rejected implements reflector.RejectMetrics.
+// Rejected implements reflector.Metrics.
 func (r *reflectorHooks) Rejected(err error) {
 	for _, reason := range rejectReasons {
 		if errors.Is(err, reason.err) {
@@ -180,7 +180,7 @@ func (r *reflectorHooks) WatchStarted(err error) {
 
 func (r *reflectorHooks) WatchDone(d time.Duration, _ error) { r.watchDur.Observe(d.Seconds()) }
 
-func (r *reflectorHooks) Relist(c reflector.RelistCause) { r.relists.WithLabelValues(c.String()).Inc() }
+func (r *reflectorHooks) Relist(cause string) { r.relists.WithLabelValues(cause).Inc() }
 
 func (r *reflectorHooks) Event(t watch.EventType) {
 	if c, ok := r.byType[t]; ok {

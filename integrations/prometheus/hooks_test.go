@@ -171,9 +171,6 @@ func TestRejectedMetric(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := m.Reflector("configmaps.v1").(reflector.RejectMetrics); !ok {
-			t.Fatal("the Reflector hooks do not implement reflector.RejectMetrics")
-		}
 		lw := &rejectingLW{Source: runtimetest.NewSource(runtimetest.SourceOptions{}, cm("a"), cm("b"))}
 		noWL := false
 		inf := informer.New[*corev1.ConfigMap](lw, informer.Options[*corev1.ConfigMap]{

@@ -18,6 +18,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/scope"
 	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -183,10 +184,10 @@ func reflectorDefaults(ro reflector.Options, name string, namespaced bool) refle
 	if ro.Name == "" {
 		ro.Name = name
 	}
-	if ro.Scope == reflector.ScopeUnknown {
-		ro.Scope = reflector.ScopeCluster
+	if ro.Scope == scope.Unknown {
+		ro.Scope = scope.Cluster
 		if namespaced {
-			ro.Scope = reflector.ScopeNamespaced
+			ro.Scope = scope.Namespaced
 		}
 	}
 	return ro

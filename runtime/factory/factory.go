@@ -17,6 +17,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
@@ -309,7 +310,7 @@ func (f *Factory) startLocked(ctx context.Context, e *entry) {
 		defer cancel()
 		// The informer's name, unless Options.Types overrode it; if it
 		// differs, the informer adds its own (under the same key).
-		ctx := reflector.LogContext(ctx, e.shared.Name())
+		ctx := logctx.With(ctx, e.shared.Name())
 		logger := klog.FromContext(ctx)
 		if err := e.shared.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			logger.Error(err, "informer stopped")

@@ -10,6 +10,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
@@ -55,10 +56,10 @@ func (typ Type[T]) info() *typeInfo {
 		listerWatcher: func(lw any) (func(string) reflector.ListerWatcher[cache.Obj], bool) {
 			switch lw := lw.(type) {
 			case reflector.ListerWatcher[T]:
-				u := reflector.Untyped(lw)
+				u := untypedlw.New(lw)
 				return func(string) reflector.ListerWatcher[cache.Obj] { return u }, false
 			case func(string) reflector.ListerWatcher[T]:
-				return func(ns string) reflector.ListerWatcher[cache.Obj] { return reflector.Untyped(lw(ns)) }, true
+				return func(ns string) reflector.ListerWatcher[cache.Obj] { return untypedlw.New(lw(ns)) }, true
 			}
 			panic(fmt.Sprintf("factory: the ListerWatcher override of %s is %T, not a reflector.ListerWatcher[%T] or a func(string) reflector.ListerWatcher[%[2]T]", typ.key(), lw, *new(T)))
 		},

@@ -64,7 +64,7 @@
 //     stops the same way (its listeners drop their pending notifications);
 //     work that must finish belongs in the work queue (ShutDownWithDrain).
 //   - Logging is contextual (klog.FromContext of Run's ctx) and names the
-//     resource once, under "resource" (reflector.LogContext): Run adds it
+//     resource once, under "resource" (logctx.With, internal): Run adds it
 //     unless its caller (the factory) already did for the same name, and
 //     its Reflectors add nothing more (each namespace's Reflector of a
 //     multi-namespace informer adds "namespace"). Handler goroutines add
@@ -79,7 +79,7 @@
 //     its own namespace) and one cache. Listers, indexes, handlers and
 //     HasSynced then work unchanged, and a cross-namespace List or index
 //     lookup is one query, not a merge. Its Reflectors share one request
-//     budget (reflector.Budget): while they back off, the informer makes
+//     budget (budget.Budget, internal): while they back off, the informer makes
 //     about one request a second however many namespaces fail, not one
 //     per namespace.
 //

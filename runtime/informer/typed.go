@@ -6,6 +6,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
@@ -28,7 +29,7 @@ func (i *Informer[T]) s() *core.Shared { return (*core.Shared)(i) }
 // New returns an informer over lw. It starts nothing: handlers and indexers
 // may be added before Run, and Indexer() is usable (empty) at once.
 func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
-	return (*Informer[T])(core.NewShared(reflector.Untyped(lw), reflect.TypeFor[T](), opts.core()))
+	return (*Informer[T])(core.NewShared(untypedlw.New(lw), reflect.TypeFor[T](), opts.core()))
 }
 
 // NamespaceSource is one namespace of a multi-namespace informer: the
@@ -56,7 +57,7 @@ type NamespaceSource[T any] struct {
 func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Options[T]) *Informer[T] {
 	untyped := make([]core.NamespaceSource, len(sources))
 	for n, src := range sources {
-		untyped[n] = core.NamespaceSource{Namespace: src.Namespace, ListerWatcher: reflector.Untyped(src.ListerWatcher)}
+		untyped[n] = core.NamespaceSource{Namespace: src.Namespace, ListerWatcher: untypedlw.New(src.ListerWatcher)}
 	}
 	return (*Informer[T])(core.NewSharedMultiNamespace(untyped, reflect.TypeFor[T](), opts.core()))
 }

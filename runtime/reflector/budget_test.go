@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/budget"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
@@ -73,9 +74,9 @@ func TestBudgetIsSharedByItsReflectors(t *testing.T) {
 		name := fmt.Sprintf("%d reflectors, %s", tc.n, map[bool]string{false: "a budget each", true: "one budget"}[shared])
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var budget *reflector.Budget
+				var b *budget.Budget
 				if shared {
-					budget = reflector.NewBudget(0)
+					b = budget.New(0)
 				}
 				var lws []*downLW
 				var hs []*harness
@@ -84,7 +85,7 @@ func TestBudgetIsSharedByItsReflectors(t *testing.T) {
 					lw := &downLW{Source: src}
 					lw.down.Store(true)
 					lws = append(lws, lw)
-					hs = append(hs, start(t, lw, src, reflector.Options{WatchList: &no, Budget: budget}))
+					hs = append(hs, start(t, lw, src, reflector.Options{WatchList: &no, Budget: b}))
 				}
 				began := time.Now()
 				time.Sleep(time.Minute)
@@ -132,16 +133,16 @@ func TestBudgetIsSharedByItsReflectors(t *testing.T) {
 // server ends it after more than a minute, is resumed at once.
 func TestBudgetDoesNotDelayAHealthyReflector(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		budget := reflector.NewBudget(0)
+		b := budget.New(0)
 		bad := &downLW{Source: runtimetest.NewSource[obj](runtimetest.SourceOptions{})}
 		bad.down.Store(true)
-		start(t, bad, bad.Source, reflector.Options{WatchList: &no, Budget: budget})
+		start(t, bad, bad.Source, reflector.Options{WatchList: &no, Budget: b})
 		time.Sleep(10 * time.Second) // the failing one uses every turn by now
 
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		good := &downLW{Source: src}
 		began := time.Now()
-		h := start(t, good, src, reflector.Options{WatchList: &no, Budget: budget})
+		h := start(t, good, src, reflector.Options{WatchList: &no, Budget: b})
 		synctest.Wait()
 		if reqs := good.requests(); len(reqs) != 2 || reqs[1] != began {
 			t.Fatalf("healthy reflector's first requests at %v, want a LIST and a WATCH at once", reqs)

@@ -9,12 +9,13 @@
 //     Options.ObjectType narrows it for the informer's untyped core (where T
 //     is cache.Obj). A watch event whose object is not of that type is
 //     refused (ErrMalformedEvent; see "Hostile servers" below).
-//   - One state machine, one goroutine, no resync (the informer resyncs each
-//     handler from its cache): sync (WatchList, or a LIST) → watch → on
-//     server close resume from the last resourceVersion, on 410 Gone/Expired,
-//     400 or 422 relist, on other errors back off and watch again.
-//     client-go relists after most watch errors; resuming is cheaper and just
-//     as safe, because a stale resourceVersion answers 410 and forces the relist.
+//   - One state machine (see "States" below), one goroutine, no resync (the
+//     informer resyncs each handler from its cache): sync (WatchList, or a
+//     LIST) → watch → on server close resume from the last resourceVersion,
+//     on 410 Gone/Expired, 400 or 422 relist, on other errors back off and
+//     watch again. client-go relists after most watch errors; resuming is
+//     cheaper and just as safe, because a stale resourceVersion answers 410
+//     and forces the relist.
 //   - Lists are consistent reads (resourceVersion ""), in one request unless
 //     Options.PageSize asks for pages. client-go's first list uses "0" (any
 //     staleness) and turns paging off for later relists to hit the watch
@@ -27,17 +28,17 @@
 //     older server is a LIST that reads etcd whole; set a PageSize there.
 //   - Backoff jitter stays below the cap (see Options.MaxBackoff: 500ms
 //     doubling to 2s), it resets after a healthy watch that stayed open a
-//     second rather than after two quiet minutes, a 429's Retry-After is honoured
-//     exactly, and a watch that ends within a second of its start is backed
-//     off whatever it delivered (client-go backs off only watches without
-//     events, so a server that closes each watch after one event is
-//     hammered).
+//     second rather than after two quiet minutes, a 429's Retry-After is
+//     honoured exactly, and a watch that ends within a second of its start
+//     is backed off whatever it delivered (client-go backs off only watches
+//     without events, so a server that closes each watch after one event
+//     is hammered).
 //   - Retries are paced per informer, not per Reflector: the Reflectors
 //     of an informer (one per namespace of a multi-namespace one) share a
-//     Budget of one request a second for every request they make while
-//     backing off, so N failing namespaces do not make N times the
-//     requests (controller-runtime's multi-namespace cache runs an
-//     informer, and a backoff, per namespace).
+//     request budget (Options.Budget) of one request a second for every
+//     request they make while backing off, so N failing namespaces do not
+//     make N times the requests (controller-runtime's multi-namespace
+//     cache runs an informer, and a backoff, per namespace).
 //   - A watch the server rejects (400, 422, 410) relists; client-go retries
 //     a rejected resourceVersion forever.
 //   - What a broken server or proxy sends is refused by one rule, below
@@ -50,8 +51,49 @@
 //     (ErrInitialEventsTimeout), are remembered for the Reflector's lifetime;
 //     a transient WatchList failure falls back to LIST once.
 //   - ListOptions may change while it runs (a ListerWatcher whose Tweak
-//     reads a shard's selector): a RelistTrigger (Options.Relist) stops the
+//     reads a shard's selector): the trigger in Options.Relist stops the
 //     watch and relists with them. client-go's Reflector cannot be told.
+//
+// # States
+//
+// Run is a loop over four states; each does one thing and its outcome
+// alone decides the next (state.go holds them, with the transitions in one
+// function):
+//
+//   - initialEvents (a sync by WatchList): opens a watch with
+//     sendInitialEvents=true and reads its events up to the
+//     initial-events-end bookmark, then hands them to Sink.Replace. Synced:
+//     watching, on the same watch, and the Reflector is synced. The server
+//     refusing WatchList (400, 422, 405, 406) or not ending the initial
+//     stream within Options.WatchListTimeout (ErrInitialEventsTimeout):
+//     listing, at once, and LIST from then on. The stream's content
+//     refused: listing after a backoff step, WatchList again at the next
+//     sync. Another failure: listing at once,
+//     this time only.
+//   - listing (a sync by LIST, when WatchList is off, given up or failed
+//     this time): a LIST of every page, handed to Sink.Replace. Synced:
+//     resume. Failed, or an item refused: a backoff step, then the sync
+//     again (initialEvents unless WatchList is off or given up).
+//   - resume (the Sink holds the server's state up to
+//     LastSyncResourceVersion, no watch is open): opens a watch from there.
+//     Accepted: watching, and the Reflector is synced. 410: relist (cause
+//     "expired"); 400 or 422: relist ("rejected"); both after a backoff
+//     step; another failure (a 403, a 503): a backoff step and resume again.
+//     Options.Relist having fired: relist ("requested") at once.
+//   - watching (a watch is open): applies its events to the Sink, bookmarks
+//     moving LastSyncResourceVersion. Closed by the server: resume, after a
+//     backoff step if it lasted less than a second, at the next free turn
+//     of the Budget if less than a minute, else at once. An event refused:
+//     a backoff step, then resume from the last resourceVersion applied, or
+//     relist ("undecodable") when more than three watches in a row ended so
+//     without progress. An ERROR event: as a failure in resume, except that
+//     a relist after a watch that stayed open a minute goes at once.
+//     Options.Relist firing: relist ("requested") at once. A watch that
+//     stayed open a second and did not end in a refused event resets the
+//     backoff.
+//
+// Run starts with a sync (cause "initial"). The causes are what
+// Metrics.Relist receives.
 //
 // # Hostile servers
 //
@@ -68,13 +110,13 @@
 //  2. is reported (LastError, Options.WatchErrorHandler; the error wraps
 //     ErrMalformedEvent, ErrInvalidObject, ErrInvalidResourceVersion or
 //     ErrStaleResourceVersion and names the resource and key, never the
-//     object's content) and counted (RejectMetrics.Rejected, and
+//     object's content) and counted (Metrics.Rejected, and
 //     Metrics.WatchDone with that error);
 //  3. ends the watch, and the next one waits a backoff step, exactly as
 //     after a failed request, and its turn of the informer's request
 //     Budget; it resumes from the last resourceVersion applied, so a change
 //     the event garbled is read again; when more than three watches in a
-//     row end so without progress, the Reflector relists (RelistUndecodable).
+//     row end so without progress, the Reflector relists ("undecodable").
 //
 // Only a watch that stayed open a second and did not end in a refused event
 // resets the backoff, and until then every request (a LIST after a failure,
@@ -87,12 +129,13 @@
 // budget being per informer, not per Reflector; and as no wait exceeds
 // max(Options.MaxBackoff, one second per Reflector of the informer), 2s for
 // one or two namespaces, its cache equals the server's within that bound
-// once the server is healthy again (see Budget). A LIST, or a WatchList's
-// initial stream, with an item that would be refused the same way is not
-// applied at all (a partial list would delete what it lacks): it fails, is
-// reported and counted the same way (Metrics.ListDone gets the error), and
-// is retried with backoff until the server sends a valid one; until then a
-// new informer does not sync and WaitForCacheSync's error names the fault.
+// once the server is healthy again (see Options.Budget). A LIST, or a
+// WatchList's initial stream, with an item that would be refused the same
+// way is not applied at all (a partial list would delete what it lacks):
+// it fails, is reported and counted the same way (Metrics.ListDone gets the
+// error), and is retried with backoff until the server sends a valid one;
+// until then a new informer does not sync and WaitForCacheSync's error
+// names the fault.
 // An ERROR event is not a refusal but the server's answer, handled as a
 // failed request (relisting for 410, 400 and 422).
 //
@@ -124,8 +167,8 @@
 // resourceVersions, and resumes only from valid ones.
 //
 // Logging goes to klog.FromContext(ctx), with the resource named once under
-// the key "resource" (LogKey): Run adds resource=Name unless an outer
-// component (the informer, the factory) already named it (LogContext). Errors
-// at the default level, lifecycle at V(2), per-watch chatter at V(4). Only
-// resource names, keys and resourceVersions are logged, never object contents.
+// the key "resource": Run adds resource=Name unless an outer component (the
+// informer, the factory) already named it. Errors at the default level,
+// lifecycle at V(2), per-watch chatter at V(4). Only resource names, keys
+// and resourceVersions are logged, never object contents.
 package reflector

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/scope"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -26,18 +27,18 @@ import (
 func TestObjectsWithoutValidKeyAreNotStored(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		scope reflector.Scope
+		scope scope.Scope
 		bad   obj
 	}{
-		{"no name", reflector.ScopeUnknown, cm("", "1")},
-		{"slash in name", reflector.ScopeUnknown, cm("x/y", "1")},
-		{"no namespace on a namespaced type", reflector.ScopeNamespaced, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "nons"}}},
-		{"namespace on a cluster-scoped type", reflector.ScopeCluster, cm("withns", "1")},
+		{"no name", scope.Unknown, cm("", "1")},
+		{"slash in name", scope.Unknown, cm("x/y", "1")},
+		{"no namespace on a namespaced type", scope.Namespaced, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "nons"}}},
+		{"namespace on a cluster-scoped type", scope.Cluster, cm("withns", "1")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				good := cm("a", "1")
-				if tc.scope == reflector.ScopeCluster {
+				if tc.scope == scope.Cluster {
 					good.Namespace = ""
 				}
 				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, good, tc.bad) // rv 1, 2

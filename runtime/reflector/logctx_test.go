@@ -12,17 +12,18 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
 // A standalone Reflector names itself once under "resource"; inside a ctx
-// that LogContext marked with its name it adds nothing; inside one marked
+// that logctx.With marked with its name it adds nothing; inside one marked
 // with another name it adds its own.
 func TestReflectorLogKey(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		outer string // LogContext applied before Run, "" for none
+		outer string // logctx.With applied before Run, "" for none
 		want  string // the "resource" values each line must carry, in order
 	}{
 		{"standalone", "", `"resource"="cms"`},
@@ -39,7 +40,7 @@ func TestReflectorLogKey(t *testing.T) {
 					mu.Unlock()
 				}, funcr.Options{Verbosity: 10}))
 				if tc.outer != "" {
-					ctx = reflector.LogContext(ctx, tc.outer)
+					ctx = logctx.With(ctx, tc.outer)
 				}
 				src := runtimetest.NewSource[*corev1.ConfigMap](runtimetest.SourceOptions{})
 				q := fifo.New(fifo.Options[*corev1.ConfigMap]{})

@@ -9,8 +9,8 @@ import (
 // Metrics observes a Reflector (Options.Metrics). The Reflector calls its
 // methods from its Run goroutine, synchronously: they must be cheap and must
 // not block (count, set an atomic; never do I/O). A nil Metrics costs one
-// branch per call site. Embed NoMetrics to implement only some methods. A
-// Metrics that also implements RejectMetrics counts refused events and lists.
+// branch per call site. Embed NoMetrics to implement only some methods (and
+// to keep compiling if a method is added).
 type Metrics interface {
 	// ListDone is called after each LIST of the whole collection (all its
 	// pages) with how long it took and its error (nil on success, when the
@@ -23,9 +23,14 @@ type Metrics interface {
 	// it failed with err, or Run's ctx ended), with how long it was open.
 	WatchDone(d time.Duration, err error)
 	// Relist is called when the Reflector decides to (re)build the Sink's
-	// content, with why; failed attempts are retried without another call
-	// (ListDone reports them).
-	Relist(cause RelistCause)
+	// content, with why: "initial" (the first sync of Run), "expired" (a
+	// 410 on the watch: its resourceVersion was compacted), "rejected" (a
+	// 400 or 422 on the watch: the server rejects its resourceVersion),
+	// "undecodable" (watches kept ending in events the Reflector refused,
+	// see the package doc, "Hostile servers") or "requested" (Options.Relist
+	// fired: the ListOptions changed). Failed attempts are retried without
+	// another call (ListDone reports them).
+	Relist(cause string)
 	// Event is called for every event a watch delivers, with its type
 	// (ERROR and BOOKMARK included); during a WatchList's initial stream,
 	// for its ADDED, MODIFIED and DELETED events only.
@@ -33,43 +38,37 @@ type Metrics interface {
 	// Synced is called whenever LastSyncResourceVersion advances (a list,
 	// an event, a bookmark), with the new resourceVersion.
 	Synced(resourceVersion string)
+	// Rejected is called for every watch event not applied and every LIST
+	// or WatchList initial stream not used because of its content (not for
+	// failed requests), with the error reported for it (wrapping
+	// ErrMalformedEvent, ErrInvalidObject, ErrInvalidResourceVersion or
+	// ErrStaleResourceVersion; see the package doc, "Hostile servers").
+	Rejected(err error)
 }
 
-// RelistCause is why a Reflector relists.
-type RelistCause uint8
+// relistCause is why a Reflector relists (Metrics.Relist).
+type relistCause uint8
 
-// The causes of a relist.
 const (
-	// RelistInitial is the first sync of Run.
-	RelistInitial RelistCause = iota + 1
-	// RelistExpired follows a 410 (Expired, Gone) on the watch: the
-	// resourceVersion was compacted.
-	RelistExpired
-	// RelistRejected follows a 400 or 422 on the watch: the server rejects
-	// the resourceVersion.
-	RelistRejected
-	// RelistUndecodable follows watches that kept ending in an event the
-	// Reflector refused (undecodable, or any other of the package doc's
-	// "Hostile servers") without progress.
-	RelistUndecodable
-	// RelistRequested follows a RelistTrigger's Fire (Options.Relist): the
-	// ListOptions changed.
-	RelistRequested
+	relistInitial relistCause = iota + 1
+	relistExpired
+	relistRejected
+	relistUndecodable
+	relistRequested
 )
 
-// String is the cause's label: "initial", "expired", "rejected",
-// "undecodable" or "requested".
-func (c RelistCause) String() string {
+// String is the cause's label, as Metrics.Relist documents it.
+func (c relistCause) String() string {
 	switch c {
-	case RelistInitial:
+	case relistInitial:
 		return "initial"
-	case RelistExpired:
+	case relistExpired:
 		return "expired"
-	case RelistRejected:
+	case relistRejected:
 		return "rejected"
-	case RelistUndecodable:
+	case relistUndecodable:
 		return "undecodable"
-	case RelistRequested:
+	case relistRequested:
 		return "requested"
 	}
 	return "unknown"
@@ -81,7 +80,7 @@ type NoMetrics struct{}
 func (NoMetrics) ListDone(time.Duration, error)  {}
 func (NoMetrics) WatchStarted(error)             {}
 func (NoMetrics) WatchDone(time.Duration, error) {}
-func (NoMetrics) Relist(RelistCause)             {}
+func (NoMetrics) Relist(string)                  {}
 func (NoMetrics) Event(watch.EventType)          {}
 func (NoMetrics) Synced(string)                  {}
 func (NoMetrics) Rejected(error)                 {}

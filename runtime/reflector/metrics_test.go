@@ -34,9 +34,10 @@ func (m *recMetrics) WatchStarted(err error) { m.add(fmt.Sprintf("watch err=%v",
 func (m *recMetrics) WatchDone(d time.Duration, err error) {
 	m.add(fmt.Sprintf("watch done lasted=%v err=%v", d >= 2*time.Second, err != nil))
 }
-func (m *recMetrics) Relist(c reflector.RelistCause) { m.add("relist " + c.String()) }
-func (m *recMetrics) Event(t watch.EventType)        { m.add("event " + string(t)) }
-func (m *recMetrics) Synced(rv string)               { m.mu.Lock(); m.rv = rv; m.mu.Unlock() }
+func (m *recMetrics) Relist(cause string)     { m.add("relist " + cause) }
+func (m *recMetrics) Event(t watch.EventType) { m.add("event " + string(t)) }
+func (m *recMetrics) Synced(rv string)        { m.mu.Lock(); m.rv = rv; m.mu.Unlock() }
+func (m *recMetrics) Rejected(err error)      { m.add(fmt.Sprintf("rejected %v", err)) }
 
 func (m *recMetrics) get() ([]string, string) {
 	m.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
@@ -68,7 +69,7 @@ func TestRelistTriggerRelistsWithNewOptions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		lw := &tweaked{src: src, sel: "!old"}
-		trig := reflector.NewRelistTrigger()
+		trig := relist.NewTrigger()
 		m := &recMetrics{}
 		h := start(t, lw, src, reflector.Options{WatchList: &no, Relist: trig, Metrics: m})
 		synctest.Wait()
@@ -106,7 +107,7 @@ func TestRelistTriggerRelistsWithNewOptions(t *testing.T) {
 func TestRelistTriggerDuringList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
-		trig := reflector.NewRelistTrigger()
+		trig := relist.NewTrigger()
 		lw := &tweaked{src: src, sel: "!old"}
 		lw.onList = func(n int) {
 			if n == 1 {
@@ -133,7 +134,7 @@ func TestRelistTriggerWatchList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		lw := &tweaked{src: src, sel: "!old"}
-		trig := reflector.NewRelistTrigger()
+		trig := relist.NewTrigger()
 		h := start(t, lw, src, reflector.Options{WatchList: &yes, Relist: trig})
 		synctest.Wait()
 		lw.set("!new")

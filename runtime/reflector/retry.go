@@ -36,17 +36,17 @@ func (r *Reflector[T]) report(ctx context.Context, err error) {
 
 // wait sleeps after err until the next request's turn: the server's
 // suggested delay (429 Retry-After) exactly, else the later of the next
-// backoff step and the Budget's next free turn (see Budget). It returns
+// backoff step and the Budget's next free turn (see Options.Budget). It returns
 // false if ctx ended first.
 func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
 	now := time.Now()
 	var at time.Time
 	if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
 		at = now.Add(time.Duration(s) * time.Second)
-		r.budget.exact(at)
+		r.budget.Exact(at)
 	} else {
-		r.backoff.max = max(r.backoff.initial, r.budget.stepCap(r.maxBackoff))
-		at = r.budget.reserve(now, now.Add(r.backoff.next()), r.budget.ceiling(r.maxBackoff))
+		r.backoff.max = max(r.backoff.initial, r.budget.StepCap(r.maxBackoff))
+		at = r.budget.Reserve(now, now.Add(r.backoff.next()), r.budget.Ceiling(r.maxBackoff))
 	}
 	return r.sleepUntil(ctx, at.Sub(now))
 }
@@ -57,7 +57,7 @@ func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
 // returns false if ctx ended first.
 func (r *Reflector[T]) pace(ctx context.Context) bool {
 	now := time.Now()
-	at := r.budget.reserve(now, now, r.budget.ceiling(r.maxBackoff))
+	at := r.budget.Reserve(now, now, r.budget.Ceiling(r.maxBackoff))
 	return r.sleepUntil(ctx, at.Sub(now))
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/scope"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -44,9 +45,9 @@ func (r *Reflector[T]) checkKey(obj T) string {
 		return "has no metadata.name"
 	case strings.Contains(name, "/"):
 		return "has a \"/\" in metadata.name"
-	case r.opts.Scope == ScopeNamespaced && ns == "":
+	case r.opts.Scope == scope.Namespaced && ns == "":
 		return "has no metadata.namespace (the resource is namespaced)"
-	case r.opts.Scope == ScopeCluster && ns != "":
+	case r.opts.Scope == scope.Cluster && ns != "":
 		return "has a metadata.namespace (the resource is cluster-scoped)"
 	}
 	return ""

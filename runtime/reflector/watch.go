@@ -1,7 +1,6 @@
 package reflector
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -85,27 +85,6 @@ func stopWatch(w watch.Interface) {
 	}
 }
 
-// watchEnd is how a watch ended.
-type watchEnd struct {
-	// err is why it failed; nil when the server closed it (or ctx ended, or
-	// rejected is set).
-	err error
-	// rejected is the error of the event that ended the watch because the
-	// Reflector refused to apply it (see the package doc, "Hostile
-	// servers"), already reported; nil otherwise.
-	rejected error
-	// lasted says it stayed open at least shortWatch.
-	lasted bool
-	// open is how long it stayed open.
-	open time.Duration
-	// progressed says the resourceVersion to resume from advanced.
-	progressed bool
-	// requested says Options.Relist fired: the watch was stopped for a
-	// relist.
-	requested bool
-	events    int
-}
-
 // startWatch opens a watch with opts, plus what every watch of a Reflector
 // asks for (bookmarks, the server-side timeout), and counts the attempt in
 // the metrics. A ListerWatcher returning neither a watch nor an error is an
@@ -128,36 +107,37 @@ func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions, 
 	return w, err
 }
 
-// watch consumes w, or a new watch from the last resourceVersion when w is
-// nil, until it ends or requested is closed, and says how it ended.
-func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <-chan struct{}) (end watchEnd) {
+// openWatch opens a watch from the last resourceVersion (the first after
+// the initial LIST without a Budget turn).
+func (r *Reflector[T]) openWatch(ctx context.Context) (watch.Interface, error) {
 	rv := r.LastSyncResourceVersion()
-	start := r.watchStart
-	if w == nil {
-		start = time.Now()
-		free := r.freeWatch
-		r.freeWatch = false
-		var err error
-		w, err = r.startWatch(ctx, metav1.ListOptions{ResourceVersion: rv}, free)
-		if err != nil {
-			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
-			return end
-		}
-		// The server accepted it (a REST watch returns once the response
-		// headers came back 200).
-		r.markSynced()
-		r.clearErr()
+	free := r.freeWatch
+	r.freeWatch = false
+	w, err := r.startWatch(ctx, metav1.ListOptions{ResourceVersion: rv}, free)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
 	}
+	return w, nil
+}
+
+// read applies the events of w, a watch opened at since, until it ends, ctx
+// ends or Options.Relist fires, stops it, and says how it ended (a watching
+// step).
+func (r *Reflector[T]) read(ctx context.Context, w watch.Interface, since time.Time) (res result) {
+	rv := r.LastSyncResourceVersion()
 	defer stopWatch(w)
 	defer func() {
-		open := time.Since(start)
-		end.open = open
-		end.lasted = open >= shortWatch
-		end.progressed = r.LastSyncResourceVersion() != rv
+		res.open = time.Since(since)
+		res.progressed = r.LastSyncResourceVersion() != rv
 		if m := r.opts.Metrics; m != nil {
-			m.WatchDone(open, cmp.Or(end.err, end.rejected))
+			m.WatchDone(res.open, res.err)
 		}
 	}()
+	if relist.Fired(r.requested) {
+		// The options changed while listing: the watch (a WatchList's)
+		// carries the old selection.
+		return result{out: outRequested}
+	}
 	logger := klog.FromContext(ctx)
 	logger.V(4).Info("watching", "resourceVersion", rv)
 	for {
@@ -165,17 +145,16 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 		var ok bool
 		select {
 		case <-ctx.Done():
-			return end
-		case <-requested:
-			end.requested = true
-			return end
+			return result{out: outDone}
+		case <-r.requested:
+			return result{out: outRequested}
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {
-			logger.V(4).Info("watch closed", "resourceVersion", r.LastSyncResourceVersion(), "events", end.events)
-			return end
+			logger.V(4).Info("watch closed", "resourceVersion", r.LastSyncResourceVersion(), "events", res.events)
+			return result{out: outClosed, events: res.events}
 		}
-		end.events++
+		res.events++
 		if m := r.opts.Metrics; m != nil {
 			m.Event(ev.Type)
 		}
@@ -183,8 +162,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 		case watch.Added, watch.Modified, watch.Deleted:
 			obj, n, err := r.applicable(ev)
 			if err != nil {
-				end.rejected = r.reject(ctx, err)
-				return end
+				return result{out: outRejected, err: r.reject(ctx, err), events: res.events}
 			}
 			switch ev.Type {
 			case watch.Added:
@@ -205,19 +183,18 @@ func (r *Reflector[T]) watch(ctx context.Context, w watch.Interface, requested <
 		case watch.Bookmark:
 			rv, err := r.bookmarkRV(ev.Object)
 			if err != nil {
-				end.rejected = r.reject(ctx, err)
-				return end
+				return result{out: outRejected, err: r.reject(ctx, err), events: res.events}
 			}
 			r.setLastRV(rv)
 			if err := r.bookmark(rv); err != nil {
 				r.report(ctx, err)
 			}
 		case watch.Error:
-			end.err = fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), statusError(ev.Object))
-			return end
+			err := fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), statusError(ev.Object))
+			return result{out: watchFailure(err), err: err, events: res.events}
 		default:
-			end.rejected = r.reject(ctx, fmt.Errorf("watch %s after resourceVersion %s: %w: unknown event type %q", r.opts.Name, r.LastSyncResourceVersion(), ErrMalformedEvent, ev.Type))
-			return end
+			err := fmt.Errorf("watch %s after resourceVersion %s: %w: unknown event type %q", r.opts.Name, r.LastSyncResourceVersion(), ErrMalformedEvent, ev.Type)
+			return result{out: outRejected, err: r.reject(ctx, err), events: res.events}
 		}
 	}
 }
@@ -277,16 +254,16 @@ func (r *Reflector[T]) bookmarkRV(obj runtime.Object) (string, error) {
 }
 
 // reject reports err, the reason a watch event was refused, counts it
-// (RejectMetrics) and returns it.
+// (Metrics.Rejected) and returns it.
 func (r *Reflector[T]) reject(ctx context.Context, err error) error {
 	r.report(ctx, r.counted(err))
 	return err
 }
 
 // counted counts err, the reason an event, a LIST or a WatchList's initial
-// stream was refused (RejectMetrics), and returns it.
+// stream was refused (Metrics.Rejected), and returns it.
 func (r *Reflector[T]) counted(err error) error {
-	if m, ok := r.opts.Metrics.(RejectMetrics); ok {
+	if m := r.opts.Metrics; m != nil {
 		m.Rejected(err)
 	}
 	return err

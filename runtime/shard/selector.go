@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
-	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 // Selector returns the shardSelector this replica's informers should list
@@ -90,7 +90,7 @@ func (s *Shard) Tweak(opts *metav1.ListOptions) {
 // (reflector.Options.Relist, or factory.Options.Reflector.Relist): a watch
 // cannot change its selector, so they relist with the new one. Nil without
 // Options.ByUID.
-func (s *Shard) RelistTrigger() *reflector.RelistTrigger { return s.relist }
+func (s *Shard) RelistTrigger() *relist.Trigger { return s.relist }
 
 // refreshSelectorLocked recomputes Selector from grown and target and fires
 // the trigger when it changed.

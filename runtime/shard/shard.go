@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 
@@ -36,7 +37,7 @@ type Shard struct {
 	// fired when it changes.
 	selector atomic.Pointer[string]
 	selKey   string
-	relist   *reflector.RelistTrigger
+	relist   *relist.Trigger
 	// selRecent holds the buckets of the current selector and of those
 	// replaced within LeaseDuration: an object outside all of them means the
 	// server ignores shardSelector. ignored is set then: Selector is "" for
@@ -110,7 +111,7 @@ func New(opts Options) (*Shard, error) {
 	s.selector.Store(&none)
 	s.filtersSnap.Store(&[]replayer{})
 	if opts.ByUID {
-		s.relist = reflector.NewRelistTrigger()
+		s.relist = relist.NewTrigger()
 		all := []selection{{set: fullBuckets()}} // the selector "" of a lone member
 		s.selRecent.Store(&all)
 		s.refreshSelectorLocked()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 
@@ -242,7 +243,7 @@ func (i *Shared) Run(ctx context.Context) error {
 	if !i.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("informer %s: Run called twice", i.name)
 	}
-	ctx = reflector.LogContext(ctx, i.name)
+	ctx = logctx.With(ctx, i.name)
 	logger := klog.FromContext(ctx)
 	i.indexLog.Store(&logger)
 	logger.V(4).Info("informer starting")
@@ -266,7 +267,7 @@ func (i *Shared) Run(ctx context.Context) error {
 				// The resource is named already; the namespace names this
 				// Reflector.
 				rctx = klog.NewContext(ctx, logger.WithValues("namespace", i.namespaces[n]))
-				rctx = reflector.MarkLogged(rctx, i.reflectorName(i.namespaces[n]))
+				rctx = logctx.Mark(rctx, i.reflectorName(i.namespaces[n]))
 			}
 			rwg.Go(func() {
 				if err := r.Run(rctx); err != nil {

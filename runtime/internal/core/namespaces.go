@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/budget"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
@@ -21,7 +22,7 @@ type NamespaceSource struct {
 // Reflector per source (each with its own resourceVersion, relists and
 // backoff, as the API server has no resourceVersion spanning namespaces, and
 // all sharing one request budget: Options.Reflector.Budget, or a new
-// reflector.Budget, so that their retries together make about one request
+// budget.Budget, so that their retries together make about one request
 // a second however many namespaces fail)
 // feeding one DeltaFIFO partitioned by namespace, so handlers get one event
 // stream, the Indexer (and any Lister over it) is one cache holding exactly
@@ -48,7 +49,7 @@ func NewSharedMultiNamespace(sources []NamespaceSource, objectType reflect.Type,
 	i, q := newShared(opts, objectType, namespaces)
 	if opts.Reflector.Budget == nil {
 		// One request budget for the informer, not one per namespace.
-		opts.Reflector.Budget = reflector.NewBudget(0)
+		opts.Reflector.Budget = budget.New(0)
 	}
 	for _, src := range sources {
 		sink := reflector.Sink[cache.Obj](q.Namespace(src.Namespace))

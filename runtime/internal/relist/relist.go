@@ -1,22 +1,24 @@
-package reflector
+// Package relist holds Trigger, which tells Reflectors that the ListOptions
+// their ListerWatcher sends have changed (reflector.Options.Relist).
+package relist
 
 import "sync"
 
-// RelistTrigger tells Reflectors that the ListOptions their ListerWatcher
+// Trigger tells Reflectors that the ListOptions their ListerWatcher
 // sends have changed (a selector computed on every request, as a
 // ListerWatcher's Tweak can): a watch cannot change its selector, and
 // resuming it from the last resourceVersion with a wider one would miss the
 // objects that only the new selector admits, so each Reflector using the
-// trigger (Options.Relist) stops its watch and lists again. One trigger can
+// trigger (reflector.Options.Relist) stops its watch and lists again. One trigger can
 // serve any number of Reflectors. The zero value is not usable: use
-// NewRelistTrigger.
-type RelistTrigger struct {
+// NewTrigger.
+type Trigger struct {
 	mu sync.Mutex
 	c  chan struct{}
 }
 
-// NewRelistTrigger returns a trigger that has not fired.
-func NewRelistTrigger() *RelistTrigger { return &RelistTrigger{c: make(chan struct{})} }
+// NewTrigger returns a trigger that has not fired.
+func NewTrigger() *Trigger { return &Trigger{c: make(chan struct{})} }
 
 // Fire makes every Reflector using t whose last LIST (or WatchList) started
 // before this call relist: it stops its open watch (or, between watches, does
@@ -24,16 +26,16 @@ func NewRelistTrigger() *RelistTrigger { return &RelistTrigger{c: make(chan stru
 // before Fire. A Reflector that is listing when Fire is called lists once
 // more after that list. Firing many times before a Reflector gets to it
 // causes one relist. Safe for concurrent use; never blocks.
-func (t *RelistTrigger) Fire() {
+func (t *Trigger) Fire() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	close(t.c)
 	t.c = make(chan struct{})
 }
 
-// armed returns a channel closed at the next Fire; nil (never ready) for a
+// Armed returns a channel closed at the next Fire; nil (never ready) for a
 // nil trigger, so a Reflector without one pays nothing.
-func (t *RelistTrigger) armed() <-chan struct{} {
+func (t *Trigger) Armed() <-chan struct{} {
 	if t == nil {
 		return nil
 	}
@@ -42,8 +44,8 @@ func (t *RelistTrigger) armed() <-chan struct{} {
 	return t.c
 }
 
-// fired reports whether c (from armed) is closed.
-func fired(c <-chan struct{}) bool {
+// Fired reports whether c (from Armed) is closed.
+func Fired(c <-chan struct{}) bool {
 	select {
 	case <-c:
 		return true

@@ -1,17 +1,21 @@
-package reflector
+// Package budget paces the retries of the Reflectors that share a Budget
+// (an informer's, one Reflector per namespace): their requests while backing
+// off wait for its turns, so the informer as a whole makes about one a
+// second. The runtime sets it in reflector.Options.Budget; see Budget.
+package budget
 
 import (
 	"sync"
 	"time"
 )
 
-// DefaultBudgetInterval is a Budget's interval unless NewBudget is given
-// another: one request a second.
-const DefaultBudgetInterval = time.Second
+// DefaultInterval is a Budget's interval unless New is given another: one
+// request a second.
+const DefaultInterval = time.Second
 
 // Budget is the request budget of the Reflectors that share it
-// (Options.Budget): an informer's, whose Reflectors (one per namespace of a
-// multi-namespace informer) all use one Budget, so that the informer as a
+// (reflector.Options.Budget): an informer's, whose Reflectors (one per
+// namespace of a multi-namespace informer) all use one Budget, so that the informer as a
 // whole, not each of its Reflectors, is held to it. A Reflector without one
 // makes its own.
 //
@@ -19,8 +23,8 @@ const DefaultBudgetInterval = time.Second
 // Reflectors sharing it. A Reflector waits for a turn before every request
 // it makes while it is backing off, that is from a failure (a failed
 // request, a refused event or LIST, a watch that closed within a second:
-// see Options.InitialBackoff) until a watch stays open a second and ends
-// without a refused event: the retry after the failure (the turn is then
+// see reflector.Options.InitialBackoff) until a watch stays open a second
+// and ends without a refused event: the retry after the failure (the turn is then
 // the later of the next free turn and the end of the Reflector's own
 // backoff step), and the watch that follows a LIST while it is backing off.
 // It also waits for a turn before resuming a watch that the server closed
@@ -30,8 +34,9 @@ const DefaultBudgetInterval = time.Second
 // that follow success take no turn and go at once: a Reflector's first sync
 // and the watch that follows it (the first watch after the initial LIST
 // takes no turn even while backing off: it decides whether the Reflector
-// is synced, see the package doc, "Synced"), resuming a watch that stayed open a minute
-// (the server's timeout, a restart) and relisting after one, so a healthy
+// is synced, see package reflector, "Synced"), resuming a watch that
+// stayed open a minute (the server's timeout, a restart) and relisting
+// after one, so a healthy
 // namespace's long-lived watch is never stopped or delayed by the others'
 // failures. A LIST counts as one request however many pages it has.
 //
@@ -44,20 +49,20 @@ const DefaultBudgetInterval = time.Second
 // turns; the turn it takes counts. Reflectors with different MaxBackoffs
 // sharing a Budget are each bounded by their own.
 //
-// Safe for concurrent use. The zero value is not usable: use NewBudget.
+// Safe for concurrent use. The zero value is not usable: use New.
 type Budget struct {
 	interval time.Duration
 
 	mu    sync.Mutex
 	next  time.Time // the earliest start of the next turn
-	users int       // Reflectors sharing it (New joins them)
+	users int       // Reflectors sharing it (each joins when made)
 }
 
-// NewBudget returns a Budget of one request per interval (0 means
-// DefaultBudgetInterval) for the Reflectors given it in Options.Budget.
-func NewBudget(interval time.Duration) *Budget {
+// New returns a Budget of one request per interval (0 means
+// DefaultInterval) for the Reflectors given it in reflector.Options.Budget.
+func New(interval time.Duration) *Budget {
 	if interval <= 0 {
-		interval = DefaultBudgetInterval
+		interval = DefaultInterval
 	}
 	return &Budget{interval: interval}
 }
@@ -65,41 +70,41 @@ func NewBudget(interval time.Duration) *Budget {
 // Interval returns the Budget's interval: the least time between two turns.
 func (b *Budget) Interval() time.Duration { return b.interval }
 
-// join counts one more Reflector sharing b.
-func (b *Budget) join() {
+// Join counts one more Reflector sharing b.
+func (b *Budget) Join() {
 	b.mu.Lock()
 	b.users++
 	b.mu.Unlock()
 }
 
-// sharers returns how many Reflectors share b (at least 1).
-func (b *Budget) sharers() int {
+// Sharers returns how many Reflectors share b (at least 1).
+func (b *Budget) Sharers() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return max(b.users, 1)
 }
 
-// ceiling is the longest a Reflector whose MaxBackoff is maxBackoff waits:
+// Ceiling is the longest a Reflector whose MaxBackoff is maxBackoff waits:
 // max(maxBackoff, n·interval).
-func (b *Budget) ceiling(maxBackoff time.Duration) time.Duration {
-	return max(maxBackoff, time.Duration(b.sharers())*b.interval)
+func (b *Budget) Ceiling(maxBackoff time.Duration) time.Duration {
+	return max(maxBackoff, time.Duration(b.Sharers())*b.interval)
 }
 
-// stepCap is the cap on a Reflector's own backoff step (for MaxBackoff
+// StepCap is the cap on a Reflector's own backoff step (for MaxBackoff
 // maxBackoff) that keeps the turns of n Reflectors within ceiling:
 // max(interval, maxBackoff − (n−1)·interval), or maxBackoff alone.
-func (b *Budget) stepCap(maxBackoff time.Duration) time.Duration {
-	n := b.sharers()
+func (b *Budget) StepCap(maxBackoff time.Duration) time.Duration {
+	n := b.Sharers()
 	if n == 1 {
 		return maxBackoff
 	}
 	return max(b.interval, maxBackoff-time.Duration(n-1)*b.interval)
 }
 
-// reserve books the turn of a retry whose own backoff ends at earliest,
+// Reserve books the turn of a retry whose own backoff ends at earliest,
 // asked at now: the later of earliest and the next free turn, but no later
 // than now+ceiling. It returns when the retry may start.
-func (b *Budget) reserve(now, earliest time.Time, ceiling time.Duration) time.Time {
+func (b *Budget) Reserve(now, earliest time.Time, ceiling time.Duration) time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	at := earliest
@@ -113,9 +118,9 @@ func (b *Budget) reserve(now, earliest time.Time, ceiling time.Duration) time.Ti
 	return at
 }
 
-// exact books the turn of a retry that must start at at (a 429's
+// Exact books the turn of a retry that must start at at (a 429's
 // Retry-After): it counts like any other.
-func (b *Budget) exact(at time.Time) {
+func (b *Budget) Exact(at time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.next = later(b.next, at).Add(b.interval)

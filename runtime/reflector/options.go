@@ -1,0 +1,88 @@
+package reflector
+
+import (
+	"context"
+	"reflect"
+	"time"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/budget"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
+	"github.com/informer-gen/informer-gen/runtime/internal/scope"
+)
+
+// Options configures New; informers and the factory take it as
+// informer.Options.Reflector and factory.Options.Reflector. The zero value
+// is usable.
+type Options struct {
+	// Name appears in logs and errors, e.g. "foos.samplecontroller.example.com".
+	Name string
+	// PageSize, when positive, pages every LIST (limit=PageSize, each page
+	// at the first page's resourceVersion); 0 lists in one request. Both
+	// are consistent reads (resourceVersion ""), which API servers with
+	// ConsistentListFromCache (Kubernetes 1.31+) answer from the watch
+	// cache; set a PageSize for an older server, which reads etcd for them.
+	PageSize int64
+	// WatchList selects streaming initial lists: nil tries it and falls back to
+	// list+watch when the server refuses; false never tries it, and neither
+	// does a ListerWatcher whose IsWatchListSemanticsUnSupported method
+	// returns true (client-go's fake clientsets; see listwatch.Funcs).
+	WatchList *bool
+	// WatchListTimeout bounds how long a WatchList waits for the
+	// initial-events-end bookmark that ends its initial stream: 0 means one
+	// minute (the API server's default request timeout, which bounds the
+	// LIST it replaces too), negative means no bound but the watch's own
+	// timeout (client-go's behaviour). A stream still open at the bound is
+	// stopped, reported (ErrInitialEventsTimeout) and the Reflector uses
+	// LIST+WATCH from then on: a source that did not end its initial stream
+	// once (a fake clientset without the IsWatchListSemanticsUnSupported
+	// marker, a proxy that drops bookmarks) will not next time either. A
+	// stream waiting for longer than 10s is reported in LastError before
+	// the bound, so a stuck WaitForCacheSync names it.
+	WatchListTimeout time.Duration
+	// WatchErrorHandler is called with every list/watch error (after logging),
+	// from the Run goroutine: it must not block for long.
+	WatchErrorHandler func(ctx context.Context, err error)
+	// InitialBackoff and MaxBackoff bound the wait after a failed list or
+	// watch (or a watch that ended within a second of its start); 0 means
+	// 500ms and 2s. The n-th failure in a row waits a random duration in
+	// [b/2, b] with b = min(InitialBackoff·2ⁿ⁻¹, MaxBackoff); a watch that
+	// stayed open a second and did not end in a refused event starts again
+	// from InitialBackoff. An event or a LIST the Reflector refuses counts
+	// as a failure (see the package doc, "Hostile servers"). The request
+	// after the wait also waits for its turn of Options.Budget; with a
+	// Budget of interval I shared by n Reflectors, each one's step is
+	// capped at max(I, MaxBackoff − (n−1)·I), so that no wait exceeds
+	// max(MaxBackoff, n·I).
+	InitialBackoff, MaxBackoff time.Duration
+	// Metrics, when not nil, observes lists, watches, relists, events and
+	// what the Reflector refuses (see Metrics).
+	Metrics Metrics
+
+	// The fields below are set by the runtime (their types live in its
+	// internal packages, so a program outside it cannot make one): the
+	// factory sets Scope from the type's declaration, an informer gives its
+	// Reflectors one Budget, a shard.Shard hands out the Relist trigger its
+	// selector fires (Shard.RelistTrigger). Leave them zero otherwise.
+
+	// Scope, when known, is checked against every object listed or watched:
+	// a namespaced resource's objects need a namespace, a cluster-scoped
+	// one's must have none. Objects that fail it (or have no name) are
+	// reported (ErrInvalidObject) and not stored. The zero value checks
+	// names only.
+	Scope scope.Scope
+	// Relist, when not nil, makes the Reflector relist whenever it fires
+	// (see relist.Trigger): for a ListerWatcher whose ListOptions change
+	// while it runs (a shard's selector). Nil costs nothing.
+	Relist *relist.Trigger
+	// Budget, when not nil, is the request budget this Reflector shares
+	// with others (an informer's Reflectors, one per namespace): their
+	// retries together wait for its turns (see budget.Budget). Nil gives the
+	// Reflector a Budget of its own, of one request a second.
+	Budget *budget.Budget
+	// ObjectType, when not nil, is the Go type every listed or watched
+	// object must have; a watch event carrying another is malformed
+	// (ErrMalformedEvent). It is for a Reflector whose T is an interface
+	// (cache.Obj, as the informer's untyped core uses); with a concrete T,
+	// T itself is the check.
+	ObjectType reflect.Type
+}
