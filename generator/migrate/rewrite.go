@@ -290,10 +290,10 @@ func (r *rewriter) constructor(c *ast.CallExpr, s *ast.SelectorExpr, name string
 			}
 		}
 	}
-	cs := &ast.CallExpr{Fun: r.pkgSel(factoryPkg, "factory", "ClientsetConfig"), Args: []ast.Expr{c.Args[0]}}
+	cs := &ast.CallExpr{Fun: r.pkgSel(clientsetCfgPkg, "clientsetconfig", "For"), Args: []ast.Expr{c.Args[0]}}
 	opts := &ast.CompositeLit{Type: r.pkgSel(factoryPkg, "factory", "Options"), Elts: elts}
 	r.repl[c] = &ast.CallExpr{Fun: sel(s.X, "NewSharedInformerFactory"), Args: []ast.Expr{cs, opts}, Rparen: c.Rparen}
-	r.changed(c, "%s(clientset, ...) -> NewSharedInformerFactory(factory.ClientsetConfig(clientset), factory.Options{...})", name)
+	r.changed(c, "%s(clientset, ...) -> NewSharedInformerFactory(clientsetconfig.For(clientset), factory.Options{...})", name)
 }
 
 func isEmptyString(info *types.Info, e ast.Expr) bool {

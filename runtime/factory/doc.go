@@ -18,7 +18,7 @@
 //     (TypeOptions.ContentType). A scheme per group-version means no scheme
 //     is ever written after a client uses it (runtime.Scheme is not safe for
 //     that). An existing client-gen clientset, or its fake, can still be
-//     plugged in: ClientsetConfig.
+//     plugged in: runtime/clientsetconfig.
 //   - Informers are created lazily, on first InformerFor, so a controller pays
 //     only for the types it reads; Register creates them eagerly so that
 //     ForResource works before first typed use.

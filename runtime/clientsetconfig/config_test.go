@@ -1,4 +1,4 @@
-package factory_test
+package clientsetconfig_test
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
+	"github.com/informer-gen/informer-gen/runtime/clientsetconfig"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
@@ -112,7 +113,7 @@ func configMap(ns, name, v string) *corev1.ConfigMap {
 func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		core := &fakeCoreV1{objs: []corev1.ConfigMap{*configMap("ns", "a", "1"), *configMap("other", "b", "2")}}
-		f := factory.New(factory.ClientsetConfig(fakeClientset{core}), factory.Options{LabelSelector: "app=x"})
+		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{LabelSelector: "app=x"})
 		defer f.Shutdown()
 		inf := factory.InformerFor(f, configMapType)
 		rec := runtimetest.NewRecorder[*corev1.ConfigMap]()
@@ -170,7 +171,7 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 func TestClientsetConfigFakeErrorsAreReported(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		core := &fakeCoreV1{listErr: apierrors.NewForbidden(configMapType.Resource.GroupResource(), "", errors.New("forbidden by the test"))}
-		f := factory.New(factory.ClientsetConfig(fakeClientset{core}), factory.Options{})
+		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{})
 		defer f.Shutdown()
 		factory.InformerFor(f, configMapType)
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -202,7 +203,7 @@ func TestClientsetConfigOfSomethingElse(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := factory.New(factory.ClientsetConfig(tc.cs), factory.Options{})
+				f := factory.New(clientsetconfig.For(tc.cs), factory.Options{})
 				defer f.Shutdown()
 				factory.InformerFor(f, configMapType)
 				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -261,7 +262,7 @@ func TestClientsetConfigOfARealClientset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := factory.ClientsetConfig(&clientset{realCoreV1{rc}})
+	cfg := clientsetconfig.For(&clientset{realCoreV1{rc}})
 	opts := factory.Options{Types: map[schema.GroupVersionResource]factory.TypeOptions{configMapType.Resource: {ContentType: "application/json"}}}
 	f := factory.New(cfg, opts)
 	defer f.Shutdown()
