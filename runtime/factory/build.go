@@ -2,7 +2,6 @@ package factory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -11,15 +10,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	"github.com/informer-gen/informer-gen/runtime/listwatch"
+	"github.com/informer-gen/informer-gen/runtime/internal/restsource"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
-	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // How the factory builds a type's shared informer: its sources (a REST
@@ -108,35 +104,29 @@ func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 	var newLW func(ns string) reflector.ListerWatcher[store.Obj]
 	var setupErr error
 	if typed.listerWatcher == nil {
-		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
-		var codec, fallback wire.Codec[store.Obj]
-		if err == nil && typ.key.projection != "" && typ.kind == "" {
-			err = fmt.Errorf("projection %s of %s has no Type.Kind: its objects' kind cannot come from a scheme", typ.key.projection, resourceName(typ.resource))
-		}
-		if err == nil {
-			// managedFields the informer drops, and no Transform reads first,
-			// need not be decoded at all.
-			skip := !opts.KeepManagedFields && opts.Transform == nil
-			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion().WithKind(typ.kind), typ.objectType, skip, typ.jsonDecoder, typ.key.projection != "", typ.pbDecoder)
-		}
+		var err error
+		newLW, err = f.clients.Sources(restsource.Type{
+			Resource:       typ.resource,
+			Kind:           typ.kind,
+			Projection:     typ.key.projection != "",
+			AddToScheme:    typ.addToScheme,
+			ObjectType:     typ.objectType,
+			DecodeJSON:     typ.jsonDecoder,
+			DecodeProtobuf: typ.pbDecoder,
+		}, restsource.Request{
+			ContentType:   to.ContentType,
+			LabelSelector: lsel,
+			FieldSelector: fsel,
+			Tweak:         f.opts.Tweak,
+			// managedFields the informer drops, and no Transform reads
+			// first, need not be decoded at all.
+			SkipManagedFields: !opts.KeepManagedFields && opts.Transform == nil,
+		})
 		if err != nil {
 			setupErr = fmt.Errorf("%s: %w", typ.key, setupError{err})
-		}
-		// One source for every namespace: the mistake is reported once.
-		failing := &setupErrorLW{err: setupErr}
-		newLW = func(ns string) reflector.ListerWatcher[store.Obj] {
-			if setupErr != nil {
-				return failing
-			}
-			return listwatch.New(client, listwatch.Options[store.Obj, runtime.Object]{
-				Resource:      typ.resource.Resource,
-				Namespace:     ns,
-				LabelSelector: lsel,
-				FieldSelector: fsel,
-				Tweak:         f.opts.Tweak,
-				Codec:         codec,
-				FallbackCodec: fallback,
-			})
+			// One source for every namespace: the mistake is reported once.
+			failing := &setupErrorLW{err: setupErr}
+			newLW = func(string) reflector.ListerWatcher[store.Obj] { return failing }
 		}
 	} else {
 		lw, perNamespace := typ.listerWatcher(typed.listerWatcher)
@@ -203,43 +193,6 @@ func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, erro
 		}
 		return o, nil
 	}
-}
-
-// client returns the REST client of gv and the scheme its types are
-// registered in, building both (with addToScheme) on first use, under f.cmu.
-func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
-	f.cmu.Lock()
-	defer f.cmu.Unlock()
-	if g, ok := f.gvs[gv]; ok {
-		return g.client, g.scheme, g.err
-	}
-	scheme := runtime.NewScheme()
-	g := &groupVersion{scheme: scheme}
-	f.gvs[gv] = g
-	switch {
-	case f.cfg == nil:
-		g.err = errors.New("the factory has no rest.Config (factory.New got nil) and Options.Types sets no ListerWatcher for this type (factory.SetListerWatcher)")
-	case addToScheme == nil:
-		g.err = fmt.Errorf("type of group-version %s has no AddToScheme", gv)
-	default:
-		if err := addToScheme(scheme); err != nil {
-			g.err = fmt.Errorf("add %s to scheme: %w", gv, err)
-			break
-		}
-		hc := f.opts.HTTPClient
-		if hc == nil {
-			if f.http == nil && f.httpError == nil {
-				f.http, f.httpError = rest.HTTPClientFor(f.cfg)
-			}
-			if f.httpError != nil {
-				g.err = fmt.Errorf("http client: %w", f.httpError)
-				break
-			}
-			hc = f.http
-		}
-		g.client, g.err = listwatch.NewRESTClient(f.cfg, hc, scheme, gv)
-	}
-	return g.client, g.scheme, g.err
 }
 
 // setupErrorLW is the source of an informer that cannot be built (no

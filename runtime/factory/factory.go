@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"reflect"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/internal/restsource"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
@@ -102,17 +102,9 @@ type Factory struct {
 	shutdown bool
 	wg       sync.WaitGroup
 
-	// cmu guards the REST clients, built on first need.
-	cmu       sync.Mutex
-	gvs       map[schema.GroupVersion]*groupVersion
-	http      *http.Client
-	httpError error
-}
-
-type groupVersion struct {
-	client rest.Interface
-	scheme *runtime.Scheme // the group-version's types, for codecFor
-	err    error
+	// clients are the REST clients of the group-versions, built on first
+	// need.
+	clients *restsource.Clients
 }
 
 // entry is one shared informer: its untyped core and its typed view (an
@@ -138,7 +130,7 @@ func New(cfg *rest.Config, opts Options) *Factory {
 	return &Factory{
 		cfg:     cfg,
 		opts:    opts,
-		gvs:     map[schema.GroupVersion]*groupVersion{},
+		clients: restsource.NewClients(cfg, opts.HTTPClient),
 		entries: map[typeKey]*entry{},
 	}
 }

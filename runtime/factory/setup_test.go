@@ -87,7 +87,7 @@ func TestSetupMistakeNoConfigFailsAtOnce(t *testing.T) {
 		factory.InformerFor(f, WidgetSummaryType) // never syncs
 		factory.InformerFor(f, WidgetType)        // cannot be built
 		name := "widgets.v1.test.informer-gen.dev"
-		checkFailsAtOnce(t, f, name, name, "no rest.Config", "SetListerWatcher")
+		checkFailsAtOnce(t, f, name, name, "no rest.Config", "TypeOptions.ListerWatcher")
 	})
 }
 

@@ -8,7 +8,7 @@
 //     by item, event by event, straight into T; a watch event that does not
 //     decode becomes a reflector.MalformedObject. The factory chooses the
 //     codec per type: protobuf for built-in types (a group kube-apiserver
-//     serves, factory.BuiltInGroup, and a Go type with the generated
+//     serves, BuiltInGroup, and a Go type with the generated
 //     protobuf Unmarshal, and a projection of such a type that has a
 //     generated protobuf decoder), JSON for everything else (custom
 //     resources, also when their Go types carry protobuf methods, and their
