@@ -18,7 +18,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
@@ -263,7 +262,7 @@ func TestClientsetConfigOfARealClientset(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := clientsetconfig.For(&clientset{realCoreV1{rc}})
-	opts := factory.Options{Types: map[schema.GroupVersionResource]factory.TypeOptions{configMapType.Resource: {ContentType: "application/json"}}}
+	opts := factory.Options{Types: []factory.TypeOverride{factory.TypeOptions[*corev1.ConfigMap]{Type: configMapType, ContentType: "application/json"}}}
 	f := factory.New(cfg, opts)
 	defer f.Shutdown()
 	inf := factory.InformerFor(f, configMapType)

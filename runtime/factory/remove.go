@@ -23,7 +23,7 @@ import (
 // Lister and Registrations it got from it (reads through them keep working
 // on the last state until then, and never change again).
 //
-// A later InformerFor (or Register) of typ creates a fresh informer, with
+// A later InformerFor (or ForResourceIn) of typ creates a fresh informer, with
 // its own LIST, started at once if the factory is started. RemoveInformer
 // reports whether there was an informer to remove. It is safe for
 // concurrent use; calling it from one of the informer's own handlers

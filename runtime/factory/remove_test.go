@@ -33,8 +33,8 @@ func TestRemoveInformer(t *testing.T) {
 		widgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
 		gadgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: GadgetType.Resource.GroupResource()}, widget("ns", "g", "n1", nil))
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, widgets)
-		factory.SetListerWatcher(&opts, GadgetType, gadgets)
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: widgets})
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: GadgetType, ListerWatcher: gadgets})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		winf := factory.InformerFor(f, WidgetType)
@@ -135,9 +135,9 @@ func TestRemoveInformerNotStarted(t *testing.T) {
 func TestRemoveInformerRacesShutdownAndInformerFor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := factory.Options{}
-		factory.SetListerWatcherFunc(&opts, WidgetType, func(string) reflector.ListerWatcher[*lwt.Widget] {
+		opts.Types = append(opts.Types, factory.PerNamespace(factory.TypeOptions[*lwt.Widget]{Type: WidgetType}, func(string) reflector.ListerWatcher[*lwt.Widget] {
 			return runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
-		})
+		}))
 		f := factory.New(nil, opts)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -167,8 +167,8 @@ func TestRunInformerOwnsOneInformer(t *testing.T) {
 		widgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
 		gadgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: GadgetType.Resource.GroupResource()}, widget("ns", "g", "n1", nil))
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, widgets)
-		factory.SetListerWatcher(&opts, GadgetType, gadgets)
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: widgets})
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: GadgetType, ListerWatcher: gadgets})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		winf := factory.InformerFor(f, WidgetType)

@@ -143,7 +143,7 @@ func (c *podCluster) start(id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := factory.Options{Namespace: c.ns}
+	opts := factory.Options{Namespaces: []string{c.ns}}
 	if c.serverSide {
 		opts.Tweak = s.Tweak
 		opts.Reflector.Relist = s.RelistTrigger()
