@@ -59,7 +59,7 @@ func TestCodecsChoosesByTypeAndConfig(t *testing.T) {
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		} else {
 			var cd, fb wire.Codec[store.Obj]
-			cd, fb, err = Codecs(c.cfg, c.contentType, custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil, false, wire.ProtobufProjection{})
+			cd, fb, err = Codecs(c.cfg, c.contentType, custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil, false, wire.ProtobufProjection{})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		}
 		if c.wantErr != "" {
@@ -110,7 +110,7 @@ func TestCodecsProjection(t *testing.T) {
 		}
 	})
 	const js, pbm, cb = "application/json", wire.MediaTypeProtobuf, wire.MediaTypeCBOR
-	custom := lwt.SchemeGroupVersion.WithKind("Widget")
+	custom := lwt.GVR.GroupVersion().WithKind("Widget")
 	for _, c := range []struct {
 		name                  string
 		contentType           string
