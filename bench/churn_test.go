@@ -70,7 +70,7 @@ func BenchmarkInformerChurn(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, typ := range types {
-			if !factory.RemoveInformer(f, typ) {
+			if !f.RemoveInformer(typ) {
 				b.Fatalf("%s: no informer to remove", typ.Resource)
 			}
 		}

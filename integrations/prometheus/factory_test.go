@@ -15,6 +15,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
@@ -35,8 +36,8 @@ func TestFactoryInformersBacklog(t *testing.T) {
 		}
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()},
 			&lwt.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
-		opts := factory.Options{Metrics: func(name string) factory.Hooks {
-			return factory.Hooks{Reflector: m.Reflector(name), Informer: m.Informer(name)}
+		opts := factory.Options{Metrics: func(name string) (reflector.Metrics, informer.Metrics) {
+			return m.Reflector(name), m.Informer(name)
 		}}
 		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: widgetType, ListerWatcher: src})
 		f := factory.New(nil, opts)

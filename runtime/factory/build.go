@@ -35,10 +35,11 @@ type settings struct {
 	transform     func(store.Obj) (store.Obj, error)
 	// newLW is the user's source (TypeOptions.ListerWatcher), nil for the
 	// REST source; perNamespace says whether it is called per namespace.
-	newLW        func(namespace string) reflector.ListerWatcher[store.Obj]
-	perNamespace bool
-	informer     func(informer.Options[store.Obj]) informer.Options[store.Obj]
-	metrics      Hooks
+	newLW            func(namespace string) reflector.ListerWatcher[store.Obj]
+	perNamespace     bool
+	informer         func(informer.Options[store.Obj]) informer.Options[store.Obj]
+	reflectorMetrics reflector.Metrics
+	informerMetrics  informer.Metrics
 }
 
 // settingsFor merges the configuration of typ's informer, field by field,
@@ -90,7 +91,7 @@ func settingsFor(opts *Options, typ *typeInfo, own, kind *override) settings {
 		s.newLW, s.perNamespace, s.informer = own.newLW, own.perNamespace, own.informer
 	}
 	if opts.Metrics != nil {
-		s.metrics = opts.Metrics(typ.key.String())
+		s.reflectorMetrics, s.informerMetrics = opts.Metrics(typ.key.String())
 	}
 	return s
 }
@@ -146,11 +147,11 @@ func newShared(f *Factory, typ *typeInfo) (*informer.Shared, error) {
 		Transform:         s.transform,
 	}
 	opts.Reflector.Name = typ.key.String()
-	if s.metrics.Reflector != nil {
-		opts.Reflector.Metrics = s.metrics.Reflector
+	if s.reflectorMetrics != nil {
+		opts.Reflector.Metrics = s.reflectorMetrics
 	}
-	if s.metrics.Informer != nil {
-		opts.Metrics = s.metrics.Informer
+	if s.informerMetrics != nil {
+		opts.Metrics = s.informerMetrics
 	}
 	if s.informer != nil {
 		opts = s.informer(opts)

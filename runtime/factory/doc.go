@@ -13,7 +13,7 @@
 //     (InformerFor): a controller's informers, shared by every caller,
 //     configured by Options (several namespaces in one cache included),
 //     started by Start, synced by WaitForCacheSync, stopped by Shutdown.
-//   - The generated ForResource(gvr) (ForResourceIn): the same shared
+//   - The generated ForResource(gvr) (Factory.ForResource): the same shared
 //     informer seen untyped (Generic), for code that works on any resource.
 //   - The generated New<Kind>Informer(lw, opts) (NewInformer): a standalone
 //     informer over a ListerWatcher the caller owns and runs, unknown to any
@@ -41,7 +41,7 @@
 //     decoder, and managedFields skipped when the informer drops them and no
 //     Transform reads them), CBOR on request (TypeOptions.ContentType).
 //   - Informers are created lazily, on first InformerFor, so a controller
-//     pays only for the types it reads; ForResourceIn creates one by
+//     pays only for the types it reads; ForResource creates one by
 //     resource from the generated Resources tables.
 //   - Several namespaces for a type (Options.Namespaces,
 //     TypeOptions.Namespaces) make one informer, not one per namespace: one

@@ -88,7 +88,7 @@ func (k typeKey) String() string {
 // All methods are safe for concurrent use.
 //
 // Lifecycle: informers are created on first use (InformerFor, or
-// ForResourceIn); Start runs every informer not yet running and keeps running the
+// ForResource); Start runs every informer not yet running and keeps running the
 // ones created later; Shutdown stops them all and waits for their goroutines.
 type Factory struct {
 	cfg  *rest.Config
@@ -266,32 +266,20 @@ func (f *Factory) enter(k typeKey, e *entry) *entry {
 	return e
 }
 
-// Registrant is implemented by every Type: the values of Resources, which
-// hold Types with different type parameters.
-type Registrant interface{ register(f *Factory) }
-
-func (typ Type[T]) register(f *Factory) { f.informerFor(typ.key(), typ.info) }
+// AnyType is a Type of any Go type: the values of Resources, and what
+// Factory.RemoveInformer and RunInformer take. Only Type implements it.
+type AnyType interface {
+	key() typeKey
+	info() *typeInfo
+}
 
 // Resources maps resources to their Types. Every generated version package
-// exports one, so that turning a Type into a Registrant (which instantiates
+// exports one, so that turning a Type into an AnyType (which instantiates
 // the whole generic informer machinery for its object type) happens in the
 // package that instantiates it anyway, not once more for every type of the
 // project in the factory's package — for all of k8s.io/api that one package
 // took two minutes and 1.5 GB to compile.
-type Resources map[schema.GroupVersionResource]Registrant
-
-// ForResourceIn registers the Type of gvr from the first of tables that has
-// it (creating its shared informer) and returns f.ForResource(gvr): the
-// generated factory's ForResource, which works before the type's first use.
-func ForResourceIn(f *Factory, gvr schema.GroupVersionResource, tables ...Resources) (Generic, error) {
-	for _, t := range tables {
-		if r, ok := t[gvr]; ok {
-			r.register(f)
-			break
-		}
-	}
-	return f.ForResource(gvr)
-}
+type Resources map[schema.GroupVersionResource]AnyType
 
 // Start runs every informer not yet running, each in its own goroutine with a
 // context derived from ctx, and returns at once. Informers created later by
@@ -416,13 +404,22 @@ func (f *Factory) Informers() []Generic {
 	return out
 }
 
-// ForResource returns the untyped view of the informer for gvr (of its kind,
-// not of a projection), which must have been created by InformerFor or
-// ForResourceIn.
-func (f *Factory) ForResource(gvr schema.GroupVersionResource) (Generic, error) {
+// ForResource returns the untyped view of the informer for gvr (of its
+// kind, not of a projection). When the factory has none yet, it creates it
+// from the Type of the first of tables that has gvr (the generated version
+// packages' Resources: the generated ForResource passes them all, so it
+// works before the type's first typed use); it fails for a resource no
+// table has and no InformerFor created.
+func (f *Factory) ForResource(gvr schema.GroupVersionResource, tables ...Resources) (Generic, error) {
+	k := typeKey{resource: gvr}
+	for _, t := range tables {
+		if typ, ok := t[gvr]; ok {
+			return f.informerFor(k, typ.info).generic, nil
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if e, ok := f.entries[typeKey{resource: gvr}]; ok {
+	if e, ok := f.entries[k]; ok {
 		return e.generic, nil
 	}
 	return nil, fmt.Errorf("no informer for resource %s", gvr)

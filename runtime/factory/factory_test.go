@@ -315,7 +315,7 @@ func TestForResourceUnknown(t *testing.T) {
 	opts := factory.Options{}
 	opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: (fakeLW{})})
 	f = factory.New(nil, opts)
-	if _, err := factory.ForResourceIn(f, lwt.GVR, factory.Resources{lwt.GVR: WidgetType}); err != nil {
+	if _, err := f.ForResource(lwt.GVR, factory.Resources{lwt.GVR: WidgetType}); err != nil {
 		t.Fatalf("ForResourceIn with a table that has it: %v", err)
 	}
 	if _, err := f.ForResource(lwt.GVR); err != nil {

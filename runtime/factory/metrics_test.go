@@ -39,9 +39,9 @@ func TestFactoryMetricsAndInformers(t *testing.T) {
 		noWL := false
 		opts := factory.Options{
 			Reflector: reflector.Options{WatchList: &noWL},
-			Metrics: func(name string) factory.Hooks {
+			Metrics: func(name string) (reflector.Metrics, informer.Metrics) {
 				asked = append(asked, name)
-				return factory.Hooks{Reflector: lc, Informer: hc}
+				return lc, hc
 			},
 		}
 		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: src})

@@ -57,10 +57,13 @@ type Options struct {
 	// builds, with the informer's name: its resource's
 	// ("foos.v1alpha1.samplecontroller.example.com", "pods.v1" in the core
 	// group), followed by "/<Projection>" for a projection's informer — the
-	// name its logs, errors and GenericInformer.Name carry. The hooks it
-	// returns are set in the informer's options (nil fields leave them
-	// unset), before TypeOptions.Informer edits them.
-	Metrics func(informer string) Hooks
+	// name its logs, errors and GenericInformer.Name carry. It returns the
+	// informer's observers (a Prometheus collector's, integrations/prometheus,
+	// or any other): the Reflector's (with several namespaces, every
+	// namespace's Reflector reports to it) and the informer's (which turns
+	// on Registration.Backlog). They are set in the informer's options
+	// (nil leaves one unset), before TypeOptions.Informer edits them.
+	Metrics func(name string) (reflector.Metrics, informer.Metrics)
 	// HTTPClient, when set, is shared by the REST clients of every
 	// group-version; otherwise one is built from the rest.Config.
 	HTTPClient *http.Client
@@ -68,16 +71,6 @@ type Options struct {
 	// most one per Type (two for one Type make its informer fail with
 	// ErrSetup).
 	Types []TypeOverride
-}
-
-// Hooks are the observers of one informer (Options.Metrics): a Prometheus
-// collector (integrations/prometheus) or any other.
-type Hooks struct {
-	// Reflector observes its lists, watches, relists and events; with
-	// several namespaces, every namespace's Reflector reports to it.
-	Reflector reflector.Metrics
-	// Informer observes its handlers (and turns on Registration.Backlog).
-	Informer informer.Metrics
 }
 
 // TypeOptions overrides the factory's Options for the informer of one Type

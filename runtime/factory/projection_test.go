@@ -245,9 +245,9 @@ func TestMetricsTellsProjectionsApart(t *testing.T) {
 		noWL := false
 		opts := factory.Options{
 			Reflector: reflector.Options{WatchList: &noWL},
-			Metrics: func(name string) factory.Hooks {
+			Metrics: func(name string) (reflector.Metrics, informer.Metrics) {
 				counts[name] = &listCount{}
-				return factory.Hooks{Reflector: counts[name]}
+				return counts[name], nil
 			},
 		}
 		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: fakeLW{items: []*lwt.Widget{w}}})
