@@ -19,10 +19,11 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// How the factory builds a type's shared informer: its sources (a REST
-// client and codec per group-version, or the user's ListerWatcher), its
-// namespaces and its options, all without type parameters (typeInfo holds
-// the few typed funcs), so this is compiled once, here.
+// How the factory builds a type's shared informer: its settings, merged by
+// one rule (settingsFor), its sources (restsource's REST sources, or the
+// TypeOptions' ListerWatcher) and its options, all without type parameters
+// (typeInfo and override hold the few typed funcs), so this is compiled
+// once, here.
 
 // settings is the configuration of one informer once Options and the
 // TypeOptions that apply to it are merged (settingsFor).
