@@ -8,13 +8,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
-	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
 // BenchmarkInformerChurn adds and removes the informers of 200 kinds in a
@@ -22,7 +23,7 @@ import (
 // round creates every kind's informer with a handler (InformerFor +
 // AddHandler), waits for the caches to sync, then removes them all
 // (factory.RemoveInformer). The kinds are read from in-process fake sources
-// (a runtimetest.Source per informer, 20 ConfigMaps each), not from an API server: the
+// (20 ConfigMaps per kind), not from an API server: the
 // benchmark is about what the factory keeps, not the wire. It reports, after
 // the last round, the goroutines above the baseline taken before the first
 // (goroutines-over, want 0) and the live heap after GC relative to that
@@ -43,17 +44,14 @@ func BenchmarkInformerChurn(b *testing.B) {
 		objs := make([]*corev1.ConfigMap, objects)
 		for i := range objs {
 			objs[i] = &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm-" + strconv.Itoa(i)},
+				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm-" + strconv.Itoa(i), ResourceVersion: "1"},
 				Data:       map[string]string{"k": "v"},
 			}
 		}
-		// A fresh source for every informer: a runtimetest.Source records
-		// every request it serves (for tests to inspect), which would grow
-		// with the rounds.
-		gr := types[k].Resource.GroupResource()
-		factory.SetListerWatcherFunc(&opts, types[k], func(string) reflector.ListerWatcher[*corev1.ConfigMap] {
-			return runtimetest.NewSource(runtimetest.SourceOptions{Resource: gr}, objs...)
-		})
+		// A source that keeps nothing per request (a runtimetest.Source
+		// records every request it serves, for tests to inspect, which
+		// would grow with the rounds).
+		opts.Types = append(opts.Types, factory.TypeOptions[*corev1.ConfigMap]{Type: types[k], ListerWatcher: churnSource{objs}})
 	}
 	f := factory.New(nil, opts)
 	defer f.Shutdown()
@@ -72,7 +70,7 @@ func BenchmarkInformerChurn(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, typ := range types {
-			if !factory.RemoveInformer(f, typ) {
+			if !f.RemoveInformer(typ) {
 				b.Fatalf("%s: no informer to remove", typ.Resource)
 			}
 		}
@@ -114,4 +112,22 @@ func churnBaseline() (int, uint64) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	return runtime.NumGoroutine(), ms.HeapAlloc
+}
+
+// churnSource lists its objects at resourceVersion 1 and serves watches
+// that never send an event, until their ctx ends; it refuses WatchList, so
+// the reflector lists.
+type churnSource struct{ objs []*corev1.ConfigMap }
+
+func (s churnSource) List(context.Context, metav1.ListOptions) (*reflector.ListResult[*corev1.ConfigMap], error) {
+	return &reflector.ListResult[*corev1.ConfigMap]{Items: s.objs, ResourceVersion: "1"}, nil
+}
+
+func (s churnSource) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		return nil, apierrors.NewBadRequest("no WatchList here")
+	}
+	w := watch.NewFake()
+	context.AfterFunc(ctx, w.Stop)
+	return w, nil
 }

@@ -458,7 +458,7 @@ func wantsJSONDecoder(mode, group string) bool {
 }
 
 // builtInGroups are the groups kube-apiserver serves, whose objects the
-// factory reads as protobuf: runtime/factory.BuiltInGroup's (a test keeps the
+// factory reads as protobuf: runtime/listwatch.BuiltInGroup's (a test keeps the
 // two equal; the generator does not import the runtime).
 var builtInGroups = map[string]bool{
 	"": true, "admissionregistration.k8s.io": true, "apiextensions.k8s.io": true, "apiregistration.k8s.io": true,

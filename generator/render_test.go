@@ -9,7 +9,7 @@ import (
 	"testing"
 	"text/template"
 
-	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/listwatch"
 )
 
 // A template that yields invalid Go is reported with its name, the output
@@ -207,12 +207,12 @@ var _ {{.Alias}}.Foo
 // the groups the factory reads as protobuf.
 func TestBuiltInGroupsMatchTheFactory(t *testing.T) {
 	for _, g := range []string{"", "apps", "lifecycle.k8s.io", "apiextensions.k8s.io", "gateway.networking.k8s.io", "chaos-mesh.org", "metrics.k8s.io"} {
-		if builtInGroups[g] != factory.BuiltInGroup(g) {
-			t.Errorf("group %q: generator says built-in=%v, runtime/factory %v", g, builtInGroups[g], factory.BuiltInGroup(g))
+		if builtInGroups[g] != listwatch.BuiltInGroup(g) {
+			t.Errorf("group %q: generator says built-in=%v, runtime/factory %v", g, builtInGroups[g], listwatch.BuiltInGroup(g))
 		}
 	}
 	for g := range builtInGroups {
-		if !factory.BuiltInGroup(g) {
+		if !listwatch.BuiltInGroup(g) {
 			t.Errorf("group %q is built in for the generator only", g)
 		}
 	}

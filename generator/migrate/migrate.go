@@ -17,7 +17,7 @@
 //   - factory construction: NewSharedInformerFactory(cs, resync),
 //     NewSharedInformerFactoryWithOptions(cs, resync, WithNamespace(ns),
 //     WithTweakListOptions(fn)) and NewFilteredSharedInformerFactory become
-//     NewSharedInformerFactory(factory.ClientsetConfig(cs), factory.Options{...}),
+//     NewSharedInformerFactory(clientsetconfig.For(cs), factory.Options{...}),
 //     so the controller keeps its clientset (a fake in tests);
 //   - the factory interface type SharedInformerFactory becomes
 //     *SharedInformerFactory (ours is a struct);
@@ -140,6 +140,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const (
 	externalversions = "/informers/externalversions"
 	factoryPkg       = "github.com/informer-gen/informer-gen/runtime/factory"
+	clientsetCfgPkg  = "github.com/informer-gen/informer-gen/runtime/clientsetconfig"
 	clientgoPkg      = "github.com/informer-gen/informer-gen/runtime/informer/clientgo"
 	informerPkg      = "github.com/informer-gen/informer-gen/runtime/informer"
 )

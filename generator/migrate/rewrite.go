@@ -249,6 +249,10 @@ func (r *rewriter) constructor(c *ast.CallExpr, s *ast.SelectorExpr, name string
 	}
 	var elts []ast.Expr
 	kv := func(k string, v ast.Expr) { elts = append(elts, &ast.KeyValueExpr{Key: ast.NewIdent(k), Value: v}) }
+	// namespaces is []string{ns}: factory.Options takes a list.
+	namespaces := func(ns ast.Expr) ast.Expr {
+		return &ast.CompositeLit{Type: &ast.ArrayType{Elt: ast.NewIdent("string")}, Elts: []ast.Expr{ns}}
+	}
 	if !isZero(r.info, c.Args[1]) {
 		kv("ResyncPeriod", c.Args[1])
 	}
@@ -258,7 +262,7 @@ func (r *rewriter) constructor(c *ast.CallExpr, s *ast.SelectorExpr, name string
 			return
 		}
 		if !isZero(r.info, c.Args[2]) && !isEmptyString(r.info, c.Args[2]) {
-			kv("Namespace", c.Args[2])
+			kv("Namespaces", namespaces(c.Args[2]))
 		}
 		if !isNil(r.info, c.Args[3]) {
 			kv("Tweak", c.Args[3])
@@ -278,11 +282,11 @@ func (r *rewriter) constructor(c *ast.CallExpr, s *ast.SelectorExpr, name string
 			}
 			switch fn.Name() {
 			case "WithNamespace":
-				kv("Namespace", oc.Args[0])
+				kv("Namespaces", namespaces(oc.Args[0]))
 			case "WithTweakListOptions":
 				kv("Tweak", oc.Args[0])
 			case "WithTransform":
-				r.refuse(o, "WithTransform: informer-gen's transform takes and returns runtime.Object (factory.Options.Transform or TypeOptions.Transform); rewrite it by hand")
+				r.refuse(o, "WithTransform: informer-gen's transform takes and returns runtime.Object (factory.Options.Transform), or the type's objects (factory.TypeOptions.Transform); rewrite it by hand")
 				return
 			default:
 				r.refuse(o, "%s: no informer-gen counterpart the migration can write (per-type resync is factory.TypeOptions.ResyncPeriod)", fn.Name())
@@ -290,10 +294,10 @@ func (r *rewriter) constructor(c *ast.CallExpr, s *ast.SelectorExpr, name string
 			}
 		}
 	}
-	cs := &ast.CallExpr{Fun: r.pkgSel(factoryPkg, "factory", "ClientsetConfig"), Args: []ast.Expr{c.Args[0]}}
+	cs := &ast.CallExpr{Fun: r.pkgSel(clientsetCfgPkg, "clientsetconfig", "For"), Args: []ast.Expr{c.Args[0]}}
 	opts := &ast.CompositeLit{Type: r.pkgSel(factoryPkg, "factory", "Options"), Elts: elts}
 	r.repl[c] = &ast.CallExpr{Fun: sel(s.X, "NewSharedInformerFactory"), Args: []ast.Expr{cs, opts}, Rparen: c.Rparen}
-	r.changed(c, "%s(clientset, ...) -> NewSharedInformerFactory(factory.ClientsetConfig(clientset), factory.Options{...})", name)
+	r.changed(c, "%s(clientset, ...) -> NewSharedInformerFactory(clientsetconfig.For(clientset), factory.Options{...})", name)
 }
 
 func isEmptyString(info *types.Info, e ast.Expr) bool {

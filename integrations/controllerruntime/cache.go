@@ -64,7 +64,7 @@ func Share[T store.Object[T]](s *SharedInformers, typ factory.Type[T]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.byType[reflect.TypeFor[T]()] = func() toolscache.SharedIndexInformer {
-		run := func(ctx context.Context) { factory.RunInformer(ctx, s.f, typ) }
+		run := func(ctx context.Context) { s.f.RunInformer(ctx, typ) }
 		return newSharedIndexInformer(factory.InformerFor(s.f, typ), run)
 	}
 }
@@ -102,7 +102,7 @@ func (s *SharedInformers) NewInformer(lw toolscache.ListerWatcher, obj runtime.O
 // sharedIndexInformer is the toolscache.SharedIndexInformer view of an
 // *informer.Informer[T] owned by a factory.
 type sharedIndexInformer[T store.Object[T]] struct {
-	run     func(context.Context) // factory.RunInformer of the type
+	run     func(context.Context) // Factory.RunInformer of the type
 	inf     *informer.Informer[T]
 	stopped atomic.Bool
 
@@ -155,7 +155,7 @@ func (s *sharedIndexInformer[T]) Run(stopCh <-chan struct{}) {
 }
 
 // RunWithContext runs this type's informer until ctx ends
-// (factory.RunInformer): controller-runtime's cache gives every informer a
+// (Factory.RunInformer): controller-runtime's cache gives every informer a
 // context of its own and cancels it on RemoveInformer or shutdown, so ending
 // ctx stops and removes this informer only, and only if RunWithContext
 // started it; an informer the factory's Start runs is governed by that

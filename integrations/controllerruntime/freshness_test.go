@@ -37,7 +37,7 @@ func TestLastStoreSyncResourceVersionIsTheStores(t *testing.T) {
 		}
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: configMapType.Resource.GroupResource()}, cm("1"))
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, configMapType, src)
+		opts.Types = append(opts.Types, factory.TypeOptions[*corev1.ConfigMap]{Type: configMapType, ListerWatcher: src})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		shared := crinformers.NewSharedInformers(f)

@@ -25,7 +25,7 @@ func TestRunnableCacheRemoveInformer(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}
 	src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: configMapType.Resource.GroupResource()}, cm)
 	opts := factory.Options{}
-	factory.SetListerWatcher(&opts, configMapType, src)
+	opts.Types = append(opts.Types, factory.TypeOptions[*corev1.ConfigMap]{Type: configMapType, ListerWatcher: src})
 	f := factory.New(nil, opts)
 	inf := factory.InformerFor(f, configMapType)
 	reg, err := inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{}, informer.HandlerOptions{})
@@ -94,8 +94,8 @@ func TestSharedInformersRemoveOne(t *testing.T) {
 		secrets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: secretType.Resource.GroupResource()},
 			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", ResourceVersion: "1"}})
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, configMapType, cms)
-		factory.SetListerWatcher(&opts, secretType, secrets)
+		opts.Types = append(opts.Types, factory.TypeOptions[*corev1.ConfigMap]{Type: configMapType, ListerWatcher: cms})
+		opts.Types = append(opts.Types, factory.TypeOptions[*corev1.Secret]{Type: secretType, ListerWatcher: secrets})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		shared := crinformers.NewSharedInformers(f)

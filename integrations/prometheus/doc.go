@@ -56,11 +56,11 @@
 // event (see RuntimeMetrics for names and labels). For a whole factory:
 //
 //	m, err := igprom.NewRuntimeMetrics(metrics.Registry)
-//	opts.InformerMetrics = func(name string) factory.Hooks {
-//		return factory.Hooks{Reflector: m.Reflector(name), Informer: m.Informer(name)}
+//	opts.Metrics = func(name string) (reflector.Metrics, informer.Metrics) {
+//		return m.Reflector(name), m.Informer(name)
 //	}
 //
-// (InformerMetrics is keyed by the informer's name, the one
+// (Options.Metrics is keyed by the informer's name, the one
 // InformerCollector labels, so a kind's informer and its projections'
 // report apart.)
 //

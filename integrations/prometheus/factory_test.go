@@ -10,12 +10,12 @@ import (
 	prom "github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	igprom "github.com/informer-gen/informer-gen/integrations/prometheus"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
@@ -36,10 +36,10 @@ func TestFactoryInformersBacklog(t *testing.T) {
 		}
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()},
 			&lwt.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
-		opts := factory.Options{Metrics: func(gvr schema.GroupVersionResource) factory.Hooks {
-			return factory.Hooks{Reflector: m.Reflector(gvr.String()), Informer: m.Informer(gvr.String())}
+		opts := factory.Options{Metrics: func(name string) (reflector.Metrics, informer.Metrics) {
+			return m.Reflector(name), m.Informer(name)
 		}}
-		factory.SetListerWatcher(&opts, widgetType, src)
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: widgetType, ListerWatcher: src})
 		f := factory.New(nil, opts)
 		c := igprom.NewInformerCollector()
 		c.AddFunc(igprom.FactoryInformers(f))

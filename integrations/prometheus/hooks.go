@@ -98,7 +98,8 @@ func NewRuntimeMetrics(reg prom.Registerer) (*RuntimeMetrics, error) {
 
 // Reflector returns the hooks of the Reflector(s) of resource (the
 // "resource" label): set them as reflector.Options.Metrics, or return them
-// from factory.Options.Metrics as Hooks.Reflector.
+// from factory.Options.Metrics as its first result. They implement
+// reflector.RejectMetrics too.
 func (m *RuntimeMetrics) Reflector(resource string) reflector.Metrics {
 	r := &reflectorHooks{
 		listOK:   m.lists.WithLabelValues(resource, "success"),
@@ -124,7 +125,7 @@ func (m *RuntimeMetrics) Reflector(resource string) reflector.Metrics {
 
 // Informer returns the hooks of the informer of resource: set them as
 // informer.Options.Metrics, or return them from factory.Options.Metrics as
-// Hooks.Informer.
+// its second result.
 func (m *RuntimeMetrics) Informer(resource string) informer.Metrics {
 	return informerHooks{m.delivered.MustCurryWith(prom.Labels{"resource": resource})}
 }

@@ -2,151 +2,197 @@ package factory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/restsource"
 	"github.com/informer-gen/informer-gen/runtime/internal/scope"
-	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
-	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
-// How the factory builds a type's shared informer: its sources (a REST
-// client and codec per group-version, or the user's ListerWatcher), its
-// namespaces and its options, all without type parameters (typeInfo holds
-// the few typed funcs), so this is compiled once, here.
+// How the factory builds a type's shared informer: its settings, merged by
+// one rule (settingsFor), its sources (restsource's REST sources, or the
+// TypeOptions' ListerWatcher) and its options, all without type parameters
+// (typeInfo and override hold the few typed funcs), so this is compiled
+// once, here.
 
-// namespaces returns the namespaces a type watches: nil for all, else a
-// sorted list of distinct namespaces.
-func (f *Factory) namespaces(namespaced bool, to TypeOptions) []string {
-	if !namespaced {
-		return nil
+// settings is the configuration of one informer once Options and the
+// TypeOptions that apply to it are merged (settingsFor).
+type settings struct {
+	namespaces    []string // nil for all, else sorted and distinct
+	labelSelector string
+	fieldSelector string
+	resyncPeriod  time.Duration
+	contentType   string
+	transform     func(cache.Obj) (cache.Obj, error)
+	// newLW is the user's source (TypeOptions.ListerWatcher), nil for the
+	// REST source; perNamespace says whether it is called per namespace.
+	newLW            func(namespace string) reflector.ListerWatcher[cache.Obj]
+	perNamespace     bool
+	informer         func(core.Options) core.Options
+	reflectorMetrics reflector.Metrics
+	informerMetrics  informer.Metrics
+}
+
+// settingsFor merges the configuration of typ's informer, field by field,
+// by the one rule that Options and TypeOptions document: typ's own
+// TypeOptions (own), then for a projection its kind's (kind; only the
+// fields that do not depend on the Go type), then the factory's Options,
+// then the default (the zero value: all namespaces, no selector, no
+// resync, the rest.Config's content type, the REST source). The only place
+// that reads Options and Types for an informer. own and kind may be nil.
+func settingsFor(opts *Options, typ *typeInfo, own, kind *override) settings {
+	layers := []*override{own, kind}
+	s := settings{
+		labelSelector: opts.LabelSelector,
+		fieldSelector: opts.FieldSelector,
+		resyncPeriod:  opts.ResyncPeriod,
 	}
-	var list []string
+	namespaces := opts.Namespaces
+	// The kind's layer first, so the informer's own overwrites it.
+	for _, o := range slices.Backward(layers) {
+		if o == nil {
+			continue
+		}
+		if o.namespaces != nil {
+			namespaces = o.namespaces
+		}
+		if o.labelSelector != nil {
+			s.labelSelector = *o.labelSelector
+		}
+		if o.fieldSelector != nil {
+			s.fieldSelector = *o.fieldSelector
+		}
+		if o.resyncPeriod != nil {
+			s.resyncPeriod = *o.resyncPeriod
+		}
+		if o.contentType != "" {
+			s.contentType = o.contentType
+		}
+	}
+	if typ.namespaced && len(namespaces) > 0 && !slices.Contains(namespaces, metav1.NamespaceAll) {
+		s.namespaces = slices.Compact(slices.Sorted(slices.Values(namespaces)))
+	}
+	if opts.Transform != nil {
+		s.transform = typedTransform(typ, opts.Transform)
+	}
+	if own != nil {
+		if own.transform != nil {
+			s.transform = own.transform
+		}
+		s.newLW, s.perNamespace, s.informer = own.newLW, own.perNamespace, own.informer
+	}
+	if opts.Metrics != nil {
+		s.reflectorMetrics, s.informerMetrics = opts.Metrics(typ.key.String())
+	}
+	return s
+}
+
+// overrideOf returns the TypeOptions of k in the factory's Options.Types
+// (nil when there is none), or a set-up mistake: two of them for k, or one
+// whose Go type is not objectType (a Type of another Go type for the same
+// resource and projection), naming both types.
+func (f *Factory) overrideOf(k typeKey, objectType reflect.Type) (*override, error) {
+	found := f.overridesOf(k)
 	switch {
-	case to.Namespaces != nil:
-		list = to.Namespaces
-	case to.Namespace != nil:
-		list = []string{*to.Namespace}
-	case len(f.opts.Namespaces) > 0:
-		list = f.opts.Namespaces
-	default:
-		list = []string{f.opts.Namespace}
+	case len(found) > 1:
+		return nil, fmt.Errorf("Options.Types has %d TypeOptions for %s, want at most one", len(found), k)
+	case len(found) == 0:
+		return nil, nil
+	case found[0].objectType != objectType:
+		return nil, fmt.Errorf("Options.Types has a TypeOptions[%v] for %s, whose informer holds %v", found[0].objectType, k, objectType)
 	}
-	if len(list) == 0 || slices.Contains(list, metav1.NamespaceAll) {
-		return nil
+	return found[0], nil
+}
+
+// overridesOf returns the TypeOptions of k in Options.Types.
+func (f *Factory) overridesOf(k typeKey) []*override {
+	var found []*override
+	for _, o := range f.overrides {
+		if o.key == k {
+			found = append(found, o)
+		}
 	}
-	list = slices.Clone(list)
-	slices.Sort(list)
-	return slices.Compact(list)
+	return found
 }
 
 // newShared builds the shared informer of a type, calling the user's funcs in
-// Options.Types; f.mu must not be held. A non-nil error is a set-up mistake
+// Options; f.mu must not be held. A non-nil error is a set-up mistake
 // (it wraps ErrSetup and names the informer): the informer's source then
 // returns it once and never retries (setupErrorLW).
 func newShared(f *Factory, typ *typeInfo) (*core.Shared, error) {
-	to := f.opts.Types[typ.resource]
-	typed := to.typed(typ.key)
-	lsel, fsel, resync := f.opts.LabelSelector, f.opts.FieldSelector, f.opts.ResyncPeriod
-	namespaces := f.namespaces(typ.namespaced, to)
-	if to.LabelSelector != nil {
-		lsel = *to.LabelSelector
+	own, err := f.overrideOf(typ.key, typ.objectType)
+	var kind *override
+	if err == nil && typ.key.projection != "" {
+		// The kind's untyped fields only: its Go type is another.
+		if l := f.overridesOf(typeKey{resource: typ.resource}); len(l) == 1 {
+			kind = l[0]
+		}
 	}
-	if to.FieldSelector != nil {
-		fsel = *to.FieldSelector
-	}
-	if to.ResyncPeriod != nil {
-		resync = *to.ResyncPeriod
-	}
+	s := settingsFor(&f.opts, typ, own, kind)
 
 	opts := core.Options{
-		ResyncPeriod:      resync,
+		ResyncPeriod:      s.resyncPeriod,
 		KeepManagedFields: f.opts.KeepManagedFields,
 		InternStrings:     f.opts.InternStrings,
 		Reflector:         f.opts.Reflector,
+		Transform:         s.transform,
 	}
 	opts.Reflector.Name = typ.key.String()
-	if f.opts.InformerMetrics != nil || f.opts.Metrics != nil {
-		var h Hooks
-		if f.opts.InformerMetrics != nil {
-			h = f.opts.InformerMetrics(typ.key.String())
-		} else {
-			h = f.opts.Metrics(typ.resource)
-		}
-		if h.Reflector != nil {
-			opts.Reflector.Metrics = h.Reflector
-		}
-		if h.Informer != nil {
-			opts.Metrics = coreMetrics{h.Informer}
-		}
+	if s.reflectorMetrics != nil {
+		opts.Reflector.Metrics = s.reflectorMetrics
 	}
-	transform := f.opts.Transform
-	if to.Transform != nil {
-		transform = to.Transform
+	if s.informerMetrics != nil {
+		opts.Metrics = coreMetrics{s.informerMetrics}
 	}
-	if transform != nil {
-		opts.Transform = typedTransform(typ, transform)
-	}
-	if typed.informer != nil {
-		opts = typ.editOptions(typed.informer, opts)
+	if s.informer != nil {
+		opts = s.informer(opts)
 	}
 	opts = sharedOptions(typ, opts)
 
 	// newLW returns the source of one namespace ("" = all).
-	var newLW func(ns string) reflector.ListerWatcher[cache.Obj]
+	newLW, namespaces := s.newLW, s.namespaces
+	switch {
+	case err != nil:
+	case newLW == nil:
+		newLW, err = f.clients.Sources(restsource.Type{
+			Resource:       typ.resource,
+			Kind:           typ.kind,
+			Projection:     typ.key.projection != "",
+			AddToScheme:    typ.addToScheme,
+			ObjectType:     typ.objectType,
+			DecodeJSON:     typ.jsonDecoder,
+			DecodeProtobuf: typ.pbDecoder,
+		}, restsource.Request{
+			ContentType:   s.contentType,
+			LabelSelector: s.labelSelector,
+			FieldSelector: s.fieldSelector,
+			Tweak:         f.opts.Tweak,
+			// managedFields the informer drops, and no Transform reads
+			// first, need not be decoded at all.
+			SkipManagedFields: !opts.KeepManagedFields && opts.Transform == nil,
+		})
+	case !s.perNamespace:
+		namespaces = nil // one source: its namespaces are its business
+	}
 	var setupErr error
-	if typed.listerWatcher == nil {
-		client, scheme, err := f.client(typ.resource.GroupVersion(), typ.addToScheme)
-		var codec, fallback wire.Codec[cache.Obj]
-		if err == nil && typ.key.projection != "" && typ.kind == "" {
-			err = fmt.Errorf("projection %s of %s has no Type.Kind: its objects' kind cannot come from a scheme", typ.key.projection, resourceName(typ.resource))
-		}
-		if err == nil {
-			// managedFields the informer drops, and no Transform reads first,
-			// need not be decoded at all.
-			skip := !opts.KeepManagedFields && opts.Transform == nil
-			codec, fallback, err = codecFor(f.cfg, to.ContentType, scheme, typ.resource.GroupVersion().WithKind(typ.kind), typ.objectType, skip, typ.jsonDecoder, typ.key.projection != "", typ.pbDecoder)
-		}
-		if err != nil {
-			setupErr = fmt.Errorf("%s: %w", typ.key, setupError{err})
-		}
+	if err != nil {
+		setupErr = fmt.Errorf("%s: %w", typ.key, setupError{err})
 		// One source for every namespace: the mistake is reported once.
 		failing := &setupErrorLW{err: setupErr}
-		newLW = func(ns string) reflector.ListerWatcher[cache.Obj] {
-			if setupErr != nil {
-				return failing
-			}
-			return listwatch.New(client, listwatch.Options[cache.Obj, runtime.Object]{
-				Resource:      typ.resource.Resource,
-				Namespace:     ns,
-				LabelSelector: lsel,
-				FieldSelector: fsel,
-				Tweak:         f.opts.Tweak,
-				Codec:         codec,
-				FallbackCodec: fallback,
-			})
-		}
-	} else {
-		lw, perNamespace := typ.listerWatcher(typed.listerWatcher)
-		if !perNamespace {
-			namespaces = nil // one source: its namespaces are its business
-		}
-		newLW = lw
+		newLW = func(string) reflector.ListerWatcher[cache.Obj] { return failing }
 	}
 
 	if len(namespaces) <= 1 {
@@ -216,43 +262,6 @@ func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, erro
 		}
 		return o, nil
 	}
-}
-
-// client returns the REST client of gv and the scheme its types are
-// registered in, building both (with addToScheme) on first use, under f.cmu.
-func (f *Factory) client(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
-	f.cmu.Lock()
-	defer f.cmu.Unlock()
-	if g, ok := f.gvs[gv]; ok {
-		return g.client, g.scheme, g.err
-	}
-	scheme := runtime.NewScheme()
-	g := &groupVersion{scheme: scheme}
-	f.gvs[gv] = g
-	switch {
-	case f.cfg == nil:
-		g.err = errors.New("the factory has no rest.Config (factory.New got nil) and Options.Types sets no ListerWatcher for this type (factory.SetListerWatcher)")
-	case addToScheme == nil:
-		g.err = fmt.Errorf("type of group-version %s has no AddToScheme", gv)
-	default:
-		if err := addToScheme(scheme); err != nil {
-			g.err = fmt.Errorf("add %s to scheme: %w", gv, err)
-			break
-		}
-		hc := f.opts.HTTPClient
-		if hc == nil {
-			if f.http == nil && f.httpError == nil {
-				f.http, f.httpError = rest.HTTPClientFor(f.cfg)
-			}
-			if f.httpError != nil {
-				g.err = fmt.Errorf("http client: %w", f.httpError)
-				break
-			}
-			hc = f.http
-		}
-		g.client, g.err = listwatch.NewRESTClient(f.cfg, hc, scheme, gv)
-	}
-	return g.client, g.scheme, g.err
 }
 
 // setupErrorLW is the source of an informer that cannot be built (no

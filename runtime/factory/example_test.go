@@ -8,21 +8,20 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
-	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // The calls generated code makes, by hand: a Type per kind, one shared
 // informer per type, Start, WaitForCacheSync, read through a lister,
 // Shutdown. Here the source is a fake; with a *rest.Config instead of nil
-// (and no SetListerWatcher) the same code talks to an API server.
+// (and no TypeOptions.ListerWatcher) the same code talks to an API server.
 func Example() {
 	a, b := widget("default", "a", "node-1", nil), widget("default", "b", "node-2", nil)
 	a.ResourceVersion, b.ResourceVersion = "1", "1"
 
-	opts := factory.Options{}
-	factory.SetListerWatcher(&opts, WidgetType, reflector.ListerWatcher[*lwt.Widget](fakeLW{items: []*lwt.Widget{a, b}}))
-	f := factory.New(nil, opts)
+	f := factory.New(nil, factory.Options{Types: []factory.TypeOverride{
+		factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: fakeLW{items: []*lwt.Widget{a, b}}},
+	}})
 	defer f.Shutdown() // stops the informers and waits for their goroutines
 
 	inf := factory.InformerFor(f, WidgetType)

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,6 +18,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
+	"github.com/informer-gen/informer-gen/runtime/internal/restsource"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
@@ -88,8 +89,8 @@ func (k typeKey) String() string {
 // Factory hands out one shared informer per resource and runs them.
 // All methods are safe for concurrent use.
 //
-// Lifecycle: informers are created on first use (InformerFor) or by
-// Register; Start runs every informer not yet running and keeps running the
+// Lifecycle: informers are created on first use (InformerFor, or
+// ForResource); Start runs every informer not yet running and keeps running the
 // ones created later; Shutdown stops them all and waits for their goroutines.
 type Factory struct {
 	cfg  *rest.Config
@@ -104,17 +105,15 @@ type Factory struct {
 	shutdown bool
 	wg       sync.WaitGroup
 
-	// cmu guards the REST clients, built on first need.
-	cmu       sync.Mutex
-	gvs       map[schema.GroupVersion]*groupVersion
-	http      *http.Client
-	httpError error
-}
-
-type groupVersion struct {
-	client rest.Interface
-	scheme *runtime.Scheme // the group-version's types, for codecFor
-	err    error
+	// clients are the REST clients of the group-versions, built on first
+	// need.
+	clients *restsource.Clients
+	// overrides are Options.Types without type parameters.
+	overrides []*override
+	// mistakes are set-up mistakes not of one informer's making (a
+	// TypeOptions without a Type, a Type claimed with two Go types), under
+	// mu: WaitForCacheSync returns them.
+	mistakes []error
 }
 
 // entry is one shared informer: its untyped core and its typed view (an
@@ -134,28 +133,45 @@ type entry struct {
 
 // New returns a factory that talks to the server in cfg, decoding with
 // schemes built from the types' AddToScheme (one scheme and one REST client
-// per group-version, built lazily). cfg may be nil when every type used has a
-// ListerWatcher in opts. New starts nothing.
+// per group-version, built lazily). cfg may be nil when every type used has
+// a TypeOptions.ListerWatcher. New starts nothing. The mistakes it finds
+// in opts.Types (a nil entry, a TypeOptions without Type) are set-up
+// mistakes that WaitForCacheSync returns (ErrSetup).
 func New(cfg *rest.Config, opts Options) *Factory {
-	return &Factory{
+	f := &Factory{
 		cfg:     cfg,
 		opts:    opts,
-		gvs:     map[schema.GroupVersion]*groupVersion{},
+		clients: restsource.NewClients(cfg, opts.HTTPClient),
 		entries: map[typeKey]*entry{},
 	}
+	for n, t := range opts.Types {
+		if t == nil {
+			f.mistakes = append(f.mistakes, setupError{fmt.Errorf("Options.Types[%d] is nil", n)})
+			continue
+		}
+		o := t.override()
+		if o.key.resource.Resource == "" {
+			f.mistakes = append(f.mistakes, setupError{fmt.Errorf("Options.Types[%d], a TypeOptions[%v], has no Type", n, o.objectType)})
+			continue
+		}
+		f.overrides = append(f.overrides, o)
+	}
+	f.opts.Types = nil // f.overrides holds them
+	return f
 }
 
-// NewInformer returns a standalone (unshared, not started) informer for typ
-// over lw, with typ's indexes added to opts.Indexers and opts.Reflector.Name
-// defaulting to the resource name. Run it with its Run method.
+// NewInformer returns a standalone informer for typ over lw: not shared,
+// not started, unknown to any Factory. Run it with its Run method. typ's
+// indexes are added to opts.Indexers, and opts.Reflector.Name and Scope
+// default to the resource's name and typ's scope. Generated code exposes
+// it as New<Kind>Informer.
+//
+// Use it when one informer's lifetime and source are the caller's: a unit
+// test over runtimetest's fake source, or a source of one's own. For
+// several namespaces in one cache, pass lw to informer.NewMultiNamespace
+// instead, or use the factory (Options.Namespaces).
 func NewInformer[T store.Object[T]](typ Type[T], lw reflector.ListerWatcher[T], opts informer.Options[T]) *informer.Informer[T] {
 	return informer.New(lw, typeInformerOptions(typ, opts))
-}
-
-// NewMultiNamespaceInformer is NewInformer over several namespaces, one
-// source each (see informer.NewMultiNamespace).
-func NewMultiNamespaceInformer[T store.Object[T]](typ Type[T], sources []informer.NamespaceSource[T], opts informer.Options[T]) *informer.Informer[T] {
-	return informer.NewMultiNamespace(sources, typeInformerOptions(typ, opts))
 }
 
 // typeInformerOptions adds typ's indexes and name to opts.
@@ -183,28 +199,37 @@ func resourceName(gvr schema.GroupVersionResource) string {
 // InformerFor returns the factory's shared informer for typ, creating it on
 // first use (one per resource, and one per projection of it: see
 // Type.Projection). An informer created after Start is started at once with
-// the ctx of the last Start. It panics if the per-type ListerWatcher or
-// Informer override in Options has the wrong type for T, or if two Types with
-// different Go types claim the same resource and projection: both are
-// programming errors.
+// the ctx of the last Start. Generated code exposes it as the accessor
+// factory.<Group>().<Version>().<Plural>().Informer().
 //
-// No user code runs under the factory's lock: the per-type Informer and
-// ListerWatcher funcs of Options.Types run before the informer is entered
-// into the factory, so they may call InformerFor themselves (for another
-// type). When two goroutines create the same informer at once, both build
-// one, those funcs run for both, and the one entered second is dropped
-// unstarted.
+// Use it (through the generated accessors) for a controller's informers:
+// shared by every caller, configured by Options, started by Start, synced
+// by WaitForCacheSync, stopped by Shutdown.
+//
+// If another Type with a different Go type already holds typ's resource
+// and projection, InformerFor does not panic: it returns a new informer of
+// typ that is never started, and WaitForCacheSync returns a set-up mistake
+// (ErrSetup) naming both Go types.
+//
+// No user code runs under the factory's lock: the funcs of Options and
+// TypeOptions run before the informer is entered into the factory, so they
+// may call InformerFor themselves (for another type). When two goroutines
+// create the same informer at once, both build one, those funcs run for
+// both, and the one entered second is dropped unstarted.
 //
 // InformerFor is a thin typed wrapper: the informer is built and kept by
 // non-generic code (see typeInfo), so a package calling it compiles a few
 // small functions, not the runtime.
 func InformerFor[T store.Object[T]](f *Factory, typ Type[T]) *informer.Informer[T] {
 	e := f.informerFor(typ.key(), typ.info)
-	inf, ok := e.view.(*informer.Informer[T])
-	if !ok {
-		panic(fmt.Sprintf("factory: %s already has an informer of type %T, not %T", typ.key(), e.view, inf))
+	if inf, ok := e.view.(*informer.Informer[T]); ok {
+		return inf
 	}
-	return inf
+	err := fmt.Errorf("%s: %w", typ.key(), setupError{fmt.Errorf("claimed by two Types of different Go types, %v and %v", e.objectType, reflect.TypeFor[T]())})
+	f.mu.Lock()
+	f.mistakes = append(f.mistakes, err)
+	f.mu.Unlock()
+	return (*informer.Informer[T])(core.NewShared(&setupErrorLW{err: err}, reflect.TypeFor[T](), core.Options{}))
 }
 
 // informerFor returns the entry of k, creating it from info() on first use.
@@ -247,40 +272,20 @@ func (f *Factory) enter(k typeKey, e *entry) *entry {
 	return e
 }
 
-// Register makes types known to ForResource (creating their shared informers,
-// which Start then runs). Generated factories call it once with every type.
-func Register(f *Factory, types ...Registrant) {
-	for _, t := range types {
-		t.register(f)
-	}
+// AnyType is a Type of any Go type: the values of Resources, and what
+// Factory.RemoveInformer and RunInformer take. Only Type implements it.
+type AnyType interface {
+	key() typeKey
+	info() *typeInfo
 }
 
-// Registrant is implemented by every Type; it lets Register take types with
-// different type parameters in one call.
-type Registrant interface{ register(f *Factory) }
-
-func (typ Type[T]) register(f *Factory) { f.informerFor(typ.key(), typ.info) }
-
 // Resources maps resources to their Types. Every generated version package
-// exports one, so that turning a Type into a Registrant (which instantiates
+// exports one, so that turning a Type into an AnyType (which instantiates
 // the whole generic informer machinery for its object type) happens in the
 // package that instantiates it anyway, not once more for every type of the
 // project in the factory's package — for all of k8s.io/api that one package
 // took two minutes and 1.5 GB to compile.
-type Resources map[schema.GroupVersionResource]Registrant
-
-// ForResourceIn registers the Type of gvr from the first of tables that has
-// it (creating its shared informer) and returns f.ForResource(gvr): the
-// generated factory's ForResource, which works before the type's first use.
-func ForResourceIn(f *Factory, gvr schema.GroupVersionResource, tables ...Resources) (Generic, error) {
-	for _, t := range tables {
-		if r, ok := t[gvr]; ok {
-			Register(f, r)
-			break
-		}
-	}
-	return f.ForResource(gvr)
-}
+type Resources map[schema.GroupVersionResource]AnyType
 
 // Start runs every informer not yet running, each in its own goroutine with a
 // context derived from ctx, and returns at once. Informers created later by
@@ -328,7 +333,7 @@ func (f *Factory) startLocked(ctx context.Context, e *entry) {
 func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	f.mu.Lock()
 	var syncs []informer.Syncable
-	var setup setupErrors
+	setup := slices.Clone(setupErrors(f.mistakes))
 	for _, k := range f.order {
 		e := f.entries[k]
 		switch {
@@ -405,13 +410,22 @@ func (f *Factory) Informers() []Generic {
 	return out
 }
 
-// ForResource returns the untyped view of the informer for gvr (of its kind,
-// not of a projection), which must have been created by InformerFor or
-// Register.
-func (f *Factory) ForResource(gvr schema.GroupVersionResource) (Generic, error) {
+// ForResource returns the untyped view of the informer for gvr (of its
+// kind, not of a projection). When the factory has none yet, it creates it
+// from the Type of the first of tables that has gvr (the generated version
+// packages' Resources: the generated ForResource passes them all, so it
+// works before the type's first typed use); it fails for a resource no
+// table has and no InformerFor created.
+func (f *Factory) ForResource(gvr schema.GroupVersionResource, tables ...Resources) (Generic, error) {
+	k := typeKey{resource: gvr}
+	for _, t := range tables {
+		if typ, ok := t[gvr]; ok {
+			return f.informerFor(k, typ.info).generic, nil
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if e, ok := f.entries[typeKey{resource: gvr}]; ok {
+	if e, ok := f.entries[k]; ok {
 		return e.generic, nil
 	}
 	return nil, fmt.Errorf("no informer for resource %s", gvr)

@@ -3,7 +3,6 @@ package factory_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
@@ -168,11 +166,11 @@ func TestOptionsReachRequests(t *testing.T) {
 	f := factory.New(srv.Config(), factory.Options{
 		HTTPClient:    srv.HTTPClient(),
 		Reflector:     reflector.Options{WatchList: &noWatchList, PageSize: 1},
-		Namespace:     "ignored-by-override",
+		Namespaces:    []string{"ignored-by-override"},
 		LabelSelector: "ignored=true",
 		FieldSelector: "metadata.name!=zzz",
-		Types: map[schema.GroupVersionResource]factory.TypeOptions{
-			lwt.GVR: {Namespace: &ns, LabelSelector: &sel},
+		Types: []factory.TypeOverride{
+			factory.TypeOptions[*lwt.Widget]{Type: WidgetType, Namespaces: []string{ns}, LabelSelector: &sel},
 		},
 		Transform: func(o runtime.Object) (runtime.Object, error) {
 			w := o.(*lwt.Widget)
@@ -239,20 +237,23 @@ func (l fakeLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Inter
 	return w, nil
 }
 
-func TestSetListerWatcherNeedsNoServer(t *testing.T) {
+func TestTypeListerWatcherNeedsNoServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := widget("ns", "a", "n1", nil)
 		a.ResourceVersion = "1"
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, reflector.ListerWatcher[*lwt.Widget](fakeLW{items: []*lwt.Widget{a}}))
 		var sawOpts bool
-		factory.SetInformerOptions(&opts, WidgetType, func(o *informer.Options[*lwt.Widget]) {
-			sawOpts = o.Reflector.Name == "widgets.v1.test.informer-gen.dev" // set before, so fn may override it
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{
+			Type:          WidgetType,
+			ListerWatcher: fakeLW{items: []*lwt.Widget{a}},
+			Informer: func(o *informer.Options[*lwt.Widget]) {
+				sawOpts = o.Reflector.Name == "widgets.v1.test.informer-gen.dev" // set before, so fn may override it
+			},
 		})
 		f := factory.New(nil, opts) // no rest.Config at all
 		inf := factory.InformerFor(f, WidgetType)
 		if !sawOpts {
-			t.Fatal("SetInformerOptions func not called")
+			t.Fatal("TypeOptions.Informer not called")
 		}
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -271,7 +272,7 @@ func TestWaitForCacheSyncNamesTheFailingResource(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		forbidden := apierrors.NewForbidden(lwt.GVR.GroupResource(), "", errors.New("rbac says no"))
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, reflector.ListerWatcher[*lwt.Widget](fakeLW{err: forbidden}))
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: (fakeLW{err: forbidden})})
 		f := factory.New(nil, opts)
 		factory.InformerFor(f, WidgetType)
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -306,30 +307,19 @@ func TestNoConfigIsReportedNotPanicked(t *testing.T) {
 	})
 }
 
-func TestWrongListerWatcherTypePanicsWithResource(t *testing.T) {
-	f := factory.New(nil, factory.Options{Types: map[schema.GroupVersionResource]factory.TypeOptions{
-		lwt.GVR: {ListerWatcher: "not a lister watcher"},
-	}})
-	defer func() {
-		r := recover()
-		if r == nil || !strings.Contains(fmt.Sprint(r), "widgets.v1.test.informer-gen.dev") {
-			t.Fatalf("recover() = %v, want a panic naming %s", r, lwt.GVR)
-		}
-	}()
-	factory.InformerFor(f, WidgetType)
-}
-
 func TestForResourceUnknown(t *testing.T) {
 	f := factory.New(nil, factory.Options{})
 	if _, err := f.ForResource(lwt.GVR); err == nil {
 		t.Fatal("ForResource of an unregistered resource = nil error")
 	}
 	opts := factory.Options{}
-	factory.SetListerWatcher(&opts, WidgetType, reflector.ListerWatcher[*lwt.Widget](fakeLW{}))
+	opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: (fakeLW{})})
 	f = factory.New(nil, opts)
-	factory.Register(f, WidgetType)
+	if _, err := f.ForResource(lwt.GVR, factory.Resources{lwt.GVR: WidgetType}); err != nil {
+		t.Fatalf("ForResourceIn with a table that has it: %v", err)
+	}
 	if _, err := f.ForResource(lwt.GVR); err != nil {
-		t.Fatalf("ForResource after Register: %v", err)
+		t.Fatalf("ForResource after ForResourceIn: %v", err)
 	}
 }
 
@@ -339,8 +329,8 @@ func TestShutdownStopsEverythingAndStartAfterIsNoop(t *testing.T) {
 		gadgets.Resource.Resource = "gadgets"
 		var widgetLists, gadgetLists atomic.Int32
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, reflector.ListerWatcher[*lwt.Widget](fakeLW{lists: &widgetLists}))
-		factory.SetListerWatcher(&opts, gadgets, reflector.ListerWatcher[*lwt.Widget](fakeLW{lists: &gadgetLists}))
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: (fakeLW{lists: &widgetLists})})
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: gadgets, ListerWatcher: (fakeLW{lists: &gadgetLists})})
 		f := factory.New(nil, opts)
 		factory.InformerFor(f, WidgetType)
 		ctx, cancel := context.WithCancel(t.Context())
@@ -373,7 +363,7 @@ func TestClusterScopedTypeIgnoresNamespace(t *testing.T) {
 	ctx := deadline(t)
 	clusterType := WidgetType
 	clusterType.Namespaced = false
-	f := factory.New(srv.Config(), factory.Options{HTTPClient: srv.HTTPClient(), Namespace: "team-a"})
+	f := factory.New(srv.Config(), factory.Options{HTTPClient: srv.HTTPClient(), Namespaces: []string{"team-a"}})
 	defer f.Shutdown()
 	inf := factory.InformerFor(f, clusterType)
 	f.Start(ctx)

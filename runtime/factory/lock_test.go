@@ -31,20 +31,19 @@ func TestCallbacksMayCallInformerFor(t *testing.T) {
 				}
 			}
 			opts := factory.Options{}
-			factory.SetListerWatcher(&opts, gadgets, fakeLW{})
+			opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: gadgets, ListerWatcher: fakeLW{}})
 			switch hook {
 			case "Informer":
-				factory.SetInformerOptions(&opts, WidgetType, func(*informer.Options[*lwt.Widget]) { callback() })
-				factory.SetListerWatcher(&opts, WidgetType, fakeLW{})
+				opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: fakeLW{}, Informer: func(*informer.Options[*lwt.Widget]) { callback() }})
 			case "ListerWatcherFunc":
-				factory.SetListerWatcherFunc(&opts, WidgetType, func(string) reflector.ListerWatcher[*lwt.Widget] {
+				opts.Types = append(opts.Types, factory.PerNamespace(factory.TypeOptions[*lwt.Widget]{Type: WidgetType}, func(string) reflector.ListerWatcher[*lwt.Widget] {
 					callback()
 					return fakeLW{}
-				})
+				}))
 			case "Transform":
 				a := widget("ns", "a", "", nil)
 				a.ResourceVersion = "1"
-				factory.SetListerWatcher(&opts, WidgetType, fakeLW{items: []*lwt.Widget{a}})
+				opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: fakeLW{items: []*lwt.Widget{a}}})
 				opts.Transform = func(o runtime.Object) (runtime.Object, error) { callback(); return o, nil }
 			}
 			f = factory.New(nil, opts)
@@ -80,7 +79,7 @@ func TestCallbacksMayCallInformerFor(t *testing.T) {
 func TestConcurrentInformerForSharesOne(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, fakeLW{})
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: fakeLW{}})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		f.Start(t.Context())

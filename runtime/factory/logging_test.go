@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
@@ -51,10 +50,10 @@ func TestLogKeysNotRepeated(t *testing.T) {
 			"a": runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("a", "x", "n1", nil)),
 			"b": runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("b", "y", "n1", nil)),
 		}
-		opts := factory.Options{Types: map[schema.GroupVersionResource]factory.TypeOptions{
-			lwt.GVR: {Namespaces: []string{"a", "b"}},
+		opts := factory.Options{Types: []factory.TypeOverride{
+			factory.PerNamespace(factory.TypeOptions[*lwt.Widget]{Type: WidgetType, Namespaces: []string{"a", "b"}},
+				func(ns string) reflector.ListerWatcher[*lwt.Widget] { return srcs[ns] }),
 		}}
-		factory.SetListerWatcherFunc(&opts, WidgetType, func(ns string) reflector.ListerWatcher[*lwt.Widget] { return srcs[ns] })
 		f := factory.New(nil, opts)
 		inf := factory.InformerFor(f, WidgetType)
 		// A handler that panics is logged from its goroutine, under "handler".

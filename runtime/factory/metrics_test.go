@@ -7,8 +7,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
@@ -31,22 +29,22 @@ func (h *handlerCount) Handler(r *informer.Registration) informer.HandlerMetrics
 	return nil
 }
 
-// Options.Metrics is asked once per informer, with its resource, and its
+// Options.Metrics is asked once per informer, with its name, and its
 // hooks observe that informer; Informers enumerates what was created.
 func TestFactoryMetricsAndInformers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
 		lc, hc := &listCount{}, &handlerCount{}
-		var asked []schema.GroupVersionResource
+		var asked []string
 		noWL := false
 		opts := factory.Options{
 			Reflector: reflector.Options{WatchList: &noWL},
-			Metrics: func(gvr schema.GroupVersionResource) factory.Hooks {
-				asked = append(asked, gvr)
-				return factory.Hooks{Reflector: lc, Informer: hc}
+			Metrics: func(name string) (reflector.Metrics, informer.Metrics) {
+				asked = append(asked, name)
+				return lc, hc
 			},
 		}
-		factory.SetListerWatcher(&opts, WidgetType, src)
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: src})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		if got := f.Informers(); len(got) != 0 {
@@ -61,8 +59,8 @@ func TestFactoryMetricsAndInformers(t *testing.T) {
 		if err := f.WaitForCacheSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if len(asked) != 1 || asked[0] != lwt.GVR {
-			t.Errorf("Metrics asked for %v, want [%v] once", asked, lwt.GVR)
+		if len(asked) != 1 || asked[0] != widgetName {
+			t.Errorf("Metrics asked for %v, want [%v] once", asked, widgetName)
 		}
 		lc.mu.Lock()
 		if lc.lists != 1 {

@@ -10,7 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
@@ -29,9 +28,9 @@ func TestTypeNamespacesOverREST(t *testing.T) {
 	ctx := deadline(t)
 	f := factory.New(srv.Config(), factory.Options{
 		HTTPClient: srv.HTTPClient(),
-		Namespace:  "ignored-by-override",
-		Types: map[schema.GroupVersionResource]factory.TypeOptions{
-			lwt.GVR: {Namespaces: []string{"team-c", "team-a", "team-c"}},
+		Namespaces: []string{"ignored-by-override"},
+		Types: []factory.TypeOverride{
+			factory.TypeOptions[*lwt.Widget]{Type: WidgetType, Namespaces: []string{"team-c", "team-a", "team-c"}},
 		},
 	})
 	defer f.Shutdown()
@@ -126,12 +125,12 @@ func TestNamespacesWithListerWatcherFunc(t *testing.T) {
 				var mu sync.Mutex
 				var calls []string
 				opts := factory.Options{Namespaces: tc.namespaces}
-				factory.SetListerWatcherFunc(&opts, WidgetType, func(ns string) reflector.ListerWatcher[*lwt.Widget] {
+				opts.Types = append(opts.Types, factory.PerNamespace(factory.TypeOptions[*lwt.Widget]{Type: WidgetType}, func(ns string) reflector.ListerWatcher[*lwt.Widget] {
 					mu.Lock()
 					defer mu.Unlock()
 					calls = append(calls, ns)
 					return fakeLW{items: objs[ns]}
-				})
+				}))
 				f := factory.New(nil, opts)
 				defer f.Shutdown()
 				inf := factory.InformerFor(f, WidgetType)

@@ -19,7 +19,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8sprotobuf "k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/watch"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -164,25 +163,23 @@ func TestProjectionIsAnInformerOfItsOwn(t *testing.T) {
 	}
 }
 
-// The typed overrides of a projection (SetListerWatcher, SetInformerOptions
-// with its Type) are its own: the kind's informer keeps the REST source.
+// The typed overrides of a projection (TypeOptions.ListerWatcher, Informer
+// with its Type) are its own: the kind's informer keeps the REST source,
+// and the kind's typed overrides do not reach the projection.
 func TestProjectionOverridesAreItsOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := factory.Options{}
 		s := &WidgetSummary{Spec: WidgetSummarySpec{NodeName: "n1"}}
 		s.Namespace, s.Name, s.ResourceVersion = "ns", "a", "1"
-		factory.SetListerWatcher(&opts, WidgetSummaryType, reflector.ListerWatcher[*WidgetSummary](summaryLW{items: []*WidgetSummary{s}}))
 		var sawName string
-		factory.SetInformerOptions(&opts, WidgetSummaryType, func(o *informer.Options[*WidgetSummary]) {
-			sawName = o.Reflector.Name
+		opts.Types = append(opts.Types, factory.TypeOptions[*WidgetSummary]{
+			Type:          WidgetSummaryType,
+			ListerWatcher: summaryLW{items: []*WidgetSummary{s}},
+			Informer:      func(o *informer.Options[*WidgetSummary]) { sawName = o.Reflector.Name },
 		})
-		before := opts.Types[lwt.GVR]
-		factory.SetInformerOptions(&opts, WidgetType, func(*informer.Options[*lwt.Widget]) {
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, Informer: func(*informer.Options[*lwt.Widget]) {
 			t.Error("the kind's Informer override ran for the projection")
-		})
-		if before.Informer != nil {
-			t.Fatal("a TypeOptions value read before changed under its holder")
-		}
+		}})
 		f := factory.New(nil, opts) // no rest.Config: only the projection can sync
 		summary := factory.InformerFor(f, WidgetSummaryType)
 		if sawName != summaryName {
@@ -199,21 +196,6 @@ func TestProjectionOverridesAreItsOwn(t *testing.T) {
 		}
 		f.Shutdown()
 	})
-}
-
-// A projection and its kind under one name would be two Go types for one
-// informer: a programming error, reported with the informer's name.
-func TestProjectionOfTheWrongGoTypePanics(t *testing.T) {
-	f := factory.New(nil, factory.Options{})
-	defer f.Shutdown()
-	factory.InformerFor(f, WidgetSummaryType)
-	other := factory.Type[*lwt.Widget]{Resource: lwt.GVR, Namespaced: true, Projection: "WidgetSummary", Kind: "Widget"}
-	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), summaryName) {
-			t.Fatalf("recover() = %v, want a panic naming %s", r, summaryName)
-		}
-	}()
-	factory.InformerFor(f, other)
 }
 
 type summaryLW struct{ items []*WidgetSummary }
@@ -251,10 +233,9 @@ func TestProjectionWithoutKindIsReported(t *testing.T) {
 	})
 }
 
-// Options.InformerMetrics gives a kind's informer and its projection's hooks
-// of their own, keyed by their names (Options.Metrics, keyed by resource,
-// cannot tell them apart).
-func TestInformerMetricsTellsProjectionsApart(t *testing.T) {
+// Options.Metrics gives a kind's informer and its projection's hooks of
+// their own, keyed by their names.
+func TestMetricsTellsProjectionsApart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := widget("ns", "a", "n1", nil)
 		w.ResourceVersion = "1"
@@ -264,17 +245,13 @@ func TestInformerMetricsTellsProjectionsApart(t *testing.T) {
 		noWL := false
 		opts := factory.Options{
 			Reflector: reflector.Options{WatchList: &noWL},
-			InformerMetrics: func(name string) factory.Hooks {
+			Metrics: func(name string) (reflector.Metrics, informer.Metrics) {
 				counts[name] = &listCount{}
-				return factory.Hooks{Reflector: counts[name]}
-			},
-			Metrics: func(schema.GroupVersionResource) factory.Hooks {
-				t.Error("Metrics called although InformerMetrics is set")
-				return factory.Hooks{}
+				return counts[name], nil
 			},
 		}
-		factory.SetListerWatcher(&opts, WidgetType, reflector.ListerWatcher[*lwt.Widget](fakeLW{items: []*lwt.Widget{w}}))
-		factory.SetListerWatcher(&opts, WidgetSummaryType, reflector.ListerWatcher[*WidgetSummary](summaryLW{items: []*WidgetSummary{s}}))
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: fakeLW{items: []*lwt.Widget{w}}})
+		opts.Types = append(opts.Types, factory.TypeOptions[*WidgetSummary]{Type: WidgetSummaryType, ListerWatcher: summaryLW{items: []*WidgetSummary{s}}})
 		f := factory.New(nil, opts)
 		factory.InformerFor(f, WidgetType)
 		factory.InformerFor(f, WidgetSummaryType)
@@ -285,7 +262,7 @@ func TestInformerMetricsTellsProjectionsApart(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(counts) != 2 || counts[widgetName] == nil || counts[summaryName] == nil {
-			t.Fatalf("InformerMetrics asked for %v, want %s and %s", slices.Sorted(maps.Keys(counts)), widgetName, summaryName)
+			t.Fatalf("Metrics asked for %v, want %s and %s", slices.Sorted(maps.Keys(counts)), widgetName, summaryName)
 		}
 		for name, c := range counts {
 			c.mu.Lock()

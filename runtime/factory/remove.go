@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-
-	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 // RemoveInformer stops the factory's shared informer for typ (the kind's,
@@ -23,12 +21,12 @@ import (
 // Lister and Registrations it got from it (reads through them keep working
 // on the last state until then, and never change again).
 //
-// A later InformerFor (or Register) of typ creates a fresh informer, with
+// A later InformerFor (or ForResource) of typ creates a fresh informer, with
 // its own LIST, started at once if the factory is started. RemoveInformer
 // reports whether there was an informer to remove. It is safe for
 // concurrent use; calling it from one of the informer's own handlers
 // deadlocks (it waits for that handler to return).
-func RemoveInformer[T store.Object[T]](f *Factory, typ Type[T]) bool {
+func (f *Factory) RemoveInformer(typ AnyType) bool {
 	return f.remove(typ.key(), nil)
 }
 
@@ -71,7 +69,7 @@ func (f *Factory) RemoveInformerOf(obj any) (bool, error) {
 // informer is already running (the factory's Start runs it), RunInformer
 // only waits for ctx: the factory's Start context and Shutdown govern it.
 // After Shutdown, RunInformer starts nothing and returns when ctx ends.
-func RunInformer[T store.Object[T]](ctx context.Context, f *Factory, typ Type[T]) {
+func (f *Factory) RunInformer(ctx context.Context, typ AnyType) {
 	k := typ.key()
 	e := f.informerFor(k, typ.info)
 	f.mu.Lock()

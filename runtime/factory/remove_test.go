@@ -33,8 +33,8 @@ func TestRemoveInformer(t *testing.T) {
 		widgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
 		gadgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: GadgetType.Resource.GroupResource()}, widget("ns", "g", "n1", nil))
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, widgets)
-		factory.SetListerWatcher(&opts, GadgetType, gadgets)
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: widgets})
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: GadgetType, ListerWatcher: gadgets})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		winf := factory.InformerFor(f, WidgetType)
@@ -58,7 +58,7 @@ func TestRemoveInformer(t *testing.T) {
 		if _, err := f.RemoveInformerOf(&lwt.Widget{}); err == nil {
 			t.Fatal("RemoveInformerOf a type two informers have: no error")
 		}
-		if !factory.RemoveInformer(f, WidgetType) {
+		if !f.RemoveInformer(WidgetType) {
 			t.Fatal("RemoveInformer found no informer")
 		}
 		select {
@@ -66,7 +66,7 @@ func TestRemoveInformer(t *testing.T) {
 		default:
 			t.Fatal("the removed informer's handler was not stopped when RemoveInformer returned")
 		}
-		if factory.RemoveInformer(f, WidgetType) {
+		if f.RemoveInformer(WidgetType) {
 			t.Fatal("second RemoveInformer found an informer")
 		}
 		if n := len(f.Informers()); n != 1 {
@@ -104,7 +104,7 @@ func TestRemoveInformer(t *testing.T) {
 		if ok, err := f.RemoveInformerOf(&lwt.Widget{}); err == nil || ok {
 			t.Fatalf("RemoveInformerOf with two informers of the type = %v, %v", ok, err)
 		}
-		if !factory.RemoveInformer(f, GadgetType) {
+		if !f.RemoveInformer(GadgetType) {
 			t.Fatal("RemoveInformer(GadgetType) found no informer")
 		}
 		if ok, err := f.RemoveInformerOf(&lwt.Widget{}); err != nil || !ok {
@@ -121,7 +121,7 @@ func TestRemoveInformerNotStarted(t *testing.T) {
 	f := factory.New(nil, factory.Options{})
 	defer f.Shutdown()
 	first := factory.InformerFor(f, WidgetType)
-	if !factory.RemoveInformer(f, WidgetType) {
+	if !f.RemoveInformer(WidgetType) {
 		t.Fatal("RemoveInformer found no informer")
 	}
 	if factory.InformerFor(f, WidgetType) == first {
@@ -135,9 +135,9 @@ func TestRemoveInformerNotStarted(t *testing.T) {
 func TestRemoveInformerRacesShutdownAndInformerFor(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := factory.Options{}
-		factory.SetListerWatcherFunc(&opts, WidgetType, func(string) reflector.ListerWatcher[*lwt.Widget] {
+		opts.Types = append(opts.Types, factory.PerNamespace(factory.TypeOptions[*lwt.Widget]{Type: WidgetType}, func(string) reflector.ListerWatcher[*lwt.Widget] {
 			return runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
-		})
+		}))
 		f := factory.New(nil, opts)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -147,7 +147,7 @@ func TestRemoveInformerRacesShutdownAndInformerFor(t *testing.T) {
 			wg.Go(func() {
 				for range 20 {
 					factory.InformerFor(f, WidgetType)
-					factory.RemoveInformer(f, WidgetType)
+					f.RemoveInformer(WidgetType)
 				}
 			})
 		}
@@ -167,8 +167,8 @@ func TestRunInformerOwnsOneInformer(t *testing.T) {
 		widgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
 		gadgets := runtimetest.NewSource(runtimetest.SourceOptions{Resource: GadgetType.Resource.GroupResource()}, widget("ns", "g", "n1", nil))
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, widgets)
-		factory.SetListerWatcher(&opts, GadgetType, gadgets)
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: widgets})
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: GadgetType, ListerWatcher: gadgets})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		winf := factory.InformerFor(f, WidgetType)
@@ -187,7 +187,7 @@ func TestRunInformerOwnsOneInformer(t *testing.T) {
 		gctx, gcancel := context.WithCancel(t.Context())
 		defer gcancel()
 		var wg sync.WaitGroup
-		wg.Go(func() { factory.RunInformer(wctx, f, WidgetType) })
+		wg.Go(func() { f.RunInformer(wctx, WidgetType) })
 		synctest.Wait()
 		if !winf.HasSynced() {
 			t.Fatal("RunInformer did not start its informer")
@@ -195,7 +195,7 @@ func TestRunInformerOwnsOneInformer(t *testing.T) {
 		if ginf.HasSynced() {
 			t.Fatal("RunInformer of widgets started the gadgets informer too")
 		}
-		wg.Go(func() { factory.RunInformer(gctx, f, GadgetType) })
+		wg.Go(func() { f.RunInformer(gctx, GadgetType) })
 		synctest.Wait()
 		if !ginf.HasSynced() {
 			t.Fatal("RunInformer did not start the gadgets informer")
@@ -233,7 +233,7 @@ func TestRunInformerOwnsOneInformer(t *testing.T) {
 		defer scancel()
 		f.Start(sctx)
 		rctx, rcancel := context.WithCancel(t.Context())
-		wg.Go(func() { factory.RunInformer(rctx, f, WidgetType) })
+		wg.Go(func() { f.RunInformer(rctx, WidgetType) })
 		synctest.Wait()
 		rcancel()
 		synctest.Wait()

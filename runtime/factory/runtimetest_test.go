@@ -20,7 +20,7 @@ func TestFactoryOverRuntimetestSource(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()},
 			widget("ns", "a", "n1", nil), widget("ns", "b", "n2", nil))
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, src)
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: src})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		inf := factory.InformerFor(f, WidgetType)
@@ -70,8 +70,8 @@ func TestFactoryProjectionOverRuntimetestSource(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()},
 			widget("ns", "a", "n1", nil), widget("ns", "b", "n2", nil))
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetType, src)
-		factory.SetListerWatcher(&opts, WidgetSummaryType, runtimetest.Project[*WidgetSummary](src))
+		opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: src})
+		opts.Types = append(opts.Types, factory.TypeOptions[*WidgetSummary]{Type: WidgetSummaryType, ListerWatcher: runtimetest.Project[*WidgetSummary](src)})
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		widgets := factory.InformerFor(f, WidgetType)

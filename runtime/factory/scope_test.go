@@ -34,7 +34,7 @@ func TestFactoryInformersKnowTheirScope(t *testing.T) {
 			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()},
 				widget(tc.good, "good", "", nil), bad)
 			opts := factory.Options{}
-			factory.SetListerWatcher(&opts, tc.typ, src)
+			opts.Types = append(opts.Types, factory.TypeOptions[*lwt.Widget]{Type: tc.typ, ListerWatcher: src})
 			f := factory.New(nil, opts)
 			inf := factory.InformerFor(f, tc.typ)
 			f.Start(t.Context())

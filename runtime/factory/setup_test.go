@@ -82,12 +82,12 @@ func checkFailsAtOnce(t *testing.T, f *factory.Factory, failing string, want ...
 func TestSetupMistakeNoConfigFailsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, WidgetSummaryType, reflector.ListerWatcher[*WidgetSummary](silentLW[*WidgetSummary]{}))
+		opts.Types = append(opts.Types, factory.TypeOptions[*WidgetSummary]{Type: WidgetSummaryType, ListerWatcher: reflector.ListerWatcher[*WidgetSummary](silentLW[*WidgetSummary]{})})
 		f := factory.New(nil, opts)
 		factory.InformerFor(f, WidgetSummaryType) // never syncs
 		factory.InformerFor(f, WidgetType)        // cannot be built
 		name := "widgets.v1.test.informer-gen.dev"
-		checkFailsAtOnce(t, f, name, name, "no rest.Config", "SetListerWatcher")
+		checkFailsAtOnce(t, f, name, name, "no rest.Config", "TypeOptions.ListerWatcher")
 	})
 }
 

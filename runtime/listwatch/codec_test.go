@@ -24,7 +24,7 @@ import (
 func TestCodecErrorsStayAPIErrors(t *testing.T) { forBoth(t, testCodecErrorsStayAPIErrors) }
 
 func testCodecErrorsStayAPIErrors(t *testing.T) {
-	gr := schema.GroupResource{Group: lwt.SchemeGroupVersion.Group, Resource: lwt.Resource}
+	gr := schema.GroupResource{Group: lwt.GVR.GroupVersion().Group, Resource: lwt.GVR.Resource}
 	for _, c := range []struct {
 		name   string
 		status *apierrors.StatusError
@@ -72,7 +72,7 @@ func nextEvent(t *testing.T, w watch.Interface) (watch.Event, bool) {
 func TestCodecWatchMalformedEvents(t *testing.T) {
 	srv := lwt.NewServer(t)
 	lw := listwatch.New(newClient(t, srv), listwatch.Options[*lwt.Widget, *lwt.WidgetList]{
-		Resource: lwt.Resource, Codec: wire.NewJSON[*lwt.Widget](lwt.SchemeGroupVersion.WithKind("Widget")),
+		Resource: lwt.GVR.Resource, Codec: wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget")),
 	})
 	w, err := lw.Watch(t.Context(), metav1.ListOptions{})
 	if err != nil {
@@ -108,7 +108,7 @@ func TestCodecWatchMalformedEvents(t *testing.T) {
 func TestCodecWatchStatusAndStop(t *testing.T) {
 	srv := lwt.NewServer(t)
 	lw := listwatch.New(newClient(t, srv), listwatch.Options[*lwt.Widget, *lwt.WidgetList]{
-		Resource: lwt.Resource, Codec: wire.NewJSON[*lwt.Widget](lwt.SchemeGroupVersion.WithKind("Widget")),
+		Resource: lwt.GVR.Resource, Codec: wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget")),
 	})
 	w, err := lw.Watch(t.Context(), metav1.ListOptions{})
 	if err != nil {
@@ -129,7 +129,7 @@ func TestCodecWatchStatusAndStop(t *testing.T) {
 func newClient(t *testing.T, srv *lwt.Server) *restClient {
 	t.Helper()
 	scheme := newScheme(t)
-	c, err := listwatch.NewRESTClient(srv.Config(), srv.HTTPClient(), scheme, lwt.SchemeGroupVersion)
+	c, err := listwatch.NewRESTClient(srv.Config(), srv.HTTPClient(), scheme, lwt.GVR.GroupVersion())
 	mustOK(t, err)
 	return c
 }
@@ -154,7 +154,7 @@ func newScheme(t *testing.T) *runtime.Scheme {
 // feature gate) is asked again at once with the fallback codec, and every
 // later request uses the fallback without asking for the refused type again.
 func TestFallbackCodecAfterNotAcceptable(t *testing.T) {
-	gvk := lwt.SchemeGroupVersion.WithKind("Widget")
+	gvk := lwt.GVR.GroupVersion().WithKind("Widget")
 	cbor, err := wire.NewCBOR[*lwt.Widget](gvk)
 	mustOK(t, err)
 	for _, first := range []string{"list", "watch"} {
@@ -162,7 +162,7 @@ func TestFallbackCodecAfterNotAcceptable(t *testing.T) {
 			srv := lwt.NewServer(t)
 			srv.Add(widget("ns", "a", nil, 1))
 			lw := listwatch.New(newClient(t, srv), listwatch.Options[*lwt.Widget, *lwt.WidgetList]{
-				Resource: lwt.Resource, Codec: cbor, FallbackCodec: wire.NewJSON[*lwt.Widget](gvk),
+				Resource: lwt.GVR.Resource, Codec: cbor, FallbackCodec: wire.NewJSON[*lwt.Widget](gvk),
 			})
 			list := func() {
 				res, err := lw.List(t.Context(), metav1.ListOptions{})

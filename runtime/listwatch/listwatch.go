@@ -250,23 +250,21 @@ func (lw *ListerWatcher[T, L]) watchCodec(ctx context.Context, lo *metav1.ListOp
 	return newStreamWatch(ctx, lw.where(), body, codec.NewWatchDecoder(body)), nil
 }
 
-// Default client-side rate limits that ConfigFor sets when cfg leaves them at
-// zero. client-go's own defaults (5 QPS, burst 10) make a paged initial LIST
-// of 100k objects (200 pages of 500) take 40 s; an informer-only client makes
-// few requests, so it can afford more.
+// The client-side rate limits that NewRESTClient sets when cfg leaves them
+// at zero. client-go's own defaults (5 QPS, burst 10) make a paged initial
+// LIST of 100k objects (200 pages of 500) take 40 s; an informer-only client
+// makes few requests, so it can afford more.
 const (
-	DefaultQPS   = 50
-	DefaultBurst = 100
+	defaultQPS   = 50
+	defaultBurst = 100
 )
 
-// ConfigFor returns a copy of cfg set up for the group-version gv with a
+// configFor returns a copy of cfg set up for the group-version gv with a
 // serializer built from scheme: APIPath "/api" for the core group and
 // "/apis" otherwise, NegotiatedSerializer
 // serializer.NewCodecFactory(scheme).WithoutConversion(), a default user
-// agent, and DefaultQPS/DefaultBurst when cfg has no limits. scheme must not be
-// modified afterwards (runtime.Scheme is not safe for concurrent writes and
-// reads).
-func ConfigFor(cfg *rest.Config, scheme *runtime.Scheme, gv schema.GroupVersion) *rest.Config {
+// agent, and defaultQPS/defaultBurst when cfg has no limits.
+func configFor(cfg *rest.Config, scheme *runtime.Scheme, gv schema.GroupVersion) *rest.Config {
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &gv
 	if gv.Group == "" {
@@ -279,19 +277,27 @@ func ConfigFor(cfg *rest.Config, scheme *runtime.Scheme, gv schema.GroupVersion)
 		c.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
 	if c.QPS == 0 && c.RateLimiter == nil {
-		c.QPS = DefaultQPS
+		c.QPS = defaultQPS
 	}
 	if c.Burst == 0 && c.RateLimiter == nil {
-		c.Burst = DefaultBurst
+		c.Burst = defaultBurst
 	}
 	return c
 }
 
-// NewRESTClient returns a REST client for gv configured by ConfigFor. When
-// httpClient is nil one is built from cfg; pass a shared one so that clients
-// for several group-versions share connections.
+// NewRESTClient returns a REST client for the group-version gv built from
+// a copy of cfg (cfg itself is not modified): APIPath "/api" for the core
+// group and "/apis" otherwise, responses decoded by
+// serializer.NewCodecFactory(scheme).WithoutConversion(), a default user
+// agent when cfg has none, and, when cfg sets no rate limit, 50 QPS with a
+// burst of 100 (client-go's 5 and 10 make a paged initial LIST of 100k
+// objects take 40 s; an informer-only client makes few requests). scheme
+// must not be modified afterwards (runtime.Scheme is not safe for
+// concurrent writes and reads). When httpClient is nil one is built from
+// cfg; pass a shared one so that clients for several group-versions share
+// connections.
 func NewRESTClient(cfg *rest.Config, httpClient *http.Client, scheme *runtime.Scheme, gv schema.GroupVersion) (*rest.RESTClient, error) {
-	c := ConfigFor(cfg, scheme, gv)
+	c := configFor(cfg, scheme, gv)
 	if httpClient == nil {
 		var err error
 		if httpClient, err = rest.HTTPClientFor(c); err != nil {

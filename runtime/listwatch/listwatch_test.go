@@ -30,13 +30,13 @@ func newLW(t *testing.T, srv *lwt.Server, opts listwatch.Options[*lwt.Widget, *l
 	if err := lwt.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	client, err := listwatch.NewRESTClient(srv.Config(), srv.HTTPClient(), scheme, lwt.SchemeGroupVersion)
+	client, err := listwatch.NewRESTClient(srv.Config(), srv.HTTPClient(), scheme, lwt.GVR.GroupVersion())
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Resource = lwt.Resource
+	opts.Resource = lwt.GVR.Resource
 	if strings.HasSuffix(t.Name(), "/codec") {
-		opts.Codec = wire.NewJSON[*lwt.Widget](lwt.SchemeGroupVersion.WithKind("Widget"))
+		opts.Codec = wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget"))
 	} else {
 		opts.NewList = func() *lwt.WidgetList { return new(lwt.WidgetList) }
 		opts.Items = func(l *lwt.WidgetList) []*lwt.Widget { return listwatch.Pointers(l.Items) }
@@ -234,8 +234,8 @@ func TestConfigFor(t *testing.T) {
 	if core.APIPath != "/api" || core.GroupVersion.String() != "v1" {
 		t.Errorf("core group: APIPath %q GroupVersion %v", core.APIPath, core.GroupVersion)
 	}
-	named := listwatch.ConfigFor(base, scheme, lwt.SchemeGroupVersion)
-	if named.APIPath != "/apis" || *named.GroupVersion != lwt.SchemeGroupVersion {
+	named := listwatch.ConfigFor(base, scheme, lwt.GVR.GroupVersion())
+	if named.APIPath != "/apis" || *named.GroupVersion != lwt.GVR.GroupVersion() {
 		t.Errorf("named group: APIPath %q GroupVersion %v", named.APIPath, named.GroupVersion)
 	}
 	if named.QPS != listwatch.DefaultQPS || named.Burst != listwatch.DefaultBurst || named.UserAgent == "" || named.NegotiatedSerializer == nil {
@@ -244,7 +244,7 @@ func TestConfigFor(t *testing.T) {
 	if base.APIPath != "" || base.GroupVersion != nil || base.QPS != 0 {
 		t.Errorf("ConfigFor modified its input: %+v", base)
 	}
-	kept := listwatch.ConfigFor(&rest.Config{QPS: 7, Burst: 9, UserAgent: "me"}, scheme, lwt.SchemeGroupVersion)
+	kept := listwatch.ConfigFor(&rest.Config{QPS: 7, Burst: 9, UserAgent: "me"}, scheme, lwt.GVR.GroupVersion())
 	if kept.QPS != 7 || kept.Burst != 9 || kept.UserAgent != "me" {
 		t.Errorf("explicit settings overridden: %v %v %q", kept.QPS, kept.Burst, kept.UserAgent)
 	}

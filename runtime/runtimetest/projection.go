@@ -20,7 +20,7 @@ import (
 // kind T: a type informer-gen generates under projections/ (FooSummary of
 // Foo) holding the kind's metadata and some of its fields. It implements
 // reflector.ListerWatcher[P], so the projection's informer (a generated
-// NewFooSummaryInformer, or the factory's through SetListerWatcher with the
+// NewFooSummaryInformer, or the factory's through TypeOptions.ListerWatcher with the
 // projection's Type) runs over the same Source as the kind's informer: one
 // fake API server drives both caches, as one resource on a real server does.
 //

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Buckets is how many equal ranges of the API server's shard hash
+// buckets is how many equal ranges of the API server's shard hash
 // (KEP-5866 ShardedListAndWatch: 64-bit FNV-1a of metadata.uid) an
 // assignment by uid (Options.ByUID) divides the hash space into; bucket b
 // holds the hashes [b·2⁵⁶, (b+1)·2⁵⁶). Each bucket belongs to one member.
@@ -18,9 +18,9 @@ import (
 // any member count up to 256 while a replica's selector stays a few dozen
 // ranges (docs/sharding.md, "Server-side sharded watches", has the
 // reasoning).
-const Buckets = 256
+const buckets = 256
 
-const bucketShift = 64 - 8 // log2(Buckets) bits select the bucket
+const bucketShift = 64 - 8 // log2(buckets) bits select the bucket
 
 // UIDField is the field the selectors of this package hash.
 const UIDField = "object.metadata.uid"
@@ -34,7 +34,7 @@ func UIDHash(uid types.UID) uint64 { return fnv64a(string(uid)) }
 func bucketOf(h uint64) int { return int(h >> bucketShift) }
 
 // bucketSet is a set of buckets.
-type bucketSet [Buckets / 64]uint64
+type bucketSet [buckets / 64]uint64
 
 func (b *bucketSet) add(i int)      { b[i/64] |= 1 << (i % 64) }
 func (b *bucketSet) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
@@ -69,13 +69,13 @@ func bucketWeight(i int, hm uint64) uint64 { return mix(mix(uint64(i)+0x9e3779b9
 // assignBuckets gives every bucket to a member (by their hashes):
 // rendezvous hashing with bounded loads. All (bucket, member) pairs are
 // taken in decreasing weight; a pair assigns its bucket when the bucket is
-// still free and the member below its quota, where Buckets = q·N + r and
+// still free and the member below its quota, where buckets = q·N + r and
 // r members may hold q+1, the others q. So every member holds floor or ceil
-// of Buckets/N (plain rendezvous over 256 buckets leaves a member of three
+// of buckets/N (plain rendezvous over 256 buckets leaves a member of three
 // ±10% off its share), and a member that joins or leaves moves not much
 // more than the buckets it gains or loses (buckets_internal_test.go
 // measures it). It returns the owner's index per bucket; nil for no
-// members. Cost: N·Buckets weights and a sort, once per membership change.
+// members. Cost: N·buckets weights and a sort, once per membership change.
 func assignBuckets(hashes []uint64) []int16 {
 	n := len(hashes)
 	if n == 0 {
@@ -85,8 +85,8 @@ func assignBuckets(hashes []uint64) []int16 {
 		w         uint64
 		bucket, m int
 	}
-	pairs := make([]pair, 0, n*Buckets)
-	for b := range Buckets {
+	pairs := make([]pair, 0, n*buckets)
+	for b := range buckets {
 		for m, hm := range hashes {
 			pairs = append(pairs, pair{bucketWeight(b, hm), b, m})
 		}
@@ -97,13 +97,13 @@ func assignBuckets(hashes []uint64) []int16 {
 		}
 		return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.m, b.m))
 	})
-	q, r := Buckets/n, Buckets%n
+	q, r := buckets/n, buckets%n
 	load := make([]int, n)
-	owners := make([]int16, Buckets)
+	owners := make([]int16, buckets)
 	for i := range owners {
 		owners[i] = -1
 	}
-	left := Buckets
+	left := buckets
 	for _, p := range pairs {
 		if owners[p.bucket] >= 0 {
 			continue
@@ -127,20 +127,20 @@ func assignBuckets(hashes []uint64) []int16 {
 // objects whose uid hash falls in set: the ranges of contiguous buckets,
 // joined by ||, in the syntax of k8s.io/apiserver/pkg/sharding.Parse. It is
 // "" when set holds every bucket (no selection needed). An empty set, which
-// only a group of more than Buckets members gives, selects the single hash
+// only a group of more than buckets members gives, selects the single hash
 // 0: the Filter still ignores whatever arrives.
 func selectorFor(set bucketSet) string {
-	if set.len() == Buckets {
+	if set.len() == buckets {
 		return ""
 	}
 	var reqs []sharding.ShardRangeRequirement
-	for i := 0; i < Buckets; {
+	for i := 0; i < buckets; {
 		if !set.has(i) {
 			i++
 			continue
 		}
 		j := i
-		for j < Buckets && set.has(j) {
+		for j < buckets && set.has(j) {
 			j++
 		}
 		reqs = append(reqs, sharding.ShardRangeRequirement{Key: UIDField, Start: hashHex(uint64(i) << bucketShift), End: bucketEnd(j)})
@@ -158,7 +158,7 @@ func hashHex(h uint64) string { return fmt.Sprintf("0x%016x", h) }
 
 // bucketEnd is the exclusive end of the range ending before bucket j.
 func bucketEnd(j int) string {
-	if j == Buckets {
+	if j == buckets {
 		return "0x10000000000000000" // 2⁶⁴, the only 17-digit value allowed
 	}
 	return hashHex(uint64(j) << bucketShift)

@@ -24,11 +24,11 @@ func counts(v view) map[string]int {
 	return out
 }
 
-// Every member holds floor or ceil of Buckets/N, for 1 to 64 members.
+// Every member holds floor or ceil of buckets/N, for 1 to 64 members.
 func TestBucketsBalanced(t *testing.T) {
 	for n := 1; n <= 64; n++ {
 		v := newView(members(n))
-		lo, hi := Buckets/n, (Buckets+n-1)/n
+		lo, hi := buckets/n, (buckets+n-1)/n
 		total := 0
 		for id, c := range counts(v) {
 			total += c
@@ -36,8 +36,8 @@ func TestBucketsBalanced(t *testing.T) {
 				t.Errorf("%d members: %s holds %d buckets, want %d..%d", n, id, c, lo, hi)
 			}
 		}
-		if total != Buckets {
-			t.Errorf("%d members: %d buckets assigned, want %d", n, total, Buckets)
+		if total != buckets {
+			t.Errorf("%d members: %d buckets assigned, want %d", n, total, buckets)
 		}
 	}
 }
@@ -55,7 +55,7 @@ func TestBucketsStable(t *testing.T) {
 // moved counts the buckets whose owner differs between two views.
 func moved(a, b view) int {
 	n := 0
-	for i := range Buckets {
+	for i := range buckets {
 		if a.members[a.buckets[i]] != b.members[b.buckets[i]] {
 			n++
 		}
@@ -140,7 +140,7 @@ func TestSelectorMatchesOwnedBuckets(t *testing.T) {
 		}
 	}
 	var all bucketSet
-	for b := range Buckets {
+	for b := range buckets {
 		all.add(b)
 	}
 	if got := selectorFor(all); got != "" {
@@ -149,7 +149,7 @@ func TestSelectorMatchesOwnedBuckets(t *testing.T) {
 	var edges bucketSet
 	edges.add(0)
 	edges.add(1)
-	edges.add(Buckets - 1)
+	edges.add(buckets - 1)
 	want := "shardRange(object.metadata.uid, '0x0000000000000000', '0x0200000000000000') || " +
 		"shardRange(object.metadata.uid, '0xff00000000000000', '0x10000000000000000')"
 	if got := selectorFor(edges); got != want {

@@ -17,7 +17,7 @@
 //     coordinator, the same answer on every replica for the same members,
 //     and only the keys of the member that joined or left move.
 //   - Handover without overlap. A replica announces, in its Lease
-//     (ViewAnnotation), the membership it acts on. Keys it loses under a new
+//     (viewAnnotation), the membership it acts on. Keys it loses under a new
 //     membership it drops at once, waits for their reconciles in progress
 //     (Begin) to end, and only then announces the new membership. Keys it
 //     gains it takes only once every live member has announced that

@@ -27,15 +27,15 @@ import (
 // s.RelistTrigger() instead.
 func ExampleShard_Tweak() {
 	run := func(ctx context.Context, cfg *rest.Config, core rest.Interface) error {
-		leases, err := shard.NewRESTClient(cfg, nil)
+		leases, source, err := shard.NewLeases(cfg, nil, "kube-system", "pod-labeler")
 		if err != nil {
 			return err
 		}
 		s, err := shard.New(shard.Options{
 			Group:    "pod-labeler",
 			Identity: os.Getenv("POD_NAME"),
-			Leases:   shard.NewLeaseClient(leases, "kube-system"),
-			Source:   shard.NewListerWatcher(leases, "kube-system", "pod-labeler"),
+			Leases:   leases,
+			Source:   source,
 			ByUID:    true,
 		})
 		if err != nil {

@@ -22,15 +22,15 @@ import (
 // a key being handed over has ended.
 func Example() {
 	run := func(ctx context.Context, cfg *rest.Config, pods reflector.ListerWatcher[*corev1.Pod]) error {
-		leases, err := shard.NewRESTClient(cfg, nil)
+		leases, source, err := shard.NewLeases(cfg, nil, "kube-system", "pod-labeler")
 		if err != nil {
 			return err
 		}
 		s, err := shard.New(shard.Options{
 			Group:    "pod-labeler",
 			Identity: os.Getenv("POD_NAME"),
-			Leases:   shard.NewLeaseClient(leases, "kube-system"),
-			Source:   shard.NewListerWatcher(leases, "kube-system", "pod-labeler"),
+			Leases:   leases,
+			Source:   source,
 		})
 		if err != nil {
 			return err

@@ -11,19 +11,19 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/listwatch"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 
-const (
-	// GroupLabel is the label every Lease of a group carries, with the
-	// group's name as value; the Source selects on it.
-	GroupLabel = "shard.informer-gen.dev/group"
-	// ViewAnnotation holds, in a replica's Lease, the id of the membership
-	// it acts on: a promise that it reconciles no key that membership
-	// assigns to another replica.
-	ViewAnnotation = "shard.informer-gen.dev/view"
-)
+// GroupLabel is the label every Lease of a group carries, with the group's
+// name as value; the Source selects on it.
+const GroupLabel = "shard.informer-gen.dev/group"
 
-// LeaseClient reads and writes Leases in one namespace. NewLeaseClient is
+// viewAnnotation holds, in a replica's Lease, the id of the membership it
+// acts on: a promise that it reconciles no key that membership assigns to
+// another replica.
+const viewAnnotation = "shard.informer-gen.dev/view"
+
+// LeaseClient reads and writes Leases in one namespace. NewLeases returns
 // the REST implementation; tests may use an in-memory one. Methods must be
 // safe for concurrent use, honour ctx, and return apimachinery's API errors
 // (apierrors.IsNotFound, IsConflict, IsAlreadyExists must work on them).
@@ -38,34 +38,31 @@ type LeaseClient interface {
 	Delete(ctx context.Context, name, resourceVersion string) error
 }
 
-// NewRESTClient returns a REST client for coordination.k8s.io/v1 built from
-// cfg (see listwatch.NewRESTClient; httpClient may be nil or shared), for
-// NewLeaseClient and NewListerWatcher. It needs only k8s.io/api's Lease
-// types, not a clientset.
-func NewRESTClient(cfg *rest.Config, httpClient *http.Client) (*rest.RESTClient, error) {
+// NewLeases returns what Options.Leases and Options.Source take for the
+// replicas of group whose Leases live in namespace, over the API server of
+// cfg: a LeaseClient for the namespace's Leases and the group's Source (the
+// Leases labelled GroupLabel=group), through one REST client for
+// coordination.k8s.io/v1 (see listwatch.NewRESTClient; httpClient may be
+// nil or shared). It needs only k8s.io/api's Lease types, not a clientset.
+// Both are safe for concurrent use. An error is a config no REST client
+// can be built from.
+func NewLeases(cfg *rest.Config, httpClient *http.Client, namespace, group string) (LeaseClient, reflector.ListerWatcher[*coordinationv1.Lease], error) {
 	scheme := runtime.NewScheme()
 	if err := coordinationv1.AddToScheme(scheme); err != nil {
-		return nil, fmt.Errorf("shard: registering coordination.k8s.io/v1: %w", err)
+		return nil, nil, fmt.Errorf("shard: registering coordination.k8s.io/v1: %w", err)
 	}
-	return listwatch.NewRESTClient(cfg, httpClient, scheme, coordinationv1.SchemeGroupVersion)
-}
-
-// NewListerWatcher returns the Source of a group: the Leases in namespace
-// labelled GroupLabel=group, through client (NewRESTClient).
-func NewListerWatcher(client rest.Interface, namespace, group string) *listwatch.ListerWatcher[*coordinationv1.Lease, *coordinationv1.LeaseList] {
-	return listwatch.New(client, listwatch.Options[*coordinationv1.Lease, *coordinationv1.LeaseList]{
+	client, err := listwatch.NewRESTClient(cfg, httpClient, scheme, coordinationv1.SchemeGroupVersion)
+	if err != nil {
+		return nil, nil, fmt.Errorf("shard: %w", err)
+	}
+	source := listwatch.New(client, listwatch.Options[*coordinationv1.Lease, *coordinationv1.LeaseList]{
 		Resource:      "leases",
 		Namespace:     namespace,
 		LabelSelector: GroupLabel + "=" + group,
 		NewList:       func() *coordinationv1.LeaseList { return new(coordinationv1.LeaseList) },
 		Items:         func(l *coordinationv1.LeaseList) []*coordinationv1.Lease { return listwatch.Pointers(l.Items) },
 	})
-}
-
-// NewLeaseClient returns a LeaseClient for the Leases of namespace through
-// client (NewRESTClient). It is safe for concurrent use.
-func NewLeaseClient(client rest.Interface, namespace string) LeaseClient {
-	return restLeases{c: client, ns: namespace}
+	return restLeases{c: client, ns: namespace}, source, nil
 }
 
 type restLeases struct {

@@ -26,7 +26,7 @@ func testLease(id, rv, view string) *coordinationv1.Lease {
 	dur := int32(15)
 	return &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Name: "g-" + id, ResourceVersion: rv,
-			Labels: map[string]string{GroupLabel: "g"}, Annotations: map[string]string{ViewAnnotation: view}},
+			Labels: map[string]string{GroupLabel: "g"}, Annotations: map[string]string{viewAnnotation: view}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: &id, LeaseDurationSeconds: &dur},
 	}
 }

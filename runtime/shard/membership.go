@@ -13,7 +13,7 @@ type member struct {
 	rv     string
 	seenAt time.Time     // when this replica saw rv first (its own clock)
 	dur    time.Duration // the holder's spec.leaseDurationSeconds
-	view   string        // its ViewAnnotation
+	view   string        // its viewAnnotation
 	acked  bool          // a write after our mark carries our published view
 	// markRV is rv when we marked: a relist delivers unchanged Leases
 	// again, and a write from before the mark must not count as an ack.
@@ -78,7 +78,7 @@ func (s *Shard) observe(l *coordinationv1.Lease, deleted bool) {
 		m.dur = time.Duration(*d) * time.Second
 	}
 	prev := m.view
-	m.view = l.Annotations[ViewAnnotation]
+	m.view = l.Annotations[viewAnnotation]
 	if s.marked != "" && s.marked == s.published {
 		m.acked = m.view == s.published && m.rv != m.markRV
 	}

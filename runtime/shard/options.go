@@ -14,9 +14,9 @@ import (
 // Defaults, client-go leaderelection's usual values (as kube-controller-manager's
 // --leader-elect-lease-duration, -renew-deadline and -retry-period).
 const (
-	DefaultLeaseDuration = 15 * time.Second
-	DefaultRenewDeadline = 10 * time.Second
-	DefaultRetryPeriod   = 2 * time.Second
+	defaultLeaseDuration = 15 * time.Second
+	defaultRenewDeadline = 10 * time.Second
+	defaultRetryPeriod   = 2 * time.Second
 )
 
 // Options configures New.
@@ -32,16 +32,15 @@ type Options struct {
 	// "<Group>-<Identity>" must be a valid object name (DNS subdomain).
 	// Required.
 	Identity string
-	// Leases writes this replica's own Lease (NewLeaseClient over a REST
-	// client for coordination.k8s.io/v1). Required.
+	// Leases writes this replica's own Lease (NewLeases). Required.
 	Leases LeaseClient
-	// Source lists and watches the Leases of the group (NewListerWatcher);
+	// Source lists and watches the Leases of the group (NewLeases);
 	// Leases without GroupLabel=Group are ignored, so a wider source works
 	// too. Required.
 	Source reflector.ListerWatcher[*coordinationv1.Lease]
 	// LeaseDuration is how long other replicas wait, after they last saw
 	// this replica's Lease change, before they consider it gone and take its
-	// keys. 0 means DefaultLeaseDuration. Written into the Lease
+	// keys. 0 means 15s. Written into the Lease
 	// (spec.leaseDurationSeconds, whole seconds, at least 1).
 	LeaseDuration time.Duration
 	// RenewDeadline is how long this replica keeps its keys without a
@@ -49,13 +48,13 @@ type Options struct {
 	// sent). Past it, it owns nothing until it has renewed and gone through
 	// a handover again. Must be less than LeaseDuration: the difference is
 	// the margin for clock-rate differences and for reconciles to notice
-	// their cancelled ctx. 0 means DefaultRenewDeadline.
+	// their cancelled ctx. 0 means 10s.
 	RenewDeadline time.Duration
 	// RetryPeriod is the interval between renewals (and between retries of
-	// a failed one). 0 means DefaultRetryPeriod.
+	// a failed one). 0 means 2s.
 	RetryPeriod time.Duration
 	// ByUID assigns objects by their uid rather than their key: by the
-	// bucket (Buckets) of the API server's shard hash of metadata.uid, so
+	// bucket (one of 256 equal ranges) of the API server's shard hash of metadata.uid, so
 	// that each replica's informers can list and watch only its own
 	// objects (Tweak, RelistTrigger: server-side sharded watches,
 	// KEP-5866). Without a selector on the informers it still works: they
@@ -72,13 +71,13 @@ type Options struct {
 
 func (o *Options) validate() error {
 	if o.LeaseDuration == 0 {
-		o.LeaseDuration = DefaultLeaseDuration
+		o.LeaseDuration = defaultLeaseDuration
 	}
 	if o.RenewDeadline == 0 {
-		o.RenewDeadline = DefaultRenewDeadline
+		o.RenewDeadline = defaultRenewDeadline
 	}
 	if o.RetryPeriod == 0 {
-		o.RetryPeriod = DefaultRetryPeriod
+		o.RetryPeriod = defaultRetryPeriod
 	}
 	var errs []error
 	if o.Group == "" {

@@ -130,7 +130,7 @@ func (s *Shard) refreshSelectorLocked() {
 	recent = append(recent, selection{set: set})
 	s.selRecent.Store(&recent)
 	s.selector.Store(&sel)
-	s.logger.V(2).Info("shard selector changed: relisting", "buckets", set.len(), "of", Buckets)
+	s.logger.V(2).Info("shard selector changed: relisting", "buckets", set.len(), "of", buckets)
 	s.relist.Fire()
 }
 

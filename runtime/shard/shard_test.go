@@ -431,7 +431,7 @@ func TestStaleLeaseExpiresByObservation(t *testing.T) {
 		long := time.Now().Add(-time.Hour) // its renewTime: an hour ago, by its clock
 		_, err := c.leases.Create(t.Context(), &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: group + "-dead", Labels: map[string]string{shard.GroupLabel: group},
-				Annotations: map[string]string{shard.ViewAnnotation: "0123456789abcdef"}},
+				Annotations: map[string]string{"shard.informer-gen.dev/view": "0123456789abcdef"}},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: &id, LeaseDurationSeconds: &dur, RenewTime: ptrMicro(long)},
 		})
 		if err != nil {

@@ -129,7 +129,7 @@ func (s *Shard) desired(base *coordinationv1.Lease, view string, now time.Time) 
 	if l.Annotations == nil {
 		l.Annotations = map[string]string{}
 	}
-	l.Annotations[ViewAnnotation] = view
+	l.Annotations[viewAnnotation] = view
 	id := s.opts.Identity
 	dur := int32(s.opts.LeaseDuration / time.Second)
 	mt := metaMicroTime(now)

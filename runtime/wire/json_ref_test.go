@@ -195,7 +195,7 @@ func apiTypes() []*apiType {
 		if err := lwt.AddToScheme(lscheme); err != nil {
 			panic(err)
 		}
-		add(lscheme, lwt.SchemeGroupVersion.WithKind("Widget"), reflect.TypeFor[lwt.Widget]())
+		add(lscheme, lwt.GVR.GroupVersion().WithKind("Widget"), reflect.TypeFor[lwt.Widget]())
 		for _, e := range extraTypes {
 			add(e.scheme, e.gvk, e.t)
 		}

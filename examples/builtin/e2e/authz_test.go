@@ -133,7 +133,7 @@ func TestForbiddenRoleUsedClusterWide(t *testing.T) {
 		forbidden{user: u.Name, verbs: []string{"list", "watch"}, resource: "pods", scope: "at the cluster scope"}.check(t, syncError(t, f))
 	})
 	t.Run("its namespace", func(t *testing.T) {
-		f := informers.NewSharedInformerFactory(u.Config, factory.Options{Namespace: ns})
+		f := informers.NewSharedInformerFactory(u.Config, factory.Options{Namespaces: []string{ns}})
 		inf := f.Core().V1().Pods().Informer()
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		defer cancel()
@@ -161,7 +161,7 @@ func TestForbiddenKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := informers.NewSharedInformerFactory(u.Config, factory.Options{Namespace: ns})
+	f := informers.NewSharedInformerFactory(u.Config, factory.Options{Namespaces: []string{ns}})
 	pods := f.Core().V1().Pods().Informer()
 	f.Core().V1().Secrets().Informer()
 	err = syncError(t, f)

@@ -76,7 +76,7 @@ func TestPodsAndSecrets(t *testing.T) {
 			mt := &mediaTypes{seen: map[string][]string{}}
 			cfg := server.Config()
 			cfg.Wrap(mt.wrap)
-			opts := factory.Options{Namespace: ns}
+			opts := factory.Options{Namespaces: []string{ns}}
 			opts.Reflector.WatchList = &watchList
 			f := informers.NewSharedInformerFactory(cfg, opts)
 			podInf := f.Core().V1().Pods().Informer()

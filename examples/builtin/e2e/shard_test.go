@@ -116,15 +116,15 @@ func (c *podCluster) start(id string) {
 	t.Helper()
 	p := newProxy(t, c.user(id).Config)
 	cfg := p.Config()
-	lc, err := shard.NewRESTClient(cfg, nil)
+	leases, leaseSource, err := shard.NewLeases(cfg, nil, c.ns, podGroup)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := shard.New(shard.Options{
 		Group:    podGroup,
 		Identity: id,
-		Leases:   shard.NewLeaseClient(lc, c.ns),
-		Source:   shard.NewListerWatcher(lc, c.ns, podGroup),
+		Leases:   leases,
+		Source:   leaseSource,
 		// Short, so that a partition or a crash costs seconds, and with
 		// margins for a loaded machine: a renewal (a PUT through the API
 		// server) that takes longer than RenewDeadline costs the replica
@@ -143,7 +143,7 @@ func (c *podCluster) start(id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := factory.Options{Namespace: c.ns}
+	opts := factory.Options{Namespaces: []string{c.ns}}
 	if c.serverSide {
 		opts.Tweak = s.Tweak
 		opts.Reflector.Relist = s.RelistTrigger()

@@ -31,15 +31,15 @@ func TestShardLeaseRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc, err := shard.NewRESTClient(u.Config, nil)
+	leases, leaseSource, err := shard.NewLeases(u.Config, nil, ns, podGroup)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := shard.New(shard.Options{
 		Group:    podGroup,
 		Identity: "x",
-		Leases:   shard.NewLeaseClient(lc, ns),
-		Source:   shard.NewListerWatcher(lc, ns, podGroup),
+		Leases:   leases,
+		Source:   leaseSource,
 		// A renew deadline long enough for the first handover on a
 		// loaded machine: the test waits for it to pass.
 		LeaseDuration: 20 * time.Second,

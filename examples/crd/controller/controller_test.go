@@ -100,8 +100,8 @@ func TestReconcile(t *testing.T) {
 	defer hs.Close()
 
 	var opts factory.Options
-	factory.SetListerWatcher(&opts, v1informers.FooType, foos)
-	factory.SetListerWatcher(&opts, v1informers.HostType, hosts)
+	opts.Types = append(opts.Types, factory.TypeOptions[*samplev1.Foo]{Type: v1informers.FooType, ListerWatcher: foos})
+	opts.Types = append(opts.Types, factory.TypeOptions[*samplev1.Host]{Type: v1informers.HostType, ListerWatcher: hosts})
 	f := informers.NewSharedInformerFactory(&rest.Config{Host: hs.URL}, opts)
 	defer f.Shutdown()
 	var wroteMu sync.Mutex

@@ -21,15 +21,15 @@ import (
 	v1informers "github.com/informer-gen/informer-gen/examples/crd/generated/informers/samplecontroller/v1"
 )
 
-// holdIndex adds to typ's informer an index that blocks the informer's pop
+// holdIndex adds to the informer of opts.Type an index that blocks the informer's pop
 // loop while it applies an object for which held returns true, until the
 // returned release is called: the watch has delivered the write, the cache
 // has not applied it (and holds its write lock: reads of it block too).
-func holdIndex[T store.Object[T]](opts *factory.Options, typ factory.Type[T], held func(T) bool) (release func()) {
+func holdIndex[T store.Object[T]](opts *factory.TypeOptions[T], held func(T) bool) (release func()) {
 	block := make(chan struct{})
 	var once sync.Once
 	var blocked atomic.Bool
-	factory.SetInformerOptions(opts, typ, func(o *informer.Options[T]) {
+	opts.Informer = func(o *informer.Options[T]) {
 		if o.Indexers == nil {
 			o.Indexers = store.Indexers[T]{}
 		}
@@ -39,7 +39,7 @@ func holdIndex[T store.Object[T]](opts *factory.Options, typ factory.Type[T], he
 			}
 			return nil, nil
 		}
-	})
+	}
 	return func() { once.Do(func() { close(block) }) }
 }
 
@@ -56,14 +56,13 @@ func TestGeneratedListerGetAtLeast(t *testing.T) {
 			&samplev1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}, Spec: samplev1.FooSpec{Replicas: 1, HostName: "h1"}})
 		hosts := runtimetest.NewSource(runtimetest.SourceOptions{},
 			&samplev1.Host{ObjectMeta: metav1.ObjectMeta{Name: "h1"}, Spec: samplev1.HostSpec{Capacity: 1}})
-		var opts factory.Options
-		factory.SetListerWatcher(&opts, v1informers.FooType, foos)
-		factory.SetListerWatcher(&opts, v1informers.HostType, hosts)
-		releaseFoo := holdIndex(&opts, v1informers.FooType, func(f *samplev1.Foo) bool { return f.Spec.Replicas == 7 })
-		releaseHost := holdIndex(&opts, v1informers.HostType, func(h *samplev1.Host) bool { return h.Spec.Capacity == 7 })
+		fooOpts := factory.TypeOptions[*samplev1.Foo]{Type: v1informers.FooType, ListerWatcher: foos}
+		hostOpts := factory.TypeOptions[*samplev1.Host]{Type: v1informers.HostType, ListerWatcher: hosts}
+		releaseFoo := holdIndex(&fooOpts, func(f *samplev1.Foo) bool { return f.Spec.Replicas == 7 })
+		releaseHost := holdIndex(&hostOpts, func(h *samplev1.Host) bool { return h.Spec.Capacity == 7 })
 		defer releaseFoo()
 		defer releaseHost()
-		f := informers.NewSharedInformerFactory(nil, opts)
+		f := informers.NewSharedInformerFactory(nil, factory.Options{Types: []factory.TypeOverride{fooOpts, hostOpts}})
 		defer f.Shutdown()
 		v1 := f.Samplecontroller().V1()
 		fooLister, hostLister := v1.Foos().Lister(), v1.Hosts().Lister()

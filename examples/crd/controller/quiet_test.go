@@ -135,8 +135,8 @@ func TestExpectedFailuresLogNoError(t *testing.T) {
 	defer close(srv.release) // before hs.Close, which waits for the handlers
 
 	var opts factory.Options
-	factory.SetListerWatcher(&opts, v1informers.FooType, foos)
-	factory.SetListerWatcher(&opts, v1informers.HostType, hosts)
+	opts.Types = append(opts.Types, factory.TypeOptions[*samplev1.Foo]{Type: v1informers.FooType, ListerWatcher: foos})
+	opts.Types = append(opts.Types, factory.TypeOptions[*samplev1.Host]{Type: v1informers.HostType, ListerWatcher: hosts})
 	f := informers.NewSharedInformerFactory(&rest.Config{Host: hs.URL}, opts)
 	defer f.Shutdown()
 	ctrl, err := controller.New(&rest.Config{Host: hs.URL}, f, controller.Options{

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
@@ -75,8 +74,8 @@ func TestChaos(t *testing.T) {
 	p := newProxy(t, srv.Config())
 
 	all := newChaosInformer(t, p.Config(), factory.Options{})
-	multi := newChaosInformer(t, p.Config(), factory.Options{Types: map[schema.GroupVersionResource]factory.TypeOptions{
-		fooinformers.FooType.Resource: {Namespaces: chaosNamespaces[:2]},
+	multi := newChaosInformer(t, p.Config(), factory.Options{Types: []factory.TypeOverride{
+		factory.TypeOptions[*samplev1.Foo]{Type: fooinformers.FooType, Namespaces: chaosNamespaces[:2]},
 	}})
 	runCtx, stopInformers := context.WithCancel(ctx)
 	defer stopInformers()

@@ -96,7 +96,7 @@ func faultRun(t *testing.T, srv *localapi.Server, c *rest.RESTClient, seed uint6
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 
-	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{Namespace: ns})
+	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{Namespaces: []string{ns}})
 	defer f.Shutdown()
 	our := f.Samplecontroller().V1().Foos().Informer()
 	f.Start(runCtx)

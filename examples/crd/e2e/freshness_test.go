@@ -216,7 +216,7 @@ func runChurn(t *testing.T, ns string, ignoreOwnWrites bool) churnStats {
 	// controller's last status write of those Foos.
 	stalls.Go(func() { stall("/foos", watchDelay/2) })
 	defer func() { stopStalls(); stalls.Wait() }()
-	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{Namespace: ns})
+	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{Namespaces: []string{ns}})
 	t.Cleanup(f.Shutdown)
 	fooCache = func() freshness.Cache { return f.Samplecontroller().V1().Foos().Informer().Indexer() }
 	hostCache = func() freshness.Cache { return f.Samplecontroller().V1().Hosts().Informer().Indexer() }

@@ -33,14 +33,14 @@ import (
 // back off at most 500ms so that tests converge quickly after an outage.
 func fooInformer(t *testing.T, cfg *rest.Config, ns string, tweak func(*metav1.ListOptions), edit func(*informer.Options[*samplev1.Foo])) (*informers.SharedInformerFactory, *informer.Informer[*samplev1.Foo]) {
 	t.Helper()
-	opts := factory.Options{Namespace: ns, Tweak: tweak}
-	factory.SetInformerOptions(&opts, fooinformers.FooType, func(o *informer.Options[*samplev1.Foo]) {
+	opts := factory.Options{Namespaces: []string{ns}, Tweak: tweak}
+	opts.Types = append(opts.Types, factory.TypeOptions[*samplev1.Foo]{Type: fooinformers.FooType, Informer: func(o *informer.Options[*samplev1.Foo]) {
 		o.Reflector.InitialBackoff = 50 * time.Millisecond
 		o.Reflector.MaxBackoff = 500 * time.Millisecond
 		if edit != nil {
 			edit(o)
 		}
-	})
+	}})
 	f := informers.NewSharedInformerFactory(cfg, opts)
 	inf := f.Samplecontroller().V1().Foos().Informer()
 	t.Cleanup(f.Shutdown)
@@ -431,7 +431,7 @@ func TestController1000(t *testing.T) {
 			current--
 		}
 	}
-	f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespace: ns})
+	f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespaces: []string{ns}})
 	t.Cleanup(f.Shutdown)
 	ctrl, err := controller.New(server.Config(), f, controller.Options{Workers: 8, Observe: observe})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/informer-gen/informer-gen/runtime/factory"
 
@@ -32,9 +31,9 @@ func TestTypeWatchesSeveralNamespaces(t *testing.T) {
 	}
 	p := newProxy(t, server.Config())
 	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{
-		Namespace: "ignored-by-the-type-option",
-		Types: map[schema.GroupVersionResource]factory.TypeOptions{
-			fooinformers.FooType.Resource: {Namespaces: []string{"multi-a", "multi-b"}},
+		Namespaces: []string{"ignored-by-the-type-option"},
+		Types: []factory.TypeOverride{
+			factory.TypeOptions[*samplev1.Foo]{Type: fooinformers.FooType, Namespaces: []string{"multi-a", "multi-b"}},
 		},
 	})
 	t.Cleanup(f.Shutdown)

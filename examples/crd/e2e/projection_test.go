@@ -32,7 +32,7 @@ func TestFooSummaryProjection(t *testing.T) {
 	if err := e2eutil.CreateFoos(ctx, client, ns, "foo", 0, 20, nil); err != nil {
 		t.Fatal(err)
 	}
-	f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespace: ns})
+	f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespaces: []string{ns}})
 	t.Cleanup(f.Shutdown)
 	v := f.Samplecontroller().V1alpha1()
 	foos := v.Foos().Informer()

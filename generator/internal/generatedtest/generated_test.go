@@ -83,7 +83,7 @@ func TestInitRegisteredKind(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: wantGVR.GroupResource()},
 			&nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
 		opts := factory.Options{}
-		factory.SetListerWatcher(&opts, typ, src)
+		opts.Types = append(opts.Types, factory.TypeOptions[*nodesv1.NodePool]{Type: typ, ListerWatcher: src})
 		f := nodesinformers.NewSharedInformerFactory(nil, opts)
 		defer f.Shutdown()
 		pools := f.Nodes().V1().NodePools()

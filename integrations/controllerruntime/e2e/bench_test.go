@@ -60,7 +60,7 @@ func newBenchCache(b *testing.B, mode string) (cache.Cache, func()) {
 	case "controller-runtime+strip":
 		opts.DefaultTransform = cache.TransformStripManagedFields()
 	case "informer-gen":
-		f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespace: "bench"})
+		f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespaces: []string{"bench"}})
 		shared := crinformers.NewSharedInformers(f.Factory)
 		crinformers.Share(shared, informersv1.FooType)
 		opts.NewInformer = shared.NewInformer

@@ -73,7 +73,7 @@ func TestTypedSourceReconcile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespace: ns})
+	f := informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespaces: []string{ns}})
 	foos := f.Samplecontroller().V1().Foos()
 	run, err := crinformers.Add(mgr, f, crinformers.Options{})
 	if err != nil {

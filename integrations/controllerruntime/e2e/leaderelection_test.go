@@ -57,7 +57,7 @@ func newReplica(t *testing.T, id, ns string, leases *fake.Clientset) *replica {
 		t.Fatal(err)
 	}
 	r := &replica{mgr: mgr, seen: map[string]bool{}, done: make(chan error, 1)}
-	r.factory = informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespace: ns})
+	r.factory = informers.NewSharedInformerFactory(server.Config(), factory.Options{Namespaces: []string{ns}})
 	if r.runnable, err = crinformers.Add(mgr, r.factory, crinformers.Options{}); err != nil {
 		t.Fatal(err)
 	}

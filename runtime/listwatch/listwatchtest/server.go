@@ -118,7 +118,7 @@ func (s *Server) change(typ watch.EventType, w *Widget) {
 	defer s.mu.Unlock()
 	s.rv++
 	w = w.DeepCopy()
-	w.APIVersion, w.Kind = SchemeGroupVersion.String(), "Widget"
+	w.APIVersion, w.Kind = GVR.GroupVersion().String(), "Widget"
 	w.ResourceVersion = strconv.Itoa(s.rv)
 	key := w.Namespace + "/" + w.Name
 	if typ == watch.Deleted {
@@ -162,7 +162,7 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 		}})
 		return
 	}
-	prefix := "/apis/" + SchemeGroupVersion.String() + "/"
+	prefix := "/apis/" + GVR.GroupVersion().String() + "/"
 	rest, ok := strings.CutPrefix(r.URL.Path, prefix)
 	if !ok || r.Method != http.MethodGet {
 		writeStatus(rw, apierrors.NewNotFound(GVR.GroupResource(), r.URL.Path))
@@ -172,7 +172,7 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	if after, ok := strings.CutPrefix(rest, "namespaces/"); ok {
 		ns, rest, _ = strings.Cut(after, "/")
 	}
-	if rest != Resource {
+	if rest != GVR.Resource {
 		writeStatus(rw, apierrors.NewNotFound(GVR.GroupResource(), rest))
 		return
 	}
@@ -210,7 +210,7 @@ func (s *Server) list(rw http.ResponseWriter, q url.Values, f watchFilter) {
 	slices.SortFunc(items, func(a, b Widget) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	list := &WidgetList{TypeMeta: metav1.TypeMeta{APIVersion: SchemeGroupVersion.String(), Kind: "WidgetList"}}
+	list := &WidgetList{TypeMeta: metav1.TypeMeta{APIVersion: GVR.GroupVersion().String(), Kind: "WidgetList"}}
 	list.ResourceVersion = rv
 	start := 0
 	if c := q.Get("continue"); c != "" {
@@ -254,7 +254,7 @@ func (s *Server) watch(rw http.ResponseWriter, r *http.Request, f watchFilter, i
 		for _, w := range initial {
 			ch <- watch.Event{Type: watch.Added, Object: w}
 		}
-		end := &Widget{TypeMeta: metav1.TypeMeta{APIVersion: SchemeGroupVersion.String(), Kind: "Widget"}}
+		end := &Widget{TypeMeta: metav1.TypeMeta{APIVersion: GVR.GroupVersion().String(), Kind: "Widget"}}
 		end.ResourceVersion = strconv.Itoa(s.rv)
 		end.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 		ch <- watch.Event{Type: watch.Bookmark, Object: end}
@@ -377,7 +377,7 @@ func (s *Server) SendRaw(b []byte) {
 func (s *Server) Bookmark() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := &Widget{TypeMeta: metav1.TypeMeta{APIVersion: SchemeGroupVersion.String(), Kind: "Widget"}}
+	w := &Widget{TypeMeta: metav1.TypeMeta{APIVersion: GVR.GroupVersion().String(), Kind: "Widget"}}
 	w.ResourceVersion = strconv.Itoa(s.rv)
 	for ch := range s.watchers {
 		select {

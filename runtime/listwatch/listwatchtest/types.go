@@ -6,20 +6,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// SchemeGroupVersion is the group-version of Widget.
-var SchemeGroupVersion = schema.GroupVersion{Group: "test.informer-gen.dev", Version: "v1"}
-
-// Resource is the plural resource name of Widget.
-const Resource = "widgets"
-
-// GVR is Widget's group, version and resource.
-var GVR = SchemeGroupVersion.WithResource(Resource)
+// GVR is Widget's group, version and resource: widgets in
+// test.informer-gen.dev/v1.
+var GVR = schema.GroupVersionResource{Group: "test.informer-gen.dev", Version: "v1", Resource: "widgets"}
 
 // AddToScheme registers Widget and WidgetList, as an API package's
 // register.go does.
 func AddToScheme(s *runtime.Scheme) error {
-	s.AddKnownTypes(SchemeGroupVersion, &Widget{}, &WidgetList{})
-	metav1.AddToGroupVersion(s, SchemeGroupVersion)
+	s.AddKnownTypes(GVR.GroupVersion(), &Widget{}, &WidgetList{})
+	metav1.AddToGroupVersion(s, GVR.GroupVersion())
 	return nil
 }
 

@@ -108,7 +108,7 @@ func BenchmarkInformerChurnE2E(b *testing.B) {
 			synced()
 		}
 		for _, typ := range types {
-			if !factory.RemoveInformer(f, typ) {
+			if !f.RemoveInformer(typ) {
 				b.Fatalf("%s: no informer to remove", typ.Resource)
 			}
 		}

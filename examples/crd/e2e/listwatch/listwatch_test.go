@@ -61,7 +61,7 @@ func TestInitialSyncListWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{Namespace: ns})
+	f := informers.NewSharedInformerFactory(p.Config(), factory.Options{Namespaces: []string{ns}})
 	defer f.Shutdown()
 	inf := f.Samplecontroller().V1().Foos().Informer()
 	f.Start(ctx)

@@ -102,7 +102,7 @@ func startReplica(t *testing.T, ctx context.Context, id, ns string, leases *meml
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := factory.Options{Namespace: ns}
+	opts := factory.Options{Namespaces: []string{ns}}
 	if serverSide {
 		opts.Tweak = s.Tweak
 		opts.Reflector.Relist = s.RelistTrigger()

@@ -17,7 +17,7 @@ import (
 // ForResource returns the untyped informer of gvr, creating the shared informer on first
 // use as upstream's generic informer does. It fails for a resource this factory does not know.
 func (f *SharedInformerFactory) ForResource(gvr schema.GroupVersionResource) (factory.Generic, error) {
-	return factory.ForResourceIn(f.Factory, gvr,
+	return f.Factory.ForResource(gvr,
 		fleetopsv1.Resources,
 	)
 }

@@ -1,4 +1,4 @@
-package factory
+package restsource
 
 import (
 	"reflect"
@@ -16,12 +16,12 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
-// TestCodecForChoosesByTypeAndConfig: protobuf (falling back to JSON) for a
+// TestCodecsChoosesByTypeAndConfig: protobuf (falling back to JSON) for a
 // built-in type unless the rest.Config or TypeOptions.ContentType says
 // otherwise, JSON for a custom resource type whatever is asked, CBOR (falling
 // back to JSON) only when asked, and an error for a media type we cannot
 // decode.
-func TestCodecForChoosesByTypeAndConfig(t *testing.T) {
+func TestCodecsChoosesByTypeAndConfig(t *testing.T) {
 	core := runtime.NewScheme()
 	if err := corev1.AddToScheme(core); err != nil {
 		t.Fatal(err)
@@ -55,11 +55,11 @@ func TestCodecForChoosesByTypeAndConfig(t *testing.T) {
 		var err error
 		if c.builtin {
 			var cd, fb wire.Codec[cache.Obj]
-			cd, fb, err = codecFor(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, nil, false, wire.ProtobufProjection{})
+			cd, fb, err = Codecs(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, nil, false, wire.ProtobufProjection{})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		} else {
 			var cd, fb wire.Codec[cache.Obj]
-			cd, fb, err = codecFor(c.cfg, c.contentType, custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil, false, wire.ProtobufProjection{})
+			cd, fb, err = Codecs(c.cfg, c.contentType, custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil, false, wire.ProtobufProjection{})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		}
 		if c.wantErr != "" {
@@ -95,11 +95,11 @@ func mediaType(c interface{ MediaType() string }) string {
 	return c.MediaType()
 }
 
-// TestCodecForProjection: a projection of a built-in kind with a generated
+// TestCodecsProjection: a projection of a built-in kind with a generated
 // protobuf decoder is read as protobuf (falling back to JSON) unless JSON or
 // CBOR is asked for; one without a decoder, and a projection of a custom
 // resource, as JSON whatever is asked.
-func TestCodecForProjection(t *testing.T) {
+func TestCodecsProjection(t *testing.T) {
 	core := runtime.NewScheme()
 	if err := corev1.AddToScheme(core); err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestCodecForProjection(t *testing.T) {
 		}
 	})
 	const js, pbm, cb = "application/json", wire.MediaTypeProtobuf, wire.MediaTypeCBOR
-	custom := lwt.SchemeGroupVersion.WithKind("Widget")
+	custom := lwt.GVR.GroupVersion().WithKind("Widget")
 	for _, c := range []struct {
 		name                  string
 		contentType           string
@@ -125,7 +125,7 @@ func TestCodecForProjection(t *testing.T) {
 		{name: "built-in, no decoder", gvk: corev1.SchemeGroupVersion.WithKind("Pod"), wantCodec: js},
 		{name: "custom resource, decoder", gvk: custom, dec: pb, wantCodec: js},
 	} {
-		cd, fb, err := codecFor(&rest.Config{}, c.contentType, core, c.gvk, reflect.TypeFor[*projectedPod](), true, nil, true, c.dec)
+		cd, fb, err := Codecs(&rest.Config{}, c.contentType, core, c.gvk, reflect.TypeFor[*projectedPod](), true, nil, true, c.dec)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue

@@ -1,4 +1,4 @@
-package factory
+package restsource
 
 import (
 	"fmt"
@@ -11,23 +11,24 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // mediaTypeJSON is the media type of the JSON codec.
 const mediaTypeJSON = "application/json"
 
-// codecFor returns the wire.Codec that the REST source of T (a type of
+// Codecs returns the wire.Codec that the REST source of T (a type of
 // group-version gvk.GroupVersion(), registered in scheme unless gvk names
 // its kind: a projection's) decodes LIST and WATCH responses
 // with, and the JSON codec to fall back to when the server refuses the
 // first one's media type (nil when the first one is JSON): the one place that
 // chooses the encoding.
 //
-// The media type asked for is contentType (TypeOptions.ContentType) when not
+// The media type asked for is contentType (the informer's ContentType) when not
 // empty, else the first of cfg.AcceptContentTypes, else cfg.ContentType:
 //   - empty or protobuf: protobuf for built-in types (a group kube-apiserver
-//     serves, BuiltInGroup, and T has the Unmarshal method go-to-protobuf
+//     serves, listwatch.BuiltInGroup, and T has the Unmarshal method go-to-protobuf
 //     generates for every k8s.io/api type), JSON for everything else (custom
 //     resources are served as JSON only, even when their Go types carry
 //     protobuf methods);
@@ -50,7 +51,7 @@ const mediaTypeJSON = "application/json"
 // empty or protobuf, as its kind would be: the server encodes the full
 // object as it would for the kind's own informer, and the client builds only
 // the projection. A projection has no CBOR decoder: CBOR asks for JSON.
-func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption, projection bool, pb wire.ProtobufProjection) (codec, fallback wire.Codec[cache.Obj], err error) {
+func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption, projection bool, pb wire.ProtobufProjection) (codec, fallback wire.Codec[cache.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -95,7 +96,7 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 	if projection {
 		switch mt {
 		case "", wire.MediaTypeProtobuf:
-			if !BuiltInGroup(gvk.Group) {
+			if !listwatch.BuiltInGroup(gvk.Group) {
 				return jsonCodec, nil, nil
 			}
 			pbc, err := wire.NewProtobufProjectionOf[cache.Obj](t, gvk, pb, wire.ProtobufProjectionOptions{SkipManagedFields: skipManagedFields})
@@ -109,7 +110,7 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 	}
 	switch mt {
 	case "", wire.MediaTypeProtobuf:
-		if !BuiltInGroup(gvk.Group) {
+		if !listwatch.BuiltInGroup(gvk.Group) {
 			return jsonCodec, nil, nil
 		}
 		if pb, err := wire.NewProtobufOf[cache.Obj](t, gvk); err == nil {

@@ -1,4 +1,4 @@
-package factory_test
+package clientsetconfig_test
 
 import (
 	"context"
@@ -18,11 +18,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
+	"github.com/informer-gen/informer-gen/runtime/clientsetconfig"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
@@ -112,7 +112,7 @@ func configMap(ns, name, v string) *corev1.ConfigMap {
 func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		core := &fakeCoreV1{objs: []corev1.ConfigMap{*configMap("ns", "a", "1"), *configMap("other", "b", "2")}}
-		f := factory.New(factory.ClientsetConfig(fakeClientset{core}), factory.Options{LabelSelector: "app=x"})
+		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{LabelSelector: "app=x"})
 		defer f.Shutdown()
 		inf := factory.InformerFor(f, configMapType)
 		rec := runtimetest.NewRecorder[*corev1.ConfigMap]()
@@ -170,7 +170,7 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 func TestClientsetConfigFakeErrorsAreReported(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		core := &fakeCoreV1{listErr: apierrors.NewForbidden(configMapType.Resource.GroupResource(), "", errors.New("forbidden by the test"))}
-		f := factory.New(factory.ClientsetConfig(fakeClientset{core}), factory.Options{})
+		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{})
 		defer f.Shutdown()
 		factory.InformerFor(f, configMapType)
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -202,7 +202,7 @@ func TestClientsetConfigOfSomethingElse(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := factory.New(factory.ClientsetConfig(tc.cs), factory.Options{})
+				f := factory.New(clientsetconfig.For(tc.cs), factory.Options{})
 				defer f.Shutdown()
 				factory.InformerFor(f, configMapType)
 				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -261,8 +261,8 @@ func TestClientsetConfigOfARealClientset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := factory.ClientsetConfig(&clientset{realCoreV1{rc}})
-	opts := factory.Options{Types: map[schema.GroupVersionResource]factory.TypeOptions{configMapType.Resource: {ContentType: "application/json"}}}
+	cfg := clientsetconfig.For(&clientset{realCoreV1{rc}})
+	opts := factory.Options{Types: []factory.TypeOverride{factory.TypeOptions[*corev1.ConfigMap]{Type: configMapType, ContentType: "application/json"}}}
 	f := factory.New(cfg, opts)
 	defer f.Shutdown()
 	inf := factory.InformerFor(f, configMapType)

@@ -1,4 +1,4 @@
-package factory
+package listwatch
 
 // builtInGroups are the API groups kube-apiserver serves itself (with its
 // aggregator's apiregistration.k8s.io and apiextensions.k8s.io): the groups

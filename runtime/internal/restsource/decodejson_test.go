@@ -1,4 +1,4 @@
-package factory
+package restsource
 
 import (
 	"reflect"
@@ -12,7 +12,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
-// TestTypeDecodeJSONReachesTheCodec: a Type's DecodeJSON (a generated
+// TestTypeDecodeJSONReachesTheCodec: a type's DecodeJSON (a generated
 // decoder) is what the JSON codec built for it decodes objects with, and
 // without one the codec decodes them itself.
 func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
@@ -21,26 +21,21 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := 0
-	typ := Type[*lwt.Widget]{
-		Resource:    lwt.SchemeGroupVersion.WithResource("widgets"),
-		Namespaced:  true,
-		AddToScheme: lwt.AddToScheme,
-		DecodeJSON: func(d *wire.JSONDecoder, w *lwt.Widget) error {
-			calls++
-			return wire.DecodeDefault(d, w)
-		},
-	}
+	decoder := wire.GeneratedDecoder(func(d *wire.JSONDecoder, w *lwt.Widget) error {
+		calls++
+		return wire.DecodeDefault(d, w)
+	})
 	body := `{"apiVersion":"test.informer-gen.dev/v1","kind":"WidgetList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","namespace":"n"}},{"metadata":{"name":"b","namespace":"n"}}]}`
 	for _, c := range []struct {
 		name      string
 		decoder   wire.JSONOption
 		wantCalls int
 	}{
-		{"with DecodeJSON", typ.info().jsonDecoder, 2},
-		{"without", Type[*lwt.Widget]{}.info().jsonDecoder, 0},
+		{"with DecodeJSON", decoder, 2},
+		{"without", nil, 0},
 	} {
 		calls = 0
-		codec, _, err := codecFor(nil, "", custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), true, c.decoder, false, wire.ProtobufProjection{})
+		codec, _, err := Codecs(nil, "", custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), true, c.decoder, false, wire.ProtobufProjection{})
 		if err != nil {
 			t.Fatal(err)
 		}

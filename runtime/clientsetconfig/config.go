@@ -1,4 +1,4 @@
-package factory
+package clientsetconfig
 
 import (
 	"bytes"
@@ -20,14 +20,14 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// ClientsetConfig returns the *rest.Config that New (and a generated
-// NewSharedInformerFactory) takes, for a factory that reads through cs, an
-// existing client-gen clientset (client-go's kubernetes.Clientset, a
-// project's pkg/generated/clientset/versioned, or either's fake), so that a
-// controller written against upstream's NewSharedInformerFactory(clientset,
-// resync) keeps its clientset:
+// For returns a *rest.Config that reads through cs, an existing client-gen
+// clientset (client-go's kubernetes.Clientset, a project's
+// pkg/generated/clientset/versioned, or either's fake), for factory.New and
+// a generated NewSharedInformerFactory, so that a controller written against
+// upstream's NewSharedInformerFactory(clientset, resync) keeps its
+// clientset:
 //
-//	f := informers.NewSharedInformerFactory(factory.ClientsetConfig(cs), factory.Options{ResyncPeriod: resync})
+//	f := informers.NewSharedInformerFactory(clientsetconfig.For(cs), factory.Options{ResyncPeriod: resync})
 //
 // A real clientset lends its server address and its HTTP client (TLS,
 // credentials, proxies), found through the REST client of any of its
@@ -37,7 +37,7 @@ import (
 //
 // A fake clientset (one whose group-version clients have a nil REST client,
 // as client-gen's fakes and k8s.io/client-go/kubernetes/fake do) is served
-// in-process: each LIST and WATCH the factory makes calls the fake's typed
+// in-process: each LIST and WATCH through the config calls the fake's typed
 // List and Watch (cs.SamplecontrollerV1alpha1().Foos(ns).List, found by
 // matching the group's first label plus version, and the resource, to
 // method names, case-insensitively), so the fake's objects, reactors and
@@ -47,18 +47,18 @@ import (
 // Objects go through JSON on the way, so the informer decodes what an API
 // server would send.
 //
-// ClientsetConfig never fails: when cs is not a clientset, or a resource has
-// no typed client in it, every request through the config fails with an
-// error saying so, which the informer reports (LastError, WaitForCacheSync)
-// with the resource's name. It is safe for concurrent use as cs is.
-func ClientsetConfig(cs any) *rest.Config {
+// For never fails: when cs is not a clientset, or a resource has no typed
+// client in it, every request through the config fails with an error saying
+// so, which the informer reports (LastError, WaitForCacheSync) with the
+// resource's name. It is safe for concurrent use as cs is.
+func For(cs any) *rest.Config {
 	v := reflect.ValueOf(cs)
 	if !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
-		return failingConfig(errors.New("factory: ClientsetConfig of a nil clientset"))
+		return failingConfig(errors.New("clientsetconfig: For of a nil clientset"))
 	}
 	clients := groupVersionClients(v)
 	if len(clients) == 0 {
-		return failingConfig(fmt.Errorf("factory: %T is not a client-gen clientset: it has no group-version method returning a client with RESTClient()", cs))
+		return failingConfig(fmt.Errorf("clientsetconfig: %T is not a client-gen clientset: it has no group-version method returning a client with RESTClient()", cs))
 	}
 	for _, c := range clients {
 		rc, ok := c.rest.(*rest.RESTClient)
@@ -67,7 +67,7 @@ func ClientsetConfig(cs any) *rest.Config {
 		}
 		cfg, err := configOfRESTClient(rc)
 		if err != nil {
-			return failingConfig(fmt.Errorf("factory: clientset %T: %w", cs, err))
+			return failingConfig(fmt.Errorf("clientsetconfig: clientset %T: %w", cs, err))
 		}
 		return cfg
 	}
@@ -76,6 +76,9 @@ func ClientsetConfig(cs any) *rest.Config {
 	cfg.ContentType = mediaTypeJSON
 	return cfg
 }
+
+// mediaTypeJSON is the media type the fake transport answers in.
+const mediaTypeJSON = "application/json"
 
 // gvClient is one group-version client of a clientset: the method that
 // returns it (SamplecontrollerV1alpha1), the client and its REST client.

@@ -1,0 +1,154 @@
+package restsource
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/listwatch"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/wire"
+)
+
+// Clients builds and keeps one REST client, and the scheme its types are
+// registered in, per group-version, all from one rest.Config and sharing
+// one HTTP client. A scheme per group-version means no scheme is written
+// after a client uses it (runtime.Scheme is not safe for that). Safe for
+// concurrent use.
+type Clients struct {
+	cfg        *rest.Config
+	httpClient *http.Client
+
+	mu      sync.Mutex
+	gvs     map[schema.GroupVersion]*groupVersion
+	http    *http.Client
+	httpErr error
+}
+
+type groupVersion struct {
+	client rest.Interface
+	scheme *runtime.Scheme
+	err    error
+}
+
+// NewClients returns the clients of cfg (nil: every request for a client
+// fails, saying so). httpClient, when not nil, is shared by every
+// group-version's client; otherwise one is built from cfg on first need.
+func NewClients(cfg *rest.Config, httpClient *http.Client) *Clients {
+	return &Clients{cfg: cfg, httpClient: httpClient, gvs: map[schema.GroupVersion]*groupVersion{}}
+}
+
+// Config returns the rest.Config the clients were made from (maybe nil).
+func (c *Clients) Config() *rest.Config { return c.cfg }
+
+// For returns the REST client of gv and the scheme its types are
+// registered in, building both (with addToScheme) on first use. The
+// outcome, error included, is kept: a later call returns the same.
+func (c *Clients) For(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g, ok := c.gvs[gv]; ok {
+		return g.client, g.scheme, g.err
+	}
+	scheme := runtime.NewScheme()
+	g := &groupVersion{scheme: scheme}
+	c.gvs[gv] = g
+	switch {
+	case c.cfg == nil:
+		g.err = errors.New("the factory has no rest.Config (factory.New got nil) and no ListerWatcher for this type (TypeOptions.ListerWatcher)")
+	case addToScheme == nil:
+		g.err = fmt.Errorf("type of group-version %s has no AddToScheme", gv)
+	default:
+		if err := addToScheme(scheme); err != nil {
+			g.err = fmt.Errorf("add %s to scheme: %w", gv, err)
+			break
+		}
+		hc := c.httpClient
+		if hc == nil {
+			if c.http == nil && c.httpErr == nil {
+				c.http, c.httpErr = rest.HTTPClientFor(c.cfg)
+			}
+			if c.httpErr != nil {
+				g.err = fmt.Errorf("http client: %w", c.httpErr)
+				break
+			}
+			hc = c.http
+		}
+		g.client, g.err = listwatch.NewRESTClient(c.cfg, hc, scheme, gv)
+	}
+	return g.client, g.scheme, g.err
+}
+
+// Type is what a REST source needs to know of an API type.
+type Type struct {
+	// Resource is the type's group, version and plural resource.
+	Resource schema.GroupVersionResource
+	// Kind is the objects' kind on the wire; "" asks the scheme (required
+	// for a projection).
+	Kind string
+	// Projection is true for a projection of the resource's kind.
+	Projection bool
+	// AddToScheme registers the group-version's types.
+	AddToScheme func(*runtime.Scheme) error
+	// ObjectType is the Go type objects are decoded into (a pointer to a
+	// struct).
+	ObjectType reflect.Type
+	// DecodeJSON is the generated JSON decoder (wire.GeneratedDecoder), or
+	// nil.
+	DecodeJSON wire.JSONOption
+	// DecodeProtobuf is a projection's generated protobuf decoder.
+	DecodeProtobuf wire.ProtobufProjection
+}
+
+// Request is what the sources of one informer ask the server for.
+type Request struct {
+	// ContentType is the media type asked for; "" takes the rest.Config's
+	// (see Codecs).
+	ContentType string
+	// LabelSelector and FieldSelector are set on every request.
+	LabelSelector, FieldSelector string
+	// Tweak edits the ListOptions of every request last.
+	Tweak func(*metav1.ListOptions)
+	// SkipManagedFields reads and drops metadata.managedFields instead of
+	// decoding it (wire.SkipManagedFields).
+	SkipManagedFields bool
+}
+
+// Sources returns the func that makes t's REST source of one namespace
+// ("" for all): a listwatch.ListerWatcher with the codec (and fallback)
+// Codecs chooses, over the client of t's group-version. A non-nil error is
+// a mistake no retry can fix (no rest.Config, no AddToScheme, a type the
+// scheme does not register, a projection without Kind, an unknown content
+// type); the func is then nil.
+func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.ListerWatcher[cache.Obj], error) {
+	client, scheme, err := c.For(t.Resource.GroupVersion(), t.AddToScheme)
+	if err != nil {
+		return nil, err
+	}
+	if t.Projection && t.Kind == "" {
+		return nil, errors.New("a projection has no Type.Kind: its objects' kind cannot come from a scheme")
+	}
+	codec, fallback, err := Codecs(c.cfg, r.ContentType, scheme, t.Resource.GroupVersion().WithKind(t.Kind), t.ObjectType, r.SkipManagedFields, t.DecodeJSON, t.Projection, t.DecodeProtobuf)
+	if err != nil {
+		return nil, err
+	}
+	return func(ns string) reflector.ListerWatcher[cache.Obj] {
+		return listwatch.New(client, listwatch.Options[cache.Obj, runtime.Object]{
+			Resource:      t.Resource.Resource,
+			Namespace:     ns,
+			LabelSelector: r.LabelSelector,
+			FieldSelector: r.FieldSelector,
+			Tweak:         r.Tweak,
+			Codec:         codec,
+			FallbackCodec: fallback,
+		})
+	}, nil
+}
