@@ -146,7 +146,7 @@ func TestInformerForAfterStartIsStarted(t *testing.T) {
 	}
 	var lists int
 	for _, r := range srv.Requests() {
-		if r.Query.Get("watch") != "true" {
+		if r.URL.Query().Get("watch") != "true" {
 			lists++
 		}
 	}
@@ -192,17 +192,17 @@ func TestOptionsReachRequests(t *testing.T) {
 		t.Fatalf("factory-wide transform not applied: %v", w.Annotations)
 	}
 	for _, r := range srv.Requests() {
-		if r.Query.Get("sendInitialEvents") != "" {
-			t.Errorf("request %v: WatchList used though Options.Reflector.WatchList is false", r.Query)
+		if r.URL.Query().Get("sendInitialEvents") != "" {
+			t.Errorf("request %v: WatchList used though Options.Reflector.WatchList is false", r.URL.RawQuery)
 		}
-		if r.Query.Get("watch") != "true" && r.Query.Get("limit") != "1" {
-			t.Errorf("LIST %v: Options.Reflector.PageSize not used", r.Query)
+		if r.URL.Query().Get("watch") != "true" && r.URL.Query().Get("limit") != "1" {
+			t.Errorf("LIST %v: Options.Reflector.PageSize not used", r.URL.Query())
 		}
-		if r.Path != "/apis/test.informer-gen.dev/v1/namespaces/team-a/widgets" {
-			t.Errorf("request path %q: per-type namespace not used", r.Path)
+		if r.URL.Path != "/apis/test.informer-gen.dev/v1/namespaces/team-a/widgets" {
+			t.Errorf("request path %q: per-type namespace not used", r.URL.Path)
 		}
-		if r.Query.Get("labelSelector") != "tier=web" || r.Query.Get("fieldSelector") != "metadata.name!=zzz" {
-			t.Errorf("request query %v: want per-type label selector and factory-wide field selector", r.Query)
+		if r.URL.Query().Get("labelSelector") != "tier=web" || r.URL.Query().Get("fieldSelector") != "metadata.name!=zzz" {
+			t.Errorf("request query %v: want per-type label selector and factory-wide field selector", r.URL.Query())
 		}
 	}
 }
@@ -381,8 +381,8 @@ func TestClusterScopedTypeIgnoresNamespace(t *testing.T) {
 		t.Fatalf("generic Get(cluster-wide) = %v, %v", obj, err)
 	}
 	for _, r := range srv.Requests() {
-		if r.Path != "/apis/test.informer-gen.dev/v1/widgets" {
-			t.Errorf("request path %q: a cluster-scoped type must not be namespaced", r.Path)
+		if r.URL.Path != "/apis/test.informer-gen.dev/v1/widgets" {
+			t.Errorf("request path %q: a cluster-scoped type must not be namespaced", r.URL.Path)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func TestTypeNamespacesOverREST(t *testing.T) {
 	}
 	paths := map[string]bool{}
 	for _, r := range srv.Requests() {
-		paths[r.Path] = true
+		paths[r.URL.Path] = true
 	}
 	want := map[string]bool{
 		"/apis/test.informer-gen.dev/v1/namespaces/team-a/widgets": true,

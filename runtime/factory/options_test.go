@@ -67,8 +67,8 @@ func TestSettingsMergeFieldByField(t *testing.T) {
 				t.Fatal("no request reached the server")
 			}
 			for _, r := range reqs {
-				if got := r.Query.Get("labelSelector"); got != c.want {
-					t.Errorf("request %v: labelSelector %q, want %q", r.Query, got, c.want)
+				if got := r.URL.Query().Get("labelSelector"); got != c.want {
+					t.Errorf("request %v: labelSelector %q, want %q", r.URL.RawQuery, got, c.want)
 				}
 			}
 		})

@@ -132,7 +132,7 @@ func TestProjectionIsAnInformerOfItsOwn(t *testing.T) {
 
 	var cbor int
 	for _, r := range srv.Requests() {
-		if strings.Contains(r.Accept, "cbor") {
+		if strings.Contains(r.Header.Get("Accept"), "cbor") {
 			cbor++
 		}
 	}

@@ -190,7 +190,7 @@ func TestFallbackCodecAfterNotAcceptable(t *testing.T) {
 			}
 			var accepts []string
 			for _, r := range srv.Requests() {
-				accepts = append(accepts, r.Accept)
+				accepts = append(accepts, r.Header.Get("Accept"))
 			}
 			want := []string{wire.MediaTypeCBOR, "application/json", "application/json"}
 			if strings.Join(accepts, " ") != strings.Join(want, " ") {

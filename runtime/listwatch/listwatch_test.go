@@ -95,11 +95,11 @@ func testListPagesDecodeTyped(t *testing.T) {
 		t.Fatalf("listed %s in %d pages, want a,b,c,d,e in 3", got, pages)
 	}
 	for _, r := range srv.Requests() {
-		if r.Path != "/apis/test.informer-gen.dev/v1/namespaces/ns1/widgets" {
-			t.Errorf("request path %q", r.Path)
+		if r.URL.Path != "/apis/test.informer-gen.dev/v1/namespaces/ns1/widgets" {
+			t.Errorf("request path %q", r.URL.Path)
 		}
-		if strings.HasSuffix(t.Name(), "/codec") && r.Accept != "application/json" {
-			t.Errorf("request Accept %q, want the codec's application/json", r.Accept)
+		if strings.HasSuffix(t.Name(), "/codec") && r.Header.Get("Accept") != "application/json" {
+			t.Errorf("request Accept %q, want the codec's application/json", r.Header.Get("Accept"))
 		}
 	}
 }
@@ -123,9 +123,9 @@ func testSelectorsAndTweak(t *testing.T) {
 		t.Fatalf("items = %v, want just b", res.Items)
 	}
 	reqs := srv.Requests()
-	q := reqs[len(reqs)-1].Query
-	if reqs[len(reqs)-1].Path != "/apis/test.informer-gen.dev/v1/widgets" {
-		t.Errorf("all-namespaces path = %q", reqs[len(reqs)-1].Path)
+	q := reqs[len(reqs)-1].URL.Query()
+	if reqs[len(reqs)-1].URL.Path != "/apis/test.informer-gen.dev/v1/widgets" {
+		t.Errorf("all-namespaces path = %q", reqs[len(reqs)-1].URL.Path)
 	}
 	for k, want := range map[string]string{
 		"labelSelector": "app=y", "fieldSelector": "metadata.name=b",
@@ -205,7 +205,7 @@ func testWatchStreamsTypedEvents(t *testing.T) {
 		}
 	}
 	reqs := srv.Requests()
-	q := reqs[len(reqs)-1].Query
+	q := reqs[len(reqs)-1].URL.Query()
 	if q.Get("watch") != "true" || q.Get("allowWatchBookmarks") != "true" || q.Get("timeoutSeconds") != "60" || q.Get("resourceVersion") != "2" {
 		t.Fatalf("watch query = %v", q)
 	}

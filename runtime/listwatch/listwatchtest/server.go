@@ -35,7 +35,7 @@ type Server struct {
 	objects  map[string]*Widget // key namespace/name
 	watchers map[chan watch.Event]watchFilter
 	history  []watch.Event // every change, in order, for watches from a resourceVersion
-	requests []Request
+	requests []*http.Request
 	// failWith, when set, answers every request with that status.
 	failWith        *metav1.Status
 	refuseWatchList bool
@@ -46,14 +46,6 @@ type Server struct {
 type watchFilter struct {
 	namespace string
 	selector  labels.Selector
-}
-
-// Request is one request the server received.
-type Request struct {
-	Path  string
-	Query url.Values
-	// Accept is the request's Accept header.
-	Accept string
 }
 
 // NewServer starts a Server; it is closed (and its client's idle connections
@@ -82,8 +74,9 @@ func (s *Server) Config() *rest.Config { return &rest.Config{Host: s.srv.URL} }
 // the end of the test.
 func (s *Server) HTTPClient() *http.Client { return &http.Client{Transport: s.transport} }
 
-// Requests returns the requests received so far.
-func (s *Server) Requests() []Request {
+// Requests returns the requests received so far, in order: copies of
+// each request's URL and headers, without body or context.
+func (s *Server) Requests() []*http.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.requests)
@@ -146,7 +139,7 @@ func (f watchFilter) matches(w *Widget) bool {
 // serve handles /apis/<group>/<version>[/namespaces/<ns>]/widgets.
 func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Query: r.URL.Query(), Accept: r.Header.Get("Accept")})
+	s.requests = append(s.requests, &http.Request{Method: r.Method, URL: new(*r.URL), Header: r.Header.Clone()})
 	fail := s.failWith
 	s.mu.Unlock()
 	if fail != nil {
