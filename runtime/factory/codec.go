@@ -39,7 +39,7 @@ const mediaTypeJSON = "application/json"
 // them out as store.Obj, and are compiled once, here, for every type.
 //
 // skipManagedFields makes the JSON codec (the first or the fallback), and a
-// projection's protobuf codec, read and drop each object's
+// protobuf codec (a kind's or a projection's), read and drop each object's
 // metadata.managedFields instead of decoding it (wire.SkipManagedFields): for informers that would drop them after decoding
 // anyway, with no Transform that could read them first. decoder, when not
 // nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
@@ -113,6 +113,9 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 			return jsonCodec, nil, nil
 		}
 		if pb, err := wire.NewProtobufOf[store.Obj](t, gvk); err == nil {
+			if s, ok := pb.(interface{ SkipManagedFields() wire.Codec[store.Obj] }); ok && skipManagedFields {
+				pb = s.SkipManagedFields() // the protobuf codec's own method: no exported option (yet)
+			}
 			return pb, jsonCodec, nil
 		}
 		return jsonCodec, nil, nil
