@@ -410,7 +410,8 @@ const pbObjectMetaManagedFields = 17
 
 // pbWithoutManagedFields returns obj, an object's protobuf bytes, without
 // the managedFields (field 17, length-delimited) of its metadata (field 1,
-// length-delimited, possibly more than once), appended to buf, and true;
+// length-delimited, possibly more than once), written over buf (or a new
+// slice when buf is shorter than obj), and true;
 // or obj itself and false when it has none, or when obj is malformed up to
 // where it was read (the generated Unmarshal then rejects it as it would
 // have). A field 17 of another wire type is kept, for the generated
@@ -419,7 +420,10 @@ func pbWithoutManagedFields(obj, buf []byte) ([]byte, bool) {
 	if !pbHasManagedFields(obj) {
 		return obj, false
 	}
-	out := buf
+	out := buf[:0]
+	if cap(out) < len(obj) {
+		out = make([]byte, 0, len(obj)) // the copy is shorter than obj
+	}
 	p := pbBytes{b: obj}
 	for !p.done() {
 		start := p.i
