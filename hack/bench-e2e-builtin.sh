@@ -23,7 +23,11 @@
 # (two writes each) 20k in ~7 min at load average ~13, 10k in ~10 min at ~20;
 # 10k Secrets ~3.5 min; a run at 20k Pods 5-15 s. Seeding dominates: at 50k
 # Pods plan for 20-50 min before the first run.
-# Flags for digging: -server-cpuprofile DIR, -client-cpuprofile DIR, -v.
+# Flags for digging: -server-cpuprofile DIR, -client-cpuprofile DIR (CPU
+# profile start → synced, and a heap profile at the sync), -v,
+# -disable-compression (no gzip for any contender), -hold (keep the seeded
+# server up afterwards and print its kubeconfig, to run ./contender by hand
+# with BENCHBUILTIN_CONFIG set, e.g. under GODEBUG=gctrace=1).
 # Usage: hack/bench-e2e-builtin.sh [flags]
 #   e.g. hack/bench-e2e-builtin.sh -pods 2000 -secrets 500 -runs 1   (quick)
 set -euo pipefail

@@ -54,6 +54,7 @@ func TestSmoke(t *testing.T) {
 		Timeout:          5 * time.Minute,
 		ContenderExe:     bin,
 		ServerProfileDir: profiles,
+		ClientProfileDir: profiles,
 	}
 	var log strings.Builder
 	res, err := runDriver(ctx, cfg, &log)
@@ -99,9 +100,11 @@ func TestSmoke(t *testing.T) {
 		if r.Resource == proto.Secrets {
 			name = r.Resource + "50-r0-" + r.Contender
 		}
-		p := filepath.Join(profiles, name+"-"+map[bool]string{true: "true", false: "false"}[r.WatchList]+".server-sync.pprof")
-		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
-			t.Errorf("%s: no server profile: %v", key, err)
+		for _, what := range []string{"server-sync", "client-sync", "client-heap"} {
+			p := filepath.Join(profiles, name+"-"+map[bool]string{true: "true", false: "false"}[r.WatchList]+"."+what+".pprof")
+			if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+				t.Errorf("%s: no %s profile: %v", key, what, err)
+			}
 		}
 	}
 	if len(seen) != len(res) {

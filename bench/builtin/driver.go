@@ -54,6 +54,10 @@ type driverConfig struct {
 	// ClientProfileDir one of every contender from its start to its sync
 	// (<run>.client-sync.pprof).
 	ServerProfileDir, ClientProfileDir string
+	// DisableCompression sets every contender's rest.Config.DisableCompression.
+	DisableCompression bool
+	// Hold keeps the server up after the runs, until ctx ends.
+	Hold bool
 }
 
 // runResult is one contender run.
@@ -178,6 +182,10 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 				}
 			}
 		}
+	}
+	if cfg.Hold {
+		fmt.Fprintf(log, "holding the server: kubeconfig %s (interrupt to stop)\n", srv.kubeconfig)
+		<-ctx.Done()
 	}
 	return results, nil
 }
@@ -360,6 +368,8 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 		WatchList:  watchList,
 		Expect:     size,
 		Timeout:    d.cfg.Timeout,
+
+		DisableCompression: d.cfg.DisableCompression,
 	}
 	profile := func(dir, what string) string {
 		if dir == "" {
@@ -368,6 +378,7 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 		return filepath.Join(dir, round+"."+what+".pprof")
 	}
 	cc.CPUProfile = profile(d.cfg.ClientProfileDir, "client-sync")
+	cc.HeapProfile = profile(d.cfg.ClientProfileDir, "client-heap")
 	// Let the server settle after the previous run (closing watches), then
 	// collect the garbage of the previous run, so that it is not counted
 	// against this one.

@@ -52,7 +52,9 @@ func main() {
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every run as JSON")
 	flag.StringVar(&cfg.ContenderExe, "contender-bin", "", "the contender binary (go build ./contender); required")
 	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced)")
-	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof")
+	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof, and a heap profile at the sync (before any GC): RUN.client-heap.pprof")
+	flag.BoolVar(&cfg.DisableCompression, "disable-compression", false, "every contender's client asks for uncompressed responses (rest.Config.DisableCompression), for measuring what gzip costs; the default is client-go's (gzip)")
+	flag.BoolVar(&cfg.Hold, "hold", false, "after the runs, keep the seeded server up (print its kubeconfig) until interrupted, for running ./contender by hand")
 	flag.Parse()
 	var err error
 	if cfg.Pods, err = parseInts(pods); err != nil {

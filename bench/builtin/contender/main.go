@@ -115,6 +115,7 @@ func runContender(cc proto.ContenderConfig) error {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
 	cfg.QPS, cfg.Burst = -1, 0 // the same for everyone: no client-side throttling
+	cfg.DisableCompression = cc.DisableCompression
 	wire := &wireRecorder{resource: cc.Resource}
 	cfg.Wrap(wire.wrap)
 	ctx, cancel := context.WithTimeout(context.Background(), cc.Timeout)
@@ -138,6 +139,11 @@ func runContender(cc proto.ContenderConfig) error {
 	}
 	samples := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/cpu/classes/gc/total:cpu-seconds"}}
 	metrics.Read(samples)
+	if cc.HeapProfile != "" {
+		if err := writeHeapProfile(cc.HeapProfile); err != nil {
+			return fmt.Errorf("heap profile: %w", err)
+		}
+	}
 	if stopProfile != nil {
 		err := stopProfile()
 		stopProfile = nil
@@ -177,6 +183,15 @@ func runContender(cc proto.ContenderConfig) error {
 	}
 	emit("DONE", proto.DoneReport{MaxRSSBytes: peakRSS})
 	return nil
+}
+
+// writeHeapProfile writes the heap profile (as of the last GC) into path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(pprof.Lookup("heap").WriteTo(f, 0), f.Close())
 }
 
 // vmHWM is the process's peak resident set size (VmHWM in /proc/self/status).
@@ -337,31 +352,24 @@ func runClientGo(ctx context.Context, inf cache.SharedIndexInformer, t *tracker)
 		return nil, err
 	}
 	go inf.RunWithContext(ctx)
-	if err := waitSynced(ctx, inf.HasSynced, reg.HasSynced); err != nil {
+	if err := waitSynced(ctx, reg); err != nil {
 		return nil, err
 	}
 	return func() (int, error) { return len(inf.GetStore().ListKeys()), nil }, nil
 }
 
-// waitSynced polls every millisecond until all of synced are true.
+// waitSynced waits until reg (a handler's registration, which is synced
+// once its informer is and the handler has seen every initial object) is
+// synced, on its channel, as ours is waited for: no polling, which would
+// cost the client-go contenders CPU and wake-ups ours does not pay (and
 // client-go's cache.WaitForCacheSync polls every 100 ms, which would round
-// every client-go figure up by as much.
-func waitSynced(ctx context.Context, synced ...func() bool) error {
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for {
-		all := true
-		for _, f := range synced {
-			all = all && f()
-		}
-		if all {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not synced: %w", context.Cause(ctx))
-		case <-tick.C:
-		}
+// every client-go figure up by as much).
+func waitSynced(ctx context.Context, reg cache.ResourceEventHandlerRegistration) error {
+	select {
+	case <-reg.HasSyncedChecker().Done():
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("not synced: %w", context.Cause(ctx))
 	}
 }
 
@@ -397,7 +405,7 @@ func runControllerRuntime(ctx context.Context, cfg *rest.Config, cc proto.Conten
 	go func() { errc <- c.Start(ctx) }()
 	// The handler's registration is synced only after the informer is; its
 	// WaitForCacheSync (polling every 100 ms) then returns at once.
-	if err := waitSynced(ctx, inf.HasSynced, reg.HasSynced); err != nil {
+	if err := waitSynced(ctx, reg); err != nil {
 		select {
 		case serr := <-errc:
 			return nil, fmt.Errorf("controller-runtime cache stopped: %w", serr)

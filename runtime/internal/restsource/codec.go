@@ -40,7 +40,7 @@ const mediaTypeJSON = "application/json"
 // them out as cache.Obj, and are compiled once, here, for every type.
 //
 // skipManagedFields makes the JSON codec (the first or the fallback), and a
-// projection's protobuf codec, read and drop each object's
+// protobuf codec (a kind's or a projection's), read and drop each object's
 // metadata.managedFields instead of decoding it (wire.SkipManagedFields): for informers that would drop them after decoding
 // anyway, with no Transform that could read them first. decoder, when not
 // nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
@@ -114,6 +114,9 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 			return jsonCodec, nil, nil
 		}
 		if pb, err := wire.NewProtobufOf[cache.Obj](t, gvk); err == nil {
+			if s, ok := pb.(interface{ SkipManagedFields() wire.Codec[cache.Obj] }); ok && skipManagedFields {
+				pb = s.SkipManagedFields() // the protobuf codec's own method: no exported option (yet)
+			}
 			return pb, jsonCodec, nil
 		}
 		return jsonCodec, nil, nil

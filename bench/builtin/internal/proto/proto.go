@@ -62,6 +62,13 @@ type ContenderConfig struct {
 	// CPUProfile, when not empty, is the file the contender writes its CPU
 	// profile into, from its start until it is synced.
 	CPUProfile string
+	// HeapProfile, when not empty, is the file the contender writes its
+	// heap profile into once synced, before any forced GC.
+	HeapProfile string
+	// DisableCompression sets rest.Config.DisableCompression: the client
+	// does not ask for gzip (by default it does, and the API server
+	// compresses large responses).
+	DisableCompression bool
 	// Expect is the number of objects of Resource on the server.
 	Expect  int
 	Timeout time.Duration
