@@ -38,9 +38,16 @@
 //     never touches. An entry below headSeq is stale (its key was handed
 //     out) and counts as absent; stale entries are overwritten, and the
 //     index is rebuilt when half full: from the old table in slot order
-//     when it grows, from the queued keys when it keeps its size. Add decides "not queued" from the headSeq it loaded last
-//     and confirms "queued" with a fresh load, so most Adds do not read the
-//     line every Get writes.
+//     when it grows, from the queued keys when it keeps its size. Add
+//     decides "not queued" from the headSeq it loaded last and confirms
+//     "queued" with a fresh load, so most Adds do not read the line every
+//     Get writes.
+//   - In front of the index, a tag filter (a Bloom filter, a sixteenth of
+//     the index's size) holds every key queued or being processed: a new
+//     key's Add, the common case, looks in neither the index (megabytes
+//     for a long queue: a cache miss per key) nor the processing set (a
+//     line the workers write). The index is filled late, in batches, when
+//     a lookup needs it, so that its cache misses overlap.
 //   - Keys being processed are slots with an atomic state word (tag, used,
 //     re-added, pinned). Get claims a slot before it moves headSeq, so an
 //     Add that finds a key no longer queued finds it there; Add marks a
