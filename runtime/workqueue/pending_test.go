@@ -180,3 +180,44 @@ func TestQueueMatchesModel(t *testing.T) {
 		}
 	}
 }
+
+// TestTagFilterFalsePositives fills a filter as full as the index lets it
+// get (as many tags as half the index's slots) and checks that it holds
+// every tag noted and takes few others for noted ones: Add looks a key up
+// in the index only on a hit, so a filter that hits too often would make
+// every Add pay the index's cache miss again, silently.
+func TestTagFilterFalsePositives(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, slots := range []int{pendIndexMin, 1 << 12, 1 << 20} {
+		var f tagFilter
+		f.reset(slots / filterSlotsPerWord)
+		noted := map[uint32]bool{}
+		for len(noted) < slots/2 {
+			tag := rng.Uint32() | 1
+			noted[tag] = true
+			f.note(tag)
+		}
+		for tag := range noted {
+			if !f.mayHold(tag) {
+				t.Fatalf("%d slots: tag %x noted but not held", slots, tag)
+			}
+		}
+		fp, tries := 0, 0
+		for tries < 100_000 {
+			tag := rng.Uint32() | 1
+			if noted[tag] {
+				continue
+			}
+			tries++
+			if f.mayHold(tag) {
+				fp++
+			}
+		}
+		// About 6% expected at this fill; 10% leaves room for the small
+		// filter's variance.
+		t.Logf("%d slots: false positive rate %.4f", slots, float64(fp)/float64(tries))
+		if rate := float64(fp) / float64(tries); rate > 0.10 {
+			t.Errorf("%d slots, %d tags: false positive rate %.3f, want at most 0.10", slots, len(noted), rate)
+		}
+	}
+}
