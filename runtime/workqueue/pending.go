@@ -26,8 +26,9 @@ import (
 // Add appends it without looking in the index or in the processing set.
 // The index itself is filled late: append only notes a key in the filter,
 // and the keys appended since are indexed in one pass (those still queued)
-// when a lookup needs the index, i.e. when the filter holds a tag: in a
-// batch, the index's cache misses overlap instead of stalling one Add each.
+// when a lookup needs the index, i.e. when the filter holds a tag, or when
+// flushMax of them wait: in a batch, the index's cache misses overlap
+// instead of stalling one Add each.
 //
 // Safety of the lock-free parts: Add writes a slot's key, then publishes it
 // by storing its tag (never 0); Get reads a key only after seeing its tag.
@@ -290,9 +291,16 @@ func (p *pending[K]) append(key K, tag uint32, tail, head uint64, inflight *infl
 
 	if p.full(tail) {
 		p.rebuild(head, tail, inflight)
+	} else if tail-p.indexed >= flushMax {
+		p.flush(head, tail)
 	}
 	p.filter.note(tag)
 }
+
+// flushMax bounds the keys a flush indexes, and so how long it holds the
+// producer lock, when no lookup has needed the index for a while. Keys
+// handed out before their flush are never indexed.
+const flushMax = 1024
 
 // flush indexes the keys appended from indexed to tail that are still
 // queued by head. Their probes do not depend on each other, so their

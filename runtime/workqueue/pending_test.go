@@ -221,3 +221,25 @@ func TestTagFilterFalsePositives(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingFlushesUnlookedKeys appends distinct keys with no lookups in
+// between (no duplicates: nothing needs the index) and checks that the keys
+// waiting for the index never exceed flushMax, so that no flush holds the
+// producer lock for long, and that every key is found afterwards.
+func TestPendingFlushesUnlookedKeys(t *testing.T) {
+	var p pending[int]
+	var inflight inflightSet[int]
+	p.init()
+	const n = 5 * flushMax
+	for k := range n {
+		p.append(k, uint32(k)<<1|1, uint64(k), 0, &inflight)
+		if waiting := uint64(k+1) - p.indexed; waiting > flushMax {
+			t.Fatalf("after %d appends, %d keys wait for the index", k+1, waiting)
+		}
+	}
+	for k := range n {
+		if !p.queued(k, uint32(k)<<1|1, 0, n) {
+			t.Fatalf("key %d not found", k)
+		}
+	}
+}
