@@ -59,8 +59,14 @@
 //     hash/maphash.Comparable, once per Add and Done, outside the locks.
 //   - Measured and dropped: sharding by key (pays
 //     only if FIFO order across keys goes), lock-free Done on the one-lock
-//     queue, and a producer-side buffer that Get moved into the indexed
-//     ring (the backlog's index then outgrew the cache).
+//     queue, a producer-side buffer that Get moved into the indexed
+//     ring (the backlog's index then outgrew the cache), and sweeping the
+//     index in place at a rebuild instead of inserting its live keys again
+//     (no gain: a new queue's rebuilds are growths, and the keys then wait
+//     for a flush). One map from key to all its state (queued, processing,
+//     priority) was not built: Get and Done would each touch the key's
+//     entry in it, a cache miss a key on a long queue, where here Get reads
+//     the FIFO in order and Done a processing set of a line or two.
 //   - No goroutine unless needed: the delay goroutine (one timer, one heap) is
 //     started by the first AddAfter/AddRateLimited with a positive delay, the
 //     metrics goroutine only when a MetricsProvider is set. ShutDown stops
