@@ -1,7 +1,9 @@
 package queue_test
 
 import (
+	"context"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -35,7 +37,9 @@ import (
 // on the same machine), the lowest and the highest; and, with work, ours
 // against what the work alone allows on GOMAXPROCS cores (ours-ceiling-%)
 // and against a round of the same spins with no queue (work-only-items/s,
-// ours-work-only-%).
+// ours-work-only-%, and that round's CPU per key, work-only-cpu-ns/key).
+// The rounds' goroutines carry a pprof label, round=ours, client-go or
+// work-only, so that a -cpuprofile can be split by round with -tagfocus.
 //
 // The harness's own shape (one producer, plain Add, 8 workers, 2 µs of
 // work), then the whole matrix:
@@ -98,14 +102,15 @@ func benchHarness(b *testing.B, s harnessShape) {
 		}
 		return workqueue.NewTypedRateLimitingQueue(rl)
 	}
-	var ours, cg, ratios, oursCPU, cgCPU, workOnly []float64
+	var ours, cg, ratios, oursCPU, cgCPU, workOnly, workOnlyCPU []float64
 	for range b.N {
 		for range harnessRounds {
 			if s.work > 0 {
-				workOnly = append(workOnly, workOnlyRound(len(ks), s))
+				w, wcpu := workOnlyRound(len(ks), s)
+				workOnly, workOnlyCPU = append(workOnly, w), append(workOnlyCPU, wcpu)
 			}
-			o, ocpu := harnessRound(newOurs(), ks, s)
-			c, ccpu := harnessRound(newClientGo(), ks, s)
+			o, ocpu := harnessRound("ours", newOurs(), ks, s)
+			c, ccpu := harnessRound("client-go", newClientGo(), ks, s)
 			ours, oursCPU = append(ours, o), append(oursCPU, ocpu)
 			cg, cgCPU = append(cg, c), append(cgCPU, ccpu)
 			ratios = append(ratios, o/c)
@@ -122,6 +127,7 @@ func benchHarness(b *testing.B, s harnessShape) {
 		ceiling := float64(runtime.GOMAXPROCS(0)) / s.work.Seconds()
 		b.ReportMetric(100*median(ours)/ceiling, "ours-ceiling-%")
 		b.ReportMetric(median(workOnly), "work-only-items/s")
+		b.ReportMetric(median(workOnlyCPU), "work-only-cpu-ns/key")
 		b.ReportMetric(100*median(ours)/median(workOnly), "ours-work-only-%")
 	}
 }
@@ -131,8 +137,10 @@ func benchHarness(b *testing.B, s harnessShape) {
 // the work costs on this machine as it is (the spin reads the clock, which
 // is not free), the ceiling a queue is measured against in
 // ours-work-only-%.
-func workOnlyRound(keys int, s harnessShape) float64 {
+func workOnlyRound(keys int, s harnessShape) (perSec, cpuPerKey float64) {
 	runtime.GC()
+	defer labelRound("work-only")()
+	cpu0 := cpuTime()
 	var wg sync.WaitGroup
 	start := time.Now()
 	for w := range s.workers {
@@ -143,13 +151,25 @@ func workOnlyRound(keys int, s harnessShape) float64 {
 		})
 	}
 	wg.Wait()
-	return float64(keys) / time.Since(start).Seconds()
+	elapsed := time.Since(start)
+	return float64(keys) / elapsed.Seconds(), float64(cpuTime()-cpu0) / float64(keys)
+}
+
+// labelRound labels the calling goroutine, and so the goroutines it starts,
+// with the round's kind (round=ours, client-go or work-only) for CPU
+// profiles (go tool pprof -tagfocus round=ours), until the returned func
+// is called.
+func labelRound(kind string) func() {
+	prev := context.Background()
+	pprof.SetGoroutineLabels(pprof.WithLabels(prev, pprof.Labels("round", kind)))
+	return func() { pprof.SetGoroutineLabels(prev) }
 }
 
 // harnessRound runs one round on q and returns keys processed per second
 // and the process's CPU time per key (the work's included).
-func harnessRound(q harnessQueue, ks []string, s harnessShape) (perSec, cpuPerKey float64) {
+func harnessRound(kind string, q harnessQueue, ks []string, s harnessShape) (perSec, cpuPerKey float64) {
 	runtime.GC()
+	defer labelRound(kind)()
 	cpu0 := cpuTime()
 	var processed atomic.Int64
 	all := make(chan struct{})

@@ -38,9 +38,16 @@
 //     never touches. An entry below headSeq is stale (its key was handed
 //     out) and counts as absent; stale entries are overwritten, and the
 //     index is rebuilt when half full: from the old table in slot order
-//     when it grows, from the queued keys when it keeps its size. Add decides "not queued" from the headSeq it loaded last
-//     and confirms "queued" with a fresh load, so most Adds do not read the
-//     line every Get writes.
+//     when it grows, from the queued keys when it keeps its size. Add
+//     decides "not queued" from the headSeq it loaded last and confirms
+//     "queued" with a fresh load, so most Adds do not read the line every
+//     Get writes.
+//   - In front of the index, a tag filter (a Bloom filter, a sixteenth of
+//     the index's size) holds every key queued or being processed: a new
+//     key's Add, the common case, looks in neither the index (megabytes
+//     for a long queue: a cache miss per key) nor the processing set (a
+//     line the workers write). The index is filled late, in batches, when
+//     a lookup needs it, so that its cache misses overlap.
 //   - Keys being processed are slots with an atomic state word (tag, used,
 //     re-added, pinned). Get claims a slot before it moves headSeq, so an
 //     Add that finds a key no longer queued finds it there; Add marks a
@@ -52,8 +59,14 @@
 //     hash/maphash.Comparable, once per Add and Done, outside the locks.
 //   - Measured and dropped: sharding by key (pays
 //     only if FIFO order across keys goes), lock-free Done on the one-lock
-//     queue, and a producer-side buffer that Get moved into the indexed
-//     ring (the backlog's index then outgrew the cache).
+//     queue, a producer-side buffer that Get moved into the indexed
+//     ring (the backlog's index then outgrew the cache), and sweeping the
+//     index in place at a rebuild instead of inserting its live keys again
+//     (no gain: a new queue's rebuilds are growths, and the keys then wait
+//     for a flush). One map from key to all its state (queued, processing,
+//     priority) was not built: Get and Done would each touch the key's
+//     entry in it, a cache miss a key on a long queue, where here Get reads
+//     the FIFO in order and Done a processing set of a line or two.
 //   - No goroutine unless needed: the delay goroutine (one timer, one heap) is
 //     started by the first AddAfter/AddRateLimited with a positive delay, the
 //     metrics goroutine only when a MetricsProvider is set. ShutDown stops

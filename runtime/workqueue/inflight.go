@@ -65,6 +65,18 @@ func (s *inflightSet[K]) len() int {
 	return n
 }
 
+// tags calls note with the tag of every key in the set (and perhaps of a
+// key that leaves it meanwhile).
+func (s *inflightSet[K]) tags(note func(uint32)) {
+	for c := &s.first; c != nil; c = c.next.Load() {
+		for i := range c.states {
+			if st := c.states[i].Load(); st&slotUsed != 0 {
+				note(uint32(st >> 32))
+			}
+		}
+	}
+}
+
 // claim puts key (tag) in a free slot. The caller holds the consumer lock
 // and key is not in the set.
 func (s *inflightSet[K]) claim(key K, tag uint32) {

@@ -17,6 +17,19 @@ import (
 // Add treats stale entries as absent. Stale entries are overwritten by
 // inserts and dropped when the index is rebuilt from the live keys.
 //
+// A long queue's index is megabytes, and looking up a key that is not in
+// it costs a cache miss on every Add. So each lane also keeps a tag filter
+// (a Bloom filter of 2 bits per tag in one 64-bit word, a sixteenth of the
+// index's size) that holds the tag of every key appended since the last
+// rebuild and, from that rebuild, of every key then queued or being
+// processed. A tag no lane's filter holds is neither queued nor processing:
+// Add appends it without looking in the index or in the processing set.
+// The index itself is filled late: append only notes a key in the filter,
+// and the keys appended since are indexed in one pass (those still queued)
+// when a lookup needs the index, i.e. when the filter holds a tag, or when
+// flushMax of them wait: in a batch, the index's cache misses overlap
+// instead of stalling one Add each.
+//
 // Safety of the lock-free parts: Add writes a slot's key, then publishes it
 // by storing its tag (never 0); Get reads a key only after seeing its tag.
 // So a key crosses from the producer's core to a worker's in the cache line
@@ -37,11 +50,16 @@ type chunk[K comparable] struct {
 }
 
 // pending is the producer's view: the chunks that may still hold queued
-// keys, oldest first, and the dedup index. Guarded by the producer lock.
+// keys, oldest first, the dedup index and the tag filter. Guarded by the
+// producer lock.
 type pending[K comparable] struct {
 	chunks []*chunk[K] // chunks[0] holds head or is older; the last is the tail chunk
 	free   []*chunk[K] // cleared chunks for reuse
 	index  pendIndex
+	// indexed is the first seq not offered to the index yet: keys from
+	// indexed to tail are in the filter only, until flush.
+	indexed uint64
+	filter  tagFilter
 }
 
 const chunkFree = 4
@@ -58,7 +76,6 @@ type pendSlot struct {
 type pendIndex struct {
 	slots []pendSlot
 	mask  uint64
-	used  int // slots with a tag, live or stale
 	// floor is the head of the last rebuild: every entry's seq is at or
 	// above it (rebuild keeps only queued keys, later entries are newer),
 	// and append rebuilds before tail-floor reaches maxSeqSpan, so every
@@ -88,7 +105,65 @@ func (p *pending[K]) init() *chunk[K] {
 	p.chunks = []*chunk[K]{c}
 	p.index.slots = make([]pendSlot, pendIndexMin)
 	p.index.mask = pendIndexMin - 1
+	p.filter.reset(pendIndexMin / filterSlotsPerWord)
 	return c
+}
+
+// tagFilter is a Bloom filter of tags: each tag sets 2 bits of one 64-bit
+// word. It answers "maybe held" or "certainly not held", and forgets only
+// by reset. n counts the tags noted since the reset (repeats included).
+type tagFilter struct {
+	words []uint64
+	shift uint // 64 - log2(len(words)): a word's index is the top bits of tag·filterMul
+	n     int
+}
+
+// filterSlotsPerWord sizes a lane's filter from its index: one 64-bit word
+// per 16 index slots, 4 bits per slot. The index is rebuilt before the
+// tags noted reach half its slots, so at most 8 tags share a word on
+// average and a tag not noted is taken for a noted one (a false positive,
+// which costs a lookup in the index) about 6% of the time at worst.
+const filterSlotsPerWord = 16
+
+const filterMul = 0x9e3779b97f4a7c15 // 2^64 / golden ratio: spreads tags over words
+
+// reset empties the filter and sizes it to words (a power of two).
+func (f *tagFilter) reset(words int) {
+	if len(f.words) == words {
+		clear(f.words)
+	} else {
+		f.words = make([]uint64, words)
+		f.shift = 64 - uint(log2(uint64(words)))
+	}
+	f.n = 0
+}
+
+func log2(n uint64) int {
+	b := 0
+	for n > 1 {
+		n >>= 1
+		b++
+	}
+	return b
+}
+
+// at returns the word of tag and its 2 bits (from bits 1-12 of tag: bit 0
+// of a key's tag is always set).
+func (f *tagFilter) at(tag uint32) (*uint64, uint64) {
+	w := &f.words[(uint64(tag)*filterMul)>>f.shift]
+	return w, 1<<(tag>>1&63) | 1<<(tag>>7&63)
+}
+
+func (f *tagFilter) note(tag uint32) {
+	w, bits := f.at(tag)
+	*w |= bits
+	f.n++
+}
+
+// mayHold reports false when tag was certainly not noted since the reset.
+func (f *tagFilter) mayHold(tag uint32) bool {
+	w, bits := f.at(tag)
+	return *w&bits == bits
 }
 
 // keyAt returns the key queued with seq, which is >= the base of chunks[0].
@@ -127,8 +202,12 @@ func (p *pending[K]) queued(key K, tag uint32, head, tail uint64) bool {
 }
 
 // find returns the index slot of key (tag) when it is queued, given that
-// every seq below head has been handed out and tail is the next seq.
+// every seq below head has been handed out and tail is the next seq. It
+// indexes the keys appended since the last lookup first.
 func (p *pending[K]) find(key K, tag uint32, head, tail uint64) (slot uint64, ok bool) {
+	if p.indexed != tail {
+		p.flush(head, tail)
+	}
 	ix := &p.index
 	for i := uint64(tag) & ix.mask; ; i = (i + 1) & ix.mask {
 		s := ix.slots[i]
@@ -169,10 +248,10 @@ const (
 	tagTaken = 4 // handed out by Get
 )
 
-// needsHead reports whether append(.., tail, head) will drop chunks or
+// needsHead reports whether append(.., tail, head, ..) will drop chunks or
 // rebuild the index, for which head should be fresh.
 func (p *pending[K]) needsHead(tail uint64) bool {
-	return p.tailFull(tail) || p.index.full(tail)
+	return p.tailFull(tail) || p.full(tail)
 }
 
 // tailFull reports whether seq tail starts a new chunk.
@@ -180,15 +259,19 @@ func (p *pending[K]) tailFull(tail uint64) bool {
 	return tail-p.chunks[len(p.chunks)-1].base == chunkSize
 }
 
-// full reports whether the index must be rebuilt before inserting seq
-// tail.
-func (ix *pendIndex) full(tail uint64) bool {
-	return ix.used >= len(ix.slots)/2 || tail-ix.floor >= maxSeqSpan
+// full reports whether the index and the filter must be rebuilt before
+// seq tail is appended: when the tags noted reach half the index's slots
+// (every index entry was noted, so the index is at most half full too), or
+// when the index's seqs would span too much.
+func (p *pending[K]) full(tail uint64) bool {
+	return p.filter.n >= len(p.index.slots)/2 || tail-p.index.floor >= maxSeqSpan
 }
 
-// append queues key (tag) as seq tail, publishes it and indexes it. key
-// must not be queued.
-func (p *pending[K]) append(key K, tag uint32, tail, head uint64) {
+// append queues key (tag) as seq tail, publishes it and notes it in the
+// filter; the index learns of it at the next flush or rebuild. key must
+// not be queued. inflight is the queue's processing set, whose tags a
+// rebuild keeps in the filter.
+func (p *pending[K]) append(key K, tag uint32, tail, head uint64, inflight *inflightSet[K]) {
 	c := p.chunks[len(p.chunks)-1]
 	if p.tailFull(tail) {
 		p.dropConsumed(head)
@@ -206,34 +289,69 @@ func (p *pending[K]) append(key K, tag uint32, tail, head uint64) {
 	c.keys[tail-c.base] = key
 	c.tags[tail-c.base].Store(tag) // publishes the key to Get
 
-	ix := &p.index
-	if ix.full(tail) {
-		p.rebuild(head, tail)
+	if p.full(tail) {
+		p.rebuild(head, tail, inflight)
+	} else if tail-p.indexed >= flushMax {
+		p.flush(head, tail)
 	}
-	i := uint64(tag) & ix.mask
-	for s := ix.slots[i]; s.tag != 0; s = ix.slots[i] {
-		if _, ok := live(s.seq, head, tail); !ok {
+	p.filter.note(tag)
+}
+
+// flushMax bounds the keys a flush indexes, and so how long it holds the
+// producer lock, when no lookup has needed the index for a while. Keys
+// handed out before their flush are never indexed.
+const flushMax = 1024
+
+// flush indexes the keys appended from indexed to tail that are still
+// queued by head. Their probes do not depend on each other, so their
+// cache misses overlap.
+func (p *pending[K]) flush(head, tail uint64) {
+	seq := max(p.indexed, head)
+	p.indexed = tail
+	for seq < tail {
+		c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
+		end := min(tail, c.base+chunkSize)
+		for ; seq < end; seq++ {
+			tag := c.tags[seq-c.base].Load()
+			if tag&1 == 0 {
+				continue // moved or being taken: not queued here
+			}
+			p.index.insert(pendSlot{tag: tag, seq: uint32(seq)}, head, tail)
+		}
+	}
+}
+
+// insert puts s in the first slot from its home that is free or stale.
+// Live entries stay; stale ones are taken over.
+func (ix *pendIndex) insert(s pendSlot, head, tail uint64) {
+	i := uint64(s.tag) & ix.mask
+	for e := ix.slots[i]; e.tag != 0; e = ix.slots[i] {
+		if _, ok := live(e.seq, head, tail); !ok {
 			break // stale: taken; live entries stay
 		}
 		i = (i + 1) & ix.mask
 	}
-	if ix.slots[i].tag == 0 {
-		ix.used++
-	}
-	ix.slots[i] = pendSlot{tag: tag, seq: uint32(tail)}
+	ix.slots[i] = s
 }
 
 // rebuild drops stale entries: it reindexes the keys queued in
 // [head, tail), in a table at least four times their number, so that at
-// least a quarter of the table is inserted before the next rebuild.
+// least a quarter of the table is inserted before the next rebuild, and
+// refills the filter with their tags and those of the keys being
+// processed.
 //
-// A table that grows is refilled from the old one in slot order: a queue
-// that grows is one whose entries are nearly all live, and walking the old
-// table reads it front to back and writes the new one nearly so (an entry
-// at home h lands at h or h plus the old size), where walking the queue
-// writes at random. A table that keeps its size is refilled from the
-// queue, whose keys may be a small part of the table's entries.
-func (p *pending[K]) rebuild(head, tail uint64) {
+// A table that grows is refilled from the old one in slot order (and the
+// keys appended since the last flush from the chunks): a queue that grows
+// is one whose entries are nearly all live, and walking the old table
+// reads it front to back and writes the new one nearly so (an entry at home
+// h lands at h or h plus the old size), where walking the queue writes at
+// random. A table that keeps its size is refilled from the queue, whose
+// keys may be a small part of the table's entries.
+//
+// The processing keys' tags go into the filter after the queued ones are
+// read: a key that a Get takes meanwhile was claimed for processing before
+// head moved past it, so one of the two reads sees it.
+func (p *pending[K]) rebuild(head, tail uint64, inflight *inflightSet[K]) {
 	p.dropConsumed(head)
 	n := uint64(pendIndexMin)
 	for n < 4*(tail-head+1) {
@@ -248,8 +366,9 @@ func (p *pending[K]) rebuild(head, tail uint64) {
 		ix.slots = make([]pendSlot, n)
 		ix.mask = n - 1
 	}
-	ix.used = 0
+	p.filter.reset(int(n / filterSlotsPerWord))
 	ix.floor = head
+	from := head
 	if grow {
 		for _, s := range old {
 			if s.tag&1 == 0 {
@@ -257,18 +376,22 @@ func (p *pending[K]) rebuild(head, tail uint64) {
 			}
 			if _, ok := live(s.seq, head, tail); ok {
 				ix.insertNew(s)
+				p.filter.note(s.tag)
 			}
 		}
-		return
+		from = max(p.indexed, head)
 	}
-	for seq := head; seq < tail; seq++ {
+	for seq := from; seq < tail; seq++ {
 		c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
 		tag := c.tags[seq-c.base].Load()
 		if tag&1 == 0 {
 			continue // moved or being taken: not queued here
 		}
 		ix.insertNew(pendSlot{tag: tag, seq: uint32(seq)})
+		p.filter.note(tag)
 	}
+	p.indexed = tail
+	inflight.tags(p.filter.note)
 }
 
 // insertNew puts s in the first free slot from its home, in a table being
@@ -279,5 +402,4 @@ func (ix *pendIndex) insertNew(s pendSlot) {
 		i = (i + 1) & ix.mask
 	}
 	ix.slots[i] = s
-	ix.used++
 }

@@ -6,10 +6,13 @@ import (
 )
 
 // TestPendingMatchesModel drives pending the way the queue does (append at
-// tail, hand out at head, ask whether a key is queued) with keys whose
-// tags collide on purpose, across many chunks, chunk reuse and index
-// rebuilds, and checks every answer against a plain model. It runs once
-// from seq 0 and once across 2^32, where the index's 32-bit seqs wrap.
+// tail, hand out at head into a processing set, finish processing, ask
+// whether a key is queued) with keys whose tags collide on purpose, across
+// many chunks, chunk reuse, index flushes and rebuilds, and checks every
+// answer against a plain model, and that the tag filter holds every key
+// queued or processing (Add skips both lookups for a tag it does not
+// hold). It runs once from seq 0 and once across 2^32, where the index's
+// 32-bit seqs wrap.
 func TestPendingMatchesModel(t *testing.T) {
 	for _, start := range []uint64{0, 1<<32 - 3000} {
 		for _, tagKinds := range []int{1, 3, 1 << 30} { // 1: every key has the same tag
@@ -21,13 +24,32 @@ func TestPendingMatchesModel(t *testing.T) {
 func testPendingMatchesModel(t *testing.T, start uint64, tagKinds int) {
 	rng := rand.New(rand.NewPCG(uint64(tagKinds), 7))
 	var p pending[int]
+	var inflight inflightSet[int]
 	p.init()
 	p.chunks[0].base, p.index.floor = start, start
 	tagOf := func(k int) uint32 { return uint32(k%tagKinds)<<1 | 1 }
 	head, tail := start, start
 	var fifo []int
-	queued := map[int]bool{}
+	queued, processing := map[int]bool{}, map[int]bool{}
 	for step := range 20_000 {
+		for k := range queued {
+			if !p.filter.mayHold(tagOf(k)) {
+				t.Fatalf("start %d, tags %d, step %d: queued key %d not in the filter", start, tagKinds, step, k)
+			}
+		}
+		for k := range processing {
+			if !p.filter.mayHold(tagOf(k)) {
+				t.Fatalf("start %d, tags %d, step %d: processing key %d not in the filter", start, tagKinds, step, k)
+			}
+		}
+		if len(processing) > 0 && rng.IntN(4) == 0 {
+			for k := range processing { // Done of a random one
+				c, i, _ := inflight.pin(k, tagOf(k))
+				inflight.release(c, i)
+				delete(processing, k)
+				break
+			}
+		}
 		if rng.IntN(3) > 0 || len(fifo) == 0 {
 			k := rng.IntN(300)
 			// The queue looks with a head it loaded earlier, then with a fresh one.
@@ -40,7 +62,7 @@ func testPendingMatchesModel(t *testing.T, start uint64, tagKinds int) {
 				t.Fatalf("start %d, tags %d, step %d: queued(%d) = %v, want %v", start, tagKinds, step, k, got, queued[k])
 			}
 			if !got {
-				p.append(k, tagOf(k), tail, head)
+				p.append(k, tagOf(k), tail, head, &inflight)
 				tail++
 				fifo = append(fifo, k)
 				queued[k] = true
@@ -54,6 +76,10 @@ func testPendingMatchesModel(t *testing.T, start uint64, tagKinds int) {
 			}
 			fifo = fifo[1:]
 			delete(queued, k)
+			if !processing[k] && len(processing) < 20 {
+				inflight.claim(k, tag) // before head moves, as Get does
+				processing[k] = true
+			}
 			head++
 		}
 	}
@@ -151,6 +177,69 @@ func TestQueueMatchesModel(t *testing.T) {
 		}
 		if step%97 == 0 && q.Len() != len(fifo) {
 			t.Fatalf("step %d: Len = %d, want %d", step, q.Len(), len(fifo))
+		}
+	}
+}
+
+// TestTagFilterFalsePositives fills a filter as full as the index lets it
+// get (as many tags as half the index's slots) and checks that it holds
+// every tag noted and takes few others for noted ones: Add looks a key up
+// in the index only on a hit, so a filter that hits too often would make
+// every Add pay the index's cache miss again, silently.
+func TestTagFilterFalsePositives(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, slots := range []int{pendIndexMin, 1 << 12, 1 << 20} {
+		var f tagFilter
+		f.reset(slots / filterSlotsPerWord)
+		noted := map[uint32]bool{}
+		for len(noted) < slots/2 {
+			tag := rng.Uint32() | 1
+			noted[tag] = true
+			f.note(tag)
+		}
+		for tag := range noted {
+			if !f.mayHold(tag) {
+				t.Fatalf("%d slots: tag %x noted but not held", slots, tag)
+			}
+		}
+		fp, tries := 0, 0
+		for tries < 100_000 {
+			tag := rng.Uint32() | 1
+			if noted[tag] {
+				continue
+			}
+			tries++
+			if f.mayHold(tag) {
+				fp++
+			}
+		}
+		// About 6% expected at this fill; 10% leaves room for the small
+		// filter's variance.
+		t.Logf("%d slots: false positive rate %.4f", slots, float64(fp)/float64(tries))
+		if rate := float64(fp) / float64(tries); rate > 0.10 {
+			t.Errorf("%d slots, %d tags: false positive rate %.3f, want at most 0.10", slots, len(noted), rate)
+		}
+	}
+}
+
+// TestPendingFlushesUnlookedKeys appends distinct keys with no lookups in
+// between (no duplicates: nothing needs the index) and checks that the keys
+// waiting for the index never exceed flushMax, so that no flush holds the
+// producer lock for long, and that every key is found afterwards.
+func TestPendingFlushesUnlookedKeys(t *testing.T) {
+	var p pending[int]
+	var inflight inflightSet[int]
+	p.init()
+	const n = 5 * flushMax
+	for k := range n {
+		p.append(k, uint32(k)<<1|1, uint64(k), 0, &inflight)
+		if waiting := uint64(k+1) - p.indexed; waiting > flushMax {
+			t.Fatalf("after %d appends, %d keys wait for the index", k+1, waiting)
+		}
+	}
+	for k := range n {
+		if !p.queued(k, uint32(k)<<1|1, 0, n) {
+			t.Fatalf("key %d not found", k)
 		}
 	}
 }

@@ -172,23 +172,28 @@ func (q *Queue[K]) addLocked(key K, tag uint32, prio int) bool {
 	// not queued by a headSeq loaded earlier (headSeen, or the fresh load
 	// that checks a hit) is in processing now, unless its Done has
 	// finished.
-	if queued, published := q.queuedLocked(key, tag, l); queued {
+	queued, published, noted := q.queuedLocked(key, tag, l)
+	if queued {
 		return published
 	}
-	if found, wasAgain, old := q.processing.markAgain(key, tag, l.prio); found {
-		// Its Done queues it again, at the highest priority it was
-		// re-added with.
-		if q.m != nil {
-			q.mmu.Lock()
-			switch {
-			case !wasAgain:
-				q.m.add(key, l.prio)
-			case old < l.prio:
-				q.m.move(old, l.prio)
+	// A key no lane's filter holds is not processing either (see
+	// pending.go): most new keys skip the processing set.
+	if noted {
+		if found, wasAgain, old := q.processing.markAgain(key, tag, l.prio); found {
+			// Its Done queues it again, at the highest priority it was
+			// re-added with.
+			if q.m != nil {
+				q.mmu.Lock()
+				switch {
+				case !wasAgain:
+					q.m.add(key, l.prio)
+				case old < l.prio:
+					q.m.move(old, l.prio)
+				}
+				q.mmu.Unlock()
 			}
-			q.mmu.Unlock()
+			return false
 		}
-		return false
 	}
 	if q.m != nil {
 		q.mmu.Lock()
@@ -201,10 +206,15 @@ func (q *Queue[K]) addLocked(key K, tag uint32, prio int) bool {
 
 // queuedLocked reports whether key (tag) is queued. When it is queued at a
 // lower priority than want's, it moves it to want (the highest priority
-// wins) unless a Get is taking it right now, and reports published. The
-// caller holds pmu.
-func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, published bool) {
+// wins) unless a Get is taking it right now, and reports published. noted
+// is false when no lane's filter holds tag: then key is neither queued nor
+// processing. The caller holds pmu.
+func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, published, noted bool) {
 	for _, l := range q.lanes {
+		if !l.pend.filter.mayHold(tag) {
+			continue
+		}
+		noted = true
 		slot, ok := l.pend.find(key, tag, l.headSeen, l.tail)
 		if !ok {
 			continue
@@ -213,13 +223,13 @@ func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, publi
 		if h != l.headSeen {
 			l.headSeen = h
 			if slot, ok = l.pend.find(key, tag, h, l.tail); !ok {
-				return false, false // handed out since: in processing, or done
+				return false, false, true // handed out since: in processing, or done
 			}
 		}
 		if want.prio <= l.prio || !l.pend.tombstone(slot, tag, l.headSeen, l.tail) {
 			// Queued at this priority or a higher one, or a Get holds
 			// it now and hands it out after this Add.
-			return true, false
+			return true, false, true
 		}
 		q.tombs.Add(1)
 		if q.m != nil {
@@ -228,9 +238,9 @@ func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, publi
 			q.mmu.Unlock()
 		}
 		q.pushLocked(want, key, tag)
-		return true, true
+		return true, true, true
 	}
-	return false, false
+	return false, false, noted
 }
 
 // pushLocked appends key (tag), which is neither queued nor processing, to
@@ -239,7 +249,7 @@ func (q *Queue[K]) pushLocked(l *lane[K], key K, tag uint32) {
 	if l.pend.needsHead(l.tail) {
 		l.headSeen = l.headSeq.Load() // to drop handed-out chunks and index entries
 	}
-	l.pend.append(key, tag, l.tail, l.headSeen)
+	l.pend.append(key, tag, l.tail, l.headSeen, &q.processing)
 	l.tail++
 }
 
