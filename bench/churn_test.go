@@ -115,3 +115,11 @@ func churnBaseline() (int, uint64) {
 	runtime.ReadMemStats(&ms)
 	return runtime.NumGoroutine(), ms.HeapAlloc
 }
+
+// must returns a codec a test built, panicking if the constructor failed.
+func must[C any](c C, err error) C {
+	if err != nil {
+		panic(err)
+	}
+	return c
+}

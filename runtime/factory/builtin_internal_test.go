@@ -9,8 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-
-	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // TestBuiltInGroupsAreKubeAPIServers: the groups BuiltInGroup names are
@@ -45,8 +43,8 @@ func TestCodecForReadsCustomGroupsAsJSON(t *testing.T) {
 	s := runtime.NewScheme()
 	s.AddKnownTypes(gv, &corev1.ConfigMap{}, &corev1.ConfigMapList{})
 	typ := reflect.TypeFor[*corev1.ConfigMap]()
-	for _, cfg := range []*rest.Config{{}, {ContentConfig: rest.ContentConfig{ContentType: wire.MediaTypeProtobuf}}} {
-		codec, fallback, err := codecFor(cfg, "", s, gv.WithKind(""), typ, false, nil, false, wire.ProtobufProjection{})
+	for _, cfg := range []*rest.Config{{}, {ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf}}} {
+		codec, fallback, err := codecFor(cfg, "", s, gv.WithKind(""), typ, false, nil, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/codecopts"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
@@ -50,7 +51,7 @@ const mediaTypeJSON = "application/json"
 // empty or protobuf, as its kind would be: the server encodes the full
 // object as it would for the kind's own informer, and the client builds only
 // the projection. A projection has no CBOR decoder: CBOR asks for JSON.
-func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption, projection bool, pb wire.ProtobufProjection) (codec, fallback wire.Codec[store.Obj], err error) {
+func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.Option, projection bool, pb func(*wire.ProtobufDecoder, store.Obj)) (codec, fallback wire.Codec[store.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -77,14 +78,16 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 			return nil, nil, fmt.Errorf("%v is not registered in group-version %s: the Type's AddToScheme does not add it", t, gv)
 		}
 	}
-	var jsonOpts []wire.JSONOption
+	// The codecs decode into t and hand the objects out as store.Obj.
+	objectType := wire.Option(func(o *codecopts.Options) { o.ObjectType = t })
+	jsonOpts := []wire.Option{objectType}
 	if skipManagedFields {
 		jsonOpts = append(jsonOpts, wire.SkipManagedFields())
 	}
 	if decoder != nil {
 		jsonOpts = append(jsonOpts, decoder)
 	}
-	jsonCodec, err := wire.NewJSONOf[store.Obj](t, gvk, jsonOpts...)
+	jsonCodec, err := wire.NewJSON[store.Obj](gvk, jsonOpts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,30 +97,34 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 	}
 	if projection {
 		switch mt {
-		case "", wire.MediaTypeProtobuf:
+		case "", runtime.ContentTypeProtobuf:
 			if !BuiltInGroup(gvk.Group) {
 				return jsonCodec, nil, nil
 			}
-			pbc, err := wire.NewProtobufProjectionOf[store.Obj](t, gvk, pb, wire.ProtobufProjectionOptions{SkipManagedFields: skipManagedFields})
+			pbOpts := []wire.Option{objectType}
+			if skipManagedFields {
+				pbOpts = append(pbOpts, wire.SkipManagedFields())
+			}
+			pbc, err := wire.NewProtobufProjection[store.Obj](gvk, pb, pbOpts...)
 			if err != nil {
 				return jsonCodec, nil, nil // no generated protobuf decoder
 			}
 			return pbc, jsonCodec, nil
-		case wire.MediaTypeCBOR, mediaTypeJSON:
+		case runtime.ContentTypeCBOR, mediaTypeJSON:
 			return jsonCodec, nil, nil
 		}
 	}
 	switch mt {
-	case "", wire.MediaTypeProtobuf:
+	case "", runtime.ContentTypeProtobuf:
 		if !BuiltInGroup(gvk.Group) {
 			return jsonCodec, nil, nil
 		}
-		if pb, err := wire.NewProtobufOf[store.Obj](t, gvk); err == nil {
+		if pb, err := wire.NewProtobuf[store.Obj](gvk, objectType); err == nil {
 			return pb, jsonCodec, nil
 		}
 		return jsonCodec, nil, nil
-	case wire.MediaTypeCBOR:
-		cb, err := wire.NewCBOROf[store.Obj](t, gvk)
+	case runtime.ContentTypeCBOR:
+		cb, err := wire.NewCBOR[store.Obj](gvk, objectType)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -125,7 +132,7 @@ func codecFor(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk 
 	case mediaTypeJSON:
 		return jsonCodec, nil, nil
 	}
-	return nil, nil, fmt.Errorf("content type %q: the runtime decodes %s, %s and %s", mt, mediaTypeJSON, wire.MediaTypeProtobuf, wire.MediaTypeCBOR)
+	return nil, nil, fmt.Errorf("content type %q: the runtime decodes %s, %s and %s", mt, mediaTypeJSON, runtime.ContentTypeProtobuf, runtime.ContentTypeCBOR)
 }
 
 // requestedMediaType is the media type (without parameters) that

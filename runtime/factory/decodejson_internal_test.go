@@ -33,14 +33,14 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 	body := `{"apiVersion":"test.informer-gen.dev/v1","kind":"WidgetList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","namespace":"n"}},{"metadata":{"name":"b","namespace":"n"}}]}`
 	for _, c := range []struct {
 		name      string
-		decoder   wire.JSONOption
+		decoder   wire.Option
 		wantCalls int
 	}{
 		{"with DecodeJSON", typ.info().jsonDecoder, 2},
 		{"without", Type[*lwt.Widget]{}.info().jsonDecoder, 0},
 	} {
 		calls = 0
-		codec, _, err := codecFor(nil, "", custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), true, c.decoder, false, wire.ProtobufProjection{})
+		codec, _, err := codecFor(nil, "", custom, lwt.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*lwt.Widget](), true, c.decoder, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

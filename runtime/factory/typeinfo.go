@@ -28,9 +28,9 @@ type typeInfo struct {
 	objectType  reflect.Type
 	indexers    store.Indexers[store.Obj]
 	// jsonDecoder is wire.GeneratedDecoder(DecodeJSON), or nil.
-	jsonDecoder wire.JSONOption
-	// pbDecoder is wire.GeneratedProtobufDecoder(DecodeProtobuf).
-	pbDecoder wire.ProtobufProjection
+	jsonDecoder wire.Option
+	// pbDecoder is DecodeProtobuf over store.Obj, or nil.
+	pbDecoder func(*wire.ProtobufDecoder, store.Obj)
 	// listerWatcher converts TypeOptions.ListerWatcher; perNamespace is
 	// false for a single source. It panics on a value of the wrong type.
 	listerWatcher func(lw any) (newLW func(ns string) reflector.ListerWatcher[store.Obj], perNamespace bool)
@@ -77,6 +77,9 @@ func (typ Type[T]) info() *typeInfo {
 	if typ.DecodeJSON != nil {
 		ti.jsonDecoder = wire.GeneratedDecoder(typ.DecodeJSON)
 	}
-	ti.pbDecoder = wire.GeneratedProtobufDecoder(typ.DecodeProtobuf)
+	if dec := typ.DecodeProtobuf; dec != nil {
+		// The codec hands out objects of objectType, a T, only.
+		ti.pbDecoder = func(d *wire.ProtobufDecoder, o store.Obj) { dec(d, o.(T)) }
+	}
 	return ti
 }

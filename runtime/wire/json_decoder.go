@@ -38,24 +38,6 @@ type JSONDecoder struct {
 	nameBuf []byte
 }
 
-// GeneratedDecoder makes the codec decode every LIST item and watch event
-// object with fn, a decoder informer-gen generated for the codec's object type
-// (P is that type, e.g. *v1alpha1.Foo), instead of its reflective decoder. fn
-// is called with a freshly allocated zero object and must decode exactly one
-// JSON value into it. Framing, the envelope, kind checks, SkipManagedFields
-// and errors are the codec's, unchanged. NewJSON and NewJSONOf panic if P is
-// not the codec's object type (a programming error). A nil fn (a
-// CheckedDecoder that found its types changed) changes nothing.
-func GeneratedDecoder[P any](fn func(*JSONDecoder, P) error) JSONOption {
-	return func(c *jsonConfig) {
-		if fn == nil {
-			return
-		}
-		c.decodeType = reflect.TypeFor[P]()
-		c.decode = func(d *JSONDecoder, obj any) error { return fn(d, obj.(P)) }
-	}
-}
-
 // newJSONDecoder returns a JSONDecoder over dec, without its intern cache
 // (taken from the pool while it decodes, given back by done).
 func (c *jsonCodec[T]) newJSONDecoder(dec *jsontext.Decoder) *JSONDecoder {

@@ -74,8 +74,8 @@ type sharedCase struct {
 var gvk = schema.GroupVersionKind{Group: "test.informer-gen.dev", Version: "v1", Kind: "Holder"}
 
 func caseOf[T any](name string, fn func(*wire.JSONDecoder, *T) error) sharedCase {
-	gen := wire.NewJSON[*holder[T]](gvk, wire.GeneratedDecoder(holderDecoder(fn)))
-	ref := wire.NewJSON[*holder[T]](gvk)
+	gen := must(wire.NewJSON[*holder[T]](gvk, wire.GeneratedDecoder(holderDecoder(fn))))
+	ref := must(wire.NewJSON[*holder[T]](gvk))
 	return sharedCase{
 		name: name,
 		decode: func(body []byte, useGen bool) ([]any, error) {
@@ -357,4 +357,12 @@ func writeMutated(w *bytes.Buffer, v any, rng *rand.Rand, otherKinds bool) {
 		b, _ := json.Marshal(v)
 		w.Write(b)
 	}
+}
+
+// must returns a codec a test built, panicking if the constructor failed.
+func must[C any](c C, err error) C {
+	if err != nil {
+		panic(err)
+	}
+	return c
 }
