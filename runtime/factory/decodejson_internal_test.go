@@ -27,7 +27,7 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 		AddToScheme: lwt.AddToScheme,
 		DecodeJSON: func(d *wire.JSONDecoder, w *lwt.Widget) error {
 			calls++
-			return wire.DecodeDefault(d, w)
+			return d.DecodeDefault(w)
 		},
 	}
 	body := `{"apiVersion":"test.informer-gen.dev/v1","kind":"WidgetList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","namespace":"n"}},{"metadata":{"name":"b","namespace":"n"}}]}`

@@ -40,3 +40,6 @@ func must[C any](c C, err error) C {
 	}
 	return c
 }
+
+// ProtobufFieldError is protobufFieldError, for the external tests.
+type ProtobufFieldError = protobufFieldError
