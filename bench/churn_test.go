@@ -131,3 +131,11 @@ func (s churnSource) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 	context.AfterFunc(ctx, w.Stop)
 	return w, nil
 }
+
+// must returns a codec a test built, panicking if the constructor failed.
+func must[C any](c C, err error) C {
+	if err != nil {
+		panic(err)
+	}
+	return c
+}

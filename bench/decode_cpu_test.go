@@ -50,8 +50,8 @@ func TestDecodeCPUAlternated(t *testing.T) {
 		name string
 		run  func()
 	}{
-		{"ours", ours(wire.NewJSON[*corev1.Pod](gvk))},
-		{"ours,generated", ours(wire.NewJSON[*corev1.Pod](gvk, podDecoder))},
+		{"ours", ours(must(wire.NewJSON[*corev1.Pod](gvk)))},
+		{"ours,generated", ours(must(wire.NewJSON[*corev1.Pod](gvk, podDecoder)))},
 		{"client-go", func() {
 			list := &corev1.PodList{}
 			if _, _, err := dec.Decode(bytes.Clone(body), nil, list); err != nil || len(list.Items) != 500 {

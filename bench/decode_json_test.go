@@ -72,9 +72,9 @@ var podDecoder = wire.GeneratedDecoder(corev1gen.PodType.DecodeJSON)
 // from a body of 100 events.
 func BenchmarkDecodeJSONWatchEvent(b *testing.B) {
 	body := podWatchBody(b)
-	ours := func(opts ...wire.JSONOption) func(b *testing.B) {
+	ours := func(opts ...wire.Option) func(b *testing.B) {
 		return func(b *testing.B) {
-			codec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), opts...)
+			codec := must(wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), opts...))
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body) / decodeEvents))
 			for n := 0; n < b.N; {
@@ -135,9 +135,9 @@ func BenchmarkDecodeJSONWatchEvent(b *testing.B) {
 // BenchmarkDecodeJSONListPage decodes one LIST page of 500 Pods per op.
 func BenchmarkDecodeJSONListPage(b *testing.B) {
 	body := podListBody(b, 500)
-	ours := func(opts ...wire.JSONOption) func(b *testing.B) {
+	ours := func(opts ...wire.Option) func(b *testing.B) {
 		return func(b *testing.B) {
-			codec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), opts...)
+			codec := must(wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), opts...))
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
@@ -248,7 +248,7 @@ func BenchmarkDecodeJSONCRDWatchEvent(b *testing.B) {
 	}
 	body := []byte(sb.String())
 	b.Run("impl=ours", func(b *testing.B) {
-		codec := wire.NewJSON[*benchFoo](benchFooGVK)
+		codec := must(wire.NewJSON[*benchFoo](benchFooGVK))
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body) / decodeEvents))
 		for n := 0; n < b.N; {
@@ -298,7 +298,7 @@ func BenchmarkDecodeJSONCRDListPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("impl=ours", func(b *testing.B) {
-		codec := wire.NewJSON[*benchFoo](benchFooGVK)
+		codec := must(wire.NewJSON[*benchFoo](benchFooGVK))
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
@@ -406,8 +406,8 @@ func BenchmarkDecodeJSONFooList(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/e2eFoos, "ns/obj")
 		}
 	}
-	b.Run("impl=ours", ours(wire.NewJSON[*benchFoo](benchFooGVK)))
-	b.Run("impl=ours,skipmanagedfields", ours(wire.NewJSON[*benchFoo](benchFooGVK, wire.SkipManagedFields())))
+	b.Run("impl=ours", ours(must(wire.NewJSON[*benchFoo](benchFooGVK))))
+	b.Run("impl=ours,skipmanagedfields", ours(must(wire.NewJSON[*benchFoo](benchFooGVK, wire.SkipManagedFields()))))
 	b.Run("impl=client-go", func(b *testing.B) {
 		dec, err := fooNegotiator().Decoder("application/json", nil)
 		if err != nil {
@@ -482,14 +482,14 @@ func BenchmarkDecodeJSONRetained(b *testing.B) {
 			return list
 		})
 	}
-	podCodec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"))
+	podCodec := must(wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod")))
 	b.Run("kind=Pod/impl=ours", func(b *testing.B) {
 		oursList(b, podBody, func(r io.Reader, each func(any)) error {
 			_, err := podCodec.DecodeList(r, func(p *corev1.Pod) error { each(p); return nil })
 			return err
 		})
 	})
-	podGenCodec := wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), podDecoder)
+	podGenCodec := must(wire.NewJSON[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"), podDecoder))
 	b.Run("kind=Pod/impl=ours,generated", func(b *testing.B) {
 		oursList(b, podBody, func(r io.Reader, each func(any)) error {
 			_, err := podGenCodec.DecodeList(r, func(p *corev1.Pod) error { each(p); return nil })
@@ -503,8 +503,8 @@ func BenchmarkDecodeJSONRetained(b *testing.B) {
 		impl  string
 		codec wire.Codec[*benchFoo]
 	}{
-		{"ours", wire.NewJSON[*benchFoo](benchFooGVK)},
-		{"ours,skipmanagedfields", wire.NewJSON[*benchFoo](benchFooGVK, wire.SkipManagedFields())},
+		{"ours", must(wire.NewJSON[*benchFoo](benchFooGVK))},
+		{"ours,skipmanagedfields", must(wire.NewJSON[*benchFoo](benchFooGVK, wire.SkipManagedFields()))},
 	} {
 		b.Run("kind=Foo/impl="+c.impl, func(b *testing.B) {
 			oursList(b, fooBody, func(r io.Reader, each func(any)) error {

@@ -41,15 +41,15 @@ func BenchmarkDecodeProjectionProtobuf(b *testing.B) {
 		decode func(b *testing.B, body []byte) int
 	}{
 		{"what=PodSummary/wire=protobuf,generated", protoBody, func(b *testing.B, body []byte) int {
-			codec := wire.NewProtobufProjection(podGVK, corev1gen.PodSummaryType.DecodeProtobuf, wire.ProtobufProjectionOptions{SkipManagedFields: true})
+			codec := must(wire.NewProtobufProjection(podGVK, corev1gen.PodSummaryType.DecodeProtobuf, wire.SkipManagedFields()))
 			return len(decodeAll(b, codec, body))
 		}},
 		{"what=PodSummary/wire=json,generated", jsonBody, func(b *testing.B, body []byte) int {
-			codec := wire.NewJSON[*projv1.PodSummary](podGVK, wire.SkipManagedFields(), podSummaryDecoder)
+			codec := must(wire.NewJSON[*projv1.PodSummary](podGVK, wire.SkipManagedFields(), podSummaryDecoder))
 			return len(decodeAll(b, codec, body))
 		}},
 		{"what=Pod-then-PodSummary/wire=protobuf", protoBody, func(b *testing.B, body []byte) int {
-			codec := wire.NewProtobuf[*corev1.Pod](podGVK)
+			codec := must(wire.NewProtobuf[*corev1.Pod](podGVK))
 			items := make([]*projv1.PodSummary, 0, projectionProtoItems)
 			if _, err := codec.DecodeList(bytes.NewReader(body), func(p *corev1.Pod) error {
 				items = append(items, projectPodSummary(p))
@@ -119,9 +119,9 @@ func podProtoListBody(b testing.TB, n int) []byte {
 // three rows build equal PodSummaries from the same Pods.
 func TestPodSummaryFromProtobufEqualsJSON(t *testing.T) {
 	podGVK := corev1.SchemeGroupVersion.WithKind("Pod")
-	fromPB := decodeAll(t, wire.NewProtobufProjection(podGVK, corev1gen.PodSummaryType.DecodeProtobuf, wire.ProtobufProjectionOptions{SkipManagedFields: true}), podProtoListBody(t, 20))
-	fromJSON := decodeAll(t, wire.NewJSON[*projv1.PodSummary](podGVK, wire.SkipManagedFields(), podSummaryDecoder), podListBody(t, 20))
-	full := decodeAll(t, wire.NewProtobuf[*corev1.Pod](podGVK), podProtoListBody(t, 20))
+	fromPB := decodeAll(t, must(wire.NewProtobufProjection(podGVK, corev1gen.PodSummaryType.DecodeProtobuf, wire.SkipManagedFields())), podProtoListBody(t, 20))
+	fromJSON := decodeAll(t, must(wire.NewJSON[*projv1.PodSummary](podGVK, wire.SkipManagedFields(), podSummaryDecoder)), podListBody(t, 20))
+	full := decodeAll(t, must(wire.NewProtobuf[*corev1.Pod](podGVK)), podProtoListBody(t, 20))
 	if len(fromPB) != 20 || len(fromJSON) != 20 || len(full) != 20 {
 		t.Fatalf("decoded %d, %d, %d", len(fromPB), len(fromJSON), len(full))
 	}

@@ -75,22 +75,22 @@ func BenchmarkDecodeProjectionListPage(b *testing.B) {
 		decode func(b *testing.B, body []byte) any
 	}{
 		{"what=Pod/wire=protobuf", protoBody, func(b *testing.B, body []byte) any {
-			return decodePage(b, wire.NewProtobuf[*corev1.Pod](podGVK), body)
+			return decodePage(b, must(wire.NewProtobuf[*corev1.Pod](podGVK)), body)
 		}},
 		{"what=Pod/wire=json,generated", jsonBody, func(b *testing.B, body []byte) any {
-			return decodePage(b, wire.NewJSON[*corev1.Pod](podGVK, wire.SkipManagedFields(), podDecoder), body)
+			return decodePage(b, must(wire.NewJSON[*corev1.Pod](podGVK, wire.SkipManagedFields(), podDecoder)), body)
 		}},
 		{"what=PodSummary/wire=json,generated", jsonBody, func(b *testing.B, body []byte) any {
-			return decodePage(b, wire.NewJSON[*projv1.PodSummary](podGVK, wire.SkipManagedFields(), podSummaryDecoder), body)
+			return decodePage(b, must(wire.NewJSON[*projv1.PodSummary](podGVK, wire.SkipManagedFields(), podSummaryDecoder)), body)
 		}},
 		{"what=PodSummary/wire=json,reflective", jsonBody, func(b *testing.B, body []byte) any {
-			return decodePage(b, wire.NewJSON[*projv1.PodSummary](podGVK, wire.SkipManagedFields()), body)
+			return decodePage(b, must(wire.NewJSON[*projv1.PodSummary](podGVK, wire.SkipManagedFields())), body)
 		}},
 		// The anchor: client-go's informer of Pods reads protobuf too, into
 		// one PodList; a Transform dropping managedFields (which it does not
 		// do by default) leaves them garbage, as here.
 		{"what=Pod/wire=protobuf,client-go", protoBody, func(b *testing.B, body []byte) any {
-			dec, err := protoClientGoNegotiator().Decoder(wire.MediaTypeProtobuf, nil)
+			dec, err := protoClientGoNegotiator().Decoder("application/vnd.kubernetes.protobuf", nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -128,15 +128,15 @@ func TestPodSummaryDecodesTheProjectedFields(t *testing.T) {
 	body := podListBody(t, 3)
 	podGVK := corev1.SchemeGroupVersion.WithKind("Pod")
 	var pods []*corev1.Pod
-	if _, err := wire.NewJSON[*corev1.Pod](podGVK).DecodeList(bytes.NewReader(body), func(p *corev1.Pod) error {
+	if _, err := must(wire.NewJSON[*corev1.Pod](podGVK)).DecodeList(bytes.NewReader(body), func(p *corev1.Pod) error {
 		pods = append(pods, p)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range [][]wire.JSONOption{nil, {podSummaryDecoder}} {
+	for _, opts := range [][]wire.Option{nil, {podSummaryDecoder}} {
 		var n int
-		_, err := wire.NewJSON[*projv1.PodSummary](podGVK, opts...).DecodeList(bytes.NewReader(body), func(s *projv1.PodSummary) error {
+		_, err := must(wire.NewJSON[*projv1.PodSummary](podGVK, opts...)).DecodeList(bytes.NewReader(body), func(s *projv1.PodSummary) error {
 			p := pods[n]
 			n++
 			if s.Name != p.Name || s.Namespace != p.Namespace || len(s.Labels) != len(p.Labels) || len(s.ManagedFields) != len(p.ManagedFields) {

@@ -117,7 +117,7 @@ func protoClientGoNegotiator() runtime.ClientNegotiator {
 func BenchmarkDecodeProtoWatchEvent(b *testing.B) {
 	body, inners := protoWatchBody(b, protoWatchEvents)
 	b.Run("impl=ours", func(b *testing.B) {
-		codec := wire.NewProtobuf[*corev1.Pod](protoPodGVK)
+		codec := must(wire.NewProtobuf[*corev1.Pod](protoPodGVK))
 		b.SetBytes(int64(len(body) / protoWatchEvents))
 		b.ReportAllocs()
 		defer protoCPU(b)()
@@ -133,7 +133,7 @@ func BenchmarkDecodeProtoWatchEvent(b *testing.B) {
 		}
 	})
 	b.Run("impl=client-go", func(b *testing.B) {
-		objectDecoder, streamSerializer, fr, err := protoClientGoNegotiator().StreamDecoder(wire.MediaTypeProtobuf, nil)
+		objectDecoder, streamSerializer, fr, err := protoClientGoNegotiator().StreamDecoder("application/vnd.kubernetes.protobuf", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func BenchmarkDecodeProtoListPage(b *testing.B) {
 	}
 	body := buf.Bytes()
 	b.Run("pods=500/impl=ours", func(b *testing.B) {
-		codec := wire.NewProtobuf[*corev1.Pod](protoPodGVK)
+		codec := must(wire.NewProtobuf[*corev1.Pod](protoPodGVK))
 		items := make([]*corev1.Pod, 0, n)
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
@@ -212,7 +212,7 @@ func BenchmarkDecodeProtoListPage(b *testing.B) {
 		}
 	})
 	b.Run("pods=500/impl=client-go", func(b *testing.B) {
-		dec, err := protoClientGoNegotiator().Decoder(wire.MediaTypeProtobuf, nil)
+		dec, err := protoClientGoNegotiator().Decoder("application/vnd.kubernetes.protobuf", nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -283,7 +283,7 @@ func BenchmarkDecodeCBORWatchEvent(b *testing.B) {
 	})
 	b.Run("impl=client-go", func(b *testing.B) {
 		f := serializer.NewCodecFactory(scheme.Scheme, serializer.WithSerializer(apicbor.NewSerializerInfo))
-		objectDecoder, streamSerializer, fr, err := runtime.NewClientNegotiator(f.WithoutConversion(), corev1.SchemeGroupVersion).StreamDecoder(wire.MediaTypeCBOR, nil)
+		objectDecoder, streamSerializer, fr, err := runtime.NewClientNegotiator(f.WithoutConversion(), corev1.SchemeGroupVersion).StreamDecoder("application/cbor", nil)
 		if err != nil {
 			b.Fatal(err)
 		}

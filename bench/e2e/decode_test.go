@@ -74,8 +74,8 @@ func BenchmarkDecodeJSONFooList(b *testing.B) {
 	}
 	gvk := samplev1.SchemeGroupVersion.WithKind("Foo")
 	gen := wire.GeneratedDecoder(samplev1gen.FooType.DecodeJSON)
-	ours := func(opts ...wire.JSONOption) func(b *testing.B) {
-		codec := wire.NewJSON[*samplev1.Foo](gvk, opts...)
+	ours := func(opts ...wire.Option) func(b *testing.B) {
+		codec := must(wire.NewJSON[*samplev1.Foo](gvk, opts...))
 		return func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
@@ -115,4 +115,12 @@ func BenchmarkDecodeJSONFooList(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/decodeFoos, "ns/obj")
 	})
+}
+
+// must returns a codec a test built, panicking if the constructor failed.
+func must[C any](c C, err error) C {
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

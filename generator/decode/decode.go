@@ -14,12 +14,11 @@
 // maps, managedFields). Everything else (a type with an UnmarshalJSON,
 // UnmarshalJSONFrom or UnmarshalText method, an interface, []byte, an array,
 // a struct with a `string` tag or conflicting names, a type generated code
-// cannot name) is decoded by wire.DecodeDefault: the codec's own reflective
-// decoder, from the same position.
+// cannot name) is decoded by (*wire.JSONDecoder).DecodeDefault: the codec's
+// own reflective decoder, from the same position.
 package decode
 
 import (
-	"go/token"
 	"go/types"
 	"path"
 	"reflect"
@@ -39,8 +38,8 @@ const metav1Path = "k8s.io/apimachinery/pkg/apis/meta/v1"
 // path by (adding the import); name is the package's declared name.
 type Importer func(path, name string) string
 
-// File is the data of one generated decode.go (or of runtime/wire's file of
-// shared decoders, see Shared).
+// File is the data of one generated decode.go (or of a shared decoder
+// package's file, see SharedFiles).
 type File struct {
 	// Wire qualifies runtime/wire's names in the functions: "wire." (the
 	// package's alias and a dot), or "" in package wire itself.
@@ -49,16 +48,34 @@ type File struct {
 	Wrappers []*Wrapper
 	// Shared are the aliases of the shared decoder packages other than
 	// runtime/wire that the functions call (wirecorev1), sorted: a
-	// generated decode.go passes each one's Shared to wire.CheckedDecoder.
+	// generated decode.go passes each one's X.Current to wire.CheckedDecoder.
 	Shared []string
+	// Methods are, in a shared decoder package other than runtime/wire, the
+	// exported methods on its Decoders type that generated packages call
+	// (through its X), one per table entry, sorted by name.
+	Methods []*Method
 }
 
 // Struct is the decode function of one struct type.
 type Struct struct {
-	Func   string // jsonCorev1Pod
+	// Func is how the planned file refers to the function: its name
+	// (jsonCorev1Pod), or for a method of runtime/wire's JSONDecoder (a
+	// shared decoder planned in package wire) the method expression
+	// ((*JSONDecoder).DecodeObjectMeta).
+	Func string
+	// Name is the declared name; Method reports a method of
+	// *JSONDecoder rather than a function.
+	Name   string
+	Method bool
 	Type   string // corev1.Pod
 	Fields []*Field
 	typ    types.Type
+}
+
+// Method is an exported method of a shared decoder package's Decoders type:
+// Name (PodSpec) decodes Type (corev1.PodSpec) by calling Func (jsonPodSpec).
+type Method struct {
+	Name, Type, Func string
 }
 
 // NamesQ is the struct's JSON member names, comma-separated, as a Go string
@@ -70,10 +87,6 @@ func (s *Struct) NamesQ() string {
 	}
 	return strconv.Quote(strings.Join(names, ","))
 }
-
-// Exported reports a function of runtime/wire's shared decoders, which gets
-// a doc comment.
-func (s *Struct) Exported() bool { return token.IsExported(s.Func) }
 
 // Seen reports whether a field needs the seen array (not every field is
 // Default).
@@ -102,29 +115,31 @@ type Field struct {
 // NameQ is the JSON name as a Go string literal.
 func (f *Field) NameQ() string { return strconv.Quote(f.Name) }
 
-// Default reports a field decoded by wire.DecodeDefault, which the template
-// calls directly: a repeat would go to DecodeDefault too, so the field needs
-// no DecodeField, and DecodeDefault is not passed as a func value (each
-// value is one more instantiation wrapper compiled in the package).
-func (f *Field) Default() bool { return f.Func == f.wire+"DecodeDefault" }
+// Default reports a field decoded by (*wire.JSONDecoder).DecodeDefault,
+// which the template calls directly: a repeat would go to DecodeDefault too,
+// so the field needs no DecodeField (and DecodeDefault, which takes any
+// pointer, is never a func value).
+func (f *Field) Default() bool { return f.Func == defaultRef(f.wire) }
+
+// defaultRef is the reference the planner gives a type decoded by the
+// codec's reflective decoder.
+func defaultRef(wire string) string { return "(*" + wire + "JSONDecoder).DecodeDefault" }
 
 // Wrapper is the decode function of a pointer, slice or map type: one call
 // of a runtime/wire helper with the element's decode function.
 type Wrapper struct {
-	Func   string // jsonSliceCorev1Container
+	Func   string // jsonSliceCorev1Container, or a method expression (Struct.Func)
+	Name   string // the declared name
+	Method bool   // a method of *JSONDecoder (Struct.Method)
 	Type   string // []corev1.Container
 	Helper string // wire.DecodeSlice
 	Elem   string // jsonCorev1Container
 	// ElemType is set for a pointer type (*metav1.Time: metav1.Time), whose
 	// function is written out rather than a call of a generic helper over the
-	// element type (see wire.DecodeDefault on shapes).
+	// element type (see JSONDecoder.DecodeDefault on shapes).
 	ElemType string
 	typ      types.Type
 }
-
-// Exported reports a function of runtime/wire's shared decoders, which gets
-// a doc comment.
-func (w *Wrapper) Exported() bool { return token.IsExported(w.Func) }
 
 // Plan returns the decode functions of roots (named struct types) and of
 // every type reachable from them, and the name of each root's function (""
@@ -184,7 +199,10 @@ type pending struct {
 	st *types.Struct
 }
 
-func (p *planner) def() string { return p.wire + "DecodeDefault" }
+func (p *planner) def() string { return defaultRef(p.wire) }
+
+// method returns the reference to the method name of *wire.JSONDecoder.
+func (p *planner) method(name string) string { return "(*" + p.wire + "JSONDecoder)." + name }
 
 func (p *planner) qualifier(pkg *types.Package) string {
 	if p.self && pkg.Path() == WirePath {
@@ -215,11 +233,11 @@ func (p *planner) plan(t types.Type) string {
 	if n, ok := t.(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == metav1Path {
 		switch n.Obj().Name() {
 		case "Time":
-			return p.wire + "DecodeTime"
+			return p.method("DecodeTime")
 		case "MicroTime":
-			return p.wire + "DecodeMicroTime"
+			return p.method("DecodeMicroTime")
 		case "FieldsV1":
-			return p.wire + "DecodeFieldsV1"
+			return p.method("DecodeFieldsV1")
 		}
 	}
 	if _, ptr := t.(*types.Pointer); !ptr && hasUnmarshaler(t) {
@@ -235,12 +253,10 @@ func (p *planner) plan(t types.Type) string {
 			return p.wire + "DecodeString"
 		case u.Kind() == types.Bool:
 			return p.wire + "DecodeBool"
-		case u.Kind() >= types.Int && u.Kind() <= types.Int64:
-			return p.wire + "DecodeInt"
-		case u.Kind() >= types.Uint && u.Kind() <= types.Uint64:
-			return p.wire + "DecodeUint"
-		case u.Kind() == types.Float32 || u.Kind() == types.Float64:
-			return p.wire + "DecodeFloat"
+		case u.Kind() >= types.Int && u.Kind() <= types.Int64,
+			u.Kind() >= types.Uint && u.Kind() <= types.Uint64,
+			u.Kind() == types.Float32 || u.Kind() == types.Float64:
+			return p.wire + "DecodeNumber"
 		}
 	case *types.Pointer:
 		if _, named := t.(*types.Named); named || !nameable(t) {
@@ -250,23 +266,23 @@ func (p *planner) plan(t types.Type) string {
 		case *types.Pointer, *types.Interface:
 			return p.def()
 		}
-		return p.wrap(t, "DecodePointer", u.Elem())
+		return p.wrap(t, "", u.Elem())
 	case *types.Slice:
 		if b, ok := u.Elem().Underlying().(*types.Basic); ok && b.Kind() == types.Uint8 || !nameable(t) {
 			break // []byte is base64
 		}
 		if isManagedFields(t) {
-			return p.wrap(t, "DecodeManagedFields", u.Elem())
+			return p.wrap(t, p.method("DecodeManagedFields"), u.Elem())
 		}
-		return p.wrap(t, "DecodeSlice", u.Elem())
+		return p.wrap(t, p.wire+"DecodeSlice", u.Elem())
 	case *types.Map:
 		if _, named := t.(*types.Named); !named && isString(u.Key()) && isString(u.Elem()) {
-			return p.wire + "DecodeStringMap"
+			return p.method("DecodeStringMap")
 		}
 		if k, ok := u.Key().Underlying().(*types.Basic); !ok || k.Kind() != types.String || hasUnmarshaler(u.Key()) || !nameable(t) {
 			break
 		}
-		return p.wrap(t, "DecodeMap", u.Elem())
+		return p.wrap(t, p.wire+"DecodeMap", u.Elem())
 	case *types.Struct:
 		n, ok := t.(*types.Named)
 		if !ok || n.TypeArgs().Len() > 0 || !nameable(t) {
@@ -275,7 +291,8 @@ func (p *planner) plan(t types.Type) string {
 		if _, ok := structFields(u); !ok {
 			break
 		}
-		s := &Struct{Func: p.funcName(t), Type: types.TypeString(t, p.qualifier), typ: t}
+		s := &Struct{Type: types.TypeString(t, p.qualifier), typ: t}
+		s.Func, s.Name, s.Method = p.funcName(t)
 		p.file.Structs = append(p.file.Structs, s)
 		p.refs.Set(t, s.Func) // before the fields: types may be recursive
 		p.queue = append(p.queue, pending{s, u})
@@ -292,13 +309,25 @@ func (p *planner) fill(q pending) {
 	}
 }
 
+// wrap plans the decode function of t, a pointer (helper "": the function
+// is written out), slice or map type, calling helper with the decode
+// function of elem. When elem is decoded by the codec's reflective decoder,
+// so is t, with no function of its own: a wrapper would only add a call.
 func (p *planner) wrap(t types.Type, helper string, elem types.Type) string {
-	w := &Wrapper{Func: p.funcName(t), Type: types.TypeString(t, p.qualifier), Helper: p.wire + helper, typ: t}
-	if helper == "DecodePointer" {
+	w := &Wrapper{Type: types.TypeString(t, p.qualifier), Helper: helper, typ: t}
+	if helper == "" {
 		w.ElemType = types.TypeString(elem, p.qualifier)
 	}
+	w.Func, w.Name, w.Method = p.funcName(t)
 	p.refs.Set(t, w.Func) // before the element: types may be recursive
 	w.Elem = p.ref(elem)
+	if w.Elem == p.def() && !w.Method {
+		// Nothing refers to t's function yet: a reference through elem
+		// would have planned elem as a function.
+		delete(p.names, w.Name)
+		p.refs.Set(t, p.def())
+		return p.def()
+	}
 	p.file.Wrappers = append(p.file.Wrappers, w)
 	return w.Func
 }
@@ -318,31 +347,31 @@ func (p *planner) shared(t types.Type) (string, bool) {
 			continue
 		}
 		if s == wireSet {
-			return p.wire + name, true
+			return p.method(name), true
 		}
 		alias := p.imp(s.path, s.alias)
 		if !slices.Contains(p.file.Shared, alias) {
 			p.file.Shared = append(p.file.Shared, alias)
 		}
-		return alias + "." + name, true
+		return alias + ".X." + name, true
 	}
 	return "", false
 }
 
-// funcName returns the name of t's decode function: its exported name in a
-// shared decoder package planned there (runtime/wire's from SharedTypes,
-// every one of runtime/wire/corev1's), else json<mangled type>.
-func (p *planner) funcName(t types.Type) string {
-	if p.home != nil {
-		if name, ok := p.home.funcs()[sharedKey(t)]; ok && p.home == wireSet {
+// funcName returns how the planned file refers to t's decode function, its
+// declared name, and whether it is a method of *JSONDecoder: in package wire,
+// the method SharedTypes names for t; else the function json<mangled type>
+// (a shared decoder package other than wire exports it as a method of its
+// Decoders, see File.Methods).
+func (p *planner) funcName(t types.Type) (ref, name string, method bool) {
+	if p.home == wireSet {
+		if name, ok := p.home.funcs()[sharedKey(t)]; ok {
 			p.names[name] = true
-			return name
-		}
-		if p.home.exportAll {
-			return p.name("Decode" + p.mangle(t))
+			return p.method(name), name, true
 		}
 	}
-	return p.name("json" + p.mangle(t))
+	name = p.name("json" + p.mangle(t))
+	return name, name, false
 }
 
 // name returns want, or want with a number when it is taken.

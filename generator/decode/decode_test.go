@@ -90,19 +90,19 @@ func TestPlan(t *testing.T) {
 	want := map[string][2]string{ // JSON name -> Go path, decode func
 		"kind":  {"Embedded.Kind", "wire.DecodeString"},
 		"s":     {"S", "wire.DecodeString"},
-		"n":     {"N", "wire.DecodeInt"},
+		"n":     {"N", "wire.DecodeNumber"},
 		"p":     {"P", "jsonPtrApiPlain"},
 		"l":     {"L", "jsonSliceApiPlain"},
-		"m":     {"M", "wire.DecodeStringMap"},
+		"m":     {"M", "(*wire.JSONDecoder).DecodeStringMap"},
 		"mp":    {"MP", "jsonMapApiKeyToPtrApiPlain"},
-		"b":     {"B", "wire.DecodeDefault"},
-		"a":     {"A", "wire.DecodeDefault"},
-		"i":     {"I", "wire.DecodeDefault"},
+		"b":     {"B", "(*wire.JSONDecoder).DecodeDefault"},
+		"a":     {"A", "(*wire.JSONDecoder).DecodeDefault"},
+		"i":     {"I", "(*wire.JSONDecoder).DecodeDefault"},
 		"meth":  {"Meth", "wire.DecodeMethod"},
-		"str":   {"Str", "wire.DecodeDefault"},
-		"conf":  {"Conf", "wire.DecodeDefault"},
+		"str":   {"Str", "(*wire.JSONDecoder).DecodeDefault"},
+		"conf":  {"Conf", "(*wire.JSONDecoder).DecodeDefault"},
 		"NoTag": {"NoTag", "wire.DecodeString"},
-		"h":     {"H", "wire.DecodeDefault"}, // an unexported type: not nameable here
+		"h":     {"H", "(*wire.JSONDecoder).DecodeDefault"}, // an unexported type: not nameable here
 	}
 	got := map[string][2]string{}
 	for _, fl := range structs["jsonApiObj"].Fields {
@@ -119,14 +119,14 @@ func TestPlan(t *testing.T) {
 	// Members left to the default decoder are called without DecodeField
 	// (and need no seen slot); a struct of only those declares no seen array.
 	for _, fl := range structs["jsonApiObj"].Fields {
-		if fl.Default() != (fl.Func == "wire.DecodeDefault") {
+		if fl.Default() != (fl.Func == "(*wire.JSONDecoder).DecodeDefault") {
 			t.Errorf("field %q (%s): Default() = %v", fl.Name, fl.Func, fl.Default())
 		}
 	}
 	if !structs["jsonApiObj"].Seen() {
 		t.Error("Obj, with members decoded by DecodeField, has no seen array")
 	}
-	if (&Struct{Fields: []*Field{{Func: "wire.DecodeDefault", wire: "wire."}}}).Seen() {
+	if (&Struct{Fields: []*Field{{Func: "(*wire.JSONDecoder).DecodeDefault", wire: "wire."}}}).Seen() {
 		t.Error("a struct of default-decoded members only has a seen array (declared and not used)")
 	}
 }

@@ -29,7 +29,6 @@ import (
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
-	"github.com/informer-gen/informer-gen/runtime/wire"
 	pbcorev1 "github.com/informer-gen/informer-gen/testdata/golden/projection-protobuf/want/informers/core/v1"
 )
 
@@ -322,11 +321,11 @@ func TestBuiltInProjectionAsksForProtobuf(t *testing.T) {
 		lists = append(lists, accept)
 		mu.Unlock()
 		var body bytes.Buffer
-		if strings.Contains(accept, wire.MediaTypeProtobuf) {
+		if strings.Contains(accept, runtime.ContentTypeProtobuf) {
 			if err := k8sprotobuf.NewSerializer(clientgoscheme.Scheme, clientgoscheme.Scheme).Encode(list, &body); err != nil {
 				t.Error(err)
 			}
-			rw.Header().Set("Content-Type", wire.MediaTypeProtobuf)
+			rw.Header().Set("Content-Type", runtime.ContentTypeProtobuf)
 		} else {
 			_ = json.NewEncoder(&body).Encode(list)
 			rw.Header().Set("Content-Type", "application/json")
@@ -356,7 +355,7 @@ func TestBuiltInProjectionAsksForProtobuf(t *testing.T) {
 	f.Shutdown()
 	mu.Lock()
 	defer mu.Unlock()
-	if len(lists) == 0 || !strings.HasPrefix(lists[0], wire.MediaTypeProtobuf) {
+	if len(lists) == 0 || !strings.HasPrefix(lists[0], runtime.ContentTypeProtobuf) {
 		t.Fatalf("the projection's LISTs asked for %q, want protobuf", lists)
 	}
 }

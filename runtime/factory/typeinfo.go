@@ -27,9 +27,9 @@ type typeInfo struct {
 	objectType  reflect.Type
 	indexers    cache.Indexers
 	// jsonDecoder is wire.GeneratedDecoder(DecodeJSON), or nil.
-	jsonDecoder wire.JSONOption
-	// pbDecoder is wire.GeneratedProtobufDecoder(DecodeProtobuf).
-	pbDecoder wire.ProtobufProjection
+	jsonDecoder wire.Option
+	// pbDecoder is DecodeProtobuf over cache.Obj, or nil.
+	pbDecoder func(*wire.ProtobufDecoder, cache.Obj)
 	// view returns the typed view of a Shared of this type, or an error
 	// naming both types if the Shared holds another.
 	view func(*core.Shared) (any, error)
@@ -57,6 +57,9 @@ func (typ Type[T]) info() *typeInfo {
 	if typ.DecodeJSON != nil {
 		ti.jsonDecoder = wire.GeneratedDecoder(typ.DecodeJSON)
 	}
-	ti.pbDecoder = wire.GeneratedProtobufDecoder(typ.DecodeProtobuf)
+	if dec := typ.DecodeProtobuf; dec != nil {
+		// The codec hands out objects of objectType, a T, only.
+		ti.pbDecoder = func(d *wire.ProtobufDecoder, o cache.Obj) { dec(d, o.(T)) }
+	}
 	return ti
 }

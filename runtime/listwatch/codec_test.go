@@ -72,7 +72,7 @@ func nextEvent(t *testing.T, w watch.Interface) (watch.Event, bool) {
 func TestCodecWatchMalformedEvents(t *testing.T) {
 	srv := lwt.NewServer(t)
 	lw := listwatch.New(newClient(t, srv), listwatch.Options[*lwt.Widget, *lwt.WidgetList]{
-		Resource: lwt.GVR.Resource, Codec: wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget")),
+		Resource: lwt.GVR.Resource, Codec: must(wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget"))),
 	})
 	w, err := lw.Watch(t.Context(), metav1.ListOptions{})
 	if err != nil {
@@ -108,7 +108,7 @@ func TestCodecWatchMalformedEvents(t *testing.T) {
 func TestCodecWatchStatusAndStop(t *testing.T) {
 	srv := lwt.NewServer(t)
 	lw := listwatch.New(newClient(t, srv), listwatch.Options[*lwt.Widget, *lwt.WidgetList]{
-		Resource: lwt.GVR.Resource, Codec: wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget")),
+		Resource: lwt.GVR.Resource, Codec: must(wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget"))),
 	})
 	w, err := lw.Watch(t.Context(), metav1.ListOptions{})
 	if err != nil {
@@ -162,7 +162,7 @@ func TestFallbackCodecAfterNotAcceptable(t *testing.T) {
 			srv := lwt.NewServer(t)
 			srv.Add(widget("ns", "a", nil, 1))
 			lw := listwatch.New(newClient(t, srv), listwatch.Options[*lwt.Widget, *lwt.WidgetList]{
-				Resource: lwt.GVR.Resource, Codec: cbor, FallbackCodec: wire.NewJSON[*lwt.Widget](gvk),
+				Resource: lwt.GVR.Resource, Codec: cbor, FallbackCodec: must(wire.NewJSON[*lwt.Widget](gvk)),
 			})
 			list := func() {
 				res, err := lw.List(t.Context(), metav1.ListOptions{})
@@ -192,10 +192,18 @@ func TestFallbackCodecAfterNotAcceptable(t *testing.T) {
 			for _, r := range srv.Requests() {
 				accepts = append(accepts, r.Header.Get("Accept"))
 			}
-			want := []string{wire.MediaTypeCBOR, "application/json", "application/json"}
+			want := []string{"application/cbor", "application/json", "application/json"}
 			if strings.Join(accepts, " ") != strings.Join(want, " ") {
 				t.Errorf("Accept headers of the requests %q, want %q", accepts, want)
 			}
 		})
 	}
+}
+
+// must returns a codec a test built, panicking if the constructor failed.
+func must[C any](c C, err error) C {
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

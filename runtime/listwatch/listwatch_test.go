@@ -36,7 +36,7 @@ func newLW(t *testing.T, srv *lwt.Server, opts listwatch.Options[*lwt.Widget, *l
 	}
 	opts.Resource = lwt.GVR.Resource
 	if strings.HasSuffix(t.Name(), "/codec") {
-		opts.Codec = wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget"))
+		opts.Codec = must(wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget")))
 	} else {
 		opts.NewList = func() *lwt.WidgetList { return new(lwt.WidgetList) }
 		opts.Items = func(l *lwt.WidgetList) []*lwt.Widget { return listwatch.Pointers(l.Items) }

@@ -65,8 +65,12 @@ func (p *Projection[P, T]) Project(obj T) (P, error) {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	body := make([]byte, 0, len(b)+12)
 	body = append(append(append(body, `{"items":[`...), b...), "]}"...)
+	codec, err := p.codec(gvk)
+	if err != nil {
+		return out, fmt.Errorf("runtimetest: projecting %s as %T: %w", store.Key(obj), out, err)
+	}
 	n := 0
-	_, err = p.codec(gvk).DecodeList(bytes.NewReader(body), func(o P) error {
+	_, err = codec.DecodeList(bytes.NewReader(body), func(o P) error {
 		out = o
 		n++
 		return nil
@@ -80,15 +84,18 @@ func (p *Projection[P, T]) Project(obj T) (P, error) {
 	return out, nil
 }
 
-func (p *Projection[P, T]) codec(gvk schema.GroupVersionKind) wire.Codec[P] {
+func (p *Projection[P, T]) codec(gvk schema.GroupVersionKind) (wire.Codec[P], error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c, ok := p.codecs[gvk]
 	if !ok {
-		c = wire.NewJSON[P](gvk)
+		var err error
+		if c, err = wire.NewJSON[P](gvk); err != nil {
+			return nil, err
+		}
 		p.codecs[gvk] = c
 	}
-	return c
+	return c, nil
 }
 
 // Snapshot returns every object of the Source, projected, by key: the state

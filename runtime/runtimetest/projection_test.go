@@ -158,7 +158,7 @@ func TestProjectionProjectsAsTheWireDecoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want summary
-	if _, err := wire.NewJSON[summary](corev1.SchemeGroupVersion.WithKind("Pod")).DecodeList(bytes.NewReader(body), func(s summary) error {
+	if _, err := must(wire.NewJSON[summary](corev1.SchemeGroupVersion.WithKind("Pod"))).DecodeList(bytes.NewReader(body), func(s summary) error {
 		want = s
 		return nil
 	}); err != nil {

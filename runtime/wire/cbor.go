@@ -14,12 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// MediaTypeCBOR is the media type of Kubernetes' CBOR encoding, served by API
-// servers with the CBORServingAndStorage feature gate. A WATCH response to it
-// comes as "application/cbor-seq" (RFC 8742, a sequence of data items).
-const MediaTypeCBOR = "application/cbor"
+// mediaTypeCBOR is the media type of Kubernetes' CBOR encoding (apimachinery's
+// runtime.ContentTypeCBOR), served by API servers with the
+// CBORServingAndStorage feature gate. A WATCH response to it comes as
+// "application/cbor-seq" (RFC 8742, a sequence of data items).
+const mediaTypeCBOR = "application/cbor"
 
-// NewCBOR returns the Codec of media type MediaTypeCBOR for the resource of
+// NewCBOR returns the Codec of media type "application/cbor" for the resource of
 // kind gvk, for any typed T (a pointer to a struct: built-in or CRD type).
 //
 // Objects are decoded by apimachinery's own CBOR serializer
@@ -39,14 +40,15 @@ const MediaTypeCBOR = "application/cbor"
 // TypeMeta client-go leaves: empty for WATCH objects, as in the body for
 // LIST items. It returns an error if T is not a pointer to a struct that is
 // a runtime.Object, or is unstructured (T is checked at run time, so that
-// generic code holding T as a type parameter can call it). The Codec is safe
-// for concurrent use.
-func NewCBOR[T any](gvk schema.GroupVersionKind) (Codec[T], error) {
-	typ := reflect.TypeFor[T]()
-	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
-		return nil, fmt.Errorf("cbor codec for %s: %v is not a pointer to a struct", gvk, typ)
+// generic code holding T as a type parameter can call it). No Option
+// applies. The Codec is safe for concurrent use.
+func NewCBOR[T any](gvk schema.GroupVersionKind, opts ...Option) (Codec[T], error) {
+	c, err := resolve[T]("cbor", gvk, opts)
+	if err != nil {
+		return nil, err
 	}
-	proto, ok := reflect.New(typ.Elem()).Interface().(runtime.Object)
+	typ := reflect.PointerTo(c.elem)
+	proto, ok := reflect.New(c.elem).Interface().(runtime.Object)
 	if !ok {
 		return nil, fmt.Errorf("cbor codec for %s: %v is not a runtime.Object", gvk, typ)
 	}
@@ -91,7 +93,7 @@ type cborCodec[T any] struct {
 	object, event runtime.Decoder
 }
 
-func (c *cborCodec[T]) MediaType() string { return MediaTypeCBOR }
+func (c *cborCodec[T]) MediaType() string { return mediaTypeCBOR }
 
 // DecodeList reads a LIST body: one CBOR map (apimachinery writes kind,
 // apiVersion, metadata, items). A first decode, by apimachinery, reads the

@@ -35,7 +35,7 @@ func FuzzCBORWatch(f *testing.F) {
 			t.Fatal(err)
 		}
 		ours := codec.NewWatchDecoder(bytes.NewReader(body))
-		objectDecoder, streamSerializer, fr, err := cborClientGo(pbPodGV).StreamDecoder(MediaTypeCBOR, nil)
+		objectDecoder, streamSerializer, fr, err := cborClientGo(pbPodGV).StreamDecoder(mediaTypeCBOR, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func FuzzCBORList(f *testing.F) {
 		}
 		got, lm, err := pbCollect(codec, bytes.NewReader(body))
 		var want corev1.PodList
-		dec, derr := cborClientGo(pbPodGV).Decoder(MediaTypeCBOR, nil)
+		dec, derr := cborClientGo(pbPodGV).Decoder(mediaTypeCBOR, nil)
 		if derr != nil {
 			t.Fatal(derr)
 		}

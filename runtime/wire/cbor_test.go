@@ -112,7 +112,7 @@ func cborDiffList(t *testing.T, codec *cborCodec[runtime.Object], gvk schema.Gro
 	if err != nil {
 		t.Fatalf("encode list: %v", err)
 	}
-	dec, err := cborClientGo(gvk.GroupVersion()).Decoder(MediaTypeCBOR, nil)
+	dec, err := cborClientGo(gvk.GroupVersion()).Decoder(mediaTypeCBOR, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func cborDiffWatch(t *testing.T, codec *cborCodec[runtime.Object], gvk schema.Gr
 	}
 	body = append(body, cborServerEvent(t, watch.Error, st)...)
 
-	objectDecoder, streamSerializer, fr, err := cborClientGo(gvk.GroupVersion()).StreamDecoder(MediaTypeCBOR, nil)
+	objectDecoder, streamSerializer, fr, err := cborClientGo(gvk.GroupVersion()).StreamDecoder(mediaTypeCBOR, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,32 +7,52 @@
 // framer, a pass to find apiVersion/kind, a validity pre-scan and a reflective
 // decode). listwatch uses a Codec to read the responses of its requests; a
 // faster decoder (or a generated one) replaces an implementation here and
-// nothing above it. Three codecs: NewJSON (go-json-experiment/json with
-// encoding/json v1's semantics, as client-go decodes; for every type),
-// NewProtobuf (the envelopes read by hand, each object's bytes handed to its
-// generated Unmarshal; built-in k8s.io/api types) and NewCBOR
-// (apimachinery's CBOR serializer; servers with CBORServingAndStorage). Each
-// is checked against client-go's decoders by differential and fuzz tests.
+// nothing above it. One constructor per codec, each taking T (a pointer to a
+// struct) and returning an error that names T when it cannot decode it:
 //
-// The JSON codec takes the type-specific decoders informer-gen generates
-// (decode.go of each generated informers package, factory.Type.DecodeJSON)
-// through GeneratedDecoder; the helpers they call (JSONDecoder, DecodeString,
-// DecodeSlice, …, DecodeDefault) are in json_decoder.go, with the rule that
-// keeps them exactly the reflective decoder's; the decoders of apimachinery's
-// types that every API type shares (DecodeObjectMeta, DecodeCondition, …) are
-// in json_generated_metav1.go, generated once here by informer-gen's planner
-// (generator/decode) instead of in every generated package, and those of the
-// core/v1 types custom resources embed (PodTemplateSpec, PodSpec, …) in
-// subpackage corev1, checked through SharedDecoders.
+//   - NewJSON: go-json-experiment/json with encoding/json v1's semantics, as
+//     client-go decodes; for every type. Options: SkipManagedFields, and
+//     GeneratedDecoder for the decoder informer-gen generates for T.
+//   - NewProtobuf: the envelopes read by hand, each object's bytes handed to
+//     its generated Unmarshal; built-in k8s.io/api types.
+//   - NewProtobufProjection: a projection of a built-in kind (a generated
+//     type holding the kind's ObjectMeta and some of its fields) read from
+//     protobuf: the envelopes as NewProtobuf reads them, each object's bytes
+//     handed to the projection's generated decoder, which walks them with a
+//     ProtobufDecoder (protobuf_decoder.go: the gogo-generated Unmarshal's
+//     rules) and skips every field the projection does not keep.
+//   - NewCBOR: apimachinery's CBOR serializer; servers with
+//     CBORServingAndStorage.
 //
-// A projection of a built-in kind (a generated type holding the kind's
-// ObjectMeta and some of its fields) is read from protobuf by
-// NewProtobufProjection: the envelopes as NewProtobuf reads them, each
-// object's bytes handed to the projection's generated decoder
-// (decode_protobuf.go of a generated informers package,
-// factory.Type.DecodeProtobuf), which walks them with a ProtobufDecoder
-// (protobuf_decoder.go: the gogo-generated Unmarshal's rules, the kept
-// messages given to their own Unmarshal, ProtobufObjectMeta for the
-// metadata) and skips every field the projection does not keep. It is
-// checked against decode-whole-then-project by differential and fuzz tests.
+// Each is checked against client-go's decoders (the projection against
+// decode-whole-then-project) by differential and fuzz tests. The media types
+// are apimachinery's runtime.ContentTypeJSON, ContentTypeProtobuf and
+// ContentTypeCBOR.
+//
+// # For generated code
+//
+// informer-gen's generated decode.go and decode_protobuf.go files (the
+// decoders of factory.Type.DecodeJSON and DecodeProtobuf) call this package
+// through two types and a few generic functions, all documented "for
+// generated code"; they are not an API for hand-written decoders:
+//
+//   - *JSONDecoder's methods: the stream (BeginObject, NextName, SkipValue,
+//     PeekNull), the codec's own decoder (DecodeDefault) and the decoders of
+//     apimachinery's types that every API type shares (DecodeObjectMeta,
+//     DecodeCondition, …, in json_generated_metav1.go, generated once here by
+//     informer-gen's planner, generator/decode);
+//   - the generic helpers DecodeField, DecodeString, DecodeBool, DecodeNumber,
+//     DecodeMethod, DecodeSlice and DecodeMap (json_decoder.go, with the rule
+//     that keeps them exactly the reflective decoder's), and CheckedDecoder,
+//     which drops a generated decoder whose types changed since it was
+//     generated;
+//   - *ProtobufDecoder's methods, ProtobufStringMap, ProtobufMessageMap and
+//     CheckedProtobufDecoder, for projection decoders.
+//
+// The decoders of the core/v1 types custom resources embed (PodTemplateSpec,
+// PodSpec, …) are in subpackage corev1, reached through its X.
+//
+// runtime/internal/codecopts holds the Options a wire.Option sets; the
+// runtime's untyped informer core uses it to build the codecs of a Go type
+// known at run time with T an interface, so they are compiled once.
 package wire

@@ -16,8 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// MediaTypeJSON is the media type the JSON Codec asks for.
-const MediaTypeJSON = "application/json"
+// mediaTypeJSON is the media type the JSON Codec asks for (apimachinery's
+// runtime.ContentTypeJSON).
+const mediaTypeJSON = "application/json"
 
 // jsonOptions make github.com/go-json-experiment/json decode as
 // sigs.k8s.io/json's UnmarshalCaseSensitivePreserveInts (apimachinery's JSON
@@ -57,8 +58,7 @@ var (
 
 // NewJSON returns the Codec for the JSON encoding of one resource whose
 // objects have the group-version-kind gvk and Go type T, a pointer to a
-// struct such as *v1alpha1.Foo. It panics if T is not a pointer to a struct
-// (a programming error).
+// struct such as *v1alpha1.Foo; any other T is an error naming it.
 //
 // Every item and event object is decoded once, straight from the body into a
 // freshly allocated T, with apimachinery's semantics (see jsonOptions); no
@@ -70,39 +70,44 @@ var (
 // gvk.Kind+"List" for the list itself) is a *DecodeError. A watch event object
 // without apiVersion and kind is a *DecodeError too, as it is to client-go,
 // which decodes watch events by their kind. Options change what is decoded
-// (see SkipManagedFields).
-func NewJSON[T any](gvk schema.GroupVersionKind, opts ...JSONOption) Codec[T] {
-	t := reflect.TypeFor[T]()
-	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		panic(fmt.Sprintf("wire.NewJSON: %v is not a pointer to a struct", t))
+// (SkipManagedFields) and how (GeneratedDecoder).
+//
+// The Codec is safe for concurrent use.
+func NewJSON[T any](gvk schema.GroupVersionKind, opts ...Option) (Codec[T], error) {
+	c, err := resolve[T]("json", gvk, opts)
+	if err != nil {
+		return nil, err
 	}
-	return newJSONCodec[T](t.Elem(), gvk, opts...)
+	return buildJSONCodec(c, gvk)
 }
 
-// newJSONCodec returns the JSON codec for objects of type *elem, which must
-// be T (or, in tests, implement the interface T).
-func newJSONCodec[T any](elem reflect.Type, gvk schema.GroupVersionKind, opts ...JSONOption) *jsonCodec[T] {
-	var cfg jsonConfig
-	for _, o := range opts {
-		o(&cfg)
+// buildJSONCodec returns the JSON codec of c's objects.
+func buildJSONCodec[T any](c codecOf[T], gvk schema.GroupVersionKind) (*jsonCodec[T], error) {
+	elem := c.elem
+	jc := &jsonCodec[T]{newT: c.newT, skipMF: c.opts.SkipManagedFields}
+	if c.opts.JSONDecoder != nil {
+		if c.opts.JSONDecoderType != reflect.PointerTo(elem) {
+			return nil, fmt.Errorf("json codec for %s: the generated decoder decodes %v, not %v", gvk, c.opts.JSONDecoderType, reflect.PointerTo(elem))
+		}
+		dec, ok := c.opts.JSONDecoder.(func(*JSONDecoder, any) error)
+		if !ok {
+			return nil, fmt.Errorf("json codec for %s: the generated decoder is a %T, not a func(*wire.JSONDecoder, any) error", gvk, c.opts.JSONDecoder)
+		}
+		jc.decode = dec
 	}
-	c := &jsonCodec[T]{elem: elem, skipMF: cfg.skipManagedFields, decode: cfg.decode}
-	if cfg.decode != nil && cfg.decodeType != reflect.PointerTo(elem) {
-		panic(fmt.Sprintf("wire: GeneratedDecoder for %v given to the codec of %v", cfg.decodeType, reflect.PointerTo(elem)))
-	}
-	c.apiVersion, c.kind = gvk.ToAPIVersionAndKind()
-	c.listKind = gvk.Kind + "List"
+	jc.apiVersion, jc.kind = gvk.ToAPIVersionAndKind()
+	jc.listKind = gvk.Kind + "List"
 	switch hasAny := holdsInterface(elem, map[reflect.Type]bool{}); {
-	case hasAny && cfg.skipManagedFields:
-		c.opts = jsonOptionsPreserveIntsSkipMF
+	case hasAny && jc.skipMF:
+		jc.opts = jsonOptionsPreserveIntsSkipMF
 	case hasAny:
-		c.opts = jsonOptionsPreserveInts
-	case cfg.skipManagedFields:
-		c.opts = jsonOptionsSkipMF
+		jc.opts = jsonOptionsPreserveInts
+	case jc.skipMF:
+		jc.opts = jsonOptionsSkipMF
 	default:
-		c.opts = jsonOptions
+		jc.opts = jsonOptions
 	}
-	return c
+	return jc, nil
 }
 
 // The errors where the JSON Codec is stricter than client-go (tests allow
@@ -114,7 +119,7 @@ var (
 )
 
 type jsonCodec[T any] struct {
-	elem                       reflect.Type
+	newT                       func() T
 	apiVersion, kind, listKind string
 	opts                       json.Options
 	skipMF                     bool
@@ -140,12 +145,7 @@ func (c *jsonCodec[T]) unmarshalObject(jd *JSONDecoder, dec *jsontext.Decoder, o
 }
 
 // MediaType implements Codec.
-func (c *jsonCodec[T]) MediaType() string { return MediaTypeJSON }
-
-// newT allocates a fresh zero T.
-func (c *jsonCodec[T]) newT() T {
-	return reflect.New(c.elem).Interface().(T)
-}
+func (c *jsonCodec[T]) MediaType() string { return mediaTypeJSON }
 
 // DecodeList implements Codec. It stops at the first malformed item: a LIST
 // is whole or it is an error, as it is to client-go. A second "items" member

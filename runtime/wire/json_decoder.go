@@ -14,8 +14,9 @@ import (
 
 // This file is the runtime half of generated JSON decoders: informer-gen
 // emits, per object type, a function that reads the object's members from a
-// *JSONDecoder with the helpers below, and the codec calls it instead of the
-// reflective decoder (GeneratedDecoder).
+// *JSONDecoder with its methods and the generic helpers below, and the codec
+// calls it instead of the reflective decoder (GeneratedDecoder). Only
+// generated code calls them; they are not an API for hand-written decoders.
 //
 // The contract that keeps a generated decoder exactly as the codec's own: a
 // helper takes its fast path only for what it understands, and only into a
@@ -27,33 +28,20 @@ import (
 // the same position of the same stream. The differential tests in this
 // package compare the two paths with client-go's.
 
-// A JSONDecoder is the stream a generated decoder reads one object from. It
-// is only valid during the call the codec makes; it is not safe for
-// concurrent use.
+// A JSONDecoder is the stream a generated decoder reads one object from, for
+// generated code only: its methods and the generic functions that take it
+// (DecodeField, DecodeString, DecodeBool, DecodeNumber, DecodeMethod,
+// DecodeSlice, DecodeMap, CheckedDecoder) are what informer-gen's generated
+// decode.go files call; the methods named after apimachinery's types
+// (DecodeObjectMeta, DecodeCondition, …, json_generated_metav1.go) are
+// generated too, once, here. A JSONDecoder is only valid during the call the
+// codec makes; it is not safe for concurrent use.
 type JSONDecoder struct {
 	dec     *jsontext.Decoder
 	opts    json.Options
 	intern  *internCache
 	skipMF  bool
 	nameBuf []byte
-}
-
-// GeneratedDecoder makes the codec decode every LIST item and watch event
-// object with fn, a decoder informer-gen generated for the codec's object type
-// (P is that type, e.g. *v1alpha1.Foo), instead of its reflective decoder. fn
-// is called with a freshly allocated zero object and must decode exactly one
-// JSON value into it. Framing, the envelope, kind checks, SkipManagedFields
-// and errors are the codec's, unchanged. NewJSON and NewJSONOf panic if P is
-// not the codec's object type (a programming error). A nil fn (a
-// CheckedDecoder that found its types changed) changes nothing.
-func GeneratedDecoder[P any](fn func(*JSONDecoder, P) error) JSONOption {
-	return func(c *jsonConfig) {
-		if fn == nil {
-			return
-		}
-		c.decodeType = reflect.TypeFor[P]()
-		c.decode = func(d *JSONDecoder, obj any) error { return fn(d, obj.(P)) }
-	}
 }
 
 // newJSONDecoder returns a JSONDecoder over dec, without its intern cache
@@ -117,18 +105,19 @@ func (d *JSONDecoder) SkipValue() error {
 	return err
 }
 
-// DecodeDefault decodes the next value into *p (P is a pointer type) with
-// the codec's reflective decoder and options: what the codec does without
-// generated decoders.
+// DecodeDefault decodes the next value into p, a pointer, with the codec's
+// reflective decoder and options: what the codec does without generated
+// decoders.
 //
-// It and the other helpers are generic over pointer types, not over the
-// values they point to, on purpose: every pointer type has one shape, so a
-// generated package compiles each helper once; a value type argument that is
-// a struct with embedded fields (a kind embedding TypeMeta and ObjectMeta,
-// metav1.Time embedding time.Time) would make it compile a wrapper for every
-// promoted method of that struct's shape, which was most of the cost of
-// compiling a generated decode.go (docs/performance.md).
-func DecodeDefault[P any](d *JSONDecoder, p P) error {
+// It takes p as an interface and the generic helpers below are generic over
+// pointer types, not over the values they point to, on purpose: every
+// pointer type has one shape, so a generated package compiles each helper
+// once; a value type argument that is a struct with embedded fields (a kind
+// embedding TypeMeta and ObjectMeta, metav1.Time embedding time.Time) would
+// make it compile a wrapper for every promoted method of that struct's shape,
+// which was most of the cost of compiling a generated decode.go
+// (docs/performance.md).
+func (d *JSONDecoder) DecodeDefault(p any) error {
 	return json.UnmarshalDecode(d.dec, p)
 }
 
@@ -138,9 +127,10 @@ func (d *JSONDecoder) PeekNull() bool { return d.dec.PeekKind() == 'n' }
 // DecodeField decodes the next value, a member of a struct, into *p: with
 // decode the first time (*seen false, then set), with DecodeDefault after,
 // which merges a duplicate member into the value as encoding/json v1 does.
+// For generated code.
 func DecodeField[P any](d *JSONDecoder, seen *bool, p P, decode func(*JSONDecoder, P) error) error {
 	if *seen {
-		return DecodeDefault(d, p)
+		return d.DecodeDefault(p)
 	}
 	*seen = true
 	return decode(d, p)
@@ -153,10 +143,10 @@ func (d *JSONDecoder) fallback(v jsontext.Value, p any) error {
 }
 
 // DecodeString decodes a JSON string into *p, a string type without
-// methods.
+// methods. For generated code.
 func DecodeString[S ~string](d *JSONDecoder, p *S) error {
 	if d.dec.PeekKind() != '"' {
-		return DecodeDefault(d, p)
+		return d.DecodeDefault(p)
 	}
 	v, err := d.dec.ReadValue()
 	if err != nil {
@@ -171,9 +161,10 @@ func DecodeString[S ~string](d *JSONDecoder, p *S) error {
 }
 
 // DecodeBool decodes a JSON boolean into *p, a bool type without methods.
+// For generated code.
 func DecodeBool[B ~bool](d *JSONDecoder, p *B) error {
 	if k := d.dec.PeekKind(); k != 't' && k != 'f' {
-		return DecodeDefault(d, p)
+		return d.DecodeDefault(p)
 	}
 	tok, err := d.dec.ReadToken()
 	if err != nil {
@@ -183,57 +174,42 @@ func DecodeBool[B ~bool](d *JSONDecoder, p *B) error {
 	return nil
 }
 
-// DecodeInt decodes a JSON number into *p, a signed integer type without
-// methods.
-func DecodeInt[I ~int | ~int8 | ~int16 | ~int32 | ~int64](d *JSONDecoder, p *I) error {
+// DecodeNumber decodes a JSON number into *p, an integer or floating-point
+// type without methods, as the codec does: an integer that does not fit, or
+// a number with a fraction or an exponent for an integer type, is the
+// reflective decoder's error. For generated code.
+func DecodeNumber[N ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64](d *JSONDecoder, p *N) error {
 	if d.dec.PeekKind() != '0' {
-		return DecodeDefault(d, p)
+		return d.DecodeDefault(p)
 	}
 	v, err := d.dec.ReadValue()
 	if err != nil {
 		return err
 	}
-	n, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(v), len(v)), 10, int(unsafe.Sizeof(*p))*8)
-	if err != nil {
-		return d.fallback(v, p) // a fraction, an exponent, out of range
+	s, bits := unsafe.String(unsafe.SliceData(v), len(v)), int(unsafe.Sizeof(*p))*8
+	// The kind of N, from its arithmetic: constant in each instantiation
+	// (one per underlying type), so only one branch is compiled in.
+	one, two, zero := N(1), N(2), N(0)
+	switch {
+	case one/two != zero: // floating-point
+		f, err := strconv.ParseFloat(s, bits)
+		if err != nil {
+			return d.fallback(v, p)
+		}
+		*p = N(f)
+	case zero-one > zero: // unsigned
+		n, err := strconv.ParseUint(s, 10, bits)
+		if err != nil {
+			return d.fallback(v, p)
+		}
+		*p = N(n)
+	default:
+		n, err := strconv.ParseInt(s, 10, bits)
+		if err != nil {
+			return d.fallback(v, p) // a fraction, an exponent, out of range
+		}
+		*p = N(n)
 	}
-	*p = I(n)
-	return nil
-}
-
-// DecodeUint decodes a JSON number into *p, an unsigned integer type without
-// methods.
-func DecodeUint[U ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](d *JSONDecoder, p *U) error {
-	if d.dec.PeekKind() != '0' {
-		return DecodeDefault(d, p)
-	}
-	v, err := d.dec.ReadValue()
-	if err != nil {
-		return err
-	}
-	n, err := strconv.ParseUint(unsafe.String(unsafe.SliceData(v), len(v)), 10, int(unsafe.Sizeof(*p))*8)
-	if err != nil {
-		return d.fallback(v, p)
-	}
-	*p = U(n)
-	return nil
-}
-
-// DecodeFloat decodes a JSON number into *p, a floating-point type without
-// methods.
-func DecodeFloat[F ~float32 | ~float64](d *JSONDecoder, p *F) error {
-	if d.dec.PeekKind() != '0' {
-		return DecodeDefault(d, p)
-	}
-	v, err := d.dec.ReadValue()
-	if err != nil {
-		return err
-	}
-	f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(v), len(v)), int(unsafe.Sizeof(*p))*8)
-	if err != nil {
-		return d.fallback(v, p)
-	}
-	*p = F(f)
 	return nil
 }
 
@@ -241,7 +217,7 @@ func DecodeFloat[F ~float32 | ~float64](d *JSONDecoder, p *F) error {
 // method with the value's bytes, as the codec does for a type that has one
 // (and no UnmarshalJSONFrom; null is passed to the method too). The method
 // must not keep the bytes (encoding/json's rule). If it fails, the value is
-// decoded again by the codec's decoder, for its error.
+// decoded again by the codec's decoder, for its error. For generated code.
 func DecodeMethod[P interface{ UnmarshalJSON([]byte) error }](d *JSONDecoder, p P) error {
 	v, err := d.dec.ReadValue()
 	if err != nil {
@@ -253,28 +229,32 @@ func DecodeMethod[P interface{ UnmarshalJSON([]byte) error }](d *JSONDecoder, p 
 	return nil
 }
 
-// DecodeTime decodes a metav1.Time as the codec does.
-func DecodeTime(d *JSONDecoder, p *metav1.Time) error { return unmarshalTime(d.dec, p) }
+// DecodeTime decodes a metav1.Time as the codec does. For generated code.
+func (d *JSONDecoder) DecodeTime(p *metav1.Time) error { return unmarshalTime(d.dec, p) }
 
-// DecodeMicroTime decodes a metav1.MicroTime as the codec does.
-func DecodeMicroTime(d *JSONDecoder, p *metav1.MicroTime) error { return unmarshalMicroTime(d.dec, p) }
+// DecodeMicroTime decodes a metav1.MicroTime as the codec does. For generated
+// code.
+func (d *JSONDecoder) DecodeMicroTime(p *metav1.MicroTime) error {
+	return unmarshalMicroTime(d.dec, p)
+}
 
-// DecodeFieldsV1 decodes a metav1.FieldsV1 as the codec does.
-func DecodeFieldsV1(d *JSONDecoder, p *metav1.FieldsV1) error { return unmarshalFieldsV1(d.dec, p) }
+// DecodeFieldsV1 decodes a metav1.FieldsV1 as the codec does. For generated
+// code.
+func (d *JSONDecoder) DecodeFieldsV1(p *metav1.FieldsV1) error { return unmarshalFieldsV1(d.dec, p) }
 
 // DecodeStringMap decodes a map[string]string (labels, annotations) as the
-// codec does.
-func DecodeStringMap(d *JSONDecoder, p *map[string]string) error {
+// codec does. For generated code.
+func (d *JSONDecoder) DecodeStringMap(p *map[string]string) error {
 	if *p != nil {
-		return DecodeDefault(d, p)
+		return d.DecodeDefault(p)
 	}
 	return unmarshalStringMap(d.dec, p)
 }
 
 // DecodeManagedFields decodes an object's managedFields as the codec does:
 // skipped when the codec has SkipManagedFields and this is the decoded
-// object's own metadata, else as a slice.
-func DecodeManagedFields(d *JSONDecoder, p *[]metav1.ManagedFieldsEntry, elem func(*JSONDecoder, *metav1.ManagedFieldsEntry) error) error {
+// object's own metadata, else as a slice. For generated code.
+func (d *JSONDecoder) DecodeManagedFields(p *[]metav1.ManagedFieldsEntry, elem func(*JSONDecoder, *metav1.ManagedFieldsEntry) error) error {
 	if d.skipMF {
 		if k := d.dec.PeekKind(); (k == '[' || k == 'n') && isTopManagedFields(string(d.dec.StackPointer())) {
 			if _, err := d.dec.ReadValue(); err != nil {
@@ -285,17 +265,6 @@ func DecodeManagedFields(d *JSONDecoder, p *[]metav1.ManagedFieldsEntry, elem fu
 		}
 	}
 	return DecodeSlice(d, p, elem)
-}
-
-// DecodePointer decodes into *p, a nil pointer: null leaves it nil, anything
-// else is decoded by elem into a new value.
-func DecodePointer[E any](d *JSONDecoder, p **E, elem func(*JSONDecoder, *E) error) error {
-	if *p != nil || d.dec.PeekKind() == 'n' {
-		return DecodeDefault(d, p)
-	}
-	v := new(E)
-	*p = v
-	return elem(d, v)
 }
 
 // scratchPools hold, per element type, the slices that DecodeSlice decodes
@@ -331,10 +300,11 @@ const maxScratch = 1024
 
 // DecodeSlice decodes a JSON array into *p, a nil slice, each element with
 // elem into a zero value; the slice is allocated once, with the array's
-// length. null leaves *p nil; anything else is DecodeDefault's.
+// length. null leaves *p nil; anything else is DecodeDefault's. For
+// generated code.
 func DecodeSlice[S ~[]E, E any](d *JSONDecoder, p *S, elem func(*JSONDecoder, *E) error) error {
 	if *p != nil || d.dec.PeekKind() != '[' {
-		return DecodeDefault(d, p)
+		return d.DecodeDefault(p)
 	}
 	if _, err := d.dec.ReadToken(); err != nil {
 		return err
@@ -367,10 +337,10 @@ func DecodeSlice[S ~[]E, E any](d *JSONDecoder, p *S, elem func(*JSONDecoder, *E
 // DecodeMap decodes a JSON object into *p, a nil map with string keys
 // without methods: each member's value is decoded by elem into a zero value,
 // a duplicate name's last value wins (as encoding/json v1 has it). null
-// leaves *p nil; anything else is DecodeDefault's.
+// leaves *p nil; anything else is DecodeDefault's. For generated code.
 func DecodeMap[M ~map[K]V, K ~string, V any](d *JSONDecoder, p *M, elem func(*JSONDecoder, *V) error) error {
 	if *p != nil || d.dec.PeekKind() != '{' {
-		return DecodeDefault(d, p)
+		return d.DecodeDefault(p)
 	}
 	if _, err := d.dec.ReadToken(); err != nil {
 		return err
@@ -402,47 +372,28 @@ func DecodeMap[M ~map[K]V, K ~string, V any](d *JSONDecoder, p *M, elem func(*JS
 // the decoder was generated, and nil otherwise: a dependency upgraded without
 // regenerating (a field added to a k8s.io/api or apimachinery type) must not
 // make the decoder skip the new member silently. A nil decoder leaves the
-// codec to its own, reflective decoder (factory.Type.DecodeJSON nil). It is
-// called once per kind, when the generated package is initialized; it
-// inspects the types with reflection and is safe for concurrent use.
+// codec to its own, reflective decoder (factory.Type.DecodeJSON nil). Only
+// generated code calls it, once per kind, when the generated package is
+// initialized; it inspects the types with reflection and is safe for
+// concurrent use.
 //
-// The check covers the shared decoders of apimachinery's types
-// (DecodeObjectMeta, DecodeCondition, …) that every generated decoder calls:
-// when one of those types has other members than the ones these decoders
-// were generated from, every generated decoder is nil. It covers the other
-// shared decoder packages fn calls (runtime/wire/corev1) through shared, the
-// Shared var of each: fn is nil when any of them is not Current.
-func CheckedDecoder[P any](fields map[reflect.Type]string, fn func(*JSONDecoder, P) error, shared ...*SharedDecoders) func(*JSONDecoder, P) error {
+// The check covers the decoders of apimachinery's types (DecodeObjectMeta,
+// DecodeCondition, …) that every generated decoder calls: when one of those
+// types has other members than the ones these decoders were generated from,
+// every generated decoder is nil. It covers the other shared decoder
+// packages fn calls (runtime/wire/corev1) through current, the Current
+// method of each one's X: fn is nil when any of them reports false.
+func CheckedDecoder[P any](fields map[reflect.Type]string, fn func(*JSONDecoder, P) error, current ...func() bool) func(*JSONDecoder, P) error {
 	if !sharedCurrent() || !membersMatch(fields) {
 		return nil
 	}
-	for _, s := range shared {
-		if !s.Current() {
+	for _, c := range current {
+		if !c() {
 			return nil
 		}
 	}
 	return fn
 }
-
-// SharedDecoders is a package of generated decoders that generated decode.go
-// files call instead of holding their own copies (runtime/wire/corev1, for
-// k8s.io/api/core/v1's PodTemplateSpec, PodSpec and what they reach), as
-// CheckedDecoder checks it. Safe for concurrent use.
-type SharedDecoders struct {
-	current func() bool
-}
-
-// NewSharedDecoders describes a package of shared decoders by the JSON
-// members (in order, comma-separated) of every struct type they decode, as
-// generated; only generated code calls it, in a package variable.
-func NewSharedDecoders(members map[reflect.Type]string) *SharedDecoders {
-	return &SharedDecoders{current: sync.OnceValue(func() bool { return membersMatch(members) })}
-}
-
-// Current reports whether every struct type the package's decoders decode
-// still has the members they were generated from (checked once, with
-// reflection, on the first call).
-func (s *SharedDecoders) Current() bool { return s.current() }
 
 // sharedCurrent reports whether sharedMembers (json_generated_metav1.go)
 // match the compiled apimachinery; checked once.

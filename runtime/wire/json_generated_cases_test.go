@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/codecopts"
 )
 
 // genPodCases are Pod objects that take every branch of a generated decoder
@@ -218,30 +221,31 @@ func TestGeneratedDecoderIsUsed(t *testing.T) {
 		t.Fatal("core/v1 Pod has no generated decoder registered")
 	}
 	calls := 0
-	var cfg jsonConfig
+	var cfg codecopts.Options
 	pod.gen.opts[0](&cfg)
+	gen := cfg.JSONDecoder.(func(*JSONDecoder, any) error)
 	wrong := GeneratedDecoder(func(d *JSONDecoder, obj runtime.Object) error {
 		calls++
-		err := cfg.decode(d, obj)
+		err := gen(d, obj)
 		obj.(metav1.Object).SetName("wrong")
 		return err
 	})
 	// GeneratedDecoder checks the type it is given against the codec's;
 	// runtime.Object is not *Pod, so set the type by hand for this test.
-	var wcfg jsonConfig
+	var wcfg codecopts.Options
 	wrong(&wcfg)
 	bad := *pod.gen
-	bad.codec = newJSONCodec[runtime.Object](pod.elem, pod.gvk, func(c *jsonConfig) { c.decode, c.decodeType = wcfg.decode, reflect.PointerTo(pod.elem) })
+	bad.codec = newTestJSONCodec[runtime.Object](pod.elem, pod.gvk, func(o *codecopts.Options) {
+		o.JSONDecoder, o.JSONDecoderType = wcfg.JSONDecoder, reflect.PointerTo(pod.elem)
+	})
 	list := `{"apiVersion":"v1","kind":"PodList","metadata":{},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`
 	if d, _, _ := compareList(&bad, []byte(list)); d == "" || calls != 2 {
 		t.Fatalf("a wrong generated decoder went unnoticed (diff %q, %d calls)", d, calls)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Fatal("a GeneratedDecoder of another type was accepted")
-		}
-	}()
-	newJSONCodec[runtime.Object](pod.elem, pod.gvk, GeneratedDecoder(func(*JSONDecoder, *metav1.Status) error { return nil }))
+	_, err := NewJSON[*corev1.Pod](pod.gvk, GeneratedDecoder(func(*JSONDecoder, *metav1.Status) error { return nil }))
+	if err == nil || !strings.Contains(err.Error(), "*v1.Status") || !strings.Contains(err.Error(), "*v1.Pod") {
+		t.Fatalf("a GeneratedDecoder of another type: error %v, want one naming *v1.Status and *v1.Pod", err)
+	}
 }
 
 // TestCheckedDecoder: a generated decoder is used only while the struct
@@ -276,9 +280,9 @@ func TestCheckedDecoder(t *testing.T) {
 		}
 	}
 	// A nil decoder is no option at all.
-	var cfg jsonConfig
+	var cfg codecopts.Options
 	GeneratedDecoder[*outer](nil)(&cfg)
-	if cfg.decode != nil {
+	if cfg.JSONDecoder != nil {
 		t.Error("GeneratedDecoder(nil) set a decoder")
 	}
 	_ = outer{}.unexported

@@ -24,14 +24,14 @@ var sharedMembers = map[reflect.Type]string{
 	reflect.TypeOf((*metav1.OwnerReference)(nil)).Elem():           "apiVersion,kind,name,uid,controller,blockOwnerDeletion",
 }
 
-// DecodeCondition decodes a JSON value into a zero metav1.Condition as the codec does, for generated
+// DecodeCondition decodes a JSON value into a zero metav1.Condition as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeCondition(d *JSONDecoder, v *metav1.Condition) error {
+func (d *JSONDecoder) DecodeCondition(v *metav1.Condition) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -45,9 +45,9 @@ func DecodeCondition(d *JSONDecoder, v *metav1.Condition) error {
 		case "status":
 			err = DecodeField(d, &seen[1], &v.Status, DecodeString)
 		case "observedGeneration":
-			err = DecodeField(d, &seen[2], &v.ObservedGeneration, DecodeInt)
+			err = DecodeField(d, &seen[2], &v.ObservedGeneration, DecodeNumber)
 		case "lastTransitionTime":
-			err = DecodeField(d, &seen[3], &v.LastTransitionTime, DecodeTime)
+			err = DecodeField(d, &seen[3], &v.LastTransitionTime, (*JSONDecoder).DecodeTime)
 		case "reason":
 			err = DecodeField(d, &seen[4], &v.Reason, DecodeString)
 		case "message":
@@ -61,14 +61,14 @@ func DecodeCondition(d *JSONDecoder, v *metav1.Condition) error {
 	}
 }
 
-// DecodeLabelSelector decodes a JSON value into a zero metav1.LabelSelector as the codec does, for generated
+// DecodeLabelSelector decodes a JSON value into a zero metav1.LabelSelector as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeLabelSelector(d *JSONDecoder, v *metav1.LabelSelector) error {
+func (d *JSONDecoder) DecodeLabelSelector(v *metav1.LabelSelector) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -78,9 +78,9 @@ func DecodeLabelSelector(d *JSONDecoder, v *metav1.LabelSelector) error {
 		}
 		switch string(name) {
 		case "matchLabels":
-			err = DecodeField(d, &seen[0], &v.MatchLabels, DecodeStringMap)
+			err = DecodeField(d, &seen[0], &v.MatchLabels, (*JSONDecoder).DecodeStringMap)
 		case "matchExpressions":
-			err = DecodeField(d, &seen[1], &v.MatchExpressions, DecodeLabelSelectorRequirements)
+			err = DecodeField(d, &seen[1], &v.MatchExpressions, (*JSONDecoder).DecodeLabelSelectorRequirements)
 		default:
 			err = d.SkipValue()
 		}
@@ -90,14 +90,14 @@ func DecodeLabelSelector(d *JSONDecoder, v *metav1.LabelSelector) error {
 	}
 }
 
-// DecodeLabelSelectorRequirement decodes a JSON value into a zero metav1.LabelSelectorRequirement as the codec does, for generated
+// DecodeLabelSelectorRequirement decodes a JSON value into a zero metav1.LabelSelectorRequirement as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeLabelSelectorRequirement(d *JSONDecoder, v *metav1.LabelSelectorRequirement) error {
+func (d *JSONDecoder) DecodeLabelSelectorRequirement(v *metav1.LabelSelectorRequirement) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -111,7 +111,7 @@ func DecodeLabelSelectorRequirement(d *JSONDecoder, v *metav1.LabelSelectorRequi
 		case "operator":
 			err = DecodeField(d, &seen[1], &v.Operator, DecodeString)
 		case "values":
-			err = DecodeField(d, &seen[2], &v.Values, DecodeStrings)
+			err = DecodeField(d, &seen[2], &v.Values, (*JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -121,14 +121,14 @@ func DecodeLabelSelectorRequirement(d *JSONDecoder, v *metav1.LabelSelectorRequi
 	}
 }
 
-// DecodeManagedFieldsEntry decodes a JSON value into a zero metav1.ManagedFieldsEntry as the codec does, for generated
+// DecodeManagedFieldsEntry decodes a JSON value into a zero metav1.ManagedFieldsEntry as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeManagedFieldsEntry(d *JSONDecoder, v *metav1.ManagedFieldsEntry) error {
+func (d *JSONDecoder) DecodeManagedFieldsEntry(v *metav1.ManagedFieldsEntry) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [7]bool
 	for {
@@ -144,7 +144,7 @@ func DecodeManagedFieldsEntry(d *JSONDecoder, v *metav1.ManagedFieldsEntry) erro
 		case "apiVersion":
 			err = DecodeField(d, &seen[2], &v.APIVersion, DecodeString)
 		case "time":
-			err = DecodeField(d, &seen[3], &v.Time, DecodeTimePtr)
+			err = DecodeField(d, &seen[3], &v.Time, (*JSONDecoder).DecodeTimePtr)
 		case "fieldsType":
 			err = DecodeField(d, &seen[4], &v.FieldsType, DecodeString)
 		case "fieldsV1":
@@ -160,14 +160,14 @@ func DecodeManagedFieldsEntry(d *JSONDecoder, v *metav1.ManagedFieldsEntry) erro
 	}
 }
 
-// DecodeObjectMeta decodes a JSON value into a zero metav1.ObjectMeta as the codec does, for generated
+// DecodeObjectMeta decodes a JSON value into a zero metav1.ObjectMeta as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeObjectMeta(d *JSONDecoder, v *metav1.ObjectMeta) error {
+func (d *JSONDecoder) DecodeObjectMeta(v *metav1.ObjectMeta) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [15]bool
 	for {
@@ -189,21 +189,21 @@ func DecodeObjectMeta(d *JSONDecoder, v *metav1.ObjectMeta) error {
 		case "resourceVersion":
 			err = DecodeField(d, &seen[5], &v.ResourceVersion, DecodeString)
 		case "generation":
-			err = DecodeField(d, &seen[6], &v.Generation, DecodeInt)
+			err = DecodeField(d, &seen[6], &v.Generation, DecodeNumber)
 		case "creationTimestamp":
-			err = DecodeField(d, &seen[7], &v.CreationTimestamp, DecodeTime)
+			err = DecodeField(d, &seen[7], &v.CreationTimestamp, (*JSONDecoder).DecodeTime)
 		case "deletionTimestamp":
-			err = DecodeField(d, &seen[8], &v.DeletionTimestamp, DecodeTimePtr)
+			err = DecodeField(d, &seen[8], &v.DeletionTimestamp, (*JSONDecoder).DecodeTimePtr)
 		case "deletionGracePeriodSeconds":
-			err = DecodeField(d, &seen[9], &v.DeletionGracePeriodSeconds, DecodeInt64Ptr)
+			err = DecodeField(d, &seen[9], &v.DeletionGracePeriodSeconds, (*JSONDecoder).DecodeInt64Ptr)
 		case "labels":
-			err = DecodeField(d, &seen[10], &v.Labels, DecodeStringMap)
+			err = DecodeField(d, &seen[10], &v.Labels, (*JSONDecoder).DecodeStringMap)
 		case "annotations":
-			err = DecodeField(d, &seen[11], &v.Annotations, DecodeStringMap)
+			err = DecodeField(d, &seen[11], &v.Annotations, (*JSONDecoder).DecodeStringMap)
 		case "ownerReferences":
-			err = DecodeField(d, &seen[12], &v.OwnerReferences, DecodeOwnerReferences)
+			err = DecodeField(d, &seen[12], &v.OwnerReferences, (*JSONDecoder).DecodeOwnerReferences)
 		case "finalizers":
-			err = DecodeField(d, &seen[13], &v.Finalizers, DecodeStrings)
+			err = DecodeField(d, &seen[13], &v.Finalizers, (*JSONDecoder).DecodeStrings)
 		case "managedFields":
 			err = DecodeField(d, &seen[14], &v.ManagedFields, jsonSliceMetav1ManagedFieldsEntry)
 		default:
@@ -215,14 +215,14 @@ func DecodeObjectMeta(d *JSONDecoder, v *metav1.ObjectMeta) error {
 	}
 }
 
-// DecodeOwnerReference decodes a JSON value into a zero metav1.OwnerReference as the codec does, for generated
+// DecodeOwnerReference decodes a JSON value into a zero metav1.OwnerReference as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeOwnerReference(d *JSONDecoder, v *metav1.OwnerReference) error {
+func (d *JSONDecoder) DecodeOwnerReference(v *metav1.OwnerReference) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -240,9 +240,9 @@ func DecodeOwnerReference(d *JSONDecoder, v *metav1.OwnerReference) error {
 		case "uid":
 			err = DecodeField(d, &seen[3], &v.UID, DecodeString)
 		case "controller":
-			err = DecodeField(d, &seen[4], &v.Controller, DecodeBoolPtr)
+			err = DecodeField(d, &seen[4], &v.Controller, (*JSONDecoder).DecodeBoolPtr)
 		case "blockOwnerDeletion":
-			err = DecodeField(d, &seen[5], &v.BlockOwnerDeletion, DecodeBoolPtr)
+			err = DecodeField(d, &seen[5], &v.BlockOwnerDeletion, (*JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -252,98 +252,98 @@ func DecodeOwnerReference(d *JSONDecoder, v *metav1.OwnerReference) error {
 	}
 }
 
-// DecodeBoolPtr decodes a JSON value into a zero *bool as the codec does, for generated
+// DecodeBoolPtr decodes a JSON value into a zero *bool as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeBoolPtr(d *JSONDecoder, v **bool) error {
+func (d *JSONDecoder) DecodeBoolPtr(v **bool) error {
 	if *v != nil || d.PeekNull() {
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(bool)
 	return DecodeBool(d, *v)
 }
 
-// DecodeConditions decodes a JSON value into a zero []metav1.Condition as the codec does, for generated
+// DecodeConditions decodes a JSON value into a zero []metav1.Condition as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeConditions(d *JSONDecoder, v *[]metav1.Condition) error {
-	return DecodeSlice(d, v, DecodeCondition)
+func (d *JSONDecoder) DecodeConditions(v *[]metav1.Condition) error {
+	return DecodeSlice(d, v, (*JSONDecoder).DecodeCondition)
 }
 
-// DecodeInt32Ptr decodes a JSON value into a zero *int32 as the codec does, for generated
+// DecodeInt32Ptr decodes a JSON value into a zero *int32 as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeInt32Ptr(d *JSONDecoder, v **int32) error {
+func (d *JSONDecoder) DecodeInt32Ptr(v **int32) error {
 	if *v != nil || d.PeekNull() {
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(int32)
-	return DecodeInt(d, *v)
+	return DecodeNumber(d, *v)
 }
 
-// DecodeInt64Ptr decodes a JSON value into a zero *int64 as the codec does, for generated
+// DecodeInt64Ptr decodes a JSON value into a zero *int64 as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeInt64Ptr(d *JSONDecoder, v **int64) error {
+func (d *JSONDecoder) DecodeInt64Ptr(v **int64) error {
 	if *v != nil || d.PeekNull() {
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(int64)
-	return DecodeInt(d, *v)
+	return DecodeNumber(d, *v)
 }
 
-// DecodeLabelSelectorPtr decodes a JSON value into a zero *metav1.LabelSelector as the codec does, for generated
+// DecodeLabelSelectorPtr decodes a JSON value into a zero *metav1.LabelSelector as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeLabelSelectorPtr(d *JSONDecoder, v **metav1.LabelSelector) error {
+func (d *JSONDecoder) DecodeLabelSelectorPtr(v **metav1.LabelSelector) error {
 	if *v != nil || d.PeekNull() {
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(metav1.LabelSelector)
-	return DecodeLabelSelector(d, *v)
+	return (*JSONDecoder).DecodeLabelSelector(d, *v)
 }
 
-// DecodeLabelSelectorRequirements decodes a JSON value into a zero []metav1.LabelSelectorRequirement as the codec does, for generated
+// DecodeLabelSelectorRequirements decodes a JSON value into a zero []metav1.LabelSelectorRequirement as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeLabelSelectorRequirements(d *JSONDecoder, v *[]metav1.LabelSelectorRequirement) error {
-	return DecodeSlice(d, v, DecodeLabelSelectorRequirement)
+func (d *JSONDecoder) DecodeLabelSelectorRequirements(v *[]metav1.LabelSelectorRequirement) error {
+	return DecodeSlice(d, v, (*JSONDecoder).DecodeLabelSelectorRequirement)
 }
 
-// DecodeOwnerReferences decodes a JSON value into a zero []metav1.OwnerReference as the codec does, for generated
+// DecodeOwnerReferences decodes a JSON value into a zero []metav1.OwnerReference as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeOwnerReferences(d *JSONDecoder, v *[]metav1.OwnerReference) error {
-	return DecodeSlice(d, v, DecodeOwnerReference)
+func (d *JSONDecoder) DecodeOwnerReferences(v *[]metav1.OwnerReference) error {
+	return DecodeSlice(d, v, (*JSONDecoder).DecodeOwnerReference)
 }
 
-// DecodeStringPtr decodes a JSON value into a zero *string as the codec does, for generated
+// DecodeStringPtr decodes a JSON value into a zero *string as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeStringPtr(d *JSONDecoder, v **string) error {
+func (d *JSONDecoder) DecodeStringPtr(v **string) error {
 	if *v != nil || d.PeekNull() {
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(string)
 	return DecodeString(d, *v)
 }
 
-// DecodeStrings decodes a JSON value into a zero []string as the codec does, for generated
+// DecodeStrings decodes a JSON value into a zero []string as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeStrings(d *JSONDecoder, v *[]string) error {
+func (d *JSONDecoder) DecodeStrings(v *[]string) error {
 	return DecodeSlice(d, v, DecodeString)
 }
 
-// DecodeTimePtr decodes a JSON value into a zero *metav1.Time as the codec does, for generated
+// DecodeTimePtr decodes a JSON value into a zero *metav1.Time as the codec does. For generated
 // decoders (which CheckedDecoder guards).
-func DecodeTimePtr(d *JSONDecoder, v **metav1.Time) error {
+func (d *JSONDecoder) DecodeTimePtr(v **metav1.Time) error {
 	if *v != nil || d.PeekNull() {
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(metav1.Time)
-	return DecodeTime(d, *v)
+	return (*JSONDecoder).DecodeTime(d, *v)
 }
 
 func jsonPtrMetav1FieldsV1(d *JSONDecoder, v **metav1.FieldsV1) error {
 	if *v != nil || d.PeekNull() {
-		return DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(metav1.FieldsV1)
-	return DecodeFieldsV1(d, *v)
+	return (*JSONDecoder).DecodeFieldsV1(d, *v)
 }
 
 func jsonSliceMetav1ManagedFieldsEntry(d *JSONDecoder, v *[]metav1.ManagedFieldsEntry) error {
-	return DecodeManagedFields(d, v, DecodeManagedFieldsEntry)
+	return (*JSONDecoder).DecodeManagedFields(d, v, (*JSONDecoder).DecodeManagedFieldsEntry)
 }

@@ -42,7 +42,7 @@ func init() {
 	}
 	wire.RegisterGeneratedDecoder(reflect.TypeFor[podsv1.Runner](), wire.GeneratedDecoder(podsv1gen.RunnerType.DecodeJSON))
 
-	reg := func(t reflect.Type, o wire.JSONOption) { wire.RegisterGeneratedDecoder(t, o) }
+	reg := func(t reflect.Type, o wire.Option) { wire.RegisterGeneratedDecoder(t, o) }
 	if corev1gen.PodType.DecodeJSON == nil || gadgetsv1gen.GadgetType.DecodeJSON == nil {
 		// CheckedDecoder found the types changed: the tests below would
 		// test the reflective decoder twice.

@@ -14,7 +14,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
-var widgetCodec = wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget"))
+var widgetCodec = must(wire.NewJSON[*lwt.Widget](lwt.GVR.GroupVersion().WithKind("Widget")))
 
 func widgetEvent(typ, name, rv, spec string) string {
 	return fmt.Sprintf(`{"type":%q,"object":{"apiVersion":"test.informer-gen.dev/v1","kind":"Widget","metadata":{"namespace":"ns","name":%q,"resourceVersion":%q},"spec":%s}}`, typ, name, rv, spec)

@@ -2,37 +2,11 @@ package wire
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// A JSONOption changes what a Codec returned by NewJSON decodes.
-type JSONOption func(*jsonConfig)
-
-type jsonConfig struct {
-	skipManagedFields bool
-	// decode and decodeType are GeneratedDecoder's.
-	decode     func(*JSONDecoder, any) error
-	decodeType reflect.Type
-}
-
-// SkipManagedFields makes the codec skip every object's
-// metadata.managedFields instead of decoding it: the objects it returns have
-// nil ManagedFields, as if they were decoded and then stripped. It is for
-// consumers that drop managedFields anyway (an informer without
-// KeepManagedFields): the entries are the bulk of a small object's bytes.
-//
-// Only the object's own metadata is affected (the managedFields of an
-// embedded template's metadata are decoded as usual). The skipped bytes must
-// still be valid JSON (they are read, not decoded), and a managedFields that is neither an array nor null
-// is still an error; but an array whose entries would not decode into
-// ManagedFieldsEntry, an error to apimachinery, is not reported.
-func SkipManagedFields() JSONOption {
-	return func(c *jsonConfig) { c.skipManagedFields = true }
-}
 
 // skipManagedFields is the unmarshaler SkipManagedFields installs. It skips
 // the value of a []metav1.ManagedFieldsEntry only where it is the decoded

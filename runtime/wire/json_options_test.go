@@ -27,7 +27,7 @@ func stripped(obj runtime.Object) runtime.Object {
 func TestSkipManagedFieldsIsDecodeThenStrip(t *testing.T) {
 	hadMF, hadNested := 0, 0
 	for _, a := range apiTypes() {
-		skip := newJSONCodec[runtime.Object](a.elem, a.gvk, SkipManagedFields())
+		skip := newTestJSONCodec[runtime.Object](a.elem, a.gvk, SkipManagedFields())
 		list, watchBody := randomBodies(t, a, 1)
 		// The same events with the object before the type, decoded from
 		// the buffered value.
@@ -112,7 +112,7 @@ func TestIsTopManagedFields(t *testing.T) {
 // still an error, entries of the wrong shape are not (documented).
 func TestSkipManagedFieldsEdges(t *testing.T) {
 	a := semType()
-	skip := newJSONCodec[runtime.Object](a.elem, a.gvk, SkipManagedFields())
+	skip := newTestJSONCodec[runtime.Object](a.elem, a.gvk, SkipManagedFields())
 	const mf = `"managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:a":{}}}]`
 	obj := `{"apiVersion":"test.wire/v1","kind":"SemObj","metadata":{"name":"n",` + mf + `},"str":"s"}`
 	objLater := `{"apiVersion":"test.wire/v1","kind":"SemObj","metadata":{"name":"n"},"str":"s","metadata":{` + mf + `}}`
@@ -163,7 +163,7 @@ func TestSkipManagedFieldsEdges(t *testing.T) {
 // not). Where the first fails, the second may go on (it does not decode
 // managedFields entries), but everything before the failure must agree.
 func compareSkip(a *apiType, body []byte) string {
-	skip := newJSONCodec[runtime.Object](a.elem, a.gvk, append([]JSONOption{SkipManagedFields()}, a.opts...)...)
+	skip := newTestJSONCodec[runtime.Object](a.elem, a.gvk, append([]Option{SkipManagedFields()}, a.opts...)...)
 	if a.listElem != nil {
 		var want, got []runtime.Object
 		_, errW := a.codec.DecodeList(bytes.NewReader(body), func(o runtime.Object) error { want = append(want, stripped(o)); return nil })

@@ -100,14 +100,14 @@ type apiType struct {
 	codec    *jsonCodec[runtime.Object]
 	// opts are the codec's options; gen, when not nil, is this type with
 	// a codec using its generated decoder (generatedDecoders).
-	opts []JSONOption
+	opts []Option
 	gen  *apiType
 }
 
 // generatedDecoders are the GeneratedDecoder options of the types that have
 // one, by struct type; registered by json_generated_test.go (an external
 // test package: generated code imports this one) before the tests run.
-var generatedDecoders = map[reflect.Type]JSONOption{}
+var generatedDecoders = map[reflect.Type]Option{}
 
 // extraTypes are types outside client-go's scheme that the differential
 // tests include, registered like generatedDecoders.
@@ -173,14 +173,14 @@ func apiTypes() []*apiType {
 			if refs[scheme][gv] == nil {
 				refs[scheme][gv] = newReference(scheme, gv)
 			}
-			a := &apiType{gvk: gvk, elem: t, ref: refs[scheme][gv], codec: newJSONCodec[runtime.Object](t, gvk)}
+			a := &apiType{gvk: gvk, elem: t, ref: refs[scheme][gv], codec: newTestJSONCodec[runtime.Object](t, gvk)}
 			if lt, ok := scheme.AllKnownTypes()[gv.WithKind(gvk.Kind+"List")]; ok {
 				a.listElem = lt
 			}
 			if o, ok := generatedDecoders[t]; ok {
 				g := *a
-				g.opts = []JSONOption{o}
-				g.codec = newJSONCodec[runtime.Object](t, gvk, o)
+				g.opts = []Option{o}
+				g.codec = newTestJSONCodec[runtime.Object](t, gvk, o)
 				a.gen = &g
 			}
 			allTypes = append(allTypes, a)

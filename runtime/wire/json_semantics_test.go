@@ -100,7 +100,7 @@ func semType() *apiType {
 	metav1.AddToGroupVersion(scheme, semGVK.GroupVersion())
 	return &apiType{
 		gvk: semGVK, elem: reflect.TypeFor[semObj](), listElem: reflect.TypeFor[semObjList](),
-		ref: newReference(scheme, semGVK.GroupVersion()), codec: newJSONCodec[runtime.Object](reflect.TypeFor[semObj](), semGVK),
+		ref: newReference(scheme, semGVK.GroupVersion()), codec: newTestJSONCodec[runtime.Object](reflect.TypeFor[semObj](), semGVK),
 	}
 }
 

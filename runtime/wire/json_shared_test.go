@@ -7,7 +7,8 @@ import (
 
 // TestCheckedDecoderSharedDecoders: a generated decoder that calls a shared
 // decoder package (runtime/wire/corev1) is kept only while that package's
-// members match the compiled types.
+// members match the compiled types (its X.Current, passed to
+// CheckedDecoder).
 func TestCheckedDecoderSharedDecoders(t *testing.T) {
 	type part struct {
 		A string `json:"a"`
@@ -18,10 +19,14 @@ func TestCheckedDecoderSharedDecoders(t *testing.T) {
 	}
 	fields := map[reflect.Type]string{reflect.TypeFor[kind](): "p"}
 	fn := func(*JSONDecoder, *kind) error { return nil }
-	current := NewSharedDecoders(map[reflect.Type]string{reflect.TypeFor[part](): "a,b"})
-	stale := NewSharedDecoders(map[reflect.Type]string{reflect.TypeFor[part](): "a"})
-	if !current.Current() || stale.Current() {
-		t.Fatalf("Current: %v for matching members, %v for a missing one", current.Current(), stale.Current())
+	// What a shared decoder package's Current does with its members.
+	currentOf := func(members map[reflect.Type]string) func() bool {
+		return func() bool { return CheckedDecoder(members, fn) != nil }
+	}
+	current := currentOf(map[reflect.Type]string{reflect.TypeFor[part](): "a,b"})
+	stale := currentOf(map[reflect.Type]string{reflect.TypeFor[part](): "a"})
+	if !current() || stale() {
+		t.Fatalf("Current: %v for matching members, %v for a missing one", current(), stale())
 	}
 	if CheckedDecoder(fields, fn, current) == nil {
 		t.Error("CheckedDecoder dropped a decoder whose shared decoders are current")

@@ -83,23 +83,23 @@ func (d *ProtobufDecoder) fail(err error) {
 	if len(path) > 0 {
 		where = "protobuf field " + strings.Join(path, ".")
 	}
-	d.err = &ProtobufFieldError{Path: where, Offset: d.start, Err: err}
+	d.err = &protobufFieldError{Path: where, Offset: d.start, Err: err}
 }
 
-// ProtobufFieldError is the error of a generated projection decoder: the
+// protobufFieldError is the error of a generated projection decoder: the
 // field (a path of field numbers from the object's top, "2.10.1") and the
 // byte offset of its tag in the object.
-type ProtobufFieldError struct {
+type protobufFieldError struct {
 	Path   string // "protobuf field 2.10.1"
 	Offset int
 	Err    error
 }
 
-func (e *ProtobufFieldError) Error() string {
+func (e *protobufFieldError) Error() string {
 	return fmt.Sprintf("%s at byte %d: %v", e.Path, e.Offset, e.Err)
 }
 
-func (e *ProtobufFieldError) Unwrap() error { return e.Err }
+func (e *protobufFieldError) Unwrap() error { return e.Err }
 
 var errPBWrongWireType = errors.New("wrong wire type")
 
@@ -406,10 +406,11 @@ func ProtobufMessageMap[M ~map[K]V, K ~string, V any, PV interface {
 	}
 }
 
-// ProtobufObjectMeta reads the fields of the metav1.ObjectMeta message
+// ObjectMeta reads the fields of the metav1.ObjectMeta message
 // Message entered into m, as ObjectMeta's generated Unmarshal does, except
-// that managedFields are skipped when d.SkipManagedFields().
-func ProtobufObjectMeta(d *ProtobufDecoder, m *metav1.ObjectMeta) {
+// that managedFields are skipped when d.SkipManagedFields(). For generated
+// code.
+func (d *ProtobufDecoder) ObjectMeta(m *metav1.ObjectMeta) {
 	for d.Next() {
 		switch d.Field() {
 		case 1:

@@ -34,7 +34,10 @@ func ExampleNewProtobuf() {
 		panic(err)
 	}
 
-	codec := wire.NewProtobuf[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"))
+	codec, err := wire.NewProtobuf[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"))
+	if err != nil {
+		panic(err) // *corev1.Pod has a generated protobuf Unmarshal
+	}
 	events := codec.NewWatchDecoder(&body)
 	for {
 		ev, err := events.Next()

@@ -26,7 +26,7 @@ func FuzzProtobufWatch(f *testing.F) {
 	f.Add(pbRawEvent(f, "ERROR", pbUnknownBytes(f, "meta.k8s.io/v1", "Status", nil)))
 	f.Add(pbRawEvent(f, "BOOKMARK", pbUnknownBytes(f, "/v1", "Pod", nil)))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		ours := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(bytes.NewReader(body))
+		ours := must(NewProtobuf[*corev1.Pod](pbPodGVK)).NewWatchDecoder(bytes.NewReader(body))
 		cg := newPBClientGoWatch(t, bytes.NewReader(body), pbPodGV)
 		for i := 0; ; i++ {
 			got, err := ours.Next()
@@ -82,7 +82,7 @@ func FuzzProtobufList(f *testing.F) {
 	f.Add(twoTypeMetas)
 	f.Add(append(append([]byte(nil), protobufMagic...), 0x0a, 0x04, 0x0a, 0x02, 'v', '1', 0x0a, 0x09, 0x12, 0x07, 'P', 'o', 'd', 'L', 'i', 's', 't', 0x12, 0x00))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		got, lm, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(body))
+		got, lm, err := pbCollect(must(NewProtobuf[*corev1.Pod](pbPodGVK)), bytes.NewReader(body))
 		var want corev1.PodList
 		cgErr := pbClientGoList(body, pbPodGV, &want)
 		if err != nil {

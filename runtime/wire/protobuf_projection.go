@@ -9,72 +9,37 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// ProtobufProjectionOptions tune a projection's protobuf codec.
-type ProtobufProjectionOptions struct {
-	// SkipManagedFields skips each object's metadata.managedFields instead
-	// of decoding them, for informers that would drop them anyway (as
-	// SkipManagedFields does for JSON).
-	SkipManagedFields bool
-}
-
-// NewProtobufProjection returns the Codec of media type MediaTypeProtobuf
-// for a projection T of the built-in kind gvk (a type informer-gen generates:
-// the kind's ObjectMeta and some of its fields, see factory.Type.Projection):
-// the envelopes are read as NewProtobuf reads them, and each object's bytes
-// are handed to decode, the projection's generated decoder
-// (factory.Type.DecodeProtobuf), which keeps the projected fields and skips
-// the rest on the wire. The server encodes the full object; only the
-// projection is built.
+// NewProtobufProjection returns the Codec of media type
+// "application/vnd.kubernetes.protobuf" for a projection T of the built-in
+// kind gvk (a type informer-gen generates: the kind's ObjectMeta and some of
+// its fields, see factory.Type.Projection): the envelopes are read as
+// NewProtobuf reads them, and each object's bytes are handed to decode, the
+// projection's generated decoder (factory.Type.DecodeProtobuf), which keeps
+// the projected fields and skips the rest on the wire. The server encodes the
+// full object; only the projection is built. T must be a pointer to a
+// struct and decode not nil; anything else is an error. SkipManagedFields
+// applies: each object's metadata.managedFields are skipped, not decoded.
 //
 // The Codec is safe for concurrent use.
-func NewProtobufProjection[T interface{ *E }, E any](gvk schema.GroupVersionKind, decode func(*ProtobufDecoder, T), opts ProtobufProjectionOptions) Codec[T] {
-	return newProtobufProjection(gvk, func() T { return new(E) }, decode, opts)
-}
-
-// ProtobufProjection is a generated projection decoder without its type
-// parameter, for NewProtobufProjectionOf; the zero value is none.
-type ProtobufProjection struct {
-	typ    reflect.Type
-	decode func(*ProtobufDecoder, any)
-}
-
-// GeneratedProtobufDecoder wraps a generated projection decoder
-// (factory.Type.DecodeProtobuf) for NewProtobufProjectionOf; nil gives the
-// zero ProtobufProjection.
-func GeneratedProtobufDecoder[P any](fn func(*ProtobufDecoder, P)) ProtobufProjection {
-	if fn == nil {
-		return ProtobufProjection{}
-	}
-	return ProtobufProjection{typ: reflect.TypeFor[P](), decode: func(d *ProtobufDecoder, obj any) { fn(d, obj.(P)) }}
-}
-
-// NewProtobufProjectionOf is NewProtobufProjection for objects of type typ, a
-// pointer to a struct that implements the interface T, decoded by dec, which
-// must decode typ (an error says why not otherwise).
-func NewProtobufProjectionOf[T any](typ reflect.Type, gvk schema.GroupVersionKind, dec ProtobufProjection, opts ProtobufProjectionOptions) (Codec[T], error) {
-	elem, err := checkObjectType[T]("protobuf", typ, gvk)
+func NewProtobufProjection[T any](gvk schema.GroupVersionKind, decode func(*ProtobufDecoder, T), opts ...Option) (Codec[T], error) {
+	c, err := resolve[T]("protobuf projection", gvk, opts)
 	if err != nil {
 		return nil, err
 	}
-	if dec.decode == nil {
-		return nil, fmt.Errorf("protobuf codec for %s: %v has no generated protobuf decoder", gvk, typ)
+	if decode == nil {
+		return nil, fmt.Errorf("protobuf projection codec for %s: %v has no generated protobuf decoder", gvk, reflect.PointerTo(c.elem))
 	}
-	if dec.typ != typ {
-		return nil, fmt.Errorf("protobuf codec for %s: the generated decoder decodes %v, not %v", gvk, dec.typ, typ)
-	}
-	return newProtobufProjection(gvk,
-		func() T { return reflect.New(elem).Interface().(T) },
-		func(d *ProtobufDecoder, t T) { dec.decode(d, t) }, opts), nil
+	return newProtobufProjection(gvk, c.newT, decode, c.opts.SkipManagedFields), nil
 }
 
 // pbDecoders are the ProtobufDecoders of the codecs, reused from one object
 // to the next.
 var pbDecoders = sync.Pool{New: func() any { return new(ProtobufDecoder) }}
 
-func newProtobufProjection[T any](gvk schema.GroupVersionKind, newT func() T, decode func(*ProtobufDecoder, T), opts ProtobufProjectionOptions) *protobufCodec[T] {
+func newProtobufProjection[T any](gvk schema.GroupVersionKind, newT func() T, decode func(*ProtobufDecoder, T), skipManagedFields bool) *protobufCodec[T] {
 	return newProtobuf(gvk, newT, func(t T, b []byte) error {
 		d := pbDecoders.Get().(*ProtobufDecoder)
-		d.reset(b, opts.SkipManagedFields)
+		d.reset(b, skipManagedFields)
 		decode(d, t)
 		err := d.err
 		d.reset(nil, false)

@@ -58,7 +58,7 @@ func pbProjCase[P any, PP interface {
 			t.Fatalf("%s has no protobuf decoder: generated code is stale (run hack/update-codegen.sh)", name)
 		}
 		body := pbProjListBody(t, gvk, objs)
-		codec := wire.NewProtobufProjection[PP](gvk, decode, wire.ProtobufProjectionOptions{SkipManagedFields: skip})
+		codec := must(wire.NewProtobufProjection[PP](gvk, decode, skipOpt(skip)))
 		var got []PP
 		if _, err := codec.DecodeList(bytes.NewReader(body), func(p PP) error {
 			got = append(got, p)
@@ -407,7 +407,7 @@ func FuzzProtobufProjection(f *testing.F) {
 	f.Add([]byte{0x12, 0x05, 0x3a, 0x03, 0x0a, 0x05, 0x41})       // nodeSelector entry, key past its end
 	f.Add([]byte{0x12, 0x06, 0x22, 0x04, 0x08, 0x01, 0x08, 0x02}) // securityContext.supplementalGroups
 	f.Add([]byte{0x0b, 0x0c})                                     // a group
-	codec := wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf, wire.ProtobufProjectionOptions{})
+	codec := must(wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf))
 	f.Fuzz(func(t *testing.T, b []byte) { _ = pbCheckPodBytes(t, codec, b) })
 }
 
@@ -450,7 +450,7 @@ func pbCheckPodBytes(t *testing.T, codec wire.Codec[*pbprojv1.PodWire], b []byte
 // target's work, a little of it on every test run.
 func TestProtobufProjectionMutations(t *testing.T) {
 	pod := corev1.SchemeGroupVersion.WithKind("Pod")
-	codec := wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf, wire.ProtobufProjectionOptions{})
+	codec := must(wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf))
 	n := 3000
 	if testing.Short() {
 		n = 300
@@ -495,7 +495,7 @@ func TestProtobufProjectionMutations(t *testing.T) {
 // object; one it skips is not read.
 func TestProtobufProjectionErrorNamesField(t *testing.T) {
 	pod := corev1.SchemeGroupVersion.WithKind("Pod")
-	codec := wire.NewProtobufProjection(pod, pbcorev1.PodWireType.DecodeProtobuf, wire.ProtobufProjectionOptions{})
+	codec := must(wire.NewProtobufProjection(pod, pbcorev1.PodWireType.DecodeProtobuf))
 	for _, c := range []struct {
 		name     string
 		obj      []byte
@@ -555,4 +555,12 @@ func TestCheckedProtobufDecoder(t *testing.T) {
 			t.Errorf("%q: decoder kept %v, want %v", c.fields, got, c.want)
 		}
 	}
+}
+
+// skipOpt is SkipManagedFields when skip is true.
+func skipOpt(skip bool) wire.Option {
+	if skip {
+		return wire.SkipManagedFields()
+	}
+	return nil
 }

@@ -80,7 +80,7 @@ func pbClientGoNegotiator(gv schema.GroupVersion) runtime.ClientNegotiator {
 // then and leaves into empty, which no caller could tell from an empty
 // list).
 func pbClientGoList(body []byte, gv schema.GroupVersion, into runtime.Object) error {
-	dec, err := pbClientGoNegotiator(gv).Decoder(MediaTypeProtobuf, nil)
+	dec, err := pbClientGoNegotiator(gv).Decoder(mediaTypeProtobuf, nil)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func pbClientGoList(body []byte, gv schema.GroupVersion, into runtime.Object) er
 type pbClientGoWatch struct{ d *restclientwatch.Decoder }
 
 func newPBClientGoWatch(t testing.TB, body io.Reader, gv schema.GroupVersion) pbClientGoWatch {
-	objectDecoder, streamSerializer, fr, err := pbClientGoNegotiator(gv).StreamDecoder(MediaTypeProtobuf, nil)
+	objectDecoder, streamSerializer, fr, err := pbClientGoNegotiator(gv).StreamDecoder(mediaTypeProtobuf, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

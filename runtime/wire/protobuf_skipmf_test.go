@@ -39,8 +39,8 @@ func TestProtobufSkipManagedFieldsAllKinds(t *testing.T) {
 			full := pbObjectCodec(t, gvk)
 			// pbObjectCodec makes runtime.Objects; SkipManagedFields finds
 			// ObjectMeta through the Go type of what newT returns.
-			skip, ok := full.SkipManagedFields().(*protobufCodec[runtime.Object])
-			if !ok || !skip.skipsManagedFields {
+			skip := full.withoutManagedFields()
+			if !skip.skipsManagedFields {
 				t.Fatalf("%s: SkipManagedFields did not give a skipping codec", gvk)
 			}
 			objs := pbRandomObjects(t, gvk, 7, 4)
@@ -103,8 +103,12 @@ func TestProtobufSkipManagedFieldsAllKinds(t *testing.T) {
 // full one fails only for bytes inside a managedFields entry, which it does
 // not read).
 func TestProtobufSkipManagedFieldsMalformed(t *testing.T) {
-	full := NewProtobuf[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod")).(*protobufCodec[*corev1.Pod])
-	skip := full.SkipManagedFields().(*protobufCodec[*corev1.Pod])
+	c, err := NewProtobuf[*corev1.Pod](corev1.SchemeGroupVersion.WithKind("Pod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := c.(*protobufCodec[*corev1.Pod])
+	skip := full.withoutManagedFields()
 	pod := pbTestPod(1)
 	pod.ManagedFields = []metav1.ManagedFieldsEntry{
 		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)}},
@@ -205,7 +209,7 @@ func pbMetadataMapEntryOverruns(obj []byte) bool {
 func TestProtobufSkipManagedFieldsNeedsObjectMeta(t *testing.T) {
 	c := newProtobuf(schema.GroupVersionKind{Version: "v1", Kind: "Status"},
 		func() *metav1.Status { return new(metav1.Status) }, (*metav1.Status).Unmarshal)
-	if got := c.SkipManagedFields(); got != Codec[*metav1.Status](c) {
+	if got := c.withoutManagedFields(); got != c {
 		t.Fatal("SkipManagedFields changed the codec of a type without ObjectMeta")
 	}
 	if !pbMetadataIsField1(reflect.TypeFor[*corev1.Secret]()) || pbMetadataIsField1(reflect.TypeFor[corev1.Secret]()) {

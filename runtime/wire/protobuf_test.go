@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -16,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/codecopts"
 )
 
 var (
@@ -55,11 +58,11 @@ func pbCollect[T any](codec Codec[T], body io.Reader) ([]T, ListMeta, error) {
 }
 
 func TestProtobufPodList(t *testing.T) {
-	forCodec, err := NewProtobufFor[*corev1.Pod](pbPodGVK)
+	untyped, err := NewProtobuf[runtime.Object](pbPodGVK, func(o *codecopts.Options) { o.ObjectType = reflect.TypeFor[*corev1.Pod]() })
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, codec := range map[string]Codec[*corev1.Pod]{"NewProtobuf": NewProtobuf[*corev1.Pod](pbPodGVK), "NewProtobufFor": forCodec} {
+	for name, codec := range map[string]Codec[*corev1.Pod]{"typed": must(NewProtobuf[*corev1.Pod](pbPodGVK)), "as runtime.Object": asPods(untyped)} {
 		t.Run(name, func(t *testing.T) {
 			if codec.MediaType() != "application/vnd.kubernetes.protobuf" {
 				t.Errorf("MediaType %q", codec.MediaType())
@@ -84,24 +87,24 @@ func TestProtobufPodList(t *testing.T) {
 
 func TestProtobufEmptyList(t *testing.T) {
 	body, _ := pbPodListBody(t, 0, false)
-	got, lm, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(body))
+	got, lm, err := pbCollect(must(NewProtobuf[*corev1.Pod](pbPodGVK)), bytes.NewReader(body))
 	if err != nil || len(got) != 0 || lm.ResourceVersion != "555" {
 		t.Fatalf("got %d items, %+v, %v", len(got), lm, err)
 	}
 }
 
-func TestNewProtobufForRefusesTypesWithoutProtobuf(t *testing.T) {
+func TestNewProtobufRefusesTypesWithoutProtobuf(t *testing.T) {
 	type crd struct {
 		metav1.TypeMeta   `json:",inline"`
 		metav1.ObjectMeta `json:"metadata"`
 	}
-	if _, err := NewProtobufFor[*crd](pbPodGVK); err == nil {
+	if _, err := NewProtobuf[*crd](pbPodGVK); err == nil {
 		t.Error("a CRD-like type got a protobuf codec")
 	}
-	if _, err := NewProtobufFor[*unstructured.Unstructured](pbPodGVK); err == nil {
+	if _, err := NewProtobuf[*unstructured.Unstructured](pbPodGVK); err == nil {
 		t.Error("Unstructured got a protobuf codec")
 	}
-	if _, err := NewProtobufFor[runtime.Object](pbPodGVK); err == nil {
+	if _, err := NewProtobuf[runtime.Object](pbPodGVK); err == nil {
 		t.Error("an interface type got a protobuf codec")
 	}
 }
@@ -115,7 +118,7 @@ func TestProtobufListStreams(t *testing.T) {
 	firstSeen := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		_, err := NewProtobuf[*corev1.Pod](pbPodGVK).DecodeList(pr, func(p *corev1.Pod) error {
+		_, err := must(NewProtobuf[*corev1.Pod](pbPodGVK)).DecodeList(pr, func(p *corev1.Pod) error {
 			select {
 			case firstSeen <- p.Name:
 			default:
@@ -143,7 +146,7 @@ func TestProtobufListEachErrorReturnedAsIs(t *testing.T) {
 	body, _ := pbPodListBody(t, 3, true)
 	stop := errors.New("stop")
 	calls := 0
-	_, err := NewProtobuf[*corev1.Pod](pbPodGVK).DecodeList(bytes.NewReader(body), func(*corev1.Pod) error {
+	_, err := must(NewProtobuf[*corev1.Pod](pbPodGVK)).DecodeList(bytes.NewReader(body), func(*corev1.Pod) error {
 		calls++
 		return stop
 	})
@@ -168,13 +171,13 @@ func (f *pbFailingReader) Read(p []byte) (int, error) {
 func TestProtobufBodyErrorIsNotADecodeError(t *testing.T) {
 	reset := errors.New("connection reset")
 	body, _ := pbPodListBody(t, 3, true)
-	_, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), &pbFailingReader{bytes.NewReader(body[:len(body)/2]), reset})
+	_, _, err := pbCollect(must(NewProtobuf[*corev1.Pod](pbPodGVK)), &pbFailingReader{bytes.NewReader(body[:len(body)/2]), reset})
 	var de *DecodeError
 	if !errors.Is(err, reset) || errors.As(err, &de) {
 		t.Errorf("list: %v, want the body's error", err)
 	}
 	stream := append(pbServerEvent(t, watch.Added, pbServerObject(t, pbTestPod(0), pbPodGVK)), pbServerEvent(t, watch.Added, pbServerObject(t, pbTestPod(1), pbPodGVK))...)
-	w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(&pbFailingReader{bytes.NewReader(stream[:len(stream)-10]), reset})
+	w := must(NewProtobuf[*corev1.Pod](pbPodGVK)).NewWatchDecoder(&pbFailingReader{bytes.NewReader(stream[:len(stream)-10]), reset})
 	if _, err := w.Next(); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +202,7 @@ func pbWatchBody(t testing.TB) ([]byte, []Event[*corev1.Pod]) {
 
 func TestProtobufWatch(t *testing.T) {
 	body, want := pbWatchBody(t)
-	w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(bytes.NewReader(body))
+	w := must(NewProtobuf[*corev1.Pod](pbPodGVK)).NewWatchDecoder(bytes.NewReader(body))
 	for i := range want {
 		ev, err := w.Next()
 		if err != nil {
@@ -227,7 +230,7 @@ func TestProtobufWatchTruncated(t *testing.T) {
 		ends = append(ends, off)
 	}
 	for cut := range len(body) {
-		w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(bytes.NewReader(body[:cut]))
+		w := must(NewProtobuf[*corev1.Pod](pbPodGVK)).NewWatchDecoder(bytes.NewReader(body[:cut]))
 		complete := 0
 		for complete < len(ends) && ends[complete] <= cut {
 			complete++
@@ -264,7 +267,7 @@ func TestProtobufListTruncated(t *testing.T) {
 		t.Fatalf("envelope ends with %x", body[rawEnd:])
 	}
 	for cut := range len(body) {
-		got, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(body[:cut]))
+		got, _, err := pbCollect(must(NewProtobuf[*corev1.Pod](pbPodGVK)), bytes.NewReader(body[:cut]))
 		if err == nil && (cut == rawEnd || cut == rawEnd+2) && len(got) == len(want) {
 			continue
 		}
@@ -348,7 +351,7 @@ func TestProtobufWatchRecoverable(t *testing.T) {
 				parts = append(parts, bytes.NewReader(tc.frame))
 			}
 			parts = append(parts, bytes.NewReader(good(1)))
-			w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(io.MultiReader(parts...))
+			w := must(NewProtobuf[*corev1.Pod](pbPodGVK)).NewWatchDecoder(io.MultiReader(parts...))
 			if ev, err := w.Next(); err != nil || ev.Object.Name != "pod-0" {
 				t.Fatalf("first event: %v", err)
 			}
@@ -412,7 +415,7 @@ func TestProtobufListMalformed(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(tc.body))
+			_, _, err := pbCollect(must(NewProtobuf[*corev1.Pod](pbPodGVK)), bytes.NewReader(tc.body))
 			var de *DecodeError
 			if !errors.As(err, &de) {
 				t.Fatalf("%v, want a DecodeError", err)
@@ -444,7 +447,7 @@ func TestProtobufListItemsDoNotAliasTheBuffer(t *testing.T) {
 	if len(body) < 2*pbBufferSize {
 		t.Fatalf("body of %d bytes does not wrap the read buffer", len(body))
 	}
-	got, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(body))
+	got, _, err := pbCollect(must(NewProtobuf[*corev1.Pod](pbPodGVK)), bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,11 +472,11 @@ func TestProtobufLargeObjects(t *testing.T) {
 		list.Items = append(list.Items, *p)
 		stream = append(stream, pbServerEvent(t, watch.Modified, pbServerObject(t, p, pbPodGVK))...)
 	}
-	got, _, err := pbCollect(NewProtobuf[*corev1.Pod](pbPodGVK), bytes.NewReader(pbServerList(t, list, pbPodGV.WithKind("PodList"), true)))
+	got, _, err := pbCollect(must(NewProtobuf[*corev1.Pod](pbPodGVK)), bytes.NewReader(pbServerList(t, list, pbPodGV.WithKind("PodList"), true)))
 	if err != nil || !apiequality.Semantic.DeepEqual(got, pods) {
 		t.Fatalf("list: %v, or items differ", err)
 	}
-	w := NewProtobuf[*corev1.Pod](pbPodGVK).NewWatchDecoder(bytes.NewReader(stream))
+	w := must(NewProtobuf[*corev1.Pod](pbPodGVK)).NewWatchDecoder(bytes.NewReader(stream))
 	for i, want := range pods {
 		ev, err := w.Next()
 		if err != nil || !apiequality.Semantic.DeepEqual(ev.Object, want) {
@@ -483,4 +486,28 @@ func TestProtobufLargeObjects(t *testing.T) {
 	if _, err := w.Next(); err != io.EOF {
 		t.Fatalf("at the end: %v", err)
 	}
+}
+
+// asPods is the codec c with the objects it hands out asserted to *corev1.Pod.
+func asPods(c Codec[runtime.Object]) Codec[*corev1.Pod] { return podCodec{c} }
+
+type podCodec struct{ c Codec[runtime.Object] }
+
+func (p podCodec) MediaType() string { return p.c.MediaType() }
+func (p podCodec) DecodeList(body io.Reader, each func(*corev1.Pod) error) (ListMeta, error) {
+	return p.c.DecodeList(body, func(o runtime.Object) error { return each(o.(*corev1.Pod)) })
+}
+func (p podCodec) NewWatchDecoder(body io.Reader) WatchDecoder[*corev1.Pod] {
+	return podWatch{p.c.NewWatchDecoder(body)}
+}
+
+type podWatch struct{ w WatchDecoder[runtime.Object] }
+
+func (w podWatch) Next() (Event[*corev1.Pod], error) {
+	ev, err := w.w.Next()
+	out := Event[*corev1.Pod]{Type: ev.Type, Status: ev.Status}
+	if ev.Object != nil {
+		out.Object = ev.Object.(*corev1.Pod)
+	}
+	return out, err
 }

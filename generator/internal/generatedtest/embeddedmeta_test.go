@@ -42,3 +42,11 @@ func TestObjectMetaThroughEmbeddedStruct(t *testing.T) {
 		}
 	})
 }
+
+// must returns a codec a test built, panicking if the constructor failed.
+func must[C any](c C, err error) C {
+	if err != nil {
+		panic(err)
+	}
+	return c
+}

@@ -78,12 +78,12 @@ func BenchmarkProjectionDecode(b *testing.B) {
 	body := widgetList(b, n)
 	gvk := appsv1.SchemeGroupVersion.WithKind("Widget")
 	b.Run("Widget", func(b *testing.B) {
-		benchmarkDecodeList(b, wire.NewJSON[*appsv1.Widget](gvk, wire.SkipManagedFields(), wire.GeneratedDecoder(informersv1.WidgetType.DecodeJSON)), body, n)
+		benchmarkDecodeList(b, must(wire.NewJSON[*appsv1.Widget](gvk, wire.SkipManagedFields(), wire.GeneratedDecoder(informersv1.WidgetType.DecodeJSON))), body, n)
 	})
 	b.Run("WidgetStatusView", func(b *testing.B) {
-		benchmarkDecodeList(b, wire.NewJSON[*projv1.WidgetStatusView](gvk, wire.SkipManagedFields(), wire.GeneratedDecoder(informersv1.WidgetStatusViewType.DecodeJSON)), body, n)
+		benchmarkDecodeList(b, must(wire.NewJSON[*projv1.WidgetStatusView](gvk, wire.SkipManagedFields(), wire.GeneratedDecoder(informersv1.WidgetStatusViewType.DecodeJSON))), body, n)
 	})
 	b.Run("WidgetSummary", func(b *testing.B) {
-		benchmarkDecodeList(b, wire.NewJSON[*projv1.WidgetSummary](gvk, wire.SkipManagedFields(), wire.GeneratedDecoder(informersv1.WidgetSummaryType.DecodeJSON)), body, n)
+		benchmarkDecodeList(b, must(wire.NewJSON[*projv1.WidgetSummary](gvk, wire.SkipManagedFields(), wire.GeneratedDecoder(informersv1.WidgetSummaryType.DecodeJSON))), body, n)
 	})
 }

@@ -20,8 +20,8 @@ func TestProjectionOfALockHoldingSpec(t *testing.T) {
 		`{"apiVersion":"mesh.example.com/v1","kind":"Route","metadata":{"name":"r","namespace":"ns"},` +
 		`"spec":{"hosts":["a.example.com","b.example.com"],"gateways":["gw"]},"status":{"observedGeneration":3}}]}`
 	for name, codec := range map[string]wire.Codec[*meshproj.RouteSpecView]{
-		"generated decoder":  wire.NewJSON[*meshproj.RouteSpecView](gvk, wire.GeneratedDecoder(meshinformers.RouteSpecViewType.DecodeJSON)),
-		"reflective decoder": wire.NewJSON[*meshproj.RouteSpecView](gvk),
+		"generated decoder":  must(wire.NewJSON[*meshproj.RouteSpecView](gvk, wire.GeneratedDecoder(meshinformers.RouteSpecViewType.DecodeJSON))),
+		"reflective decoder": must(wire.NewJSON[*meshproj.RouteSpecView](gvk)),
 	} {
 		var got []*meshproj.RouteSpecView
 		if _, err := codec.DecodeList(bytes.NewReader([]byte(list)), func(o *meshproj.RouteSpecView) error { got = append(got, o); return nil }); err != nil {

@@ -92,10 +92,10 @@ func checkShapesProjection[K store.Object[K], P store.Object[P]](t *testing.T, k
 		t.Fatalf("%s: the generated decoder is nil", typ.Projection)
 	}
 	gvk := shapesv1.SchemeGroupVersion.WithKind(kind)
-	full := wire.NewJSON[K](gvk)
+	full := must(wire.NewJSON[K](gvk))
 	codecs := map[string]wire.Codec[P]{
-		"generated decoder":  wire.NewJSON[P](gvk, wire.GeneratedDecoder(typ.DecodeJSON)),
-		"reflective decoder": wire.NewJSON[P](gvk),
+		"generated decoder":  must(wire.NewJSON[P](gvk, wire.GeneratedDecoder(typ.DecodeJSON))),
+		"reflective decoder": must(wire.NewJSON[P](gvk)),
 	}
 	scheme := runtime.NewScheme()
 	if err := shapesv1.AddToScheme(scheme); err != nil {
@@ -160,7 +160,7 @@ func TestProjectionShapesNilParentsAndOrder(t *testing.T) {
 	body := []byte(`{"apiVersion":"shapes.example.com/v1","kind":"Workload","metadata":{"name":"w"},` +
 		`"spec":{"containers":[{"name":"a","image":"i1"},{"name":"b"},{"name":"c","image":"i3"}],"port":"http","Options":{"mode":"m"}}}`)
 	gvk := shapesv1.SchemeGroupVersion.WithKind("Workload")
-	codec := wire.NewJSON[*shapesproj.WorkloadImages](gvk, wire.GeneratedDecoder(shapesinformers.WorkloadImagesType.DecodeJSON))
+	codec := must(wire.NewJSON[*shapesproj.WorkloadImages](gvk, wire.GeneratedDecoder(shapesinformers.WorkloadImagesType.DecodeJSON)))
 	var got []*shapesproj.WorkloadImages
 	list := `{"apiVersion":"shapes.example.com/v1","kind":"WorkloadList","metadata":{},"items":[` + string(body) + `]}`
 	if _, err := codec.DecodeList(bytes.NewReader([]byte(list)), func(o *shapesproj.WorkloadImages) error { got = append(got, o); return nil }); err != nil {
@@ -173,7 +173,7 @@ func TestProjectionShapesNilParentsAndOrder(t *testing.T) {
 	if fmt.Sprint(images) != "[i1  i3]" || got[0].Spec.InitContainers != nil {
 		t.Errorf("containers' images = %q, initContainers %v; want [i1 \"\" i3] and nil", images, got[0].Spec.InitContainers)
 	}
-	refs := wire.NewJSON[*shapesproj.WorkloadRefs](gvk, wire.GeneratedDecoder(shapesinformers.WorkloadRefsType.DecodeJSON))
+	refs := must(wire.NewJSON[*shapesproj.WorkloadRefs](gvk, wire.GeneratedDecoder(shapesinformers.WorkloadRefsType.DecodeJSON)))
 	var r []*shapesproj.WorkloadRefs
 	if _, err := refs.DecodeList(bytes.NewReader([]byte(list)), func(o *shapesproj.WorkloadRefs) error { r = append(r, o); return nil }); err != nil {
 		t.Fatal(err)

@@ -93,10 +93,10 @@ func checkProjection[K store.Object[K], P store.Object[P]](t *testing.T, kind st
 		t.Fatalf("%s: the generated decoder is nil (its JSON members differ from the compiled type)", kind)
 	}
 	gvk := appsv1.SchemeGroupVersion.WithKind(kind)
-	full := wire.NewJSON[K](gvk)
+	full := must(wire.NewJSON[K](gvk))
 	codecs := map[string]wire.Codec[P]{
-		"generated decoder":  wire.NewJSON[P](gvk, wire.GeneratedDecoder(decodeJSON)),
-		"reflective decoder": wire.NewJSON[P](gvk),
+		"generated decoder":  must(wire.NewJSON[P](gvk, wire.GeneratedDecoder(decodeJSON))),
+		"reflective decoder": must(wire.NewJSON[P](gvk)),
 	}
 	if got := slices.Sorted(maps.Keys(indexers)); !slices.Equal(got, wantIndexes) {
 		t.Errorf("%s's inherited indexes are %v, want %v", kind, got, wantIndexes)

@@ -8,8 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-
-	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // TestCodecsReadsCustomGroupsAsJSON: a type whose Go methods include
@@ -21,8 +19,8 @@ func TestCodecsReadsCustomGroupsAsJSON(t *testing.T) {
 	s := runtime.NewScheme()
 	s.AddKnownTypes(gv, &corev1.ConfigMap{}, &corev1.ConfigMapList{})
 	typ := reflect.TypeFor[*corev1.ConfigMap]()
-	for _, cfg := range []*rest.Config{{}, {ContentConfig: rest.ContentConfig{ContentType: wire.MediaTypeProtobuf}}} {
-		codec, fallback, err := Codecs(cfg, "", s, gv.WithKind(""), typ, false, nil, false, wire.ProtobufProjection{})
+	for _, cfg := range []*rest.Config{{}, {ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf}}} {
+		codec, fallback, err := Codecs(cfg, "", s, gv.WithKind(""), typ, false, nil, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

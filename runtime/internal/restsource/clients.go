@@ -103,9 +103,9 @@ type Type struct {
 	ObjectType reflect.Type
 	// DecodeJSON is the generated JSON decoder (wire.GeneratedDecoder), or
 	// nil.
-	DecodeJSON wire.JSONOption
+	DecodeJSON wire.Option
 	// DecodeProtobuf is a projection's generated protobuf decoder.
-	DecodeProtobuf wire.ProtobufProjection
+	DecodeProtobuf func(*wire.ProtobufDecoder, cache.Obj)
 }
 
 // Request is what the sources of one informer ask the server for.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/codecopts"
 	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
@@ -51,7 +52,7 @@ const mediaTypeJSON = "application/json"
 // empty or protobuf, as its kind would be: the server encodes the full
 // object as it would for the kind's own informer, and the client builds only
 // the projection. A projection has no CBOR decoder: CBOR asks for JSON.
-func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.JSONOption, projection bool, pb wire.ProtobufProjection) (codec, fallback wire.Codec[cache.Obj], err error) {
+func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.Option, projection bool, pb func(*wire.ProtobufDecoder, cache.Obj)) (codec, fallback wire.Codec[cache.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -78,14 +79,16 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 			return nil, nil, fmt.Errorf("%v is not registered in group-version %s: the Type's AddToScheme does not add it", t, gv)
 		}
 	}
-	var jsonOpts []wire.JSONOption
+	// The codecs decode into t and hand the objects out as cache.Obj.
+	objectType := wire.Option(func(o *codecopts.Options) { o.ObjectType = t })
+	jsonOpts := []wire.Option{objectType}
 	if skipManagedFields {
 		jsonOpts = append(jsonOpts, wire.SkipManagedFields())
 	}
 	if decoder != nil {
 		jsonOpts = append(jsonOpts, decoder)
 	}
-	jsonCodec, err := wire.NewJSONOf[cache.Obj](t, gvk, jsonOpts...)
+	jsonCodec, err := wire.NewJSON[cache.Obj](gvk, jsonOpts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,33 +98,38 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 	}
 	if projection {
 		switch mt {
-		case "", wire.MediaTypeProtobuf:
+		case "", runtime.ContentTypeProtobuf:
 			if !listwatch.BuiltInGroup(gvk.Group) {
 				return jsonCodec, nil, nil
 			}
-			pbc, err := wire.NewProtobufProjectionOf[cache.Obj](t, gvk, pb, wire.ProtobufProjectionOptions{SkipManagedFields: skipManagedFields})
+			pbOpts := []wire.Option{objectType}
+			if skipManagedFields {
+				pbOpts = append(pbOpts, wire.SkipManagedFields())
+			}
+			pbc, err := wire.NewProtobufProjection[cache.Obj](gvk, pb, pbOpts...)
 			if err != nil {
 				return jsonCodec, nil, nil // no generated protobuf decoder
 			}
 			return pbc, jsonCodec, nil
-		case wire.MediaTypeCBOR, mediaTypeJSON:
+		case runtime.ContentTypeCBOR, mediaTypeJSON:
 			return jsonCodec, nil, nil
 		}
 	}
 	switch mt {
-	case "", wire.MediaTypeProtobuf:
+	case "", runtime.ContentTypeProtobuf:
 		if !listwatch.BuiltInGroup(gvk.Group) {
 			return jsonCodec, nil, nil
 		}
-		if pb, err := wire.NewProtobufOf[cache.Obj](t, gvk); err == nil {
-			if s, ok := pb.(interface{ SkipManagedFields() wire.Codec[cache.Obj] }); ok && skipManagedFields {
-				pb = s.SkipManagedFields() // the protobuf codec's own method: no exported option (yet)
-			}
+		pbOpts := []wire.Option{objectType}
+		if skipManagedFields {
+			pbOpts = append(pbOpts, wire.SkipManagedFields())
+		}
+		if pb, err := wire.NewProtobuf[cache.Obj](gvk, pbOpts...); err == nil {
 			return pb, jsonCodec, nil
 		}
 		return jsonCodec, nil, nil
-	case wire.MediaTypeCBOR:
-		cb, err := wire.NewCBOROf[cache.Obj](t, gvk)
+	case runtime.ContentTypeCBOR:
+		cb, err := wire.NewCBOR[cache.Obj](gvk, objectType)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -129,7 +137,7 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 	case mediaTypeJSON:
 		return jsonCodec, nil, nil
 	}
-	return nil, nil, fmt.Errorf("content type %q: the runtime decodes %s, %s and %s", mt, mediaTypeJSON, wire.MediaTypeProtobuf, wire.MediaTypeCBOR)
+	return nil, nil, fmt.Errorf("content type %q: the runtime decodes %s, %s and %s", mt, mediaTypeJSON, runtime.ContentTypeProtobuf, runtime.ContentTypeCBOR)
 }
 
 // requestedMediaType is the media type (without parameters) that

@@ -30,7 +30,7 @@ func TestCodecsChoosesByTypeAndConfig(t *testing.T) {
 	if err := lwt.AddToScheme(custom); err != nil {
 		t.Fatal(err)
 	}
-	const js, pb, cb = "application/json", wire.MediaTypeProtobuf, wire.MediaTypeCBOR
+	const js, pb, cb = "application/json", runtime.ContentTypeProtobuf, runtime.ContentTypeCBOR
 	for _, c := range []struct {
 		name                  string
 		cfg                   *rest.Config
@@ -55,11 +55,11 @@ func TestCodecsChoosesByTypeAndConfig(t *testing.T) {
 		var err error
 		if c.builtin {
 			var cd, fb wire.Codec[cache.Obj]
-			cd, fb, err = Codecs(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, nil, false, wire.ProtobufProjection{})
+			cd, fb, err = Codecs(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, nil, false, nil)
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		} else {
 			var cd, fb wire.Codec[cache.Obj]
-			cd, fb, err = Codecs(c.cfg, c.contentType, custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil, false, wire.ProtobufProjection{})
+			cd, fb, err = Codecs(c.cfg, c.contentType, custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), false, nil, false, nil)
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		}
 		if c.wantErr != "" {
@@ -104,18 +104,18 @@ func TestCodecsProjection(t *testing.T) {
 	if err := corev1.AddToScheme(core); err != nil {
 		t.Fatal(err)
 	}
-	pb := wire.GeneratedProtobufDecoder(func(d *wire.ProtobufDecoder, p *projectedPod) {
+	pb := func(d *wire.ProtobufDecoder, _ cache.Obj) {
 		for d.Next() {
 			d.Skip()
 		}
-	})
-	const js, pbm, cb = "application/json", wire.MediaTypeProtobuf, wire.MediaTypeCBOR
+	}
+	const js, pbm, cb = "application/json", runtime.ContentTypeProtobuf, runtime.ContentTypeCBOR
 	custom := lwt.GVR.GroupVersion().WithKind("Widget")
 	for _, c := range []struct {
 		name                  string
 		contentType           string
 		gvk                   schema.GroupVersionKind
-		dec                   wire.ProtobufProjection
+		dec                   func(*wire.ProtobufDecoder, cache.Obj)
 		wantCodec, wantFallbk string
 	}{
 		{name: "built-in, decoder, nothing asked", gvk: corev1.SchemeGroupVersion.WithKind("Pod"), dec: pb, wantCodec: pbm, wantFallbk: js},

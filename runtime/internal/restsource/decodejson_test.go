@@ -23,19 +23,19 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 	calls := 0
 	decoder := wire.GeneratedDecoder(func(d *wire.JSONDecoder, w *lwt.Widget) error {
 		calls++
-		return wire.DecodeDefault(d, w)
+		return d.DecodeDefault(w)
 	})
 	body := `{"apiVersion":"test.informer-gen.dev/v1","kind":"WidgetList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","namespace":"n"}},{"metadata":{"name":"b","namespace":"n"}}]}`
 	for _, c := range []struct {
 		name      string
-		decoder   wire.JSONOption
+		decoder   wire.Option
 		wantCalls int
 	}{
 		{"with DecodeJSON", decoder, 2},
 		{"without", nil, 0},
 	} {
 		calls = 0
-		codec, _, err := Codecs(nil, "", custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), true, c.decoder, false, wire.ProtobufProjection{})
+		codec, _, err := Codecs(nil, "", custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), true, c.decoder, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

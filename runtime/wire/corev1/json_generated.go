@@ -4,9 +4,9 @@
 // and of every type they reach, for every generated decode.go: compiled once here instead of in
 // each generated package. Written by generator/decode's planner (decode.SharedFiles), like a
 // generated decode.go; hack/update-codegen.sh rewrites this file, hack/verify-codegen.sh checks
-// it. A generated decoder that calls these passes Shared to wire.CheckedDecoder, which compares
-// sharedMembers with the compiled types, so a newer k8s.io/api/core/v1 with other members leaves the kind
-// to the codec's own decoder.
+// it. A generated decoder that calls these passes X.Current to wire.CheckedDecoder, which
+// compares sharedMembers with the compiled types, so a newer k8s.io/api/core/v1 with other members leaves
+// the kind to the codec's own decoder.
 
 package corev1
 
@@ -15,11 +15,28 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
 	reflect "reflect"
+	sync "sync"
 )
 
-// Shared is this package's decoders as wire.CheckedDecoder checks them: the JSON members of
-// every struct type they decode, as generated. Safe for concurrent use.
-var Shared = wire.NewSharedDecoders(sharedMembers)
+// Decoders holds this package's decoders, for generated code only: each method decodes a JSON
+// value into a zero value of its type as runtime/wire's codec does, and is called by generated
+// decoders (which wire.CheckedDecoder guards with Current) through X, e.g. X.PodSpec. The methods
+// a program does not call are left out of its binary. The zero value is ready to use and safe for
+// concurrent use.
+type Decoders struct{}
+
+// X is the value generated decode.go files reach this package's decoders through.
+var X Decoders
+
+// Current reports whether every struct type the decoders decode still has the JSON members
+// they were generated from (sharedMembers), and runtime/wire's own decoders theirs: checked
+// once, with reflection, on the first call. Generated code passes X.Current to
+// wire.CheckedDecoder.
+func (Decoders) Current() bool { return current() }
+
+var current = sync.OnceValue(func() bool {
+	return wire.CheckedDecoder(sharedMembers, func(*wire.JSONDecoder, *struct{}) error { return nil }) != nil
+})
 
 // sharedMembers are the JSON members each struct decoder below reads.
 var sharedMembers = map[reflect.Type]string{
@@ -171,14 +188,12 @@ var sharedMembers = map[reflect.Type]string{
 	reflect.TypeOf((*corev1.WindowsSecurityContextOptions)(nil)).Elem():      "gmsaCredentialSpecName,gmsaCredentialSpec,runAsUserName,hostProcess",
 }
 
-// DecodeAWSElasticBlockStoreVolumeSource decodes a JSON value into a zero corev1.AWSElasticBlockStoreVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeAWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSElasticBlockStoreVolumeSource) error {
+func jsonAWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSElasticBlockStoreVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -192,7 +207,7 @@ func DecodeAWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSEl
 		case "fsType":
 			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
 		case "partition":
-			err = wire.DecodeField(d, &seen[2], &v.Partition, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[2], &v.Partition, wire.DecodeNumber)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
 		default:
@@ -204,14 +219,12 @@ func DecodeAWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSEl
 	}
 }
 
-// DecodeAffinity decodes a JSON value into a zero corev1.Affinity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeAffinity(d *wire.JSONDecoder, v *corev1.Affinity) error {
+func jsonAffinity(d *wire.JSONDecoder, v *corev1.Affinity) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -221,11 +234,11 @@ func DecodeAffinity(d *wire.JSONDecoder, v *corev1.Affinity) error {
 		}
 		switch string(name) {
 		case "nodeAffinity":
-			err = wire.DecodeField(d, &seen[0], &v.NodeAffinity, DecodePtrNodeAffinity)
+			err = wire.DecodeField(d, &seen[0], &v.NodeAffinity, jsonPtrNodeAffinity)
 		case "podAffinity":
-			err = wire.DecodeField(d, &seen[1], &v.PodAffinity, DecodePtrPodAffinity)
+			err = wire.DecodeField(d, &seen[1], &v.PodAffinity, jsonPtrPodAffinity)
 		case "podAntiAffinity":
-			err = wire.DecodeField(d, &seen[2], &v.PodAntiAffinity, DecodePtrPodAntiAffinity)
+			err = wire.DecodeField(d, &seen[2], &v.PodAntiAffinity, jsonPtrPodAntiAffinity)
 		default:
 			err = d.SkipValue()
 		}
@@ -235,14 +248,12 @@ func DecodeAffinity(d *wire.JSONDecoder, v *corev1.Affinity) error {
 	}
 }
 
-// DecodeAppArmorProfile decodes a JSON value into a zero corev1.AppArmorProfile as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeAppArmorProfile(d *wire.JSONDecoder, v *corev1.AppArmorProfile) error {
+func jsonAppArmorProfile(d *wire.JSONDecoder, v *corev1.AppArmorProfile) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -254,7 +265,7 @@ func DecodeAppArmorProfile(d *wire.JSONDecoder, v *corev1.AppArmorProfile) error
 		case "type":
 			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
 		case "localhostProfile":
-			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -264,14 +275,12 @@ func DecodeAppArmorProfile(d *wire.JSONDecoder, v *corev1.AppArmorProfile) error
 	}
 }
 
-// DecodeAzureDiskVolumeSource decodes a JSON value into a zero corev1.AzureDiskVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeAzureDiskVolumeSource(d *wire.JSONDecoder, v *corev1.AzureDiskVolumeSource) error {
+func jsonAzureDiskVolumeSource(d *wire.JSONDecoder, v *corev1.AzureDiskVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -285,13 +294,13 @@ func DecodeAzureDiskVolumeSource(d *wire.JSONDecoder, v *corev1.AzureDiskVolumeS
 		case "diskURI":
 			err = wire.DecodeField(d, &seen[1], &v.DataDiskURI, wire.DecodeString)
 		case "cachingMode":
-			err = wire.DecodeField(d, &seen[2], &v.CachingMode, DecodePtrAzureDataDiskCachingMode)
+			err = wire.DecodeField(d, &seen[2], &v.CachingMode, jsonPtrAzureDataDiskCachingMode)
 		case "fsType":
-			err = wire.DecodeField(d, &seen[3], &v.FSType, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[3], &v.FSType, (*wire.JSONDecoder).DecodeStringPtr)
 		case "readOnly":
-			err = wire.DecodeField(d, &seen[4], &v.ReadOnly, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[4], &v.ReadOnly, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "kind":
-			err = wire.DecodeField(d, &seen[5], &v.Kind, DecodePtrAzureDataDiskKind)
+			err = wire.DecodeField(d, &seen[5], &v.Kind, jsonPtrAzureDataDiskKind)
 		default:
 			err = d.SkipValue()
 		}
@@ -301,14 +310,12 @@ func DecodeAzureDiskVolumeSource(d *wire.JSONDecoder, v *corev1.AzureDiskVolumeS
 	}
 }
 
-// DecodeAzureFileVolumeSource decodes a JSON value into a zero corev1.AzureFileVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeAzureFileVolumeSource(d *wire.JSONDecoder, v *corev1.AzureFileVolumeSource) error {
+func jsonAzureFileVolumeSource(d *wire.JSONDecoder, v *corev1.AzureFileVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -332,14 +339,12 @@ func DecodeAzureFileVolumeSource(d *wire.JSONDecoder, v *corev1.AzureFileVolumeS
 	}
 }
 
-// DecodeCSIVolumeSource decodes a JSON value into a zero corev1.CSIVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeCSIVolumeSource(d *wire.JSONDecoder, v *corev1.CSIVolumeSource) error {
+func jsonCSIVolumeSource(d *wire.JSONDecoder, v *corev1.CSIVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -351,13 +356,13 @@ func DecodeCSIVolumeSource(d *wire.JSONDecoder, v *corev1.CSIVolumeSource) error
 		case "driver":
 			err = wire.DecodeField(d, &seen[0], &v.Driver, wire.DecodeString)
 		case "readOnly":
-			err = wire.DecodeField(d, &seen[1], &v.ReadOnly, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[1], &v.ReadOnly, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "fsType":
-			err = wire.DecodeField(d, &seen[2], &v.FSType, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[2], &v.FSType, (*wire.JSONDecoder).DecodeStringPtr)
 		case "volumeAttributes":
-			err = wire.DecodeField(d, &seen[3], &v.VolumeAttributes, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[3], &v.VolumeAttributes, (*wire.JSONDecoder).DecodeStringMap)
 		case "nodePublishSecretRef":
-			err = wire.DecodeField(d, &seen[4], &v.NodePublishSecretRef, DecodePtrLocalObjectReference)
+			err = wire.DecodeField(d, &seen[4], &v.NodePublishSecretRef, jsonPtrLocalObjectReference)
 		default:
 			err = d.SkipValue()
 		}
@@ -367,14 +372,12 @@ func DecodeCSIVolumeSource(d *wire.JSONDecoder, v *corev1.CSIVolumeSource) error
 	}
 }
 
-// DecodeCapabilities decodes a JSON value into a zero corev1.Capabilities as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeCapabilities(d *wire.JSONDecoder, v *corev1.Capabilities) error {
+func jsonCapabilities(d *wire.JSONDecoder, v *corev1.Capabilities) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -384,9 +387,9 @@ func DecodeCapabilities(d *wire.JSONDecoder, v *corev1.Capabilities) error {
 		}
 		switch string(name) {
 		case "add":
-			err = wire.DecodeField(d, &seen[0], &v.Add, DecodeSliceCapability)
+			err = wire.DecodeField(d, &seen[0], &v.Add, jsonSliceCapability)
 		case "drop":
-			err = wire.DecodeField(d, &seen[1], &v.Drop, DecodeSliceCapability)
+			err = wire.DecodeField(d, &seen[1], &v.Drop, jsonSliceCapability)
 		default:
 			err = d.SkipValue()
 		}
@@ -396,14 +399,12 @@ func DecodeCapabilities(d *wire.JSONDecoder, v *corev1.Capabilities) error {
 	}
 }
 
-// DecodeCephFSVolumeSource decodes a JSON value into a zero corev1.CephFSVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeCephFSVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSVolumeSource) error {
+func jsonCephFSVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -413,7 +414,7 @@ func DecodeCephFSVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSVolumeSource)
 		}
 		switch string(name) {
 		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.Monitors, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.Monitors, (*wire.JSONDecoder).DecodeStrings)
 		case "path":
 			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
 		case "user":
@@ -421,7 +422,7 @@ func DecodeCephFSVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSVolumeSource)
 		case "secretFile":
 			err = wire.DecodeField(d, &seen[3], &v.SecretFile, wire.DecodeString)
 		case "secretRef":
-			err = wire.DecodeField(d, &seen[4], &v.SecretRef, DecodePtrLocalObjectReference)
+			err = wire.DecodeField(d, &seen[4], &v.SecretRef, jsonPtrLocalObjectReference)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[5], &v.ReadOnly, wire.DecodeBool)
 		default:
@@ -433,14 +434,12 @@ func DecodeCephFSVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSVolumeSource)
 	}
 }
 
-// DecodeCinderVolumeSource decodes a JSON value into a zero corev1.CinderVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeCinderVolumeSource(d *wire.JSONDecoder, v *corev1.CinderVolumeSource) error {
+func jsonCinderVolumeSource(d *wire.JSONDecoder, v *corev1.CinderVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -456,7 +455,7 @@ func DecodeCinderVolumeSource(d *wire.JSONDecoder, v *corev1.CinderVolumeSource)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "secretRef":
-			err = wire.DecodeField(d, &seen[3], &v.SecretRef, DecodePtrLocalObjectReference)
+			err = wire.DecodeField(d, &seen[3], &v.SecretRef, jsonPtrLocalObjectReference)
 		default:
 			err = d.SkipValue()
 		}
@@ -466,14 +465,12 @@ func DecodeCinderVolumeSource(d *wire.JSONDecoder, v *corev1.CinderVolumeSource)
 	}
 }
 
-// DecodeClientIPConfig decodes a JSON value into a zero corev1.ClientIPConfig as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeClientIPConfig(d *wire.JSONDecoder, v *corev1.ClientIPConfig) error {
+func jsonClientIPConfig(d *wire.JSONDecoder, v *corev1.ClientIPConfig) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -483,7 +480,7 @@ func DecodeClientIPConfig(d *wire.JSONDecoder, v *corev1.ClientIPConfig) error {
 		}
 		switch string(name) {
 		case "timeoutSeconds":
-			err = wire.DecodeField(d, &seen[0], &v.TimeoutSeconds, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[0], &v.TimeoutSeconds, (*wire.JSONDecoder).DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -493,14 +490,12 @@ func DecodeClientIPConfig(d *wire.JSONDecoder, v *corev1.ClientIPConfig) error {
 	}
 }
 
-// DecodeClusterTrustBundleProjection decodes a JSON value into a zero corev1.ClusterTrustBundleProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeClusterTrustBundleProjection(d *wire.JSONDecoder, v *corev1.ClusterTrustBundleProjection) error {
+func jsonClusterTrustBundleProjection(d *wire.JSONDecoder, v *corev1.ClusterTrustBundleProjection) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -510,17 +505,17 @@ func DecodeClusterTrustBundleProjection(d *wire.JSONDecoder, v *corev1.ClusterTr
 		}
 		switch string(name) {
 		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[0], &v.Name, (*wire.JSONDecoder).DecodeStringPtr)
 		case "signerName":
-			err = wire.DecodeField(d, &seen[1], &v.SignerName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.SignerName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "labelSelector":
-			err = wire.DecodeField(d, &seen[2], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[2], &v.LabelSelector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[3], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "path":
 			err = wire.DecodeField(d, &seen[4], &v.Path, wire.DecodeString)
 		case "user":
-			err = wire.DecodeField(d, &seen[5], &v.User, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[5], &v.User, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -530,14 +525,12 @@ func DecodeClusterTrustBundleProjection(d *wire.JSONDecoder, v *corev1.ClusterTr
 	}
 }
 
-// DecodeConfigMapEnvSource decodes a JSON value into a zero corev1.ConfigMapEnvSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeConfigMapEnvSource(d *wire.JSONDecoder, v *corev1.ConfigMapEnvSource) error {
+func jsonConfigMapEnvSource(d *wire.JSONDecoder, v *corev1.ConfigMapEnvSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -549,7 +542,7 @@ func DecodeConfigMapEnvSource(d *wire.JSONDecoder, v *corev1.ConfigMapEnvSource)
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[1], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -559,14 +552,12 @@ func DecodeConfigMapEnvSource(d *wire.JSONDecoder, v *corev1.ConfigMapEnvSource)
 	}
 }
 
-// DecodeConfigMapKeySelector decodes a JSON value into a zero corev1.ConfigMapKeySelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeConfigMapKeySelector(d *wire.JSONDecoder, v *corev1.ConfigMapKeySelector) error {
+func jsonConfigMapKeySelector(d *wire.JSONDecoder, v *corev1.ConfigMapKeySelector) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -580,7 +571,7 @@ func DecodeConfigMapKeySelector(d *wire.JSONDecoder, v *corev1.ConfigMapKeySelec
 		case "key":
 			err = wire.DecodeField(d, &seen[1], &v.Key, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[2], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -590,14 +581,12 @@ func DecodeConfigMapKeySelector(d *wire.JSONDecoder, v *corev1.ConfigMapKeySelec
 	}
 }
 
-// DecodeConfigMapProjection decodes a JSON value into a zero corev1.ConfigMapProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeConfigMapProjection(d *wire.JSONDecoder, v *corev1.ConfigMapProjection) error {
+func jsonConfigMapProjection(d *wire.JSONDecoder, v *corev1.ConfigMapProjection) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -609,9 +598,9 @@ func DecodeConfigMapProjection(d *wire.JSONDecoder, v *corev1.ConfigMapProjectio
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
 		case "items":
-			err = wire.DecodeField(d, &seen[1], &v.Items, DecodeSliceKeyToPath)
+			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceKeyToPath)
 		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[2], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -621,14 +610,12 @@ func DecodeConfigMapProjection(d *wire.JSONDecoder, v *corev1.ConfigMapProjectio
 	}
 }
 
-// DecodeConfigMapVolumeSource decodes a JSON value into a zero corev1.ConfigMapVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeConfigMapVolumeSource(d *wire.JSONDecoder, v *corev1.ConfigMapVolumeSource) error {
+func jsonConfigMapVolumeSource(d *wire.JSONDecoder, v *corev1.ConfigMapVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -640,13 +627,13 @@ func DecodeConfigMapVolumeSource(d *wire.JSONDecoder, v *corev1.ConfigMapVolumeS
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
 		case "items":
-			err = wire.DecodeField(d, &seen[1], &v.Items, DecodeSliceKeyToPath)
+			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceKeyToPath)
 		case "defaultMode":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[3], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "defaultUser":
-			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -656,14 +643,12 @@ func DecodeConfigMapVolumeSource(d *wire.JSONDecoder, v *corev1.ConfigMapVolumeS
 	}
 }
 
-// DecodeContainer decodes a JSON value into a zero corev1.Container as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainer(d *wire.JSONDecoder, v *corev1.Container) error {
+func jsonContainer(d *wire.JSONDecoder, v *corev1.Container) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [25]bool
 	for {
@@ -677,37 +662,37 @@ func DecodeContainer(d *wire.JSONDecoder, v *corev1.Container) error {
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.Image, wire.DecodeString)
 		case "command":
-			err = wire.DecodeField(d, &seen[2], &v.Command, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[2], &v.Command, (*wire.JSONDecoder).DecodeStrings)
 		case "args":
-			err = wire.DecodeField(d, &seen[3], &v.Args, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[3], &v.Args, (*wire.JSONDecoder).DecodeStrings)
 		case "workingDir":
 			err = wire.DecodeField(d, &seen[4], &v.WorkingDir, wire.DecodeString)
 		case "ports":
-			err = wire.DecodeField(d, &seen[5], &v.Ports, DecodeSliceContainerPort)
+			err = wire.DecodeField(d, &seen[5], &v.Ports, jsonSliceContainerPort)
 		case "envFrom":
-			err = wire.DecodeField(d, &seen[6], &v.EnvFrom, DecodeSliceEnvFromSource)
+			err = wire.DecodeField(d, &seen[6], &v.EnvFrom, jsonSliceEnvFromSource)
 		case "env":
-			err = wire.DecodeField(d, &seen[7], &v.Env, DecodeSliceEnvVar)
+			err = wire.DecodeField(d, &seen[7], &v.Env, jsonSliceEnvVar)
 		case "resources":
-			err = wire.DecodeField(d, &seen[8], &v.Resources, DecodeResourceRequirements)
+			err = wire.DecodeField(d, &seen[8], &v.Resources, jsonResourceRequirements)
 		case "resizePolicy":
-			err = wire.DecodeField(d, &seen[9], &v.ResizePolicy, DecodeSliceContainerResizePolicy)
+			err = wire.DecodeField(d, &seen[9], &v.ResizePolicy, jsonSliceContainerResizePolicy)
 		case "restartPolicy":
-			err = wire.DecodeField(d, &seen[10], &v.RestartPolicy, DecodePtrContainerRestartPolicy)
+			err = wire.DecodeField(d, &seen[10], &v.RestartPolicy, jsonPtrContainerRestartPolicy)
 		case "restartPolicyRules":
-			err = wire.DecodeField(d, &seen[11], &v.RestartPolicyRules, DecodeSliceContainerRestartRule)
+			err = wire.DecodeField(d, &seen[11], &v.RestartPolicyRules, jsonSliceContainerRestartRule)
 		case "volumeMounts":
-			err = wire.DecodeField(d, &seen[12], &v.VolumeMounts, DecodeSliceVolumeMount)
+			err = wire.DecodeField(d, &seen[12], &v.VolumeMounts, jsonSliceVolumeMount)
 		case "volumeDevices":
-			err = wire.DecodeField(d, &seen[13], &v.VolumeDevices, DecodeSliceVolumeDevice)
+			err = wire.DecodeField(d, &seen[13], &v.VolumeDevices, jsonSliceVolumeDevice)
 		case "livenessProbe":
-			err = wire.DecodeField(d, &seen[14], &v.LivenessProbe, DecodePtrProbe)
+			err = wire.DecodeField(d, &seen[14], &v.LivenessProbe, jsonPtrProbe)
 		case "readinessProbe":
-			err = wire.DecodeField(d, &seen[15], &v.ReadinessProbe, DecodePtrProbe)
+			err = wire.DecodeField(d, &seen[15], &v.ReadinessProbe, jsonPtrProbe)
 		case "startupProbe":
-			err = wire.DecodeField(d, &seen[16], &v.StartupProbe, DecodePtrProbe)
+			err = wire.DecodeField(d, &seen[16], &v.StartupProbe, jsonPtrProbe)
 		case "lifecycle":
-			err = wire.DecodeField(d, &seen[17], &v.Lifecycle, DecodePtrLifecycle)
+			err = wire.DecodeField(d, &seen[17], &v.Lifecycle, jsonPtrLifecycle)
 		case "terminationMessagePath":
 			err = wire.DecodeField(d, &seen[18], &v.TerminationMessagePath, wire.DecodeString)
 		case "terminationMessagePolicy":
@@ -715,7 +700,7 @@ func DecodeContainer(d *wire.JSONDecoder, v *corev1.Container) error {
 		case "imagePullPolicy":
 			err = wire.DecodeField(d, &seen[20], &v.ImagePullPolicy, wire.DecodeString)
 		case "securityContext":
-			err = wire.DecodeField(d, &seen[21], &v.SecurityContext, DecodePtrSecurityContext)
+			err = wire.DecodeField(d, &seen[21], &v.SecurityContext, jsonPtrSecurityContext)
 		case "stdin":
 			err = wire.DecodeField(d, &seen[22], &v.Stdin, wire.DecodeBool)
 		case "stdinOnce":
@@ -731,14 +716,12 @@ func DecodeContainer(d *wire.JSONDecoder, v *corev1.Container) error {
 	}
 }
 
-// DecodeContainerExtendedResourceRequest decodes a JSON value into a zero corev1.ContainerExtendedResourceRequest as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerExtendedResourceRequest(d *wire.JSONDecoder, v *corev1.ContainerExtendedResourceRequest) error {
+func jsonContainerExtendedResourceRequest(d *wire.JSONDecoder, v *corev1.ContainerExtendedResourceRequest) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -762,14 +745,12 @@ func DecodeContainerExtendedResourceRequest(d *wire.JSONDecoder, v *corev1.Conta
 	}
 }
 
-// DecodeContainerPort decodes a JSON value into a zero corev1.ContainerPort as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerPort(d *wire.JSONDecoder, v *corev1.ContainerPort) error {
+func jsonContainerPort(d *wire.JSONDecoder, v *corev1.ContainerPort) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -781,9 +762,9 @@ func DecodeContainerPort(d *wire.JSONDecoder, v *corev1.ContainerPort) error {
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "hostPort":
-			err = wire.DecodeField(d, &seen[1], &v.HostPort, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.HostPort, wire.DecodeNumber)
 		case "containerPort":
-			err = wire.DecodeField(d, &seen[2], &v.ContainerPort, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[2], &v.ContainerPort, wire.DecodeNumber)
 		case "protocol":
 			err = wire.DecodeField(d, &seen[3], &v.Protocol, wire.DecodeString)
 		case "hostIP":
@@ -797,14 +778,12 @@ func DecodeContainerPort(d *wire.JSONDecoder, v *corev1.ContainerPort) error {
 	}
 }
 
-// DecodeContainerResizePolicy decodes a JSON value into a zero corev1.ContainerResizePolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerResizePolicy(d *wire.JSONDecoder, v *corev1.ContainerResizePolicy) error {
+func jsonContainerResizePolicy(d *wire.JSONDecoder, v *corev1.ContainerResizePolicy) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -826,14 +805,12 @@ func DecodeContainerResizePolicy(d *wire.JSONDecoder, v *corev1.ContainerResizeP
 	}
 }
 
-// DecodeContainerRestartRule decodes a JSON value into a zero corev1.ContainerRestartRule as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerRestartRule(d *wire.JSONDecoder, v *corev1.ContainerRestartRule) error {
+func jsonContainerRestartRule(d *wire.JSONDecoder, v *corev1.ContainerRestartRule) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -845,7 +822,7 @@ func DecodeContainerRestartRule(d *wire.JSONDecoder, v *corev1.ContainerRestartR
 		case "action":
 			err = wire.DecodeField(d, &seen[0], &v.Action, wire.DecodeString)
 		case "exitCodes":
-			err = wire.DecodeField(d, &seen[1], &v.ExitCodes, DecodePtrContainerRestartRuleOnExitCodes)
+			err = wire.DecodeField(d, &seen[1], &v.ExitCodes, jsonPtrContainerRestartRuleOnExitCodes)
 		default:
 			err = d.SkipValue()
 		}
@@ -855,14 +832,12 @@ func DecodeContainerRestartRule(d *wire.JSONDecoder, v *corev1.ContainerRestartR
 	}
 }
 
-// DecodeContainerRestartRuleOnExitCodes decodes a JSON value into a zero corev1.ContainerRestartRuleOnExitCodes as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v *corev1.ContainerRestartRuleOnExitCodes) error {
+func jsonContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v *corev1.ContainerRestartRuleOnExitCodes) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -874,7 +849,7 @@ func DecodeContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v *corev1.Contai
 		case "operator":
 			err = wire.DecodeField(d, &seen[0], &v.Operator, wire.DecodeString)
 		case "values":
-			err = wire.DecodeField(d, &seen[1], &v.Values, DecodeSliceInt32)
+			err = wire.DecodeField(d, &seen[1], &v.Values, jsonSliceInt32)
 		default:
 			err = d.SkipValue()
 		}
@@ -884,14 +859,12 @@ func DecodeContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v *corev1.Contai
 	}
 }
 
-// DecodeContainerState decodes a JSON value into a zero corev1.ContainerState as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerState(d *wire.JSONDecoder, v *corev1.ContainerState) error {
+func jsonContainerState(d *wire.JSONDecoder, v *corev1.ContainerState) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -901,11 +874,11 @@ func DecodeContainerState(d *wire.JSONDecoder, v *corev1.ContainerState) error {
 		}
 		switch string(name) {
 		case "waiting":
-			err = wire.DecodeField(d, &seen[0], &v.Waiting, DecodePtrContainerStateWaiting)
+			err = wire.DecodeField(d, &seen[0], &v.Waiting, jsonPtrContainerStateWaiting)
 		case "running":
-			err = wire.DecodeField(d, &seen[1], &v.Running, DecodePtrContainerStateRunning)
+			err = wire.DecodeField(d, &seen[1], &v.Running, jsonPtrContainerStateRunning)
 		case "terminated":
-			err = wire.DecodeField(d, &seen[2], &v.Terminated, DecodePtrContainerStateTerminated)
+			err = wire.DecodeField(d, &seen[2], &v.Terminated, jsonPtrContainerStateTerminated)
 		default:
 			err = d.SkipValue()
 		}
@@ -915,14 +888,12 @@ func DecodeContainerState(d *wire.JSONDecoder, v *corev1.ContainerState) error {
 	}
 }
 
-// DecodeContainerStateRunning decodes a JSON value into a zero corev1.ContainerStateRunning as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerStateRunning(d *wire.JSONDecoder, v *corev1.ContainerStateRunning) error {
+func jsonContainerStateRunning(d *wire.JSONDecoder, v *corev1.ContainerStateRunning) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -932,7 +903,7 @@ func DecodeContainerStateRunning(d *wire.JSONDecoder, v *corev1.ContainerStateRu
 		}
 		switch string(name) {
 		case "startedAt":
-			err = wire.DecodeField(d, &seen[0], &v.StartedAt, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[0], &v.StartedAt, (*wire.JSONDecoder).DecodeTime)
 		default:
 			err = d.SkipValue()
 		}
@@ -942,14 +913,12 @@ func DecodeContainerStateRunning(d *wire.JSONDecoder, v *corev1.ContainerStateRu
 	}
 }
 
-// DecodeContainerStateTerminated decodes a JSON value into a zero corev1.ContainerStateTerminated as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerStateTerminated(d *wire.JSONDecoder, v *corev1.ContainerStateTerminated) error {
+func jsonContainerStateTerminated(d *wire.JSONDecoder, v *corev1.ContainerStateTerminated) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [7]bool
 	for {
@@ -959,17 +928,17 @@ func DecodeContainerStateTerminated(d *wire.JSONDecoder, v *corev1.ContainerStat
 		}
 		switch string(name) {
 		case "exitCode":
-			err = wire.DecodeField(d, &seen[0], &v.ExitCode, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.ExitCode, wire.DecodeNumber)
 		case "signal":
-			err = wire.DecodeField(d, &seen[1], &v.Signal, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.Signal, wire.DecodeNumber)
 		case "reason":
 			err = wire.DecodeField(d, &seen[2], &v.Reason, wire.DecodeString)
 		case "message":
 			err = wire.DecodeField(d, &seen[3], &v.Message, wire.DecodeString)
 		case "startedAt":
-			err = wire.DecodeField(d, &seen[4], &v.StartedAt, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[4], &v.StartedAt, (*wire.JSONDecoder).DecodeTime)
 		case "finishedAt":
-			err = wire.DecodeField(d, &seen[5], &v.FinishedAt, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[5], &v.FinishedAt, (*wire.JSONDecoder).DecodeTime)
 		case "containerID":
 			err = wire.DecodeField(d, &seen[6], &v.ContainerID, wire.DecodeString)
 		default:
@@ -981,14 +950,12 @@ func DecodeContainerStateTerminated(d *wire.JSONDecoder, v *corev1.ContainerStat
 	}
 }
 
-// DecodeContainerStateWaiting decodes a JSON value into a zero corev1.ContainerStateWaiting as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerStateWaiting(d *wire.JSONDecoder, v *corev1.ContainerStateWaiting) error {
+func jsonContainerStateWaiting(d *wire.JSONDecoder, v *corev1.ContainerStateWaiting) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1010,14 +977,12 @@ func DecodeContainerStateWaiting(d *wire.JSONDecoder, v *corev1.ContainerStateWa
 	}
 }
 
-// DecodeContainerStatus decodes a JSON value into a zero corev1.ContainerStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerStatus(d *wire.JSONDecoder, v *corev1.ContainerStatus) error {
+func jsonContainerStatus(d *wire.JSONDecoder, v *corev1.ContainerStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [15]bool
 	for {
@@ -1029,13 +994,13 @@ func DecodeContainerStatus(d *wire.JSONDecoder, v *corev1.ContainerStatus) error
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "state":
-			err = wire.DecodeField(d, &seen[1], &v.State, DecodeContainerState)
+			err = wire.DecodeField(d, &seen[1], &v.State, jsonContainerState)
 		case "lastState":
-			err = wire.DecodeField(d, &seen[2], &v.LastTerminationState, DecodeContainerState)
+			err = wire.DecodeField(d, &seen[2], &v.LastTerminationState, jsonContainerState)
 		case "ready":
 			err = wire.DecodeField(d, &seen[3], &v.Ready, wire.DecodeBool)
 		case "restartCount":
-			err = wire.DecodeField(d, &seen[4], &v.RestartCount, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[4], &v.RestartCount, wire.DecodeNumber)
 		case "image":
 			err = wire.DecodeField(d, &seen[5], &v.Image, wire.DecodeString)
 		case "imageID":
@@ -1043,19 +1008,19 @@ func DecodeContainerStatus(d *wire.JSONDecoder, v *corev1.ContainerStatus) error
 		case "containerID":
 			err = wire.DecodeField(d, &seen[7], &v.ContainerID, wire.DecodeString)
 		case "started":
-			err = wire.DecodeField(d, &seen[8], &v.Started, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[8], &v.Started, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "allocatedResources":
-			err = wire.DecodeField(d, &seen[9], &v.AllocatedResources, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[9], &v.AllocatedResources, jsonResourceList)
 		case "resources":
-			err = wire.DecodeField(d, &seen[10], &v.Resources, DecodePtrResourceRequirements)
+			err = wire.DecodeField(d, &seen[10], &v.Resources, jsonPtrResourceRequirements)
 		case "volumeMounts":
-			err = wire.DecodeField(d, &seen[11], &v.VolumeMounts, DecodeSliceVolumeMountStatus)
+			err = wire.DecodeField(d, &seen[11], &v.VolumeMounts, jsonSliceVolumeMountStatus)
 		case "user":
-			err = wire.DecodeField(d, &seen[12], &v.User, DecodePtrContainerUser)
+			err = wire.DecodeField(d, &seen[12], &v.User, jsonPtrContainerUser)
 		case "allocatedResourcesStatus":
-			err = wire.DecodeField(d, &seen[13], &v.AllocatedResourcesStatus, DecodeSliceResourceStatus)
+			err = wire.DecodeField(d, &seen[13], &v.AllocatedResourcesStatus, jsonSliceResourceStatus)
 		case "stopSignal":
-			err = wire.DecodeField(d, &seen[14], &v.StopSignal, DecodePtrSignal)
+			err = wire.DecodeField(d, &seen[14], &v.StopSignal, jsonPtrSignal)
 		default:
 			err = d.SkipValue()
 		}
@@ -1065,14 +1030,12 @@ func DecodeContainerStatus(d *wire.JSONDecoder, v *corev1.ContainerStatus) error
 	}
 }
 
-// DecodeContainerUser decodes a JSON value into a zero corev1.ContainerUser as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeContainerUser(d *wire.JSONDecoder, v *corev1.ContainerUser) error {
+func jsonContainerUser(d *wire.JSONDecoder, v *corev1.ContainerUser) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1082,7 +1045,7 @@ func DecodeContainerUser(d *wire.JSONDecoder, v *corev1.ContainerUser) error {
 		}
 		switch string(name) {
 		case "linux":
-			err = wire.DecodeField(d, &seen[0], &v.Linux, DecodePtrLinuxContainerUser)
+			err = wire.DecodeField(d, &seen[0], &v.Linux, jsonPtrLinuxContainerUser)
 		default:
 			err = d.SkipValue()
 		}
@@ -1092,14 +1055,12 @@ func DecodeContainerUser(d *wire.JSONDecoder, v *corev1.ContainerUser) error {
 	}
 }
 
-// DecodeDownwardAPIProjection decodes a JSON value into a zero corev1.DownwardAPIProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeDownwardAPIProjection(d *wire.JSONDecoder, v *corev1.DownwardAPIProjection) error {
+func jsonDownwardAPIProjection(d *wire.JSONDecoder, v *corev1.DownwardAPIProjection) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1109,7 +1070,7 @@ func DecodeDownwardAPIProjection(d *wire.JSONDecoder, v *corev1.DownwardAPIProje
 		}
 		switch string(name) {
 		case "items":
-			err = wire.DecodeField(d, &seen[0], &v.Items, DecodeSliceDownwardAPIVolumeFile)
+			err = wire.DecodeField(d, &seen[0], &v.Items, jsonSliceDownwardAPIVolumeFile)
 		default:
 			err = d.SkipValue()
 		}
@@ -1119,14 +1080,12 @@ func DecodeDownwardAPIProjection(d *wire.JSONDecoder, v *corev1.DownwardAPIProje
 	}
 }
 
-// DecodeDownwardAPIVolumeFile decodes a JSON value into a zero corev1.DownwardAPIVolumeFile as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeDownwardAPIVolumeFile(d *wire.JSONDecoder, v *corev1.DownwardAPIVolumeFile) error {
+func jsonDownwardAPIVolumeFile(d *wire.JSONDecoder, v *corev1.DownwardAPIVolumeFile) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1138,13 +1097,13 @@ func DecodeDownwardAPIVolumeFile(d *wire.JSONDecoder, v *corev1.DownwardAPIVolum
 		case "path":
 			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
 		case "fieldRef":
-			err = wire.DecodeField(d, &seen[1], &v.FieldRef, DecodePtrObjectFieldSelector)
+			err = wire.DecodeField(d, &seen[1], &v.FieldRef, jsonPtrObjectFieldSelector)
 		case "resourceFieldRef":
-			err = wire.DecodeField(d, &seen[2], &v.ResourceFieldRef, DecodePtrResourceFieldSelector)
+			err = wire.DecodeField(d, &seen[2], &v.ResourceFieldRef, jsonPtrResourceFieldSelector)
 		case "mode":
-			err = wire.DecodeField(d, &seen[3], &v.Mode, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[3], &v.Mode, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "user":
-			err = wire.DecodeField(d, &seen[4], &v.User, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[4], &v.User, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1154,14 +1113,12 @@ func DecodeDownwardAPIVolumeFile(d *wire.JSONDecoder, v *corev1.DownwardAPIVolum
 	}
 }
 
-// DecodeDownwardAPIVolumeSource decodes a JSON value into a zero corev1.DownwardAPIVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeDownwardAPIVolumeSource(d *wire.JSONDecoder, v *corev1.DownwardAPIVolumeSource) error {
+func jsonDownwardAPIVolumeSource(d *wire.JSONDecoder, v *corev1.DownwardAPIVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -1171,11 +1128,11 @@ func DecodeDownwardAPIVolumeSource(d *wire.JSONDecoder, v *corev1.DownwardAPIVol
 		}
 		switch string(name) {
 		case "items":
-			err = wire.DecodeField(d, &seen[0], &v.Items, DecodeSliceDownwardAPIVolumeFile)
+			err = wire.DecodeField(d, &seen[0], &v.Items, jsonSliceDownwardAPIVolumeFile)
 		case "defaultMode":
-			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "defaultUser":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1185,14 +1142,12 @@ func DecodeDownwardAPIVolumeSource(d *wire.JSONDecoder, v *corev1.DownwardAPIVol
 	}
 }
 
-// DecodeEmptyDirVolumeSource decodes a JSON value into a zero corev1.EmptyDirVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeEmptyDirVolumeSource(d *wire.JSONDecoder, v *corev1.EmptyDirVolumeSource) error {
+func jsonEmptyDirVolumeSource(d *wire.JSONDecoder, v *corev1.EmptyDirVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -1204,9 +1159,9 @@ func DecodeEmptyDirVolumeSource(d *wire.JSONDecoder, v *corev1.EmptyDirVolumeSou
 		case "medium":
 			err = wire.DecodeField(d, &seen[0], &v.Medium, wire.DecodeString)
 		case "sizeLimit":
-			err = wire.DecodeField(d, &seen[1], &v.SizeLimit, DecodePtrResourceQuantity)
+			err = wire.DecodeField(d, &seen[1], &v.SizeLimit, jsonPtrResourceQuantity)
 		case "mode":
-			err = wire.DecodeField(d, &seen[2], &v.Mode, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.Mode, (*wire.JSONDecoder).DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1216,14 +1171,12 @@ func DecodeEmptyDirVolumeSource(d *wire.JSONDecoder, v *corev1.EmptyDirVolumeSou
 	}
 }
 
-// DecodeEnvFromSource decodes a JSON value into a zero corev1.EnvFromSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeEnvFromSource(d *wire.JSONDecoder, v *corev1.EnvFromSource) error {
+func jsonEnvFromSource(d *wire.JSONDecoder, v *corev1.EnvFromSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -1235,9 +1188,9 @@ func DecodeEnvFromSource(d *wire.JSONDecoder, v *corev1.EnvFromSource) error {
 		case "prefix":
 			err = wire.DecodeField(d, &seen[0], &v.Prefix, wire.DecodeString)
 		case "configMapRef":
-			err = wire.DecodeField(d, &seen[1], &v.ConfigMapRef, DecodePtrConfigMapEnvSource)
+			err = wire.DecodeField(d, &seen[1], &v.ConfigMapRef, jsonPtrConfigMapEnvSource)
 		case "secretRef":
-			err = wire.DecodeField(d, &seen[2], &v.SecretRef, DecodePtrSecretEnvSource)
+			err = wire.DecodeField(d, &seen[2], &v.SecretRef, jsonPtrSecretEnvSource)
 		default:
 			err = d.SkipValue()
 		}
@@ -1247,14 +1200,12 @@ func DecodeEnvFromSource(d *wire.JSONDecoder, v *corev1.EnvFromSource) error {
 	}
 }
 
-// DecodeEnvVar decodes a JSON value into a zero corev1.EnvVar as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeEnvVar(d *wire.JSONDecoder, v *corev1.EnvVar) error {
+func jsonEnvVar(d *wire.JSONDecoder, v *corev1.EnvVar) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -1268,7 +1219,7 @@ func DecodeEnvVar(d *wire.JSONDecoder, v *corev1.EnvVar) error {
 		case "value":
 			err = wire.DecodeField(d, &seen[1], &v.Value, wire.DecodeString)
 		case "valueFrom":
-			err = wire.DecodeField(d, &seen[2], &v.ValueFrom, DecodePtrEnvVarSource)
+			err = wire.DecodeField(d, &seen[2], &v.ValueFrom, jsonPtrEnvVarSource)
 		default:
 			err = d.SkipValue()
 		}
@@ -1278,14 +1229,12 @@ func DecodeEnvVar(d *wire.JSONDecoder, v *corev1.EnvVar) error {
 	}
 }
 
-// DecodeEnvVarSource decodes a JSON value into a zero corev1.EnvVarSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeEnvVarSource(d *wire.JSONDecoder, v *corev1.EnvVarSource) error {
+func jsonEnvVarSource(d *wire.JSONDecoder, v *corev1.EnvVarSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1295,15 +1244,15 @@ func DecodeEnvVarSource(d *wire.JSONDecoder, v *corev1.EnvVarSource) error {
 		}
 		switch string(name) {
 		case "fieldRef":
-			err = wire.DecodeField(d, &seen[0], &v.FieldRef, DecodePtrObjectFieldSelector)
+			err = wire.DecodeField(d, &seen[0], &v.FieldRef, jsonPtrObjectFieldSelector)
 		case "resourceFieldRef":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceFieldRef, DecodePtrResourceFieldSelector)
+			err = wire.DecodeField(d, &seen[1], &v.ResourceFieldRef, jsonPtrResourceFieldSelector)
 		case "configMapKeyRef":
-			err = wire.DecodeField(d, &seen[2], &v.ConfigMapKeyRef, DecodePtrConfigMapKeySelector)
+			err = wire.DecodeField(d, &seen[2], &v.ConfigMapKeyRef, jsonPtrConfigMapKeySelector)
 		case "secretKeyRef":
-			err = wire.DecodeField(d, &seen[3], &v.SecretKeyRef, DecodePtrSecretKeySelector)
+			err = wire.DecodeField(d, &seen[3], &v.SecretKeyRef, jsonPtrSecretKeySelector)
 		case "fileKeyRef":
-			err = wire.DecodeField(d, &seen[4], &v.FileKeyRef, DecodePtrFileKeySelector)
+			err = wire.DecodeField(d, &seen[4], &v.FileKeyRef, jsonPtrFileKeySelector)
 		default:
 			err = d.SkipValue()
 		}
@@ -1313,14 +1262,12 @@ func DecodeEnvVarSource(d *wire.JSONDecoder, v *corev1.EnvVarSource) error {
 	}
 }
 
-// DecodeEphemeralContainer decodes a JSON value into a zero corev1.EphemeralContainer as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeEphemeralContainer(d *wire.JSONDecoder, v *corev1.EphemeralContainer) error {
+func jsonEphemeralContainer(d *wire.JSONDecoder, v *corev1.EphemeralContainer) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [26]bool
 	for {
@@ -1334,37 +1281,37 @@ func DecodeEphemeralContainer(d *wire.JSONDecoder, v *corev1.EphemeralContainer)
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.EphemeralContainerCommon.Image, wire.DecodeString)
 		case "command":
-			err = wire.DecodeField(d, &seen[2], &v.EphemeralContainerCommon.Command, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[2], &v.EphemeralContainerCommon.Command, (*wire.JSONDecoder).DecodeStrings)
 		case "args":
-			err = wire.DecodeField(d, &seen[3], &v.EphemeralContainerCommon.Args, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[3], &v.EphemeralContainerCommon.Args, (*wire.JSONDecoder).DecodeStrings)
 		case "workingDir":
 			err = wire.DecodeField(d, &seen[4], &v.EphemeralContainerCommon.WorkingDir, wire.DecodeString)
 		case "ports":
-			err = wire.DecodeField(d, &seen[5], &v.EphemeralContainerCommon.Ports, DecodeSliceContainerPort)
+			err = wire.DecodeField(d, &seen[5], &v.EphemeralContainerCommon.Ports, jsonSliceContainerPort)
 		case "envFrom":
-			err = wire.DecodeField(d, &seen[6], &v.EphemeralContainerCommon.EnvFrom, DecodeSliceEnvFromSource)
+			err = wire.DecodeField(d, &seen[6], &v.EphemeralContainerCommon.EnvFrom, jsonSliceEnvFromSource)
 		case "env":
-			err = wire.DecodeField(d, &seen[7], &v.EphemeralContainerCommon.Env, DecodeSliceEnvVar)
+			err = wire.DecodeField(d, &seen[7], &v.EphemeralContainerCommon.Env, jsonSliceEnvVar)
 		case "resources":
-			err = wire.DecodeField(d, &seen[8], &v.EphemeralContainerCommon.Resources, DecodeResourceRequirements)
+			err = wire.DecodeField(d, &seen[8], &v.EphemeralContainerCommon.Resources, jsonResourceRequirements)
 		case "resizePolicy":
-			err = wire.DecodeField(d, &seen[9], &v.EphemeralContainerCommon.ResizePolicy, DecodeSliceContainerResizePolicy)
+			err = wire.DecodeField(d, &seen[9], &v.EphemeralContainerCommon.ResizePolicy, jsonSliceContainerResizePolicy)
 		case "restartPolicy":
-			err = wire.DecodeField(d, &seen[10], &v.EphemeralContainerCommon.RestartPolicy, DecodePtrContainerRestartPolicy)
+			err = wire.DecodeField(d, &seen[10], &v.EphemeralContainerCommon.RestartPolicy, jsonPtrContainerRestartPolicy)
 		case "restartPolicyRules":
-			err = wire.DecodeField(d, &seen[11], &v.EphemeralContainerCommon.RestartPolicyRules, DecodeSliceContainerRestartRule)
+			err = wire.DecodeField(d, &seen[11], &v.EphemeralContainerCommon.RestartPolicyRules, jsonSliceContainerRestartRule)
 		case "volumeMounts":
-			err = wire.DecodeField(d, &seen[12], &v.EphemeralContainerCommon.VolumeMounts, DecodeSliceVolumeMount)
+			err = wire.DecodeField(d, &seen[12], &v.EphemeralContainerCommon.VolumeMounts, jsonSliceVolumeMount)
 		case "volumeDevices":
-			err = wire.DecodeField(d, &seen[13], &v.EphemeralContainerCommon.VolumeDevices, DecodeSliceVolumeDevice)
+			err = wire.DecodeField(d, &seen[13], &v.EphemeralContainerCommon.VolumeDevices, jsonSliceVolumeDevice)
 		case "livenessProbe":
-			err = wire.DecodeField(d, &seen[14], &v.EphemeralContainerCommon.LivenessProbe, DecodePtrProbe)
+			err = wire.DecodeField(d, &seen[14], &v.EphemeralContainerCommon.LivenessProbe, jsonPtrProbe)
 		case "readinessProbe":
-			err = wire.DecodeField(d, &seen[15], &v.EphemeralContainerCommon.ReadinessProbe, DecodePtrProbe)
+			err = wire.DecodeField(d, &seen[15], &v.EphemeralContainerCommon.ReadinessProbe, jsonPtrProbe)
 		case "startupProbe":
-			err = wire.DecodeField(d, &seen[16], &v.EphemeralContainerCommon.StartupProbe, DecodePtrProbe)
+			err = wire.DecodeField(d, &seen[16], &v.EphemeralContainerCommon.StartupProbe, jsonPtrProbe)
 		case "lifecycle":
-			err = wire.DecodeField(d, &seen[17], &v.EphemeralContainerCommon.Lifecycle, DecodePtrLifecycle)
+			err = wire.DecodeField(d, &seen[17], &v.EphemeralContainerCommon.Lifecycle, jsonPtrLifecycle)
 		case "terminationMessagePath":
 			err = wire.DecodeField(d, &seen[18], &v.EphemeralContainerCommon.TerminationMessagePath, wire.DecodeString)
 		case "terminationMessagePolicy":
@@ -1372,7 +1319,7 @@ func DecodeEphemeralContainer(d *wire.JSONDecoder, v *corev1.EphemeralContainer)
 		case "imagePullPolicy":
 			err = wire.DecodeField(d, &seen[20], &v.EphemeralContainerCommon.ImagePullPolicy, wire.DecodeString)
 		case "securityContext":
-			err = wire.DecodeField(d, &seen[21], &v.EphemeralContainerCommon.SecurityContext, DecodePtrSecurityContext)
+			err = wire.DecodeField(d, &seen[21], &v.EphemeralContainerCommon.SecurityContext, jsonPtrSecurityContext)
 		case "stdin":
 			err = wire.DecodeField(d, &seen[22], &v.EphemeralContainerCommon.Stdin, wire.DecodeBool)
 		case "stdinOnce":
@@ -1390,14 +1337,12 @@ func DecodeEphemeralContainer(d *wire.JSONDecoder, v *corev1.EphemeralContainer)
 	}
 }
 
-// DecodeEphemeralVolumeSource decodes a JSON value into a zero corev1.EphemeralVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeEphemeralVolumeSource(d *wire.JSONDecoder, v *corev1.EphemeralVolumeSource) error {
+func jsonEphemeralVolumeSource(d *wire.JSONDecoder, v *corev1.EphemeralVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1407,7 +1352,7 @@ func DecodeEphemeralVolumeSource(d *wire.JSONDecoder, v *corev1.EphemeralVolumeS
 		}
 		switch string(name) {
 		case "volumeClaimTemplate":
-			err = wire.DecodeField(d, &seen[0], &v.VolumeClaimTemplate, DecodePtrPersistentVolumeClaimTemplate)
+			err = wire.DecodeField(d, &seen[0], &v.VolumeClaimTemplate, jsonPtrPersistentVolumeClaimTemplate)
 		default:
 			err = d.SkipValue()
 		}
@@ -1417,14 +1362,12 @@ func DecodeEphemeralVolumeSource(d *wire.JSONDecoder, v *corev1.EphemeralVolumeS
 	}
 }
 
-// DecodeEvictionResponder decodes a JSON value into a zero corev1.EvictionResponder as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeEvictionResponder(d *wire.JSONDecoder, v *corev1.EvictionResponder) error {
+func jsonEvictionResponder(d *wire.JSONDecoder, v *corev1.EvictionResponder) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1436,7 +1379,7 @@ func DecodeEvictionResponder(d *wire.JSONDecoder, v *corev1.EvictionResponder) e
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "priority":
-			err = wire.DecodeField(d, &seen[1], &v.Priority, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.Priority, (*wire.JSONDecoder).DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1446,14 +1389,12 @@ func DecodeEvictionResponder(d *wire.JSONDecoder, v *corev1.EvictionResponder) e
 	}
 }
 
-// DecodeExecAction decodes a JSON value into a zero corev1.ExecAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeExecAction(d *wire.JSONDecoder, v *corev1.ExecAction) error {
+func jsonExecAction(d *wire.JSONDecoder, v *corev1.ExecAction) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1463,7 +1404,7 @@ func DecodeExecAction(d *wire.JSONDecoder, v *corev1.ExecAction) error {
 		}
 		switch string(name) {
 		case "command":
-			err = wire.DecodeField(d, &seen[0], &v.Command, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.Command, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -1473,14 +1414,12 @@ func DecodeExecAction(d *wire.JSONDecoder, v *corev1.ExecAction) error {
 	}
 }
 
-// DecodeFCVolumeSource decodes a JSON value into a zero corev1.FCVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeFCVolumeSource(d *wire.JSONDecoder, v *corev1.FCVolumeSource) error {
+func jsonFCVolumeSource(d *wire.JSONDecoder, v *corev1.FCVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1490,15 +1429,15 @@ func DecodeFCVolumeSource(d *wire.JSONDecoder, v *corev1.FCVolumeSource) error {
 		}
 		switch string(name) {
 		case "targetWWNs":
-			err = wire.DecodeField(d, &seen[0], &v.TargetWWNs, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.TargetWWNs, (*wire.JSONDecoder).DecodeStrings)
 		case "lun":
-			err = wire.DecodeField(d, &seen[1], &v.Lun, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.Lun, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "fsType":
 			err = wire.DecodeField(d, &seen[2], &v.FSType, wire.DecodeString)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
 		case "wwids":
-			err = wire.DecodeField(d, &seen[4], &v.WWIDs, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[4], &v.WWIDs, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -1508,14 +1447,12 @@ func DecodeFCVolumeSource(d *wire.JSONDecoder, v *corev1.FCVolumeSource) error {
 	}
 }
 
-// DecodeFileKeySelector decodes a JSON value into a zero corev1.FileKeySelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeFileKeySelector(d *wire.JSONDecoder, v *corev1.FileKeySelector) error {
+func jsonFileKeySelector(d *wire.JSONDecoder, v *corev1.FileKeySelector) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -1531,7 +1468,7 @@ func DecodeFileKeySelector(d *wire.JSONDecoder, v *corev1.FileKeySelector) error
 		case "key":
 			err = wire.DecodeField(d, &seen[2], &v.Key, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[3], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1541,14 +1478,12 @@ func DecodeFileKeySelector(d *wire.JSONDecoder, v *corev1.FileKeySelector) error
 	}
 }
 
-// DecodeFlexVolumeSource decodes a JSON value into a zero corev1.FlexVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeFlexVolumeSource(d *wire.JSONDecoder, v *corev1.FlexVolumeSource) error {
+func jsonFlexVolumeSource(d *wire.JSONDecoder, v *corev1.FlexVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1562,11 +1497,11 @@ func DecodeFlexVolumeSource(d *wire.JSONDecoder, v *corev1.FlexVolumeSource) err
 		case "fsType":
 			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
 		case "secretRef":
-			err = wire.DecodeField(d, &seen[2], &v.SecretRef, DecodePtrLocalObjectReference)
+			err = wire.DecodeField(d, &seen[2], &v.SecretRef, jsonPtrLocalObjectReference)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
 		case "options":
-			err = wire.DecodeField(d, &seen[4], &v.Options, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[4], &v.Options, (*wire.JSONDecoder).DecodeStringMap)
 		default:
 			err = d.SkipValue()
 		}
@@ -1576,14 +1511,12 @@ func DecodeFlexVolumeSource(d *wire.JSONDecoder, v *corev1.FlexVolumeSource) err
 	}
 }
 
-// DecodeFlockerVolumeSource decodes a JSON value into a zero corev1.FlockerVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeFlockerVolumeSource(d *wire.JSONDecoder, v *corev1.FlockerVolumeSource) error {
+func jsonFlockerVolumeSource(d *wire.JSONDecoder, v *corev1.FlockerVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1605,14 +1538,12 @@ func DecodeFlockerVolumeSource(d *wire.JSONDecoder, v *corev1.FlockerVolumeSourc
 	}
 }
 
-// DecodeGCEPersistentDiskVolumeSource decodes a JSON value into a zero corev1.GCEPersistentDiskVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeGCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.GCEPersistentDiskVolumeSource) error {
+func jsonGCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.GCEPersistentDiskVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -1626,7 +1557,7 @@ func DecodeGCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.GCEPersi
 		case "fsType":
 			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeString)
 		case "partition":
-			err = wire.DecodeField(d, &seen[2], &v.Partition, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[2], &v.Partition, wire.DecodeNumber)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
 		default:
@@ -1638,14 +1569,12 @@ func DecodeGCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.GCEPersi
 	}
 }
 
-// DecodeGRPCAction decodes a JSON value into a zero corev1.GRPCAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeGRPCAction(d *wire.JSONDecoder, v *corev1.GRPCAction) error {
+func jsonGRPCAction(d *wire.JSONDecoder, v *corev1.GRPCAction) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -1655,11 +1584,11 @@ func DecodeGRPCAction(d *wire.JSONDecoder, v *corev1.GRPCAction) error {
 		}
 		switch string(name) {
 		case "port":
-			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeNumber)
 		case "service":
-			err = wire.DecodeField(d, &seen[1], &v.Service, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Service, (*wire.JSONDecoder).DecodeStringPtr)
 		case "mode":
-			err = wire.DecodeField(d, &seen[2], &v.Mode, DecodePtrGRPCProbeMode)
+			err = wire.DecodeField(d, &seen[2], &v.Mode, jsonPtrGRPCProbeMode)
 		default:
 			err = d.SkipValue()
 		}
@@ -1669,14 +1598,12 @@ func DecodeGRPCAction(d *wire.JSONDecoder, v *corev1.GRPCAction) error {
 	}
 }
 
-// DecodeGitRepoVolumeSource decodes a JSON value into a zero corev1.GitRepoVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeGitRepoVolumeSource(d *wire.JSONDecoder, v *corev1.GitRepoVolumeSource) error {
+func jsonGitRepoVolumeSource(d *wire.JSONDecoder, v *corev1.GitRepoVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -1700,14 +1627,12 @@ func DecodeGitRepoVolumeSource(d *wire.JSONDecoder, v *corev1.GitRepoVolumeSourc
 	}
 }
 
-// DecodeGlusterfsVolumeSource decodes a JSON value into a zero corev1.GlusterfsVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeGlusterfsVolumeSource(d *wire.JSONDecoder, v *corev1.GlusterfsVolumeSource) error {
+func jsonGlusterfsVolumeSource(d *wire.JSONDecoder, v *corev1.GlusterfsVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -1731,14 +1656,12 @@ func DecodeGlusterfsVolumeSource(d *wire.JSONDecoder, v *corev1.GlusterfsVolumeS
 	}
 }
 
-// DecodeHTTPGetAction decodes a JSON value into a zero corev1.HTTPGetAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeHTTPGetAction(d *wire.JSONDecoder, v *corev1.HTTPGetAction) error {
+func jsonHTTPGetAction(d *wire.JSONDecoder, v *corev1.HTTPGetAction) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -1756,9 +1679,9 @@ func DecodeHTTPGetAction(d *wire.JSONDecoder, v *corev1.HTTPGetAction) error {
 		case "scheme":
 			err = wire.DecodeField(d, &seen[3], &v.Scheme, wire.DecodeString)
 		case "httpHeaders":
-			err = wire.DecodeField(d, &seen[4], &v.HTTPHeaders, DecodeSliceHTTPHeader)
+			err = wire.DecodeField(d, &seen[4], &v.HTTPHeaders, jsonSliceHTTPHeader)
 		case "protocol":
-			err = wire.DecodeField(d, &seen[5], &v.Protocol, DecodePtrHTTPProtocol)
+			err = wire.DecodeField(d, &seen[5], &v.Protocol, jsonPtrHTTPProtocol)
 		default:
 			err = d.SkipValue()
 		}
@@ -1768,14 +1691,12 @@ func DecodeHTTPGetAction(d *wire.JSONDecoder, v *corev1.HTTPGetAction) error {
 	}
 }
 
-// DecodeHTTPHeader decodes a JSON value into a zero corev1.HTTPHeader as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeHTTPHeader(d *wire.JSONDecoder, v *corev1.HTTPHeader) error {
+func jsonHTTPHeader(d *wire.JSONDecoder, v *corev1.HTTPHeader) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1797,14 +1718,12 @@ func DecodeHTTPHeader(d *wire.JSONDecoder, v *corev1.HTTPHeader) error {
 	}
 }
 
-// DecodeHostAlias decodes a JSON value into a zero corev1.HostAlias as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeHostAlias(d *wire.JSONDecoder, v *corev1.HostAlias) error {
+func jsonHostAlias(d *wire.JSONDecoder, v *corev1.HostAlias) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1816,7 +1735,7 @@ func DecodeHostAlias(d *wire.JSONDecoder, v *corev1.HostAlias) error {
 		case "ip":
 			err = wire.DecodeField(d, &seen[0], &v.IP, wire.DecodeString)
 		case "hostnames":
-			err = wire.DecodeField(d, &seen[1], &v.Hostnames, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.Hostnames, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -1826,14 +1745,12 @@ func DecodeHostAlias(d *wire.JSONDecoder, v *corev1.HostAlias) error {
 	}
 }
 
-// DecodeHostIP decodes a JSON value into a zero corev1.HostIP as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeHostIP(d *wire.JSONDecoder, v *corev1.HostIP) error {
+func jsonHostIP(d *wire.JSONDecoder, v *corev1.HostIP) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1853,14 +1770,12 @@ func DecodeHostIP(d *wire.JSONDecoder, v *corev1.HostIP) error {
 	}
 }
 
-// DecodeHostPathVolumeSource decodes a JSON value into a zero corev1.HostPathVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeHostPathVolumeSource(d *wire.JSONDecoder, v *corev1.HostPathVolumeSource) error {
+func jsonHostPathVolumeSource(d *wire.JSONDecoder, v *corev1.HostPathVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1872,7 +1787,7 @@ func DecodeHostPathVolumeSource(d *wire.JSONDecoder, v *corev1.HostPathVolumeSou
 		case "path":
 			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
 		case "type":
-			err = wire.DecodeField(d, &seen[1], &v.Type, DecodePtrHostPathType)
+			err = wire.DecodeField(d, &seen[1], &v.Type, jsonPtrHostPathType)
 		default:
 			err = d.SkipValue()
 		}
@@ -1882,14 +1797,12 @@ func DecodeHostPathVolumeSource(d *wire.JSONDecoder, v *corev1.HostPathVolumeSou
 	}
 }
 
-// DecodeISCSIVolumeSource decodes a JSON value into a zero corev1.ISCSIVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSource) error {
+func jsonISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [11]bool
 	for {
@@ -1903,7 +1816,7 @@ func DecodeISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSource) e
 		case "iqn":
 			err = wire.DecodeField(d, &seen[1], &v.IQN, wire.DecodeString)
 		case "lun":
-			err = wire.DecodeField(d, &seen[2], &v.Lun, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[2], &v.Lun, wire.DecodeNumber)
 		case "iscsiInterface":
 			err = wire.DecodeField(d, &seen[3], &v.ISCSIInterface, wire.DecodeString)
 		case "fsType":
@@ -1911,15 +1824,15 @@ func DecodeISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSource) e
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[5], &v.ReadOnly, wire.DecodeBool)
 		case "portals":
-			err = wire.DecodeField(d, &seen[6], &v.Portals, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[6], &v.Portals, (*wire.JSONDecoder).DecodeStrings)
 		case "chapAuthDiscovery":
 			err = wire.DecodeField(d, &seen[7], &v.DiscoveryCHAPAuth, wire.DecodeBool)
 		case "chapAuthSession":
 			err = wire.DecodeField(d, &seen[8], &v.SessionCHAPAuth, wire.DecodeBool)
 		case "secretRef":
-			err = wire.DecodeField(d, &seen[9], &v.SecretRef, DecodePtrLocalObjectReference)
+			err = wire.DecodeField(d, &seen[9], &v.SecretRef, jsonPtrLocalObjectReference)
 		case "initiatorName":
-			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1929,14 +1842,12 @@ func DecodeISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSource) e
 	}
 }
 
-// DecodeImageVolumeSource decodes a JSON value into a zero corev1.ImageVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeImageVolumeSource(d *wire.JSONDecoder, v *corev1.ImageVolumeSource) error {
+func jsonImageVolumeSource(d *wire.JSONDecoder, v *corev1.ImageVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1958,14 +1869,12 @@ func DecodeImageVolumeSource(d *wire.JSONDecoder, v *corev1.ImageVolumeSource) e
 	}
 }
 
-// DecodeImageVolumeStatus decodes a JSON value into a zero corev1.ImageVolumeStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeImageVolumeStatus(d *wire.JSONDecoder, v *corev1.ImageVolumeStatus) error {
+func jsonImageVolumeStatus(d *wire.JSONDecoder, v *corev1.ImageVolumeStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1985,14 +1894,12 @@ func DecodeImageVolumeStatus(d *wire.JSONDecoder, v *corev1.ImageVolumeStatus) e
 	}
 }
 
-// DecodeKeyToPath decodes a JSON value into a zero corev1.KeyToPath as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeKeyToPath(d *wire.JSONDecoder, v *corev1.KeyToPath) error {
+func jsonKeyToPath(d *wire.JSONDecoder, v *corev1.KeyToPath) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -2006,9 +1913,9 @@ func DecodeKeyToPath(d *wire.JSONDecoder, v *corev1.KeyToPath) error {
 		case "path":
 			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
 		case "mode":
-			err = wire.DecodeField(d, &seen[2], &v.Mode, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.Mode, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "user":
-			err = wire.DecodeField(d, &seen[3], &v.User, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[3], &v.User, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2018,14 +1925,12 @@ func DecodeKeyToPath(d *wire.JSONDecoder, v *corev1.KeyToPath) error {
 	}
 }
 
-// DecodeLifecycle decodes a JSON value into a zero corev1.Lifecycle as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeLifecycle(d *wire.JSONDecoder, v *corev1.Lifecycle) error {
+func jsonLifecycle(d *wire.JSONDecoder, v *corev1.Lifecycle) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -2035,11 +1940,11 @@ func DecodeLifecycle(d *wire.JSONDecoder, v *corev1.Lifecycle) error {
 		}
 		switch string(name) {
 		case "postStart":
-			err = wire.DecodeField(d, &seen[0], &v.PostStart, DecodePtrLifecycleHandler)
+			err = wire.DecodeField(d, &seen[0], &v.PostStart, jsonPtrLifecycleHandler)
 		case "preStop":
-			err = wire.DecodeField(d, &seen[1], &v.PreStop, DecodePtrLifecycleHandler)
+			err = wire.DecodeField(d, &seen[1], &v.PreStop, jsonPtrLifecycleHandler)
 		case "stopSignal":
-			err = wire.DecodeField(d, &seen[2], &v.StopSignal, DecodePtrSignal)
+			err = wire.DecodeField(d, &seen[2], &v.StopSignal, jsonPtrSignal)
 		default:
 			err = d.SkipValue()
 		}
@@ -2049,14 +1954,12 @@ func DecodeLifecycle(d *wire.JSONDecoder, v *corev1.Lifecycle) error {
 	}
 }
 
-// DecodeLifecycleHandler decodes a JSON value into a zero corev1.LifecycleHandler as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeLifecycleHandler(d *wire.JSONDecoder, v *corev1.LifecycleHandler) error {
+func jsonLifecycleHandler(d *wire.JSONDecoder, v *corev1.LifecycleHandler) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -2066,13 +1969,13 @@ func DecodeLifecycleHandler(d *wire.JSONDecoder, v *corev1.LifecycleHandler) err
 		}
 		switch string(name) {
 		case "exec":
-			err = wire.DecodeField(d, &seen[0], &v.Exec, DecodePtrExecAction)
+			err = wire.DecodeField(d, &seen[0], &v.Exec, jsonPtrExecAction)
 		case "httpGet":
-			err = wire.DecodeField(d, &seen[1], &v.HTTPGet, DecodePtrHTTPGetAction)
+			err = wire.DecodeField(d, &seen[1], &v.HTTPGet, jsonPtrHTTPGetAction)
 		case "tcpSocket":
-			err = wire.DecodeField(d, &seen[2], &v.TCPSocket, DecodePtrTCPSocketAction)
+			err = wire.DecodeField(d, &seen[2], &v.TCPSocket, jsonPtrTCPSocketAction)
 		case "sleep":
-			err = wire.DecodeField(d, &seen[3], &v.Sleep, DecodePtrSleepAction)
+			err = wire.DecodeField(d, &seen[3], &v.Sleep, jsonPtrSleepAction)
 		default:
 			err = d.SkipValue()
 		}
@@ -2082,14 +1985,12 @@ func DecodeLifecycleHandler(d *wire.JSONDecoder, v *corev1.LifecycleHandler) err
 	}
 }
 
-// DecodeLinuxContainerUser decodes a JSON value into a zero corev1.LinuxContainerUser as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeLinuxContainerUser(d *wire.JSONDecoder, v *corev1.LinuxContainerUser) error {
+func jsonLinuxContainerUser(d *wire.JSONDecoder, v *corev1.LinuxContainerUser) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -2099,11 +2000,11 @@ func DecodeLinuxContainerUser(d *wire.JSONDecoder, v *corev1.LinuxContainerUser)
 		}
 		switch string(name) {
 		case "uid":
-			err = wire.DecodeField(d, &seen[0], &v.UID, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.UID, wire.DecodeNumber)
 		case "gid":
-			err = wire.DecodeField(d, &seen[1], &v.GID, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.GID, wire.DecodeNumber)
 		case "supplementalGroups":
-			err = wire.DecodeField(d, &seen[2], &v.SupplementalGroups, DecodeSliceInt64)
+			err = wire.DecodeField(d, &seen[2], &v.SupplementalGroups, jsonSliceInt64)
 		default:
 			err = d.SkipValue()
 		}
@@ -2113,14 +2014,12 @@ func DecodeLinuxContainerUser(d *wire.JSONDecoder, v *corev1.LinuxContainerUser)
 	}
 }
 
-// DecodeLoadBalancerIngress decodes a JSON value into a zero corev1.LoadBalancerIngress as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeLoadBalancerIngress(d *wire.JSONDecoder, v *corev1.LoadBalancerIngress) error {
+func jsonLoadBalancerIngress(d *wire.JSONDecoder, v *corev1.LoadBalancerIngress) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -2134,9 +2033,9 @@ func DecodeLoadBalancerIngress(d *wire.JSONDecoder, v *corev1.LoadBalancerIngres
 		case "hostname":
 			err = wire.DecodeField(d, &seen[1], &v.Hostname, wire.DecodeString)
 		case "ipMode":
-			err = wire.DecodeField(d, &seen[2], &v.IPMode, DecodePtrLoadBalancerIPMode)
+			err = wire.DecodeField(d, &seen[2], &v.IPMode, jsonPtrLoadBalancerIPMode)
 		case "ports":
-			err = wire.DecodeField(d, &seen[3], &v.Ports, DecodeSlicePortStatus)
+			err = wire.DecodeField(d, &seen[3], &v.Ports, jsonSlicePortStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -2146,14 +2045,12 @@ func DecodeLoadBalancerIngress(d *wire.JSONDecoder, v *corev1.LoadBalancerIngres
 	}
 }
 
-// DecodeLoadBalancerStatus decodes a JSON value into a zero corev1.LoadBalancerStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeLoadBalancerStatus(d *wire.JSONDecoder, v *corev1.LoadBalancerStatus) error {
+func jsonLoadBalancerStatus(d *wire.JSONDecoder, v *corev1.LoadBalancerStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -2163,7 +2060,7 @@ func DecodeLoadBalancerStatus(d *wire.JSONDecoder, v *corev1.LoadBalancerStatus)
 		}
 		switch string(name) {
 		case "ingress":
-			err = wire.DecodeField(d, &seen[0], &v.Ingress, DecodeSliceLoadBalancerIngress)
+			err = wire.DecodeField(d, &seen[0], &v.Ingress, jsonSliceLoadBalancerIngress)
 		default:
 			err = d.SkipValue()
 		}
@@ -2173,14 +2070,12 @@ func DecodeLoadBalancerStatus(d *wire.JSONDecoder, v *corev1.LoadBalancerStatus)
 	}
 }
 
-// DecodeLocalObjectReference decodes a JSON value into a zero corev1.LocalObjectReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeLocalObjectReference(d *wire.JSONDecoder, v *corev1.LocalObjectReference) error {
+func jsonLocalObjectReference(d *wire.JSONDecoder, v *corev1.LocalObjectReference) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -2200,14 +2095,12 @@ func DecodeLocalObjectReference(d *wire.JSONDecoder, v *corev1.LocalObjectRefere
 	}
 }
 
-// DecodeModifyVolumeStatus decodes a JSON value into a zero corev1.ModifyVolumeStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeModifyVolumeStatus(d *wire.JSONDecoder, v *corev1.ModifyVolumeStatus) error {
+func jsonModifyVolumeStatus(d *wire.JSONDecoder, v *corev1.ModifyVolumeStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2229,14 +2122,12 @@ func DecodeModifyVolumeStatus(d *wire.JSONDecoder, v *corev1.ModifyVolumeStatus)
 	}
 }
 
-// DecodeNFSVolumeSource decodes a JSON value into a zero corev1.NFSVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeNFSVolumeSource(d *wire.JSONDecoder, v *corev1.NFSVolumeSource) error {
+func jsonNFSVolumeSource(d *wire.JSONDecoder, v *corev1.NFSVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -2260,14 +2151,12 @@ func DecodeNFSVolumeSource(d *wire.JSONDecoder, v *corev1.NFSVolumeSource) error
 	}
 }
 
-// DecodeNodeAffinity decodes a JSON value into a zero corev1.NodeAffinity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeNodeAffinity(d *wire.JSONDecoder, v *corev1.NodeAffinity) error {
+func jsonNodeAffinity(d *wire.JSONDecoder, v *corev1.NodeAffinity) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2277,9 +2166,9 @@ func DecodeNodeAffinity(d *wire.JSONDecoder, v *corev1.NodeAffinity) error {
 		}
 		switch string(name) {
 		case "requiredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, DecodePtrNodeSelector)
+			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, jsonPtrNodeSelector)
 		case "preferredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, DecodeSlicePreferredSchedulingTerm)
+			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, jsonSlicePreferredSchedulingTerm)
 		default:
 			err = d.SkipValue()
 		}
@@ -2289,14 +2178,12 @@ func DecodeNodeAffinity(d *wire.JSONDecoder, v *corev1.NodeAffinity) error {
 	}
 }
 
-// DecodeNodeAllocatableMappedResources decodes a JSON value into a zero corev1.NodeAllocatableMappedResources as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeNodeAllocatableMappedResources(d *wire.JSONDecoder, v *corev1.NodeAllocatableMappedResources) error {
+func jsonNodeAllocatableMappedResources(d *wire.JSONDecoder, v *corev1.NodeAllocatableMappedResources) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2308,7 +2195,7 @@ func DecodeNodeAllocatableMappedResources(d *wire.JSONDecoder, v *corev1.NodeAll
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "quantity":
-			err = wire.DecodeField(d, &seen[1], &v.Quantity, DecodePtrResourceQuantity)
+			err = wire.DecodeField(d, &seen[1], &v.Quantity, jsonPtrResourceQuantity)
 		default:
 			err = d.SkipValue()
 		}
@@ -2318,14 +2205,12 @@ func DecodeNodeAllocatableMappedResources(d *wire.JSONDecoder, v *corev1.NodeAll
 	}
 }
 
-// DecodeNodeAllocatableOverheadResources decodes a JSON value into a zero corev1.NodeAllocatableOverheadResources as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeNodeAllocatableOverheadResources(d *wire.JSONDecoder, v *corev1.NodeAllocatableOverheadResources) error {
+func jsonNodeAllocatableOverheadResources(d *wire.JSONDecoder, v *corev1.NodeAllocatableOverheadResources) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -2337,9 +2222,9 @@ func DecodeNodeAllocatableOverheadResources(d *wire.JSONDecoder, v *corev1.NodeA
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "perPod":
-			err = wire.DecodeField(d, &seen[1], &v.PerPod, DecodePtrResourceQuantity)
+			err = wire.DecodeField(d, &seen[1], &v.PerPod, jsonPtrResourceQuantity)
 		case "perContainer":
-			err = wire.DecodeField(d, &seen[2], &v.PerContainer, DecodePtrResourceQuantity)
+			err = wire.DecodeField(d, &seen[2], &v.PerContainer, jsonPtrResourceQuantity)
 		default:
 			err = d.SkipValue()
 		}
@@ -2349,14 +2234,12 @@ func DecodeNodeAllocatableOverheadResources(d *wire.JSONDecoder, v *corev1.NodeA
 	}
 }
 
-// DecodeNodeAllocatableResourceClaimStatus decodes a JSON value into a zero corev1.NodeAllocatableResourceClaimStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeNodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *corev1.NodeAllocatableResourceClaimStatus) error {
+func jsonNodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *corev1.NodeAllocatableResourceClaimStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -2368,11 +2251,11 @@ func DecodeNodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *corev1.Nod
 		case "resourceClaimName":
 			err = wire.DecodeField(d, &seen[0], &v.ResourceClaimName, wire.DecodeString)
 		case "containers":
-			err = wire.DecodeField(d, &seen[1], &v.Containers, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.Containers, (*wire.JSONDecoder).DecodeStrings)
 		case "mapping":
-			err = wire.DecodeField(d, &seen[2], &v.Mapping, DecodeSliceNodeAllocatableMappedResources)
+			err = wire.DecodeField(d, &seen[2], &v.Mapping, jsonSliceNodeAllocatableMappedResources)
 		case "overhead":
-			err = wire.DecodeField(d, &seen[3], &v.Overhead, DecodeSliceNodeAllocatableOverheadResources)
+			err = wire.DecodeField(d, &seen[3], &v.Overhead, jsonSliceNodeAllocatableOverheadResources)
 		default:
 			err = d.SkipValue()
 		}
@@ -2382,14 +2265,12 @@ func DecodeNodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *corev1.Nod
 	}
 }
 
-// DecodeNodeSelector decodes a JSON value into a zero corev1.NodeSelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeNodeSelector(d *wire.JSONDecoder, v *corev1.NodeSelector) error {
+func jsonNodeSelector(d *wire.JSONDecoder, v *corev1.NodeSelector) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -2399,7 +2280,7 @@ func DecodeNodeSelector(d *wire.JSONDecoder, v *corev1.NodeSelector) error {
 		}
 		switch string(name) {
 		case "nodeSelectorTerms":
-			err = wire.DecodeField(d, &seen[0], &v.NodeSelectorTerms, DecodeSliceNodeSelectorTerm)
+			err = wire.DecodeField(d, &seen[0], &v.NodeSelectorTerms, jsonSliceNodeSelectorTerm)
 		default:
 			err = d.SkipValue()
 		}
@@ -2409,14 +2290,12 @@ func DecodeNodeSelector(d *wire.JSONDecoder, v *corev1.NodeSelector) error {
 	}
 }
 
-// DecodeNodeSelectorRequirement decodes a JSON value into a zero corev1.NodeSelectorRequirement as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeNodeSelectorRequirement(d *wire.JSONDecoder, v *corev1.NodeSelectorRequirement) error {
+func jsonNodeSelectorRequirement(d *wire.JSONDecoder, v *corev1.NodeSelectorRequirement) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -2430,7 +2309,7 @@ func DecodeNodeSelectorRequirement(d *wire.JSONDecoder, v *corev1.NodeSelectorRe
 		case "operator":
 			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
 		case "values":
-			err = wire.DecodeField(d, &seen[2], &v.Values, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[2], &v.Values, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -2440,14 +2319,12 @@ func DecodeNodeSelectorRequirement(d *wire.JSONDecoder, v *corev1.NodeSelectorRe
 	}
 }
 
-// DecodeNodeSelectorTerm decodes a JSON value into a zero corev1.NodeSelectorTerm as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeNodeSelectorTerm(d *wire.JSONDecoder, v *corev1.NodeSelectorTerm) error {
+func jsonNodeSelectorTerm(d *wire.JSONDecoder, v *corev1.NodeSelectorTerm) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2457,9 +2334,9 @@ func DecodeNodeSelectorTerm(d *wire.JSONDecoder, v *corev1.NodeSelectorTerm) err
 		}
 		switch string(name) {
 		case "matchExpressions":
-			err = wire.DecodeField(d, &seen[0], &v.MatchExpressions, DecodeSliceNodeSelectorRequirement)
+			err = wire.DecodeField(d, &seen[0], &v.MatchExpressions, jsonSliceNodeSelectorRequirement)
 		case "matchFields":
-			err = wire.DecodeField(d, &seen[1], &v.MatchFields, DecodeSliceNodeSelectorRequirement)
+			err = wire.DecodeField(d, &seen[1], &v.MatchFields, jsonSliceNodeSelectorRequirement)
 		default:
 			err = d.SkipValue()
 		}
@@ -2469,14 +2346,12 @@ func DecodeNodeSelectorTerm(d *wire.JSONDecoder, v *corev1.NodeSelectorTerm) err
 	}
 }
 
-// DecodeObjectFieldSelector decodes a JSON value into a zero corev1.ObjectFieldSelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeObjectFieldSelector(d *wire.JSONDecoder, v *corev1.ObjectFieldSelector) error {
+func jsonObjectFieldSelector(d *wire.JSONDecoder, v *corev1.ObjectFieldSelector) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2498,14 +2373,12 @@ func DecodeObjectFieldSelector(d *wire.JSONDecoder, v *corev1.ObjectFieldSelecto
 	}
 }
 
-// DecodeObjectReference decodes a JSON value into a zero corev1.ObjectReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeObjectReference(d *wire.JSONDecoder, v *corev1.ObjectReference) error {
+func jsonObjectReference(d *wire.JSONDecoder, v *corev1.ObjectReference) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [7]bool
 	for {
@@ -2537,14 +2410,12 @@ func DecodeObjectReference(d *wire.JSONDecoder, v *corev1.ObjectReference) error
 	}
 }
 
-// DecodePersistentVolumeClaim decodes a JSON value into a zero corev1.PersistentVolumeClaim as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePersistentVolumeClaim(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaim) error {
+func jsonPersistentVolumeClaim(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaim) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -2558,11 +2429,11 @@ func DecodePersistentVolumeClaim(d *wire.JSONDecoder, v *corev1.PersistentVolume
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeField(d, &seen[3], &v.Spec, DecodePersistentVolumeClaimSpec)
+			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonPersistentVolumeClaimSpec)
 		case "status":
-			err = wire.DecodeField(d, &seen[4], &v.Status, DecodePersistentVolumeClaimStatus)
+			err = wire.DecodeField(d, &seen[4], &v.Status, jsonPersistentVolumeClaimStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -2572,14 +2443,12 @@ func DecodePersistentVolumeClaim(d *wire.JSONDecoder, v *corev1.PersistentVolume
 	}
 }
 
-// DecodePersistentVolumeClaimCondition decodes a JSON value into a zero corev1.PersistentVolumeClaimCondition as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePersistentVolumeClaimCondition(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimCondition) error {
+func jsonPersistentVolumeClaimCondition(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimCondition) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -2593,9 +2462,9 @@ func DecodePersistentVolumeClaimCondition(d *wire.JSONDecoder, v *corev1.Persist
 		case "status":
 			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
 		case "lastProbeTime":
-			err = wire.DecodeField(d, &seen[2], &v.LastProbeTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[2], &v.LastProbeTime, (*wire.JSONDecoder).DecodeTime)
 		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastTransitionTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[3], &v.LastTransitionTime, (*wire.JSONDecoder).DecodeTime)
 		case "reason":
 			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
 		case "message":
@@ -2609,14 +2478,12 @@ func DecodePersistentVolumeClaimCondition(d *wire.JSONDecoder, v *corev1.Persist
 	}
 }
 
-// DecodePersistentVolumeClaimSpec decodes a JSON value into a zero corev1.PersistentVolumeClaimSpec as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePersistentVolumeClaimSpec(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimSpec) error {
+func jsonPersistentVolumeClaimSpec(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimSpec) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [9]bool
 	for {
@@ -2626,23 +2493,23 @@ func DecodePersistentVolumeClaimSpec(d *wire.JSONDecoder, v *corev1.PersistentVo
 		}
 		switch string(name) {
 		case "accessModes":
-			err = wire.DecodeField(d, &seen[0], &v.AccessModes, DecodeSlicePersistentVolumeAccessMode)
+			err = wire.DecodeField(d, &seen[0], &v.AccessModes, jsonSlicePersistentVolumeAccessMode)
 		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Selector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "resources":
-			err = wire.DecodeField(d, &seen[2], &v.Resources, DecodeVolumeResourceRequirements)
+			err = wire.DecodeField(d, &seen[2], &v.Resources, jsonVolumeResourceRequirements)
 		case "volumeName":
 			err = wire.DecodeField(d, &seen[3], &v.VolumeName, wire.DecodeString)
 		case "storageClassName":
-			err = wire.DecodeField(d, &seen[4], &v.StorageClassName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[4], &v.StorageClassName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "volumeMode":
-			err = wire.DecodeField(d, &seen[5], &v.VolumeMode, DecodePtrPersistentVolumeMode)
+			err = wire.DecodeField(d, &seen[5], &v.VolumeMode, jsonPtrPersistentVolumeMode)
 		case "dataSource":
-			err = wire.DecodeField(d, &seen[6], &v.DataSource, DecodePtrTypedLocalObjectReference)
+			err = wire.DecodeField(d, &seen[6], &v.DataSource, jsonPtrTypedLocalObjectReference)
 		case "dataSourceRef":
-			err = wire.DecodeField(d, &seen[7], &v.DataSourceRef, DecodePtrTypedObjectReference)
+			err = wire.DecodeField(d, &seen[7], &v.DataSourceRef, jsonPtrTypedObjectReference)
 		case "volumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[8], &v.VolumeAttributesClassName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[8], &v.VolumeAttributesClassName, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2652,14 +2519,12 @@ func DecodePersistentVolumeClaimSpec(d *wire.JSONDecoder, v *corev1.PersistentVo
 	}
 }
 
-// DecodePersistentVolumeClaimStatus decodes a JSON value into a zero corev1.PersistentVolumeClaimStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePersistentVolumeClaimStatus(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimStatus) error {
+func jsonPersistentVolumeClaimStatus(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [9]bool
 	for {
@@ -2671,21 +2536,21 @@ func DecodePersistentVolumeClaimStatus(d *wire.JSONDecoder, v *corev1.Persistent
 		case "phase":
 			err = wire.DecodeField(d, &seen[0], &v.Phase, wire.DecodeString)
 		case "accessModes":
-			err = wire.DecodeField(d, &seen[1], &v.AccessModes, DecodeSlicePersistentVolumeAccessMode)
+			err = wire.DecodeField(d, &seen[1], &v.AccessModes, jsonSlicePersistentVolumeAccessMode)
 		case "capacity":
-			err = wire.DecodeField(d, &seen[2], &v.Capacity, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[2], &v.Capacity, jsonResourceList)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[3], &v.Conditions, DecodeSlicePersistentVolumeClaimCondition)
+			err = wire.DecodeField(d, &seen[3], &v.Conditions, jsonSlicePersistentVolumeClaimCondition)
 		case "allocatedResources":
-			err = wire.DecodeField(d, &seen[4], &v.AllocatedResources, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[4], &v.AllocatedResources, jsonResourceList)
 		case "allocatedResourceStatuses":
-			err = wire.DecodeField(d, &seen[5], &v.AllocatedResourceStatuses, DecodeMapResourceNameToClaimResourceStatus)
+			err = wire.DecodeField(d, &seen[5], &v.AllocatedResourceStatuses, jsonMapResourceNameToClaimResourceStatus)
 		case "currentVolumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[6], &v.CurrentVolumeAttributesClassName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[6], &v.CurrentVolumeAttributesClassName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "modifyVolumeStatus":
-			err = wire.DecodeField(d, &seen[7], &v.ModifyVolumeStatus, DecodePtrModifyVolumeStatus)
+			err = wire.DecodeField(d, &seen[7], &v.ModifyVolumeStatus, jsonPtrModifyVolumeStatus)
 		case "healthStatus":
-			err = wire.DecodeField(d, &seen[8], &v.HealthStatus, DecodePtrVolumeHealthStatus)
+			err = wire.DecodeField(d, &seen[8], &v.HealthStatus, jsonPtrVolumeHealthStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -2695,14 +2560,12 @@ func DecodePersistentVolumeClaimStatus(d *wire.JSONDecoder, v *corev1.Persistent
 	}
 }
 
-// DecodePersistentVolumeClaimTemplate decodes a JSON value into a zero corev1.PersistentVolumeClaimTemplate as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePersistentVolumeClaimTemplate(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimTemplate) error {
+func jsonPersistentVolumeClaimTemplate(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimTemplate) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2712,9 +2575,9 @@ func DecodePersistentVolumeClaimTemplate(d *wire.JSONDecoder, v *corev1.Persiste
 		}
 		switch string(name) {
 		case "metadata":
-			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeField(d, &seen[1], &v.Spec, DecodePersistentVolumeClaimSpec)
+			err = wire.DecodeField(d, &seen[1], &v.Spec, jsonPersistentVolumeClaimSpec)
 		default:
 			err = d.SkipValue()
 		}
@@ -2724,14 +2587,12 @@ func DecodePersistentVolumeClaimTemplate(d *wire.JSONDecoder, v *corev1.Persiste
 	}
 }
 
-// DecodePersistentVolumeClaimVolumeSource decodes a JSON value into a zero corev1.PersistentVolumeClaimVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimVolumeSource) error {
+func jsonPersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2753,14 +2614,12 @@ func DecodePersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v *corev1.Pers
 	}
 }
 
-// DecodePhotonPersistentDiskVolumeSource decodes a JSON value into a zero corev1.PhotonPersistentDiskVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.PhotonPersistentDiskVolumeSource) error {
+func jsonPhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.PhotonPersistentDiskVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2782,14 +2641,12 @@ func DecodePhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.Photo
 	}
 }
 
-// DecodePodAffinity decodes a JSON value into a zero corev1.PodAffinity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodAffinity(d *wire.JSONDecoder, v *corev1.PodAffinity) error {
+func jsonPodAffinity(d *wire.JSONDecoder, v *corev1.PodAffinity) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2799,9 +2656,9 @@ func DecodePodAffinity(d *wire.JSONDecoder, v *corev1.PodAffinity) error {
 		}
 		switch string(name) {
 		case "requiredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, DecodeSlicePodAffinityTerm)
+			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, jsonSlicePodAffinityTerm)
 		case "preferredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, DecodeSliceWeightedPodAffinityTerm)
+			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, jsonSliceWeightedPodAffinityTerm)
 		default:
 			err = d.SkipValue()
 		}
@@ -2811,14 +2668,12 @@ func DecodePodAffinity(d *wire.JSONDecoder, v *corev1.PodAffinity) error {
 	}
 }
 
-// DecodePodAffinityTerm decodes a JSON value into a zero corev1.PodAffinityTerm as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodAffinityTerm(d *wire.JSONDecoder, v *corev1.PodAffinityTerm) error {
+func jsonPodAffinityTerm(d *wire.JSONDecoder, v *corev1.PodAffinityTerm) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -2828,17 +2683,17 @@ func DecodePodAffinityTerm(d *wire.JSONDecoder, v *corev1.PodAffinityTerm) error
 		}
 		switch string(name) {
 		case "labelSelector":
-			err = wire.DecodeField(d, &seen[0], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[0], &v.LabelSelector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "namespaces":
-			err = wire.DecodeField(d, &seen[1], &v.Namespaces, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.Namespaces, (*wire.JSONDecoder).DecodeStrings)
 		case "topologyKey":
 			err = wire.DecodeField(d, &seen[2], &v.TopologyKey, wire.DecodeString)
 		case "namespaceSelector":
-			err = wire.DecodeField(d, &seen[3], &v.NamespaceSelector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[3], &v.NamespaceSelector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "matchLabelKeys":
-			err = wire.DecodeField(d, &seen[4], &v.MatchLabelKeys, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[4], &v.MatchLabelKeys, (*wire.JSONDecoder).DecodeStrings)
 		case "mismatchLabelKeys":
-			err = wire.DecodeField(d, &seen[5], &v.MismatchLabelKeys, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[5], &v.MismatchLabelKeys, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -2848,14 +2703,12 @@ func DecodePodAffinityTerm(d *wire.JSONDecoder, v *corev1.PodAffinityTerm) error
 	}
 }
 
-// DecodePodAntiAffinity decodes a JSON value into a zero corev1.PodAntiAffinity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodAntiAffinity(d *wire.JSONDecoder, v *corev1.PodAntiAffinity) error {
+func jsonPodAntiAffinity(d *wire.JSONDecoder, v *corev1.PodAntiAffinity) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -2865,9 +2718,9 @@ func DecodePodAntiAffinity(d *wire.JSONDecoder, v *corev1.PodAntiAffinity) error
 		}
 		switch string(name) {
 		case "requiredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, DecodeSlicePodAffinityTerm)
+			err = wire.DecodeField(d, &seen[0], &v.RequiredDuringSchedulingIgnoredDuringExecution, jsonSlicePodAffinityTerm)
 		case "preferredDuringSchedulingIgnoredDuringExecution":
-			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, DecodeSliceWeightedPodAffinityTerm)
+			err = wire.DecodeField(d, &seen[1], &v.PreferredDuringSchedulingIgnoredDuringExecution, jsonSliceWeightedPodAffinityTerm)
 		default:
 			err = d.SkipValue()
 		}
@@ -2877,14 +2730,12 @@ func DecodePodAntiAffinity(d *wire.JSONDecoder, v *corev1.PodAntiAffinity) error
 	}
 }
 
-// DecodePodCertificateProjection decodes a JSON value into a zero corev1.PodCertificateProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertificateProjection) error {
+func jsonPodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertificateProjection) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [8]bool
 	for {
@@ -2898,7 +2749,7 @@ func DecodePodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertificat
 		case "keyType":
 			err = wire.DecodeField(d, &seen[1], &v.KeyType, wire.DecodeString)
 		case "maxExpirationSeconds":
-			err = wire.DecodeField(d, &seen[2], &v.MaxExpirationSeconds, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.MaxExpirationSeconds, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "credentialBundlePath":
 			err = wire.DecodeField(d, &seen[3], &v.CredentialBundlePath, wire.DecodeString)
 		case "keyPath":
@@ -2906,9 +2757,9 @@ func DecodePodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertificat
 		case "certificateChainPath":
 			err = wire.DecodeField(d, &seen[5], &v.CertificateChainPath, wire.DecodeString)
 		case "userAnnotations":
-			err = wire.DecodeField(d, &seen[6], &v.UserAnnotations, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[6], &v.UserAnnotations, (*wire.JSONDecoder).DecodeStringMap)
 		case "user":
-			err = wire.DecodeField(d, &seen[7], &v.User, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[7], &v.User, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2918,14 +2769,12 @@ func DecodePodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertificat
 	}
 }
 
-// DecodePodCondition decodes a JSON value into a zero corev1.PodCondition as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodCondition(d *wire.JSONDecoder, v *corev1.PodCondition) error {
+func jsonPodCondition(d *wire.JSONDecoder, v *corev1.PodCondition) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [7]bool
 	for {
@@ -2937,13 +2786,13 @@ func DecodePodCondition(d *wire.JSONDecoder, v *corev1.PodCondition) error {
 		case "type":
 			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeNumber)
 		case "status":
 			err = wire.DecodeField(d, &seen[2], &v.Status, wire.DecodeString)
 		case "lastProbeTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastProbeTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[3], &v.LastProbeTime, (*wire.JSONDecoder).DecodeTime)
 		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[4], &v.LastTransitionTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[4], &v.LastTransitionTime, (*wire.JSONDecoder).DecodeTime)
 		case "reason":
 			err = wire.DecodeField(d, &seen[5], &v.Reason, wire.DecodeString)
 		case "message":
@@ -2957,14 +2806,12 @@ func DecodePodCondition(d *wire.JSONDecoder, v *corev1.PodCondition) error {
 	}
 }
 
-// DecodePodDNSConfig decodes a JSON value into a zero corev1.PodDNSConfig as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodDNSConfig(d *wire.JSONDecoder, v *corev1.PodDNSConfig) error {
+func jsonPodDNSConfig(d *wire.JSONDecoder, v *corev1.PodDNSConfig) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -2974,11 +2821,11 @@ func DecodePodDNSConfig(d *wire.JSONDecoder, v *corev1.PodDNSConfig) error {
 		}
 		switch string(name) {
 		case "nameservers":
-			err = wire.DecodeField(d, &seen[0], &v.Nameservers, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.Nameservers, (*wire.JSONDecoder).DecodeStrings)
 		case "searches":
-			err = wire.DecodeField(d, &seen[1], &v.Searches, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.Searches, (*wire.JSONDecoder).DecodeStrings)
 		case "options":
-			err = wire.DecodeField(d, &seen[2], &v.Options, DecodeSlicePodDNSConfigOption)
+			err = wire.DecodeField(d, &seen[2], &v.Options, jsonSlicePodDNSConfigOption)
 		default:
 			err = d.SkipValue()
 		}
@@ -2988,14 +2835,12 @@ func DecodePodDNSConfig(d *wire.JSONDecoder, v *corev1.PodDNSConfig) error {
 	}
 }
 
-// DecodePodDNSConfigOption decodes a JSON value into a zero corev1.PodDNSConfigOption as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodDNSConfigOption(d *wire.JSONDecoder, v *corev1.PodDNSConfigOption) error {
+func jsonPodDNSConfigOption(d *wire.JSONDecoder, v *corev1.PodDNSConfigOption) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -3007,7 +2852,7 @@ func DecodePodDNSConfigOption(d *wire.JSONDecoder, v *corev1.PodDNSConfigOption)
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "value":
-			err = wire.DecodeField(d, &seen[1], &v.Value, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Value, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3017,14 +2862,12 @@ func DecodePodDNSConfigOption(d *wire.JSONDecoder, v *corev1.PodDNSConfigOption)
 	}
 }
 
-// DecodePodExtendedResourceClaimStatus decodes a JSON value into a zero corev1.PodExtendedResourceClaimStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodExtendedResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodExtendedResourceClaimStatus) error {
+func jsonPodExtendedResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodExtendedResourceClaimStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -3034,7 +2877,7 @@ func DecodePodExtendedResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodExte
 		}
 		switch string(name) {
 		case "requestMappings":
-			err = wire.DecodeField(d, &seen[0], &v.RequestMappings, DecodeSliceContainerExtendedResourceRequest)
+			err = wire.DecodeField(d, &seen[0], &v.RequestMappings, jsonSliceContainerExtendedResourceRequest)
 		case "resourceClaimName":
 			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, wire.DecodeString)
 		default:
@@ -3046,14 +2889,12 @@ func DecodePodExtendedResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodExte
 	}
 }
 
-// DecodePodIP decodes a JSON value into a zero corev1.PodIP as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodIP(d *wire.JSONDecoder, v *corev1.PodIP) error {
+func jsonPodIP(d *wire.JSONDecoder, v *corev1.PodIP) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -3073,14 +2914,12 @@ func DecodePodIP(d *wire.JSONDecoder, v *corev1.PodIP) error {
 	}
 }
 
-// DecodePodOS decodes a JSON value into a zero corev1.PodOS as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodOS(d *wire.JSONDecoder, v *corev1.PodOS) error {
+func jsonPodOS(d *wire.JSONDecoder, v *corev1.PodOS) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -3100,14 +2939,12 @@ func DecodePodOS(d *wire.JSONDecoder, v *corev1.PodOS) error {
 	}
 }
 
-// DecodePodReadinessGate decodes a JSON value into a zero corev1.PodReadinessGate as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodReadinessGate(d *wire.JSONDecoder, v *corev1.PodReadinessGate) error {
+func jsonPodReadinessGate(d *wire.JSONDecoder, v *corev1.PodReadinessGate) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -3127,14 +2964,12 @@ func DecodePodReadinessGate(d *wire.JSONDecoder, v *corev1.PodReadinessGate) err
 	}
 }
 
-// DecodePodResourceClaim decodes a JSON value into a zero corev1.PodResourceClaim as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodResourceClaim(d *wire.JSONDecoder, v *corev1.PodResourceClaim) error {
+func jsonPodResourceClaim(d *wire.JSONDecoder, v *corev1.PodResourceClaim) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -3146,9 +2981,9 @@ func DecodePodResourceClaim(d *wire.JSONDecoder, v *corev1.PodResourceClaim) err
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "resourceClaimName":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "resourceClaimTemplateName":
-			err = wire.DecodeField(d, &seen[2], &v.ResourceClaimTemplateName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[2], &v.ResourceClaimTemplateName, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3158,14 +2993,12 @@ func DecodePodResourceClaim(d *wire.JSONDecoder, v *corev1.PodResourceClaim) err
 	}
 }
 
-// DecodePodResourceClaimStatus decodes a JSON value into a zero corev1.PodResourceClaimStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodResourceClaimStatus) error {
+func jsonPodResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodResourceClaimStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -3177,7 +3010,7 @@ func DecodePodResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodResourceClai
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "resourceClaimName":
-			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.ResourceClaimName, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3187,14 +3020,12 @@ func DecodePodResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodResourceClai
 	}
 }
 
-// DecodePodSchedulingGate decodes a JSON value into a zero corev1.PodSchedulingGate as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodSchedulingGate(d *wire.JSONDecoder, v *corev1.PodSchedulingGate) error {
+func jsonPodSchedulingGate(d *wire.JSONDecoder, v *corev1.PodSchedulingGate) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -3214,14 +3045,12 @@ func DecodePodSchedulingGate(d *wire.JSONDecoder, v *corev1.PodSchedulingGate) e
 	}
 }
 
-// DecodePodSchedulingGroup decodes a JSON value into a zero corev1.PodSchedulingGroup as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodSchedulingGroup(d *wire.JSONDecoder, v *corev1.PodSchedulingGroup) error {
+func jsonPodSchedulingGroup(d *wire.JSONDecoder, v *corev1.PodSchedulingGroup) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -3231,7 +3060,7 @@ func DecodePodSchedulingGroup(d *wire.JSONDecoder, v *corev1.PodSchedulingGroup)
 		}
 		switch string(name) {
 		case "podGroupName":
-			err = wire.DecodeField(d, &seen[0], &v.PodGroupName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[0], &v.PodGroupName, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3241,14 +3070,12 @@ func DecodePodSchedulingGroup(d *wire.JSONDecoder, v *corev1.PodSchedulingGroup)
 	}
 }
 
-// DecodePodSecurityContext decodes a JSON value into a zero corev1.PodSecurityContext as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodSecurityContext(d *wire.JSONDecoder, v *corev1.PodSecurityContext) error {
+func jsonPodSecurityContext(d *wire.JSONDecoder, v *corev1.PodSecurityContext) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [13]bool
 	for {
@@ -3258,31 +3085,31 @@ func DecodePodSecurityContext(d *wire.JSONDecoder, v *corev1.PodSecurityContext)
 		}
 		switch string(name) {
 		case "seLinuxOptions":
-			err = wire.DecodeField(d, &seen[0], &v.SELinuxOptions, DecodePtrSELinuxOptions)
+			err = wire.DecodeField(d, &seen[0], &v.SELinuxOptions, jsonPtrSELinuxOptions)
 		case "windowsOptions":
-			err = wire.DecodeField(d, &seen[1], &v.WindowsOptions, DecodePtrWindowsSecurityContextOptions)
+			err = wire.DecodeField(d, &seen[1], &v.WindowsOptions, jsonPtrWindowsSecurityContextOptions)
 		case "runAsUser":
-			err = wire.DecodeField(d, &seen[2], &v.RunAsUser, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.RunAsUser, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "runAsGroup":
-			err = wire.DecodeField(d, &seen[3], &v.RunAsGroup, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[3], &v.RunAsGroup, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "runAsNonRoot":
-			err = wire.DecodeField(d, &seen[4], &v.RunAsNonRoot, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[4], &v.RunAsNonRoot, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "supplementalGroups":
-			err = wire.DecodeField(d, &seen[5], &v.SupplementalGroups, DecodeSliceInt64)
+			err = wire.DecodeField(d, &seen[5], &v.SupplementalGroups, jsonSliceInt64)
 		case "supplementalGroupsPolicy":
-			err = wire.DecodeField(d, &seen[6], &v.SupplementalGroupsPolicy, DecodePtrSupplementalGroupsPolicy)
+			err = wire.DecodeField(d, &seen[6], &v.SupplementalGroupsPolicy, jsonPtrSupplementalGroupsPolicy)
 		case "fsGroup":
-			err = wire.DecodeField(d, &seen[7], &v.FSGroup, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[7], &v.FSGroup, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "sysctls":
-			err = wire.DecodeField(d, &seen[8], &v.Sysctls, DecodeSliceSysctl)
+			err = wire.DecodeField(d, &seen[8], &v.Sysctls, jsonSliceSysctl)
 		case "fsGroupChangePolicy":
-			err = wire.DecodeField(d, &seen[9], &v.FSGroupChangePolicy, DecodePtrPodFSGroupChangePolicy)
+			err = wire.DecodeField(d, &seen[9], &v.FSGroupChangePolicy, jsonPtrPodFSGroupChangePolicy)
 		case "seccompProfile":
-			err = wire.DecodeField(d, &seen[10], &v.SeccompProfile, DecodePtrSeccompProfile)
+			err = wire.DecodeField(d, &seen[10], &v.SeccompProfile, jsonPtrSeccompProfile)
 		case "appArmorProfile":
-			err = wire.DecodeField(d, &seen[11], &v.AppArmorProfile, DecodePtrAppArmorProfile)
+			err = wire.DecodeField(d, &seen[11], &v.AppArmorProfile, jsonPtrAppArmorProfile)
 		case "seLinuxChangePolicy":
-			err = wire.DecodeField(d, &seen[12], &v.SELinuxChangePolicy, DecodePtrPodSELinuxChangePolicy)
+			err = wire.DecodeField(d, &seen[12], &v.SELinuxChangePolicy, jsonPtrPodSELinuxChangePolicy)
 		default:
 			err = d.SkipValue()
 		}
@@ -3292,14 +3119,12 @@ func DecodePodSecurityContext(d *wire.JSONDecoder, v *corev1.PodSecurityContext)
 	}
 }
 
-// DecodePodSpec decodes a JSON value into a zero corev1.PodSpec as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
+func jsonPodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [43]bool
 	for {
@@ -3309,29 +3134,29 @@ func DecodePodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 		}
 		switch string(name) {
 		case "volumes":
-			err = wire.DecodeField(d, &seen[0], &v.Volumes, DecodeSliceVolume)
+			err = wire.DecodeField(d, &seen[0], &v.Volumes, jsonSliceVolume)
 		case "initContainers":
-			err = wire.DecodeField(d, &seen[1], &v.InitContainers, DecodeSliceContainer)
+			err = wire.DecodeField(d, &seen[1], &v.InitContainers, jsonSliceContainer)
 		case "containers":
-			err = wire.DecodeField(d, &seen[2], &v.Containers, DecodeSliceContainer)
+			err = wire.DecodeField(d, &seen[2], &v.Containers, jsonSliceContainer)
 		case "ephemeralContainers":
-			err = wire.DecodeField(d, &seen[3], &v.EphemeralContainers, DecodeSliceEphemeralContainer)
+			err = wire.DecodeField(d, &seen[3], &v.EphemeralContainers, jsonSliceEphemeralContainer)
 		case "restartPolicy":
 			err = wire.DecodeField(d, &seen[4], &v.RestartPolicy, wire.DecodeString)
 		case "terminationGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[5], &v.TerminationGracePeriodSeconds, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[5], &v.TerminationGracePeriodSeconds, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "activeDeadlineSeconds":
-			err = wire.DecodeField(d, &seen[6], &v.ActiveDeadlineSeconds, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[6], &v.ActiveDeadlineSeconds, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "dnsPolicy":
 			err = wire.DecodeField(d, &seen[7], &v.DNSPolicy, wire.DecodeString)
 		case "nodeSelector":
-			err = wire.DecodeField(d, &seen[8], &v.NodeSelector, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[8], &v.NodeSelector, (*wire.JSONDecoder).DecodeStringMap)
 		case "serviceAccountName":
 			err = wire.DecodeField(d, &seen[9], &v.ServiceAccountName, wire.DecodeString)
 		case "serviceAccount":
 			err = wire.DecodeField(d, &seen[10], &v.DeprecatedServiceAccount, wire.DecodeString)
 		case "automountServiceAccountToken":
-			err = wire.DecodeField(d, &seen[11], &v.AutomountServiceAccountToken, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[11], &v.AutomountServiceAccountToken, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "nodeName":
 			err = wire.DecodeField(d, &seen[12], &v.NodeName, wire.DecodeString)
 		case "hostNetwork":
@@ -3341,59 +3166,59 @@ func DecodePodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 		case "hostIPC":
 			err = wire.DecodeField(d, &seen[15], &v.HostIPC, wire.DecodeBool)
 		case "shareProcessNamespace":
-			err = wire.DecodeField(d, &seen[16], &v.ShareProcessNamespace, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[16], &v.ShareProcessNamespace, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "securityContext":
-			err = wire.DecodeField(d, &seen[17], &v.SecurityContext, DecodePtrPodSecurityContext)
+			err = wire.DecodeField(d, &seen[17], &v.SecurityContext, jsonPtrPodSecurityContext)
 		case "imagePullSecrets":
-			err = wire.DecodeField(d, &seen[18], &v.ImagePullSecrets, DecodeSliceLocalObjectReference)
+			err = wire.DecodeField(d, &seen[18], &v.ImagePullSecrets, jsonSliceLocalObjectReference)
 		case "hostname":
 			err = wire.DecodeField(d, &seen[19], &v.Hostname, wire.DecodeString)
 		case "subdomain":
 			err = wire.DecodeField(d, &seen[20], &v.Subdomain, wire.DecodeString)
 		case "affinity":
-			err = wire.DecodeField(d, &seen[21], &v.Affinity, DecodePtrAffinity)
+			err = wire.DecodeField(d, &seen[21], &v.Affinity, jsonPtrAffinity)
 		case "schedulerName":
 			err = wire.DecodeField(d, &seen[22], &v.SchedulerName, wire.DecodeString)
 		case "tolerations":
-			err = wire.DecodeField(d, &seen[23], &v.Tolerations, DecodeSliceToleration)
+			err = wire.DecodeField(d, &seen[23], &v.Tolerations, jsonSliceToleration)
 		case "hostAliases":
-			err = wire.DecodeField(d, &seen[24], &v.HostAliases, DecodeSliceHostAlias)
+			err = wire.DecodeField(d, &seen[24], &v.HostAliases, jsonSliceHostAlias)
 		case "priorityClassName":
 			err = wire.DecodeField(d, &seen[25], &v.PriorityClassName, wire.DecodeString)
 		case "priority":
-			err = wire.DecodeField(d, &seen[26], &v.Priority, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[26], &v.Priority, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "dnsConfig":
-			err = wire.DecodeField(d, &seen[27], &v.DNSConfig, DecodePtrPodDNSConfig)
+			err = wire.DecodeField(d, &seen[27], &v.DNSConfig, jsonPtrPodDNSConfig)
 		case "readinessGates":
-			err = wire.DecodeField(d, &seen[28], &v.ReadinessGates, DecodeSlicePodReadinessGate)
+			err = wire.DecodeField(d, &seen[28], &v.ReadinessGates, jsonSlicePodReadinessGate)
 		case "runtimeClassName":
-			err = wire.DecodeField(d, &seen[29], &v.RuntimeClassName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[29], &v.RuntimeClassName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "enableServiceLinks":
-			err = wire.DecodeField(d, &seen[30], &v.EnableServiceLinks, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[30], &v.EnableServiceLinks, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "preemptionPolicy":
-			err = wire.DecodeField(d, &seen[31], &v.PreemptionPolicy, DecodePtrPreemptionPolicy)
+			err = wire.DecodeField(d, &seen[31], &v.PreemptionPolicy, jsonPtrPreemptionPolicy)
 		case "overhead":
-			err = wire.DecodeField(d, &seen[32], &v.Overhead, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[32], &v.Overhead, jsonResourceList)
 		case "topologySpreadConstraints":
-			err = wire.DecodeField(d, &seen[33], &v.TopologySpreadConstraints, DecodeSliceTopologySpreadConstraint)
+			err = wire.DecodeField(d, &seen[33], &v.TopologySpreadConstraints, jsonSliceTopologySpreadConstraint)
 		case "setHostnameAsFQDN":
-			err = wire.DecodeField(d, &seen[34], &v.SetHostnameAsFQDN, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[34], &v.SetHostnameAsFQDN, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "os":
-			err = wire.DecodeField(d, &seen[35], &v.OS, DecodePtrPodOS)
+			err = wire.DecodeField(d, &seen[35], &v.OS, jsonPtrPodOS)
 		case "hostUsers":
-			err = wire.DecodeField(d, &seen[36], &v.HostUsers, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[36], &v.HostUsers, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "schedulingGates":
-			err = wire.DecodeField(d, &seen[37], &v.SchedulingGates, DecodeSlicePodSchedulingGate)
+			err = wire.DecodeField(d, &seen[37], &v.SchedulingGates, jsonSlicePodSchedulingGate)
 		case "resourceClaims":
-			err = wire.DecodeField(d, &seen[38], &v.ResourceClaims, DecodeSlicePodResourceClaim)
+			err = wire.DecodeField(d, &seen[38], &v.ResourceClaims, jsonSlicePodResourceClaim)
 		case "resources":
-			err = wire.DecodeField(d, &seen[39], &v.Resources, DecodePtrResourceRequirements)
+			err = wire.DecodeField(d, &seen[39], &v.Resources, jsonPtrResourceRequirements)
 		case "hostnameOverride":
-			err = wire.DecodeField(d, &seen[40], &v.HostnameOverride, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[40], &v.HostnameOverride, (*wire.JSONDecoder).DecodeStringPtr)
 		case "schedulingGroup":
-			err = wire.DecodeField(d, &seen[41], &v.SchedulingGroup, DecodePtrPodSchedulingGroup)
+			err = wire.DecodeField(d, &seen[41], &v.SchedulingGroup, jsonPtrPodSchedulingGroup)
 		case "evictionResponders":
-			err = wire.DecodeField(d, &seen[42], &v.EvictionResponders, DecodeSliceEvictionResponder)
+			err = wire.DecodeField(d, &seen[42], &v.EvictionResponders, jsonSliceEvictionResponder)
 		default:
 			err = d.SkipValue()
 		}
@@ -3403,14 +3228,12 @@ func DecodePodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error {
 	}
 }
 
-// DecodePodStatus decodes a JSON value into a zero corev1.PodStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodStatus(d *wire.JSONDecoder, v *corev1.PodStatus) error {
+func jsonPodStatus(d *wire.JSONDecoder, v *corev1.PodStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [22]bool
 	for {
@@ -3420,11 +3243,11 @@ func DecodePodStatus(d *wire.JSONDecoder, v *corev1.PodStatus) error {
 		}
 		switch string(name) {
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[0], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.ObservedGeneration, wire.DecodeNumber)
 		case "phase":
 			err = wire.DecodeField(d, &seen[1], &v.Phase, wire.DecodeString)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, DecodeSlicePodCondition)
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, jsonSlicePodCondition)
 		case "message":
 			err = wire.DecodeField(d, &seen[3], &v.Message, wire.DecodeString)
 		case "reason":
@@ -3434,35 +3257,35 @@ func DecodePodStatus(d *wire.JSONDecoder, v *corev1.PodStatus) error {
 		case "hostIP":
 			err = wire.DecodeField(d, &seen[6], &v.HostIP, wire.DecodeString)
 		case "hostIPs":
-			err = wire.DecodeField(d, &seen[7], &v.HostIPs, DecodeSliceHostIP)
+			err = wire.DecodeField(d, &seen[7], &v.HostIPs, jsonSliceHostIP)
 		case "podIP":
 			err = wire.DecodeField(d, &seen[8], &v.PodIP, wire.DecodeString)
 		case "podIPs":
-			err = wire.DecodeField(d, &seen[9], &v.PodIPs, DecodeSlicePodIP)
+			err = wire.DecodeField(d, &seen[9], &v.PodIPs, jsonSlicePodIP)
 		case "startTime":
-			err = wire.DecodeField(d, &seen[10], &v.StartTime, wire.DecodeTimePtr)
+			err = wire.DecodeField(d, &seen[10], &v.StartTime, (*wire.JSONDecoder).DecodeTimePtr)
 		case "initContainerStatuses":
-			err = wire.DecodeField(d, &seen[11], &v.InitContainerStatuses, DecodeSliceContainerStatus)
+			err = wire.DecodeField(d, &seen[11], &v.InitContainerStatuses, jsonSliceContainerStatus)
 		case "containerStatuses":
-			err = wire.DecodeField(d, &seen[12], &v.ContainerStatuses, DecodeSliceContainerStatus)
+			err = wire.DecodeField(d, &seen[12], &v.ContainerStatuses, jsonSliceContainerStatus)
 		case "qosClass":
 			err = wire.DecodeField(d, &seen[13], &v.QOSClass, wire.DecodeString)
 		case "ephemeralContainerStatuses":
-			err = wire.DecodeField(d, &seen[14], &v.EphemeralContainerStatuses, DecodeSliceContainerStatus)
+			err = wire.DecodeField(d, &seen[14], &v.EphemeralContainerStatuses, jsonSliceContainerStatus)
 		case "resize":
 			err = wire.DecodeField(d, &seen[15], &v.Resize, wire.DecodeString)
 		case "resourceClaimStatuses":
-			err = wire.DecodeField(d, &seen[16], &v.ResourceClaimStatuses, DecodeSlicePodResourceClaimStatus)
+			err = wire.DecodeField(d, &seen[16], &v.ResourceClaimStatuses, jsonSlicePodResourceClaimStatus)
 		case "extendedResourceClaimStatus":
-			err = wire.DecodeField(d, &seen[17], &v.ExtendedResourceClaimStatus, DecodePtrPodExtendedResourceClaimStatus)
+			err = wire.DecodeField(d, &seen[17], &v.ExtendedResourceClaimStatus, jsonPtrPodExtendedResourceClaimStatus)
 		case "allocatedResources":
-			err = wire.DecodeField(d, &seen[18], &v.AllocatedResources, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[18], &v.AllocatedResources, jsonResourceList)
 		case "resources":
-			err = wire.DecodeField(d, &seen[19], &v.Resources, DecodePtrResourceRequirements)
+			err = wire.DecodeField(d, &seen[19], &v.Resources, jsonPtrResourceRequirements)
 		case "nodeAllocatableResourceClaimStatuses":
-			err = wire.DecodeField(d, &seen[20], &v.NodeAllocatableResourceClaimStatuses, DecodeSliceNodeAllocatableResourceClaimStatus)
+			err = wire.DecodeField(d, &seen[20], &v.NodeAllocatableResourceClaimStatuses, jsonSliceNodeAllocatableResourceClaimStatus)
 		case "volumeHealth":
-			err = wire.DecodeField(d, &seen[21], &v.VolumeHealth, DecodeSlicePodVolumeHealth)
+			err = wire.DecodeField(d, &seen[21], &v.VolumeHealth, jsonSlicePodVolumeHealth)
 		default:
 			err = d.SkipValue()
 		}
@@ -3472,14 +3295,12 @@ func DecodePodStatus(d *wire.JSONDecoder, v *corev1.PodStatus) error {
 	}
 }
 
-// DecodePodTemplateSpec decodes a JSON value into a zero corev1.PodTemplateSpec as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodTemplateSpec(d *wire.JSONDecoder, v *corev1.PodTemplateSpec) error {
+func jsonPodTemplateSpec(d *wire.JSONDecoder, v *corev1.PodTemplateSpec) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -3489,9 +3310,9 @@ func DecodePodTemplateSpec(d *wire.JSONDecoder, v *corev1.PodTemplateSpec) error
 		}
 		switch string(name) {
 		case "metadata":
-			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[0], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeField(d, &seen[1], &v.Spec, DecodePodSpec)
+			err = wire.DecodeField(d, &seen[1], &v.Spec, jsonPodSpec)
 		default:
 			err = d.SkipValue()
 		}
@@ -3501,14 +3322,12 @@ func DecodePodTemplateSpec(d *wire.JSONDecoder, v *corev1.PodTemplateSpec) error
 	}
 }
 
-// DecodePodVolumeHealth decodes a JSON value into a zero corev1.PodVolumeHealth as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePodVolumeHealth(d *wire.JSONDecoder, v *corev1.PodVolumeHealth) error {
+func jsonPodVolumeHealth(d *wire.JSONDecoder, v *corev1.PodVolumeHealth) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -3520,9 +3339,9 @@ func DecodePodVolumeHealth(d *wire.JSONDecoder, v *corev1.PodVolumeHealth) error
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "healthConditions":
-			err = wire.DecodeField(d, &seen[1], &v.HealthConditions, DecodeSliceVolumeHealthCondition)
+			err = wire.DecodeField(d, &seen[1], &v.HealthConditions, jsonSliceVolumeHealthCondition)
 		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[2], &v.LastTransitionTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[2], &v.LastTransitionTime, (*wire.JSONDecoder).DecodeTime)
 		default:
 			err = d.SkipValue()
 		}
@@ -3532,14 +3351,12 @@ func DecodePodVolumeHealth(d *wire.JSONDecoder, v *corev1.PodVolumeHealth) error
 	}
 }
 
-// DecodePortStatus decodes a JSON value into a zero corev1.PortStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePortStatus(d *wire.JSONDecoder, v *corev1.PortStatus) error {
+func jsonPortStatus(d *wire.JSONDecoder, v *corev1.PortStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -3549,11 +3366,11 @@ func DecodePortStatus(d *wire.JSONDecoder, v *corev1.PortStatus) error {
 		}
 		switch string(name) {
 		case "port":
-			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeNumber)
 		case "protocol":
 			err = wire.DecodeField(d, &seen[1], &v.Protocol, wire.DecodeString)
 		case "error":
-			err = wire.DecodeField(d, &seen[2], &v.Error, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[2], &v.Error, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3563,14 +3380,12 @@ func DecodePortStatus(d *wire.JSONDecoder, v *corev1.PortStatus) error {
 	}
 }
 
-// DecodePortworxVolumeSource decodes a JSON value into a zero corev1.PortworxVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePortworxVolumeSource(d *wire.JSONDecoder, v *corev1.PortworxVolumeSource) error {
+func jsonPortworxVolumeSource(d *wire.JSONDecoder, v *corev1.PortworxVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -3594,14 +3409,12 @@ func DecodePortworxVolumeSource(d *wire.JSONDecoder, v *corev1.PortworxVolumeSou
 	}
 }
 
-// DecodePreferredSchedulingTerm decodes a JSON value into a zero corev1.PreferredSchedulingTerm as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePreferredSchedulingTerm(d *wire.JSONDecoder, v *corev1.PreferredSchedulingTerm) error {
+func jsonPreferredSchedulingTerm(d *wire.JSONDecoder, v *corev1.PreferredSchedulingTerm) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -3611,9 +3424,9 @@ func DecodePreferredSchedulingTerm(d *wire.JSONDecoder, v *corev1.PreferredSched
 		}
 		switch string(name) {
 		case "weight":
-			err = wire.DecodeField(d, &seen[0], &v.Weight, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Weight, wire.DecodeNumber)
 		case "preference":
-			err = wire.DecodeField(d, &seen[1], &v.Preference, DecodeNodeSelectorTerm)
+			err = wire.DecodeField(d, &seen[1], &v.Preference, jsonNodeSelectorTerm)
 		default:
 			err = d.SkipValue()
 		}
@@ -3623,14 +3436,12 @@ func DecodePreferredSchedulingTerm(d *wire.JSONDecoder, v *corev1.PreferredSched
 	}
 }
 
-// DecodeProbe decodes a JSON value into a zero corev1.Probe as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeProbe(d *wire.JSONDecoder, v *corev1.Probe) error {
+func jsonProbe(d *wire.JSONDecoder, v *corev1.Probe) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [10]bool
 	for {
@@ -3640,25 +3451,25 @@ func DecodeProbe(d *wire.JSONDecoder, v *corev1.Probe) error {
 		}
 		switch string(name) {
 		case "exec":
-			err = wire.DecodeField(d, &seen[0], &v.ProbeHandler.Exec, DecodePtrExecAction)
+			err = wire.DecodeField(d, &seen[0], &v.ProbeHandler.Exec, jsonPtrExecAction)
 		case "httpGet":
-			err = wire.DecodeField(d, &seen[1], &v.ProbeHandler.HTTPGet, DecodePtrHTTPGetAction)
+			err = wire.DecodeField(d, &seen[1], &v.ProbeHandler.HTTPGet, jsonPtrHTTPGetAction)
 		case "tcpSocket":
-			err = wire.DecodeField(d, &seen[2], &v.ProbeHandler.TCPSocket, DecodePtrTCPSocketAction)
+			err = wire.DecodeField(d, &seen[2], &v.ProbeHandler.TCPSocket, jsonPtrTCPSocketAction)
 		case "grpc":
-			err = wire.DecodeField(d, &seen[3], &v.ProbeHandler.GRPC, DecodePtrGRPCAction)
+			err = wire.DecodeField(d, &seen[3], &v.ProbeHandler.GRPC, jsonPtrGRPCAction)
 		case "initialDelaySeconds":
-			err = wire.DecodeField(d, &seen[4], &v.InitialDelaySeconds, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[4], &v.InitialDelaySeconds, wire.DecodeNumber)
 		case "timeoutSeconds":
-			err = wire.DecodeField(d, &seen[5], &v.TimeoutSeconds, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[5], &v.TimeoutSeconds, wire.DecodeNumber)
 		case "periodSeconds":
-			err = wire.DecodeField(d, &seen[6], &v.PeriodSeconds, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[6], &v.PeriodSeconds, wire.DecodeNumber)
 		case "successThreshold":
-			err = wire.DecodeField(d, &seen[7], &v.SuccessThreshold, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[7], &v.SuccessThreshold, wire.DecodeNumber)
 		case "failureThreshold":
-			err = wire.DecodeField(d, &seen[8], &v.FailureThreshold, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[8], &v.FailureThreshold, wire.DecodeNumber)
 		case "terminationGracePeriodSeconds":
-			err = wire.DecodeField(d, &seen[9], &v.TerminationGracePeriodSeconds, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[9], &v.TerminationGracePeriodSeconds, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3668,14 +3479,12 @@ func DecodeProbe(d *wire.JSONDecoder, v *corev1.Probe) error {
 	}
 }
 
-// DecodeProjectedVolumeSource decodes a JSON value into a zero corev1.ProjectedVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeProjectedVolumeSource(d *wire.JSONDecoder, v *corev1.ProjectedVolumeSource) error {
+func jsonProjectedVolumeSource(d *wire.JSONDecoder, v *corev1.ProjectedVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -3685,11 +3494,11 @@ func DecodeProjectedVolumeSource(d *wire.JSONDecoder, v *corev1.ProjectedVolumeS
 		}
 		switch string(name) {
 		case "sources":
-			err = wire.DecodeField(d, &seen[0], &v.Sources, DecodeSliceVolumeProjection)
+			err = wire.DecodeField(d, &seen[0], &v.Sources, jsonSliceVolumeProjection)
 		case "defaultMode":
-			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.DefaultMode, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "defaultUser":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.DefaultUser, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3699,14 +3508,12 @@ func DecodeProjectedVolumeSource(d *wire.JSONDecoder, v *corev1.ProjectedVolumeS
 	}
 }
 
-// DecodeQuobyteVolumeSource decodes a JSON value into a zero corev1.QuobyteVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeQuobyteVolumeSource(d *wire.JSONDecoder, v *corev1.QuobyteVolumeSource) error {
+func jsonQuobyteVolumeSource(d *wire.JSONDecoder, v *corev1.QuobyteVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -3736,14 +3543,12 @@ func DecodeQuobyteVolumeSource(d *wire.JSONDecoder, v *corev1.QuobyteVolumeSourc
 	}
 }
 
-// DecodeRBDVolumeSource decodes a JSON value into a zero corev1.RBDVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeRBDVolumeSource(d *wire.JSONDecoder, v *corev1.RBDVolumeSource) error {
+func jsonRBDVolumeSource(d *wire.JSONDecoder, v *corev1.RBDVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [8]bool
 	for {
@@ -3753,7 +3558,7 @@ func DecodeRBDVolumeSource(d *wire.JSONDecoder, v *corev1.RBDVolumeSource) error
 		}
 		switch string(name) {
 		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, (*wire.JSONDecoder).DecodeStrings)
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.RBDImage, wire.DecodeString)
 		case "fsType":
@@ -3765,7 +3570,7 @@ func DecodeRBDVolumeSource(d *wire.JSONDecoder, v *corev1.RBDVolumeSource) error
 		case "keyring":
 			err = wire.DecodeField(d, &seen[5], &v.Keyring, wire.DecodeString)
 		case "secretRef":
-			err = wire.DecodeField(d, &seen[6], &v.SecretRef, DecodePtrLocalObjectReference)
+			err = wire.DecodeField(d, &seen[6], &v.SecretRef, jsonPtrLocalObjectReference)
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[7], &v.ReadOnly, wire.DecodeBool)
 		default:
@@ -3777,14 +3582,12 @@ func DecodeRBDVolumeSource(d *wire.JSONDecoder, v *corev1.RBDVolumeSource) error
 	}
 }
 
-// DecodeResourceClaim decodes a JSON value into a zero corev1.ResourceClaim as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeResourceClaim(d *wire.JSONDecoder, v *corev1.ResourceClaim) error {
+func jsonResourceClaim(d *wire.JSONDecoder, v *corev1.ResourceClaim) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -3806,14 +3609,12 @@ func DecodeResourceClaim(d *wire.JSONDecoder, v *corev1.ResourceClaim) error {
 	}
 }
 
-// DecodeResourceFieldSelector decodes a JSON value into a zero corev1.ResourceFieldSelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeResourceFieldSelector(d *wire.JSONDecoder, v *corev1.ResourceFieldSelector) error {
+func jsonResourceFieldSelector(d *wire.JSONDecoder, v *corev1.ResourceFieldSelector) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -3837,14 +3638,12 @@ func DecodeResourceFieldSelector(d *wire.JSONDecoder, v *corev1.ResourceFieldSel
 	}
 }
 
-// DecodeResourceHealth decodes a JSON value into a zero corev1.ResourceHealth as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeResourceHealth(d *wire.JSONDecoder, v *corev1.ResourceHealth) error {
+func jsonResourceHealth(d *wire.JSONDecoder, v *corev1.ResourceHealth) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -3858,7 +3657,7 @@ func DecodeResourceHealth(d *wire.JSONDecoder, v *corev1.ResourceHealth) error {
 		case "health":
 			err = wire.DecodeField(d, &seen[1], &v.Health, wire.DecodeString)
 		case "message":
-			err = wire.DecodeField(d, &seen[2], &v.Message, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[2], &v.Message, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -3868,14 +3667,12 @@ func DecodeResourceHealth(d *wire.JSONDecoder, v *corev1.ResourceHealth) error {
 	}
 }
 
-// DecodeResourceRequirements decodes a JSON value into a zero corev1.ResourceRequirements as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeResourceRequirements(d *wire.JSONDecoder, v *corev1.ResourceRequirements) error {
+func jsonResourceRequirements(d *wire.JSONDecoder, v *corev1.ResourceRequirements) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -3885,11 +3682,11 @@ func DecodeResourceRequirements(d *wire.JSONDecoder, v *corev1.ResourceRequireme
 		}
 		switch string(name) {
 		case "limits":
-			err = wire.DecodeField(d, &seen[0], &v.Limits, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Limits, jsonResourceList)
 		case "requests":
-			err = wire.DecodeField(d, &seen[1], &v.Requests, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[1], &v.Requests, jsonResourceList)
 		case "claims":
-			err = wire.DecodeField(d, &seen[2], &v.Claims, DecodeSliceResourceClaim)
+			err = wire.DecodeField(d, &seen[2], &v.Claims, jsonSliceResourceClaim)
 		default:
 			err = d.SkipValue()
 		}
@@ -3899,14 +3696,12 @@ func DecodeResourceRequirements(d *wire.JSONDecoder, v *corev1.ResourceRequireme
 	}
 }
 
-// DecodeResourceStatus decodes a JSON value into a zero corev1.ResourceStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeResourceStatus(d *wire.JSONDecoder, v *corev1.ResourceStatus) error {
+func jsonResourceStatus(d *wire.JSONDecoder, v *corev1.ResourceStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -3918,7 +3713,7 @@ func DecodeResourceStatus(d *wire.JSONDecoder, v *corev1.ResourceStatus) error {
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "resources":
-			err = wire.DecodeField(d, &seen[1], &v.Resources, DecodeSliceResourceHealth)
+			err = wire.DecodeField(d, &seen[1], &v.Resources, jsonSliceResourceHealth)
 		default:
 			err = d.SkipValue()
 		}
@@ -3928,14 +3723,12 @@ func DecodeResourceStatus(d *wire.JSONDecoder, v *corev1.ResourceStatus) error {
 	}
 }
 
-// DecodeSELinuxOptions decodes a JSON value into a zero corev1.SELinuxOptions as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSELinuxOptions(d *wire.JSONDecoder, v *corev1.SELinuxOptions) error {
+func jsonSELinuxOptions(d *wire.JSONDecoder, v *corev1.SELinuxOptions) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -3961,14 +3754,12 @@ func DecodeSELinuxOptions(d *wire.JSONDecoder, v *corev1.SELinuxOptions) error {
 	}
 }
 
-// DecodeScaleIOVolumeSource decodes a JSON value into a zero corev1.ScaleIOVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeScaleIOVolumeSource(d *wire.JSONDecoder, v *corev1.ScaleIOVolumeSource) error {
+func jsonScaleIOVolumeSource(d *wire.JSONDecoder, v *corev1.ScaleIOVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [10]bool
 	for {
@@ -3982,7 +3773,7 @@ func DecodeScaleIOVolumeSource(d *wire.JSONDecoder, v *corev1.ScaleIOVolumeSourc
 		case "system":
 			err = wire.DecodeField(d, &seen[1], &v.System, wire.DecodeString)
 		case "secretRef":
-			err = wire.DecodeField(d, &seen[2], &v.SecretRef, DecodePtrLocalObjectReference)
+			err = wire.DecodeField(d, &seen[2], &v.SecretRef, jsonPtrLocalObjectReference)
 		case "sslEnabled":
 			err = wire.DecodeField(d, &seen[3], &v.SSLEnabled, wire.DecodeBool)
 		case "protectionDomain":
@@ -4006,14 +3797,12 @@ func DecodeScaleIOVolumeSource(d *wire.JSONDecoder, v *corev1.ScaleIOVolumeSourc
 	}
 }
 
-// DecodeSeccompProfile decodes a JSON value into a zero corev1.SeccompProfile as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSeccompProfile(d *wire.JSONDecoder, v *corev1.SeccompProfile) error {
+func jsonSeccompProfile(d *wire.JSONDecoder, v *corev1.SeccompProfile) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -4025,7 +3814,7 @@ func DecodeSeccompProfile(d *wire.JSONDecoder, v *corev1.SeccompProfile) error {
 		case "type":
 			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
 		case "localhostProfile":
-			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.LocalhostProfile, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4035,14 +3824,12 @@ func DecodeSeccompProfile(d *wire.JSONDecoder, v *corev1.SeccompProfile) error {
 	}
 }
 
-// DecodeSecretEnvSource decodes a JSON value into a zero corev1.SecretEnvSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSecretEnvSource(d *wire.JSONDecoder, v *corev1.SecretEnvSource) error {
+func jsonSecretEnvSource(d *wire.JSONDecoder, v *corev1.SecretEnvSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -4054,7 +3841,7 @@ func DecodeSecretEnvSource(d *wire.JSONDecoder, v *corev1.SecretEnvSource) error
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[1], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4064,14 +3851,12 @@ func DecodeSecretEnvSource(d *wire.JSONDecoder, v *corev1.SecretEnvSource) error
 	}
 }
 
-// DecodeSecretKeySelector decodes a JSON value into a zero corev1.SecretKeySelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSecretKeySelector(d *wire.JSONDecoder, v *corev1.SecretKeySelector) error {
+func jsonSecretKeySelector(d *wire.JSONDecoder, v *corev1.SecretKeySelector) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -4085,7 +3870,7 @@ func DecodeSecretKeySelector(d *wire.JSONDecoder, v *corev1.SecretKeySelector) e
 		case "key":
 			err = wire.DecodeField(d, &seen[1], &v.Key, wire.DecodeString)
 		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[2], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4095,14 +3880,12 @@ func DecodeSecretKeySelector(d *wire.JSONDecoder, v *corev1.SecretKeySelector) e
 	}
 }
 
-// DecodeSecretProjection decodes a JSON value into a zero corev1.SecretProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSecretProjection(d *wire.JSONDecoder, v *corev1.SecretProjection) error {
+func jsonSecretProjection(d *wire.JSONDecoder, v *corev1.SecretProjection) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -4114,9 +3897,9 @@ func DecodeSecretProjection(d *wire.JSONDecoder, v *corev1.SecretProjection) err
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.LocalObjectReference.Name, wire.DecodeString)
 		case "items":
-			err = wire.DecodeField(d, &seen[1], &v.Items, DecodeSliceKeyToPath)
+			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceKeyToPath)
 		case "optional":
-			err = wire.DecodeField(d, &seen[2], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[2], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4126,14 +3909,12 @@ func DecodeSecretProjection(d *wire.JSONDecoder, v *corev1.SecretProjection) err
 	}
 }
 
-// DecodeSecretReference decodes a JSON value into a zero corev1.SecretReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSecretReference(d *wire.JSONDecoder, v *corev1.SecretReference) error {
+func jsonSecretReference(d *wire.JSONDecoder, v *corev1.SecretReference) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -4155,14 +3936,12 @@ func DecodeSecretReference(d *wire.JSONDecoder, v *corev1.SecretReference) error
 	}
 }
 
-// DecodeSecretVolumeSource decodes a JSON value into a zero corev1.SecretVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSecretVolumeSource(d *wire.JSONDecoder, v *corev1.SecretVolumeSource) error {
+func jsonSecretVolumeSource(d *wire.JSONDecoder, v *corev1.SecretVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -4174,13 +3953,13 @@ func DecodeSecretVolumeSource(d *wire.JSONDecoder, v *corev1.SecretVolumeSource)
 		case "secretName":
 			err = wire.DecodeField(d, &seen[0], &v.SecretName, wire.DecodeString)
 		case "items":
-			err = wire.DecodeField(d, &seen[1], &v.Items, DecodeSliceKeyToPath)
+			err = wire.DecodeField(d, &seen[1], &v.Items, jsonSliceKeyToPath)
 		case "defaultMode":
-			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.DefaultMode, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "optional":
-			err = wire.DecodeField(d, &seen[3], &v.Optional, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[3], &v.Optional, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "defaultUser":
-			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[4], &v.DefaultUser, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4190,14 +3969,12 @@ func DecodeSecretVolumeSource(d *wire.JSONDecoder, v *corev1.SecretVolumeSource)
 	}
 }
 
-// DecodeSecurityContext decodes a JSON value into a zero corev1.SecurityContext as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSecurityContext(d *wire.JSONDecoder, v *corev1.SecurityContext) error {
+func jsonSecurityContext(d *wire.JSONDecoder, v *corev1.SecurityContext) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [12]bool
 	for {
@@ -4207,29 +3984,29 @@ func DecodeSecurityContext(d *wire.JSONDecoder, v *corev1.SecurityContext) error
 		}
 		switch string(name) {
 		case "capabilities":
-			err = wire.DecodeField(d, &seen[0], &v.Capabilities, DecodePtrCapabilities)
+			err = wire.DecodeField(d, &seen[0], &v.Capabilities, jsonPtrCapabilities)
 		case "privileged":
-			err = wire.DecodeField(d, &seen[1], &v.Privileged, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Privileged, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "seLinuxOptions":
-			err = wire.DecodeField(d, &seen[2], &v.SELinuxOptions, DecodePtrSELinuxOptions)
+			err = wire.DecodeField(d, &seen[2], &v.SELinuxOptions, jsonPtrSELinuxOptions)
 		case "windowsOptions":
-			err = wire.DecodeField(d, &seen[3], &v.WindowsOptions, DecodePtrWindowsSecurityContextOptions)
+			err = wire.DecodeField(d, &seen[3], &v.WindowsOptions, jsonPtrWindowsSecurityContextOptions)
 		case "runAsUser":
-			err = wire.DecodeField(d, &seen[4], &v.RunAsUser, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[4], &v.RunAsUser, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "runAsGroup":
-			err = wire.DecodeField(d, &seen[5], &v.RunAsGroup, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[5], &v.RunAsGroup, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "runAsNonRoot":
-			err = wire.DecodeField(d, &seen[6], &v.RunAsNonRoot, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[6], &v.RunAsNonRoot, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "readOnlyRootFilesystem":
-			err = wire.DecodeField(d, &seen[7], &v.ReadOnlyRootFilesystem, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[7], &v.ReadOnlyRootFilesystem, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "allowPrivilegeEscalation":
-			err = wire.DecodeField(d, &seen[8], &v.AllowPrivilegeEscalation, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[8], &v.AllowPrivilegeEscalation, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "procMount":
-			err = wire.DecodeField(d, &seen[9], &v.ProcMount, DecodePtrProcMountType)
+			err = wire.DecodeField(d, &seen[9], &v.ProcMount, jsonPtrProcMountType)
 		case "seccompProfile":
-			err = wire.DecodeField(d, &seen[10], &v.SeccompProfile, DecodePtrSeccompProfile)
+			err = wire.DecodeField(d, &seen[10], &v.SeccompProfile, jsonPtrSeccompProfile)
 		case "appArmorProfile":
-			err = wire.DecodeField(d, &seen[11], &v.AppArmorProfile, DecodePtrAppArmorProfile)
+			err = wire.DecodeField(d, &seen[11], &v.AppArmorProfile, jsonPtrAppArmorProfile)
 		default:
 			err = d.SkipValue()
 		}
@@ -4239,14 +4016,12 @@ func DecodeSecurityContext(d *wire.JSONDecoder, v *corev1.SecurityContext) error
 	}
 }
 
-// DecodeServiceAccountTokenProjection decodes a JSON value into a zero corev1.ServiceAccountTokenProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeServiceAccountTokenProjection(d *wire.JSONDecoder, v *corev1.ServiceAccountTokenProjection) error {
+func jsonServiceAccountTokenProjection(d *wire.JSONDecoder, v *corev1.ServiceAccountTokenProjection) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -4258,11 +4033,11 @@ func DecodeServiceAccountTokenProjection(d *wire.JSONDecoder, v *corev1.ServiceA
 		case "audience":
 			err = wire.DecodeField(d, &seen[0], &v.Audience, wire.DecodeString)
 		case "expirationSeconds":
-			err = wire.DecodeField(d, &seen[1], &v.ExpirationSeconds, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.ExpirationSeconds, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "path":
 			err = wire.DecodeField(d, &seen[2], &v.Path, wire.DecodeString)
 		case "user":
-			err = wire.DecodeField(d, &seen[3], &v.User, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[3], &v.User, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4272,14 +4047,12 @@ func DecodeServiceAccountTokenProjection(d *wire.JSONDecoder, v *corev1.ServiceA
 	}
 }
 
-// DecodeServicePort decodes a JSON value into a zero corev1.ServicePort as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeServicePort(d *wire.JSONDecoder, v *corev1.ServicePort) error {
+func jsonServicePort(d *wire.JSONDecoder, v *corev1.ServicePort) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -4293,13 +4066,13 @@ func DecodeServicePort(d *wire.JSONDecoder, v *corev1.ServicePort) error {
 		case "protocol":
 			err = wire.DecodeField(d, &seen[1], &v.Protocol, wire.DecodeString)
 		case "appProtocol":
-			err = wire.DecodeField(d, &seen[2], &v.AppProtocol, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[2], &v.AppProtocol, (*wire.JSONDecoder).DecodeStringPtr)
 		case "port":
-			err = wire.DecodeField(d, &seen[3], &v.Port, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[3], &v.Port, wire.DecodeNumber)
 		case "targetPort":
 			err = wire.DecodeField(d, &seen[4], &v.TargetPort, wire.DecodeMethod)
 		case "nodePort":
-			err = wire.DecodeField(d, &seen[5], &v.NodePort, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[5], &v.NodePort, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -4309,14 +4082,12 @@ func DecodeServicePort(d *wire.JSONDecoder, v *corev1.ServicePort) error {
 	}
 }
 
-// DecodeServiceSpec decodes a JSON value into a zero corev1.ServiceSpec as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeServiceSpec(d *wire.JSONDecoder, v *corev1.ServiceSpec) error {
+func jsonServiceSpec(d *wire.JSONDecoder, v *corev1.ServiceSpec) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [20]bool
 	for {
@@ -4326,45 +4097,45 @@ func DecodeServiceSpec(d *wire.JSONDecoder, v *corev1.ServiceSpec) error {
 		}
 		switch string(name) {
 		case "ports":
-			err = wire.DecodeField(d, &seen[0], &v.Ports, DecodeSliceServicePort)
+			err = wire.DecodeField(d, &seen[0], &v.Ports, jsonSliceServicePort)
 		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[1], &v.Selector, (*wire.JSONDecoder).DecodeStringMap)
 		case "clusterIP":
 			err = wire.DecodeField(d, &seen[2], &v.ClusterIP, wire.DecodeString)
 		case "clusterIPs":
-			err = wire.DecodeField(d, &seen[3], &v.ClusterIPs, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[3], &v.ClusterIPs, (*wire.JSONDecoder).DecodeStrings)
 		case "type":
 			err = wire.DecodeField(d, &seen[4], &v.Type, wire.DecodeString)
 		case "externalIPs":
-			err = wire.DecodeField(d, &seen[5], &v.ExternalIPs, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[5], &v.ExternalIPs, (*wire.JSONDecoder).DecodeStrings)
 		case "sessionAffinity":
 			err = wire.DecodeField(d, &seen[6], &v.SessionAffinity, wire.DecodeString)
 		case "loadBalancerIP":
 			err = wire.DecodeField(d, &seen[7], &v.LoadBalancerIP, wire.DecodeString)
 		case "loadBalancerSourceRanges":
-			err = wire.DecodeField(d, &seen[8], &v.LoadBalancerSourceRanges, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[8], &v.LoadBalancerSourceRanges, (*wire.JSONDecoder).DecodeStrings)
 		case "externalName":
 			err = wire.DecodeField(d, &seen[9], &v.ExternalName, wire.DecodeString)
 		case "externalTrafficPolicy":
 			err = wire.DecodeField(d, &seen[10], &v.ExternalTrafficPolicy, wire.DecodeString)
 		case "healthCheckNodePort":
-			err = wire.DecodeField(d, &seen[11], &v.HealthCheckNodePort, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[11], &v.HealthCheckNodePort, wire.DecodeNumber)
 		case "publishNotReadyAddresses":
 			err = wire.DecodeField(d, &seen[12], &v.PublishNotReadyAddresses, wire.DecodeBool)
 		case "sessionAffinityConfig":
-			err = wire.DecodeField(d, &seen[13], &v.SessionAffinityConfig, DecodePtrSessionAffinityConfig)
+			err = wire.DecodeField(d, &seen[13], &v.SessionAffinityConfig, jsonPtrSessionAffinityConfig)
 		case "ipFamilies":
-			err = wire.DecodeField(d, &seen[14], &v.IPFamilies, DecodeSliceIPFamily)
+			err = wire.DecodeField(d, &seen[14], &v.IPFamilies, jsonSliceIPFamily)
 		case "ipFamilyPolicy":
-			err = wire.DecodeField(d, &seen[15], &v.IPFamilyPolicy, DecodePtrIPFamilyPolicy)
+			err = wire.DecodeField(d, &seen[15], &v.IPFamilyPolicy, jsonPtrIPFamilyPolicy)
 		case "allocateLoadBalancerNodePorts":
-			err = wire.DecodeField(d, &seen[16], &v.AllocateLoadBalancerNodePorts, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[16], &v.AllocateLoadBalancerNodePorts, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "loadBalancerClass":
-			err = wire.DecodeField(d, &seen[17], &v.LoadBalancerClass, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[17], &v.LoadBalancerClass, (*wire.JSONDecoder).DecodeStringPtr)
 		case "internalTrafficPolicy":
-			err = wire.DecodeField(d, &seen[18], &v.InternalTrafficPolicy, DecodePtrServiceInternalTrafficPolicy)
+			err = wire.DecodeField(d, &seen[18], &v.InternalTrafficPolicy, jsonPtrServiceInternalTrafficPolicy)
 		case "trafficDistribution":
-			err = wire.DecodeField(d, &seen[19], &v.TrafficDistribution, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[19], &v.TrafficDistribution, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4374,14 +4145,12 @@ func DecodeServiceSpec(d *wire.JSONDecoder, v *corev1.ServiceSpec) error {
 	}
 }
 
-// DecodeServiceStatus decodes a JSON value into a zero corev1.ServiceStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeServiceStatus(d *wire.JSONDecoder, v *corev1.ServiceStatus) error {
+func jsonServiceStatus(d *wire.JSONDecoder, v *corev1.ServiceStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -4391,9 +4160,9 @@ func DecodeServiceStatus(d *wire.JSONDecoder, v *corev1.ServiceStatus) error {
 		}
 		switch string(name) {
 		case "loadBalancer":
-			err = wire.DecodeField(d, &seen[0], &v.LoadBalancer, DecodeLoadBalancerStatus)
+			err = wire.DecodeField(d, &seen[0], &v.LoadBalancer, jsonLoadBalancerStatus)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[1], &v.Conditions, wire.DecodeConditions)
+			err = wire.DecodeField(d, &seen[1], &v.Conditions, (*wire.JSONDecoder).DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -4403,14 +4172,12 @@ func DecodeServiceStatus(d *wire.JSONDecoder, v *corev1.ServiceStatus) error {
 	}
 }
 
-// DecodeSessionAffinityConfig decodes a JSON value into a zero corev1.SessionAffinityConfig as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSessionAffinityConfig(d *wire.JSONDecoder, v *corev1.SessionAffinityConfig) error {
+func jsonSessionAffinityConfig(d *wire.JSONDecoder, v *corev1.SessionAffinityConfig) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -4420,7 +4187,7 @@ func DecodeSessionAffinityConfig(d *wire.JSONDecoder, v *corev1.SessionAffinityC
 		}
 		switch string(name) {
 		case "clientIP":
-			err = wire.DecodeField(d, &seen[0], &v.ClientIP, DecodePtrClientIPConfig)
+			err = wire.DecodeField(d, &seen[0], &v.ClientIP, jsonPtrClientIPConfig)
 		default:
 			err = d.SkipValue()
 		}
@@ -4430,14 +4197,12 @@ func DecodeSessionAffinityConfig(d *wire.JSONDecoder, v *corev1.SessionAffinityC
 	}
 }
 
-// DecodeSleepAction decodes a JSON value into a zero corev1.SleepAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSleepAction(d *wire.JSONDecoder, v *corev1.SleepAction) error {
+func jsonSleepAction(d *wire.JSONDecoder, v *corev1.SleepAction) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -4447,7 +4212,7 @@ func DecodeSleepAction(d *wire.JSONDecoder, v *corev1.SleepAction) error {
 		}
 		switch string(name) {
 		case "seconds":
-			err = wire.DecodeField(d, &seen[0], &v.Seconds, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Seconds, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -4457,14 +4222,12 @@ func DecodeSleepAction(d *wire.JSONDecoder, v *corev1.SleepAction) error {
 	}
 }
 
-// DecodeStorageOSVolumeSource decodes a JSON value into a zero corev1.StorageOSVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeStorageOSVolumeSource(d *wire.JSONDecoder, v *corev1.StorageOSVolumeSource) error {
+func jsonStorageOSVolumeSource(d *wire.JSONDecoder, v *corev1.StorageOSVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -4482,7 +4245,7 @@ func DecodeStorageOSVolumeSource(d *wire.JSONDecoder, v *corev1.StorageOSVolumeS
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
 		case "secretRef":
-			err = wire.DecodeField(d, &seen[4], &v.SecretRef, DecodePtrLocalObjectReference)
+			err = wire.DecodeField(d, &seen[4], &v.SecretRef, jsonPtrLocalObjectReference)
 		default:
 			err = d.SkipValue()
 		}
@@ -4492,14 +4255,12 @@ func DecodeStorageOSVolumeSource(d *wire.JSONDecoder, v *corev1.StorageOSVolumeS
 	}
 }
 
-// DecodeSysctl decodes a JSON value into a zero corev1.Sysctl as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSysctl(d *wire.JSONDecoder, v *corev1.Sysctl) error {
+func jsonSysctl(d *wire.JSONDecoder, v *corev1.Sysctl) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -4521,14 +4282,12 @@ func DecodeSysctl(d *wire.JSONDecoder, v *corev1.Sysctl) error {
 	}
 }
 
-// DecodeTCPSocketAction decodes a JSON value into a zero corev1.TCPSocketAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeTCPSocketAction(d *wire.JSONDecoder, v *corev1.TCPSocketAction) error {
+func jsonTCPSocketAction(d *wire.JSONDecoder, v *corev1.TCPSocketAction) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -4550,14 +4309,12 @@ func DecodeTCPSocketAction(d *wire.JSONDecoder, v *corev1.TCPSocketAction) error
 	}
 }
 
-// DecodeTaint decodes a JSON value into a zero corev1.Taint as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeTaint(d *wire.JSONDecoder, v *corev1.Taint) error {
+func jsonTaint(d *wire.JSONDecoder, v *corev1.Taint) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -4573,7 +4330,7 @@ func DecodeTaint(d *wire.JSONDecoder, v *corev1.Taint) error {
 		case "effect":
 			err = wire.DecodeField(d, &seen[2], &v.Effect, wire.DecodeString)
 		case "timeAdded":
-			err = wire.DecodeField(d, &seen[3], &v.TimeAdded, wire.DecodeTimePtr)
+			err = wire.DecodeField(d, &seen[3], &v.TimeAdded, (*wire.JSONDecoder).DecodeTimePtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4583,14 +4340,12 @@ func DecodeTaint(d *wire.JSONDecoder, v *corev1.Taint) error {
 	}
 }
 
-// DecodeToleration decodes a JSON value into a zero corev1.Toleration as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeToleration(d *wire.JSONDecoder, v *corev1.Toleration) error {
+func jsonToleration(d *wire.JSONDecoder, v *corev1.Toleration) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -4608,7 +4363,7 @@ func DecodeToleration(d *wire.JSONDecoder, v *corev1.Toleration) error {
 		case "effect":
 			err = wire.DecodeField(d, &seen[3], &v.Effect, wire.DecodeString)
 		case "tolerationSeconds":
-			err = wire.DecodeField(d, &seen[4], &v.TolerationSeconds, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[4], &v.TolerationSeconds, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4618,14 +4373,12 @@ func DecodeToleration(d *wire.JSONDecoder, v *corev1.Toleration) error {
 	}
 }
 
-// DecodeTopologySpreadConstraint decodes a JSON value into a zero corev1.TopologySpreadConstraint as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeTopologySpreadConstraint(d *wire.JSONDecoder, v *corev1.TopologySpreadConstraint) error {
+func jsonTopologySpreadConstraint(d *wire.JSONDecoder, v *corev1.TopologySpreadConstraint) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [8]bool
 	for {
@@ -4635,21 +4388,21 @@ func DecodeTopologySpreadConstraint(d *wire.JSONDecoder, v *corev1.TopologySprea
 		}
 		switch string(name) {
 		case "maxSkew":
-			err = wire.DecodeField(d, &seen[0], &v.MaxSkew, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.MaxSkew, wire.DecodeNumber)
 		case "topologyKey":
 			err = wire.DecodeField(d, &seen[1], &v.TopologyKey, wire.DecodeString)
 		case "whenUnsatisfiable":
 			err = wire.DecodeField(d, &seen[2], &v.WhenUnsatisfiable, wire.DecodeString)
 		case "labelSelector":
-			err = wire.DecodeField(d, &seen[3], &v.LabelSelector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[3], &v.LabelSelector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "minDomains":
-			err = wire.DecodeField(d, &seen[4], &v.MinDomains, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[4], &v.MinDomains, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "nodeAffinityPolicy":
-			err = wire.DecodeField(d, &seen[5], &v.NodeAffinityPolicy, DecodePtrNodeInclusionPolicy)
+			err = wire.DecodeField(d, &seen[5], &v.NodeAffinityPolicy, jsonPtrNodeInclusionPolicy)
 		case "nodeTaintsPolicy":
-			err = wire.DecodeField(d, &seen[6], &v.NodeTaintsPolicy, DecodePtrNodeInclusionPolicy)
+			err = wire.DecodeField(d, &seen[6], &v.NodeTaintsPolicy, jsonPtrNodeInclusionPolicy)
 		case "matchLabelKeys":
-			err = wire.DecodeField(d, &seen[7], &v.MatchLabelKeys, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[7], &v.MatchLabelKeys, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -4659,14 +4412,12 @@ func DecodeTopologySpreadConstraint(d *wire.JSONDecoder, v *corev1.TopologySprea
 	}
 }
 
-// DecodeTypedLocalObjectReference decodes a JSON value into a zero corev1.TypedLocalObjectReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeTypedLocalObjectReference(d *wire.JSONDecoder, v *corev1.TypedLocalObjectReference) error {
+func jsonTypedLocalObjectReference(d *wire.JSONDecoder, v *corev1.TypedLocalObjectReference) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -4676,7 +4427,7 @@ func DecodeTypedLocalObjectReference(d *wire.JSONDecoder, v *corev1.TypedLocalOb
 		}
 		switch string(name) {
 		case "apiGroup":
-			err = wire.DecodeField(d, &seen[0], &v.APIGroup, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[0], &v.APIGroup, (*wire.JSONDecoder).DecodeStringPtr)
 		case "kind":
 			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
 		case "name":
@@ -4690,14 +4441,12 @@ func DecodeTypedLocalObjectReference(d *wire.JSONDecoder, v *corev1.TypedLocalOb
 	}
 }
 
-// DecodeTypedObjectReference decodes a JSON value into a zero corev1.TypedObjectReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeTypedObjectReference(d *wire.JSONDecoder, v *corev1.TypedObjectReference) error {
+func jsonTypedObjectReference(d *wire.JSONDecoder, v *corev1.TypedObjectReference) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -4707,13 +4456,13 @@ func DecodeTypedObjectReference(d *wire.JSONDecoder, v *corev1.TypedObjectRefere
 		}
 		switch string(name) {
 		case "apiGroup":
-			err = wire.DecodeField(d, &seen[0], &v.APIGroup, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[0], &v.APIGroup, (*wire.JSONDecoder).DecodeStringPtr)
 		case "kind":
 			err = wire.DecodeField(d, &seen[1], &v.Kind, wire.DecodeString)
 		case "name":
 			err = wire.DecodeField(d, &seen[2], &v.Name, wire.DecodeString)
 		case "namespace":
-			err = wire.DecodeField(d, &seen[3], &v.Namespace, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[3], &v.Namespace, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -4723,14 +4472,12 @@ func DecodeTypedObjectReference(d *wire.JSONDecoder, v *corev1.TypedObjectRefere
 	}
 }
 
-// DecodeVolume decodes a JSON value into a zero corev1.Volume as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolume(d *wire.JSONDecoder, v *corev1.Volume) error {
+func jsonVolume(d *wire.JSONDecoder, v *corev1.Volume) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [31]bool
 	for {
@@ -4742,65 +4489,65 @@ func DecodeVolume(d *wire.JSONDecoder, v *corev1.Volume) error {
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "hostPath":
-			err = wire.DecodeField(d, &seen[1], &v.VolumeSource.HostPath, DecodePtrHostPathVolumeSource)
+			err = wire.DecodeField(d, &seen[1], &v.VolumeSource.HostPath, jsonPtrHostPathVolumeSource)
 		case "emptyDir":
-			err = wire.DecodeField(d, &seen[2], &v.VolumeSource.EmptyDir, DecodePtrEmptyDirVolumeSource)
+			err = wire.DecodeField(d, &seen[2], &v.VolumeSource.EmptyDir, jsonPtrEmptyDirVolumeSource)
 		case "gcePersistentDisk":
-			err = wire.DecodeField(d, &seen[3], &v.VolumeSource.GCEPersistentDisk, DecodePtrGCEPersistentDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[3], &v.VolumeSource.GCEPersistentDisk, jsonPtrGCEPersistentDiskVolumeSource)
 		case "awsElasticBlockStore":
-			err = wire.DecodeField(d, &seen[4], &v.VolumeSource.AWSElasticBlockStore, DecodePtrAWSElasticBlockStoreVolumeSource)
+			err = wire.DecodeField(d, &seen[4], &v.VolumeSource.AWSElasticBlockStore, jsonPtrAWSElasticBlockStoreVolumeSource)
 		case "gitRepo":
-			err = wire.DecodeField(d, &seen[5], &v.VolumeSource.GitRepo, DecodePtrGitRepoVolumeSource)
+			err = wire.DecodeField(d, &seen[5], &v.VolumeSource.GitRepo, jsonPtrGitRepoVolumeSource)
 		case "secret":
-			err = wire.DecodeField(d, &seen[6], &v.VolumeSource.Secret, DecodePtrSecretVolumeSource)
+			err = wire.DecodeField(d, &seen[6], &v.VolumeSource.Secret, jsonPtrSecretVolumeSource)
 		case "nfs":
-			err = wire.DecodeField(d, &seen[7], &v.VolumeSource.NFS, DecodePtrNFSVolumeSource)
+			err = wire.DecodeField(d, &seen[7], &v.VolumeSource.NFS, jsonPtrNFSVolumeSource)
 		case "iscsi":
-			err = wire.DecodeField(d, &seen[8], &v.VolumeSource.ISCSI, DecodePtrISCSIVolumeSource)
+			err = wire.DecodeField(d, &seen[8], &v.VolumeSource.ISCSI, jsonPtrISCSIVolumeSource)
 		case "glusterfs":
-			err = wire.DecodeField(d, &seen[9], &v.VolumeSource.Glusterfs, DecodePtrGlusterfsVolumeSource)
+			err = wire.DecodeField(d, &seen[9], &v.VolumeSource.Glusterfs, jsonPtrGlusterfsVolumeSource)
 		case "persistentVolumeClaim":
-			err = wire.DecodeField(d, &seen[10], &v.VolumeSource.PersistentVolumeClaim, DecodePtrPersistentVolumeClaimVolumeSource)
+			err = wire.DecodeField(d, &seen[10], &v.VolumeSource.PersistentVolumeClaim, jsonPtrPersistentVolumeClaimVolumeSource)
 		case "rbd":
-			err = wire.DecodeField(d, &seen[11], &v.VolumeSource.RBD, DecodePtrRBDVolumeSource)
+			err = wire.DecodeField(d, &seen[11], &v.VolumeSource.RBD, jsonPtrRBDVolumeSource)
 		case "flexVolume":
-			err = wire.DecodeField(d, &seen[12], &v.VolumeSource.FlexVolume, DecodePtrFlexVolumeSource)
+			err = wire.DecodeField(d, &seen[12], &v.VolumeSource.FlexVolume, jsonPtrFlexVolumeSource)
 		case "cinder":
-			err = wire.DecodeField(d, &seen[13], &v.VolumeSource.Cinder, DecodePtrCinderVolumeSource)
+			err = wire.DecodeField(d, &seen[13], &v.VolumeSource.Cinder, jsonPtrCinderVolumeSource)
 		case "cephfs":
-			err = wire.DecodeField(d, &seen[14], &v.VolumeSource.CephFS, DecodePtrCephFSVolumeSource)
+			err = wire.DecodeField(d, &seen[14], &v.VolumeSource.CephFS, jsonPtrCephFSVolumeSource)
 		case "flocker":
-			err = wire.DecodeField(d, &seen[15], &v.VolumeSource.Flocker, DecodePtrFlockerVolumeSource)
+			err = wire.DecodeField(d, &seen[15], &v.VolumeSource.Flocker, jsonPtrFlockerVolumeSource)
 		case "downwardAPI":
-			err = wire.DecodeField(d, &seen[16], &v.VolumeSource.DownwardAPI, DecodePtrDownwardAPIVolumeSource)
+			err = wire.DecodeField(d, &seen[16], &v.VolumeSource.DownwardAPI, jsonPtrDownwardAPIVolumeSource)
 		case "fc":
-			err = wire.DecodeField(d, &seen[17], &v.VolumeSource.FC, DecodePtrFCVolumeSource)
+			err = wire.DecodeField(d, &seen[17], &v.VolumeSource.FC, jsonPtrFCVolumeSource)
 		case "azureFile":
-			err = wire.DecodeField(d, &seen[18], &v.VolumeSource.AzureFile, DecodePtrAzureFileVolumeSource)
+			err = wire.DecodeField(d, &seen[18], &v.VolumeSource.AzureFile, jsonPtrAzureFileVolumeSource)
 		case "configMap":
-			err = wire.DecodeField(d, &seen[19], &v.VolumeSource.ConfigMap, DecodePtrConfigMapVolumeSource)
+			err = wire.DecodeField(d, &seen[19], &v.VolumeSource.ConfigMap, jsonPtrConfigMapVolumeSource)
 		case "vsphereVolume":
-			err = wire.DecodeField(d, &seen[20], &v.VolumeSource.VsphereVolume, DecodePtrVsphereVirtualDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[20], &v.VolumeSource.VsphereVolume, jsonPtrVsphereVirtualDiskVolumeSource)
 		case "quobyte":
-			err = wire.DecodeField(d, &seen[21], &v.VolumeSource.Quobyte, DecodePtrQuobyteVolumeSource)
+			err = wire.DecodeField(d, &seen[21], &v.VolumeSource.Quobyte, jsonPtrQuobyteVolumeSource)
 		case "azureDisk":
-			err = wire.DecodeField(d, &seen[22], &v.VolumeSource.AzureDisk, DecodePtrAzureDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[22], &v.VolumeSource.AzureDisk, jsonPtrAzureDiskVolumeSource)
 		case "photonPersistentDisk":
-			err = wire.DecodeField(d, &seen[23], &v.VolumeSource.PhotonPersistentDisk, DecodePtrPhotonPersistentDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[23], &v.VolumeSource.PhotonPersistentDisk, jsonPtrPhotonPersistentDiskVolumeSource)
 		case "projected":
-			err = wire.DecodeField(d, &seen[24], &v.VolumeSource.Projected, DecodePtrProjectedVolumeSource)
+			err = wire.DecodeField(d, &seen[24], &v.VolumeSource.Projected, jsonPtrProjectedVolumeSource)
 		case "portworxVolume":
-			err = wire.DecodeField(d, &seen[25], &v.VolumeSource.PortworxVolume, DecodePtrPortworxVolumeSource)
+			err = wire.DecodeField(d, &seen[25], &v.VolumeSource.PortworxVolume, jsonPtrPortworxVolumeSource)
 		case "scaleIO":
-			err = wire.DecodeField(d, &seen[26], &v.VolumeSource.ScaleIO, DecodePtrScaleIOVolumeSource)
+			err = wire.DecodeField(d, &seen[26], &v.VolumeSource.ScaleIO, jsonPtrScaleIOVolumeSource)
 		case "storageos":
-			err = wire.DecodeField(d, &seen[27], &v.VolumeSource.StorageOS, DecodePtrStorageOSVolumeSource)
+			err = wire.DecodeField(d, &seen[27], &v.VolumeSource.StorageOS, jsonPtrStorageOSVolumeSource)
 		case "csi":
-			err = wire.DecodeField(d, &seen[28], &v.VolumeSource.CSI, DecodePtrCSIVolumeSource)
+			err = wire.DecodeField(d, &seen[28], &v.VolumeSource.CSI, jsonPtrCSIVolumeSource)
 		case "ephemeral":
-			err = wire.DecodeField(d, &seen[29], &v.VolumeSource.Ephemeral, DecodePtrEphemeralVolumeSource)
+			err = wire.DecodeField(d, &seen[29], &v.VolumeSource.Ephemeral, jsonPtrEphemeralVolumeSource)
 		case "image":
-			err = wire.DecodeField(d, &seen[30], &v.VolumeSource.Image, DecodePtrImageVolumeSource)
+			err = wire.DecodeField(d, &seen[30], &v.VolumeSource.Image, jsonPtrImageVolumeSource)
 		default:
 			err = d.SkipValue()
 		}
@@ -4810,14 +4557,12 @@ func DecodeVolume(d *wire.JSONDecoder, v *corev1.Volume) error {
 	}
 }
 
-// DecodeVolumeDevice decodes a JSON value into a zero corev1.VolumeDevice as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolumeDevice(d *wire.JSONDecoder, v *corev1.VolumeDevice) error {
+func jsonVolumeDevice(d *wire.JSONDecoder, v *corev1.VolumeDevice) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -4839,14 +4584,12 @@ func DecodeVolumeDevice(d *wire.JSONDecoder, v *corev1.VolumeDevice) error {
 	}
 }
 
-// DecodeVolumeHealthCondition decodes a JSON value into a zero corev1.VolumeHealthCondition as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolumeHealthCondition(d *wire.JSONDecoder, v *corev1.VolumeHealthCondition) error {
+func jsonVolumeHealthCondition(d *wire.JSONDecoder, v *corev1.VolumeHealthCondition) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -4870,14 +4613,12 @@ func DecodeVolumeHealthCondition(d *wire.JSONDecoder, v *corev1.VolumeHealthCond
 	}
 }
 
-// DecodeVolumeHealthStatus decodes a JSON value into a zero corev1.VolumeHealthStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolumeHealthStatus(d *wire.JSONDecoder, v *corev1.VolumeHealthStatus) error {
+func jsonVolumeHealthStatus(d *wire.JSONDecoder, v *corev1.VolumeHealthStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -4887,9 +4628,9 @@ func DecodeVolumeHealthStatus(d *wire.JSONDecoder, v *corev1.VolumeHealthStatus)
 		}
 		switch string(name) {
 		case "healthConditions":
-			err = wire.DecodeField(d, &seen[0], &v.HealthConditions, DecodeSliceVolumeHealthCondition)
+			err = wire.DecodeField(d, &seen[0], &v.HealthConditions, jsonSliceVolumeHealthCondition)
 		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[1], &v.LastTransitionTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[1], &v.LastTransitionTime, (*wire.JSONDecoder).DecodeTime)
 		default:
 			err = d.SkipValue()
 		}
@@ -4899,14 +4640,12 @@ func DecodeVolumeHealthStatus(d *wire.JSONDecoder, v *corev1.VolumeHealthStatus)
 	}
 }
 
-// DecodeVolumeMount decodes a JSON value into a zero corev1.VolumeMount as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolumeMount(d *wire.JSONDecoder, v *corev1.VolumeMount) error {
+func jsonVolumeMount(d *wire.JSONDecoder, v *corev1.VolumeMount) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [8]bool
 	for {
@@ -4920,17 +4659,17 @@ func DecodeVolumeMount(d *wire.JSONDecoder, v *corev1.VolumeMount) error {
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[1], &v.ReadOnly, wire.DecodeBool)
 		case "recursiveReadOnly":
-			err = wire.DecodeField(d, &seen[2], &v.RecursiveReadOnly, DecodePtrRecursiveReadOnlyMode)
+			err = wire.DecodeField(d, &seen[2], &v.RecursiveReadOnly, jsonPtrRecursiveReadOnlyMode)
 		case "mountPath":
 			err = wire.DecodeField(d, &seen[3], &v.MountPath, wire.DecodeString)
 		case "subPath":
 			err = wire.DecodeField(d, &seen[4], &v.SubPath, wire.DecodeString)
 		case "mountPropagation":
-			err = wire.DecodeField(d, &seen[5], &v.MountPropagation, DecodePtrMountPropagationMode)
+			err = wire.DecodeField(d, &seen[5], &v.MountPropagation, jsonPtrMountPropagationMode)
 		case "subPathExpr":
 			err = wire.DecodeField(d, &seen[6], &v.SubPathExpr, wire.DecodeString)
 		case "bindMountOptions":
-			err = wire.DecodeField(d, &seen[7], &v.BindMountOptions, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[7], &v.BindMountOptions, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -4940,14 +4679,12 @@ func DecodeVolumeMount(d *wire.JSONDecoder, v *corev1.VolumeMount) error {
 	}
 }
 
-// DecodeVolumeMountStatus decodes a JSON value into a zero corev1.VolumeMountStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolumeMountStatus(d *wire.JSONDecoder, v *corev1.VolumeMountStatus) error {
+func jsonVolumeMountStatus(d *wire.JSONDecoder, v *corev1.VolumeMountStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -4963,9 +4700,9 @@ func DecodeVolumeMountStatus(d *wire.JSONDecoder, v *corev1.VolumeMountStatus) e
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "recursiveReadOnly":
-			err = wire.DecodeField(d, &seen[3], &v.RecursiveReadOnly, DecodePtrRecursiveReadOnlyMode)
+			err = wire.DecodeField(d, &seen[3], &v.RecursiveReadOnly, jsonPtrRecursiveReadOnlyMode)
 		case "volumeStatus":
-			err = wire.DecodeField(d, &seen[4], &v.VolumeStatus, DecodePtrVolumeStatus)
+			err = wire.DecodeField(d, &seen[4], &v.VolumeStatus, jsonPtrVolumeStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -4975,14 +4712,12 @@ func DecodeVolumeMountStatus(d *wire.JSONDecoder, v *corev1.VolumeMountStatus) e
 	}
 }
 
-// DecodeVolumeProjection decodes a JSON value into a zero corev1.VolumeProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolumeProjection(d *wire.JSONDecoder, v *corev1.VolumeProjection) error {
+func jsonVolumeProjection(d *wire.JSONDecoder, v *corev1.VolumeProjection) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -4992,17 +4727,17 @@ func DecodeVolumeProjection(d *wire.JSONDecoder, v *corev1.VolumeProjection) err
 		}
 		switch string(name) {
 		case "secret":
-			err = wire.DecodeField(d, &seen[0], &v.Secret, DecodePtrSecretProjection)
+			err = wire.DecodeField(d, &seen[0], &v.Secret, jsonPtrSecretProjection)
 		case "downwardAPI":
-			err = wire.DecodeField(d, &seen[1], &v.DownwardAPI, DecodePtrDownwardAPIProjection)
+			err = wire.DecodeField(d, &seen[1], &v.DownwardAPI, jsonPtrDownwardAPIProjection)
 		case "configMap":
-			err = wire.DecodeField(d, &seen[2], &v.ConfigMap, DecodePtrConfigMapProjection)
+			err = wire.DecodeField(d, &seen[2], &v.ConfigMap, jsonPtrConfigMapProjection)
 		case "serviceAccountToken":
-			err = wire.DecodeField(d, &seen[3], &v.ServiceAccountToken, DecodePtrServiceAccountTokenProjection)
+			err = wire.DecodeField(d, &seen[3], &v.ServiceAccountToken, jsonPtrServiceAccountTokenProjection)
 		case "clusterTrustBundle":
-			err = wire.DecodeField(d, &seen[4], &v.ClusterTrustBundle, DecodePtrClusterTrustBundleProjection)
+			err = wire.DecodeField(d, &seen[4], &v.ClusterTrustBundle, jsonPtrClusterTrustBundleProjection)
 		case "podCertificate":
-			err = wire.DecodeField(d, &seen[5], &v.PodCertificate, DecodePtrPodCertificateProjection)
+			err = wire.DecodeField(d, &seen[5], &v.PodCertificate, jsonPtrPodCertificateProjection)
 		default:
 			err = d.SkipValue()
 		}
@@ -5012,14 +4747,12 @@ func DecodeVolumeProjection(d *wire.JSONDecoder, v *corev1.VolumeProjection) err
 	}
 }
 
-// DecodeVolumeResourceRequirements decodes a JSON value into a zero corev1.VolumeResourceRequirements as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolumeResourceRequirements(d *wire.JSONDecoder, v *corev1.VolumeResourceRequirements) error {
+func jsonVolumeResourceRequirements(d *wire.JSONDecoder, v *corev1.VolumeResourceRequirements) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -5029,9 +4762,9 @@ func DecodeVolumeResourceRequirements(d *wire.JSONDecoder, v *corev1.VolumeResou
 		}
 		switch string(name) {
 		case "limits":
-			err = wire.DecodeField(d, &seen[0], &v.Limits, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Limits, jsonResourceList)
 		case "requests":
-			err = wire.DecodeField(d, &seen[1], &v.Requests, DecodeResourceList)
+			err = wire.DecodeField(d, &seen[1], &v.Requests, jsonResourceList)
 		default:
 			err = d.SkipValue()
 		}
@@ -5041,14 +4774,12 @@ func DecodeVolumeResourceRequirements(d *wire.JSONDecoder, v *corev1.VolumeResou
 	}
 }
 
-// DecodeVolumeStatus decodes a JSON value into a zero corev1.VolumeStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVolumeStatus(d *wire.JSONDecoder, v *corev1.VolumeStatus) error {
+func jsonVolumeStatus(d *wire.JSONDecoder, v *corev1.VolumeStatus) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -5058,7 +4789,7 @@ func DecodeVolumeStatus(d *wire.JSONDecoder, v *corev1.VolumeStatus) error {
 		}
 		switch string(name) {
 		case "image":
-			err = wire.DecodeField(d, &seen[0], &v.Image, DecodePtrImageVolumeStatus)
+			err = wire.DecodeField(d, &seen[0], &v.Image, jsonPtrImageVolumeStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -5068,14 +4799,12 @@ func DecodeVolumeStatus(d *wire.JSONDecoder, v *corev1.VolumeStatus) error {
 	}
 }
 
-// DecodeVsphereVirtualDiskVolumeSource decodes a JSON value into a zero corev1.VsphereVirtualDiskVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeVsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v *corev1.VsphereVirtualDiskVolumeSource) error {
+func jsonVsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v *corev1.VsphereVirtualDiskVolumeSource) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -5101,14 +4830,12 @@ func DecodeVsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v *corev1.Vsphere
 	}
 }
 
-// DecodeWeightedPodAffinityTerm decodes a JSON value into a zero corev1.WeightedPodAffinityTerm as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeWeightedPodAffinityTerm(d *wire.JSONDecoder, v *corev1.WeightedPodAffinityTerm) error {
+func jsonWeightedPodAffinityTerm(d *wire.JSONDecoder, v *corev1.WeightedPodAffinityTerm) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -5118,9 +4845,9 @@ func DecodeWeightedPodAffinityTerm(d *wire.JSONDecoder, v *corev1.WeightedPodAff
 		}
 		switch string(name) {
 		case "weight":
-			err = wire.DecodeField(d, &seen[0], &v.Weight, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Weight, wire.DecodeNumber)
 		case "podAffinityTerm":
-			err = wire.DecodeField(d, &seen[1], &v.PodAffinityTerm, DecodePodAffinityTerm)
+			err = wire.DecodeField(d, &seen[1], &v.PodAffinityTerm, jsonPodAffinityTerm)
 		default:
 			err = d.SkipValue()
 		}
@@ -5130,14 +4857,12 @@ func DecodeWeightedPodAffinityTerm(d *wire.JSONDecoder, v *corev1.WeightedPodAff
 	}
 }
 
-// DecodeWindowsSecurityContextOptions decodes a JSON value into a zero corev1.WindowsSecurityContextOptions as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeWindowsSecurityContextOptions(d *wire.JSONDecoder, v *corev1.WindowsSecurityContextOptions) error {
+func jsonWindowsSecurityContextOptions(d *wire.JSONDecoder, v *corev1.WindowsSecurityContextOptions) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -5147,13 +4872,13 @@ func DecodeWindowsSecurityContextOptions(d *wire.JSONDecoder, v *corev1.WindowsS
 		}
 		switch string(name) {
 		case "gmsaCredentialSpecName":
-			err = wire.DecodeField(d, &seen[0], &v.GMSACredentialSpecName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[0], &v.GMSACredentialSpecName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "gmsaCredentialSpec":
-			err = wire.DecodeField(d, &seen[1], &v.GMSACredentialSpec, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.GMSACredentialSpec, (*wire.JSONDecoder).DecodeStringPtr)
 		case "runAsUserName":
-			err = wire.DecodeField(d, &seen[2], &v.RunAsUserName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[2], &v.RunAsUserName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "hostProcess":
-			err = wire.DecodeField(d, &seen[3], &v.HostProcess, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[3], &v.HostProcess, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -5163,1382 +4888,2539 @@ func DecodeWindowsSecurityContextOptions(d *wire.JSONDecoder, v *corev1.WindowsS
 	}
 }
 
-// DecodeMapResourceNameToClaimResourceStatus decodes a JSON value into a zero map[corev1.ResourceName]corev1.ClaimResourceStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeMapResourceNameToClaimResourceStatus(d *wire.JSONDecoder, v *map[corev1.ResourceName]corev1.ClaimResourceStatus) error {
+func jsonMapResourceNameToClaimResourceStatus(d *wire.JSONDecoder, v *map[corev1.ResourceName]corev1.ClaimResourceStatus) error {
 	return wire.DecodeMap(d, v, wire.DecodeString)
 }
 
-// DecodePtrAWSElasticBlockStoreVolumeSource decodes a JSON value into a zero *corev1.AWSElasticBlockStoreVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrAWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v **corev1.AWSElasticBlockStoreVolumeSource) error {
+func jsonPtrAWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v **corev1.AWSElasticBlockStoreVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.AWSElasticBlockStoreVolumeSource)
-	return DecodeAWSElasticBlockStoreVolumeSource(d, *v)
+	return jsonAWSElasticBlockStoreVolumeSource(d, *v)
 }
 
-// DecodePtrAffinity decodes a JSON value into a zero *corev1.Affinity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrAffinity(d *wire.JSONDecoder, v **corev1.Affinity) error {
+func jsonPtrAffinity(d *wire.JSONDecoder, v **corev1.Affinity) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.Affinity)
-	return DecodeAffinity(d, *v)
+	return jsonAffinity(d, *v)
 }
 
-// DecodePtrAppArmorProfile decodes a JSON value into a zero *corev1.AppArmorProfile as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrAppArmorProfile(d *wire.JSONDecoder, v **corev1.AppArmorProfile) error {
+func jsonPtrAppArmorProfile(d *wire.JSONDecoder, v **corev1.AppArmorProfile) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.AppArmorProfile)
-	return DecodeAppArmorProfile(d, *v)
+	return jsonAppArmorProfile(d, *v)
 }
 
-// DecodePtrAzureDataDiskCachingMode decodes a JSON value into a zero *corev1.AzureDataDiskCachingMode as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrAzureDataDiskCachingMode(d *wire.JSONDecoder, v **corev1.AzureDataDiskCachingMode) error {
+func jsonPtrAzureDataDiskCachingMode(d *wire.JSONDecoder, v **corev1.AzureDataDiskCachingMode) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.AzureDataDiskCachingMode)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrAzureDataDiskKind decodes a JSON value into a zero *corev1.AzureDataDiskKind as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrAzureDataDiskKind(d *wire.JSONDecoder, v **corev1.AzureDataDiskKind) error {
+func jsonPtrAzureDataDiskKind(d *wire.JSONDecoder, v **corev1.AzureDataDiskKind) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.AzureDataDiskKind)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrAzureDiskVolumeSource decodes a JSON value into a zero *corev1.AzureDiskVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrAzureDiskVolumeSource(d *wire.JSONDecoder, v **corev1.AzureDiskVolumeSource) error {
+func jsonPtrAzureDiskVolumeSource(d *wire.JSONDecoder, v **corev1.AzureDiskVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.AzureDiskVolumeSource)
-	return DecodeAzureDiskVolumeSource(d, *v)
+	return jsonAzureDiskVolumeSource(d, *v)
 }
 
-// DecodePtrAzureFileVolumeSource decodes a JSON value into a zero *corev1.AzureFileVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrAzureFileVolumeSource(d *wire.JSONDecoder, v **corev1.AzureFileVolumeSource) error {
+func jsonPtrAzureFileVolumeSource(d *wire.JSONDecoder, v **corev1.AzureFileVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.AzureFileVolumeSource)
-	return DecodeAzureFileVolumeSource(d, *v)
+	return jsonAzureFileVolumeSource(d, *v)
 }
 
-// DecodePtrCSIVolumeSource decodes a JSON value into a zero *corev1.CSIVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrCSIVolumeSource(d *wire.JSONDecoder, v **corev1.CSIVolumeSource) error {
+func jsonPtrCSIVolumeSource(d *wire.JSONDecoder, v **corev1.CSIVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.CSIVolumeSource)
-	return DecodeCSIVolumeSource(d, *v)
+	return jsonCSIVolumeSource(d, *v)
 }
 
-// DecodePtrCapabilities decodes a JSON value into a zero *corev1.Capabilities as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrCapabilities(d *wire.JSONDecoder, v **corev1.Capabilities) error {
+func jsonPtrCapabilities(d *wire.JSONDecoder, v **corev1.Capabilities) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.Capabilities)
-	return DecodeCapabilities(d, *v)
+	return jsonCapabilities(d, *v)
 }
 
-// DecodePtrCephFSVolumeSource decodes a JSON value into a zero *corev1.CephFSVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrCephFSVolumeSource(d *wire.JSONDecoder, v **corev1.CephFSVolumeSource) error {
+func jsonPtrCephFSVolumeSource(d *wire.JSONDecoder, v **corev1.CephFSVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.CephFSVolumeSource)
-	return DecodeCephFSVolumeSource(d, *v)
+	return jsonCephFSVolumeSource(d, *v)
 }
 
-// DecodePtrCinderVolumeSource decodes a JSON value into a zero *corev1.CinderVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrCinderVolumeSource(d *wire.JSONDecoder, v **corev1.CinderVolumeSource) error {
+func jsonPtrCinderVolumeSource(d *wire.JSONDecoder, v **corev1.CinderVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.CinderVolumeSource)
-	return DecodeCinderVolumeSource(d, *v)
+	return jsonCinderVolumeSource(d, *v)
 }
 
-// DecodePtrClientIPConfig decodes a JSON value into a zero *corev1.ClientIPConfig as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrClientIPConfig(d *wire.JSONDecoder, v **corev1.ClientIPConfig) error {
+func jsonPtrClientIPConfig(d *wire.JSONDecoder, v **corev1.ClientIPConfig) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ClientIPConfig)
-	return DecodeClientIPConfig(d, *v)
+	return jsonClientIPConfig(d, *v)
 }
 
-// DecodePtrClusterTrustBundleProjection decodes a JSON value into a zero *corev1.ClusterTrustBundleProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrClusterTrustBundleProjection(d *wire.JSONDecoder, v **corev1.ClusterTrustBundleProjection) error {
+func jsonPtrClusterTrustBundleProjection(d *wire.JSONDecoder, v **corev1.ClusterTrustBundleProjection) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ClusterTrustBundleProjection)
-	return DecodeClusterTrustBundleProjection(d, *v)
+	return jsonClusterTrustBundleProjection(d, *v)
 }
 
-// DecodePtrConfigMapEnvSource decodes a JSON value into a zero *corev1.ConfigMapEnvSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrConfigMapEnvSource(d *wire.JSONDecoder, v **corev1.ConfigMapEnvSource) error {
+func jsonPtrConfigMapEnvSource(d *wire.JSONDecoder, v **corev1.ConfigMapEnvSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ConfigMapEnvSource)
-	return DecodeConfigMapEnvSource(d, *v)
+	return jsonConfigMapEnvSource(d, *v)
 }
 
-// DecodePtrConfigMapKeySelector decodes a JSON value into a zero *corev1.ConfigMapKeySelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrConfigMapKeySelector(d *wire.JSONDecoder, v **corev1.ConfigMapKeySelector) error {
+func jsonPtrConfigMapKeySelector(d *wire.JSONDecoder, v **corev1.ConfigMapKeySelector) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ConfigMapKeySelector)
-	return DecodeConfigMapKeySelector(d, *v)
+	return jsonConfigMapKeySelector(d, *v)
 }
 
-// DecodePtrConfigMapProjection decodes a JSON value into a zero *corev1.ConfigMapProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrConfigMapProjection(d *wire.JSONDecoder, v **corev1.ConfigMapProjection) error {
+func jsonPtrConfigMapProjection(d *wire.JSONDecoder, v **corev1.ConfigMapProjection) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ConfigMapProjection)
-	return DecodeConfigMapProjection(d, *v)
+	return jsonConfigMapProjection(d, *v)
 }
 
-// DecodePtrConfigMapVolumeSource decodes a JSON value into a zero *corev1.ConfigMapVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrConfigMapVolumeSource(d *wire.JSONDecoder, v **corev1.ConfigMapVolumeSource) error {
+func jsonPtrConfigMapVolumeSource(d *wire.JSONDecoder, v **corev1.ConfigMapVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ConfigMapVolumeSource)
-	return DecodeConfigMapVolumeSource(d, *v)
+	return jsonConfigMapVolumeSource(d, *v)
 }
 
-// DecodePtrContainerRestartPolicy decodes a JSON value into a zero *corev1.ContainerRestartPolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrContainerRestartPolicy(d *wire.JSONDecoder, v **corev1.ContainerRestartPolicy) error {
+func jsonPtrContainerRestartPolicy(d *wire.JSONDecoder, v **corev1.ContainerRestartPolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ContainerRestartPolicy)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrContainerRestartRuleOnExitCodes decodes a JSON value into a zero *corev1.ContainerRestartRuleOnExitCodes as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v **corev1.ContainerRestartRuleOnExitCodes) error {
+func jsonPtrContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v **corev1.ContainerRestartRuleOnExitCodes) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ContainerRestartRuleOnExitCodes)
-	return DecodeContainerRestartRuleOnExitCodes(d, *v)
+	return jsonContainerRestartRuleOnExitCodes(d, *v)
 }
 
-// DecodePtrContainerStateRunning decodes a JSON value into a zero *corev1.ContainerStateRunning as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrContainerStateRunning(d *wire.JSONDecoder, v **corev1.ContainerStateRunning) error {
+func jsonPtrContainerStateRunning(d *wire.JSONDecoder, v **corev1.ContainerStateRunning) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ContainerStateRunning)
-	return DecodeContainerStateRunning(d, *v)
+	return jsonContainerStateRunning(d, *v)
 }
 
-// DecodePtrContainerStateTerminated decodes a JSON value into a zero *corev1.ContainerStateTerminated as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrContainerStateTerminated(d *wire.JSONDecoder, v **corev1.ContainerStateTerminated) error {
+func jsonPtrContainerStateTerminated(d *wire.JSONDecoder, v **corev1.ContainerStateTerminated) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ContainerStateTerminated)
-	return DecodeContainerStateTerminated(d, *v)
+	return jsonContainerStateTerminated(d, *v)
 }
 
-// DecodePtrContainerStateWaiting decodes a JSON value into a zero *corev1.ContainerStateWaiting as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrContainerStateWaiting(d *wire.JSONDecoder, v **corev1.ContainerStateWaiting) error {
+func jsonPtrContainerStateWaiting(d *wire.JSONDecoder, v **corev1.ContainerStateWaiting) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ContainerStateWaiting)
-	return DecodeContainerStateWaiting(d, *v)
+	return jsonContainerStateWaiting(d, *v)
 }
 
-// DecodePtrContainerUser decodes a JSON value into a zero *corev1.ContainerUser as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrContainerUser(d *wire.JSONDecoder, v **corev1.ContainerUser) error {
+func jsonPtrContainerUser(d *wire.JSONDecoder, v **corev1.ContainerUser) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ContainerUser)
-	return DecodeContainerUser(d, *v)
+	return jsonContainerUser(d, *v)
 }
 
-// DecodePtrDownwardAPIProjection decodes a JSON value into a zero *corev1.DownwardAPIProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrDownwardAPIProjection(d *wire.JSONDecoder, v **corev1.DownwardAPIProjection) error {
+func jsonPtrDownwardAPIProjection(d *wire.JSONDecoder, v **corev1.DownwardAPIProjection) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.DownwardAPIProjection)
-	return DecodeDownwardAPIProjection(d, *v)
+	return jsonDownwardAPIProjection(d, *v)
 }
 
-// DecodePtrDownwardAPIVolumeSource decodes a JSON value into a zero *corev1.DownwardAPIVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrDownwardAPIVolumeSource(d *wire.JSONDecoder, v **corev1.DownwardAPIVolumeSource) error {
+func jsonPtrDownwardAPIVolumeSource(d *wire.JSONDecoder, v **corev1.DownwardAPIVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.DownwardAPIVolumeSource)
-	return DecodeDownwardAPIVolumeSource(d, *v)
+	return jsonDownwardAPIVolumeSource(d, *v)
 }
 
-// DecodePtrEmptyDirVolumeSource decodes a JSON value into a zero *corev1.EmptyDirVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrEmptyDirVolumeSource(d *wire.JSONDecoder, v **corev1.EmptyDirVolumeSource) error {
+func jsonPtrEmptyDirVolumeSource(d *wire.JSONDecoder, v **corev1.EmptyDirVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.EmptyDirVolumeSource)
-	return DecodeEmptyDirVolumeSource(d, *v)
+	return jsonEmptyDirVolumeSource(d, *v)
 }
 
-// DecodePtrEnvVarSource decodes a JSON value into a zero *corev1.EnvVarSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrEnvVarSource(d *wire.JSONDecoder, v **corev1.EnvVarSource) error {
+func jsonPtrEnvVarSource(d *wire.JSONDecoder, v **corev1.EnvVarSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.EnvVarSource)
-	return DecodeEnvVarSource(d, *v)
+	return jsonEnvVarSource(d, *v)
 }
 
-// DecodePtrEphemeralVolumeSource decodes a JSON value into a zero *corev1.EphemeralVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrEphemeralVolumeSource(d *wire.JSONDecoder, v **corev1.EphemeralVolumeSource) error {
+func jsonPtrEphemeralVolumeSource(d *wire.JSONDecoder, v **corev1.EphemeralVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.EphemeralVolumeSource)
-	return DecodeEphemeralVolumeSource(d, *v)
+	return jsonEphemeralVolumeSource(d, *v)
 }
 
-// DecodePtrExecAction decodes a JSON value into a zero *corev1.ExecAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrExecAction(d *wire.JSONDecoder, v **corev1.ExecAction) error {
+func jsonPtrExecAction(d *wire.JSONDecoder, v **corev1.ExecAction) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ExecAction)
-	return DecodeExecAction(d, *v)
+	return jsonExecAction(d, *v)
 }
 
-// DecodePtrFCVolumeSource decodes a JSON value into a zero *corev1.FCVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrFCVolumeSource(d *wire.JSONDecoder, v **corev1.FCVolumeSource) error {
+func jsonPtrFCVolumeSource(d *wire.JSONDecoder, v **corev1.FCVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.FCVolumeSource)
-	return DecodeFCVolumeSource(d, *v)
+	return jsonFCVolumeSource(d, *v)
 }
 
-// DecodePtrFileKeySelector decodes a JSON value into a zero *corev1.FileKeySelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrFileKeySelector(d *wire.JSONDecoder, v **corev1.FileKeySelector) error {
+func jsonPtrFileKeySelector(d *wire.JSONDecoder, v **corev1.FileKeySelector) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.FileKeySelector)
-	return DecodeFileKeySelector(d, *v)
+	return jsonFileKeySelector(d, *v)
 }
 
-// DecodePtrFlexVolumeSource decodes a JSON value into a zero *corev1.FlexVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrFlexVolumeSource(d *wire.JSONDecoder, v **corev1.FlexVolumeSource) error {
+func jsonPtrFlexVolumeSource(d *wire.JSONDecoder, v **corev1.FlexVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.FlexVolumeSource)
-	return DecodeFlexVolumeSource(d, *v)
+	return jsonFlexVolumeSource(d, *v)
 }
 
-// DecodePtrFlockerVolumeSource decodes a JSON value into a zero *corev1.FlockerVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrFlockerVolumeSource(d *wire.JSONDecoder, v **corev1.FlockerVolumeSource) error {
+func jsonPtrFlockerVolumeSource(d *wire.JSONDecoder, v **corev1.FlockerVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.FlockerVolumeSource)
-	return DecodeFlockerVolumeSource(d, *v)
+	return jsonFlockerVolumeSource(d, *v)
 }
 
-// DecodePtrGCEPersistentDiskVolumeSource decodes a JSON value into a zero *corev1.GCEPersistentDiskVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrGCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.GCEPersistentDiskVolumeSource) error {
+func jsonPtrGCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.GCEPersistentDiskVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.GCEPersistentDiskVolumeSource)
-	return DecodeGCEPersistentDiskVolumeSource(d, *v)
+	return jsonGCEPersistentDiskVolumeSource(d, *v)
 }
 
-// DecodePtrGRPCAction decodes a JSON value into a zero *corev1.GRPCAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrGRPCAction(d *wire.JSONDecoder, v **corev1.GRPCAction) error {
+func jsonPtrGRPCAction(d *wire.JSONDecoder, v **corev1.GRPCAction) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.GRPCAction)
-	return DecodeGRPCAction(d, *v)
+	return jsonGRPCAction(d, *v)
 }
 
-// DecodePtrGRPCProbeMode decodes a JSON value into a zero *corev1.GRPCProbeMode as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrGRPCProbeMode(d *wire.JSONDecoder, v **corev1.GRPCProbeMode) error {
+func jsonPtrGRPCProbeMode(d *wire.JSONDecoder, v **corev1.GRPCProbeMode) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.GRPCProbeMode)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrGitRepoVolumeSource decodes a JSON value into a zero *corev1.GitRepoVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrGitRepoVolumeSource(d *wire.JSONDecoder, v **corev1.GitRepoVolumeSource) error {
+func jsonPtrGitRepoVolumeSource(d *wire.JSONDecoder, v **corev1.GitRepoVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.GitRepoVolumeSource)
-	return DecodeGitRepoVolumeSource(d, *v)
+	return jsonGitRepoVolumeSource(d, *v)
 }
 
-// DecodePtrGlusterfsVolumeSource decodes a JSON value into a zero *corev1.GlusterfsVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrGlusterfsVolumeSource(d *wire.JSONDecoder, v **corev1.GlusterfsVolumeSource) error {
+func jsonPtrGlusterfsVolumeSource(d *wire.JSONDecoder, v **corev1.GlusterfsVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.GlusterfsVolumeSource)
-	return DecodeGlusterfsVolumeSource(d, *v)
+	return jsonGlusterfsVolumeSource(d, *v)
 }
 
-// DecodePtrHTTPGetAction decodes a JSON value into a zero *corev1.HTTPGetAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrHTTPGetAction(d *wire.JSONDecoder, v **corev1.HTTPGetAction) error {
+func jsonPtrHTTPGetAction(d *wire.JSONDecoder, v **corev1.HTTPGetAction) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.HTTPGetAction)
-	return DecodeHTTPGetAction(d, *v)
+	return jsonHTTPGetAction(d, *v)
 }
 
-// DecodePtrHTTPProtocol decodes a JSON value into a zero *corev1.HTTPProtocol as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrHTTPProtocol(d *wire.JSONDecoder, v **corev1.HTTPProtocol) error {
+func jsonPtrHTTPProtocol(d *wire.JSONDecoder, v **corev1.HTTPProtocol) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.HTTPProtocol)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrHostPathType decodes a JSON value into a zero *corev1.HostPathType as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrHostPathType(d *wire.JSONDecoder, v **corev1.HostPathType) error {
+func jsonPtrHostPathType(d *wire.JSONDecoder, v **corev1.HostPathType) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.HostPathType)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrHostPathVolumeSource decodes a JSON value into a zero *corev1.HostPathVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrHostPathVolumeSource(d *wire.JSONDecoder, v **corev1.HostPathVolumeSource) error {
+func jsonPtrHostPathVolumeSource(d *wire.JSONDecoder, v **corev1.HostPathVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.HostPathVolumeSource)
-	return DecodeHostPathVolumeSource(d, *v)
+	return jsonHostPathVolumeSource(d, *v)
 }
 
-// DecodePtrIPFamilyPolicy decodes a JSON value into a zero *corev1.IPFamilyPolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrIPFamilyPolicy(d *wire.JSONDecoder, v **corev1.IPFamilyPolicy) error {
+func jsonPtrIPFamilyPolicy(d *wire.JSONDecoder, v **corev1.IPFamilyPolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.IPFamilyPolicy)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrISCSIVolumeSource decodes a JSON value into a zero *corev1.ISCSIVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrISCSIVolumeSource(d *wire.JSONDecoder, v **corev1.ISCSIVolumeSource) error {
+func jsonPtrISCSIVolumeSource(d *wire.JSONDecoder, v **corev1.ISCSIVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ISCSIVolumeSource)
-	return DecodeISCSIVolumeSource(d, *v)
+	return jsonISCSIVolumeSource(d, *v)
 }
 
-// DecodePtrImageVolumeSource decodes a JSON value into a zero *corev1.ImageVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrImageVolumeSource(d *wire.JSONDecoder, v **corev1.ImageVolumeSource) error {
+func jsonPtrImageVolumeSource(d *wire.JSONDecoder, v **corev1.ImageVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ImageVolumeSource)
-	return DecodeImageVolumeSource(d, *v)
+	return jsonImageVolumeSource(d, *v)
 }
 
-// DecodePtrImageVolumeStatus decodes a JSON value into a zero *corev1.ImageVolumeStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrImageVolumeStatus(d *wire.JSONDecoder, v **corev1.ImageVolumeStatus) error {
+func jsonPtrImageVolumeStatus(d *wire.JSONDecoder, v **corev1.ImageVolumeStatus) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ImageVolumeStatus)
-	return DecodeImageVolumeStatus(d, *v)
+	return jsonImageVolumeStatus(d, *v)
 }
 
-// DecodePtrLifecycle decodes a JSON value into a zero *corev1.Lifecycle as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrLifecycle(d *wire.JSONDecoder, v **corev1.Lifecycle) error {
+func jsonPtrLifecycle(d *wire.JSONDecoder, v **corev1.Lifecycle) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.Lifecycle)
-	return DecodeLifecycle(d, *v)
+	return jsonLifecycle(d, *v)
 }
 
-// DecodePtrLifecycleHandler decodes a JSON value into a zero *corev1.LifecycleHandler as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrLifecycleHandler(d *wire.JSONDecoder, v **corev1.LifecycleHandler) error {
+func jsonPtrLifecycleHandler(d *wire.JSONDecoder, v **corev1.LifecycleHandler) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.LifecycleHandler)
-	return DecodeLifecycleHandler(d, *v)
+	return jsonLifecycleHandler(d, *v)
 }
 
-// DecodePtrLinuxContainerUser decodes a JSON value into a zero *corev1.LinuxContainerUser as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrLinuxContainerUser(d *wire.JSONDecoder, v **corev1.LinuxContainerUser) error {
+func jsonPtrLinuxContainerUser(d *wire.JSONDecoder, v **corev1.LinuxContainerUser) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.LinuxContainerUser)
-	return DecodeLinuxContainerUser(d, *v)
+	return jsonLinuxContainerUser(d, *v)
 }
 
-// DecodePtrLoadBalancerIPMode decodes a JSON value into a zero *corev1.LoadBalancerIPMode as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrLoadBalancerIPMode(d *wire.JSONDecoder, v **corev1.LoadBalancerIPMode) error {
+func jsonPtrLoadBalancerIPMode(d *wire.JSONDecoder, v **corev1.LoadBalancerIPMode) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.LoadBalancerIPMode)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrLocalObjectReference decodes a JSON value into a zero *corev1.LocalObjectReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrLocalObjectReference(d *wire.JSONDecoder, v **corev1.LocalObjectReference) error {
+func jsonPtrLocalObjectReference(d *wire.JSONDecoder, v **corev1.LocalObjectReference) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.LocalObjectReference)
-	return DecodeLocalObjectReference(d, *v)
+	return jsonLocalObjectReference(d, *v)
 }
 
-// DecodePtrModifyVolumeStatus decodes a JSON value into a zero *corev1.ModifyVolumeStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrModifyVolumeStatus(d *wire.JSONDecoder, v **corev1.ModifyVolumeStatus) error {
+func jsonPtrModifyVolumeStatus(d *wire.JSONDecoder, v **corev1.ModifyVolumeStatus) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ModifyVolumeStatus)
-	return DecodeModifyVolumeStatus(d, *v)
+	return jsonModifyVolumeStatus(d, *v)
 }
 
-// DecodePtrMountPropagationMode decodes a JSON value into a zero *corev1.MountPropagationMode as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrMountPropagationMode(d *wire.JSONDecoder, v **corev1.MountPropagationMode) error {
+func jsonPtrMountPropagationMode(d *wire.JSONDecoder, v **corev1.MountPropagationMode) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.MountPropagationMode)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrNFSVolumeSource decodes a JSON value into a zero *corev1.NFSVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrNFSVolumeSource(d *wire.JSONDecoder, v **corev1.NFSVolumeSource) error {
+func jsonPtrNFSVolumeSource(d *wire.JSONDecoder, v **corev1.NFSVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NFSVolumeSource)
-	return DecodeNFSVolumeSource(d, *v)
+	return jsonNFSVolumeSource(d, *v)
 }
 
-// DecodePtrNodeAffinity decodes a JSON value into a zero *corev1.NodeAffinity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrNodeAffinity(d *wire.JSONDecoder, v **corev1.NodeAffinity) error {
+func jsonPtrNodeAffinity(d *wire.JSONDecoder, v **corev1.NodeAffinity) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodeAffinity)
-	return DecodeNodeAffinity(d, *v)
+	return jsonNodeAffinity(d, *v)
 }
 
-// DecodePtrNodeInclusionPolicy decodes a JSON value into a zero *corev1.NodeInclusionPolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrNodeInclusionPolicy(d *wire.JSONDecoder, v **corev1.NodeInclusionPolicy) error {
+func jsonPtrNodeInclusionPolicy(d *wire.JSONDecoder, v **corev1.NodeInclusionPolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodeInclusionPolicy)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrNodeSelector decodes a JSON value into a zero *corev1.NodeSelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrNodeSelector(d *wire.JSONDecoder, v **corev1.NodeSelector) error {
+func jsonPtrNodeSelector(d *wire.JSONDecoder, v **corev1.NodeSelector) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodeSelector)
-	return DecodeNodeSelector(d, *v)
+	return jsonNodeSelector(d, *v)
 }
 
-// DecodePtrObjectFieldSelector decodes a JSON value into a zero *corev1.ObjectFieldSelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrObjectFieldSelector(d *wire.JSONDecoder, v **corev1.ObjectFieldSelector) error {
+func jsonPtrObjectFieldSelector(d *wire.JSONDecoder, v **corev1.ObjectFieldSelector) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ObjectFieldSelector)
-	return DecodeObjectFieldSelector(d, *v)
+	return jsonObjectFieldSelector(d, *v)
 }
 
-// DecodePtrPersistentVolumeClaimTemplate decodes a JSON value into a zero *corev1.PersistentVolumeClaimTemplate as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPersistentVolumeClaimTemplate(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimTemplate) error {
+func jsonPtrPersistentVolumeClaimTemplate(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimTemplate) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PersistentVolumeClaimTemplate)
-	return DecodePersistentVolumeClaimTemplate(d, *v)
+	return jsonPersistentVolumeClaimTemplate(d, *v)
 }
 
-// DecodePtrPersistentVolumeClaimVolumeSource decodes a JSON value into a zero *corev1.PersistentVolumeClaimVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimVolumeSource) error {
+func jsonPtrPersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PersistentVolumeClaimVolumeSource)
-	return DecodePersistentVolumeClaimVolumeSource(d, *v)
+	return jsonPersistentVolumeClaimVolumeSource(d, *v)
 }
 
-// DecodePtrPersistentVolumeMode decodes a JSON value into a zero *corev1.PersistentVolumeMode as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPersistentVolumeMode(d *wire.JSONDecoder, v **corev1.PersistentVolumeMode) error {
+func jsonPtrPersistentVolumeMode(d *wire.JSONDecoder, v **corev1.PersistentVolumeMode) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PersistentVolumeMode)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrPhotonPersistentDiskVolumeSource decodes a JSON value into a zero *corev1.PhotonPersistentDiskVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.PhotonPersistentDiskVolumeSource) error {
+func jsonPtrPhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.PhotonPersistentDiskVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PhotonPersistentDiskVolumeSource)
-	return DecodePhotonPersistentDiskVolumeSource(d, *v)
+	return jsonPhotonPersistentDiskVolumeSource(d, *v)
 }
 
-// DecodePtrPodAffinity decodes a JSON value into a zero *corev1.PodAffinity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodAffinity(d *wire.JSONDecoder, v **corev1.PodAffinity) error {
+func jsonPtrPodAffinity(d *wire.JSONDecoder, v **corev1.PodAffinity) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodAffinity)
-	return DecodePodAffinity(d, *v)
+	return jsonPodAffinity(d, *v)
 }
 
-// DecodePtrPodAntiAffinity decodes a JSON value into a zero *corev1.PodAntiAffinity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodAntiAffinity(d *wire.JSONDecoder, v **corev1.PodAntiAffinity) error {
+func jsonPtrPodAntiAffinity(d *wire.JSONDecoder, v **corev1.PodAntiAffinity) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodAntiAffinity)
-	return DecodePodAntiAffinity(d, *v)
+	return jsonPodAntiAffinity(d, *v)
 }
 
-// DecodePtrPodCertificateProjection decodes a JSON value into a zero *corev1.PodCertificateProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodCertificateProjection(d *wire.JSONDecoder, v **corev1.PodCertificateProjection) error {
+func jsonPtrPodCertificateProjection(d *wire.JSONDecoder, v **corev1.PodCertificateProjection) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodCertificateProjection)
-	return DecodePodCertificateProjection(d, *v)
+	return jsonPodCertificateProjection(d, *v)
 }
 
-// DecodePtrPodDNSConfig decodes a JSON value into a zero *corev1.PodDNSConfig as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodDNSConfig(d *wire.JSONDecoder, v **corev1.PodDNSConfig) error {
+func jsonPtrPodDNSConfig(d *wire.JSONDecoder, v **corev1.PodDNSConfig) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodDNSConfig)
-	return DecodePodDNSConfig(d, *v)
+	return jsonPodDNSConfig(d, *v)
 }
 
-// DecodePtrPodExtendedResourceClaimStatus decodes a JSON value into a zero *corev1.PodExtendedResourceClaimStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodExtendedResourceClaimStatus(d *wire.JSONDecoder, v **corev1.PodExtendedResourceClaimStatus) error {
+func jsonPtrPodExtendedResourceClaimStatus(d *wire.JSONDecoder, v **corev1.PodExtendedResourceClaimStatus) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodExtendedResourceClaimStatus)
-	return DecodePodExtendedResourceClaimStatus(d, *v)
+	return jsonPodExtendedResourceClaimStatus(d, *v)
 }
 
-// DecodePtrPodFSGroupChangePolicy decodes a JSON value into a zero *corev1.PodFSGroupChangePolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodFSGroupChangePolicy(d *wire.JSONDecoder, v **corev1.PodFSGroupChangePolicy) error {
+func jsonPtrPodFSGroupChangePolicy(d *wire.JSONDecoder, v **corev1.PodFSGroupChangePolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodFSGroupChangePolicy)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrPodOS decodes a JSON value into a zero *corev1.PodOS as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodOS(d *wire.JSONDecoder, v **corev1.PodOS) error {
+func jsonPtrPodOS(d *wire.JSONDecoder, v **corev1.PodOS) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodOS)
-	return DecodePodOS(d, *v)
+	return jsonPodOS(d, *v)
 }
 
-// DecodePtrPodSELinuxChangePolicy decodes a JSON value into a zero *corev1.PodSELinuxChangePolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodSELinuxChangePolicy(d *wire.JSONDecoder, v **corev1.PodSELinuxChangePolicy) error {
+func jsonPtrPodSELinuxChangePolicy(d *wire.JSONDecoder, v **corev1.PodSELinuxChangePolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodSELinuxChangePolicy)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrPodSchedulingGroup decodes a JSON value into a zero *corev1.PodSchedulingGroup as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodSchedulingGroup(d *wire.JSONDecoder, v **corev1.PodSchedulingGroup) error {
+func jsonPtrPodSchedulingGroup(d *wire.JSONDecoder, v **corev1.PodSchedulingGroup) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodSchedulingGroup)
-	return DecodePodSchedulingGroup(d, *v)
+	return jsonPodSchedulingGroup(d, *v)
 }
 
-// DecodePtrPodSecurityContext decodes a JSON value into a zero *corev1.PodSecurityContext as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPodSecurityContext(d *wire.JSONDecoder, v **corev1.PodSecurityContext) error {
+func jsonPtrPodSecurityContext(d *wire.JSONDecoder, v **corev1.PodSecurityContext) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodSecurityContext)
-	return DecodePodSecurityContext(d, *v)
+	return jsonPodSecurityContext(d, *v)
 }
 
-// DecodePtrPortworxVolumeSource decodes a JSON value into a zero *corev1.PortworxVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPortworxVolumeSource(d *wire.JSONDecoder, v **corev1.PortworxVolumeSource) error {
+func jsonPtrPortworxVolumeSource(d *wire.JSONDecoder, v **corev1.PortworxVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PortworxVolumeSource)
-	return DecodePortworxVolumeSource(d, *v)
+	return jsonPortworxVolumeSource(d, *v)
 }
 
-// DecodePtrPreemptionPolicy decodes a JSON value into a zero *corev1.PreemptionPolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrPreemptionPolicy(d *wire.JSONDecoder, v **corev1.PreemptionPolicy) error {
+func jsonPtrPreemptionPolicy(d *wire.JSONDecoder, v **corev1.PreemptionPolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PreemptionPolicy)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrProbe decodes a JSON value into a zero *corev1.Probe as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrProbe(d *wire.JSONDecoder, v **corev1.Probe) error {
+func jsonPtrProbe(d *wire.JSONDecoder, v **corev1.Probe) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.Probe)
-	return DecodeProbe(d, *v)
+	return jsonProbe(d, *v)
 }
 
-// DecodePtrProcMountType decodes a JSON value into a zero *corev1.ProcMountType as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrProcMountType(d *wire.JSONDecoder, v **corev1.ProcMountType) error {
+func jsonPtrProcMountType(d *wire.JSONDecoder, v **corev1.ProcMountType) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ProcMountType)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrProjectedVolumeSource decodes a JSON value into a zero *corev1.ProjectedVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrProjectedVolumeSource(d *wire.JSONDecoder, v **corev1.ProjectedVolumeSource) error {
+func jsonPtrProjectedVolumeSource(d *wire.JSONDecoder, v **corev1.ProjectedVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ProjectedVolumeSource)
-	return DecodeProjectedVolumeSource(d, *v)
+	return jsonProjectedVolumeSource(d, *v)
 }
 
-// DecodePtrQuobyteVolumeSource decodes a JSON value into a zero *corev1.QuobyteVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrQuobyteVolumeSource(d *wire.JSONDecoder, v **corev1.QuobyteVolumeSource) error {
+func jsonPtrQuobyteVolumeSource(d *wire.JSONDecoder, v **corev1.QuobyteVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.QuobyteVolumeSource)
-	return DecodeQuobyteVolumeSource(d, *v)
+	return jsonQuobyteVolumeSource(d, *v)
 }
 
-// DecodePtrRBDVolumeSource decodes a JSON value into a zero *corev1.RBDVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrRBDVolumeSource(d *wire.JSONDecoder, v **corev1.RBDVolumeSource) error {
+func jsonPtrRBDVolumeSource(d *wire.JSONDecoder, v **corev1.RBDVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.RBDVolumeSource)
-	return DecodeRBDVolumeSource(d, *v)
+	return jsonRBDVolumeSource(d, *v)
 }
 
-// DecodePtrRecursiveReadOnlyMode decodes a JSON value into a zero *corev1.RecursiveReadOnlyMode as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrRecursiveReadOnlyMode(d *wire.JSONDecoder, v **corev1.RecursiveReadOnlyMode) error {
+func jsonPtrRecursiveReadOnlyMode(d *wire.JSONDecoder, v **corev1.RecursiveReadOnlyMode) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.RecursiveReadOnlyMode)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrResourceFieldSelector decodes a JSON value into a zero *corev1.ResourceFieldSelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrResourceFieldSelector(d *wire.JSONDecoder, v **corev1.ResourceFieldSelector) error {
+func jsonPtrResourceFieldSelector(d *wire.JSONDecoder, v **corev1.ResourceFieldSelector) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ResourceFieldSelector)
-	return DecodeResourceFieldSelector(d, *v)
+	return jsonResourceFieldSelector(d, *v)
 }
 
-// DecodePtrResourceQuantity decodes a JSON value into a zero *resource.Quantity as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrResourceQuantity(d *wire.JSONDecoder, v **resource.Quantity) error {
+func jsonPtrResourceQuantity(d *wire.JSONDecoder, v **resource.Quantity) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(resource.Quantity)
 	return wire.DecodeMethod(d, *v)
 }
 
-// DecodePtrResourceRequirements decodes a JSON value into a zero *corev1.ResourceRequirements as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrResourceRequirements(d *wire.JSONDecoder, v **corev1.ResourceRequirements) error {
+func jsonPtrResourceRequirements(d *wire.JSONDecoder, v **corev1.ResourceRequirements) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ResourceRequirements)
-	return DecodeResourceRequirements(d, *v)
+	return jsonResourceRequirements(d, *v)
 }
 
-// DecodePtrSELinuxOptions decodes a JSON value into a zero *corev1.SELinuxOptions as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSELinuxOptions(d *wire.JSONDecoder, v **corev1.SELinuxOptions) error {
+func jsonPtrSELinuxOptions(d *wire.JSONDecoder, v **corev1.SELinuxOptions) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SELinuxOptions)
-	return DecodeSELinuxOptions(d, *v)
+	return jsonSELinuxOptions(d, *v)
 }
 
-// DecodePtrScaleIOVolumeSource decodes a JSON value into a zero *corev1.ScaleIOVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrScaleIOVolumeSource(d *wire.JSONDecoder, v **corev1.ScaleIOVolumeSource) error {
+func jsonPtrScaleIOVolumeSource(d *wire.JSONDecoder, v **corev1.ScaleIOVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ScaleIOVolumeSource)
-	return DecodeScaleIOVolumeSource(d, *v)
+	return jsonScaleIOVolumeSource(d, *v)
 }
 
-// DecodePtrSeccompProfile decodes a JSON value into a zero *corev1.SeccompProfile as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSeccompProfile(d *wire.JSONDecoder, v **corev1.SeccompProfile) error {
+func jsonPtrSeccompProfile(d *wire.JSONDecoder, v **corev1.SeccompProfile) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SeccompProfile)
-	return DecodeSeccompProfile(d, *v)
+	return jsonSeccompProfile(d, *v)
 }
 
-// DecodePtrSecretEnvSource decodes a JSON value into a zero *corev1.SecretEnvSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSecretEnvSource(d *wire.JSONDecoder, v **corev1.SecretEnvSource) error {
+func jsonPtrSecretEnvSource(d *wire.JSONDecoder, v **corev1.SecretEnvSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SecretEnvSource)
-	return DecodeSecretEnvSource(d, *v)
+	return jsonSecretEnvSource(d, *v)
 }
 
-// DecodePtrSecretKeySelector decodes a JSON value into a zero *corev1.SecretKeySelector as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSecretKeySelector(d *wire.JSONDecoder, v **corev1.SecretKeySelector) error {
+func jsonPtrSecretKeySelector(d *wire.JSONDecoder, v **corev1.SecretKeySelector) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SecretKeySelector)
-	return DecodeSecretKeySelector(d, *v)
+	return jsonSecretKeySelector(d, *v)
 }
 
-// DecodePtrSecretProjection decodes a JSON value into a zero *corev1.SecretProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSecretProjection(d *wire.JSONDecoder, v **corev1.SecretProjection) error {
+func jsonPtrSecretProjection(d *wire.JSONDecoder, v **corev1.SecretProjection) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SecretProjection)
-	return DecodeSecretProjection(d, *v)
+	return jsonSecretProjection(d, *v)
 }
 
-// DecodePtrSecretVolumeSource decodes a JSON value into a zero *corev1.SecretVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSecretVolumeSource(d *wire.JSONDecoder, v **corev1.SecretVolumeSource) error {
+func jsonPtrSecretVolumeSource(d *wire.JSONDecoder, v **corev1.SecretVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SecretVolumeSource)
-	return DecodeSecretVolumeSource(d, *v)
+	return jsonSecretVolumeSource(d, *v)
 }
 
-// DecodePtrSecurityContext decodes a JSON value into a zero *corev1.SecurityContext as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSecurityContext(d *wire.JSONDecoder, v **corev1.SecurityContext) error {
+func jsonPtrSecurityContext(d *wire.JSONDecoder, v **corev1.SecurityContext) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SecurityContext)
-	return DecodeSecurityContext(d, *v)
+	return jsonSecurityContext(d, *v)
 }
 
-// DecodePtrServiceAccountTokenProjection decodes a JSON value into a zero *corev1.ServiceAccountTokenProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrServiceAccountTokenProjection(d *wire.JSONDecoder, v **corev1.ServiceAccountTokenProjection) error {
+func jsonPtrServiceAccountTokenProjection(d *wire.JSONDecoder, v **corev1.ServiceAccountTokenProjection) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ServiceAccountTokenProjection)
-	return DecodeServiceAccountTokenProjection(d, *v)
+	return jsonServiceAccountTokenProjection(d, *v)
 }
 
-// DecodePtrServiceInternalTrafficPolicy decodes a JSON value into a zero *corev1.ServiceInternalTrafficPolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrServiceInternalTrafficPolicy(d *wire.JSONDecoder, v **corev1.ServiceInternalTrafficPolicy) error {
+func jsonPtrServiceInternalTrafficPolicy(d *wire.JSONDecoder, v **corev1.ServiceInternalTrafficPolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ServiceInternalTrafficPolicy)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrSessionAffinityConfig decodes a JSON value into a zero *corev1.SessionAffinityConfig as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSessionAffinityConfig(d *wire.JSONDecoder, v **corev1.SessionAffinityConfig) error {
+func jsonPtrSessionAffinityConfig(d *wire.JSONDecoder, v **corev1.SessionAffinityConfig) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SessionAffinityConfig)
-	return DecodeSessionAffinityConfig(d, *v)
+	return jsonSessionAffinityConfig(d, *v)
 }
 
-// DecodePtrSignal decodes a JSON value into a zero *corev1.Signal as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSignal(d *wire.JSONDecoder, v **corev1.Signal) error {
+func jsonPtrSignal(d *wire.JSONDecoder, v **corev1.Signal) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.Signal)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrSleepAction decodes a JSON value into a zero *corev1.SleepAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSleepAction(d *wire.JSONDecoder, v **corev1.SleepAction) error {
+func jsonPtrSleepAction(d *wire.JSONDecoder, v **corev1.SleepAction) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SleepAction)
-	return DecodeSleepAction(d, *v)
+	return jsonSleepAction(d, *v)
 }
 
-// DecodePtrStorageOSVolumeSource decodes a JSON value into a zero *corev1.StorageOSVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrStorageOSVolumeSource(d *wire.JSONDecoder, v **corev1.StorageOSVolumeSource) error {
+func jsonPtrStorageOSVolumeSource(d *wire.JSONDecoder, v **corev1.StorageOSVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.StorageOSVolumeSource)
-	return DecodeStorageOSVolumeSource(d, *v)
+	return jsonStorageOSVolumeSource(d, *v)
 }
 
-// DecodePtrSupplementalGroupsPolicy decodes a JSON value into a zero *corev1.SupplementalGroupsPolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrSupplementalGroupsPolicy(d *wire.JSONDecoder, v **corev1.SupplementalGroupsPolicy) error {
+func jsonPtrSupplementalGroupsPolicy(d *wire.JSONDecoder, v **corev1.SupplementalGroupsPolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SupplementalGroupsPolicy)
 	return wire.DecodeString(d, *v)
 }
 
-// DecodePtrTCPSocketAction decodes a JSON value into a zero *corev1.TCPSocketAction as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrTCPSocketAction(d *wire.JSONDecoder, v **corev1.TCPSocketAction) error {
+func jsonPtrTCPSocketAction(d *wire.JSONDecoder, v **corev1.TCPSocketAction) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.TCPSocketAction)
-	return DecodeTCPSocketAction(d, *v)
+	return jsonTCPSocketAction(d, *v)
 }
 
-// DecodePtrTypedLocalObjectReference decodes a JSON value into a zero *corev1.TypedLocalObjectReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrTypedLocalObjectReference(d *wire.JSONDecoder, v **corev1.TypedLocalObjectReference) error {
+func jsonPtrTypedLocalObjectReference(d *wire.JSONDecoder, v **corev1.TypedLocalObjectReference) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.TypedLocalObjectReference)
-	return DecodeTypedLocalObjectReference(d, *v)
+	return jsonTypedLocalObjectReference(d, *v)
 }
 
-// DecodePtrTypedObjectReference decodes a JSON value into a zero *corev1.TypedObjectReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrTypedObjectReference(d *wire.JSONDecoder, v **corev1.TypedObjectReference) error {
+func jsonPtrTypedObjectReference(d *wire.JSONDecoder, v **corev1.TypedObjectReference) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.TypedObjectReference)
-	return DecodeTypedObjectReference(d, *v)
+	return jsonTypedObjectReference(d, *v)
 }
 
-// DecodePtrVolumeHealthStatus decodes a JSON value into a zero *corev1.VolumeHealthStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrVolumeHealthStatus(d *wire.JSONDecoder, v **corev1.VolumeHealthStatus) error {
+func jsonPtrVolumeHealthStatus(d *wire.JSONDecoder, v **corev1.VolumeHealthStatus) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.VolumeHealthStatus)
-	return DecodeVolumeHealthStatus(d, *v)
+	return jsonVolumeHealthStatus(d, *v)
 }
 
-// DecodePtrVolumeStatus decodes a JSON value into a zero *corev1.VolumeStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrVolumeStatus(d *wire.JSONDecoder, v **corev1.VolumeStatus) error {
+func jsonPtrVolumeStatus(d *wire.JSONDecoder, v **corev1.VolumeStatus) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.VolumeStatus)
-	return DecodeVolumeStatus(d, *v)
+	return jsonVolumeStatus(d, *v)
 }
 
-// DecodePtrVsphereVirtualDiskVolumeSource decodes a JSON value into a zero *corev1.VsphereVirtualDiskVolumeSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrVsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v **corev1.VsphereVirtualDiskVolumeSource) error {
+func jsonPtrVsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v **corev1.VsphereVirtualDiskVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.VsphereVirtualDiskVolumeSource)
-	return DecodeVsphereVirtualDiskVolumeSource(d, *v)
+	return jsonVsphereVirtualDiskVolumeSource(d, *v)
 }
 
-// DecodePtrWindowsSecurityContextOptions decodes a JSON value into a zero *corev1.WindowsSecurityContextOptions as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodePtrWindowsSecurityContextOptions(d *wire.JSONDecoder, v **corev1.WindowsSecurityContextOptions) error {
+func jsonPtrWindowsSecurityContextOptions(d *wire.JSONDecoder, v **corev1.WindowsSecurityContextOptions) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.WindowsSecurityContextOptions)
-	return DecodeWindowsSecurityContextOptions(d, *v)
+	return jsonWindowsSecurityContextOptions(d, *v)
 }
 
-// DecodeResourceList decodes a JSON value into a zero corev1.ResourceList as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeResourceList(d *wire.JSONDecoder, v *corev1.ResourceList) error {
+func jsonResourceList(d *wire.JSONDecoder, v *corev1.ResourceList) error {
 	return wire.DecodeMap(d, v, wire.DecodeMethod)
 }
 
-// DecodeSliceCapability decodes a JSON value into a zero []corev1.Capability as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceCapability(d *wire.JSONDecoder, v *[]corev1.Capability) error {
+func jsonSliceCapability(d *wire.JSONDecoder, v *[]corev1.Capability) error {
 	return wire.DecodeSlice(d, v, wire.DecodeString)
 }
 
-// DecodeSliceContainer decodes a JSON value into a zero []corev1.Container as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceContainer(d *wire.JSONDecoder, v *[]corev1.Container) error {
-	return wire.DecodeSlice(d, v, DecodeContainer)
+func jsonSliceContainer(d *wire.JSONDecoder, v *[]corev1.Container) error {
+	return wire.DecodeSlice(d, v, jsonContainer)
 }
 
-// DecodeSliceContainerExtendedResourceRequest decodes a JSON value into a zero []corev1.ContainerExtendedResourceRequest as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceContainerExtendedResourceRequest(d *wire.JSONDecoder, v *[]corev1.ContainerExtendedResourceRequest) error {
-	return wire.DecodeSlice(d, v, DecodeContainerExtendedResourceRequest)
+func jsonSliceContainerExtendedResourceRequest(d *wire.JSONDecoder, v *[]corev1.ContainerExtendedResourceRequest) error {
+	return wire.DecodeSlice(d, v, jsonContainerExtendedResourceRequest)
 }
 
-// DecodeSliceContainerPort decodes a JSON value into a zero []corev1.ContainerPort as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceContainerPort(d *wire.JSONDecoder, v *[]corev1.ContainerPort) error {
-	return wire.DecodeSlice(d, v, DecodeContainerPort)
+func jsonSliceContainerPort(d *wire.JSONDecoder, v *[]corev1.ContainerPort) error {
+	return wire.DecodeSlice(d, v, jsonContainerPort)
 }
 
-// DecodeSliceContainerResizePolicy decodes a JSON value into a zero []corev1.ContainerResizePolicy as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceContainerResizePolicy(d *wire.JSONDecoder, v *[]corev1.ContainerResizePolicy) error {
-	return wire.DecodeSlice(d, v, DecodeContainerResizePolicy)
+func jsonSliceContainerResizePolicy(d *wire.JSONDecoder, v *[]corev1.ContainerResizePolicy) error {
+	return wire.DecodeSlice(d, v, jsonContainerResizePolicy)
 }
 
-// DecodeSliceContainerRestartRule decodes a JSON value into a zero []corev1.ContainerRestartRule as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceContainerRestartRule(d *wire.JSONDecoder, v *[]corev1.ContainerRestartRule) error {
-	return wire.DecodeSlice(d, v, DecodeContainerRestartRule)
+func jsonSliceContainerRestartRule(d *wire.JSONDecoder, v *[]corev1.ContainerRestartRule) error {
+	return wire.DecodeSlice(d, v, jsonContainerRestartRule)
 }
 
-// DecodeSliceContainerStatus decodes a JSON value into a zero []corev1.ContainerStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceContainerStatus(d *wire.JSONDecoder, v *[]corev1.ContainerStatus) error {
-	return wire.DecodeSlice(d, v, DecodeContainerStatus)
+func jsonSliceContainerStatus(d *wire.JSONDecoder, v *[]corev1.ContainerStatus) error {
+	return wire.DecodeSlice(d, v, jsonContainerStatus)
 }
 
-// DecodeSliceDownwardAPIVolumeFile decodes a JSON value into a zero []corev1.DownwardAPIVolumeFile as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceDownwardAPIVolumeFile(d *wire.JSONDecoder, v *[]corev1.DownwardAPIVolumeFile) error {
-	return wire.DecodeSlice(d, v, DecodeDownwardAPIVolumeFile)
+func jsonSliceDownwardAPIVolumeFile(d *wire.JSONDecoder, v *[]corev1.DownwardAPIVolumeFile) error {
+	return wire.DecodeSlice(d, v, jsonDownwardAPIVolumeFile)
 }
 
-// DecodeSliceEnvFromSource decodes a JSON value into a zero []corev1.EnvFromSource as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceEnvFromSource(d *wire.JSONDecoder, v *[]corev1.EnvFromSource) error {
-	return wire.DecodeSlice(d, v, DecodeEnvFromSource)
+func jsonSliceEnvFromSource(d *wire.JSONDecoder, v *[]corev1.EnvFromSource) error {
+	return wire.DecodeSlice(d, v, jsonEnvFromSource)
 }
 
-// DecodeSliceEnvVar decodes a JSON value into a zero []corev1.EnvVar as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceEnvVar(d *wire.JSONDecoder, v *[]corev1.EnvVar) error {
-	return wire.DecodeSlice(d, v, DecodeEnvVar)
+func jsonSliceEnvVar(d *wire.JSONDecoder, v *[]corev1.EnvVar) error {
+	return wire.DecodeSlice(d, v, jsonEnvVar)
 }
 
-// DecodeSliceEphemeralContainer decodes a JSON value into a zero []corev1.EphemeralContainer as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceEphemeralContainer(d *wire.JSONDecoder, v *[]corev1.EphemeralContainer) error {
-	return wire.DecodeSlice(d, v, DecodeEphemeralContainer)
+func jsonSliceEphemeralContainer(d *wire.JSONDecoder, v *[]corev1.EphemeralContainer) error {
+	return wire.DecodeSlice(d, v, jsonEphemeralContainer)
 }
 
-// DecodeSliceEvictionResponder decodes a JSON value into a zero []corev1.EvictionResponder as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceEvictionResponder(d *wire.JSONDecoder, v *[]corev1.EvictionResponder) error {
-	return wire.DecodeSlice(d, v, DecodeEvictionResponder)
+func jsonSliceEvictionResponder(d *wire.JSONDecoder, v *[]corev1.EvictionResponder) error {
+	return wire.DecodeSlice(d, v, jsonEvictionResponder)
 }
 
-// DecodeSliceHTTPHeader decodes a JSON value into a zero []corev1.HTTPHeader as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceHTTPHeader(d *wire.JSONDecoder, v *[]corev1.HTTPHeader) error {
-	return wire.DecodeSlice(d, v, DecodeHTTPHeader)
+func jsonSliceHTTPHeader(d *wire.JSONDecoder, v *[]corev1.HTTPHeader) error {
+	return wire.DecodeSlice(d, v, jsonHTTPHeader)
 }
 
-// DecodeSliceHostAlias decodes a JSON value into a zero []corev1.HostAlias as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceHostAlias(d *wire.JSONDecoder, v *[]corev1.HostAlias) error {
-	return wire.DecodeSlice(d, v, DecodeHostAlias)
+func jsonSliceHostAlias(d *wire.JSONDecoder, v *[]corev1.HostAlias) error {
+	return wire.DecodeSlice(d, v, jsonHostAlias)
 }
 
-// DecodeSliceHostIP decodes a JSON value into a zero []corev1.HostIP as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceHostIP(d *wire.JSONDecoder, v *[]corev1.HostIP) error {
-	return wire.DecodeSlice(d, v, DecodeHostIP)
+func jsonSliceHostIP(d *wire.JSONDecoder, v *[]corev1.HostIP) error {
+	return wire.DecodeSlice(d, v, jsonHostIP)
 }
 
-// DecodeSliceIPFamily decodes a JSON value into a zero []corev1.IPFamily as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceIPFamily(d *wire.JSONDecoder, v *[]corev1.IPFamily) error {
+func jsonSliceIPFamily(d *wire.JSONDecoder, v *[]corev1.IPFamily) error {
 	return wire.DecodeSlice(d, v, wire.DecodeString)
 }
 
-// DecodeSliceInt32 decodes a JSON value into a zero []int32 as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceInt32(d *wire.JSONDecoder, v *[]int32) error {
-	return wire.DecodeSlice(d, v, wire.DecodeInt)
+func jsonSliceInt32(d *wire.JSONDecoder, v *[]int32) error {
+	return wire.DecodeSlice(d, v, wire.DecodeNumber)
 }
 
-// DecodeSliceInt64 decodes a JSON value into a zero []int64 as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceInt64(d *wire.JSONDecoder, v *[]int64) error {
-	return wire.DecodeSlice(d, v, wire.DecodeInt)
+func jsonSliceInt64(d *wire.JSONDecoder, v *[]int64) error {
+	return wire.DecodeSlice(d, v, wire.DecodeNumber)
 }
 
-// DecodeSliceKeyToPath decodes a JSON value into a zero []corev1.KeyToPath as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceKeyToPath(d *wire.JSONDecoder, v *[]corev1.KeyToPath) error {
-	return wire.DecodeSlice(d, v, DecodeKeyToPath)
+func jsonSliceKeyToPath(d *wire.JSONDecoder, v *[]corev1.KeyToPath) error {
+	return wire.DecodeSlice(d, v, jsonKeyToPath)
 }
 
-// DecodeSliceLoadBalancerIngress decodes a JSON value into a zero []corev1.LoadBalancerIngress as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceLoadBalancerIngress(d *wire.JSONDecoder, v *[]corev1.LoadBalancerIngress) error {
-	return wire.DecodeSlice(d, v, DecodeLoadBalancerIngress)
+func jsonSliceLoadBalancerIngress(d *wire.JSONDecoder, v *[]corev1.LoadBalancerIngress) error {
+	return wire.DecodeSlice(d, v, jsonLoadBalancerIngress)
 }
 
-// DecodeSliceLocalObjectReference decodes a JSON value into a zero []corev1.LocalObjectReference as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceLocalObjectReference(d *wire.JSONDecoder, v *[]corev1.LocalObjectReference) error {
-	return wire.DecodeSlice(d, v, DecodeLocalObjectReference)
+func jsonSliceLocalObjectReference(d *wire.JSONDecoder, v *[]corev1.LocalObjectReference) error {
+	return wire.DecodeSlice(d, v, jsonLocalObjectReference)
 }
 
-// DecodeSliceNodeAllocatableMappedResources decodes a JSON value into a zero []corev1.NodeAllocatableMappedResources as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceNodeAllocatableMappedResources(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableMappedResources) error {
-	return wire.DecodeSlice(d, v, DecodeNodeAllocatableMappedResources)
+func jsonSliceNodeAllocatableMappedResources(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableMappedResources) error {
+	return wire.DecodeSlice(d, v, jsonNodeAllocatableMappedResources)
 }
 
-// DecodeSliceNodeAllocatableOverheadResources decodes a JSON value into a zero []corev1.NodeAllocatableOverheadResources as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceNodeAllocatableOverheadResources(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableOverheadResources) error {
-	return wire.DecodeSlice(d, v, DecodeNodeAllocatableOverheadResources)
+func jsonSliceNodeAllocatableOverheadResources(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableOverheadResources) error {
+	return wire.DecodeSlice(d, v, jsonNodeAllocatableOverheadResources)
 }
 
-// DecodeSliceNodeAllocatableResourceClaimStatus decodes a JSON value into a zero []corev1.NodeAllocatableResourceClaimStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceNodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableResourceClaimStatus) error {
-	return wire.DecodeSlice(d, v, DecodeNodeAllocatableResourceClaimStatus)
+func jsonSliceNodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableResourceClaimStatus) error {
+	return wire.DecodeSlice(d, v, jsonNodeAllocatableResourceClaimStatus)
 }
 
-// DecodeSliceNodeSelectorRequirement decodes a JSON value into a zero []corev1.NodeSelectorRequirement as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceNodeSelectorRequirement(d *wire.JSONDecoder, v *[]corev1.NodeSelectorRequirement) error {
-	return wire.DecodeSlice(d, v, DecodeNodeSelectorRequirement)
+func jsonSliceNodeSelectorRequirement(d *wire.JSONDecoder, v *[]corev1.NodeSelectorRequirement) error {
+	return wire.DecodeSlice(d, v, jsonNodeSelectorRequirement)
 }
 
-// DecodeSliceNodeSelectorTerm decodes a JSON value into a zero []corev1.NodeSelectorTerm as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceNodeSelectorTerm(d *wire.JSONDecoder, v *[]corev1.NodeSelectorTerm) error {
-	return wire.DecodeSlice(d, v, DecodeNodeSelectorTerm)
+func jsonSliceNodeSelectorTerm(d *wire.JSONDecoder, v *[]corev1.NodeSelectorTerm) error {
+	return wire.DecodeSlice(d, v, jsonNodeSelectorTerm)
 }
 
-// DecodeSlicePersistentVolumeAccessMode decodes a JSON value into a zero []corev1.PersistentVolumeAccessMode as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePersistentVolumeAccessMode(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeAccessMode) error {
+func jsonSlicePersistentVolumeAccessMode(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeAccessMode) error {
 	return wire.DecodeSlice(d, v, wire.DecodeString)
 }
 
-// DecodeSlicePersistentVolumeClaimCondition decodes a JSON value into a zero []corev1.PersistentVolumeClaimCondition as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePersistentVolumeClaimCondition(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeClaimCondition) error {
-	return wire.DecodeSlice(d, v, DecodePersistentVolumeClaimCondition)
+func jsonSlicePersistentVolumeClaimCondition(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeClaimCondition) error {
+	return wire.DecodeSlice(d, v, jsonPersistentVolumeClaimCondition)
 }
 
-// DecodeSlicePodAffinityTerm decodes a JSON value into a zero []corev1.PodAffinityTerm as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodAffinityTerm(d *wire.JSONDecoder, v *[]corev1.PodAffinityTerm) error {
-	return wire.DecodeSlice(d, v, DecodePodAffinityTerm)
+func jsonSlicePodAffinityTerm(d *wire.JSONDecoder, v *[]corev1.PodAffinityTerm) error {
+	return wire.DecodeSlice(d, v, jsonPodAffinityTerm)
 }
 
-// DecodeSlicePodCondition decodes a JSON value into a zero []corev1.PodCondition as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodCondition(d *wire.JSONDecoder, v *[]corev1.PodCondition) error {
-	return wire.DecodeSlice(d, v, DecodePodCondition)
+func jsonSlicePodCondition(d *wire.JSONDecoder, v *[]corev1.PodCondition) error {
+	return wire.DecodeSlice(d, v, jsonPodCondition)
 }
 
-// DecodeSlicePodDNSConfigOption decodes a JSON value into a zero []corev1.PodDNSConfigOption as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodDNSConfigOption(d *wire.JSONDecoder, v *[]corev1.PodDNSConfigOption) error {
-	return wire.DecodeSlice(d, v, DecodePodDNSConfigOption)
+func jsonSlicePodDNSConfigOption(d *wire.JSONDecoder, v *[]corev1.PodDNSConfigOption) error {
+	return wire.DecodeSlice(d, v, jsonPodDNSConfigOption)
 }
 
-// DecodeSlicePodIP decodes a JSON value into a zero []corev1.PodIP as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodIP(d *wire.JSONDecoder, v *[]corev1.PodIP) error {
-	return wire.DecodeSlice(d, v, DecodePodIP)
+func jsonSlicePodIP(d *wire.JSONDecoder, v *[]corev1.PodIP) error {
+	return wire.DecodeSlice(d, v, jsonPodIP)
 }
 
-// DecodeSlicePodReadinessGate decodes a JSON value into a zero []corev1.PodReadinessGate as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodReadinessGate(d *wire.JSONDecoder, v *[]corev1.PodReadinessGate) error {
-	return wire.DecodeSlice(d, v, DecodePodReadinessGate)
+func jsonSlicePodReadinessGate(d *wire.JSONDecoder, v *[]corev1.PodReadinessGate) error {
+	return wire.DecodeSlice(d, v, jsonPodReadinessGate)
 }
 
-// DecodeSlicePodResourceClaim decodes a JSON value into a zero []corev1.PodResourceClaim as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodResourceClaim(d *wire.JSONDecoder, v *[]corev1.PodResourceClaim) error {
-	return wire.DecodeSlice(d, v, DecodePodResourceClaim)
+func jsonSlicePodResourceClaim(d *wire.JSONDecoder, v *[]corev1.PodResourceClaim) error {
+	return wire.DecodeSlice(d, v, jsonPodResourceClaim)
 }
 
-// DecodeSlicePodResourceClaimStatus decodes a JSON value into a zero []corev1.PodResourceClaimStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodResourceClaimStatus(d *wire.JSONDecoder, v *[]corev1.PodResourceClaimStatus) error {
-	return wire.DecodeSlice(d, v, DecodePodResourceClaimStatus)
+func jsonSlicePodResourceClaimStatus(d *wire.JSONDecoder, v *[]corev1.PodResourceClaimStatus) error {
+	return wire.DecodeSlice(d, v, jsonPodResourceClaimStatus)
 }
 
-// DecodeSlicePodSchedulingGate decodes a JSON value into a zero []corev1.PodSchedulingGate as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodSchedulingGate(d *wire.JSONDecoder, v *[]corev1.PodSchedulingGate) error {
-	return wire.DecodeSlice(d, v, DecodePodSchedulingGate)
+func jsonSlicePodSchedulingGate(d *wire.JSONDecoder, v *[]corev1.PodSchedulingGate) error {
+	return wire.DecodeSlice(d, v, jsonPodSchedulingGate)
 }
 
-// DecodeSlicePodVolumeHealth decodes a JSON value into a zero []corev1.PodVolumeHealth as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePodVolumeHealth(d *wire.JSONDecoder, v *[]corev1.PodVolumeHealth) error {
-	return wire.DecodeSlice(d, v, DecodePodVolumeHealth)
+func jsonSlicePodVolumeHealth(d *wire.JSONDecoder, v *[]corev1.PodVolumeHealth) error {
+	return wire.DecodeSlice(d, v, jsonPodVolumeHealth)
 }
 
-// DecodeSlicePortStatus decodes a JSON value into a zero []corev1.PortStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePortStatus(d *wire.JSONDecoder, v *[]corev1.PortStatus) error {
-	return wire.DecodeSlice(d, v, DecodePortStatus)
+func jsonSlicePortStatus(d *wire.JSONDecoder, v *[]corev1.PortStatus) error {
+	return wire.DecodeSlice(d, v, jsonPortStatus)
 }
 
-// DecodeSlicePreferredSchedulingTerm decodes a JSON value into a zero []corev1.PreferredSchedulingTerm as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSlicePreferredSchedulingTerm(d *wire.JSONDecoder, v *[]corev1.PreferredSchedulingTerm) error {
-	return wire.DecodeSlice(d, v, DecodePreferredSchedulingTerm)
+func jsonSlicePreferredSchedulingTerm(d *wire.JSONDecoder, v *[]corev1.PreferredSchedulingTerm) error {
+	return wire.DecodeSlice(d, v, jsonPreferredSchedulingTerm)
 }
 
-// DecodeSliceResourceClaim decodes a JSON value into a zero []corev1.ResourceClaim as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceResourceClaim(d *wire.JSONDecoder, v *[]corev1.ResourceClaim) error {
-	return wire.DecodeSlice(d, v, DecodeResourceClaim)
+func jsonSliceResourceClaim(d *wire.JSONDecoder, v *[]corev1.ResourceClaim) error {
+	return wire.DecodeSlice(d, v, jsonResourceClaim)
 }
 
-// DecodeSliceResourceHealth decodes a JSON value into a zero []corev1.ResourceHealth as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceResourceHealth(d *wire.JSONDecoder, v *[]corev1.ResourceHealth) error {
-	return wire.DecodeSlice(d, v, DecodeResourceHealth)
+func jsonSliceResourceHealth(d *wire.JSONDecoder, v *[]corev1.ResourceHealth) error {
+	return wire.DecodeSlice(d, v, jsonResourceHealth)
 }
 
-// DecodeSliceResourceStatus decodes a JSON value into a zero []corev1.ResourceStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceResourceStatus(d *wire.JSONDecoder, v *[]corev1.ResourceStatus) error {
-	return wire.DecodeSlice(d, v, DecodeResourceStatus)
+func jsonSliceResourceStatus(d *wire.JSONDecoder, v *[]corev1.ResourceStatus) error {
+	return wire.DecodeSlice(d, v, jsonResourceStatus)
 }
 
-// DecodeSliceServicePort decodes a JSON value into a zero []corev1.ServicePort as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceServicePort(d *wire.JSONDecoder, v *[]corev1.ServicePort) error {
-	return wire.DecodeSlice(d, v, DecodeServicePort)
+func jsonSliceServicePort(d *wire.JSONDecoder, v *[]corev1.ServicePort) error {
+	return wire.DecodeSlice(d, v, jsonServicePort)
 }
 
-// DecodeSliceSysctl decodes a JSON value into a zero []corev1.Sysctl as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceSysctl(d *wire.JSONDecoder, v *[]corev1.Sysctl) error {
-	return wire.DecodeSlice(d, v, DecodeSysctl)
+func jsonSliceSysctl(d *wire.JSONDecoder, v *[]corev1.Sysctl) error {
+	return wire.DecodeSlice(d, v, jsonSysctl)
 }
 
-// DecodeSliceToleration decodes a JSON value into a zero []corev1.Toleration as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceToleration(d *wire.JSONDecoder, v *[]corev1.Toleration) error {
-	return wire.DecodeSlice(d, v, DecodeToleration)
+func jsonSliceToleration(d *wire.JSONDecoder, v *[]corev1.Toleration) error {
+	return wire.DecodeSlice(d, v, jsonToleration)
 }
 
-// DecodeSliceTopologySpreadConstraint decodes a JSON value into a zero []corev1.TopologySpreadConstraint as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceTopologySpreadConstraint(d *wire.JSONDecoder, v *[]corev1.TopologySpreadConstraint) error {
-	return wire.DecodeSlice(d, v, DecodeTopologySpreadConstraint)
+func jsonSliceTopologySpreadConstraint(d *wire.JSONDecoder, v *[]corev1.TopologySpreadConstraint) error {
+	return wire.DecodeSlice(d, v, jsonTopologySpreadConstraint)
 }
 
-// DecodeSliceVolume decodes a JSON value into a zero []corev1.Volume as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceVolume(d *wire.JSONDecoder, v *[]corev1.Volume) error {
-	return wire.DecodeSlice(d, v, DecodeVolume)
+func jsonSliceVolume(d *wire.JSONDecoder, v *[]corev1.Volume) error {
+	return wire.DecodeSlice(d, v, jsonVolume)
 }
 
-// DecodeSliceVolumeDevice decodes a JSON value into a zero []corev1.VolumeDevice as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceVolumeDevice(d *wire.JSONDecoder, v *[]corev1.VolumeDevice) error {
-	return wire.DecodeSlice(d, v, DecodeVolumeDevice)
+func jsonSliceVolumeDevice(d *wire.JSONDecoder, v *[]corev1.VolumeDevice) error {
+	return wire.DecodeSlice(d, v, jsonVolumeDevice)
 }
 
-// DecodeSliceVolumeHealthCondition decodes a JSON value into a zero []corev1.VolumeHealthCondition as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceVolumeHealthCondition(d *wire.JSONDecoder, v *[]corev1.VolumeHealthCondition) error {
-	return wire.DecodeSlice(d, v, DecodeVolumeHealthCondition)
+func jsonSliceVolumeHealthCondition(d *wire.JSONDecoder, v *[]corev1.VolumeHealthCondition) error {
+	return wire.DecodeSlice(d, v, jsonVolumeHealthCondition)
 }
 
-// DecodeSliceVolumeMount decodes a JSON value into a zero []corev1.VolumeMount as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceVolumeMount(d *wire.JSONDecoder, v *[]corev1.VolumeMount) error {
-	return wire.DecodeSlice(d, v, DecodeVolumeMount)
+func jsonSliceVolumeMount(d *wire.JSONDecoder, v *[]corev1.VolumeMount) error {
+	return wire.DecodeSlice(d, v, jsonVolumeMount)
 }
 
-// DecodeSliceVolumeMountStatus decodes a JSON value into a zero []corev1.VolumeMountStatus as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceVolumeMountStatus(d *wire.JSONDecoder, v *[]corev1.VolumeMountStatus) error {
-	return wire.DecodeSlice(d, v, DecodeVolumeMountStatus)
+func jsonSliceVolumeMountStatus(d *wire.JSONDecoder, v *[]corev1.VolumeMountStatus) error {
+	return wire.DecodeSlice(d, v, jsonVolumeMountStatus)
 }
 
-// DecodeSliceVolumeProjection decodes a JSON value into a zero []corev1.VolumeProjection as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceVolumeProjection(d *wire.JSONDecoder, v *[]corev1.VolumeProjection) error {
-	return wire.DecodeSlice(d, v, DecodeVolumeProjection)
+func jsonSliceVolumeProjection(d *wire.JSONDecoder, v *[]corev1.VolumeProjection) error {
+	return wire.DecodeSlice(d, v, jsonVolumeProjection)
 }
 
-// DecodeSliceWeightedPodAffinityTerm decodes a JSON value into a zero []corev1.WeightedPodAffinityTerm as the codec does, for generated
-// decoders (which CheckedDecoder guards).
-func DecodeSliceWeightedPodAffinityTerm(d *wire.JSONDecoder, v *[]corev1.WeightedPodAffinityTerm) error {
-	return wire.DecodeSlice(d, v, DecodeWeightedPodAffinityTerm)
+func jsonSliceWeightedPodAffinityTerm(d *wire.JSONDecoder, v *[]corev1.WeightedPodAffinityTerm) error {
+	return wire.DecodeSlice(d, v, jsonWeightedPodAffinityTerm)
+}
+
+// AWSElasticBlockStoreVolumeSource decodes a JSON value into a zero corev1.AWSElasticBlockStoreVolumeSource as the codec does. For generated code.
+func (Decoders) AWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v *corev1.AWSElasticBlockStoreVolumeSource) error {
+	return jsonAWSElasticBlockStoreVolumeSource(d, v)
+}
+
+// Affinity decodes a JSON value into a zero corev1.Affinity as the codec does. For generated code.
+func (Decoders) Affinity(d *wire.JSONDecoder, v *corev1.Affinity) error { return jsonAffinity(d, v) }
+
+// AppArmorProfile decodes a JSON value into a zero corev1.AppArmorProfile as the codec does. For generated code.
+func (Decoders) AppArmorProfile(d *wire.JSONDecoder, v *corev1.AppArmorProfile) error {
+	return jsonAppArmorProfile(d, v)
+}
+
+// AzureDiskVolumeSource decodes a JSON value into a zero corev1.AzureDiskVolumeSource as the codec does. For generated code.
+func (Decoders) AzureDiskVolumeSource(d *wire.JSONDecoder, v *corev1.AzureDiskVolumeSource) error {
+	return jsonAzureDiskVolumeSource(d, v)
+}
+
+// AzureFileVolumeSource decodes a JSON value into a zero corev1.AzureFileVolumeSource as the codec does. For generated code.
+func (Decoders) AzureFileVolumeSource(d *wire.JSONDecoder, v *corev1.AzureFileVolumeSource) error {
+	return jsonAzureFileVolumeSource(d, v)
+}
+
+// CSIVolumeSource decodes a JSON value into a zero corev1.CSIVolumeSource as the codec does. For generated code.
+func (Decoders) CSIVolumeSource(d *wire.JSONDecoder, v *corev1.CSIVolumeSource) error {
+	return jsonCSIVolumeSource(d, v)
+}
+
+// Capabilities decodes a JSON value into a zero corev1.Capabilities as the codec does. For generated code.
+func (Decoders) Capabilities(d *wire.JSONDecoder, v *corev1.Capabilities) error {
+	return jsonCapabilities(d, v)
+}
+
+// CephFSVolumeSource decodes a JSON value into a zero corev1.CephFSVolumeSource as the codec does. For generated code.
+func (Decoders) CephFSVolumeSource(d *wire.JSONDecoder, v *corev1.CephFSVolumeSource) error {
+	return jsonCephFSVolumeSource(d, v)
+}
+
+// CinderVolumeSource decodes a JSON value into a zero corev1.CinderVolumeSource as the codec does. For generated code.
+func (Decoders) CinderVolumeSource(d *wire.JSONDecoder, v *corev1.CinderVolumeSource) error {
+	return jsonCinderVolumeSource(d, v)
+}
+
+// ClientIPConfig decodes a JSON value into a zero corev1.ClientIPConfig as the codec does. For generated code.
+func (Decoders) ClientIPConfig(d *wire.JSONDecoder, v *corev1.ClientIPConfig) error {
+	return jsonClientIPConfig(d, v)
+}
+
+// ClusterTrustBundleProjection decodes a JSON value into a zero corev1.ClusterTrustBundleProjection as the codec does. For generated code.
+func (Decoders) ClusterTrustBundleProjection(d *wire.JSONDecoder, v *corev1.ClusterTrustBundleProjection) error {
+	return jsonClusterTrustBundleProjection(d, v)
+}
+
+// ConfigMapEnvSource decodes a JSON value into a zero corev1.ConfigMapEnvSource as the codec does. For generated code.
+func (Decoders) ConfigMapEnvSource(d *wire.JSONDecoder, v *corev1.ConfigMapEnvSource) error {
+	return jsonConfigMapEnvSource(d, v)
+}
+
+// ConfigMapKeySelector decodes a JSON value into a zero corev1.ConfigMapKeySelector as the codec does. For generated code.
+func (Decoders) ConfigMapKeySelector(d *wire.JSONDecoder, v *corev1.ConfigMapKeySelector) error {
+	return jsonConfigMapKeySelector(d, v)
+}
+
+// ConfigMapProjection decodes a JSON value into a zero corev1.ConfigMapProjection as the codec does. For generated code.
+func (Decoders) ConfigMapProjection(d *wire.JSONDecoder, v *corev1.ConfigMapProjection) error {
+	return jsonConfigMapProjection(d, v)
+}
+
+// ConfigMapVolumeSource decodes a JSON value into a zero corev1.ConfigMapVolumeSource as the codec does. For generated code.
+func (Decoders) ConfigMapVolumeSource(d *wire.JSONDecoder, v *corev1.ConfigMapVolumeSource) error {
+	return jsonConfigMapVolumeSource(d, v)
+}
+
+// Container decodes a JSON value into a zero corev1.Container as the codec does. For generated code.
+func (Decoders) Container(d *wire.JSONDecoder, v *corev1.Container) error { return jsonContainer(d, v) }
+
+// ContainerExtendedResourceRequest decodes a JSON value into a zero corev1.ContainerExtendedResourceRequest as the codec does. For generated code.
+func (Decoders) ContainerExtendedResourceRequest(d *wire.JSONDecoder, v *corev1.ContainerExtendedResourceRequest) error {
+	return jsonContainerExtendedResourceRequest(d, v)
+}
+
+// ContainerPort decodes a JSON value into a zero corev1.ContainerPort as the codec does. For generated code.
+func (Decoders) ContainerPort(d *wire.JSONDecoder, v *corev1.ContainerPort) error {
+	return jsonContainerPort(d, v)
+}
+
+// ContainerResizePolicy decodes a JSON value into a zero corev1.ContainerResizePolicy as the codec does. For generated code.
+func (Decoders) ContainerResizePolicy(d *wire.JSONDecoder, v *corev1.ContainerResizePolicy) error {
+	return jsonContainerResizePolicy(d, v)
+}
+
+// ContainerRestartRule decodes a JSON value into a zero corev1.ContainerRestartRule as the codec does. For generated code.
+func (Decoders) ContainerRestartRule(d *wire.JSONDecoder, v *corev1.ContainerRestartRule) error {
+	return jsonContainerRestartRule(d, v)
+}
+
+// ContainerRestartRuleOnExitCodes decodes a JSON value into a zero corev1.ContainerRestartRuleOnExitCodes as the codec does. For generated code.
+func (Decoders) ContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v *corev1.ContainerRestartRuleOnExitCodes) error {
+	return jsonContainerRestartRuleOnExitCodes(d, v)
+}
+
+// ContainerState decodes a JSON value into a zero corev1.ContainerState as the codec does. For generated code.
+func (Decoders) ContainerState(d *wire.JSONDecoder, v *corev1.ContainerState) error {
+	return jsonContainerState(d, v)
+}
+
+// ContainerStateRunning decodes a JSON value into a zero corev1.ContainerStateRunning as the codec does. For generated code.
+func (Decoders) ContainerStateRunning(d *wire.JSONDecoder, v *corev1.ContainerStateRunning) error {
+	return jsonContainerStateRunning(d, v)
+}
+
+// ContainerStateTerminated decodes a JSON value into a zero corev1.ContainerStateTerminated as the codec does. For generated code.
+func (Decoders) ContainerStateTerminated(d *wire.JSONDecoder, v *corev1.ContainerStateTerminated) error {
+	return jsonContainerStateTerminated(d, v)
+}
+
+// ContainerStateWaiting decodes a JSON value into a zero corev1.ContainerStateWaiting as the codec does. For generated code.
+func (Decoders) ContainerStateWaiting(d *wire.JSONDecoder, v *corev1.ContainerStateWaiting) error {
+	return jsonContainerStateWaiting(d, v)
+}
+
+// ContainerStatus decodes a JSON value into a zero corev1.ContainerStatus as the codec does. For generated code.
+func (Decoders) ContainerStatus(d *wire.JSONDecoder, v *corev1.ContainerStatus) error {
+	return jsonContainerStatus(d, v)
+}
+
+// ContainerUser decodes a JSON value into a zero corev1.ContainerUser as the codec does. For generated code.
+func (Decoders) ContainerUser(d *wire.JSONDecoder, v *corev1.ContainerUser) error {
+	return jsonContainerUser(d, v)
+}
+
+// DownwardAPIProjection decodes a JSON value into a zero corev1.DownwardAPIProjection as the codec does. For generated code.
+func (Decoders) DownwardAPIProjection(d *wire.JSONDecoder, v *corev1.DownwardAPIProjection) error {
+	return jsonDownwardAPIProjection(d, v)
+}
+
+// DownwardAPIVolumeFile decodes a JSON value into a zero corev1.DownwardAPIVolumeFile as the codec does. For generated code.
+func (Decoders) DownwardAPIVolumeFile(d *wire.JSONDecoder, v *corev1.DownwardAPIVolumeFile) error {
+	return jsonDownwardAPIVolumeFile(d, v)
+}
+
+// DownwardAPIVolumeSource decodes a JSON value into a zero corev1.DownwardAPIVolumeSource as the codec does. For generated code.
+func (Decoders) DownwardAPIVolumeSource(d *wire.JSONDecoder, v *corev1.DownwardAPIVolumeSource) error {
+	return jsonDownwardAPIVolumeSource(d, v)
+}
+
+// EmptyDirVolumeSource decodes a JSON value into a zero corev1.EmptyDirVolumeSource as the codec does. For generated code.
+func (Decoders) EmptyDirVolumeSource(d *wire.JSONDecoder, v *corev1.EmptyDirVolumeSource) error {
+	return jsonEmptyDirVolumeSource(d, v)
+}
+
+// EnvFromSource decodes a JSON value into a zero corev1.EnvFromSource as the codec does. For generated code.
+func (Decoders) EnvFromSource(d *wire.JSONDecoder, v *corev1.EnvFromSource) error {
+	return jsonEnvFromSource(d, v)
+}
+
+// EnvVar decodes a JSON value into a zero corev1.EnvVar as the codec does. For generated code.
+func (Decoders) EnvVar(d *wire.JSONDecoder, v *corev1.EnvVar) error { return jsonEnvVar(d, v) }
+
+// EnvVarSource decodes a JSON value into a zero corev1.EnvVarSource as the codec does. For generated code.
+func (Decoders) EnvVarSource(d *wire.JSONDecoder, v *corev1.EnvVarSource) error {
+	return jsonEnvVarSource(d, v)
+}
+
+// EphemeralContainer decodes a JSON value into a zero corev1.EphemeralContainer as the codec does. For generated code.
+func (Decoders) EphemeralContainer(d *wire.JSONDecoder, v *corev1.EphemeralContainer) error {
+	return jsonEphemeralContainer(d, v)
+}
+
+// EphemeralVolumeSource decodes a JSON value into a zero corev1.EphemeralVolumeSource as the codec does. For generated code.
+func (Decoders) EphemeralVolumeSource(d *wire.JSONDecoder, v *corev1.EphemeralVolumeSource) error {
+	return jsonEphemeralVolumeSource(d, v)
+}
+
+// EvictionResponder decodes a JSON value into a zero corev1.EvictionResponder as the codec does. For generated code.
+func (Decoders) EvictionResponder(d *wire.JSONDecoder, v *corev1.EvictionResponder) error {
+	return jsonEvictionResponder(d, v)
+}
+
+// ExecAction decodes a JSON value into a zero corev1.ExecAction as the codec does. For generated code.
+func (Decoders) ExecAction(d *wire.JSONDecoder, v *corev1.ExecAction) error {
+	return jsonExecAction(d, v)
+}
+
+// FCVolumeSource decodes a JSON value into a zero corev1.FCVolumeSource as the codec does. For generated code.
+func (Decoders) FCVolumeSource(d *wire.JSONDecoder, v *corev1.FCVolumeSource) error {
+	return jsonFCVolumeSource(d, v)
+}
+
+// FileKeySelector decodes a JSON value into a zero corev1.FileKeySelector as the codec does. For generated code.
+func (Decoders) FileKeySelector(d *wire.JSONDecoder, v *corev1.FileKeySelector) error {
+	return jsonFileKeySelector(d, v)
+}
+
+// FlexVolumeSource decodes a JSON value into a zero corev1.FlexVolumeSource as the codec does. For generated code.
+func (Decoders) FlexVolumeSource(d *wire.JSONDecoder, v *corev1.FlexVolumeSource) error {
+	return jsonFlexVolumeSource(d, v)
+}
+
+// FlockerVolumeSource decodes a JSON value into a zero corev1.FlockerVolumeSource as the codec does. For generated code.
+func (Decoders) FlockerVolumeSource(d *wire.JSONDecoder, v *corev1.FlockerVolumeSource) error {
+	return jsonFlockerVolumeSource(d, v)
+}
+
+// GCEPersistentDiskVolumeSource decodes a JSON value into a zero corev1.GCEPersistentDiskVolumeSource as the codec does. For generated code.
+func (Decoders) GCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.GCEPersistentDiskVolumeSource) error {
+	return jsonGCEPersistentDiskVolumeSource(d, v)
+}
+
+// GRPCAction decodes a JSON value into a zero corev1.GRPCAction as the codec does. For generated code.
+func (Decoders) GRPCAction(d *wire.JSONDecoder, v *corev1.GRPCAction) error {
+	return jsonGRPCAction(d, v)
+}
+
+// GitRepoVolumeSource decodes a JSON value into a zero corev1.GitRepoVolumeSource as the codec does. For generated code.
+func (Decoders) GitRepoVolumeSource(d *wire.JSONDecoder, v *corev1.GitRepoVolumeSource) error {
+	return jsonGitRepoVolumeSource(d, v)
+}
+
+// GlusterfsVolumeSource decodes a JSON value into a zero corev1.GlusterfsVolumeSource as the codec does. For generated code.
+func (Decoders) GlusterfsVolumeSource(d *wire.JSONDecoder, v *corev1.GlusterfsVolumeSource) error {
+	return jsonGlusterfsVolumeSource(d, v)
+}
+
+// HTTPGetAction decodes a JSON value into a zero corev1.HTTPGetAction as the codec does. For generated code.
+func (Decoders) HTTPGetAction(d *wire.JSONDecoder, v *corev1.HTTPGetAction) error {
+	return jsonHTTPGetAction(d, v)
+}
+
+// HTTPHeader decodes a JSON value into a zero corev1.HTTPHeader as the codec does. For generated code.
+func (Decoders) HTTPHeader(d *wire.JSONDecoder, v *corev1.HTTPHeader) error {
+	return jsonHTTPHeader(d, v)
+}
+
+// HostAlias decodes a JSON value into a zero corev1.HostAlias as the codec does. For generated code.
+func (Decoders) HostAlias(d *wire.JSONDecoder, v *corev1.HostAlias) error { return jsonHostAlias(d, v) }
+
+// HostIP decodes a JSON value into a zero corev1.HostIP as the codec does. For generated code.
+func (Decoders) HostIP(d *wire.JSONDecoder, v *corev1.HostIP) error { return jsonHostIP(d, v) }
+
+// HostPathVolumeSource decodes a JSON value into a zero corev1.HostPathVolumeSource as the codec does. For generated code.
+func (Decoders) HostPathVolumeSource(d *wire.JSONDecoder, v *corev1.HostPathVolumeSource) error {
+	return jsonHostPathVolumeSource(d, v)
+}
+
+// ISCSIVolumeSource decodes a JSON value into a zero corev1.ISCSIVolumeSource as the codec does. For generated code.
+func (Decoders) ISCSIVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIVolumeSource) error {
+	return jsonISCSIVolumeSource(d, v)
+}
+
+// ImageVolumeSource decodes a JSON value into a zero corev1.ImageVolumeSource as the codec does. For generated code.
+func (Decoders) ImageVolumeSource(d *wire.JSONDecoder, v *corev1.ImageVolumeSource) error {
+	return jsonImageVolumeSource(d, v)
+}
+
+// ImageVolumeStatus decodes a JSON value into a zero corev1.ImageVolumeStatus as the codec does. For generated code.
+func (Decoders) ImageVolumeStatus(d *wire.JSONDecoder, v *corev1.ImageVolumeStatus) error {
+	return jsonImageVolumeStatus(d, v)
+}
+
+// KeyToPath decodes a JSON value into a zero corev1.KeyToPath as the codec does. For generated code.
+func (Decoders) KeyToPath(d *wire.JSONDecoder, v *corev1.KeyToPath) error { return jsonKeyToPath(d, v) }
+
+// Lifecycle decodes a JSON value into a zero corev1.Lifecycle as the codec does. For generated code.
+func (Decoders) Lifecycle(d *wire.JSONDecoder, v *corev1.Lifecycle) error { return jsonLifecycle(d, v) }
+
+// LifecycleHandler decodes a JSON value into a zero corev1.LifecycleHandler as the codec does. For generated code.
+func (Decoders) LifecycleHandler(d *wire.JSONDecoder, v *corev1.LifecycleHandler) error {
+	return jsonLifecycleHandler(d, v)
+}
+
+// LinuxContainerUser decodes a JSON value into a zero corev1.LinuxContainerUser as the codec does. For generated code.
+func (Decoders) LinuxContainerUser(d *wire.JSONDecoder, v *corev1.LinuxContainerUser) error {
+	return jsonLinuxContainerUser(d, v)
+}
+
+// LoadBalancerIngress decodes a JSON value into a zero corev1.LoadBalancerIngress as the codec does. For generated code.
+func (Decoders) LoadBalancerIngress(d *wire.JSONDecoder, v *corev1.LoadBalancerIngress) error {
+	return jsonLoadBalancerIngress(d, v)
+}
+
+// LoadBalancerStatus decodes a JSON value into a zero corev1.LoadBalancerStatus as the codec does. For generated code.
+func (Decoders) LoadBalancerStatus(d *wire.JSONDecoder, v *corev1.LoadBalancerStatus) error {
+	return jsonLoadBalancerStatus(d, v)
+}
+
+// LocalObjectReference decodes a JSON value into a zero corev1.LocalObjectReference as the codec does. For generated code.
+func (Decoders) LocalObjectReference(d *wire.JSONDecoder, v *corev1.LocalObjectReference) error {
+	return jsonLocalObjectReference(d, v)
+}
+
+// MapResourceNameToClaimResourceStatus decodes a JSON value into a zero map[corev1.ResourceName]corev1.ClaimResourceStatus as the codec does. For generated code.
+func (Decoders) MapResourceNameToClaimResourceStatus(d *wire.JSONDecoder, v *map[corev1.ResourceName]corev1.ClaimResourceStatus) error {
+	return jsonMapResourceNameToClaimResourceStatus(d, v)
+}
+
+// ModifyVolumeStatus decodes a JSON value into a zero corev1.ModifyVolumeStatus as the codec does. For generated code.
+func (Decoders) ModifyVolumeStatus(d *wire.JSONDecoder, v *corev1.ModifyVolumeStatus) error {
+	return jsonModifyVolumeStatus(d, v)
+}
+
+// NFSVolumeSource decodes a JSON value into a zero corev1.NFSVolumeSource as the codec does. For generated code.
+func (Decoders) NFSVolumeSource(d *wire.JSONDecoder, v *corev1.NFSVolumeSource) error {
+	return jsonNFSVolumeSource(d, v)
+}
+
+// NodeAffinity decodes a JSON value into a zero corev1.NodeAffinity as the codec does. For generated code.
+func (Decoders) NodeAffinity(d *wire.JSONDecoder, v *corev1.NodeAffinity) error {
+	return jsonNodeAffinity(d, v)
+}
+
+// NodeAllocatableMappedResources decodes a JSON value into a zero corev1.NodeAllocatableMappedResources as the codec does. For generated code.
+func (Decoders) NodeAllocatableMappedResources(d *wire.JSONDecoder, v *corev1.NodeAllocatableMappedResources) error {
+	return jsonNodeAllocatableMappedResources(d, v)
+}
+
+// NodeAllocatableOverheadResources decodes a JSON value into a zero corev1.NodeAllocatableOverheadResources as the codec does. For generated code.
+func (Decoders) NodeAllocatableOverheadResources(d *wire.JSONDecoder, v *corev1.NodeAllocatableOverheadResources) error {
+	return jsonNodeAllocatableOverheadResources(d, v)
+}
+
+// NodeAllocatableResourceClaimStatus decodes a JSON value into a zero corev1.NodeAllocatableResourceClaimStatus as the codec does. For generated code.
+func (Decoders) NodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *corev1.NodeAllocatableResourceClaimStatus) error {
+	return jsonNodeAllocatableResourceClaimStatus(d, v)
+}
+
+// NodeSelector decodes a JSON value into a zero corev1.NodeSelector as the codec does. For generated code.
+func (Decoders) NodeSelector(d *wire.JSONDecoder, v *corev1.NodeSelector) error {
+	return jsonNodeSelector(d, v)
+}
+
+// NodeSelectorRequirement decodes a JSON value into a zero corev1.NodeSelectorRequirement as the codec does. For generated code.
+func (Decoders) NodeSelectorRequirement(d *wire.JSONDecoder, v *corev1.NodeSelectorRequirement) error {
+	return jsonNodeSelectorRequirement(d, v)
+}
+
+// NodeSelectorTerm decodes a JSON value into a zero corev1.NodeSelectorTerm as the codec does. For generated code.
+func (Decoders) NodeSelectorTerm(d *wire.JSONDecoder, v *corev1.NodeSelectorTerm) error {
+	return jsonNodeSelectorTerm(d, v)
+}
+
+// ObjectFieldSelector decodes a JSON value into a zero corev1.ObjectFieldSelector as the codec does. For generated code.
+func (Decoders) ObjectFieldSelector(d *wire.JSONDecoder, v *corev1.ObjectFieldSelector) error {
+	return jsonObjectFieldSelector(d, v)
+}
+
+// ObjectReference decodes a JSON value into a zero corev1.ObjectReference as the codec does. For generated code.
+func (Decoders) ObjectReference(d *wire.JSONDecoder, v *corev1.ObjectReference) error {
+	return jsonObjectReference(d, v)
+}
+
+// PersistentVolumeClaim decodes a JSON value into a zero corev1.PersistentVolumeClaim as the codec does. For generated code.
+func (Decoders) PersistentVolumeClaim(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaim) error {
+	return jsonPersistentVolumeClaim(d, v)
+}
+
+// PersistentVolumeClaimCondition decodes a JSON value into a zero corev1.PersistentVolumeClaimCondition as the codec does. For generated code.
+func (Decoders) PersistentVolumeClaimCondition(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimCondition) error {
+	return jsonPersistentVolumeClaimCondition(d, v)
+}
+
+// PersistentVolumeClaimSpec decodes a JSON value into a zero corev1.PersistentVolumeClaimSpec as the codec does. For generated code.
+func (Decoders) PersistentVolumeClaimSpec(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimSpec) error {
+	return jsonPersistentVolumeClaimSpec(d, v)
+}
+
+// PersistentVolumeClaimStatus decodes a JSON value into a zero corev1.PersistentVolumeClaimStatus as the codec does. For generated code.
+func (Decoders) PersistentVolumeClaimStatus(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimStatus) error {
+	return jsonPersistentVolumeClaimStatus(d, v)
+}
+
+// PersistentVolumeClaimTemplate decodes a JSON value into a zero corev1.PersistentVolumeClaimTemplate as the codec does. For generated code.
+func (Decoders) PersistentVolumeClaimTemplate(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimTemplate) error {
+	return jsonPersistentVolumeClaimTemplate(d, v)
+}
+
+// PersistentVolumeClaimVolumeSource decodes a JSON value into a zero corev1.PersistentVolumeClaimVolumeSource as the codec does. For generated code.
+func (Decoders) PersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v *corev1.PersistentVolumeClaimVolumeSource) error {
+	return jsonPersistentVolumeClaimVolumeSource(d, v)
+}
+
+// PhotonPersistentDiskVolumeSource decodes a JSON value into a zero corev1.PhotonPersistentDiskVolumeSource as the codec does. For generated code.
+func (Decoders) PhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v *corev1.PhotonPersistentDiskVolumeSource) error {
+	return jsonPhotonPersistentDiskVolumeSource(d, v)
+}
+
+// PodAffinity decodes a JSON value into a zero corev1.PodAffinity as the codec does. For generated code.
+func (Decoders) PodAffinity(d *wire.JSONDecoder, v *corev1.PodAffinity) error {
+	return jsonPodAffinity(d, v)
+}
+
+// PodAffinityTerm decodes a JSON value into a zero corev1.PodAffinityTerm as the codec does. For generated code.
+func (Decoders) PodAffinityTerm(d *wire.JSONDecoder, v *corev1.PodAffinityTerm) error {
+	return jsonPodAffinityTerm(d, v)
+}
+
+// PodAntiAffinity decodes a JSON value into a zero corev1.PodAntiAffinity as the codec does. For generated code.
+func (Decoders) PodAntiAffinity(d *wire.JSONDecoder, v *corev1.PodAntiAffinity) error {
+	return jsonPodAntiAffinity(d, v)
+}
+
+// PodCertificateProjection decodes a JSON value into a zero corev1.PodCertificateProjection as the codec does. For generated code.
+func (Decoders) PodCertificateProjection(d *wire.JSONDecoder, v *corev1.PodCertificateProjection) error {
+	return jsonPodCertificateProjection(d, v)
+}
+
+// PodCondition decodes a JSON value into a zero corev1.PodCondition as the codec does. For generated code.
+func (Decoders) PodCondition(d *wire.JSONDecoder, v *corev1.PodCondition) error {
+	return jsonPodCondition(d, v)
+}
+
+// PodDNSConfig decodes a JSON value into a zero corev1.PodDNSConfig as the codec does. For generated code.
+func (Decoders) PodDNSConfig(d *wire.JSONDecoder, v *corev1.PodDNSConfig) error {
+	return jsonPodDNSConfig(d, v)
+}
+
+// PodDNSConfigOption decodes a JSON value into a zero corev1.PodDNSConfigOption as the codec does. For generated code.
+func (Decoders) PodDNSConfigOption(d *wire.JSONDecoder, v *corev1.PodDNSConfigOption) error {
+	return jsonPodDNSConfigOption(d, v)
+}
+
+// PodExtendedResourceClaimStatus decodes a JSON value into a zero corev1.PodExtendedResourceClaimStatus as the codec does. For generated code.
+func (Decoders) PodExtendedResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodExtendedResourceClaimStatus) error {
+	return jsonPodExtendedResourceClaimStatus(d, v)
+}
+
+// PodIP decodes a JSON value into a zero corev1.PodIP as the codec does. For generated code.
+func (Decoders) PodIP(d *wire.JSONDecoder, v *corev1.PodIP) error { return jsonPodIP(d, v) }
+
+// PodOS decodes a JSON value into a zero corev1.PodOS as the codec does. For generated code.
+func (Decoders) PodOS(d *wire.JSONDecoder, v *corev1.PodOS) error { return jsonPodOS(d, v) }
+
+// PodReadinessGate decodes a JSON value into a zero corev1.PodReadinessGate as the codec does. For generated code.
+func (Decoders) PodReadinessGate(d *wire.JSONDecoder, v *corev1.PodReadinessGate) error {
+	return jsonPodReadinessGate(d, v)
+}
+
+// PodResourceClaim decodes a JSON value into a zero corev1.PodResourceClaim as the codec does. For generated code.
+func (Decoders) PodResourceClaim(d *wire.JSONDecoder, v *corev1.PodResourceClaim) error {
+	return jsonPodResourceClaim(d, v)
+}
+
+// PodResourceClaimStatus decodes a JSON value into a zero corev1.PodResourceClaimStatus as the codec does. For generated code.
+func (Decoders) PodResourceClaimStatus(d *wire.JSONDecoder, v *corev1.PodResourceClaimStatus) error {
+	return jsonPodResourceClaimStatus(d, v)
+}
+
+// PodSchedulingGate decodes a JSON value into a zero corev1.PodSchedulingGate as the codec does. For generated code.
+func (Decoders) PodSchedulingGate(d *wire.JSONDecoder, v *corev1.PodSchedulingGate) error {
+	return jsonPodSchedulingGate(d, v)
+}
+
+// PodSchedulingGroup decodes a JSON value into a zero corev1.PodSchedulingGroup as the codec does. For generated code.
+func (Decoders) PodSchedulingGroup(d *wire.JSONDecoder, v *corev1.PodSchedulingGroup) error {
+	return jsonPodSchedulingGroup(d, v)
+}
+
+// PodSecurityContext decodes a JSON value into a zero corev1.PodSecurityContext as the codec does. For generated code.
+func (Decoders) PodSecurityContext(d *wire.JSONDecoder, v *corev1.PodSecurityContext) error {
+	return jsonPodSecurityContext(d, v)
+}
+
+// PodSpec decodes a JSON value into a zero corev1.PodSpec as the codec does. For generated code.
+func (Decoders) PodSpec(d *wire.JSONDecoder, v *corev1.PodSpec) error { return jsonPodSpec(d, v) }
+
+// PodStatus decodes a JSON value into a zero corev1.PodStatus as the codec does. For generated code.
+func (Decoders) PodStatus(d *wire.JSONDecoder, v *corev1.PodStatus) error { return jsonPodStatus(d, v) }
+
+// PodTemplateSpec decodes a JSON value into a zero corev1.PodTemplateSpec as the codec does. For generated code.
+func (Decoders) PodTemplateSpec(d *wire.JSONDecoder, v *corev1.PodTemplateSpec) error {
+	return jsonPodTemplateSpec(d, v)
+}
+
+// PodVolumeHealth decodes a JSON value into a zero corev1.PodVolumeHealth as the codec does. For generated code.
+func (Decoders) PodVolumeHealth(d *wire.JSONDecoder, v *corev1.PodVolumeHealth) error {
+	return jsonPodVolumeHealth(d, v)
+}
+
+// PortStatus decodes a JSON value into a zero corev1.PortStatus as the codec does. For generated code.
+func (Decoders) PortStatus(d *wire.JSONDecoder, v *corev1.PortStatus) error {
+	return jsonPortStatus(d, v)
+}
+
+// PortworxVolumeSource decodes a JSON value into a zero corev1.PortworxVolumeSource as the codec does. For generated code.
+func (Decoders) PortworxVolumeSource(d *wire.JSONDecoder, v *corev1.PortworxVolumeSource) error {
+	return jsonPortworxVolumeSource(d, v)
+}
+
+// PreferredSchedulingTerm decodes a JSON value into a zero corev1.PreferredSchedulingTerm as the codec does. For generated code.
+func (Decoders) PreferredSchedulingTerm(d *wire.JSONDecoder, v *corev1.PreferredSchedulingTerm) error {
+	return jsonPreferredSchedulingTerm(d, v)
+}
+
+// Probe decodes a JSON value into a zero corev1.Probe as the codec does. For generated code.
+func (Decoders) Probe(d *wire.JSONDecoder, v *corev1.Probe) error { return jsonProbe(d, v) }
+
+// ProjectedVolumeSource decodes a JSON value into a zero corev1.ProjectedVolumeSource as the codec does. For generated code.
+func (Decoders) ProjectedVolumeSource(d *wire.JSONDecoder, v *corev1.ProjectedVolumeSource) error {
+	return jsonProjectedVolumeSource(d, v)
+}
+
+// PtrAWSElasticBlockStoreVolumeSource decodes a JSON value into a zero *corev1.AWSElasticBlockStoreVolumeSource as the codec does. For generated code.
+func (Decoders) PtrAWSElasticBlockStoreVolumeSource(d *wire.JSONDecoder, v **corev1.AWSElasticBlockStoreVolumeSource) error {
+	return jsonPtrAWSElasticBlockStoreVolumeSource(d, v)
+}
+
+// PtrAffinity decodes a JSON value into a zero *corev1.Affinity as the codec does. For generated code.
+func (Decoders) PtrAffinity(d *wire.JSONDecoder, v **corev1.Affinity) error {
+	return jsonPtrAffinity(d, v)
+}
+
+// PtrAppArmorProfile decodes a JSON value into a zero *corev1.AppArmorProfile as the codec does. For generated code.
+func (Decoders) PtrAppArmorProfile(d *wire.JSONDecoder, v **corev1.AppArmorProfile) error {
+	return jsonPtrAppArmorProfile(d, v)
+}
+
+// PtrAzureDataDiskCachingMode decodes a JSON value into a zero *corev1.AzureDataDiskCachingMode as the codec does. For generated code.
+func (Decoders) PtrAzureDataDiskCachingMode(d *wire.JSONDecoder, v **corev1.AzureDataDiskCachingMode) error {
+	return jsonPtrAzureDataDiskCachingMode(d, v)
+}
+
+// PtrAzureDataDiskKind decodes a JSON value into a zero *corev1.AzureDataDiskKind as the codec does. For generated code.
+func (Decoders) PtrAzureDataDiskKind(d *wire.JSONDecoder, v **corev1.AzureDataDiskKind) error {
+	return jsonPtrAzureDataDiskKind(d, v)
+}
+
+// PtrAzureDiskVolumeSource decodes a JSON value into a zero *corev1.AzureDiskVolumeSource as the codec does. For generated code.
+func (Decoders) PtrAzureDiskVolumeSource(d *wire.JSONDecoder, v **corev1.AzureDiskVolumeSource) error {
+	return jsonPtrAzureDiskVolumeSource(d, v)
+}
+
+// PtrAzureFileVolumeSource decodes a JSON value into a zero *corev1.AzureFileVolumeSource as the codec does. For generated code.
+func (Decoders) PtrAzureFileVolumeSource(d *wire.JSONDecoder, v **corev1.AzureFileVolumeSource) error {
+	return jsonPtrAzureFileVolumeSource(d, v)
+}
+
+// PtrCSIVolumeSource decodes a JSON value into a zero *corev1.CSIVolumeSource as the codec does. For generated code.
+func (Decoders) PtrCSIVolumeSource(d *wire.JSONDecoder, v **corev1.CSIVolumeSource) error {
+	return jsonPtrCSIVolumeSource(d, v)
+}
+
+// PtrCapabilities decodes a JSON value into a zero *corev1.Capabilities as the codec does. For generated code.
+func (Decoders) PtrCapabilities(d *wire.JSONDecoder, v **corev1.Capabilities) error {
+	return jsonPtrCapabilities(d, v)
+}
+
+// PtrCephFSVolumeSource decodes a JSON value into a zero *corev1.CephFSVolumeSource as the codec does. For generated code.
+func (Decoders) PtrCephFSVolumeSource(d *wire.JSONDecoder, v **corev1.CephFSVolumeSource) error {
+	return jsonPtrCephFSVolumeSource(d, v)
+}
+
+// PtrCinderVolumeSource decodes a JSON value into a zero *corev1.CinderVolumeSource as the codec does. For generated code.
+func (Decoders) PtrCinderVolumeSource(d *wire.JSONDecoder, v **corev1.CinderVolumeSource) error {
+	return jsonPtrCinderVolumeSource(d, v)
+}
+
+// PtrClientIPConfig decodes a JSON value into a zero *corev1.ClientIPConfig as the codec does. For generated code.
+func (Decoders) PtrClientIPConfig(d *wire.JSONDecoder, v **corev1.ClientIPConfig) error {
+	return jsonPtrClientIPConfig(d, v)
+}
+
+// PtrClusterTrustBundleProjection decodes a JSON value into a zero *corev1.ClusterTrustBundleProjection as the codec does. For generated code.
+func (Decoders) PtrClusterTrustBundleProjection(d *wire.JSONDecoder, v **corev1.ClusterTrustBundleProjection) error {
+	return jsonPtrClusterTrustBundleProjection(d, v)
+}
+
+// PtrConfigMapEnvSource decodes a JSON value into a zero *corev1.ConfigMapEnvSource as the codec does. For generated code.
+func (Decoders) PtrConfigMapEnvSource(d *wire.JSONDecoder, v **corev1.ConfigMapEnvSource) error {
+	return jsonPtrConfigMapEnvSource(d, v)
+}
+
+// PtrConfigMapKeySelector decodes a JSON value into a zero *corev1.ConfigMapKeySelector as the codec does. For generated code.
+func (Decoders) PtrConfigMapKeySelector(d *wire.JSONDecoder, v **corev1.ConfigMapKeySelector) error {
+	return jsonPtrConfigMapKeySelector(d, v)
+}
+
+// PtrConfigMapProjection decodes a JSON value into a zero *corev1.ConfigMapProjection as the codec does. For generated code.
+func (Decoders) PtrConfigMapProjection(d *wire.JSONDecoder, v **corev1.ConfigMapProjection) error {
+	return jsonPtrConfigMapProjection(d, v)
+}
+
+// PtrConfigMapVolumeSource decodes a JSON value into a zero *corev1.ConfigMapVolumeSource as the codec does. For generated code.
+func (Decoders) PtrConfigMapVolumeSource(d *wire.JSONDecoder, v **corev1.ConfigMapVolumeSource) error {
+	return jsonPtrConfigMapVolumeSource(d, v)
+}
+
+// PtrContainerRestartPolicy decodes a JSON value into a zero *corev1.ContainerRestartPolicy as the codec does. For generated code.
+func (Decoders) PtrContainerRestartPolicy(d *wire.JSONDecoder, v **corev1.ContainerRestartPolicy) error {
+	return jsonPtrContainerRestartPolicy(d, v)
+}
+
+// PtrContainerRestartRuleOnExitCodes decodes a JSON value into a zero *corev1.ContainerRestartRuleOnExitCodes as the codec does. For generated code.
+func (Decoders) PtrContainerRestartRuleOnExitCodes(d *wire.JSONDecoder, v **corev1.ContainerRestartRuleOnExitCodes) error {
+	return jsonPtrContainerRestartRuleOnExitCodes(d, v)
+}
+
+// PtrContainerStateRunning decodes a JSON value into a zero *corev1.ContainerStateRunning as the codec does. For generated code.
+func (Decoders) PtrContainerStateRunning(d *wire.JSONDecoder, v **corev1.ContainerStateRunning) error {
+	return jsonPtrContainerStateRunning(d, v)
+}
+
+// PtrContainerStateTerminated decodes a JSON value into a zero *corev1.ContainerStateTerminated as the codec does. For generated code.
+func (Decoders) PtrContainerStateTerminated(d *wire.JSONDecoder, v **corev1.ContainerStateTerminated) error {
+	return jsonPtrContainerStateTerminated(d, v)
+}
+
+// PtrContainerStateWaiting decodes a JSON value into a zero *corev1.ContainerStateWaiting as the codec does. For generated code.
+func (Decoders) PtrContainerStateWaiting(d *wire.JSONDecoder, v **corev1.ContainerStateWaiting) error {
+	return jsonPtrContainerStateWaiting(d, v)
+}
+
+// PtrContainerUser decodes a JSON value into a zero *corev1.ContainerUser as the codec does. For generated code.
+func (Decoders) PtrContainerUser(d *wire.JSONDecoder, v **corev1.ContainerUser) error {
+	return jsonPtrContainerUser(d, v)
+}
+
+// PtrDownwardAPIProjection decodes a JSON value into a zero *corev1.DownwardAPIProjection as the codec does. For generated code.
+func (Decoders) PtrDownwardAPIProjection(d *wire.JSONDecoder, v **corev1.DownwardAPIProjection) error {
+	return jsonPtrDownwardAPIProjection(d, v)
+}
+
+// PtrDownwardAPIVolumeSource decodes a JSON value into a zero *corev1.DownwardAPIVolumeSource as the codec does. For generated code.
+func (Decoders) PtrDownwardAPIVolumeSource(d *wire.JSONDecoder, v **corev1.DownwardAPIVolumeSource) error {
+	return jsonPtrDownwardAPIVolumeSource(d, v)
+}
+
+// PtrEmptyDirVolumeSource decodes a JSON value into a zero *corev1.EmptyDirVolumeSource as the codec does. For generated code.
+func (Decoders) PtrEmptyDirVolumeSource(d *wire.JSONDecoder, v **corev1.EmptyDirVolumeSource) error {
+	return jsonPtrEmptyDirVolumeSource(d, v)
+}
+
+// PtrEnvVarSource decodes a JSON value into a zero *corev1.EnvVarSource as the codec does. For generated code.
+func (Decoders) PtrEnvVarSource(d *wire.JSONDecoder, v **corev1.EnvVarSource) error {
+	return jsonPtrEnvVarSource(d, v)
+}
+
+// PtrEphemeralVolumeSource decodes a JSON value into a zero *corev1.EphemeralVolumeSource as the codec does. For generated code.
+func (Decoders) PtrEphemeralVolumeSource(d *wire.JSONDecoder, v **corev1.EphemeralVolumeSource) error {
+	return jsonPtrEphemeralVolumeSource(d, v)
+}
+
+// PtrExecAction decodes a JSON value into a zero *corev1.ExecAction as the codec does. For generated code.
+func (Decoders) PtrExecAction(d *wire.JSONDecoder, v **corev1.ExecAction) error {
+	return jsonPtrExecAction(d, v)
+}
+
+// PtrFCVolumeSource decodes a JSON value into a zero *corev1.FCVolumeSource as the codec does. For generated code.
+func (Decoders) PtrFCVolumeSource(d *wire.JSONDecoder, v **corev1.FCVolumeSource) error {
+	return jsonPtrFCVolumeSource(d, v)
+}
+
+// PtrFileKeySelector decodes a JSON value into a zero *corev1.FileKeySelector as the codec does. For generated code.
+func (Decoders) PtrFileKeySelector(d *wire.JSONDecoder, v **corev1.FileKeySelector) error {
+	return jsonPtrFileKeySelector(d, v)
+}
+
+// PtrFlexVolumeSource decodes a JSON value into a zero *corev1.FlexVolumeSource as the codec does. For generated code.
+func (Decoders) PtrFlexVolumeSource(d *wire.JSONDecoder, v **corev1.FlexVolumeSource) error {
+	return jsonPtrFlexVolumeSource(d, v)
+}
+
+// PtrFlockerVolumeSource decodes a JSON value into a zero *corev1.FlockerVolumeSource as the codec does. For generated code.
+func (Decoders) PtrFlockerVolumeSource(d *wire.JSONDecoder, v **corev1.FlockerVolumeSource) error {
+	return jsonPtrFlockerVolumeSource(d, v)
+}
+
+// PtrGCEPersistentDiskVolumeSource decodes a JSON value into a zero *corev1.GCEPersistentDiskVolumeSource as the codec does. For generated code.
+func (Decoders) PtrGCEPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.GCEPersistentDiskVolumeSource) error {
+	return jsonPtrGCEPersistentDiskVolumeSource(d, v)
+}
+
+// PtrGRPCAction decodes a JSON value into a zero *corev1.GRPCAction as the codec does. For generated code.
+func (Decoders) PtrGRPCAction(d *wire.JSONDecoder, v **corev1.GRPCAction) error {
+	return jsonPtrGRPCAction(d, v)
+}
+
+// PtrGRPCProbeMode decodes a JSON value into a zero *corev1.GRPCProbeMode as the codec does. For generated code.
+func (Decoders) PtrGRPCProbeMode(d *wire.JSONDecoder, v **corev1.GRPCProbeMode) error {
+	return jsonPtrGRPCProbeMode(d, v)
+}
+
+// PtrGitRepoVolumeSource decodes a JSON value into a zero *corev1.GitRepoVolumeSource as the codec does. For generated code.
+func (Decoders) PtrGitRepoVolumeSource(d *wire.JSONDecoder, v **corev1.GitRepoVolumeSource) error {
+	return jsonPtrGitRepoVolumeSource(d, v)
+}
+
+// PtrGlusterfsVolumeSource decodes a JSON value into a zero *corev1.GlusterfsVolumeSource as the codec does. For generated code.
+func (Decoders) PtrGlusterfsVolumeSource(d *wire.JSONDecoder, v **corev1.GlusterfsVolumeSource) error {
+	return jsonPtrGlusterfsVolumeSource(d, v)
+}
+
+// PtrHTTPGetAction decodes a JSON value into a zero *corev1.HTTPGetAction as the codec does. For generated code.
+func (Decoders) PtrHTTPGetAction(d *wire.JSONDecoder, v **corev1.HTTPGetAction) error {
+	return jsonPtrHTTPGetAction(d, v)
+}
+
+// PtrHTTPProtocol decodes a JSON value into a zero *corev1.HTTPProtocol as the codec does. For generated code.
+func (Decoders) PtrHTTPProtocol(d *wire.JSONDecoder, v **corev1.HTTPProtocol) error {
+	return jsonPtrHTTPProtocol(d, v)
+}
+
+// PtrHostPathType decodes a JSON value into a zero *corev1.HostPathType as the codec does. For generated code.
+func (Decoders) PtrHostPathType(d *wire.JSONDecoder, v **corev1.HostPathType) error {
+	return jsonPtrHostPathType(d, v)
+}
+
+// PtrHostPathVolumeSource decodes a JSON value into a zero *corev1.HostPathVolumeSource as the codec does. For generated code.
+func (Decoders) PtrHostPathVolumeSource(d *wire.JSONDecoder, v **corev1.HostPathVolumeSource) error {
+	return jsonPtrHostPathVolumeSource(d, v)
+}
+
+// PtrIPFamilyPolicy decodes a JSON value into a zero *corev1.IPFamilyPolicy as the codec does. For generated code.
+func (Decoders) PtrIPFamilyPolicy(d *wire.JSONDecoder, v **corev1.IPFamilyPolicy) error {
+	return jsonPtrIPFamilyPolicy(d, v)
+}
+
+// PtrISCSIVolumeSource decodes a JSON value into a zero *corev1.ISCSIVolumeSource as the codec does. For generated code.
+func (Decoders) PtrISCSIVolumeSource(d *wire.JSONDecoder, v **corev1.ISCSIVolumeSource) error {
+	return jsonPtrISCSIVolumeSource(d, v)
+}
+
+// PtrImageVolumeSource decodes a JSON value into a zero *corev1.ImageVolumeSource as the codec does. For generated code.
+func (Decoders) PtrImageVolumeSource(d *wire.JSONDecoder, v **corev1.ImageVolumeSource) error {
+	return jsonPtrImageVolumeSource(d, v)
+}
+
+// PtrImageVolumeStatus decodes a JSON value into a zero *corev1.ImageVolumeStatus as the codec does. For generated code.
+func (Decoders) PtrImageVolumeStatus(d *wire.JSONDecoder, v **corev1.ImageVolumeStatus) error {
+	return jsonPtrImageVolumeStatus(d, v)
+}
+
+// PtrLifecycle decodes a JSON value into a zero *corev1.Lifecycle as the codec does. For generated code.
+func (Decoders) PtrLifecycle(d *wire.JSONDecoder, v **corev1.Lifecycle) error {
+	return jsonPtrLifecycle(d, v)
+}
+
+// PtrLifecycleHandler decodes a JSON value into a zero *corev1.LifecycleHandler as the codec does. For generated code.
+func (Decoders) PtrLifecycleHandler(d *wire.JSONDecoder, v **corev1.LifecycleHandler) error {
+	return jsonPtrLifecycleHandler(d, v)
+}
+
+// PtrLinuxContainerUser decodes a JSON value into a zero *corev1.LinuxContainerUser as the codec does. For generated code.
+func (Decoders) PtrLinuxContainerUser(d *wire.JSONDecoder, v **corev1.LinuxContainerUser) error {
+	return jsonPtrLinuxContainerUser(d, v)
+}
+
+// PtrLoadBalancerIPMode decodes a JSON value into a zero *corev1.LoadBalancerIPMode as the codec does. For generated code.
+func (Decoders) PtrLoadBalancerIPMode(d *wire.JSONDecoder, v **corev1.LoadBalancerIPMode) error {
+	return jsonPtrLoadBalancerIPMode(d, v)
+}
+
+// PtrLocalObjectReference decodes a JSON value into a zero *corev1.LocalObjectReference as the codec does. For generated code.
+func (Decoders) PtrLocalObjectReference(d *wire.JSONDecoder, v **corev1.LocalObjectReference) error {
+	return jsonPtrLocalObjectReference(d, v)
+}
+
+// PtrModifyVolumeStatus decodes a JSON value into a zero *corev1.ModifyVolumeStatus as the codec does. For generated code.
+func (Decoders) PtrModifyVolumeStatus(d *wire.JSONDecoder, v **corev1.ModifyVolumeStatus) error {
+	return jsonPtrModifyVolumeStatus(d, v)
+}
+
+// PtrMountPropagationMode decodes a JSON value into a zero *corev1.MountPropagationMode as the codec does. For generated code.
+func (Decoders) PtrMountPropagationMode(d *wire.JSONDecoder, v **corev1.MountPropagationMode) error {
+	return jsonPtrMountPropagationMode(d, v)
+}
+
+// PtrNFSVolumeSource decodes a JSON value into a zero *corev1.NFSVolumeSource as the codec does. For generated code.
+func (Decoders) PtrNFSVolumeSource(d *wire.JSONDecoder, v **corev1.NFSVolumeSource) error {
+	return jsonPtrNFSVolumeSource(d, v)
+}
+
+// PtrNodeAffinity decodes a JSON value into a zero *corev1.NodeAffinity as the codec does. For generated code.
+func (Decoders) PtrNodeAffinity(d *wire.JSONDecoder, v **corev1.NodeAffinity) error {
+	return jsonPtrNodeAffinity(d, v)
+}
+
+// PtrNodeInclusionPolicy decodes a JSON value into a zero *corev1.NodeInclusionPolicy as the codec does. For generated code.
+func (Decoders) PtrNodeInclusionPolicy(d *wire.JSONDecoder, v **corev1.NodeInclusionPolicy) error {
+	return jsonPtrNodeInclusionPolicy(d, v)
+}
+
+// PtrNodeSelector decodes a JSON value into a zero *corev1.NodeSelector as the codec does. For generated code.
+func (Decoders) PtrNodeSelector(d *wire.JSONDecoder, v **corev1.NodeSelector) error {
+	return jsonPtrNodeSelector(d, v)
+}
+
+// PtrObjectFieldSelector decodes a JSON value into a zero *corev1.ObjectFieldSelector as the codec does. For generated code.
+func (Decoders) PtrObjectFieldSelector(d *wire.JSONDecoder, v **corev1.ObjectFieldSelector) error {
+	return jsonPtrObjectFieldSelector(d, v)
+}
+
+// PtrPersistentVolumeClaimTemplate decodes a JSON value into a zero *corev1.PersistentVolumeClaimTemplate as the codec does. For generated code.
+func (Decoders) PtrPersistentVolumeClaimTemplate(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimTemplate) error {
+	return jsonPtrPersistentVolumeClaimTemplate(d, v)
+}
+
+// PtrPersistentVolumeClaimVolumeSource decodes a JSON value into a zero *corev1.PersistentVolumeClaimVolumeSource as the codec does. For generated code.
+func (Decoders) PtrPersistentVolumeClaimVolumeSource(d *wire.JSONDecoder, v **corev1.PersistentVolumeClaimVolumeSource) error {
+	return jsonPtrPersistentVolumeClaimVolumeSource(d, v)
+}
+
+// PtrPersistentVolumeMode decodes a JSON value into a zero *corev1.PersistentVolumeMode as the codec does. For generated code.
+func (Decoders) PtrPersistentVolumeMode(d *wire.JSONDecoder, v **corev1.PersistentVolumeMode) error {
+	return jsonPtrPersistentVolumeMode(d, v)
+}
+
+// PtrPhotonPersistentDiskVolumeSource decodes a JSON value into a zero *corev1.PhotonPersistentDiskVolumeSource as the codec does. For generated code.
+func (Decoders) PtrPhotonPersistentDiskVolumeSource(d *wire.JSONDecoder, v **corev1.PhotonPersistentDiskVolumeSource) error {
+	return jsonPtrPhotonPersistentDiskVolumeSource(d, v)
+}
+
+// PtrPodAffinity decodes a JSON value into a zero *corev1.PodAffinity as the codec does. For generated code.
+func (Decoders) PtrPodAffinity(d *wire.JSONDecoder, v **corev1.PodAffinity) error {
+	return jsonPtrPodAffinity(d, v)
+}
+
+// PtrPodAntiAffinity decodes a JSON value into a zero *corev1.PodAntiAffinity as the codec does. For generated code.
+func (Decoders) PtrPodAntiAffinity(d *wire.JSONDecoder, v **corev1.PodAntiAffinity) error {
+	return jsonPtrPodAntiAffinity(d, v)
+}
+
+// PtrPodCertificateProjection decodes a JSON value into a zero *corev1.PodCertificateProjection as the codec does. For generated code.
+func (Decoders) PtrPodCertificateProjection(d *wire.JSONDecoder, v **corev1.PodCertificateProjection) error {
+	return jsonPtrPodCertificateProjection(d, v)
+}
+
+// PtrPodDNSConfig decodes a JSON value into a zero *corev1.PodDNSConfig as the codec does. For generated code.
+func (Decoders) PtrPodDNSConfig(d *wire.JSONDecoder, v **corev1.PodDNSConfig) error {
+	return jsonPtrPodDNSConfig(d, v)
+}
+
+// PtrPodExtendedResourceClaimStatus decodes a JSON value into a zero *corev1.PodExtendedResourceClaimStatus as the codec does. For generated code.
+func (Decoders) PtrPodExtendedResourceClaimStatus(d *wire.JSONDecoder, v **corev1.PodExtendedResourceClaimStatus) error {
+	return jsonPtrPodExtendedResourceClaimStatus(d, v)
+}
+
+// PtrPodFSGroupChangePolicy decodes a JSON value into a zero *corev1.PodFSGroupChangePolicy as the codec does. For generated code.
+func (Decoders) PtrPodFSGroupChangePolicy(d *wire.JSONDecoder, v **corev1.PodFSGroupChangePolicy) error {
+	return jsonPtrPodFSGroupChangePolicy(d, v)
+}
+
+// PtrPodOS decodes a JSON value into a zero *corev1.PodOS as the codec does. For generated code.
+func (Decoders) PtrPodOS(d *wire.JSONDecoder, v **corev1.PodOS) error { return jsonPtrPodOS(d, v) }
+
+// PtrPodSELinuxChangePolicy decodes a JSON value into a zero *corev1.PodSELinuxChangePolicy as the codec does. For generated code.
+func (Decoders) PtrPodSELinuxChangePolicy(d *wire.JSONDecoder, v **corev1.PodSELinuxChangePolicy) error {
+	return jsonPtrPodSELinuxChangePolicy(d, v)
+}
+
+// PtrPodSchedulingGroup decodes a JSON value into a zero *corev1.PodSchedulingGroup as the codec does. For generated code.
+func (Decoders) PtrPodSchedulingGroup(d *wire.JSONDecoder, v **corev1.PodSchedulingGroup) error {
+	return jsonPtrPodSchedulingGroup(d, v)
+}
+
+// PtrPodSecurityContext decodes a JSON value into a zero *corev1.PodSecurityContext as the codec does. For generated code.
+func (Decoders) PtrPodSecurityContext(d *wire.JSONDecoder, v **corev1.PodSecurityContext) error {
+	return jsonPtrPodSecurityContext(d, v)
+}
+
+// PtrPortworxVolumeSource decodes a JSON value into a zero *corev1.PortworxVolumeSource as the codec does. For generated code.
+func (Decoders) PtrPortworxVolumeSource(d *wire.JSONDecoder, v **corev1.PortworxVolumeSource) error {
+	return jsonPtrPortworxVolumeSource(d, v)
+}
+
+// PtrPreemptionPolicy decodes a JSON value into a zero *corev1.PreemptionPolicy as the codec does. For generated code.
+func (Decoders) PtrPreemptionPolicy(d *wire.JSONDecoder, v **corev1.PreemptionPolicy) error {
+	return jsonPtrPreemptionPolicy(d, v)
+}
+
+// PtrProbe decodes a JSON value into a zero *corev1.Probe as the codec does. For generated code.
+func (Decoders) PtrProbe(d *wire.JSONDecoder, v **corev1.Probe) error { return jsonPtrProbe(d, v) }
+
+// PtrProcMountType decodes a JSON value into a zero *corev1.ProcMountType as the codec does. For generated code.
+func (Decoders) PtrProcMountType(d *wire.JSONDecoder, v **corev1.ProcMountType) error {
+	return jsonPtrProcMountType(d, v)
+}
+
+// PtrProjectedVolumeSource decodes a JSON value into a zero *corev1.ProjectedVolumeSource as the codec does. For generated code.
+func (Decoders) PtrProjectedVolumeSource(d *wire.JSONDecoder, v **corev1.ProjectedVolumeSource) error {
+	return jsonPtrProjectedVolumeSource(d, v)
+}
+
+// PtrQuobyteVolumeSource decodes a JSON value into a zero *corev1.QuobyteVolumeSource as the codec does. For generated code.
+func (Decoders) PtrQuobyteVolumeSource(d *wire.JSONDecoder, v **corev1.QuobyteVolumeSource) error {
+	return jsonPtrQuobyteVolumeSource(d, v)
+}
+
+// PtrRBDVolumeSource decodes a JSON value into a zero *corev1.RBDVolumeSource as the codec does. For generated code.
+func (Decoders) PtrRBDVolumeSource(d *wire.JSONDecoder, v **corev1.RBDVolumeSource) error {
+	return jsonPtrRBDVolumeSource(d, v)
+}
+
+// PtrRecursiveReadOnlyMode decodes a JSON value into a zero *corev1.RecursiveReadOnlyMode as the codec does. For generated code.
+func (Decoders) PtrRecursiveReadOnlyMode(d *wire.JSONDecoder, v **corev1.RecursiveReadOnlyMode) error {
+	return jsonPtrRecursiveReadOnlyMode(d, v)
+}
+
+// PtrResourceFieldSelector decodes a JSON value into a zero *corev1.ResourceFieldSelector as the codec does. For generated code.
+func (Decoders) PtrResourceFieldSelector(d *wire.JSONDecoder, v **corev1.ResourceFieldSelector) error {
+	return jsonPtrResourceFieldSelector(d, v)
+}
+
+// PtrResourceRequirements decodes a JSON value into a zero *corev1.ResourceRequirements as the codec does. For generated code.
+func (Decoders) PtrResourceRequirements(d *wire.JSONDecoder, v **corev1.ResourceRequirements) error {
+	return jsonPtrResourceRequirements(d, v)
+}
+
+// PtrSELinuxOptions decodes a JSON value into a zero *corev1.SELinuxOptions as the codec does. For generated code.
+func (Decoders) PtrSELinuxOptions(d *wire.JSONDecoder, v **corev1.SELinuxOptions) error {
+	return jsonPtrSELinuxOptions(d, v)
+}
+
+// PtrScaleIOVolumeSource decodes a JSON value into a zero *corev1.ScaleIOVolumeSource as the codec does. For generated code.
+func (Decoders) PtrScaleIOVolumeSource(d *wire.JSONDecoder, v **corev1.ScaleIOVolumeSource) error {
+	return jsonPtrScaleIOVolumeSource(d, v)
+}
+
+// PtrSeccompProfile decodes a JSON value into a zero *corev1.SeccompProfile as the codec does. For generated code.
+func (Decoders) PtrSeccompProfile(d *wire.JSONDecoder, v **corev1.SeccompProfile) error {
+	return jsonPtrSeccompProfile(d, v)
+}
+
+// PtrSecretEnvSource decodes a JSON value into a zero *corev1.SecretEnvSource as the codec does. For generated code.
+func (Decoders) PtrSecretEnvSource(d *wire.JSONDecoder, v **corev1.SecretEnvSource) error {
+	return jsonPtrSecretEnvSource(d, v)
+}
+
+// PtrSecretKeySelector decodes a JSON value into a zero *corev1.SecretKeySelector as the codec does. For generated code.
+func (Decoders) PtrSecretKeySelector(d *wire.JSONDecoder, v **corev1.SecretKeySelector) error {
+	return jsonPtrSecretKeySelector(d, v)
+}
+
+// PtrSecretProjection decodes a JSON value into a zero *corev1.SecretProjection as the codec does. For generated code.
+func (Decoders) PtrSecretProjection(d *wire.JSONDecoder, v **corev1.SecretProjection) error {
+	return jsonPtrSecretProjection(d, v)
+}
+
+// PtrSecretVolumeSource decodes a JSON value into a zero *corev1.SecretVolumeSource as the codec does. For generated code.
+func (Decoders) PtrSecretVolumeSource(d *wire.JSONDecoder, v **corev1.SecretVolumeSource) error {
+	return jsonPtrSecretVolumeSource(d, v)
+}
+
+// PtrSecurityContext decodes a JSON value into a zero *corev1.SecurityContext as the codec does. For generated code.
+func (Decoders) PtrSecurityContext(d *wire.JSONDecoder, v **corev1.SecurityContext) error {
+	return jsonPtrSecurityContext(d, v)
+}
+
+// PtrServiceAccountTokenProjection decodes a JSON value into a zero *corev1.ServiceAccountTokenProjection as the codec does. For generated code.
+func (Decoders) PtrServiceAccountTokenProjection(d *wire.JSONDecoder, v **corev1.ServiceAccountTokenProjection) error {
+	return jsonPtrServiceAccountTokenProjection(d, v)
+}
+
+// PtrServiceInternalTrafficPolicy decodes a JSON value into a zero *corev1.ServiceInternalTrafficPolicy as the codec does. For generated code.
+func (Decoders) PtrServiceInternalTrafficPolicy(d *wire.JSONDecoder, v **corev1.ServiceInternalTrafficPolicy) error {
+	return jsonPtrServiceInternalTrafficPolicy(d, v)
+}
+
+// PtrSessionAffinityConfig decodes a JSON value into a zero *corev1.SessionAffinityConfig as the codec does. For generated code.
+func (Decoders) PtrSessionAffinityConfig(d *wire.JSONDecoder, v **corev1.SessionAffinityConfig) error {
+	return jsonPtrSessionAffinityConfig(d, v)
+}
+
+// PtrSignal decodes a JSON value into a zero *corev1.Signal as the codec does. For generated code.
+func (Decoders) PtrSignal(d *wire.JSONDecoder, v **corev1.Signal) error { return jsonPtrSignal(d, v) }
+
+// PtrSleepAction decodes a JSON value into a zero *corev1.SleepAction as the codec does. For generated code.
+func (Decoders) PtrSleepAction(d *wire.JSONDecoder, v **corev1.SleepAction) error {
+	return jsonPtrSleepAction(d, v)
+}
+
+// PtrStorageOSVolumeSource decodes a JSON value into a zero *corev1.StorageOSVolumeSource as the codec does. For generated code.
+func (Decoders) PtrStorageOSVolumeSource(d *wire.JSONDecoder, v **corev1.StorageOSVolumeSource) error {
+	return jsonPtrStorageOSVolumeSource(d, v)
+}
+
+// PtrSupplementalGroupsPolicy decodes a JSON value into a zero *corev1.SupplementalGroupsPolicy as the codec does. For generated code.
+func (Decoders) PtrSupplementalGroupsPolicy(d *wire.JSONDecoder, v **corev1.SupplementalGroupsPolicy) error {
+	return jsonPtrSupplementalGroupsPolicy(d, v)
+}
+
+// PtrTCPSocketAction decodes a JSON value into a zero *corev1.TCPSocketAction as the codec does. For generated code.
+func (Decoders) PtrTCPSocketAction(d *wire.JSONDecoder, v **corev1.TCPSocketAction) error {
+	return jsonPtrTCPSocketAction(d, v)
+}
+
+// PtrTypedLocalObjectReference decodes a JSON value into a zero *corev1.TypedLocalObjectReference as the codec does. For generated code.
+func (Decoders) PtrTypedLocalObjectReference(d *wire.JSONDecoder, v **corev1.TypedLocalObjectReference) error {
+	return jsonPtrTypedLocalObjectReference(d, v)
+}
+
+// PtrTypedObjectReference decodes a JSON value into a zero *corev1.TypedObjectReference as the codec does. For generated code.
+func (Decoders) PtrTypedObjectReference(d *wire.JSONDecoder, v **corev1.TypedObjectReference) error {
+	return jsonPtrTypedObjectReference(d, v)
+}
+
+// PtrVolumeHealthStatus decodes a JSON value into a zero *corev1.VolumeHealthStatus as the codec does. For generated code.
+func (Decoders) PtrVolumeHealthStatus(d *wire.JSONDecoder, v **corev1.VolumeHealthStatus) error {
+	return jsonPtrVolumeHealthStatus(d, v)
+}
+
+// PtrVolumeStatus decodes a JSON value into a zero *corev1.VolumeStatus as the codec does. For generated code.
+func (Decoders) PtrVolumeStatus(d *wire.JSONDecoder, v **corev1.VolumeStatus) error {
+	return jsonPtrVolumeStatus(d, v)
+}
+
+// PtrVsphereVirtualDiskVolumeSource decodes a JSON value into a zero *corev1.VsphereVirtualDiskVolumeSource as the codec does. For generated code.
+func (Decoders) PtrVsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v **corev1.VsphereVirtualDiskVolumeSource) error {
+	return jsonPtrVsphereVirtualDiskVolumeSource(d, v)
+}
+
+// PtrWindowsSecurityContextOptions decodes a JSON value into a zero *corev1.WindowsSecurityContextOptions as the codec does. For generated code.
+func (Decoders) PtrWindowsSecurityContextOptions(d *wire.JSONDecoder, v **corev1.WindowsSecurityContextOptions) error {
+	return jsonPtrWindowsSecurityContextOptions(d, v)
+}
+
+// QuobyteVolumeSource decodes a JSON value into a zero corev1.QuobyteVolumeSource as the codec does. For generated code.
+func (Decoders) QuobyteVolumeSource(d *wire.JSONDecoder, v *corev1.QuobyteVolumeSource) error {
+	return jsonQuobyteVolumeSource(d, v)
+}
+
+// RBDVolumeSource decodes a JSON value into a zero corev1.RBDVolumeSource as the codec does. For generated code.
+func (Decoders) RBDVolumeSource(d *wire.JSONDecoder, v *corev1.RBDVolumeSource) error {
+	return jsonRBDVolumeSource(d, v)
+}
+
+// ResourceClaim decodes a JSON value into a zero corev1.ResourceClaim as the codec does. For generated code.
+func (Decoders) ResourceClaim(d *wire.JSONDecoder, v *corev1.ResourceClaim) error {
+	return jsonResourceClaim(d, v)
+}
+
+// ResourceFieldSelector decodes a JSON value into a zero corev1.ResourceFieldSelector as the codec does. For generated code.
+func (Decoders) ResourceFieldSelector(d *wire.JSONDecoder, v *corev1.ResourceFieldSelector) error {
+	return jsonResourceFieldSelector(d, v)
+}
+
+// ResourceHealth decodes a JSON value into a zero corev1.ResourceHealth as the codec does. For generated code.
+func (Decoders) ResourceHealth(d *wire.JSONDecoder, v *corev1.ResourceHealth) error {
+	return jsonResourceHealth(d, v)
+}
+
+// ResourceList decodes a JSON value into a zero corev1.ResourceList as the codec does. For generated code.
+func (Decoders) ResourceList(d *wire.JSONDecoder, v *corev1.ResourceList) error {
+	return jsonResourceList(d, v)
+}
+
+// ResourceRequirements decodes a JSON value into a zero corev1.ResourceRequirements as the codec does. For generated code.
+func (Decoders) ResourceRequirements(d *wire.JSONDecoder, v *corev1.ResourceRequirements) error {
+	return jsonResourceRequirements(d, v)
+}
+
+// ResourceStatus decodes a JSON value into a zero corev1.ResourceStatus as the codec does. For generated code.
+func (Decoders) ResourceStatus(d *wire.JSONDecoder, v *corev1.ResourceStatus) error {
+	return jsonResourceStatus(d, v)
+}
+
+// SELinuxOptions decodes a JSON value into a zero corev1.SELinuxOptions as the codec does. For generated code.
+func (Decoders) SELinuxOptions(d *wire.JSONDecoder, v *corev1.SELinuxOptions) error {
+	return jsonSELinuxOptions(d, v)
+}
+
+// ScaleIOVolumeSource decodes a JSON value into a zero corev1.ScaleIOVolumeSource as the codec does. For generated code.
+func (Decoders) ScaleIOVolumeSource(d *wire.JSONDecoder, v *corev1.ScaleIOVolumeSource) error {
+	return jsonScaleIOVolumeSource(d, v)
+}
+
+// SeccompProfile decodes a JSON value into a zero corev1.SeccompProfile as the codec does. For generated code.
+func (Decoders) SeccompProfile(d *wire.JSONDecoder, v *corev1.SeccompProfile) error {
+	return jsonSeccompProfile(d, v)
+}
+
+// SecretEnvSource decodes a JSON value into a zero corev1.SecretEnvSource as the codec does. For generated code.
+func (Decoders) SecretEnvSource(d *wire.JSONDecoder, v *corev1.SecretEnvSource) error {
+	return jsonSecretEnvSource(d, v)
+}
+
+// SecretKeySelector decodes a JSON value into a zero corev1.SecretKeySelector as the codec does. For generated code.
+func (Decoders) SecretKeySelector(d *wire.JSONDecoder, v *corev1.SecretKeySelector) error {
+	return jsonSecretKeySelector(d, v)
+}
+
+// SecretProjection decodes a JSON value into a zero corev1.SecretProjection as the codec does. For generated code.
+func (Decoders) SecretProjection(d *wire.JSONDecoder, v *corev1.SecretProjection) error {
+	return jsonSecretProjection(d, v)
+}
+
+// SecretReference decodes a JSON value into a zero corev1.SecretReference as the codec does. For generated code.
+func (Decoders) SecretReference(d *wire.JSONDecoder, v *corev1.SecretReference) error {
+	return jsonSecretReference(d, v)
+}
+
+// SecretVolumeSource decodes a JSON value into a zero corev1.SecretVolumeSource as the codec does. For generated code.
+func (Decoders) SecretVolumeSource(d *wire.JSONDecoder, v *corev1.SecretVolumeSource) error {
+	return jsonSecretVolumeSource(d, v)
+}
+
+// SecurityContext decodes a JSON value into a zero corev1.SecurityContext as the codec does. For generated code.
+func (Decoders) SecurityContext(d *wire.JSONDecoder, v *corev1.SecurityContext) error {
+	return jsonSecurityContext(d, v)
+}
+
+// ServiceAccountTokenProjection decodes a JSON value into a zero corev1.ServiceAccountTokenProjection as the codec does. For generated code.
+func (Decoders) ServiceAccountTokenProjection(d *wire.JSONDecoder, v *corev1.ServiceAccountTokenProjection) error {
+	return jsonServiceAccountTokenProjection(d, v)
+}
+
+// ServicePort decodes a JSON value into a zero corev1.ServicePort as the codec does. For generated code.
+func (Decoders) ServicePort(d *wire.JSONDecoder, v *corev1.ServicePort) error {
+	return jsonServicePort(d, v)
+}
+
+// ServiceSpec decodes a JSON value into a zero corev1.ServiceSpec as the codec does. For generated code.
+func (Decoders) ServiceSpec(d *wire.JSONDecoder, v *corev1.ServiceSpec) error {
+	return jsonServiceSpec(d, v)
+}
+
+// ServiceStatus decodes a JSON value into a zero corev1.ServiceStatus as the codec does. For generated code.
+func (Decoders) ServiceStatus(d *wire.JSONDecoder, v *corev1.ServiceStatus) error {
+	return jsonServiceStatus(d, v)
+}
+
+// SessionAffinityConfig decodes a JSON value into a zero corev1.SessionAffinityConfig as the codec does. For generated code.
+func (Decoders) SessionAffinityConfig(d *wire.JSONDecoder, v *corev1.SessionAffinityConfig) error {
+	return jsonSessionAffinityConfig(d, v)
+}
+
+// SleepAction decodes a JSON value into a zero corev1.SleepAction as the codec does. For generated code.
+func (Decoders) SleepAction(d *wire.JSONDecoder, v *corev1.SleepAction) error {
+	return jsonSleepAction(d, v)
+}
+
+// SliceCapability decodes a JSON value into a zero []corev1.Capability as the codec does. For generated code.
+func (Decoders) SliceCapability(d *wire.JSONDecoder, v *[]corev1.Capability) error {
+	return jsonSliceCapability(d, v)
+}
+
+// SliceContainer decodes a JSON value into a zero []corev1.Container as the codec does. For generated code.
+func (Decoders) SliceContainer(d *wire.JSONDecoder, v *[]corev1.Container) error {
+	return jsonSliceContainer(d, v)
+}
+
+// SliceContainerExtendedResourceRequest decodes a JSON value into a zero []corev1.ContainerExtendedResourceRequest as the codec does. For generated code.
+func (Decoders) SliceContainerExtendedResourceRequest(d *wire.JSONDecoder, v *[]corev1.ContainerExtendedResourceRequest) error {
+	return jsonSliceContainerExtendedResourceRequest(d, v)
+}
+
+// SliceContainerPort decodes a JSON value into a zero []corev1.ContainerPort as the codec does. For generated code.
+func (Decoders) SliceContainerPort(d *wire.JSONDecoder, v *[]corev1.ContainerPort) error {
+	return jsonSliceContainerPort(d, v)
+}
+
+// SliceContainerResizePolicy decodes a JSON value into a zero []corev1.ContainerResizePolicy as the codec does. For generated code.
+func (Decoders) SliceContainerResizePolicy(d *wire.JSONDecoder, v *[]corev1.ContainerResizePolicy) error {
+	return jsonSliceContainerResizePolicy(d, v)
+}
+
+// SliceContainerRestartRule decodes a JSON value into a zero []corev1.ContainerRestartRule as the codec does. For generated code.
+func (Decoders) SliceContainerRestartRule(d *wire.JSONDecoder, v *[]corev1.ContainerRestartRule) error {
+	return jsonSliceContainerRestartRule(d, v)
+}
+
+// SliceContainerStatus decodes a JSON value into a zero []corev1.ContainerStatus as the codec does. For generated code.
+func (Decoders) SliceContainerStatus(d *wire.JSONDecoder, v *[]corev1.ContainerStatus) error {
+	return jsonSliceContainerStatus(d, v)
+}
+
+// SliceDownwardAPIVolumeFile decodes a JSON value into a zero []corev1.DownwardAPIVolumeFile as the codec does. For generated code.
+func (Decoders) SliceDownwardAPIVolumeFile(d *wire.JSONDecoder, v *[]corev1.DownwardAPIVolumeFile) error {
+	return jsonSliceDownwardAPIVolumeFile(d, v)
+}
+
+// SliceEnvFromSource decodes a JSON value into a zero []corev1.EnvFromSource as the codec does. For generated code.
+func (Decoders) SliceEnvFromSource(d *wire.JSONDecoder, v *[]corev1.EnvFromSource) error {
+	return jsonSliceEnvFromSource(d, v)
+}
+
+// SliceEnvVar decodes a JSON value into a zero []corev1.EnvVar as the codec does. For generated code.
+func (Decoders) SliceEnvVar(d *wire.JSONDecoder, v *[]corev1.EnvVar) error {
+	return jsonSliceEnvVar(d, v)
+}
+
+// SliceEphemeralContainer decodes a JSON value into a zero []corev1.EphemeralContainer as the codec does. For generated code.
+func (Decoders) SliceEphemeralContainer(d *wire.JSONDecoder, v *[]corev1.EphemeralContainer) error {
+	return jsonSliceEphemeralContainer(d, v)
+}
+
+// SliceEvictionResponder decodes a JSON value into a zero []corev1.EvictionResponder as the codec does. For generated code.
+func (Decoders) SliceEvictionResponder(d *wire.JSONDecoder, v *[]corev1.EvictionResponder) error {
+	return jsonSliceEvictionResponder(d, v)
+}
+
+// SliceHTTPHeader decodes a JSON value into a zero []corev1.HTTPHeader as the codec does. For generated code.
+func (Decoders) SliceHTTPHeader(d *wire.JSONDecoder, v *[]corev1.HTTPHeader) error {
+	return jsonSliceHTTPHeader(d, v)
+}
+
+// SliceHostAlias decodes a JSON value into a zero []corev1.HostAlias as the codec does. For generated code.
+func (Decoders) SliceHostAlias(d *wire.JSONDecoder, v *[]corev1.HostAlias) error {
+	return jsonSliceHostAlias(d, v)
+}
+
+// SliceHostIP decodes a JSON value into a zero []corev1.HostIP as the codec does. For generated code.
+func (Decoders) SliceHostIP(d *wire.JSONDecoder, v *[]corev1.HostIP) error {
+	return jsonSliceHostIP(d, v)
+}
+
+// SliceIPFamily decodes a JSON value into a zero []corev1.IPFamily as the codec does. For generated code.
+func (Decoders) SliceIPFamily(d *wire.JSONDecoder, v *[]corev1.IPFamily) error {
+	return jsonSliceIPFamily(d, v)
+}
+
+// SliceKeyToPath decodes a JSON value into a zero []corev1.KeyToPath as the codec does. For generated code.
+func (Decoders) SliceKeyToPath(d *wire.JSONDecoder, v *[]corev1.KeyToPath) error {
+	return jsonSliceKeyToPath(d, v)
+}
+
+// SliceLoadBalancerIngress decodes a JSON value into a zero []corev1.LoadBalancerIngress as the codec does. For generated code.
+func (Decoders) SliceLoadBalancerIngress(d *wire.JSONDecoder, v *[]corev1.LoadBalancerIngress) error {
+	return jsonSliceLoadBalancerIngress(d, v)
+}
+
+// SliceLocalObjectReference decodes a JSON value into a zero []corev1.LocalObjectReference as the codec does. For generated code.
+func (Decoders) SliceLocalObjectReference(d *wire.JSONDecoder, v *[]corev1.LocalObjectReference) error {
+	return jsonSliceLocalObjectReference(d, v)
+}
+
+// SliceNodeAllocatableMappedResources decodes a JSON value into a zero []corev1.NodeAllocatableMappedResources as the codec does. For generated code.
+func (Decoders) SliceNodeAllocatableMappedResources(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableMappedResources) error {
+	return jsonSliceNodeAllocatableMappedResources(d, v)
+}
+
+// SliceNodeAllocatableOverheadResources decodes a JSON value into a zero []corev1.NodeAllocatableOverheadResources as the codec does. For generated code.
+func (Decoders) SliceNodeAllocatableOverheadResources(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableOverheadResources) error {
+	return jsonSliceNodeAllocatableOverheadResources(d, v)
+}
+
+// SliceNodeAllocatableResourceClaimStatus decodes a JSON value into a zero []corev1.NodeAllocatableResourceClaimStatus as the codec does. For generated code.
+func (Decoders) SliceNodeAllocatableResourceClaimStatus(d *wire.JSONDecoder, v *[]corev1.NodeAllocatableResourceClaimStatus) error {
+	return jsonSliceNodeAllocatableResourceClaimStatus(d, v)
+}
+
+// SliceNodeSelectorRequirement decodes a JSON value into a zero []corev1.NodeSelectorRequirement as the codec does. For generated code.
+func (Decoders) SliceNodeSelectorRequirement(d *wire.JSONDecoder, v *[]corev1.NodeSelectorRequirement) error {
+	return jsonSliceNodeSelectorRequirement(d, v)
+}
+
+// SliceNodeSelectorTerm decodes a JSON value into a zero []corev1.NodeSelectorTerm as the codec does. For generated code.
+func (Decoders) SliceNodeSelectorTerm(d *wire.JSONDecoder, v *[]corev1.NodeSelectorTerm) error {
+	return jsonSliceNodeSelectorTerm(d, v)
+}
+
+// SlicePersistentVolumeAccessMode decodes a JSON value into a zero []corev1.PersistentVolumeAccessMode as the codec does. For generated code.
+func (Decoders) SlicePersistentVolumeAccessMode(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeAccessMode) error {
+	return jsonSlicePersistentVolumeAccessMode(d, v)
+}
+
+// SlicePersistentVolumeClaimCondition decodes a JSON value into a zero []corev1.PersistentVolumeClaimCondition as the codec does. For generated code.
+func (Decoders) SlicePersistentVolumeClaimCondition(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeClaimCondition) error {
+	return jsonSlicePersistentVolumeClaimCondition(d, v)
+}
+
+// SlicePodAffinityTerm decodes a JSON value into a zero []corev1.PodAffinityTerm as the codec does. For generated code.
+func (Decoders) SlicePodAffinityTerm(d *wire.JSONDecoder, v *[]corev1.PodAffinityTerm) error {
+	return jsonSlicePodAffinityTerm(d, v)
+}
+
+// SlicePodCondition decodes a JSON value into a zero []corev1.PodCondition as the codec does. For generated code.
+func (Decoders) SlicePodCondition(d *wire.JSONDecoder, v *[]corev1.PodCondition) error {
+	return jsonSlicePodCondition(d, v)
+}
+
+// SlicePodDNSConfigOption decodes a JSON value into a zero []corev1.PodDNSConfigOption as the codec does. For generated code.
+func (Decoders) SlicePodDNSConfigOption(d *wire.JSONDecoder, v *[]corev1.PodDNSConfigOption) error {
+	return jsonSlicePodDNSConfigOption(d, v)
+}
+
+// SlicePodIP decodes a JSON value into a zero []corev1.PodIP as the codec does. For generated code.
+func (Decoders) SlicePodIP(d *wire.JSONDecoder, v *[]corev1.PodIP) error { return jsonSlicePodIP(d, v) }
+
+// SlicePodReadinessGate decodes a JSON value into a zero []corev1.PodReadinessGate as the codec does. For generated code.
+func (Decoders) SlicePodReadinessGate(d *wire.JSONDecoder, v *[]corev1.PodReadinessGate) error {
+	return jsonSlicePodReadinessGate(d, v)
+}
+
+// SlicePodResourceClaim decodes a JSON value into a zero []corev1.PodResourceClaim as the codec does. For generated code.
+func (Decoders) SlicePodResourceClaim(d *wire.JSONDecoder, v *[]corev1.PodResourceClaim) error {
+	return jsonSlicePodResourceClaim(d, v)
+}
+
+// SlicePodResourceClaimStatus decodes a JSON value into a zero []corev1.PodResourceClaimStatus as the codec does. For generated code.
+func (Decoders) SlicePodResourceClaimStatus(d *wire.JSONDecoder, v *[]corev1.PodResourceClaimStatus) error {
+	return jsonSlicePodResourceClaimStatus(d, v)
+}
+
+// SlicePodSchedulingGate decodes a JSON value into a zero []corev1.PodSchedulingGate as the codec does. For generated code.
+func (Decoders) SlicePodSchedulingGate(d *wire.JSONDecoder, v *[]corev1.PodSchedulingGate) error {
+	return jsonSlicePodSchedulingGate(d, v)
+}
+
+// SlicePodVolumeHealth decodes a JSON value into a zero []corev1.PodVolumeHealth as the codec does. For generated code.
+func (Decoders) SlicePodVolumeHealth(d *wire.JSONDecoder, v *[]corev1.PodVolumeHealth) error {
+	return jsonSlicePodVolumeHealth(d, v)
+}
+
+// SlicePortStatus decodes a JSON value into a zero []corev1.PortStatus as the codec does. For generated code.
+func (Decoders) SlicePortStatus(d *wire.JSONDecoder, v *[]corev1.PortStatus) error {
+	return jsonSlicePortStatus(d, v)
+}
+
+// SlicePreferredSchedulingTerm decodes a JSON value into a zero []corev1.PreferredSchedulingTerm as the codec does. For generated code.
+func (Decoders) SlicePreferredSchedulingTerm(d *wire.JSONDecoder, v *[]corev1.PreferredSchedulingTerm) error {
+	return jsonSlicePreferredSchedulingTerm(d, v)
+}
+
+// SliceResourceClaim decodes a JSON value into a zero []corev1.ResourceClaim as the codec does. For generated code.
+func (Decoders) SliceResourceClaim(d *wire.JSONDecoder, v *[]corev1.ResourceClaim) error {
+	return jsonSliceResourceClaim(d, v)
+}
+
+// SliceResourceHealth decodes a JSON value into a zero []corev1.ResourceHealth as the codec does. For generated code.
+func (Decoders) SliceResourceHealth(d *wire.JSONDecoder, v *[]corev1.ResourceHealth) error {
+	return jsonSliceResourceHealth(d, v)
+}
+
+// SliceResourceStatus decodes a JSON value into a zero []corev1.ResourceStatus as the codec does. For generated code.
+func (Decoders) SliceResourceStatus(d *wire.JSONDecoder, v *[]corev1.ResourceStatus) error {
+	return jsonSliceResourceStatus(d, v)
+}
+
+// SliceServicePort decodes a JSON value into a zero []corev1.ServicePort as the codec does. For generated code.
+func (Decoders) SliceServicePort(d *wire.JSONDecoder, v *[]corev1.ServicePort) error {
+	return jsonSliceServicePort(d, v)
+}
+
+// SliceSysctl decodes a JSON value into a zero []corev1.Sysctl as the codec does. For generated code.
+func (Decoders) SliceSysctl(d *wire.JSONDecoder, v *[]corev1.Sysctl) error {
+	return jsonSliceSysctl(d, v)
+}
+
+// SliceToleration decodes a JSON value into a zero []corev1.Toleration as the codec does. For generated code.
+func (Decoders) SliceToleration(d *wire.JSONDecoder, v *[]corev1.Toleration) error {
+	return jsonSliceToleration(d, v)
+}
+
+// SliceTopologySpreadConstraint decodes a JSON value into a zero []corev1.TopologySpreadConstraint as the codec does. For generated code.
+func (Decoders) SliceTopologySpreadConstraint(d *wire.JSONDecoder, v *[]corev1.TopologySpreadConstraint) error {
+	return jsonSliceTopologySpreadConstraint(d, v)
+}
+
+// SliceVolume decodes a JSON value into a zero []corev1.Volume as the codec does. For generated code.
+func (Decoders) SliceVolume(d *wire.JSONDecoder, v *[]corev1.Volume) error {
+	return jsonSliceVolume(d, v)
+}
+
+// SliceVolumeDevice decodes a JSON value into a zero []corev1.VolumeDevice as the codec does. For generated code.
+func (Decoders) SliceVolumeDevice(d *wire.JSONDecoder, v *[]corev1.VolumeDevice) error {
+	return jsonSliceVolumeDevice(d, v)
+}
+
+// SliceVolumeHealthCondition decodes a JSON value into a zero []corev1.VolumeHealthCondition as the codec does. For generated code.
+func (Decoders) SliceVolumeHealthCondition(d *wire.JSONDecoder, v *[]corev1.VolumeHealthCondition) error {
+	return jsonSliceVolumeHealthCondition(d, v)
+}
+
+// SliceVolumeMount decodes a JSON value into a zero []corev1.VolumeMount as the codec does. For generated code.
+func (Decoders) SliceVolumeMount(d *wire.JSONDecoder, v *[]corev1.VolumeMount) error {
+	return jsonSliceVolumeMount(d, v)
+}
+
+// SliceVolumeMountStatus decodes a JSON value into a zero []corev1.VolumeMountStatus as the codec does. For generated code.
+func (Decoders) SliceVolumeMountStatus(d *wire.JSONDecoder, v *[]corev1.VolumeMountStatus) error {
+	return jsonSliceVolumeMountStatus(d, v)
+}
+
+// SliceVolumeProjection decodes a JSON value into a zero []corev1.VolumeProjection as the codec does. For generated code.
+func (Decoders) SliceVolumeProjection(d *wire.JSONDecoder, v *[]corev1.VolumeProjection) error {
+	return jsonSliceVolumeProjection(d, v)
+}
+
+// SliceWeightedPodAffinityTerm decodes a JSON value into a zero []corev1.WeightedPodAffinityTerm as the codec does. For generated code.
+func (Decoders) SliceWeightedPodAffinityTerm(d *wire.JSONDecoder, v *[]corev1.WeightedPodAffinityTerm) error {
+	return jsonSliceWeightedPodAffinityTerm(d, v)
+}
+
+// StorageOSVolumeSource decodes a JSON value into a zero corev1.StorageOSVolumeSource as the codec does. For generated code.
+func (Decoders) StorageOSVolumeSource(d *wire.JSONDecoder, v *corev1.StorageOSVolumeSource) error {
+	return jsonStorageOSVolumeSource(d, v)
+}
+
+// Sysctl decodes a JSON value into a zero corev1.Sysctl as the codec does. For generated code.
+func (Decoders) Sysctl(d *wire.JSONDecoder, v *corev1.Sysctl) error { return jsonSysctl(d, v) }
+
+// TCPSocketAction decodes a JSON value into a zero corev1.TCPSocketAction as the codec does. For generated code.
+func (Decoders) TCPSocketAction(d *wire.JSONDecoder, v *corev1.TCPSocketAction) error {
+	return jsonTCPSocketAction(d, v)
+}
+
+// Taint decodes a JSON value into a zero corev1.Taint as the codec does. For generated code.
+func (Decoders) Taint(d *wire.JSONDecoder, v *corev1.Taint) error { return jsonTaint(d, v) }
+
+// Toleration decodes a JSON value into a zero corev1.Toleration as the codec does. For generated code.
+func (Decoders) Toleration(d *wire.JSONDecoder, v *corev1.Toleration) error {
+	return jsonToleration(d, v)
+}
+
+// TopologySpreadConstraint decodes a JSON value into a zero corev1.TopologySpreadConstraint as the codec does. For generated code.
+func (Decoders) TopologySpreadConstraint(d *wire.JSONDecoder, v *corev1.TopologySpreadConstraint) error {
+	return jsonTopologySpreadConstraint(d, v)
+}
+
+// TypedLocalObjectReference decodes a JSON value into a zero corev1.TypedLocalObjectReference as the codec does. For generated code.
+func (Decoders) TypedLocalObjectReference(d *wire.JSONDecoder, v *corev1.TypedLocalObjectReference) error {
+	return jsonTypedLocalObjectReference(d, v)
+}
+
+// TypedObjectReference decodes a JSON value into a zero corev1.TypedObjectReference as the codec does. For generated code.
+func (Decoders) TypedObjectReference(d *wire.JSONDecoder, v *corev1.TypedObjectReference) error {
+	return jsonTypedObjectReference(d, v)
+}
+
+// Volume decodes a JSON value into a zero corev1.Volume as the codec does. For generated code.
+func (Decoders) Volume(d *wire.JSONDecoder, v *corev1.Volume) error { return jsonVolume(d, v) }
+
+// VolumeDevice decodes a JSON value into a zero corev1.VolumeDevice as the codec does. For generated code.
+func (Decoders) VolumeDevice(d *wire.JSONDecoder, v *corev1.VolumeDevice) error {
+	return jsonVolumeDevice(d, v)
+}
+
+// VolumeHealthCondition decodes a JSON value into a zero corev1.VolumeHealthCondition as the codec does. For generated code.
+func (Decoders) VolumeHealthCondition(d *wire.JSONDecoder, v *corev1.VolumeHealthCondition) error {
+	return jsonVolumeHealthCondition(d, v)
+}
+
+// VolumeHealthStatus decodes a JSON value into a zero corev1.VolumeHealthStatus as the codec does. For generated code.
+func (Decoders) VolumeHealthStatus(d *wire.JSONDecoder, v *corev1.VolumeHealthStatus) error {
+	return jsonVolumeHealthStatus(d, v)
+}
+
+// VolumeMount decodes a JSON value into a zero corev1.VolumeMount as the codec does. For generated code.
+func (Decoders) VolumeMount(d *wire.JSONDecoder, v *corev1.VolumeMount) error {
+	return jsonVolumeMount(d, v)
+}
+
+// VolumeMountStatus decodes a JSON value into a zero corev1.VolumeMountStatus as the codec does. For generated code.
+func (Decoders) VolumeMountStatus(d *wire.JSONDecoder, v *corev1.VolumeMountStatus) error {
+	return jsonVolumeMountStatus(d, v)
+}
+
+// VolumeProjection decodes a JSON value into a zero corev1.VolumeProjection as the codec does. For generated code.
+func (Decoders) VolumeProjection(d *wire.JSONDecoder, v *corev1.VolumeProjection) error {
+	return jsonVolumeProjection(d, v)
+}
+
+// VolumeResourceRequirements decodes a JSON value into a zero corev1.VolumeResourceRequirements as the codec does. For generated code.
+func (Decoders) VolumeResourceRequirements(d *wire.JSONDecoder, v *corev1.VolumeResourceRequirements) error {
+	return jsonVolumeResourceRequirements(d, v)
+}
+
+// VolumeStatus decodes a JSON value into a zero corev1.VolumeStatus as the codec does. For generated code.
+func (Decoders) VolumeStatus(d *wire.JSONDecoder, v *corev1.VolumeStatus) error {
+	return jsonVolumeStatus(d, v)
+}
+
+// VsphereVirtualDiskVolumeSource decodes a JSON value into a zero corev1.VsphereVirtualDiskVolumeSource as the codec does. For generated code.
+func (Decoders) VsphereVirtualDiskVolumeSource(d *wire.JSONDecoder, v *corev1.VsphereVirtualDiskVolumeSource) error {
+	return jsonVsphereVirtualDiskVolumeSource(d, v)
+}
+
+// WeightedPodAffinityTerm decodes a JSON value into a zero corev1.WeightedPodAffinityTerm as the codec does. For generated code.
+func (Decoders) WeightedPodAffinityTerm(d *wire.JSONDecoder, v *corev1.WeightedPodAffinityTerm) error {
+	return jsonWeightedPodAffinityTerm(d, v)
+}
+
+// WindowsSecurityContextOptions decodes a JSON value into a zero corev1.WindowsSecurityContextOptions as the codec does. For generated code.
+func (Decoders) WindowsSecurityContextOptions(d *wire.JSONDecoder, v *corev1.WindowsSecurityContextOptions) error {
+	return jsonWindowsSecurityContextOptions(d, v)
 }

@@ -39,7 +39,7 @@ func holderDecoder[T any](fn func(*wire.JSONDecoder, *T) error) func(*wire.JSOND
 			if err != nil {
 				return err
 			}
-			return wire.DecodeDefault(d, h)
+			return d.DecodeDefault(h)
 		}
 		var seen [1]bool
 		for {
@@ -74,8 +74,8 @@ type sharedCase struct {
 var gvk = schema.GroupVersionKind{Group: "test.informer-gen.dev", Version: "v1", Kind: "Holder"}
 
 func caseOf[T any](name string, fn func(*wire.JSONDecoder, *T) error) sharedCase {
-	gen := wire.NewJSON[*holder[T]](gvk, wire.GeneratedDecoder(holderDecoder(fn)))
-	ref := wire.NewJSON[*holder[T]](gvk)
+	gen := must(wire.NewJSON[*holder[T]](gvk, wire.GeneratedDecoder(holderDecoder(fn))))
+	ref := must(wire.NewJSON[*holder[T]](gvk))
 	return sharedCase{
 		name: name,
 		decode: func(body []byte, useGen bool) ([]any, error) {
@@ -107,28 +107,28 @@ func caseOf[T any](name string, fn func(*wire.JSONDecoder, *T) error) sharedCase
 // CoreV1Roots), which reach every struct decoder there, and a few of its
 // pointer and slice decoders.
 var sharedCases = []sharedCase{
-	caseOf("PodTemplateSpec", wirecorev1.DecodePodTemplateSpec),
-	caseOf("PodSpec", wirecorev1.DecodePodSpec),
-	caseOf("PodStatus", wirecorev1.DecodePodStatus),
-	caseOf("PersistentVolumeClaim", wirecorev1.DecodePersistentVolumeClaim),
-	caseOf("PersistentVolumeClaimSpec", wirecorev1.DecodePersistentVolumeClaimSpec),
-	caseOf("PersistentVolumeClaimTemplate", wirecorev1.DecodePersistentVolumeClaimTemplate),
-	caseOf("ServiceSpec", wirecorev1.DecodeServiceSpec),
-	caseOf("ServiceStatus", wirecorev1.DecodeServiceStatus),
-	caseOf("ServicePort", wirecorev1.DecodeServicePort),
-	caseOf("ObjectReference", wirecorev1.DecodeObjectReference),
-	caseOf("TypedLocalObjectReference", wirecorev1.DecodeTypedLocalObjectReference),
-	caseOf("TypedObjectReference", wirecorev1.DecodeTypedObjectReference),
-	caseOf("SecretReference", wirecorev1.DecodeSecretReference),
-	caseOf("Taint", wirecorev1.DecodeTaint),
-	caseOf("Toleration", wirecorev1.DecodeToleration),
-	caseOf("NodeSelector", wirecorev1.DecodeNodeSelector),
-	caseOf("ResourceRequirements", wirecorev1.DecodeResourceRequirements),
-	caseOf("EnvVar", wirecorev1.DecodeEnvVar),
-	caseOf("Container", wirecorev1.DecodeContainer),
-	caseOf("[]Container", wirecorev1.DecodeSliceContainer),
-	caseOf("*Affinity", wirecorev1.DecodePtrAffinity),
-	caseOf("ResourceList", wirecorev1.DecodeResourceList),
+	caseOf("PodTemplateSpec", wirecorev1.X.PodTemplateSpec),
+	caseOf("PodSpec", wirecorev1.X.PodSpec),
+	caseOf("PodStatus", wirecorev1.X.PodStatus),
+	caseOf("PersistentVolumeClaim", wirecorev1.X.PersistentVolumeClaim),
+	caseOf("PersistentVolumeClaimSpec", wirecorev1.X.PersistentVolumeClaimSpec),
+	caseOf("PersistentVolumeClaimTemplate", wirecorev1.X.PersistentVolumeClaimTemplate),
+	caseOf("ServiceSpec", wirecorev1.X.ServiceSpec),
+	caseOf("ServiceStatus", wirecorev1.X.ServiceStatus),
+	caseOf("ServicePort", wirecorev1.X.ServicePort),
+	caseOf("ObjectReference", wirecorev1.X.ObjectReference),
+	caseOf("TypedLocalObjectReference", wirecorev1.X.TypedLocalObjectReference),
+	caseOf("TypedObjectReference", wirecorev1.X.TypedObjectReference),
+	caseOf("SecretReference", wirecorev1.X.SecretReference),
+	caseOf("Taint", wirecorev1.X.Taint),
+	caseOf("Toleration", wirecorev1.X.Toleration),
+	caseOf("NodeSelector", wirecorev1.X.NodeSelector),
+	caseOf("ResourceRequirements", wirecorev1.X.ResourceRequirements),
+	caseOf("EnvVar", wirecorev1.X.EnvVar),
+	caseOf("Container", wirecorev1.X.Container),
+	caseOf("[]Container", wirecorev1.X.SliceContainer),
+	caseOf("*Affinity", wirecorev1.X.PtrAffinity),
+	caseOf("ResourceList", wirecorev1.X.ResourceList),
 }
 
 func newFiller(seed int64) *randfill.Filler {
@@ -167,7 +167,7 @@ func compare(c sharedCase, body []byte) string {
 }
 
 func TestSharedDecodersCurrent(t *testing.T) {
-	if !wirecorev1.Shared.Current() {
+	if !wirecorev1.X.Current() {
 		t.Fatal("runtime/wire/corev1's members differ from the compiled k8s.io/api: run hack/update-codegen.sh")
 	}
 }
@@ -357,4 +357,12 @@ func writeMutated(w *bytes.Buffer, v any, rng *rand.Rand, otherKinds bool) {
 		b, _ := json.Marshal(v)
 		w.Write(b)
 	}
+}
+
+// must returns a codec a test built, panicking if the constructor failed.
+func must[C any](c C, err error) C {
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -2,10 +2,10 @@
 
 // JSON decoders of core/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 // Core/v1's types that custom resources embed (PodTemplateSpec, PodSpec, …) are decoded by
-// runtime/wire/corev1's: one copy for every package, compiled once.
+// runtime/wire/corev1's (through its X): one copy for every package, compiled once.
 
 package v1
 
@@ -21,23 +21,23 @@ import (
 // decoders decode, no longer has the JSON members it had when this file was generated (a
 // dependency upgraded without regenerating).
 var (
-	componentStatusDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonCorev1ComponentStatus, wirecorev1.Shared)
-	configMapDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1ConfigMap, wirecorev1.Shared)
-	endpointsDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1Endpoints, wirecorev1.Shared)
-	eventDecodeJSON                 = wire.CheckedDecoder(jsonMembers, jsonCorev1Event, wirecorev1.Shared)
-	limitRangeDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonCorev1LimitRange, wirecorev1.Shared)
-	namespaceDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1Namespace, wirecorev1.Shared)
-	nodeDecodeJSON                  = wire.CheckedDecoder(jsonMembers, jsonCorev1Node, wirecorev1.Shared)
-	persistentVolumeDecodeJSON      = wire.CheckedDecoder(jsonMembers, jsonCorev1PersistentVolume, wirecorev1.Shared)
-	persistentVolumeClaimDecodeJSON = wire.CheckedDecoder(jsonMembers, wirecorev1.DecodePersistentVolumeClaim, wirecorev1.Shared)
-	podDecodeJSON                   = wire.CheckedDecoder(jsonMembers, jsonCorev1Pod, wirecorev1.Shared)
-	podTemplateDecodeJSON           = wire.CheckedDecoder(jsonMembers, jsonCorev1PodTemplate, wirecorev1.Shared)
-	replicationControllerDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonCorev1ReplicationController, wirecorev1.Shared)
-	resourceQuotaDecodeJSON         = wire.CheckedDecoder(jsonMembers, jsonCorev1ResourceQuota, wirecorev1.Shared)
-	secretDecodeJSON                = wire.CheckedDecoder(jsonMembers, jsonCorev1Secret, wirecorev1.Shared)
-	serviceDecodeJSON               = wire.CheckedDecoder(jsonMembers, jsonCorev1Service, wirecorev1.Shared)
-	serviceAccountDecodeJSON        = wire.CheckedDecoder(jsonMembers, jsonCorev1ServiceAccount, wirecorev1.Shared)
-	podSummaryDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary, wirecorev1.Shared)
+	componentStatusDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonCorev1ComponentStatus, wirecorev1.X.Current)
+	configMapDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1ConfigMap, wirecorev1.X.Current)
+	endpointsDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1Endpoints, wirecorev1.X.Current)
+	eventDecodeJSON                 = wire.CheckedDecoder(jsonMembers, jsonCorev1Event, wirecorev1.X.Current)
+	limitRangeDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonCorev1LimitRange, wirecorev1.X.Current)
+	namespaceDecodeJSON             = wire.CheckedDecoder(jsonMembers, jsonCorev1Namespace, wirecorev1.X.Current)
+	nodeDecodeJSON                  = wire.CheckedDecoder(jsonMembers, jsonCorev1Node, wirecorev1.X.Current)
+	persistentVolumeDecodeJSON      = wire.CheckedDecoder(jsonMembers, jsonCorev1PersistentVolume, wirecorev1.X.Current)
+	persistentVolumeClaimDecodeJSON = wire.CheckedDecoder(jsonMembers, wirecorev1.X.PersistentVolumeClaim, wirecorev1.X.Current)
+	podDecodeJSON                   = wire.CheckedDecoder(jsonMembers, jsonCorev1Pod, wirecorev1.X.Current)
+	podTemplateDecodeJSON           = wire.CheckedDecoder(jsonMembers, jsonCorev1PodTemplate, wirecorev1.X.Current)
+	replicationControllerDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonCorev1ReplicationController, wirecorev1.X.Current)
+	resourceQuotaDecodeJSON         = wire.CheckedDecoder(jsonMembers, jsonCorev1ResourceQuota, wirecorev1.X.Current)
+	secretDecodeJSON                = wire.CheckedDecoder(jsonMembers, jsonCorev1Secret, wirecorev1.X.Current)
+	serviceDecodeJSON               = wire.CheckedDecoder(jsonMembers, jsonCorev1Service, wirecorev1.X.Current)
+	serviceAccountDecodeJSON        = wire.CheckedDecoder(jsonMembers, jsonCorev1ServiceAccount, wirecorev1.X.Current)
+	podSummaryDecodeJSON            = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary, wirecorev1.X.Current)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
@@ -116,7 +116,7 @@ func jsonCorev1AttachedVolume(d *wire.JSONDecoder, v *corev1.AttachedVolume) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -143,7 +143,7 @@ func jsonCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Az
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -159,7 +159,7 @@ func jsonCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Az
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "secretNamespace":
-			err = wire.DecodeField(d, &seen[3], &v.SecretNamespace, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[3], &v.SecretNamespace, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -174,7 +174,7 @@ func jsonCorev1CSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CSIPersi
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [10]bool
 	for {
@@ -192,7 +192,7 @@ func jsonCorev1CSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CSIPersi
 		case "fsType":
 			err = wire.DecodeField(d, &seen[3], &v.FSType, wire.DecodeString)
 		case "volumeAttributes":
-			err = wire.DecodeField(d, &seen[4], &v.VolumeAttributes, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[4], &v.VolumeAttributes, (*wire.JSONDecoder).DecodeStringMap)
 		case "controllerPublishSecretRef":
 			err = wire.DecodeField(d, &seen[5], &v.ControllerPublishSecretRef, jsonPtrCorev1SecretReference)
 		case "nodeStageSecretRef":
@@ -217,7 +217,7 @@ func jsonCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CephF
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -227,7 +227,7 @@ func jsonCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.CephF
 		}
 		switch string(name) {
 		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.Monitors, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.Monitors, (*wire.JSONDecoder).DecodeStrings)
 		case "path":
 			err = wire.DecodeField(d, &seen[1], &v.Path, wire.DecodeString)
 		case "user":
@@ -252,7 +252,7 @@ func jsonCorev1CinderPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Cinde
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -283,7 +283,7 @@ func jsonCorev1ComponentCondition(d *wire.JSONDecoder, v *corev1.ComponentCondit
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -314,7 +314,7 @@ func jsonCorev1ComponentStatus(d *wire.JSONDecoder, v *corev1.ComponentStatus) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -328,7 +328,7 @@ func jsonCorev1ComponentStatus(d *wire.JSONDecoder, v *corev1.ComponentStatus) e
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "conditions":
 			err = wire.DecodeField(d, &seen[3], &v.Conditions, jsonSliceCorev1ComponentCondition)
 		default:
@@ -345,7 +345,7 @@ func jsonCorev1ConfigMap(d *wire.JSONDecoder, v *corev1.ConfigMap) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -359,13 +359,13 @@ func jsonCorev1ConfigMap(d *wire.JSONDecoder, v *corev1.ConfigMap) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "immutable":
-			err = wire.DecodeField(d, &seen[3], &v.Immutable, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[3], &v.Immutable, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "data":
-			err = wire.DecodeField(d, &seen[4], &v.Data, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[4], &v.Data, (*wire.JSONDecoder).DecodeStringMap)
 		case "binaryData":
-			err = wire.DecodeField(d, &seen[5], &v.BinaryData, jsonMapStringToSliceByte)
+			err = d.DecodeDefault(&v.BinaryData)
 		default:
 			err = d.SkipValue()
 		}
@@ -380,7 +380,7 @@ func jsonCorev1ConfigMapNodeConfigSource(d *wire.JSONDecoder, v *corev1.ConfigMa
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -413,7 +413,7 @@ func jsonCorev1ContainerImage(d *wire.JSONDecoder, v *corev1.ContainerImage) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -423,9 +423,9 @@ func jsonCorev1ContainerImage(d *wire.JSONDecoder, v *corev1.ContainerImage) err
 		}
 		switch string(name) {
 		case "names":
-			err = wire.DecodeField(d, &seen[0], &v.Names, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.Names, (*wire.JSONDecoder).DecodeStrings)
 		case "sizeBytes":
-			err = wire.DecodeField(d, &seen[1], &v.SizeBytes, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.SizeBytes, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -440,7 +440,7 @@ func jsonCorev1DaemonEndpoint(d *wire.JSONDecoder, v *corev1.DaemonEndpoint) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -450,7 +450,7 @@ func jsonCorev1DaemonEndpoint(d *wire.JSONDecoder, v *corev1.DaemonEndpoint) err
 		}
 		switch string(name) {
 		case "Port":
-			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Port, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -465,7 +465,7 @@ func jsonCorev1EndpointAddress(d *wire.JSONDecoder, v *corev1.EndpointAddress) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -479,7 +479,7 @@ func jsonCorev1EndpointAddress(d *wire.JSONDecoder, v *corev1.EndpointAddress) e
 		case "hostname":
 			err = wire.DecodeField(d, &seen[1], &v.Hostname, wire.DecodeString)
 		case "nodeName":
-			err = wire.DecodeField(d, &seen[2], &v.NodeName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[2], &v.NodeName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "targetRef":
 			err = wire.DecodeField(d, &seen[3], &v.TargetRef, jsonPtrCorev1ObjectReference)
 		default:
@@ -496,7 +496,7 @@ func jsonCorev1EndpointPort(d *wire.JSONDecoder, v *corev1.EndpointPort) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -508,11 +508,11 @@ func jsonCorev1EndpointPort(d *wire.JSONDecoder, v *corev1.EndpointPort) error {
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "port":
-			err = wire.DecodeField(d, &seen[1], &v.Port, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.Port, wire.DecodeNumber)
 		case "protocol":
 			err = wire.DecodeField(d, &seen[2], &v.Protocol, wire.DecodeString)
 		case "appProtocol":
-			err = wire.DecodeField(d, &seen[3], &v.AppProtocol, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[3], &v.AppProtocol, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -527,7 +527,7 @@ func jsonCorev1EndpointSubset(d *wire.JSONDecoder, v *corev1.EndpointSubset) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -556,7 +556,7 @@ func jsonCorev1Endpoints(d *wire.JSONDecoder, v *corev1.Endpoints) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -570,7 +570,7 @@ func jsonCorev1Endpoints(d *wire.JSONDecoder, v *corev1.Endpoints) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "subsets":
 			err = wire.DecodeField(d, &seen[3], &v.Subsets, jsonSliceCorev1EndpointSubset)
 		default:
@@ -587,7 +587,7 @@ func jsonCorev1Event(d *wire.JSONDecoder, v *corev1.Event) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [17]bool
 	for {
@@ -601,9 +601,9 @@ func jsonCorev1Event(d *wire.JSONDecoder, v *corev1.Event) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "involvedObject":
-			err = wire.DecodeField(d, &seen[3], &v.InvolvedObject, wirecorev1.DecodeObjectReference)
+			err = wire.DecodeField(d, &seen[3], &v.InvolvedObject, wirecorev1.X.ObjectReference)
 		case "reason":
 			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
 		case "message":
@@ -611,15 +611,15 @@ func jsonCorev1Event(d *wire.JSONDecoder, v *corev1.Event) error {
 		case "source":
 			err = wire.DecodeField(d, &seen[6], &v.Source, jsonCorev1EventSource)
 		case "firstTimestamp":
-			err = wire.DecodeField(d, &seen[7], &v.FirstTimestamp, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[7], &v.FirstTimestamp, (*wire.JSONDecoder).DecodeTime)
 		case "lastTimestamp":
-			err = wire.DecodeField(d, &seen[8], &v.LastTimestamp, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[8], &v.LastTimestamp, (*wire.JSONDecoder).DecodeTime)
 		case "count":
-			err = wire.DecodeField(d, &seen[9], &v.Count, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[9], &v.Count, wire.DecodeNumber)
 		case "type":
 			err = wire.DecodeField(d, &seen[10], &v.Type, wire.DecodeString)
 		case "eventTime":
-			err = wire.DecodeField(d, &seen[11], &v.EventTime, wire.DecodeMicroTime)
+			err = wire.DecodeField(d, &seen[11], &v.EventTime, (*wire.JSONDecoder).DecodeMicroTime)
 		case "series":
 			err = wire.DecodeField(d, &seen[12], &v.Series, jsonPtrCorev1EventSeries)
 		case "action":
@@ -644,7 +644,7 @@ func jsonCorev1EventSeries(d *wire.JSONDecoder, v *corev1.EventSeries) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -654,9 +654,9 @@ func jsonCorev1EventSeries(d *wire.JSONDecoder, v *corev1.EventSeries) error {
 		}
 		switch string(name) {
 		case "count":
-			err = wire.DecodeField(d, &seen[0], &v.Count, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Count, wire.DecodeNumber)
 		case "lastObservedTime":
-			err = wire.DecodeField(d, &seen[1], &v.LastObservedTime, wire.DecodeMicroTime)
+			err = wire.DecodeField(d, &seen[1], &v.LastObservedTime, (*wire.JSONDecoder).DecodeMicroTime)
 		default:
 			err = d.SkipValue()
 		}
@@ -671,7 +671,7 @@ func jsonCorev1EventSource(d *wire.JSONDecoder, v *corev1.EventSource) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -698,7 +698,7 @@ func jsonCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.FlexPer
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -716,7 +716,7 @@ func jsonCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.FlexPer
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[3], &v.ReadOnly, wire.DecodeBool)
 		case "options":
-			err = wire.DecodeField(d, &seen[4], &v.Options, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[4], &v.Options, (*wire.JSONDecoder).DecodeStringMap)
 		default:
 			err = d.SkipValue()
 		}
@@ -731,7 +731,7 @@ func jsonCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Gl
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -747,7 +747,7 @@ func jsonCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Gl
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[2], &v.ReadOnly, wire.DecodeBool)
 		case "endpointsNamespace":
-			err = wire.DecodeField(d, &seen[3], &v.EndpointsNamespace, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[3], &v.EndpointsNamespace, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -762,7 +762,7 @@ func jsonCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIP
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [11]bool
 	for {
@@ -776,7 +776,7 @@ func jsonCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIP
 		case "iqn":
 			err = wire.DecodeField(d, &seen[1], &v.IQN, wire.DecodeString)
 		case "lun":
-			err = wire.DecodeField(d, &seen[2], &v.Lun, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[2], &v.Lun, wire.DecodeNumber)
 		case "iscsiInterface":
 			err = wire.DecodeField(d, &seen[3], &v.ISCSIInterface, wire.DecodeString)
 		case "fsType":
@@ -784,7 +784,7 @@ func jsonCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIP
 		case "readOnly":
 			err = wire.DecodeField(d, &seen[5], &v.ReadOnly, wire.DecodeBool)
 		case "portals":
-			err = wire.DecodeField(d, &seen[6], &v.Portals, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[6], &v.Portals, (*wire.JSONDecoder).DecodeStrings)
 		case "chapAuthDiscovery":
 			err = wire.DecodeField(d, &seen[7], &v.DiscoveryCHAPAuth, wire.DecodeBool)
 		case "chapAuthSession":
@@ -792,7 +792,7 @@ func jsonCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.ISCSIP
 		case "secretRef":
 			err = wire.DecodeField(d, &seen[9], &v.SecretRef, jsonPtrCorev1SecretReference)
 		case "initiatorName":
-			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[10], &v.InitiatorName, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -807,7 +807,7 @@ func jsonCorev1LimitRange(d *wire.JSONDecoder, v *corev1.LimitRange) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -821,7 +821,7 @@ func jsonCorev1LimitRange(d *wire.JSONDecoder, v *corev1.LimitRange) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1LimitRangeSpec)
 		default:
@@ -838,7 +838,7 @@ func jsonCorev1LimitRangeItem(d *wire.JSONDecoder, v *corev1.LimitRangeItem) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -850,15 +850,15 @@ func jsonCorev1LimitRangeItem(d *wire.JSONDecoder, v *corev1.LimitRangeItem) err
 		case "type":
 			err = wire.DecodeField(d, &seen[0], &v.Type, wire.DecodeString)
 		case "max":
-			err = wire.DecodeField(d, &seen[1], &v.Max, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[1], &v.Max, wirecorev1.X.ResourceList)
 		case "min":
-			err = wire.DecodeField(d, &seen[2], &v.Min, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[2], &v.Min, wirecorev1.X.ResourceList)
 		case "default":
-			err = wire.DecodeField(d, &seen[3], &v.Default, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[3], &v.Default, wirecorev1.X.ResourceList)
 		case "defaultRequest":
-			err = wire.DecodeField(d, &seen[4], &v.DefaultRequest, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[4], &v.DefaultRequest, wirecorev1.X.ResourceList)
 		case "maxLimitRequestRatio":
-			err = wire.DecodeField(d, &seen[5], &v.MaxLimitRequestRatio, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[5], &v.MaxLimitRequestRatio, wirecorev1.X.ResourceList)
 		default:
 			err = d.SkipValue()
 		}
@@ -873,7 +873,7 @@ func jsonCorev1LimitRangeSpec(d *wire.JSONDecoder, v *corev1.LimitRangeSpec) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -898,7 +898,7 @@ func jsonCorev1LocalVolumeSource(d *wire.JSONDecoder, v *corev1.LocalVolumeSourc
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -910,7 +910,7 @@ func jsonCorev1LocalVolumeSource(d *wire.JSONDecoder, v *corev1.LocalVolumeSourc
 		case "path":
 			err = wire.DecodeField(d, &seen[0], &v.Path, wire.DecodeString)
 		case "fsType":
-			err = wire.DecodeField(d, &seen[1], &v.FSType, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.FSType, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -925,7 +925,7 @@ func jsonCorev1Namespace(d *wire.JSONDecoder, v *corev1.Namespace) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -939,7 +939,7 @@ func jsonCorev1Namespace(d *wire.JSONDecoder, v *corev1.Namespace) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1NamespaceSpec)
 		case "status":
@@ -958,7 +958,7 @@ func jsonCorev1NamespaceCondition(d *wire.JSONDecoder, v *corev1.NamespaceCondit
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -972,7 +972,7 @@ func jsonCorev1NamespaceCondition(d *wire.JSONDecoder, v *corev1.NamespaceCondit
 		case "status":
 			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
 		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[2], &v.LastTransitionTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[2], &v.LastTransitionTime, (*wire.JSONDecoder).DecodeTime)
 		case "reason":
 			err = wire.DecodeField(d, &seen[3], &v.Reason, wire.DecodeString)
 		case "message":
@@ -991,7 +991,7 @@ func jsonCorev1NamespaceSpec(d *wire.JSONDecoder, v *corev1.NamespaceSpec) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1016,7 +1016,7 @@ func jsonCorev1NamespaceStatus(d *wire.JSONDecoder, v *corev1.NamespaceStatus) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1043,7 +1043,7 @@ func jsonCorev1Node(d *wire.JSONDecoder, v *corev1.Node) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1057,7 +1057,7 @@ func jsonCorev1Node(d *wire.JSONDecoder, v *corev1.Node) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1NodeSpec)
 		case "status":
@@ -1076,7 +1076,7 @@ func jsonCorev1NodeAddress(d *wire.JSONDecoder, v *corev1.NodeAddress) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1103,7 +1103,7 @@ func jsonCorev1NodeCondition(d *wire.JSONDecoder, v *corev1.NodeCondition) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -1117,9 +1117,9 @@ func jsonCorev1NodeCondition(d *wire.JSONDecoder, v *corev1.NodeCondition) error
 		case "status":
 			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
 		case "lastHeartbeatTime":
-			err = wire.DecodeField(d, &seen[2], &v.LastHeartbeatTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[2], &v.LastHeartbeatTime, (*wire.JSONDecoder).DecodeTime)
 		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastTransitionTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[3], &v.LastTransitionTime, (*wire.JSONDecoder).DecodeTime)
 		case "reason":
 			err = wire.DecodeField(d, &seen[4], &v.Reason, wire.DecodeString)
 		case "message":
@@ -1138,7 +1138,7 @@ func jsonCorev1NodeConfigSource(d *wire.JSONDecoder, v *corev1.NodeConfigSource)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1163,7 +1163,7 @@ func jsonCorev1NodeConfigStatus(d *wire.JSONDecoder, v *corev1.NodeConfigStatus)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -1194,7 +1194,7 @@ func jsonCorev1NodeDaemonEndpoints(d *wire.JSONDecoder, v *corev1.NodeDaemonEndp
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1219,7 +1219,7 @@ func jsonCorev1NodeFeatures(d *wire.JSONDecoder, v *corev1.NodeFeatures) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1229,7 +1229,7 @@ func jsonCorev1NodeFeatures(d *wire.JSONDecoder, v *corev1.NodeFeatures) error {
 		}
 		switch string(name) {
 		case "supplementalGroupsPolicy":
-			err = wire.DecodeField(d, &seen[0], &v.SupplementalGroupsPolicy, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[0], &v.SupplementalGroupsPolicy, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1244,7 +1244,7 @@ func jsonCorev1NodePodPreemptionPolicy(d *wire.JSONDecoder, v *corev1.NodePodPre
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1254,7 +1254,7 @@ func jsonCorev1NodePodPreemptionPolicy(d *wire.JSONDecoder, v *corev1.NodePodPre
 		}
 		switch string(name) {
 		case "disableResizePreemption":
-			err = wire.DecodeField(d, &seen[0], &v.DisableResizePreemption, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.DisableResizePreemption, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -1269,7 +1269,7 @@ func jsonCorev1NodeRuntimeHandler(d *wire.JSONDecoder, v *corev1.NodeRuntimeHand
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1296,7 +1296,7 @@ func jsonCorev1NodeRuntimeHandlerFeatures(d *wire.JSONDecoder, v *corev1.NodeRun
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1306,9 +1306,9 @@ func jsonCorev1NodeRuntimeHandlerFeatures(d *wire.JSONDecoder, v *corev1.NodeRun
 		}
 		switch string(name) {
 		case "recursiveReadOnlyMounts":
-			err = wire.DecodeField(d, &seen[0], &v.RecursiveReadOnlyMounts, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[0], &v.RecursiveReadOnlyMounts, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "userNamespaces":
-			err = wire.DecodeField(d, &seen[1], &v.UserNamespaces, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[1], &v.UserNamespaces, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1323,7 +1323,7 @@ func jsonCorev1NodeSpec(d *wire.JSONDecoder, v *corev1.NodeSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [8]bool
 	for {
@@ -1335,7 +1335,7 @@ func jsonCorev1NodeSpec(d *wire.JSONDecoder, v *corev1.NodeSpec) error {
 		case "podCIDR":
 			err = wire.DecodeField(d, &seen[0], &v.PodCIDR, wire.DecodeString)
 		case "podCIDRs":
-			err = wire.DecodeField(d, &seen[1], &v.PodCIDRs, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.PodCIDRs, (*wire.JSONDecoder).DecodeStrings)
 		case "providerID":
 			err = wire.DecodeField(d, &seen[2], &v.ProviderID, wire.DecodeString)
 		case "unschedulable":
@@ -1362,7 +1362,7 @@ func jsonCorev1NodeStatus(d *wire.JSONDecoder, v *corev1.NodeStatus) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [14]bool
 	for {
@@ -1372,9 +1372,9 @@ func jsonCorev1NodeStatus(d *wire.JSONDecoder, v *corev1.NodeStatus) error {
 		}
 		switch string(name) {
 		case "capacity":
-			err = wire.DecodeField(d, &seen[0], &v.Capacity, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Capacity, wirecorev1.X.ResourceList)
 		case "allocatable":
-			err = wire.DecodeField(d, &seen[1], &v.Allocatable, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[1], &v.Allocatable, wirecorev1.X.ResourceList)
 		case "phase":
 			err = wire.DecodeField(d, &seen[2], &v.Phase, wire.DecodeString)
 		case "conditions":
@@ -1398,7 +1398,7 @@ func jsonCorev1NodeStatus(d *wire.JSONDecoder, v *corev1.NodeStatus) error {
 		case "features":
 			err = wire.DecodeField(d, &seen[12], &v.Features, jsonPtrCorev1NodeFeatures)
 		case "declaredFeatures":
-			err = wire.DecodeField(d, &seen[13], &v.DeclaredFeatures, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[13], &v.DeclaredFeatures, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -1413,7 +1413,7 @@ func jsonCorev1NodeSwapStatus(d *wire.JSONDecoder, v *corev1.NodeSwapStatus) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -1423,7 +1423,7 @@ func jsonCorev1NodeSwapStatus(d *wire.JSONDecoder, v *corev1.NodeSwapStatus) err
 		}
 		switch string(name) {
 		case "capacity":
-			err = wire.DecodeField(d, &seen[0], &v.Capacity, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[0], &v.Capacity, (*wire.JSONDecoder).DecodeInt64Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1438,7 +1438,7 @@ func jsonCorev1NodeSystemInfo(d *wire.JSONDecoder, v *corev1.NodeSystemInfo) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [12]bool
 	for {
@@ -1470,7 +1470,7 @@ func jsonCorev1NodeSystemInfo(d *wire.JSONDecoder, v *corev1.NodeSystemInfo) err
 		case "swap":
 			err = wire.DecodeField(d, &seen[10], &v.Swap, jsonPtrCorev1NodeSwapStatus)
 		case "runningInUserNamespace":
-			err = wire.DecodeField(d, &seen[11], &v.RunningInUserNamespace, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[11], &v.RunningInUserNamespace, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1485,7 +1485,7 @@ func jsonCorev1PersistentVolume(d *wire.JSONDecoder, v *corev1.PersistentVolume)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1499,7 +1499,7 @@ func jsonCorev1PersistentVolume(d *wire.JSONDecoder, v *corev1.PersistentVolume)
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1PersistentVolumeSpec)
 		case "status":
@@ -1518,7 +1518,7 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [31]bool
 	for {
@@ -1528,17 +1528,17 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		}
 		switch string(name) {
 		case "capacity":
-			err = wire.DecodeField(d, &seen[0], &v.Capacity, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Capacity, wirecorev1.X.ResourceList)
 		case "gcePersistentDisk":
-			err = wire.DecodeField(d, &seen[1], &v.PersistentVolumeSource.GCEPersistentDisk, wirecorev1.DecodePtrGCEPersistentDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[1], &v.PersistentVolumeSource.GCEPersistentDisk, wirecorev1.X.PtrGCEPersistentDiskVolumeSource)
 		case "awsElasticBlockStore":
-			err = wire.DecodeField(d, &seen[2], &v.PersistentVolumeSource.AWSElasticBlockStore, wirecorev1.DecodePtrAWSElasticBlockStoreVolumeSource)
+			err = wire.DecodeField(d, &seen[2], &v.PersistentVolumeSource.AWSElasticBlockStore, wirecorev1.X.PtrAWSElasticBlockStoreVolumeSource)
 		case "hostPath":
-			err = wire.DecodeField(d, &seen[3], &v.PersistentVolumeSource.HostPath, wirecorev1.DecodePtrHostPathVolumeSource)
+			err = wire.DecodeField(d, &seen[3], &v.PersistentVolumeSource.HostPath, wirecorev1.X.PtrHostPathVolumeSource)
 		case "glusterfs":
 			err = wire.DecodeField(d, &seen[4], &v.PersistentVolumeSource.Glusterfs, jsonPtrCorev1GlusterfsPersistentVolumeSource)
 		case "nfs":
-			err = wire.DecodeField(d, &seen[5], &v.PersistentVolumeSource.NFS, wirecorev1.DecodePtrNFSVolumeSource)
+			err = wire.DecodeField(d, &seen[5], &v.PersistentVolumeSource.NFS, wirecorev1.X.PtrNFSVolumeSource)
 		case "rbd":
 			err = wire.DecodeField(d, &seen[6], &v.PersistentVolumeSource.RBD, jsonPtrCorev1RBDPersistentVolumeSource)
 		case "iscsi":
@@ -1548,23 +1548,23 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		case "cephfs":
 			err = wire.DecodeField(d, &seen[9], &v.PersistentVolumeSource.CephFS, jsonPtrCorev1CephFSPersistentVolumeSource)
 		case "fc":
-			err = wire.DecodeField(d, &seen[10], &v.PersistentVolumeSource.FC, wirecorev1.DecodePtrFCVolumeSource)
+			err = wire.DecodeField(d, &seen[10], &v.PersistentVolumeSource.FC, wirecorev1.X.PtrFCVolumeSource)
 		case "flocker":
-			err = wire.DecodeField(d, &seen[11], &v.PersistentVolumeSource.Flocker, wirecorev1.DecodePtrFlockerVolumeSource)
+			err = wire.DecodeField(d, &seen[11], &v.PersistentVolumeSource.Flocker, wirecorev1.X.PtrFlockerVolumeSource)
 		case "flexVolume":
 			err = wire.DecodeField(d, &seen[12], &v.PersistentVolumeSource.FlexVolume, jsonPtrCorev1FlexPersistentVolumeSource)
 		case "azureFile":
 			err = wire.DecodeField(d, &seen[13], &v.PersistentVolumeSource.AzureFile, jsonPtrCorev1AzureFilePersistentVolumeSource)
 		case "vsphereVolume":
-			err = wire.DecodeField(d, &seen[14], &v.PersistentVolumeSource.VsphereVolume, wirecorev1.DecodePtrVsphereVirtualDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[14], &v.PersistentVolumeSource.VsphereVolume, wirecorev1.X.PtrVsphereVirtualDiskVolumeSource)
 		case "quobyte":
-			err = wire.DecodeField(d, &seen[15], &v.PersistentVolumeSource.Quobyte, wirecorev1.DecodePtrQuobyteVolumeSource)
+			err = wire.DecodeField(d, &seen[15], &v.PersistentVolumeSource.Quobyte, wirecorev1.X.PtrQuobyteVolumeSource)
 		case "azureDisk":
-			err = wire.DecodeField(d, &seen[16], &v.PersistentVolumeSource.AzureDisk, wirecorev1.DecodePtrAzureDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[16], &v.PersistentVolumeSource.AzureDisk, wirecorev1.X.PtrAzureDiskVolumeSource)
 		case "photonPersistentDisk":
-			err = wire.DecodeField(d, &seen[17], &v.PersistentVolumeSource.PhotonPersistentDisk, wirecorev1.DecodePtrPhotonPersistentDiskVolumeSource)
+			err = wire.DecodeField(d, &seen[17], &v.PersistentVolumeSource.PhotonPersistentDisk, wirecorev1.X.PtrPhotonPersistentDiskVolumeSource)
 		case "portworxVolume":
-			err = wire.DecodeField(d, &seen[18], &v.PersistentVolumeSource.PortworxVolume, wirecorev1.DecodePtrPortworxVolumeSource)
+			err = wire.DecodeField(d, &seen[18], &v.PersistentVolumeSource.PortworxVolume, wirecorev1.X.PtrPortworxVolumeSource)
 		case "scaleIO":
 			err = wire.DecodeField(d, &seen[19], &v.PersistentVolumeSource.ScaleIO, jsonPtrCorev1ScaleIOPersistentVolumeSource)
 		case "local":
@@ -1574,7 +1574,7 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		case "csi":
 			err = wire.DecodeField(d, &seen[22], &v.PersistentVolumeSource.CSI, jsonPtrCorev1CSIPersistentVolumeSource)
 		case "accessModes":
-			err = wire.DecodeField(d, &seen[23], &v.AccessModes, wirecorev1.DecodeSlicePersistentVolumeAccessMode)
+			err = wire.DecodeField(d, &seen[23], &v.AccessModes, wirecorev1.X.SlicePersistentVolumeAccessMode)
 		case "claimRef":
 			err = wire.DecodeField(d, &seen[24], &v.ClaimRef, jsonPtrCorev1ObjectReference)
 		case "persistentVolumeReclaimPolicy":
@@ -1582,13 +1582,13 @@ func jsonCorev1PersistentVolumeSpec(d *wire.JSONDecoder, v *corev1.PersistentVol
 		case "storageClassName":
 			err = wire.DecodeField(d, &seen[26], &v.StorageClassName, wire.DecodeString)
 		case "mountOptions":
-			err = wire.DecodeField(d, &seen[27], &v.MountOptions, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[27], &v.MountOptions, (*wire.JSONDecoder).DecodeStrings)
 		case "volumeMode":
-			err = wire.DecodeField(d, &seen[28], &v.VolumeMode, wirecorev1.DecodePtrPersistentVolumeMode)
+			err = wire.DecodeField(d, &seen[28], &v.VolumeMode, wirecorev1.X.PtrPersistentVolumeMode)
 		case "nodeAffinity":
 			err = wire.DecodeField(d, &seen[29], &v.NodeAffinity, jsonPtrCorev1VolumeNodeAffinity)
 		case "volumeAttributesClassName":
-			err = wire.DecodeField(d, &seen[30], &v.VolumeAttributesClassName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[30], &v.VolumeAttributesClassName, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1603,7 +1603,7 @@ func jsonCorev1PersistentVolumeStatus(d *wire.JSONDecoder, v *corev1.PersistentV
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -1619,7 +1619,7 @@ func jsonCorev1PersistentVolumeStatus(d *wire.JSONDecoder, v *corev1.PersistentV
 		case "reason":
 			err = wire.DecodeField(d, &seen[2], &v.Reason, wire.DecodeString)
 		case "lastPhaseTransitionTime":
-			err = wire.DecodeField(d, &seen[3], &v.LastPhaseTransitionTime, wire.DecodeTimePtr)
+			err = wire.DecodeField(d, &seen[3], &v.LastPhaseTransitionTime, (*wire.JSONDecoder).DecodeTimePtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -1634,7 +1634,7 @@ func jsonCorev1Pod(d *wire.JSONDecoder, v *corev1.Pod) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1648,11 +1648,11 @@ func jsonCorev1Pod(d *wire.JSONDecoder, v *corev1.Pod) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeField(d, &seen[3], &v.Spec, wirecorev1.DecodePodSpec)
+			err = wire.DecodeField(d, &seen[3], &v.Spec, wirecorev1.X.PodSpec)
 		case "status":
-			err = wire.DecodeField(d, &seen[4], &v.Status, wirecorev1.DecodePodStatus)
+			err = wire.DecodeField(d, &seen[4], &v.Status, wirecorev1.X.PodStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -1667,7 +1667,7 @@ func jsonCorev1PodTemplate(d *wire.JSONDecoder, v *corev1.PodTemplate) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -1681,9 +1681,9 @@ func jsonCorev1PodTemplate(d *wire.JSONDecoder, v *corev1.PodTemplate) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "template":
-			err = wire.DecodeField(d, &seen[3], &v.Template, wirecorev1.DecodePodTemplateSpec)
+			err = wire.DecodeField(d, &seen[3], &v.Template, wirecorev1.X.PodTemplateSpec)
 		default:
 			err = d.SkipValue()
 		}
@@ -1698,7 +1698,7 @@ func jsonCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.RBDPersi
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [8]bool
 	for {
@@ -1708,7 +1708,7 @@ func jsonCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.RBDPersi
 		}
 		switch string(name) {
 		case "monitors":
-			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.CephMonitors, (*wire.JSONDecoder).DecodeStrings)
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.RBDImage, wire.DecodeString)
 		case "fsType":
@@ -1737,7 +1737,7 @@ func jsonCorev1ReplicationController(d *wire.JSONDecoder, v *corev1.ReplicationC
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1751,7 +1751,7 @@ func jsonCorev1ReplicationController(d *wire.JSONDecoder, v *corev1.ReplicationC
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1ReplicationControllerSpec)
 		case "status":
@@ -1770,7 +1770,7 @@ func jsonCorev1ReplicationControllerCondition(d *wire.JSONDecoder, v *corev1.Rep
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1784,7 +1784,7 @@ func jsonCorev1ReplicationControllerCondition(d *wire.JSONDecoder, v *corev1.Rep
 		case "status":
 			err = wire.DecodeField(d, &seen[1], &v.Status, wire.DecodeString)
 		case "lastTransitionTime":
-			err = wire.DecodeField(d, &seen[2], &v.LastTransitionTime, wire.DecodeTime)
+			err = wire.DecodeField(d, &seen[2], &v.LastTransitionTime, (*wire.JSONDecoder).DecodeTime)
 		case "reason":
 			err = wire.DecodeField(d, &seen[3], &v.Reason, wire.DecodeString)
 		case "message":
@@ -1803,7 +1803,7 @@ func jsonCorev1ReplicationControllerSpec(d *wire.JSONDecoder, v *corev1.Replicat
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -1813,11 +1813,11 @@ func jsonCorev1ReplicationControllerSpec(d *wire.JSONDecoder, v *corev1.Replicat
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "minReadySeconds":
-			err = wire.DecodeField(d, &seen[1], &v.MinReadySeconds, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.MinReadySeconds, wire.DecodeNumber)
 		case "selector":
-			err = wire.DecodeField(d, &seen[2], &v.Selector, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[2], &v.Selector, (*wire.JSONDecoder).DecodeStringMap)
 		case "template":
 			err = wire.DecodeField(d, &seen[3], &v.Template, jsonPtrCorev1PodTemplateSpec)
 		default:
@@ -1834,7 +1834,7 @@ func jsonCorev1ReplicationControllerStatus(d *wire.JSONDecoder, v *corev1.Replic
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -1844,15 +1844,15 @@ func jsonCorev1ReplicationControllerStatus(d *wire.JSONDecoder, v *corev1.Replic
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeNumber)
 		case "fullyLabeledReplicas":
-			err = wire.DecodeField(d, &seen[1], &v.FullyLabeledReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.FullyLabeledReplicas, wire.DecodeNumber)
 		case "readyReplicas":
-			err = wire.DecodeField(d, &seen[2], &v.ReadyReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[2], &v.ReadyReplicas, wire.DecodeNumber)
 		case "availableReplicas":
-			err = wire.DecodeField(d, &seen[3], &v.AvailableReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[3], &v.AvailableReplicas, wire.DecodeNumber)
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[4], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[4], &v.ObservedGeneration, wire.DecodeNumber)
 		case "conditions":
 			err = wire.DecodeField(d, &seen[5], &v.Conditions, jsonSliceCorev1ReplicationControllerCondition)
 		default:
@@ -1869,7 +1869,7 @@ func jsonCorev1ResourceQuota(d *wire.JSONDecoder, v *corev1.ResourceQuota) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -1883,7 +1883,7 @@ func jsonCorev1ResourceQuota(d *wire.JSONDecoder, v *corev1.ResourceQuota) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonCorev1ResourceQuotaSpec)
 		case "status":
@@ -1902,7 +1902,7 @@ func jsonCorev1ResourceQuotaSpec(d *wire.JSONDecoder, v *corev1.ResourceQuotaSpe
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -1912,7 +1912,7 @@ func jsonCorev1ResourceQuotaSpec(d *wire.JSONDecoder, v *corev1.ResourceQuotaSpe
 		}
 		switch string(name) {
 		case "hard":
-			err = wire.DecodeField(d, &seen[0], &v.Hard, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Hard, wirecorev1.X.ResourceList)
 		case "scopes":
 			err = wire.DecodeField(d, &seen[1], &v.Scopes, jsonSliceCorev1ResourceQuotaScope)
 		case "scopeSelector":
@@ -1931,7 +1931,7 @@ func jsonCorev1ResourceQuotaStatus(d *wire.JSONDecoder, v *corev1.ResourceQuotaS
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -1941,9 +1941,9 @@ func jsonCorev1ResourceQuotaStatus(d *wire.JSONDecoder, v *corev1.ResourceQuotaS
 		}
 		switch string(name) {
 		case "hard":
-			err = wire.DecodeField(d, &seen[0], &v.Hard, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[0], &v.Hard, wirecorev1.X.ResourceList)
 		case "used":
-			err = wire.DecodeField(d, &seen[1], &v.Used, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[1], &v.Used, wirecorev1.X.ResourceList)
 		default:
 			err = d.SkipValue()
 		}
@@ -1958,7 +1958,7 @@ func jsonCorev1ScaleIOPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.Scal
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [10]bool
 	for {
@@ -2001,7 +2001,7 @@ func jsonCorev1ScopeSelector(d *wire.JSONDecoder, v *corev1.ScopeSelector) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -2026,7 +2026,7 @@ func jsonCorev1ScopedResourceSelectorRequirement(d *wire.JSONDecoder, v *corev1.
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -2040,7 +2040,7 @@ func jsonCorev1ScopedResourceSelectorRequirement(d *wire.JSONDecoder, v *corev1.
 		case "operator":
 			err = wire.DecodeField(d, &seen[1], &v.Operator, wire.DecodeString)
 		case "values":
-			err = wire.DecodeField(d, &seen[2], &v.Values, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[2], &v.Values, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -2055,7 +2055,7 @@ func jsonCorev1Secret(d *wire.JSONDecoder, v *corev1.Secret) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [7]bool
 	for {
@@ -2069,13 +2069,13 @@ func jsonCorev1Secret(d *wire.JSONDecoder, v *corev1.Secret) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "immutable":
-			err = wire.DecodeField(d, &seen[3], &v.Immutable, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[3], &v.Immutable, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "data":
-			err = wire.DecodeField(d, &seen[4], &v.Data, jsonMapStringToSliceByte)
+			err = d.DecodeDefault(&v.Data)
 		case "stringData":
-			err = wire.DecodeField(d, &seen[5], &v.StringData, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[5], &v.StringData, (*wire.JSONDecoder).DecodeStringMap)
 		case "type":
 			err = wire.DecodeField(d, &seen[6], &v.Type, wire.DecodeString)
 		default:
@@ -2092,7 +2092,7 @@ func jsonCorev1Service(d *wire.JSONDecoder, v *corev1.Service) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -2106,11 +2106,11 @@ func jsonCorev1Service(d *wire.JSONDecoder, v *corev1.Service) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeField(d, &seen[3], &v.Spec, wirecorev1.DecodeServiceSpec)
+			err = wire.DecodeField(d, &seen[3], &v.Spec, wirecorev1.X.ServiceSpec)
 		case "status":
-			err = wire.DecodeField(d, &seen[4], &v.Status, wirecorev1.DecodeServiceStatus)
+			err = wire.DecodeField(d, &seen[4], &v.Status, wirecorev1.X.ServiceStatus)
 		default:
 			err = d.SkipValue()
 		}
@@ -2125,7 +2125,7 @@ func jsonCorev1ServiceAccount(d *wire.JSONDecoder, v *corev1.ServiceAccount) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -2139,13 +2139,13 @@ func jsonCorev1ServiceAccount(d *wire.JSONDecoder, v *corev1.ServiceAccount) err
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "secrets":
 			err = wire.DecodeField(d, &seen[3], &v.Secrets, jsonSliceCorev1ObjectReference)
 		case "imagePullSecrets":
-			err = wire.DecodeField(d, &seen[4], &v.ImagePullSecrets, wirecorev1.DecodeSliceLocalObjectReference)
+			err = wire.DecodeField(d, &seen[4], &v.ImagePullSecrets, wirecorev1.X.SliceLocalObjectReference)
 		case "automountServiceAccountToken":
-			err = wire.DecodeField(d, &seen[5], &v.AutomountServiceAccountToken, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[5], &v.AutomountServiceAccountToken, (*wire.JSONDecoder).DecodeBoolPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -2160,7 +2160,7 @@ func jsonCorev1StorageOSPersistentVolumeSource(d *wire.JSONDecoder, v *corev1.St
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -2193,7 +2193,7 @@ func jsonCorev1VolumeNodeAffinity(d *wire.JSONDecoder, v *corev1.VolumeNodeAffin
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -2203,7 +2203,7 @@ func jsonCorev1VolumeNodeAffinity(d *wire.JSONDecoder, v *corev1.VolumeNodeAffin
 		}
 		switch string(name) {
 		case "required":
-			err = wire.DecodeField(d, &seen[0], &v.Required, wirecorev1.DecodePtrNodeSelector)
+			err = wire.DecodeField(d, &seen[0], &v.Required, wirecorev1.X.PtrNodeSelector)
 		default:
 			err = d.SkipValue()
 		}
@@ -2218,7 +2218,7 @@ func jsonProjv1PodSummary(d *wire.JSONDecoder, v *projv1.PodSummary) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -2232,7 +2232,7 @@ func jsonProjv1PodSummary(d *wire.JSONDecoder, v *projv1.PodSummary) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1PodSummarySpec)
 		case "status":
@@ -2251,7 +2251,7 @@ func jsonProjv1PodSummarySpec(d *wire.JSONDecoder, v *projv1.PodSummarySpec) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -2276,7 +2276,7 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -2290,7 +2290,7 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 		case "podIP":
 			err = wire.DecodeField(d, &seen[1], &v.PodIP, wire.DecodeString)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, wirecorev1.DecodeSlicePodCondition)
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, wirecorev1.X.SlicePodCondition)
 		default:
 			err = d.SkipValue()
 		}
@@ -2300,13 +2300,9 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 	}
 }
 
-func jsonMapStringToSliceByte(d *wire.JSONDecoder, v *map[string][]byte) error {
-	return wire.DecodeMap(d, v, wire.DecodeDefault)
-}
-
 func jsonPtrCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v **corev1.AzureFilePersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.AzureFilePersistentVolumeSource)
 	return jsonCorev1AzureFilePersistentVolumeSource(d, *v)
@@ -2314,7 +2310,7 @@ func jsonPtrCorev1AzureFilePersistentVolumeSource(d *wire.JSONDecoder, v **corev
 
 func jsonPtrCorev1CSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CSIPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.CSIPersistentVolumeSource)
 	return jsonCorev1CSIPersistentVolumeSource(d, *v)
@@ -2322,7 +2318,7 @@ func jsonPtrCorev1CSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CSIP
 
 func jsonPtrCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CephFSPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.CephFSPersistentVolumeSource)
 	return jsonCorev1CephFSPersistentVolumeSource(d, *v)
@@ -2330,7 +2326,7 @@ func jsonPtrCorev1CephFSPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.C
 
 func jsonPtrCorev1CinderPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.CinderPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.CinderPersistentVolumeSource)
 	return jsonCorev1CinderPersistentVolumeSource(d, *v)
@@ -2338,7 +2334,7 @@ func jsonPtrCorev1CinderPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.C
 
 func jsonPtrCorev1ConfigMapNodeConfigSource(d *wire.JSONDecoder, v **corev1.ConfigMapNodeConfigSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ConfigMapNodeConfigSource)
 	return jsonCorev1ConfigMapNodeConfigSource(d, *v)
@@ -2346,7 +2342,7 @@ func jsonPtrCorev1ConfigMapNodeConfigSource(d *wire.JSONDecoder, v **corev1.Conf
 
 func jsonPtrCorev1EventSeries(d *wire.JSONDecoder, v **corev1.EventSeries) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.EventSeries)
 	return jsonCorev1EventSeries(d, *v)
@@ -2354,7 +2350,7 @@ func jsonPtrCorev1EventSeries(d *wire.JSONDecoder, v **corev1.EventSeries) error
 
 func jsonPtrCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.FlexPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.FlexPersistentVolumeSource)
 	return jsonCorev1FlexPersistentVolumeSource(d, *v)
@@ -2362,7 +2358,7 @@ func jsonPtrCorev1FlexPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.Fle
 
 func jsonPtrCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.GlusterfsPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.GlusterfsPersistentVolumeSource)
 	return jsonCorev1GlusterfsPersistentVolumeSource(d, *v)
@@ -2370,7 +2366,7 @@ func jsonPtrCorev1GlusterfsPersistentVolumeSource(d *wire.JSONDecoder, v **corev
 
 func jsonPtrCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.ISCSIPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ISCSIPersistentVolumeSource)
 	return jsonCorev1ISCSIPersistentVolumeSource(d, *v)
@@ -2378,7 +2374,7 @@ func jsonPtrCorev1ISCSIPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.IS
 
 func jsonPtrCorev1LocalVolumeSource(d *wire.JSONDecoder, v **corev1.LocalVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.LocalVolumeSource)
 	return jsonCorev1LocalVolumeSource(d, *v)
@@ -2386,7 +2382,7 @@ func jsonPtrCorev1LocalVolumeSource(d *wire.JSONDecoder, v **corev1.LocalVolumeS
 
 func jsonPtrCorev1NodeConfigSource(d *wire.JSONDecoder, v **corev1.NodeConfigSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodeConfigSource)
 	return jsonCorev1NodeConfigSource(d, *v)
@@ -2394,7 +2390,7 @@ func jsonPtrCorev1NodeConfigSource(d *wire.JSONDecoder, v **corev1.NodeConfigSou
 
 func jsonPtrCorev1NodeConfigStatus(d *wire.JSONDecoder, v **corev1.NodeConfigStatus) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodeConfigStatus)
 	return jsonCorev1NodeConfigStatus(d, *v)
@@ -2402,7 +2398,7 @@ func jsonPtrCorev1NodeConfigStatus(d *wire.JSONDecoder, v **corev1.NodeConfigSta
 
 func jsonPtrCorev1NodeFeatures(d *wire.JSONDecoder, v **corev1.NodeFeatures) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodeFeatures)
 	return jsonCorev1NodeFeatures(d, *v)
@@ -2410,7 +2406,7 @@ func jsonPtrCorev1NodeFeatures(d *wire.JSONDecoder, v **corev1.NodeFeatures) err
 
 func jsonPtrCorev1NodePodPreemptionPolicy(d *wire.JSONDecoder, v **corev1.NodePodPreemptionPolicy) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodePodPreemptionPolicy)
 	return jsonCorev1NodePodPreemptionPolicy(d, *v)
@@ -2418,7 +2414,7 @@ func jsonPtrCorev1NodePodPreemptionPolicy(d *wire.JSONDecoder, v **corev1.NodePo
 
 func jsonPtrCorev1NodeRuntimeHandlerFeatures(d *wire.JSONDecoder, v **corev1.NodeRuntimeHandlerFeatures) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodeRuntimeHandlerFeatures)
 	return jsonCorev1NodeRuntimeHandlerFeatures(d, *v)
@@ -2426,7 +2422,7 @@ func jsonPtrCorev1NodeRuntimeHandlerFeatures(d *wire.JSONDecoder, v **corev1.Nod
 
 func jsonPtrCorev1NodeSwapStatus(d *wire.JSONDecoder, v **corev1.NodeSwapStatus) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.NodeSwapStatus)
 	return jsonCorev1NodeSwapStatus(d, *v)
@@ -2434,23 +2430,23 @@ func jsonPtrCorev1NodeSwapStatus(d *wire.JSONDecoder, v **corev1.NodeSwapStatus)
 
 func jsonPtrCorev1ObjectReference(d *wire.JSONDecoder, v **corev1.ObjectReference) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ObjectReference)
-	return wirecorev1.DecodeObjectReference(d, *v)
+	return wirecorev1.X.ObjectReference(d, *v)
 }
 
 func jsonPtrCorev1PodTemplateSpec(d *wire.JSONDecoder, v **corev1.PodTemplateSpec) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.PodTemplateSpec)
-	return wirecorev1.DecodePodTemplateSpec(d, *v)
+	return wirecorev1.X.PodTemplateSpec(d, *v)
 }
 
 func jsonPtrCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.RBDPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.RBDPersistentVolumeSource)
 	return jsonCorev1RBDPersistentVolumeSource(d, *v)
@@ -2458,7 +2454,7 @@ func jsonPtrCorev1RBDPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.RBDP
 
 func jsonPtrCorev1ScaleIOPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.ScaleIOPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ScaleIOPersistentVolumeSource)
 	return jsonCorev1ScaleIOPersistentVolumeSource(d, *v)
@@ -2466,7 +2462,7 @@ func jsonPtrCorev1ScaleIOPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.
 
 func jsonPtrCorev1ScopeSelector(d *wire.JSONDecoder, v **corev1.ScopeSelector) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.ScopeSelector)
 	return jsonCorev1ScopeSelector(d, *v)
@@ -2474,15 +2470,15 @@ func jsonPtrCorev1ScopeSelector(d *wire.JSONDecoder, v **corev1.ScopeSelector) e
 
 func jsonPtrCorev1SecretReference(d *wire.JSONDecoder, v **corev1.SecretReference) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.SecretReference)
-	return wirecorev1.DecodeSecretReference(d, *v)
+	return wirecorev1.X.SecretReference(d, *v)
 }
 
 func jsonPtrCorev1StorageOSPersistentVolumeSource(d *wire.JSONDecoder, v **corev1.StorageOSPersistentVolumeSource) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.StorageOSPersistentVolumeSource)
 	return jsonCorev1StorageOSPersistentVolumeSource(d, *v)
@@ -2490,7 +2486,7 @@ func jsonPtrCorev1StorageOSPersistentVolumeSource(d *wire.JSONDecoder, v **corev
 
 func jsonPtrCorev1VolumeNodeAffinity(d *wire.JSONDecoder, v **corev1.VolumeNodeAffinity) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(corev1.VolumeNodeAffinity)
 	return jsonCorev1VolumeNodeAffinity(d, *v)
@@ -2545,7 +2541,7 @@ func jsonSliceCorev1NodeRuntimeHandler(d *wire.JSONDecoder, v *[]corev1.NodeRunt
 }
 
 func jsonSliceCorev1ObjectReference(d *wire.JSONDecoder, v *[]corev1.ObjectReference) error {
-	return wire.DecodeSlice(d, v, wirecorev1.DecodeObjectReference)
+	return wire.DecodeSlice(d, v, wirecorev1.X.ObjectReference)
 }
 
 func jsonSliceCorev1ReplicationControllerCondition(d *wire.JSONDecoder, v *[]corev1.ReplicationControllerCondition) error {
@@ -2561,7 +2557,7 @@ func jsonSliceCorev1ScopedResourceSelectorRequirement(d *wire.JSONDecoder, v *[]
 }
 
 func jsonSliceCorev1Taint(d *wire.JSONDecoder, v *[]corev1.Taint) error {
-	return wire.DecodeSlice(d, v, wirecorev1.DecodeTaint)
+	return wire.DecodeSlice(d, v, wirecorev1.X.Taint)
 }
 
 func jsonSliceCorev1UniqueVolumeName(d *wire.JSONDecoder, v *[]corev1.UniqueVolumeName) error {

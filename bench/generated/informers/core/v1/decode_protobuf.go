@@ -33,7 +33,7 @@ func pbProjv1PodSummary(d *wire.ProtobufDecoder, v *projv1.PodSummary) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		case 2:
 			if d.Message() {

@@ -2,10 +2,10 @@
 
 // JSON decoders of core/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 // Core/v1's types that custom resources embed (PodTemplateSpec, PodSpec, …) are decoded by
-// runtime/wire/corev1's: one copy for every package, compiled once.
+// runtime/wire/corev1's (through its X): one copy for every package, compiled once.
 
 package v1
 
@@ -20,8 +20,8 @@ import (
 // decoders decode, no longer has the JSON members it had when this file was generated (a
 // dependency upgraded without regenerating).
 var (
-	podSummaryDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary, wirecorev1.Shared)
-	secretTypeDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretType, wirecorev1.Shared)
+	podSummaryDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary, wirecorev1.X.Current)
+	secretTypeDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretType, wirecorev1.X.Current)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
@@ -37,7 +37,7 @@ func jsonProjv1PodSummary(d *wire.JSONDecoder, v *projv1.PodSummary) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -51,7 +51,7 @@ func jsonProjv1PodSummary(d *wire.JSONDecoder, v *projv1.PodSummary) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1PodSummarySpec)
 		case "status":
@@ -70,7 +70,7 @@ func jsonProjv1PodSummarySpec(d *wire.JSONDecoder, v *projv1.PodSummarySpec) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -95,7 +95,7 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -109,7 +109,7 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 		case "podIP":
 			err = wire.DecodeField(d, &seen[1], &v.PodIP, wire.DecodeString)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, wirecorev1.DecodeSlicePodCondition)
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, wirecorev1.X.SlicePodCondition)
 		default:
 			err = d.SkipValue()
 		}
@@ -124,7 +124,7 @@ func jsonProjv1SecretType(d *wire.JSONDecoder, v *projv1.SecretType) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -138,7 +138,7 @@ func jsonProjv1SecretType(d *wire.JSONDecoder, v *projv1.SecretType) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "type":
 			err = wire.DecodeField(d, &seen[3], &v.Type, wire.DecodeString)
 		default:

@@ -35,7 +35,7 @@ func pbProjv1PodSummary(d *wire.ProtobufDecoder, v *projv1.PodSummary) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		case 2:
 			if d.Message() {
@@ -83,7 +83,7 @@ func pbProjv1SecretType(d *wire.ProtobufDecoder, v *projv1.SecretType) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		case 3:
 			v.Type = corev1.SecretType(d.String())

@@ -2,8 +2,8 @@
 
 // JSON decoders of samplecontroller.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -36,7 +36,7 @@ func jsonSamplecontrollerv1Foo(d *wire.JSONDecoder, v *samplecontrollerv1.Foo) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -50,7 +50,7 @@ func jsonSamplecontrollerv1Foo(d *wire.JSONDecoder, v *samplecontrollerv1.Foo) e
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonSamplecontrollerv1FooSpec)
 		case "status":
@@ -69,7 +69,7 @@ func jsonSamplecontrollerv1FooSpec(d *wire.JSONDecoder, v *samplecontrollerv1.Fo
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -81,7 +81,7 @@ func jsonSamplecontrollerv1FooSpec(d *wire.JSONDecoder, v *samplecontrollerv1.Fo
 		case "deploymentName":
 			err = wire.DecodeField(d, &seen[0], &v.DeploymentName, wire.DecodeString)
 		case "replicas":
-			err = wire.DecodeField(d, &seen[1], &v.Replicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.Replicas, wire.DecodeNumber)
 		case "hostName":
 			err = wire.DecodeField(d, &seen[2], &v.HostName, wire.DecodeString)
 		default:
@@ -98,7 +98,7 @@ func jsonSamplecontrollerv1FooStatus(d *wire.JSONDecoder, v *samplecontrollerv1.
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -108,9 +108,9 @@ func jsonSamplecontrollerv1FooStatus(d *wire.JSONDecoder, v *samplecontrollerv1.
 		}
 		switch string(name) {
 		case "availableReplicas":
-			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeNumber)
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -125,7 +125,7 @@ func jsonSamplecontrollerv1Host(d *wire.JSONDecoder, v *samplecontrollerv1.Host)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -139,7 +139,7 @@ func jsonSamplecontrollerv1Host(d *wire.JSONDecoder, v *samplecontrollerv1.Host)
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonSamplecontrollerv1HostSpec)
 		case "status":
@@ -158,7 +158,7 @@ func jsonSamplecontrollerv1HostSpec(d *wire.JSONDecoder, v *samplecontrollerv1.H
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -168,7 +168,7 @@ func jsonSamplecontrollerv1HostSpec(d *wire.JSONDecoder, v *samplecontrollerv1.H
 		}
 		switch string(name) {
 		case "capacity":
-			err = wire.DecodeField(d, &seen[0], &v.Capacity, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Capacity, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -183,7 +183,7 @@ func jsonSamplecontrollerv1HostStatus(d *wire.JSONDecoder, v *samplecontrollerv1
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -193,9 +193,9 @@ func jsonSamplecontrollerv1HostStatus(d *wire.JSONDecoder, v *samplecontrollerv1
 		}
 		switch string(name) {
 		case "foos":
-			err = wire.DecodeField(d, &seen[0], &v.Foos, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Foos, wire.DecodeNumber)
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}

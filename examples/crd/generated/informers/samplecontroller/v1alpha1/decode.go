@@ -2,8 +2,8 @@
 
 // JSON decoders of samplecontroller.example.com/v1alpha1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1alpha1
 
@@ -41,7 +41,7 @@ func jsonProjv1alpha1FooSummary(d *wire.JSONDecoder, v *projv1alpha1.FooSummary)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -55,7 +55,7 @@ func jsonProjv1alpha1FooSummary(d *wire.JSONDecoder, v *projv1alpha1.FooSummary)
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1alpha1FooSummarySpec)
 		case "status":
@@ -74,7 +74,7 @@ func jsonProjv1alpha1FooSummarySpec(d *wire.JSONDecoder, v *projv1alpha1.FooSumm
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -84,7 +84,7 @@ func jsonProjv1alpha1FooSummarySpec(d *wire.JSONDecoder, v *projv1alpha1.FooSumm
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -99,7 +99,7 @@ func jsonProjv1alpha1FooSummaryStatus(d *wire.JSONDecoder, v *projv1alpha1.FooSu
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -109,7 +109,7 @@ func jsonProjv1alpha1FooSummaryStatus(d *wire.JSONDecoder, v *projv1alpha1.FooSu
 		}
 		switch string(name) {
 		case "availableReplicas":
-			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -124,7 +124,7 @@ func jsonSamplecontrollerv1alpha1Foo(d *wire.JSONDecoder, v *samplecontrollerv1a
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -138,7 +138,7 @@ func jsonSamplecontrollerv1alpha1Foo(d *wire.JSONDecoder, v *samplecontrollerv1a
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonSamplecontrollerv1alpha1FooSpec)
 		case "status":
@@ -157,7 +157,7 @@ func jsonSamplecontrollerv1alpha1FooSpec(d *wire.JSONDecoder, v *samplecontrolle
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -169,7 +169,7 @@ func jsonSamplecontrollerv1alpha1FooSpec(d *wire.JSONDecoder, v *samplecontrolle
 		case "deploymentName":
 			err = wire.DecodeField(d, &seen[0], &v.DeploymentName, wire.DecodeString)
 		case "replicas":
-			err = wire.DecodeField(d, &seen[1], &v.Replicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.Replicas, wire.DecodeNumber)
 		case "hostName":
 			err = wire.DecodeField(d, &seen[2], &v.HostName, wire.DecodeString)
 		default:
@@ -186,7 +186,7 @@ func jsonSamplecontrollerv1alpha1FooStatus(d *wire.JSONDecoder, v *samplecontrol
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -196,9 +196,9 @@ func jsonSamplecontrollerv1alpha1FooStatus(d *wire.JSONDecoder, v *samplecontrol
 		}
 		switch string(name) {
 		case "availableReplicas":
-			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeNumber)
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -213,7 +213,7 @@ func jsonSamplecontrollerv1alpha1Host(d *wire.JSONDecoder, v *samplecontrollerv1
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -227,7 +227,7 @@ func jsonSamplecontrollerv1alpha1Host(d *wire.JSONDecoder, v *samplecontrollerv1
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonSamplecontrollerv1alpha1HostSpec)
 		case "status":
@@ -246,7 +246,7 @@ func jsonSamplecontrollerv1alpha1HostSpec(d *wire.JSONDecoder, v *samplecontroll
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -256,7 +256,7 @@ func jsonSamplecontrollerv1alpha1HostSpec(d *wire.JSONDecoder, v *samplecontroll
 		}
 		switch string(name) {
 		case "capacity":
-			err = wire.DecodeField(d, &seen[0], &v.Capacity, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Capacity, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -271,7 +271,7 @@ func jsonSamplecontrollerv1alpha1HostStatus(d *wire.JSONDecoder, v *samplecontro
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -281,9 +281,9 @@ func jsonSamplecontrollerv1alpha1HostStatus(d *wire.JSONDecoder, v *samplecontro
 		}
 		switch string(name) {
 		case "foos":
-			err = wire.DecodeField(d, &seen[0], &v.Foos, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Foos, wire.DecodeNumber)
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.ObservedGeneration, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}

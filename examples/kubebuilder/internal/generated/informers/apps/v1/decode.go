@@ -2,8 +2,8 @@
 
 // JSON decoders of apps.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -32,7 +32,7 @@ func jsonApiv1Widget(d *wire.JSONDecoder, v *apiv1.Widget) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -46,7 +46,7 @@ func jsonApiv1Widget(d *wire.JSONDecoder, v *apiv1.Widget) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonApiv1WidgetSpec)
 		case "status":
@@ -65,7 +65,7 @@ func jsonApiv1WidgetSpec(d *wire.JSONDecoder, v *apiv1.WidgetSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -90,7 +90,7 @@ func jsonApiv1WidgetStatus(d *wire.JSONDecoder, v *apiv1.WidgetStatus) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -100,9 +100,9 @@ func jsonApiv1WidgetStatus(d *wire.JSONDecoder, v *apiv1.WidgetStatus) error {
 		}
 		switch string(name) {
 		case "conditions":
-			err = wire.DecodeField(d, &seen[0], &v.Conditions, wire.DecodeConditions)
+			err = wire.DecodeField(d, &seen[0], &v.Conditions, (*wire.JSONDecoder).DecodeConditions)
 		case "peers":
-			err = wire.DecodeField(d, &seen[1], &v.Peers, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.Peers, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of shop.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -39,7 +39,7 @@ func jsonShopv1Invoice(d *wire.JSONDecoder, v *shopv1.Invoice) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -53,9 +53,9 @@ func jsonShopv1Invoice(d *wire.JSONDecoder, v *shopv1.Invoice) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.ObjectHeader.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectHeader.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectHeader.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "total":
-			err = wire.DecodeField(d, &seen[3], &v.Total, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[3], &v.Total, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -70,7 +70,7 @@ func jsonShopv1Order(d *wire.JSONDecoder, v *shopv1.Order) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -84,7 +84,7 @@ func jsonShopv1Order(d *wire.JSONDecoder, v *shopv1.Order) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.ObjectHeader.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectHeader.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectHeader.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonShopv1OrderSpec)
 		default:
@@ -101,7 +101,7 @@ func jsonShopv1OrderSpec(d *wire.JSONDecoder, v *shopv1.OrderSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {

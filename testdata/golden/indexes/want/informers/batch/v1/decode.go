@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of batch.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -39,7 +39,7 @@ func jsonBatchv1TargetRef(d *wire.JSONDecoder, v *batchv1.TargetRef) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -49,7 +49,7 @@ func jsonBatchv1TargetRef(d *wire.JSONDecoder, v *batchv1.TargetRef) error {
 		}
 		switch string(name) {
 		case "name":
-			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[0], &v.Name, (*wire.JSONDecoder).DecodeStringPtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -64,7 +64,7 @@ func jsonBatchv1Task(d *wire.JSONDecoder, v *batchv1.Task) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -78,7 +78,7 @@ func jsonBatchv1Task(d *wire.JSONDecoder, v *batchv1.Task) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonBatchv1TaskSpec)
 		case "status":
@@ -97,7 +97,7 @@ func jsonBatchv1TaskSpec(d *wire.JSONDecoder, v *batchv1.TaskSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [7]bool
 	for {
@@ -109,9 +109,9 @@ func jsonBatchv1TaskSpec(d *wire.JSONDecoder, v *batchv1.TaskSpec) error {
 		case "nodeName":
 			err = wire.DecodeField(d, &seen[0], &v.NodeName, wire.DecodeString)
 		case "className":
-			err = wire.DecodeField(d, &seen[1], &v.ClassName, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.ClassName, (*wire.JSONDecoder).DecodeStringPtr)
 		case "tags":
-			err = wire.DecodeField(d, &seen[2], &v.Tags, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[2], &v.Tags, (*wire.JSONDecoder).DecodeStrings)
 		case "zone":
 			err = wire.DecodeField(d, &seen[3], &v.Zone, wire.DecodeString)
 		case "zones":
@@ -134,7 +134,7 @@ func jsonBatchv1TaskStatus(d *wire.JSONDecoder, v *batchv1.TaskStatus) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -156,7 +156,7 @@ func jsonBatchv1TaskStatus(d *wire.JSONDecoder, v *batchv1.TaskStatus) error {
 
 func jsonPtrBatchv1TargetRef(d *wire.JSONDecoder, v **batchv1.TargetRef) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(batchv1.TargetRef)
 	return jsonBatchv1TargetRef(d, *v)
@@ -167,5 +167,5 @@ func jsonSliceBatchv1Zone(d *wire.JSONDecoder, v *[]batchv1.Zone) error {
 }
 
 func jsonSlicePtrString(d *wire.JSONDecoder, v *[]*string) error {
-	return wire.DecodeSlice(d, v, wire.DecodeStringPtr)
+	return wire.DecodeSlice(d, v, (*wire.JSONDecoder).DecodeStringPtr)
 }

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of nodes.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -40,7 +40,7 @@ func jsonApisv1NodeClaim(d *wire.JSONDecoder, v *apisv1.NodeClaim) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -54,7 +54,7 @@ func jsonApisv1NodeClaim(d *wire.JSONDecoder, v *apisv1.NodeClaim) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonApisv1NodeClaimSpec)
 		default:
@@ -71,7 +71,7 @@ func jsonApisv1NodeClaimSpec(d *wire.JSONDecoder, v *apisv1.NodeClaimSpec) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -96,7 +96,7 @@ func jsonApisv1NodePool(d *wire.JSONDecoder, v *apisv1.NodePool) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -110,7 +110,7 @@ func jsonApisv1NodePool(d *wire.JSONDecoder, v *apisv1.NodePool) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonApisv1NodePoolSpec)
 		default:
@@ -127,7 +127,7 @@ func jsonApisv1NodePoolSpec(d *wire.JSONDecoder, v *apisv1.NodePoolSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {

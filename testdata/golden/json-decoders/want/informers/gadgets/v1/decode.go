@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of gadgets.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -40,7 +40,7 @@ func jsonGadgetsv1Gadget(d *wire.JSONDecoder, v *gadgetsv1.Gadget) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -54,7 +54,7 @@ func jsonGadgetsv1Gadget(d *wire.JSONDecoder, v *gadgetsv1.Gadget) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonGadgetsv1GadgetSpec)
 		case "status":
@@ -73,7 +73,7 @@ func jsonGadgetsv1GadgetSpec(d *wire.JSONDecoder, v *gadgetsv1.GadgetSpec) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [13]bool
 	for {
@@ -89,7 +89,7 @@ func jsonGadgetsv1GadgetSpec(d *wire.JSONDecoder, v *gadgetsv1.GadgetSpec) error
 		case "raw":
 			err = wire.DecodeField(d, &seen[2], &v.Raw, wire.DecodeMethod)
 		case "data":
-			err = wire.DecodeDefault(d, &v.Data)
+			err = d.DecodeDefault(&v.Data)
 		case "counts":
 			err = wire.DecodeField(d, &seen[4], &v.Counts, jsonMapStringToInt64)
 		case "parts":
@@ -97,15 +97,15 @@ func jsonGadgetsv1GadgetSpec(d *wire.JSONDecoder, v *gadgetsv1.GadgetSpec) error
 		case "tree":
 			err = wire.DecodeField(d, &seen[6], &v.Tree, jsonPtrGadgetsv1Node)
 		case "legacy":
-			err = wire.DecodeDefault(d, &v.Legacy)
+			err = d.DecodeDefault(&v.Legacy)
 		case "selector":
-			err = wire.DecodeField(d, &seen[8], &v.Selector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[8], &v.Selector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "matrix":
 			err = wire.DecodeField(d, &seen[9], &v.Matrix, jsonSliceSliceString)
 		case "extra":
 			err = wire.DecodeField(d, &seen[10], &v.Extra, jsonMapStringToSliceString)
 		case "shadow":
-			err = wire.DecodeDefault(d, &v.Shadow)
+			err = d.DecodeDefault(&v.Shadow)
 		case "NoTag":
 			err = wire.DecodeField(d, &seen[12], &v.NoTag, wire.DecodeString)
 		default:
@@ -122,7 +122,7 @@ func jsonGadgetsv1GadgetStatus(d *wire.JSONDecoder, v *gadgetsv1.GadgetStatus) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -132,7 +132,7 @@ func jsonGadgetsv1GadgetStatus(d *wire.JSONDecoder, v *gadgetsv1.GadgetStatus) e
 		}
 		switch string(name) {
 		case "conditions":
-			err = wire.DecodeField(d, &seen[0], &v.Conditions, wire.DecodeConditions)
+			err = wire.DecodeField(d, &seen[0], &v.Conditions, (*wire.JSONDecoder).DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -147,7 +147,7 @@ func jsonGadgetsv1Node(d *wire.JSONDecoder, v *gadgetsv1.Node) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -174,7 +174,7 @@ func jsonGadgetsv1Part(d *wire.JSONDecoder, v *gadgetsv1.Part) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -186,9 +186,9 @@ func jsonGadgetsv1Part(d *wire.JSONDecoder, v *gadgetsv1.Part) error {
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "weight":
-			err = wire.DecodeField(d, &seen[1], &v.Weight, wire.DecodeFloat)
+			err = wire.DecodeField(d, &seen[1], &v.Weight, wire.DecodeNumber)
 		case "enabled":
-			err = wire.DecodeField(d, &seen[2], &v.Enabled, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[2], &v.Enabled, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "tier":
 			err = wire.DecodeField(d, &seen[3], &v.Tier, wire.DecodeString)
 		default:
@@ -201,16 +201,16 @@ func jsonGadgetsv1Part(d *wire.JSONDecoder, v *gadgetsv1.Part) error {
 }
 
 func jsonMapStringToInt64(d *wire.JSONDecoder, v *map[string]int64) error {
-	return wire.DecodeMap(d, v, wire.DecodeInt)
+	return wire.DecodeMap(d, v, wire.DecodeNumber)
 }
 
 func jsonMapStringToSliceString(d *wire.JSONDecoder, v *map[string][]string) error {
-	return wire.DecodeMap(d, v, wire.DecodeStrings)
+	return wire.DecodeMap(d, v, (*wire.JSONDecoder).DecodeStrings)
 }
 
 func jsonPtrGadgetsv1GadgetStatus(d *wire.JSONDecoder, v **gadgetsv1.GadgetStatus) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(gadgetsv1.GadgetStatus)
 	return jsonGadgetsv1GadgetStatus(d, *v)
@@ -218,7 +218,7 @@ func jsonPtrGadgetsv1GadgetStatus(d *wire.JSONDecoder, v **gadgetsv1.GadgetStatu
 
 func jsonPtrGadgetsv1Node(d *wire.JSONDecoder, v **gadgetsv1.Node) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(gadgetsv1.Node)
 	return jsonGadgetsv1Node(d, *v)
@@ -233,5 +233,5 @@ func jsonSliceGadgetsv1Part(d *wire.JSONDecoder, v *[]gadgetsv1.Part) error {
 }
 
 func jsonSliceSliceString(d *wire.JSONDecoder, v *[][]string) error {
-	return wire.DecodeSlice(d, v, wire.DecodeStrings)
+	return wire.DecodeSlice(d, v, (*wire.JSONDecoder).DecodeStrings)
 }

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of samplecontroller.k8s.io/v1alpha1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1alpha1
 
@@ -38,7 +38,7 @@ func jsonSamplecontrollerv1alpha1Foo(d *wire.JSONDecoder, v *samplecontrollerv1a
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -52,7 +52,7 @@ func jsonSamplecontrollerv1alpha1Foo(d *wire.JSONDecoder, v *samplecontrollerv1a
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonSamplecontrollerv1alpha1FooSpec)
 		case "status":
@@ -71,7 +71,7 @@ func jsonSamplecontrollerv1alpha1FooSpec(d *wire.JSONDecoder, v *samplecontrolle
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -83,7 +83,7 @@ func jsonSamplecontrollerv1alpha1FooSpec(d *wire.JSONDecoder, v *samplecontrolle
 		case "deploymentName":
 			err = wire.DecodeField(d, &seen[0], &v.DeploymentName, wire.DecodeString)
 		case "replicas":
-			err = wire.DecodeField(d, &seen[1], &v.Replicas, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.Replicas, (*wire.JSONDecoder).DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -98,7 +98,7 @@ func jsonSamplecontrollerv1alpha1FooStatus(d *wire.JSONDecoder, v *samplecontrol
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -108,7 +108,7 @@ func jsonSamplecontrollerv1alpha1FooStatus(d *wire.JSONDecoder, v *samplecontrol
 		}
 		switch string(name) {
 		case "availableReplicas":
-			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of chaos.example.com/v1alpha1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1alpha1
 
@@ -40,7 +40,7 @@ func jsonChaosv1alpha1Chaos(d *wire.JSONDecoder, v *chaosv1alpha1.Chaos) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -54,7 +54,7 @@ func jsonChaosv1alpha1Chaos(d *wire.JSONDecoder, v *chaosv1alpha1.Chaos) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonChaosv1alpha1ChaosSpec)
 		default:
@@ -71,7 +71,7 @@ func jsonChaosv1alpha1ChaosSpec(d *wire.JSONDecoder, v *chaosv1alpha1.ChaosSpec)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	for {
 		name, more, err := d.NextName()
@@ -93,7 +93,7 @@ func jsonChaosv1alpha1Proxy(d *wire.JSONDecoder, v *chaosv1alpha1.Proxy) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -107,7 +107,7 @@ func jsonChaosv1alpha1Proxy(d *wire.JSONDecoder, v *chaosv1alpha1.Proxy) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonChaosv1alpha1ProxySpec)
 		default:
@@ -124,7 +124,7 @@ func jsonChaosv1alpha1ProxySpec(d *wire.JSONDecoder, v *chaosv1alpha1.ProxySpec)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	for {
 		name, more, err := d.NextName()

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of networking.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -46,7 +46,7 @@ func jsonNetworkingv1Endpoints(d *wire.JSONDecoder, v *networkingv1.Endpoints) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -60,7 +60,7 @@ func jsonNetworkingv1Endpoints(d *wire.JSONDecoder, v *networkingv1.Endpoints) e
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonNetworkingv1EndpointsSpec)
 		default:
@@ -77,7 +77,7 @@ func jsonNetworkingv1EndpointsSpec(d *wire.JSONDecoder, v *networkingv1.Endpoint
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	for {
 		name, more, err := d.NextName()
@@ -99,7 +99,7 @@ func jsonNetworkingv1Ingress(d *wire.JSONDecoder, v *networkingv1.Ingress) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -113,7 +113,7 @@ func jsonNetworkingv1Ingress(d *wire.JSONDecoder, v *networkingv1.Ingress) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonNetworkingv1IngressSpec)
 		default:
@@ -130,7 +130,7 @@ func jsonNetworkingv1IngressSpec(d *wire.JSONDecoder, v *networkingv1.IngressSpe
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	for {
 		name, more, err := d.NextName()
@@ -152,7 +152,7 @@ func jsonNetworkingv1NetworkPolicy(d *wire.JSONDecoder, v *networkingv1.NetworkP
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -166,7 +166,7 @@ func jsonNetworkingv1NetworkPolicy(d *wire.JSONDecoder, v *networkingv1.NetworkP
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonNetworkingv1NetworkPolicySpec)
 		default:
@@ -183,7 +183,7 @@ func jsonNetworkingv1NetworkPolicySpec(d *wire.JSONDecoder, v *networkingv1.Netw
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	for {
 		name, more, err := d.NextName()
@@ -205,7 +205,7 @@ func jsonNetworkingv1Status(d *wire.JSONDecoder, v *networkingv1.Status) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -219,7 +219,7 @@ func jsonNetworkingv1Status(d *wire.JSONDecoder, v *networkingv1.Status) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonNetworkingv1StatusSpec)
 		default:
@@ -236,7 +236,7 @@ func jsonNetworkingv1StatusSpec(d *wire.JSONDecoder, v *networkingv1.StatusSpec)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	for {
 		name, more, err := d.NextName()

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of argoproj.io/v1alpha1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1alpha1
 
@@ -40,7 +40,7 @@ func jsonWorkflowv1alpha1Workflow(d *wire.JSONDecoder, v *workflowv1alpha1.Workf
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -54,7 +54,7 @@ func jsonWorkflowv1alpha1Workflow(d *wire.JSONDecoder, v *workflowv1alpha1.Workf
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonWorkflowv1alpha1WorkflowSpec)
 		default:
@@ -71,7 +71,7 @@ func jsonWorkflowv1alpha1WorkflowSpec(d *wire.JSONDecoder, v *workflowv1alpha1.W
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -96,7 +96,7 @@ func jsonWorkflowv1alpha1WorkflowTemplate(d *wire.JSONDecoder, v *workflowv1alph
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -110,7 +110,7 @@ func jsonWorkflowv1alpha1WorkflowTemplate(d *wire.JSONDecoder, v *workflowv1alph
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonWorkflowv1alpha1WorkflowTemplateSpec)
 		default:
@@ -127,7 +127,7 @@ func jsonWorkflowv1alpha1WorkflowTemplateSpec(d *wire.JSONDecoder, v *workflowv1
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of networking.example.io/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -40,7 +40,7 @@ func jsonNetworkingv1Gateway(d *wire.JSONDecoder, v *networkingv1.Gateway) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -54,7 +54,7 @@ func jsonNetworkingv1Gateway(d *wire.JSONDecoder, v *networkingv1.Gateway) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonNetworkingv1GatewaySpec)
 		default:
@@ -71,7 +71,7 @@ func jsonNetworkingv1GatewaySpec(d *wire.JSONDecoder, v *networkingv1.GatewaySpe
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	for {
 		name, more, err := d.NextName()
@@ -93,7 +93,7 @@ func jsonNetworkingv1VirtualService(d *wire.JSONDecoder, v *networkingv1.Virtual
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -107,7 +107,7 @@ func jsonNetworkingv1VirtualService(d *wire.JSONDecoder, v *networkingv1.Virtual
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonNetworkingv1VirtualServiceSpec)
 		default:
@@ -124,7 +124,7 @@ func jsonNetworkingv1VirtualServiceSpec(d *wire.JSONDecoder, v *networkingv1.Vir
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -134,7 +134,7 @@ func jsonNetworkingv1VirtualServiceSpec(d *wire.JSONDecoder, v *networkingv1.Vir
 		}
 		switch string(name) {
 		case "hosts":
-			err = wire.DecodeField(d, &seen[0], &v.Hosts, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.Hosts, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of core/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -43,7 +43,7 @@ func jsonProjv1ConfigMapMeta(d *wire.JSONDecoder, v *projv1.ConfigMapMeta) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -57,7 +57,7 @@ func jsonProjv1ConfigMapMeta(d *wire.JSONDecoder, v *projv1.ConfigMapMeta) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		default:
 			err = d.SkipValue()
 		}
@@ -72,7 +72,7 @@ func jsonProjv1PodImages(d *wire.JSONDecoder, v *projv1.PodImages) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -86,7 +86,7 @@ func jsonProjv1PodImages(d *wire.JSONDecoder, v *projv1.PodImages) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1PodImagesSpec)
 		case "status":
@@ -105,7 +105,7 @@ func jsonProjv1PodImagesSpec(d *wire.JSONDecoder, v *projv1.PodImagesSpec) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -132,7 +132,7 @@ func jsonProjv1PodImagesSpecContainers(d *wire.JSONDecoder, v *projv1.PodImagesS
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -157,7 +157,7 @@ func jsonProjv1PodImagesSpecInitContainers(d *wire.JSONDecoder, v *projv1.PodIma
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -182,7 +182,7 @@ func jsonProjv1PodImagesStatus(d *wire.JSONDecoder, v *projv1.PodImagesStatus) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -207,7 +207,7 @@ func jsonProjv1PodImagesStatusContainerStatus(d *wire.JSONDecoder, v *projv1.Pod
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {

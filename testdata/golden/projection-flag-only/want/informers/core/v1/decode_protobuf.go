@@ -43,7 +43,7 @@ func pbProjv1ConfigMapMeta(d *wire.ProtobufDecoder, v *projv1.ConfigMapMeta) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		default:
 			d.Skip()
@@ -56,7 +56,7 @@ func pbProjv1PodImages(d *wire.ProtobufDecoder, v *projv1.PodImages) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		case 2:
 			if d.Message() {

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of crd.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -46,7 +46,7 @@ func jsonBadv1Bar(d *wire.JSONDecoder, v *badv1.Bar) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -60,7 +60,7 @@ func jsonBadv1Bar(d *wire.JSONDecoder, v *badv1.Bar) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonBadv1FooSpec)
 		default:
@@ -77,7 +77,7 @@ func jsonBadv1Foo(d *wire.JSONDecoder, v *badv1.Foo) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -91,7 +91,7 @@ func jsonBadv1Foo(d *wire.JSONDecoder, v *badv1.Foo) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonBadv1FooSpec)
 		case "status":
@@ -110,7 +110,7 @@ func jsonBadv1FooSpec(d *wire.JSONDecoder, v *badv1.FooSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -122,7 +122,7 @@ func jsonBadv1FooSpec(d *wire.JSONDecoder, v *badv1.FooSpec) error {
 		case "nodeName":
 			err = wire.DecodeField(d, &seen[0], &v.NodeName, wire.DecodeString)
 		case "replicas":
-			err = wire.DecodeField(d, &seen[1], &v.Replicas, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.Replicas, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "template":
 			err = wire.DecodeField(d, &seen[2], &v.Template, jsonPtrBadv1FooTemplate)
 		case "limits":
@@ -141,7 +141,7 @@ func jsonBadv1FooStatus(d *wire.JSONDecoder, v *badv1.FooStatus) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -166,7 +166,7 @@ func jsonBadv1FooTemplate(d *wire.JSONDecoder, v *badv1.FooTemplate) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -191,7 +191,7 @@ func jsonProjv1FooNodes(d *wire.JSONDecoder, v *projv1.FooNodes) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -205,7 +205,7 @@ func jsonProjv1FooNodes(d *wire.JSONDecoder, v *projv1.FooNodes) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1FooNodesSpec)
 		default:
@@ -222,7 +222,7 @@ func jsonProjv1FooNodesSpec(d *wire.JSONDecoder, v *projv1.FooNodesSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -248,7 +248,7 @@ func jsonMapStringToResourceQuantity(d *wire.JSONDecoder, v *map[string]resource
 
 func jsonPtrBadv1FooTemplate(d *wire.JSONDecoder, v **badv1.FooTemplate) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(badv1.FooTemplate)
 	return jsonBadv1FooTemplate(d, *v)

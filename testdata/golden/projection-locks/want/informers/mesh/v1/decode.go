@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of mesh.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -42,7 +42,7 @@ func jsonMeshv1Route(d *wire.JSONDecoder, v *meshv1.Route) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -56,7 +56,7 @@ func jsonMeshv1Route(d *wire.JSONDecoder, v *meshv1.Route) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonMeshv1RouteMessage)
 		case "status":
@@ -75,7 +75,7 @@ func jsonMeshv1RouteMessage(d *wire.JSONDecoder, v *meshv1.RouteMessage) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -85,9 +85,9 @@ func jsonMeshv1RouteMessage(d *wire.JSONDecoder, v *meshv1.RouteMessage) error {
 		}
 		switch string(name) {
 		case "hosts":
-			err = wire.DecodeField(d, &seen[0], &v.Hosts, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[0], &v.Hosts, (*wire.JSONDecoder).DecodeStrings)
 		case "gateways":
-			err = wire.DecodeField(d, &seen[1], &v.Gateways, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.Gateways, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -102,7 +102,7 @@ func jsonMeshv1RouteStatus(d *wire.JSONDecoder, v *meshv1.RouteStatus) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -112,7 +112,7 @@ func jsonMeshv1RouteStatus(d *wire.JSONDecoder, v *meshv1.RouteStatus) error {
 		}
 		switch string(name) {
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[0], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.ObservedGeneration, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -127,7 +127,7 @@ func jsonProjv1RouteSpecView(d *wire.JSONDecoder, v *projv1.RouteSpecView) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -141,7 +141,7 @@ func jsonProjv1RouteSpecView(d *wire.JSONDecoder, v *projv1.RouteSpecView) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonMeshv1RouteMessage)
 		case "status":
@@ -160,7 +160,7 @@ func jsonProjv1RouteSpecViewStatus(d *wire.JSONDecoder, v *projv1.RouteSpecViewS
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -170,7 +170,7 @@ func jsonProjv1RouteSpecViewStatus(d *wire.JSONDecoder, v *projv1.RouteSpecViewS
 		}
 		switch string(name) {
 		case "observedGeneration":
-			err = wire.DecodeField(d, &seen[0], &v.ObservedGeneration, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.ObservedGeneration, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}

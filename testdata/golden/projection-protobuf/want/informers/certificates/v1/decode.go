@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of certificates.k8s.io/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -38,7 +38,7 @@ func jsonProjv1CSRWire(d *wire.JSONDecoder, v *projv1.CSRWire) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -52,7 +52,7 @@ func jsonProjv1CSRWire(d *wire.JSONDecoder, v *projv1.CSRWire) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1CSRWireSpec)
 		default:
@@ -69,7 +69,7 @@ func jsonProjv1CSRWireSpec(d *wire.JSONDecoder, v *projv1.CSRWireSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -79,9 +79,9 @@ func jsonProjv1CSRWireSpec(d *wire.JSONDecoder, v *projv1.CSRWireSpec) error {
 		}
 		switch string(name) {
 		case "request":
-			err = wire.DecodeDefault(d, &v.Request)
+			err = d.DecodeDefault(&v.Request)
 		case "expirationSeconds":
-			err = wire.DecodeField(d, &seen[1], &v.ExpirationSeconds, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.ExpirationSeconds, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "usages":
 			err = wire.DecodeField(d, &seen[2], &v.Usages, jsonSliceCertificatesv1KeyUsage)
 		case "uid":

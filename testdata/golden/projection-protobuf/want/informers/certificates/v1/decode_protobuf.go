@@ -38,7 +38,7 @@ func pbProjv1CSRWire(d *wire.ProtobufDecoder, v *projv1.CSRWire) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		case 2:
 			if d.Message() {

@@ -8,10 +8,10 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of core/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 // Core/v1's types that custom resources embed (PodTemplateSpec, PodSpec, …) are decoded by
-// runtime/wire/corev1's: one copy for every package, compiled once.
+// runtime/wire/corev1's (through its X): one copy for every package, compiled once.
 
 package v1
 
@@ -26,9 +26,9 @@ import (
 // decoders decode, no longer has the JSON members it had when this file was generated (a
 // dependency upgraded without regenerating).
 var (
-	podVolumeViewDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodVolumeView, wirecorev1.Shared)
-	podWireDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonProjv1PodWire, wirecorev1.Shared)
-	secretWireDecodeJSON    = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretWire, wirecorev1.Shared)
+	podVolumeViewDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodVolumeView, wirecorev1.X.Current)
+	podWireDecodeJSON       = wire.CheckedDecoder(jsonMembers, jsonProjv1PodWire, wirecorev1.X.Current)
+	secretWireDecodeJSON    = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretWire, wirecorev1.X.Current)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
@@ -53,7 +53,7 @@ func jsonProjv1PodVolumeView(d *wire.JSONDecoder, v *projv1.PodVolumeView) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -67,7 +67,7 @@ func jsonProjv1PodVolumeView(d *wire.JSONDecoder, v *projv1.PodVolumeView) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1PodVolumeViewSpec)
 		default:
@@ -84,7 +84,7 @@ func jsonProjv1PodVolumeViewSpec(d *wire.JSONDecoder, v *projv1.PodVolumeViewSpe
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -109,7 +109,7 @@ func jsonProjv1PodVolumeViewSpecVolume(d *wire.JSONDecoder, v *projv1.PodVolumeV
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -134,7 +134,7 @@ func jsonProjv1PodVolumeViewSpecVolumeHostPath(d *wire.JSONDecoder, v *projv1.Po
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -159,7 +159,7 @@ func jsonProjv1PodWire(d *wire.JSONDecoder, v *projv1.PodWire) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -173,7 +173,7 @@ func jsonProjv1PodWire(d *wire.JSONDecoder, v *projv1.PodWire) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1PodWireSpec)
 		case "status":
@@ -192,7 +192,7 @@ func jsonProjv1PodWireSpec(d *wire.JSONDecoder, v *projv1.PodWireSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [11]bool
 	for {
@@ -204,21 +204,21 @@ func jsonProjv1PodWireSpec(d *wire.JSONDecoder, v *projv1.PodWireSpec) error {
 		case "nodeName":
 			err = wire.DecodeField(d, &seen[0], &v.NodeName, wire.DecodeString)
 		case "priority":
-			err = wire.DecodeField(d, &seen[1], &v.Priority, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[1], &v.Priority, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "activeDeadlineSeconds":
-			err = wire.DecodeField(d, &seen[2], &v.ActiveDeadlineSeconds, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.ActiveDeadlineSeconds, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "shareProcessNamespace":
-			err = wire.DecodeField(d, &seen[3], &v.ShareProcessNamespace, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[3], &v.ShareProcessNamespace, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "hostNetwork":
 			err = wire.DecodeField(d, &seen[4], &v.HostNetwork, wire.DecodeBool)
 		case "nodeSelector":
-			err = wire.DecodeField(d, &seen[5], &v.NodeSelector, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[5], &v.NodeSelector, (*wire.JSONDecoder).DecodeStringMap)
 		case "overhead":
-			err = wire.DecodeField(d, &seen[6], &v.Overhead, wirecorev1.DecodeResourceList)
+			err = wire.DecodeField(d, &seen[6], &v.Overhead, wirecorev1.X.ResourceList)
 		case "tolerations":
-			err = wire.DecodeField(d, &seen[7], &v.Tolerations, wirecorev1.DecodeSliceToleration)
+			err = wire.DecodeField(d, &seen[7], &v.Tolerations, wirecorev1.X.SliceToleration)
 		case "affinity":
-			err = wire.DecodeField(d, &seen[8], &v.Affinity, wirecorev1.DecodePtrAffinity)
+			err = wire.DecodeField(d, &seen[8], &v.Affinity, wirecorev1.X.PtrAffinity)
 		case "securityContext":
 			err = wire.DecodeField(d, &seen[9], &v.SecurityContext, jsonPtrProjv1PodWireSpecSecurityContext)
 		case "containers":
@@ -237,7 +237,7 @@ func jsonProjv1PodWireSpecContainer(d *wire.JSONDecoder, v *projv1.PodWireSpecCo
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -249,11 +249,11 @@ func jsonProjv1PodWireSpecContainer(d *wire.JSONDecoder, v *projv1.PodWireSpecCo
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "args":
-			err = wire.DecodeField(d, &seen[1], &v.Args, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.Args, (*wire.JSONDecoder).DecodeStrings)
 		case "ports":
-			err = wire.DecodeField(d, &seen[2], &v.Ports, wirecorev1.DecodeSliceContainerPort)
+			err = wire.DecodeField(d, &seen[2], &v.Ports, wirecorev1.X.SliceContainerPort)
 		case "resources":
-			err = wire.DecodeField(d, &seen[3], &v.Resources, wirecorev1.DecodeResourceRequirements)
+			err = wire.DecodeField(d, &seen[3], &v.Resources, wirecorev1.X.ResourceRequirements)
 		case "securityContext":
 			err = wire.DecodeField(d, &seen[4], &v.SecurityContext, jsonPtrProjv1PodWireSpecContainerSecurityContext)
 		default:
@@ -270,7 +270,7 @@ func jsonProjv1PodWireSpecContainerSecurityContext(d *wire.JSONDecoder, v *projv
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -295,7 +295,7 @@ func jsonProjv1PodWireSpecContainerSecurityContextCapabilities(d *wire.JSONDecod
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -305,7 +305,7 @@ func jsonProjv1PodWireSpecContainerSecurityContextCapabilities(d *wire.JSONDecod
 		}
 		switch string(name) {
 		case "add":
-			err = wire.DecodeField(d, &seen[0], &v.Add, wirecorev1.DecodeSliceCapability)
+			err = wire.DecodeField(d, &seen[0], &v.Add, wirecorev1.X.SliceCapability)
 		default:
 			err = d.SkipValue()
 		}
@@ -320,7 +320,7 @@ func jsonProjv1PodWireSpecSecurityContext(d *wire.JSONDecoder, v *projv1.PodWire
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -330,7 +330,7 @@ func jsonProjv1PodWireSpecSecurityContext(d *wire.JSONDecoder, v *projv1.PodWire
 		}
 		switch string(name) {
 		case "runAsUser":
-			err = wire.DecodeField(d, &seen[0], &v.RunAsUser, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[0], &v.RunAsUser, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "supplementalGroups":
 			err = wire.DecodeField(d, &seen[1], &v.SupplementalGroups, jsonSliceInt64)
 		default:
@@ -347,7 +347,7 @@ func jsonProjv1PodWireStatus(d *wire.JSONDecoder, v *projv1.PodWireStatus) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -359,9 +359,9 @@ func jsonProjv1PodWireStatus(d *wire.JSONDecoder, v *projv1.PodWireStatus) error
 		case "phase":
 			err = wire.DecodeField(d, &seen[0], &v.Phase, wire.DecodeString)
 		case "startTime":
-			err = wire.DecodeField(d, &seen[1], &v.StartTime, wire.DecodeTimePtr)
+			err = wire.DecodeField(d, &seen[1], &v.StartTime, (*wire.JSONDecoder).DecodeTimePtr)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, wirecorev1.DecodeSlicePodCondition)
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, wirecorev1.X.SlicePodCondition)
 		case "containerStatuses":
 			err = wire.DecodeField(d, &seen[3], &v.ContainerStatuses, jsonSliceProjv1PodWireStatusContainerStatus)
 		default:
@@ -378,7 +378,7 @@ func jsonProjv1PodWireStatusContainerStatus(d *wire.JSONDecoder, v *projv1.PodWi
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -390,7 +390,7 @@ func jsonProjv1PodWireStatusContainerStatus(d *wire.JSONDecoder, v *projv1.PodWi
 		case "ready":
 			err = wire.DecodeField(d, &seen[0], &v.Ready, wire.DecodeBool)
 		case "restartCount":
-			err = wire.DecodeField(d, &seen[1], &v.RestartCount, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[1], &v.RestartCount, wire.DecodeNumber)
 		default:
 			err = d.SkipValue()
 		}
@@ -405,7 +405,7 @@ func jsonProjv1SecretWire(d *wire.JSONDecoder, v *projv1.SecretWire) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -419,13 +419,13 @@ func jsonProjv1SecretWire(d *wire.JSONDecoder, v *projv1.SecretWire) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "type":
 			err = wire.DecodeField(d, &seen[3], &v.Type, wire.DecodeString)
 		case "immutable":
-			err = wire.DecodeField(d, &seen[4], &v.Immutable, wire.DecodeBoolPtr)
+			err = wire.DecodeField(d, &seen[4], &v.Immutable, (*wire.JSONDecoder).DecodeBoolPtr)
 		case "stringData":
-			err = wire.DecodeField(d, &seen[5], &v.StringData, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[5], &v.StringData, (*wire.JSONDecoder).DecodeStringMap)
 		default:
 			err = d.SkipValue()
 		}
@@ -437,7 +437,7 @@ func jsonProjv1SecretWire(d *wire.JSONDecoder, v *projv1.SecretWire) error {
 
 func jsonPtrProjv1PodVolumeViewSpecVolumeHostPath(d *wire.JSONDecoder, v **projv1.PodVolumeViewSpecVolumeHostPath) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(projv1.PodVolumeViewSpecVolumeHostPath)
 	return jsonProjv1PodVolumeViewSpecVolumeHostPath(d, *v)
@@ -445,7 +445,7 @@ func jsonPtrProjv1PodVolumeViewSpecVolumeHostPath(d *wire.JSONDecoder, v **projv
 
 func jsonPtrProjv1PodWireSpecContainerSecurityContext(d *wire.JSONDecoder, v **projv1.PodWireSpecContainerSecurityContext) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(projv1.PodWireSpecContainerSecurityContext)
 	return jsonProjv1PodWireSpecContainerSecurityContext(d, *v)
@@ -453,7 +453,7 @@ func jsonPtrProjv1PodWireSpecContainerSecurityContext(d *wire.JSONDecoder, v **p
 
 func jsonPtrProjv1PodWireSpecContainerSecurityContextCapabilities(d *wire.JSONDecoder, v **projv1.PodWireSpecContainerSecurityContextCapabilities) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(projv1.PodWireSpecContainerSecurityContextCapabilities)
 	return jsonProjv1PodWireSpecContainerSecurityContextCapabilities(d, *v)
@@ -461,14 +461,14 @@ func jsonPtrProjv1PodWireSpecContainerSecurityContextCapabilities(d *wire.JSONDe
 
 func jsonPtrProjv1PodWireSpecSecurityContext(d *wire.JSONDecoder, v **projv1.PodWireSpecSecurityContext) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(projv1.PodWireSpecSecurityContext)
 	return jsonProjv1PodWireSpecSecurityContext(d, *v)
 }
 
 func jsonSliceInt64(d *wire.JSONDecoder, v *[]int64) error {
-	return wire.DecodeSlice(d, v, wire.DecodeInt)
+	return wire.DecodeSlice(d, v, wire.DecodeNumber)
 }
 
 func jsonSliceProjv1PodVolumeViewSpecVolume(d *wire.JSONDecoder, v *[]projv1.PodVolumeViewSpecVolume) error {

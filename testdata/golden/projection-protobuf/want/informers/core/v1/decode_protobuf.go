@@ -47,7 +47,7 @@ func pbProjv1PodWire(d *wire.ProtobufDecoder, v *projv1.PodWire) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		case 2:
 			if d.Message() {
@@ -219,7 +219,7 @@ func pbProjv1SecretWire(d *wire.ProtobufDecoder, v *projv1.SecretWire) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		case 3:
 			v.Type = corev1.SecretType(d.String())

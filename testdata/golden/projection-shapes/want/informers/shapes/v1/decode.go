@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of shapes.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -60,7 +60,7 @@ func jsonProjv1RouteSummary(d *wire.JSONDecoder, v *projv1.RouteSummary) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -74,7 +74,7 @@ func jsonProjv1RouteSummary(d *wire.JSONDecoder, v *projv1.RouteSummary) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1RouteSummarySpec)
 		case "status":
@@ -93,7 +93,7 @@ func jsonProjv1RouteSummarySpec(d *wire.JSONDecoder, v *projv1.RouteSummarySpec)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -122,7 +122,7 @@ func jsonProjv1WorkloadImages(d *wire.JSONDecoder, v *projv1.WorkloadImages) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -136,7 +136,7 @@ func jsonProjv1WorkloadImages(d *wire.JSONDecoder, v *projv1.WorkloadImages) err
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1WorkloadImagesSpec)
 		default:
@@ -153,7 +153,7 @@ func jsonProjv1WorkloadImagesSpec(d *wire.JSONDecoder, v *projv1.WorkloadImagesS
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -180,7 +180,7 @@ func jsonProjv1WorkloadImagesSpecContainers(d *wire.JSONDecoder, v *projv1.Workl
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -207,7 +207,7 @@ func jsonProjv1WorkloadImagesSpecInitContainers(d *wire.JSONDecoder, v *projv1.W
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -232,7 +232,7 @@ func jsonProjv1WorkloadMeta(d *wire.JSONDecoder, v *projv1.WorkloadMeta) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -246,7 +246,7 @@ func jsonProjv1WorkloadMeta(d *wire.JSONDecoder, v *projv1.WorkloadMeta) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		default:
 			err = d.SkipValue()
 		}
@@ -261,7 +261,7 @@ func jsonProjv1WorkloadRefs(d *wire.JSONDecoder, v *projv1.WorkloadRefs) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -275,9 +275,9 @@ func jsonProjv1WorkloadRefs(d *wire.JSONDecoder, v *projv1.WorkloadRefs) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeDefault(d, &v.Spec)
+			err = d.DecodeDefault(&v.Spec)
 		case "status":
 			err = wire.DecodeField(d, &seen[4], &v.Status, jsonProjv1WorkloadRefsStatus)
 		default:
@@ -294,7 +294,7 @@ func jsonProjv1WorkloadRefsStatus(d *wire.JSONDecoder, v *projv1.WorkloadRefsSta
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -306,7 +306,7 @@ func jsonProjv1WorkloadRefsStatus(d *wire.JSONDecoder, v *projv1.WorkloadRefsSta
 		case "nodeRef":
 			err = wire.DecodeField(d, &seen[0], &v.NodeRef, jsonShapesv1NodeReference)
 		case "startedAt":
-			err = wire.DecodeField(d, &seen[1], &v.StartedAt, wire.DecodeTimePtr)
+			err = wire.DecodeField(d, &seen[1], &v.StartedAt, (*wire.JSONDecoder).DecodeTimePtr)
 		case "capacity":
 			err = wire.DecodeField(d, &seen[2], &v.Capacity, wire.DecodeMethod)
 		case "config":
@@ -325,7 +325,7 @@ func jsonShapesv1NodeReference(d *wire.JSONDecoder, v *shapesv1.NodeReference) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -350,7 +350,7 @@ func jsonShapesv1ParentReference(d *wire.JSONDecoder, v *shapesv1.ParentReferenc
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -362,9 +362,9 @@ func jsonShapesv1ParentReference(d *wire.JSONDecoder, v *shapesv1.ParentReferenc
 		case "name":
 			err = wire.DecodeField(d, &seen[0], &v.Name, wire.DecodeString)
 		case "namespace":
-			err = wire.DecodeField(d, &seen[1], &v.Namespace, wire.DecodeStringPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Namespace, (*wire.JSONDecoder).DecodeStringPtr)
 		case "port":
-			err = wire.DecodeField(d, &seen[2], &v.Port, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.Port, (*wire.JSONDecoder).DecodeInt32Ptr)
 		default:
 			err = d.SkipValue()
 		}
@@ -379,7 +379,7 @@ func jsonShapesv1Resources(d *wire.JSONDecoder, v *shapesv1.Resources) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -404,7 +404,7 @@ func jsonShapesv1Route(d *wire.JSONDecoder, v *shapesv1.Route) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -418,9 +418,9 @@ func jsonShapesv1Route(d *wire.JSONDecoder, v *shapesv1.Route) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeDefault(d, &v.Spec)
+			err = d.DecodeDefault(&v.Spec)
 		case "status":
 			err = wire.DecodeField(d, &seen[4], &v.Status, jsonShapesv1RouteStatus)
 		default:
@@ -437,7 +437,7 @@ func jsonShapesv1RouteParentStatus(d *wire.JSONDecoder, v *shapesv1.RouteParentS
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -449,7 +449,7 @@ func jsonShapesv1RouteParentStatus(d *wire.JSONDecoder, v *shapesv1.RouteParentS
 		case "parentRef":
 			err = wire.DecodeField(d, &seen[0], &v.ParentRef, jsonShapesv1ParentReference)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[1], &v.Conditions, wire.DecodeConditions)
+			err = wire.DecodeField(d, &seen[1], &v.Conditions, (*wire.JSONDecoder).DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -464,7 +464,7 @@ func jsonShapesv1RouteStatus(d *wire.JSONDecoder, v *shapesv1.RouteStatus) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -489,7 +489,7 @@ func jsonShapesv1Workload(d *wire.JSONDecoder, v *shapesv1.Workload) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -503,9 +503,9 @@ func jsonShapesv1Workload(d *wire.JSONDecoder, v *shapesv1.Workload) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
-			err = wire.DecodeDefault(d, &v.Spec)
+			err = d.DecodeDefault(&v.Spec)
 		case "status":
 			err = wire.DecodeField(d, &seen[4], &v.Status, jsonShapesv1WorkloadStatus)
 		default:
@@ -522,7 +522,7 @@ func jsonShapesv1WorkloadStatus(d *wire.JSONDecoder, v *shapesv1.WorkloadStatus)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -534,7 +534,7 @@ func jsonShapesv1WorkloadStatus(d *wire.JSONDecoder, v *shapesv1.WorkloadStatus)
 		case "nodeRef":
 			err = wire.DecodeField(d, &seen[0], &v.NodeRef, jsonShapesv1NodeReference)
 		case "startedAt":
-			err = wire.DecodeField(d, &seen[1], &v.StartedAt, wire.DecodeTimePtr)
+			err = wire.DecodeField(d, &seen[1], &v.StartedAt, (*wire.JSONDecoder).DecodeTimePtr)
 		case "capacity":
 			err = wire.DecodeField(d, &seen[2], &v.Capacity, wire.DecodeMethod)
 		case "config":
@@ -554,7 +554,7 @@ func jsonMapStringToResourceQuantity(d *wire.JSONDecoder, v *map[string]resource
 
 func jsonPtrMetav1Duration(d *wire.JSONDecoder, v **metav1.Duration) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(metav1.Duration)
 	return wire.DecodeMethod(d, *v)

@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of apps.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -58,7 +58,7 @@ func jsonAppsv1Container(d *wire.JSONDecoder, v *appsv1.Container) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -87,7 +87,7 @@ func jsonAppsv1Widget(d *wire.JSONDecoder, v *appsv1.Widget) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -101,7 +101,7 @@ func jsonAppsv1Widget(d *wire.JSONDecoder, v *appsv1.Widget) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonAppsv1WidgetSpec)
 		case "status":
@@ -120,7 +120,7 @@ func jsonAppsv1WidgetSpec(d *wire.JSONDecoder, v *appsv1.WidgetSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [6]bool
 	for {
@@ -130,9 +130,9 @@ func jsonAppsv1WidgetSpec(d *wire.JSONDecoder, v *appsv1.WidgetSpec) error {
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Selector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "template":
 			err = wire.DecodeField(d, &seen[2], &v.Template, jsonPtrAppsv1WidgetTemplate)
 		case "containers":
@@ -155,7 +155,7 @@ func jsonAppsv1WidgetStatus(d *wire.JSONDecoder, v *appsv1.WidgetStatus) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -165,13 +165,13 @@ func jsonAppsv1WidgetStatus(d *wire.JSONDecoder, v *appsv1.WidgetStatus) error {
 		}
 		switch string(name) {
 		case "availableReplicas":
-			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeNumber)
 		case "phase":
 			err = wire.DecodeField(d, &seen[1], &v.Phase, wire.DecodeString)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[2], &v.Conditions, wire.DecodeConditions)
+			err = wire.DecodeField(d, &seen[2], &v.Conditions, (*wire.JSONDecoder).DecodeConditions)
 		case "observedAt":
-			err = wire.DecodeField(d, &seen[3], &v.ObservedAt, wire.DecodeTimePtr)
+			err = wire.DecodeField(d, &seen[3], &v.ObservedAt, (*wire.JSONDecoder).DecodeTimePtr)
 		default:
 			err = d.SkipValue()
 		}
@@ -186,7 +186,7 @@ func jsonAppsv1WidgetTemplate(d *wire.JSONDecoder, v *appsv1.WidgetTemplate) err
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -198,9 +198,9 @@ func jsonAppsv1WidgetTemplate(d *wire.JSONDecoder, v *appsv1.WidgetTemplate) err
 		case "image":
 			err = wire.DecodeField(d, &seen[0], &v.Image, wire.DecodeString)
 		case "args":
-			err = wire.DecodeField(d, &seen[1], &v.Args, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.Args, (*wire.JSONDecoder).DecodeStrings)
 		case "labels":
-			err = wire.DecodeField(d, &seen[2], &v.Labels, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[2], &v.Labels, (*wire.JSONDecoder).DecodeStringMap)
 		default:
 			err = d.SkipValue()
 		}
@@ -215,7 +215,7 @@ func jsonAppsv1Zone(d *wire.JSONDecoder, v *appsv1.Zone) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -229,7 +229,7 @@ func jsonAppsv1Zone(d *wire.JSONDecoder, v *appsv1.Zone) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonAppsv1ZoneSpec)
 		default:
@@ -246,7 +246,7 @@ func jsonAppsv1ZoneSpec(d *wire.JSONDecoder, v *appsv1.ZoneSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -260,9 +260,9 @@ func jsonAppsv1ZoneSpec(d *wire.JSONDecoder, v *appsv1.ZoneSpec) error {
 		case "capacity":
 			err = wire.DecodeField(d, &seen[1], &v.Capacity, wire.DecodeMethod)
 		case "tags":
-			err = wire.DecodeField(d, &seen[2], &v.Tags, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[2], &v.Tags, (*wire.JSONDecoder).DecodeStrings)
 		case "weight":
-			err = wire.DecodeField(d, &seen[3], &v.Weight, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[3], &v.Weight, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "limits":
 			err = wire.DecodeField(d, &seen[4], &v.Limits, jsonMapStringToResourceQuantity)
 		default:
@@ -279,7 +279,7 @@ func jsonProjv1WidgetStatusView(d *wire.JSONDecoder, v *projv1.WidgetStatusView)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -293,7 +293,7 @@ func jsonProjv1WidgetStatusView(d *wire.JSONDecoder, v *projv1.WidgetStatusView)
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "status":
 			err = wire.DecodeField(d, &seen[3], &v.Status, jsonAppsv1WidgetStatus)
 		case "spec":
@@ -312,7 +312,7 @@ func jsonProjv1WidgetStatusViewSpec(d *wire.JSONDecoder, v *projv1.WidgetStatusV
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -322,7 +322,7 @@ func jsonProjv1WidgetStatusViewSpec(d *wire.JSONDecoder, v *projv1.WidgetStatusV
 		}
 		switch string(name) {
 		case "selector":
-			err = wire.DecodeField(d, &seen[0], &v.Selector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[0], &v.Selector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "template":
 			err = wire.DecodeField(d, &seen[1], &v.Template, jsonPtrProjv1WidgetStatusViewSpecTemplate)
 		case "containers":
@@ -343,7 +343,7 @@ func jsonProjv1WidgetStatusViewSpecContainer(d *wire.JSONDecoder, v *projv1.Widg
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -368,7 +368,7 @@ func jsonProjv1WidgetStatusViewSpecTemplate(d *wire.JSONDecoder, v *projv1.Widge
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -378,7 +378,7 @@ func jsonProjv1WidgetStatusViewSpecTemplate(d *wire.JSONDecoder, v *projv1.Widge
 		}
 		switch string(name) {
 		case "labels":
-			err = wire.DecodeField(d, &seen[0], &v.Labels, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[0], &v.Labels, (*wire.JSONDecoder).DecodeStringMap)
 		default:
 			err = d.SkipValue()
 		}
@@ -393,7 +393,7 @@ func jsonProjv1WidgetSummary(d *wire.JSONDecoder, v *projv1.WidgetSummary) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -407,7 +407,7 @@ func jsonProjv1WidgetSummary(d *wire.JSONDecoder, v *projv1.WidgetSummary) error
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1WidgetSummarySpec)
 		case "status":
@@ -426,7 +426,7 @@ func jsonProjv1WidgetSummarySpec(d *wire.JSONDecoder, v *projv1.WidgetSummarySpe
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -436,7 +436,7 @@ func jsonProjv1WidgetSummarySpec(d *wire.JSONDecoder, v *projv1.WidgetSummarySpe
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "template":
 			err = wire.DecodeField(d, &seen[1], &v.Template, jsonPtrProjv1WidgetSummarySpecTemplate)
 		default:
@@ -453,7 +453,7 @@ func jsonProjv1WidgetSummarySpecTemplate(d *wire.JSONDecoder, v *projv1.WidgetSu
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {
@@ -478,7 +478,7 @@ func jsonProjv1WidgetSummaryStatus(d *wire.JSONDecoder, v *projv1.WidgetSummaryS
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -488,9 +488,9 @@ func jsonProjv1WidgetSummaryStatus(d *wire.JSONDecoder, v *projv1.WidgetSummaryS
 		}
 		switch string(name) {
 		case "availableReplicas":
-			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.AvailableReplicas, wire.DecodeNumber)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[1], &v.Conditions, wire.DecodeConditions)
+			err = wire.DecodeField(d, &seen[1], &v.Conditions, (*wire.JSONDecoder).DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -505,7 +505,7 @@ func jsonProjv1ZoneCapacity(d *wire.JSONDecoder, v *projv1.ZoneCapacity) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -519,7 +519,7 @@ func jsonProjv1ZoneCapacity(d *wire.JSONDecoder, v *projv1.ZoneCapacity) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1ZoneCapacitySpec)
 		default:
@@ -536,7 +536,7 @@ func jsonProjv1ZoneCapacitySpec(d *wire.JSONDecoder, v *projv1.ZoneCapacitySpec)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -548,9 +548,9 @@ func jsonProjv1ZoneCapacitySpec(d *wire.JSONDecoder, v *projv1.ZoneCapacitySpec)
 		case "capacity":
 			err = wire.DecodeField(d, &seen[0], &v.Capacity, wire.DecodeMethod)
 		case "tags":
-			err = wire.DecodeField(d, &seen[1], &v.Tags, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[1], &v.Tags, (*wire.JSONDecoder).DecodeStrings)
 		case "weight":
-			err = wire.DecodeField(d, &seen[2], &v.Weight, wire.DecodeInt64Ptr)
+			err = wire.DecodeField(d, &seen[2], &v.Weight, (*wire.JSONDecoder).DecodeInt64Ptr)
 		case "limits":
 			err = wire.DecodeField(d, &seen[3], &v.Limits, jsonMapStringToResourceQuantity)
 		default:
@@ -568,7 +568,7 @@ func jsonMapStringToResourceQuantity(d *wire.JSONDecoder, v *map[string]resource
 
 func jsonPtrAppsv1WidgetTemplate(d *wire.JSONDecoder, v **appsv1.WidgetTemplate) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(appsv1.WidgetTemplate)
 	return jsonAppsv1WidgetTemplate(d, *v)
@@ -576,7 +576,7 @@ func jsonPtrAppsv1WidgetTemplate(d *wire.JSONDecoder, v **appsv1.WidgetTemplate)
 
 func jsonPtrProjv1WidgetStatusViewSpecTemplate(d *wire.JSONDecoder, v **projv1.WidgetStatusViewSpecTemplate) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(projv1.WidgetStatusViewSpecTemplate)
 	return jsonProjv1WidgetStatusViewSpecTemplate(d, *v)
@@ -584,7 +584,7 @@ func jsonPtrProjv1WidgetStatusViewSpecTemplate(d *wire.JSONDecoder, v **projv1.W
 
 func jsonPtrProjv1WidgetSummarySpecTemplate(d *wire.JSONDecoder, v **projv1.WidgetSummarySpecTemplate) error {
 	if *v != nil || d.PeekNull() {
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	*v = new(projv1.WidgetSummarySpecTemplate)
 	return jsonProjv1WidgetSummarySpecTemplate(d, *v)
@@ -595,7 +595,7 @@ func jsonSliceAppsv1Container(d *wire.JSONDecoder, v *[]appsv1.Container) error 
 }
 
 func jsonSliceInt32(d *wire.JSONDecoder, v *[]int32) error {
-	return wire.DecodeSlice(d, v, wire.DecodeInt)
+	return wire.DecodeSlice(d, v, wire.DecodeNumber)
 }
 
 func jsonSliceProjv1WidgetStatusViewSpecContainer(d *wire.JSONDecoder, v *[]projv1.WidgetStatusViewSpecContainer) error {

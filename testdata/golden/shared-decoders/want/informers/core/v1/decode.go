@@ -8,10 +8,10 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of core/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 // Core/v1's types that custom resources embed (PodTemplateSpec, PodSpec, …) are decoded by
-// runtime/wire/corev1's: one copy for every package, compiled once.
+// runtime/wire/corev1's (through its X): one copy for every package, compiled once.
 
 package v1
 
@@ -26,7 +26,7 @@ import (
 // decoders decode, no longer has the JSON members it had when this file was generated (a
 // dependency upgraded without regenerating).
 var (
-	podPlacementDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodPlacement, wirecorev1.Shared)
+	podPlacementDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodPlacement, wirecorev1.X.Current)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
@@ -41,7 +41,7 @@ func jsonProjv1PodPlacement(d *wire.JSONDecoder, v *projv1.PodPlacement) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -55,7 +55,7 @@ func jsonProjv1PodPlacement(d *wire.JSONDecoder, v *projv1.PodPlacement) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonProjv1PodPlacementSpec)
 		default:
@@ -72,7 +72,7 @@ func jsonProjv1PodPlacementSpec(d *wire.JSONDecoder, v *projv1.PodPlacementSpec)
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [4]bool
 	for {
@@ -84,9 +84,9 @@ func jsonProjv1PodPlacementSpec(d *wire.JSONDecoder, v *projv1.PodPlacementSpec)
 		case "nodeName":
 			err = wire.DecodeField(d, &seen[0], &v.NodeName, wire.DecodeString)
 		case "tolerations":
-			err = wire.DecodeField(d, &seen[1], &v.Tolerations, wirecorev1.DecodeSliceToleration)
+			err = wire.DecodeField(d, &seen[1], &v.Tolerations, wirecorev1.X.SliceToleration)
 		case "affinity":
-			err = wire.DecodeField(d, &seen[2], &v.Affinity, wirecorev1.DecodePtrAffinity)
+			err = wire.DecodeField(d, &seen[2], &v.Affinity, wirecorev1.X.PtrAffinity)
 		case "containers":
 			err = wire.DecodeField(d, &seen[3], &v.Containers, jsonSliceProjv1PodPlacementSpecContainer)
 		default:
@@ -103,7 +103,7 @@ func jsonProjv1PodPlacementSpecContainer(d *wire.JSONDecoder, v *projv1.PodPlace
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [1]bool
 	for {

@@ -39,7 +39,7 @@ func pbProjv1PodPlacement(d *wire.ProtobufDecoder, v *projv1.PodPlacement) {
 		switch d.Field() {
 		case 1:
 			if d.Message() {
-				wire.ProtobufObjectMeta(d, &v.ObjectMeta)
+				d.ObjectMeta(&v.ObjectMeta)
 			}
 		case 2:
 			if d.Message() {

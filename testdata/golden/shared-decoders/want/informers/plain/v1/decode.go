@@ -8,8 +8,8 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of plain.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 
 package v1
 
@@ -40,7 +40,7 @@ func jsonPlainv1Runner(d *wire.JSONDecoder, v *plainv1.Runner) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -54,7 +54,7 @@ func jsonPlainv1Runner(d *wire.JSONDecoder, v *plainv1.Runner) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonPlainv1RunnerSpec)
 		case "status":
@@ -73,7 +73,7 @@ func jsonPlainv1RunnerSpec(d *wire.JSONDecoder, v *plainv1.RunnerSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -83,9 +83,9 @@ func jsonPlainv1RunnerSpec(d *wire.JSONDecoder, v *plainv1.RunnerSpec) error {
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Selector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "template":
 			err = wire.DecodeField(d, &seen[2], &v.Template, jsonPlainv1RunnerTemplate)
 		case "volumeClaimTemplates":
@@ -106,7 +106,7 @@ func jsonPlainv1RunnerStatus(d *wire.JSONDecoder, v *plainv1.RunnerStatus) error
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -116,9 +116,9 @@ func jsonPlainv1RunnerStatus(d *wire.JSONDecoder, v *plainv1.RunnerStatus) error
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeNumber)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[1], &v.Conditions, wire.DecodeConditions)
+			err = wire.DecodeField(d, &seen[1], &v.Conditions, (*wire.JSONDecoder).DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -133,7 +133,7 @@ func jsonPlainv1RunnerTemplate(d *wire.JSONDecoder, v *plainv1.RunnerTemplate) e
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [3]bool
 	for {
@@ -143,11 +143,11 @@ func jsonPlainv1RunnerTemplate(d *wire.JSONDecoder, v *plainv1.RunnerTemplate) e
 		}
 		switch string(name) {
 		case "labels":
-			err = wire.DecodeField(d, &seen[0], &v.Labels, wire.DecodeStringMap)
+			err = wire.DecodeField(d, &seen[0], &v.Labels, (*wire.JSONDecoder).DecodeStringMap)
 		case "image":
 			err = wire.DecodeField(d, &seen[1], &v.Image, wire.DecodeString)
 		case "args":
-			err = wire.DecodeField(d, &seen[2], &v.Args, wire.DecodeStrings)
+			err = wire.DecodeField(d, &seen[2], &v.Args, (*wire.JSONDecoder).DecodeStrings)
 		default:
 			err = d.SkipValue()
 		}
@@ -162,7 +162,7 @@ func jsonPlainv1VolumeClaim(d *wire.JSONDecoder, v *plainv1.VolumeClaim) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {

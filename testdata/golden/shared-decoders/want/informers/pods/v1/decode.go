@@ -8,10 +8,10 @@ Licensed under the Apache License, Version 2.0.
 
 // JSON decoders of pods.example.com/v1's objects, for runtime/wire's codec (see the
 // Type vars' DecodeJSON). Each function decodes one JSON value into a zero value of its type;
-// what it does not decode itself it hands to wire.DecodeDefault, the codec's own decoder.
-// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire's shared decoders.
+// what it does not decode itself it hands to DecodeDefault, the codec's own decoder.
+// Apimachinery's types (ObjectMeta, Condition, …) are decoded by wire.JSONDecoder's methods.
 // Core/v1's types that custom resources embed (PodTemplateSpec, PodSpec, …) are decoded by
-// runtime/wire/corev1's: one copy for every package, compiled once.
+// runtime/wire/corev1's (through its X): one copy for every package, compiled once.
 
 package v1
 
@@ -27,7 +27,7 @@ import (
 // decoders decode, no longer has the JSON members it had when this file was generated (a
 // dependency upgraded without regenerating).
 var (
-	runnerDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonPodsv1Runner, wirecorev1.Shared)
+	runnerDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonPodsv1Runner, wirecorev1.X.Current)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
@@ -42,7 +42,7 @@ func jsonPodsv1Runner(d *wire.JSONDecoder, v *podsv1.Runner) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -56,7 +56,7 @@ func jsonPodsv1Runner(d *wire.JSONDecoder, v *podsv1.Runner) error {
 		case "apiVersion":
 			err = wire.DecodeField(d, &seen[1], &v.TypeMeta.APIVersion, wire.DecodeString)
 		case "metadata":
-			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, wire.DecodeObjectMeta)
+			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "spec":
 			err = wire.DecodeField(d, &seen[3], &v.Spec, jsonPodsv1RunnerSpec)
 		case "status":
@@ -75,7 +75,7 @@ func jsonPodsv1RunnerSpec(d *wire.JSONDecoder, v *podsv1.RunnerSpec) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [5]bool
 	for {
@@ -85,11 +85,11 @@ func jsonPodsv1RunnerSpec(d *wire.JSONDecoder, v *podsv1.RunnerSpec) error {
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt32Ptr)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, (*wire.JSONDecoder).DecodeInt32Ptr)
 		case "selector":
-			err = wire.DecodeField(d, &seen[1], &v.Selector, wire.DecodeLabelSelectorPtr)
+			err = wire.DecodeField(d, &seen[1], &v.Selector, (*wire.JSONDecoder).DecodeLabelSelectorPtr)
 		case "template":
-			err = wire.DecodeField(d, &seen[2], &v.Template, wirecorev1.DecodePodTemplateSpec)
+			err = wire.DecodeField(d, &seen[2], &v.Template, wirecorev1.X.PodTemplateSpec)
 		case "volumeClaimTemplates":
 			err = wire.DecodeField(d, &seen[3], &v.VolumeClaimTemplates, jsonSliceCorev1PersistentVolumeClaim)
 		case "paused":
@@ -108,7 +108,7 @@ func jsonPodsv1RunnerStatus(d *wire.JSONDecoder, v *podsv1.RunnerStatus) error {
 		if err != nil {
 			return err
 		}
-		return wire.DecodeDefault(d, v)
+		return d.DecodeDefault(v)
 	}
 	var seen [2]bool
 	for {
@@ -118,9 +118,9 @@ func jsonPodsv1RunnerStatus(d *wire.JSONDecoder, v *podsv1.RunnerStatus) error {
 		}
 		switch string(name) {
 		case "replicas":
-			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeInt)
+			err = wire.DecodeField(d, &seen[0], &v.Replicas, wire.DecodeNumber)
 		case "conditions":
-			err = wire.DecodeField(d, &seen[1], &v.Conditions, wire.DecodeConditions)
+			err = wire.DecodeField(d, &seen[1], &v.Conditions, (*wire.JSONDecoder).DecodeConditions)
 		default:
 			err = d.SkipValue()
 		}
@@ -131,5 +131,5 @@ func jsonPodsv1RunnerStatus(d *wire.JSONDecoder, v *podsv1.RunnerStatus) error {
 }
 
 func jsonSliceCorev1PersistentVolumeClaim(d *wire.JSONDecoder, v *[]corev1.PersistentVolumeClaim) error {
-	return wire.DecodeSlice(d, v, wirecorev1.DecodePersistentVolumeClaim)
+	return wire.DecodeSlice(d, v, wirecorev1.X.PersistentVolumeClaim)
 }
