@@ -376,7 +376,9 @@ func TestPopBlocksUntilWorkOrCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := fifo.New(fifo.Options[*corev1.ConfigMap]{Known: newKnown()})
 		got := make(chan []ev, 1)
+		popped := make(chan struct{})
 		go func() {
+			defer close(popped)
 			err := f.Pop(context.Background(), func(b fifo.Batch[*corev1.ConfigMap]) error {
 				got <- summarize(b)
 				return nil
@@ -393,6 +395,7 @@ func TestPopBlocksUntilWorkOrCancel(t *testing.T) {
 		}
 		mustOK(t, f.Add(cm("ns", "a", "1")))
 		mustEqual(t, <-got, []ev{{fifo.Added, "ns/a", "1", false}})
+		<-popped // the first Pop has returned: the next is not concurrent with it
 
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
