@@ -99,6 +99,7 @@ type uidReplica struct {
 	raw    *told // the informer's events, unfiltered
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	run    func() // starts s.Run
 }
 
 // TestByUIDServerSideSharding runs three replicas whose informers watch
@@ -139,7 +140,7 @@ func TestByUIDServerSideSharding(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			r.cancel = cancel
-			r.wg.Go(func() { _ = s.Run(ctx) })
+			r.run = func() { r.wg.Go(func() { _ = s.Run(ctx) }) }
 			r.wg.Go(func() { _ = r.inf.Run(ctx) })
 			reconcile := s.Reconciler(func(ctx context.Context, key string) error {
 				c.enter(key, id)
@@ -245,7 +246,26 @@ func TestByUIDServerSideSharding(t *testing.T) {
 		start := func(id string) {
 			repMu.Lock()
 			defer repMu.Unlock()
-			startLocked(id)
+			startLocked(id).run()
+		}
+		// join starts a replica's informer, and its shard once the
+		// informer has listed: the first list has the selector of a lone
+		// member (everything), so the membership the shard then learns
+		// narrows it and the relist removes objects from the cache, which
+		// the checks below need of every replica. (Started together, the
+		// shard may have seen every Lease before the informer lists: its
+		// first list is then already narrow, and a replica that only
+		// joins, as d does, never sees a narrowing relist.)
+		join := func(id string) {
+			repMu.Lock()
+			r := startLocked(id)
+			repMu.Unlock()
+			select {
+			case <-r.inf.Synced():
+			case <-time.After(time.Minute):
+				t.Fatalf("%s: informer not synced within a minute of fake time: %v", id, r.inf.LastError())
+			}
+			r.run()
 		}
 		stop := func(id string) {
 			repMu.Lock()
@@ -282,7 +302,7 @@ func TestByUIDServerSideSharding(t *testing.T) {
 		}
 		c.mu.Unlock()
 
-		start("d")
+		join("d")
 		wait("join of d")
 		stop("b")
 		wait("leave of b")

@@ -326,8 +326,13 @@ func TestRenewFailureGivesUpThenRejoins(t *testing.T) {
 		defer c.stopAll()
 		c.start("a", 2, 100*time.Millisecond)
 		c.start("b", 2, 100*time.Millisecond)
-		// c's reconciles run until their ctx is cancelled: the renew
-		// deadline must cancel them.
+		// a and b first: c's reconciles run until their ctx is cancelled
+		// (the renew deadline must cancel them), so a handover that takes
+		// keys from c would wait for them. Started together, c may own
+		// keys of a membership without a (a's Lease not yet seen) and then
+		// hold up a's join for an hour; joining a converged a and b, c
+		// gains its keys only in the membership of all three.
+		c.waitFor("a, b converge", time.Minute, c.converged)
 		rc := c.start("c", 2, time.Hour)
 		c.waitFor("converge", time.Minute, c.converged)
 
