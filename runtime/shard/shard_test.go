@@ -195,11 +195,15 @@ func (c *cluster) converged() error {
 }
 
 // waitFor samples cond every 100ms of fake time (checking exclusivity of
-// Owns at every sample) until it holds; limit is a safety net.
+// Owns at every sample) until it holds; limit is a safety net. Each sample
+// is taken once every goroutine of the bubble is blocked (synctest.Wait), so
+// it sees one state of the system: sampled while a handover runs, a key's
+// old owner could answer Owns before the handover and the new one after it.
 func (c *cluster) waitFor(what string, limit time.Duration, cond func() error) time.Duration {
 	c.t.Helper()
 	start := time.Now()
 	for {
+		synctest.Wait()
 		err := cond()
 		if err == nil {
 			return time.Since(start)
