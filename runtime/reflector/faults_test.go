@@ -118,8 +118,14 @@ func TestStaleEventsAreBackedOff(t *testing.T) {
 		if n := len(src.Requests()); n < 10 {
 			t.Errorf("%d requests in 30s, want the Reflector to keep trying (>= 10)", n)
 		}
+		// LastError is cleared while a new watch is open and before its stale
+		// event arrives: sample it for a few (fake) seconds.
+		for deadline := time.Now().Add(5 * time.Second); !errors.Is(h.r.LastError(), reflector.ErrStaleResourceVersion) && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+			synctest.Wait()
+		}
 		if err := h.r.LastError(); !errors.Is(err, reflector.ErrStaleResourceVersion) {
-			t.Errorf("LastError = %v, want ErrStaleResourceVersion", err)
+			t.Errorf("LastError = %v for 5s, want ErrStaleResourceVersion", err)
 		}
 		if m.n.Load() < 10 {
 			t.Errorf("Rejected called %d times, want one per watch", m.n.Load())
