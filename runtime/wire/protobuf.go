@@ -467,37 +467,50 @@ func pbWithoutManagedFields(obj, buf []byte) ([]byte, bool) {
 }
 
 // pbHasManagedFields reports whether obj's metadata holds a managedFields
-// entry, reading as far as the first one.
+// entry, reading as far as the first one (false when obj is malformed
+// before it).
 func pbHasManagedFields(obj []byte) bool {
-	p := pbBytes{b: obj}
-	for !p.done() {
-		field, wt, err := p.tag()
-		if err != nil {
-			return false
-		}
-		if field != 1 || wt != wireBytes {
-			if err := p.skip(wt); err != nil {
-				return false
-			}
-			continue
-		}
-		meta, err := p.bytes()
-		if err != nil {
-			return false
-		}
+	found := false
+	pbEachMetadata(obj, func(meta []byte) bool {
 		m := pbBytes{b: meta}
 		for !m.done() {
 			f, fwt, err := m.tag()
 			if err != nil {
-				return false
-			}
-			if f == pbObjectMetaManagedFields && fwt == wireBytes {
 				return true
 			}
-			if err := m.skip(fwt); err != nil {
-				return false
+			if f == pbObjectMetaManagedFields && fwt == wireBytes {
+				found = true
+				return true
+			}
+			if m.skip(fwt) != nil {
+				return true
 			}
 		}
+		return false
+	})
+	return found
+}
+
+// pbEachMetadata calls fn with the bytes of each metadata message (field 1,
+// length-delimited: ObjectMeta in every Kubernetes object) of obj, an
+// object's protobuf bytes, in order, until fn returns true or obj ends or
+// is malformed.
+func pbEachMetadata(obj []byte, fn func(meta []byte) (stop bool)) {
+	p := pbBytes{b: obj}
+	for !p.done() {
+		field, wt, err := p.tag()
+		if err != nil {
+			return
+		}
+		if field != 1 || wt != wireBytes {
+			if p.skip(wt) != nil {
+				return
+			}
+			continue
+		}
+		meta, err := p.bytes()
+		if err != nil || fn(meta) {
+			return
+		}
 	}
-	return false
 }

@@ -160,48 +160,36 @@ func TestProtobufSkipManagedFieldsMalformed(t *testing.T) {
 // pbMetadataMapEntryOverruns reports whether a labels or annotations entry
 // of obj's metadata holds a field that reaches past the entry's end.
 func pbMetadataMapEntryOverruns(obj []byte) bool {
-	p := pbBytes{b: obj}
-	for !p.done() {
-		field, wt, err := p.tag()
-		if err != nil {
-			return false
-		}
-		if field != 1 || wt != wireBytes {
-			if p.skip(wt) != nil {
-				return false
-			}
-			continue
-		}
-		meta, err := p.bytes()
-		if err != nil {
-			return false
-		}
+	overruns := false
+	pbEachMetadata(obj, func(meta []byte) bool {
 		m := pbBytes{b: meta}
 		for !m.done() {
 			f, fwt, err := m.tag()
 			if err != nil {
-				return false
+				return true
 			}
 			if (f != 11 && f != 12) || fwt != wireBytes {
 				if m.skip(fwt) != nil {
-					return false
+					return true
 				}
 				continue
 			}
 			entry, err := m.bytes()
 			if err != nil {
-				return false
+				return true
 			}
 			e := pbBytes{b: entry}
 			for !e.done() {
 				_, ewt, err := e.tag()
 				if err != nil || e.skip(ewt) != nil {
+					overruns = true
 					return true
 				}
 			}
 		}
-	}
-	return false
+		return false
+	})
+	return overruns
 }
 
 // TestProtobufSkipManagedFieldsNeedsObjectMeta: a type whose field 1 is not
