@@ -80,15 +80,14 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 		}
 	}
 	// The codecs decode into t and hand the objects out as cache.Obj.
+	// pbOpts are the protobuf codecs' options (a kind's or a projection's);
+	// the JSON codec takes the generated decoder besides.
 	objectType := wire.Option(func(o *codecopts.Options) { o.ObjectType = t })
-	jsonOpts := []wire.Option{objectType}
+	pbOpts := []wire.Option{objectType}
 	if skipManagedFields {
-		jsonOpts = append(jsonOpts, wire.SkipManagedFields())
+		pbOpts = append(pbOpts, wire.SkipManagedFields())
 	}
-	if decoder != nil {
-		jsonOpts = append(jsonOpts, decoder)
-	}
-	jsonCodec, err := wire.NewJSON[cache.Obj](gvk, jsonOpts...)
+	jsonCodec, err := wire.NewJSON[cache.Obj](gvk, append(pbOpts[:len(pbOpts):len(pbOpts)], decoder)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -101,10 +100,6 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 		case "", runtime.ContentTypeProtobuf:
 			if !listwatch.BuiltInGroup(gvk.Group) {
 				return jsonCodec, nil, nil
-			}
-			pbOpts := []wire.Option{objectType}
-			if skipManagedFields {
-				pbOpts = append(pbOpts, wire.SkipManagedFields())
 			}
 			pbc, err := wire.NewProtobufProjection[cache.Obj](gvk, pb, pbOpts...)
 			if err != nil {
@@ -119,10 +114,6 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 	case "", runtime.ContentTypeProtobuf:
 		if !listwatch.BuiltInGroup(gvk.Group) {
 			return jsonCodec, nil, nil
-		}
-		pbOpts := []wire.Option{objectType}
-		if skipManagedFields {
-			pbOpts = append(pbOpts, wire.SkipManagedFields())
 		}
 		if pb, err := wire.NewProtobuf[cache.Obj](gvk, pbOpts...); err == nil {
 			return pb, jsonCodec, nil
