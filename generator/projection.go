@@ -294,7 +294,7 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 	if base, form, ok := strings.Cut(path, ":"); ok {
 		if form != keysForm {
 			return fail(fmt.Sprintf("field path %s: unknown form %q after ':'", ps.text, form),
-				"the one form is :"+keysForm+", the key names of a map field (e.g. .data:keys); otherwise name the field alone")
+				"the one form is :"+keysForm+", the key names of a map field, as in .data:keys; otherwise name the field alone")
 		}
 		path, keys = base, true
 	}

@@ -9,7 +9,8 @@
 # (client throttling off), once per size, and runs every contender in a fresh
 # process, alternated, WatchList on and off (the client's choice; the server
 # serves both): ours (examples/builtin's generated informers, protobuf),
-# ours-projection (PodSummary, SecretKeys), client-go-typed (client-go's
+# ours-projection (PodSummary, SecretKeys), ours-projection-interned (the same
+# with InternStrings), client-go-typed (client-go's
 # informer over a protobuf clientset, as kube-controller-manager configures
 # it: the anchor of every ratio), controller-runtime (its cache, protobuf for
 # built-ins), client-go-metadata (metadatainformer) and

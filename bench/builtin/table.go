@@ -142,6 +142,8 @@ func abbrev(c string) string {
 	switch c {
 	case proto.OursProjection:
 		return "proj"
+	case proto.OursProjectionInterned:
+		return "proj-int"
 	case proto.CtrlRtime:
 		return "cr"
 	case proto.CtrlRtimeMeta:

@@ -64,12 +64,13 @@ func (t *tracker) add() { t.adds.Add(1) }
 type contender func(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t *tracker) (objects func() (int, error), err error)
 
 var contenders = map[string]contender{
-	proto.Ours:           runOurs,
-	proto.OursProjection: runOursProjection,
-	proto.Typed:          runTyped,
-	proto.Metadata:       runMetadata,
-	proto.CtrlRtime:      runControllerRuntime,
-	proto.CtrlRtimeMeta:  runControllerRuntime,
+	proto.Ours:                   runOurs,
+	proto.OursProjection:         runOursProjection,
+	proto.OursProjectionInterned: runOursProjection,
+	proto.Typed:                  runTyped,
+	proto.Metadata:               runMetadata,
+	proto.CtrlRtime:              runControllerRuntime,
+	proto.CtrlRtimeMeta:          runControllerRuntime,
 }
 
 func main() {
@@ -278,7 +279,10 @@ func (b *countedBody) Read(p []byte) (int, error) {
 // defaults (protobuf for built-in kinds) and WatchList as cc says.
 func ourFactory(cfg *rest.Config, cc proto.ContenderConfig) *ourinformers.SharedInformerFactory {
 	wl := cc.WatchList
-	return ourinformers.NewSharedInformerFactory(cfg, factory.Options{Reflector: reflector.Options{WatchList: &wl}})
+	return ourinformers.NewSharedInformerFactory(cfg, factory.Options{
+		Reflector:     reflector.Options{WatchList: &wl},
+		InternStrings: cc.Contender == proto.OursProjectionInterned,
+	})
 }
 
 // runOurs is the generated Pod or Secret informer of examples/builtin.
@@ -294,7 +298,8 @@ func runOurs(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t 
 // kind's: PodSummary (metadata, .spec.nodeName, .status.phase,
 // .status.podIP, .status.conditions) or SecretKeys (metadata, .type, the key names of .data). It
 // asks the server for what the generated projection's Type asks for: the
-// contender names no content type of its own.
+// contender names no content type of its own. ours-projection-interned
+// runs it with InternStrings.
 func runOursProjection(ctx context.Context, cfg *rest.Config, cc proto.ContenderConfig, t *tracker) (func() (int, error), error) {
 	f := ourFactory(cfg, cc)
 	if cc.Resource == proto.Pods {

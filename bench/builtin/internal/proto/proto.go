@@ -20,6 +20,11 @@ const (
 	// OursProjection is the generated projection's informer: PodSummary
 	// for Pods, SecretKeys for Secrets (examples/builtin/generated).
 	OursProjection = "ours-projection"
+	// OursProjectionInterned is OursProjection with factory.Options
+	// InternStrings (objects with equal labels share one labels map;
+	// namespaces, owner kinds, finalizers and annotation keys share their
+	// strings): the opt-in for the smallest cache.
+	OursProjectionInterned = "ours-projection-interned"
 	// Typed is client-go's typed informer over a clientset configured for
 	// protobuf, as kube-controller-manager configures it.
 	Typed = "client-go-typed"
@@ -33,7 +38,7 @@ const (
 )
 
 // Contenders are all contenders, in table order.
-var Contenders = []string{Ours, OursProjection, Typed, CtrlRtime, Metadata, CtrlRtimeMeta}
+var Contenders = []string{Ours, OursProjection, OursProjectionInterned, Typed, CtrlRtime, Metadata, CtrlRtimeMeta}
 
 // The kinds measured, as resources of core/v1.
 const (
