@@ -402,3 +402,32 @@ func secretWithKeys(keys ...string) []byte {
 	}
 	return must(s.Marshal())
 }
+
+// FuzzProtobufMapKeys feeds arbitrary bytes as a Secret to SecretKeys'
+// generated protobuf decoder: it never panics, and whatever Secret's
+// generated Unmarshal accepts it decodes to the same type and key names.
+func FuzzProtobufMapKeys(f *testing.F) {
+	for seed := range int64(8) {
+		for _, obj := range pbProjRandomObjects(f, corev1.SchemeGroupVersion.WithKind("Secret"), seed, 1) {
+			f.Add(must(obj.(*corev1.Secret).Marshal()))
+		}
+	}
+	f.Add(secretWithKeys("tls.crt", "ca.crt"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := decodeSecretKeysErr(b)
+		var full corev1.Secret
+		if full.Unmarshal(b) != nil {
+			return // the projection may accept what it skips unchecked
+		}
+		if err != nil {
+			t.Fatalf("the generated Unmarshal accepts what the projection rejects: %v", err)
+		}
+		want := slices.Sorted(maps.Keys(full.Data))
+		if len(want) == 0 {
+			want = nil
+		}
+		if !slices.Equal(got.DataKeys, wire.MapKeys(want)) || got.Type != full.Type {
+			t.Fatalf("decoded keys %q type %q, want %q, %q", got.DataKeys, got.Type, want, full.Type)
+		}
+	})
+}
