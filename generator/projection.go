@@ -111,6 +111,12 @@ type ProjField struct {
 	// none, or is reached through an embedded struct (the projection then
 	// has no protobuf decoder).
 	pbNum int32
+	// keys is set on a PATH:keys leaf: the field holds the key names of
+	// the source's map (typ is wire.MapKeys); source is the map field's Go
+	// name and type.
+	keys       bool
+	source     string
+	sourceType types.Type
 }
 
 // Copy shapes of ProjField.Copy: how DeepCopyInto fixes up a field after
@@ -257,6 +263,10 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 				f.Copy = nestedCopy[f.Shape] // generated structs have DeepCopyInto
 				continue
 			}
+			if f.keys {
+				f.Copy = copySlicePlain // a slice of strings
+				continue
+			}
 			c, elem, msg := copyShape(f.typ)
 			if msg != "" {
 				diags = append(diags, s.diag(f.pos,
@@ -276,10 +286,19 @@ func buildProjection(named *types.Named, k *Kind, s projSpec) (*Projection, Diag
 // nested structs and the leaf. It returns the path in JSON names.
 func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagnostic) {
 	path := normalizePath(ps.text)
-	segs := strings.Split(strings.TrimPrefix(path, "."), ".")
 	fail := func(msg, hint string) (string, *Diagnostic) {
 		return "", &Diagnostic{Message: msg, Hint: hint}
 	}
+	// PATH:keys projects a map's key names only (see keysField).
+	keys := false
+	if base, form, ok := strings.Cut(path, ":"); ok {
+		if form != keysForm {
+			return fail(fmt.Sprintf("field path %s: unknown form %q after ':'", ps.text, form),
+				"the one form is :"+keysForm+", the key names of a map field, as in .data:keys; otherwise name the field alone")
+		}
+		path, keys = base, true
+	}
+	segs := strings.Split(strings.TrimPrefix(path, "."), ".")
 	node := root
 	var jsonNames []string
 	for i, seg := range segs {
@@ -316,12 +335,22 @@ func (p *Projection) addPath(root *ProjStruct, ps projPathSpec) (string, *Diagno
 			}
 		}
 		goName := found.goPath[len(found.goPath)-1]
+		if last && keys {
+			goName += "Keys"
+		}
 		if existing == nil && slices.ContainsFunc(node.Fields, func(f *ProjField) bool { return f.GoName == goName }) {
 			return fail(fmt.Sprintf("field path %s: its field %s has the Go name of another projected field with another JSON name", path, goName),
 				"project only one of them")
 		}
+		if last && keys {
+			return node.keysField(found, existing, goName, here, ps.pos)
+		}
 		if last {
 			if existing != nil {
+				if existing.keys {
+					return fail(fmt.Sprintf("field path %s: its key names are projected too (%s:%s)", path, here, keysForm),
+						"project the map whole or its key names, not both")
+				}
 				if existing.Nested != nil {
 					return fail(fmt.Sprintf("field path %s overlaps the paths projected inside it", path),
 						"project "+here+" whole, or only fields inside it, not both")

@@ -25,7 +25,8 @@ import (
 // protobuf tag, is reached through an embedded struct, or has a type the
 // plan below does not read (the leaf forms are those of the k8s.io/api
 // types: strings, bools, integers, bytes, messages with an Unmarshal method,
-// pointers and slices of them, string-keyed maps of strings or messages).
+// pointers and slices of them, string-keyed maps of strings or messages,
+// and the key names of string-keyed maps of strings, bytes or messages).
 
 // protobufNumber returns the protobuf field number of the field found in
 // s.source, or 0 when it has none or is reached through an embedded struct.
@@ -173,6 +174,15 @@ func planProtobuf(p *Projection, q types.Qualifier) ([]*pbStruct, []pbCheck, boo
 				return nil, nil, false
 			}
 			pf := &pbField{Num: f.pbNum, GoName: f.GoName}
+			if f.keys {
+				if !keysProtobuf(f) {
+					return nil, nil, false
+				}
+				pf.Form = "mapKeys"
+				ps.Fields = append(ps.Fields, pf)
+				check = append(check, fmt.Sprintf("%s=%d", f.source, f.pbNum))
+				continue
+			}
 			if f.Nested != nil {
 				pf.Func, pf.Type = funcName(f.Nested), typeName(f.Nested)
 				pf.Form = map[string]string{"value": "nested", "pointer": "nestedPointer", "slice": "nestedSlice"}[f.Shape]

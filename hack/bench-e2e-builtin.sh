@@ -9,7 +9,8 @@
 # (client throttling off), once per size, and runs every contender in a fresh
 # process, alternated, WatchList on and off (the client's choice; the server
 # serves both): ours (examples/builtin's generated informers, protobuf),
-# ours-projection (PodSummary, SecretType), client-go-typed (client-go's
+# ours-projection (PodSummary, SecretKeys), ours-projection-interned (the same
+# with InternStrings), client-go-typed (client-go's
 # informer over a protobuf clientset, as kube-controller-manager configures
 # it: the anchor of every ratio), controller-runtime (its cache, protobuf for
 # built-ins), client-go-metadata (metadatainformer) and
@@ -24,7 +25,7 @@
 # 10k Secrets ~3.5 min; a run at 20k Pods 5-15 s. Seeding dominates: at 50k
 # Pods plan for 20-50 min before the first run.
 # Flags for digging: -server-cpuprofile DIR, -client-cpuprofile DIR (CPU
-# profile start → synced, and a heap profile at the sync), -v,
+# profile start → synced, and a heap profile once synced, after a GC), -v,
 # -disable-compression (no gzip for any contender), -hold (keep the seeded
 # server up afterwards and print its kubeconfig, to run ./contender by hand
 # with BENCHBUILTIN_CONFIG set, e.g. under GODEBUG=gctrace=1).

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // type each contender was answered with.
 func TestSmoke(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts kube-apiserver and 24 client processes")
+		t.Skip("starts kube-apiserver and 28 client processes")
 	}
 	bin := filepath.Join(t.TempDir(), "contender")
 	build := exec.Command("go", "build", "-o", bin, "./contender")
@@ -73,7 +73,7 @@ func TestSmoke(t *testing.T) {
 		if r.Size != size || r.Sync.Objects != size || r.Sync.Adds != int64(size) {
 			t.Errorf("%s: synced %d objects with %d adds, want %d", key, r.Sync.Objects, r.Sync.Adds, size)
 		}
-		if r.Sync.CPUSeconds <= 0 || r.Sync.MaxRSSBytes <= 0 || r.Sync.HeapAfterGC == 0 || r.TotalCPU <= 0 || r.MaxRSS <= 0 || r.Sync.WireBytes <= 0 {
+		if r.Sync.CPUSeconds <= 0 || r.Sync.MaxRSSBytes <= 0 || r.Sync.HeapAfterGC == 0 || r.Sync.BaselineHeap == 0 || r.Sync.BaselineHeap >= r.Sync.HeapAfterGC || r.TotalCPU <= 0 || r.MaxRSS <= 0 || r.Sync.WireBytes <= 0 {
 			t.Errorf("%s: missing client measurements: %+v", key, r)
 		}
 		// Every contender opens one watch; with WatchList off it lists
@@ -90,10 +90,11 @@ func TestSmoke(t *testing.T) {
 		// Everyone but a projection reads protobuf (a projection asks for
 		// what its generated Type asks for: JSON, or protobuf where the
 		// generator writes a protobuf decoder for it).
-		if r.Contender != proto.OursProjection && r.Sync.Wire != "application/vnd.kubernetes.protobuf" {
+		projection := r.Contender == proto.OursProjection || r.Contender == proto.OursProjectionInterned
+		if !projection && r.Sync.Wire != "application/vnd.kubernetes.protobuf" {
 			t.Errorf("%s: answered with %q, want protobuf only", key, r.Sync.Wire)
 		}
-		if r.Contender == proto.OursProjection && r.Sync.Wire != "application/vnd.kubernetes.protobuf" && r.Sync.Wire != "application/json" {
+		if projection && r.Sync.Wire != "application/vnd.kubernetes.protobuf" && r.Sync.Wire != "application/json" {
 			t.Errorf("%s: answered with %q, want one content type, protobuf or JSON", key, r.Sync.Wire)
 		}
 		name := r.Resource + "200-r0-" + r.Contender

@@ -2,7 +2,7 @@
 // real kube-apiserver (examples/builtin/kubeapiserver: k8s.io/kubernetes
 // v1.37.2 with an embedded etcd, RBAC, default admission, watch cache on):
 // ours (the generated informers of examples/builtin, protobuf), ours with a
-// projection (PodSummary, SecretType), client-go's typed informer over a
+// projection (PodSummary, SecretKeys), client-go's typed informer over a
 // protobuf clientset (as kube-controller-manager configures it),
 // controller-runtime's cache (protobuf for built-ins) and its metadata-only
 // cache, and client-go's metadata informer — over realistic Pods and 16 KB
@@ -52,7 +52,7 @@ func main() {
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every run as JSON")
 	flag.StringVar(&cfg.ContenderExe, "contender-bin", "", "the contender binary (go build ./contender); required")
 	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced)")
-	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof, and a heap profile at the sync (before any GC): RUN.client-heap.pprof")
+	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof, and a heap profile once synced, after a forced GC (GODEBUG=memprofilerate=1 for every allocation): RUN.client-heap.pprof")
 	flag.BoolVar(&cfg.DisableCompression, "disable-compression", false, "every contender's client asks for uncompressed responses (rest.Config.DisableCompression), for measuring what gzip costs; the default is client-go's (gzip)")
 	flag.BoolVar(&cfg.Hold, "hold", false, "after the runs, keep the seeded server up (print its kubeconfig) until interrupted, for running ./contender by hand")
 	flag.Parse()

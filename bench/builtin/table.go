@@ -27,6 +27,10 @@ var metrics = []metric{
 	{"client CPU per object (µs)", func(r runResult) float64 { return r.Sync.CPUSeconds / float64(r.Size) * 1e6 }, "%.1f", true},
 	{"peak RSS at sync (MB)", func(r runResult) float64 { return float64(r.Sync.MaxRSSBytes) / 1e6 }, "%.0f", true},
 	{"heap after GC (MB)", func(r runResult) float64 { return float64(r.Sync.HeapAfterGC) / 1e6 }, "%.1f", true},
+	{"  of which baseline, no object (MB)", func(r runResult) float64 { return float64(r.Sync.BaselineHeap) / 1e6 }, "%.1f", false},
+	{"heap after GC above baseline (MB)", func(r runResult) float64 {
+		return float64(int64(r.Sync.HeapAfterGC)-int64(r.Sync.BaselineHeap)) / 1e6
+	}, "%.1f", true},
 	{"server CPU during sync (s)", func(r runResult) float64 { return r.ServerCPUSync }, "%.2f", true},
 	{"server share of sync CPU (%)", func(r runResult) float64 {
 		return 100 * r.ServerCPUSync / (r.ServerCPUSync + r.Sync.CPUSeconds)
@@ -138,6 +142,8 @@ func abbrev(c string) string {
 	switch c {
 	case proto.OursProjection:
 		return "proj"
+	case proto.OursProjectionInterned:
+		return "proj-int"
 	case proto.CtrlRtime:
 		return "cr"
 	case proto.CtrlRtimeMeta:

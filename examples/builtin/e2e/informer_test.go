@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"mime"
 	"net/http"
 	"slices"
@@ -54,10 +55,13 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestPodsAndSecrets runs the generated Pod and Secret informers (protobuf,
-// the default for built-in kinds) and the PodSummary projection (protobuf
-// too, through its generated projection decoder) against the server, WatchList on and off, through a churn of creates,
-// status updates, label patches, deletes and re-creates; each cache ends
-// equal to a fresh LIST, and every Pod and Secret response was protobuf.
+// the default for built-in kinds) and the PodSummary and SecretKeys
+// projections (protobuf too, through their generated projection decoders)
+// against the server, WatchList on and off, through a churn of creates,
+// status updates, label patches, Secret updates that change their keys,
+// deletes and re-creates; each cache ends equal to a fresh LIST (SecretKeys
+// holding each Secret's type and key names), and every Pod and Secret
+// response was protobuf.
 func TestPodsAndSecrets(t *testing.T) {
 	for _, watchList := range []bool{true, false} {
 		t.Run(fmt.Sprintf("watchlist=%v", watchList), func(t *testing.T) {
@@ -82,6 +86,7 @@ func TestPodsAndSecrets(t *testing.T) {
 			podInf := f.Core().V1().Pods().Informer()
 			secretInf := f.Core().V1().Secrets().Informer()
 			summaryInf := f.Core().V1().PodSummaries().Informer()
+			keysInf := f.Core().V1().SecretKeys().Informer()
 			f.Start(ctx)
 			defer f.Shutdown()
 			if err := f.WaitForCacheSync(ctx); err != nil {
@@ -124,6 +129,10 @@ func TestPodsAndSecrets(t *testing.T) {
 				}
 				s := objects.Secret(ns, i+1, 16<<10)
 				s.Name = name
+				if i%4 == 2 { // other keys: the projection's key names change
+					s.Data["new.key"] = s.Data["token"]
+					delete(s.Data, "token")
+				}
 				_, err := client.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{})
 				return err
 			}); err != nil {
@@ -150,6 +159,23 @@ func TestPodsAndSecrets(t *testing.T) {
 					return err
 				}
 				return sameRVs("secrets", cacheRVs(secretInf.Indexer().List()), rvsOf(list.Items, func(s *corev1.Secret) metav1.Object { return s }))
+			})
+			eventually(t, ctx, 2*time.Minute, "the SecretKeys cache equals a fresh LIST, key names included", func() error {
+				list, err := client.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return err
+				}
+				if err := sameRVs("secret keys", cacheRVs(keysInf.Indexer().List()), rvsOf(list.Items, func(s *corev1.Secret) metav1.Object { return s })); err != nil {
+					return err
+				}
+				for _, s := range list.Items {
+					k, ok := keysInf.Indexer().Get(ns + "/" + s.Name)
+					want := slices.Sorted(maps.Keys(s.Data))
+					if !ok || k.ResourceVersion != s.ResourceVersion || k.Type != s.Type || !slices.Equal(k.DataKeys, want) {
+						return fmt.Errorf("SecretKeys of %s = %+v, want type %s and keys %v at resourceVersion %s", s.Name, k, s.Type, want, s.ResourceVersion)
+					}
+				}
+				return nil
 			})
 
 			// Contents, not only versions: a cached Pod is the server's,

@@ -18,8 +18,13 @@ const (
 	// Ours is the generated informer of examples/builtin (protobuf).
 	Ours = "ours"
 	// OursProjection is the generated projection's informer: PodSummary
-	// for Pods, SecretType for Secrets (examples/builtin/generated).
+	// for Pods, SecretKeys for Secrets (examples/builtin/generated).
 	OursProjection = "ours-projection"
+	// OursProjectionInterned is OursProjection with factory.Options
+	// InternStrings (objects with equal labels share one labels map;
+	// namespaces, owner kinds, finalizers and annotation keys share their
+	// strings): the opt-in for the smallest cache.
+	OursProjectionInterned = "ours-projection-interned"
 	// Typed is client-go's typed informer over a clientset configured for
 	// protobuf, as kube-controller-manager configures it.
 	Typed = "client-go-typed"
@@ -33,7 +38,7 @@ const (
 )
 
 // Contenders are all contenders, in table order.
-var Contenders = []string{Ours, OursProjection, Typed, CtrlRtime, Metadata, CtrlRtimeMeta}
+var Contenders = []string{Ours, OursProjection, OursProjectionInterned, Typed, CtrlRtime, Metadata, CtrlRtimeMeta}
 
 // The kinds measured, as resources of core/v1.
 const (
@@ -63,7 +68,7 @@ type ContenderConfig struct {
 	// profile into, from its start until it is synced.
 	CPUProfile string
 	// HeapProfile, when not empty, is the file the contender writes its
-	// heap profile into once synced, before any forced GC.
+	// heap profile into once synced, after a forced GC.
 	HeapProfile string
 	// DisableCompression sets rest.Config.DisableCompression: the client
 	// does not ask for gzip (by default it does, and the API server
@@ -82,6 +87,11 @@ type SyncReport struct {
 	CPUSeconds  float64 // user+sys of the process until synced
 	MaxRSSBytes int64   // peak RSS (VmHWM) until synced
 	HeapAfterGC uint64  // runtime.MemStats.HeapAlloc after runtime.GC, once synced
+	// BaselineHeap is HeapAlloc after runtime.GC at the contender's start,
+	// before any client or informer exists: what the process holds with
+	// no object (package init of every contender linked in, the scheme);
+	// HeapAfterGC includes it.
+	BaselineHeap uint64
 	// Wire is the Content-Type of the responses to the contender's LIST and
 	// WATCH requests for Resource (the distinct ones, comma-separated);
 	// WireBytes the bytes of their bodies read until synced (as the

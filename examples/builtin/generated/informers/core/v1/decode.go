@@ -21,7 +21,7 @@ import (
 // dependency upgraded without regenerating).
 var (
 	podSummaryDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1PodSummary, wirecorev1.X.Current)
-	secretTypeDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretType, wirecorev1.X.Current)
+	secretKeysDecodeJSON = wire.CheckedDecoder(jsonMembers, jsonProjv1SecretKeys, wirecorev1.X.Current)
 )
 
 // jsonMembers are the JSON members each struct decoder below reads.
@@ -29,7 +29,7 @@ var jsonMembers = map[reflect.Type]string{
 	reflect.TypeOf((*projv1.PodSummary)(nil)).Elem():       "kind,apiVersion,metadata,spec,status",
 	reflect.TypeOf((*projv1.PodSummarySpec)(nil)).Elem():   "nodeName",
 	reflect.TypeOf((*projv1.PodSummaryStatus)(nil)).Elem(): "phase,podIP,conditions",
-	reflect.TypeOf((*projv1.SecretType)(nil)).Elem():       "kind,apiVersion,metadata,type",
+	reflect.TypeOf((*projv1.SecretKeys)(nil)).Elem():       "kind,apiVersion,metadata,type,data",
 }
 
 func jsonProjv1PodSummary(d *wire.JSONDecoder, v *projv1.PodSummary) error {
@@ -119,14 +119,14 @@ func jsonProjv1PodSummaryStatus(d *wire.JSONDecoder, v *projv1.PodSummaryStatus)
 	}
 }
 
-func jsonProjv1SecretType(d *wire.JSONDecoder, v *projv1.SecretType) error {
+func jsonProjv1SecretKeys(d *wire.JSONDecoder, v *projv1.SecretKeys) error {
 	if ok, err := d.BeginObject(); !ok {
 		if err != nil {
 			return err
 		}
 		return d.DecodeDefault(v)
 	}
-	var seen [4]bool
+	var seen [5]bool
 	for {
 		name, more, err := d.NextName()
 		if err != nil || !more {
@@ -141,6 +141,8 @@ func jsonProjv1SecretType(d *wire.JSONDecoder, v *projv1.SecretType) error {
 			err = wire.DecodeField(d, &seen[2], &v.ObjectMeta, (*wire.JSONDecoder).DecodeObjectMeta)
 		case "type":
 			err = wire.DecodeField(d, &seen[3], &v.Type, wire.DecodeString)
+		case "data":
+			err = d.DecodeDefault(&v.DataKeys)
 		default:
 			err = d.SkipValue()
 		}

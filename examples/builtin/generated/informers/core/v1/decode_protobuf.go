@@ -18,7 +18,7 @@ import (
 // upgraded without regenerating).
 var (
 	podSummaryDecodeProtobuf = wire.CheckedProtobufDecoder(protobufFields, pbProjv1PodSummary)
-	secretTypeDecodeProtobuf = wire.CheckedProtobufDecoder(protobufFields, pbProjv1SecretType)
+	secretKeysDecodeProtobuf = wire.CheckedProtobufDecoder(protobufFields, pbProjv1SecretKeys)
 )
 
 // protobufFields are the fields (Go name and protobuf field number) the decoders below read, by
@@ -27,7 +27,7 @@ var protobufFields = map[reflect.Type]string{
 	reflect.TypeOf((*corev1.Pod)(nil)).Elem():       "ObjectMeta=1,Spec=2,Status=3",
 	reflect.TypeOf((*corev1.PodSpec)(nil)).Elem():   "NodeName=10",
 	reflect.TypeOf((*corev1.PodStatus)(nil)).Elem(): "Phase=1,PodIP=6,Conditions=2",
-	reflect.TypeOf((*corev1.Secret)(nil)).Elem():    "ObjectMeta=1,Type=3",
+	reflect.TypeOf((*corev1.Secret)(nil)).Elem():    "ObjectMeta=1,Type=3,Data=2",
 }
 
 func pbProjv1PodSummary(d *wire.ProtobufDecoder, v *projv1.PodSummary) {
@@ -78,7 +78,7 @@ func pbProjv1PodSummaryStatus(d *wire.ProtobufDecoder, v *projv1.PodSummaryStatu
 	}
 }
 
-func pbProjv1SecretType(d *wire.ProtobufDecoder, v *projv1.SecretType) {
+func pbProjv1SecretKeys(d *wire.ProtobufDecoder, v *projv1.SecretKeys) {
 	for d.Next() {
 		switch d.Field() {
 		case 1:
@@ -87,6 +87,8 @@ func pbProjv1SecretType(d *wire.ProtobufDecoder, v *projv1.SecretType) {
 			}
 		case 3:
 			v.Type = corev1.SecretType(d.String())
+		case 2:
+			d.MapKey(&v.DataKeys)
 		default:
 			d.Skip()
 		}

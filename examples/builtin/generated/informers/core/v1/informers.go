@@ -48,8 +48,8 @@ type Interface interface {
 	ServiceAccounts() ServiceAccountInformer
 	// PodSummaries returns the shared informer and lister of PodSummaries, projections of Pods.
 	PodSummaries() PodSummaryInformer
-	// SecretTypes returns the shared informer and lister of SecretTypes, projections of Secrets.
-	SecretTypes() SecretTypeInformer
+	// SecretKeys returns the shared informer and lister of SecretKeys, projections of Secrets.
+	SecretKeys() SecretKeysInformer
 }
 
 // New returns the v1 informers of f.
@@ -98,7 +98,7 @@ func (v version) Secrets() SecretInformer                 { return secretInforme
 func (v version) Services() ServiceInformer               { return serviceInformer{v.f} }
 func (v version) ServiceAccounts() ServiceAccountInformer { return serviceAccountInformer{v.f} }
 func (v version) PodSummaries() PodSummaryInformer        { return podSummaryInformer{v.f} }
-func (v version) SecretTypes() SecretTypeInformer         { return secretTypeInformer{v.f} }
+func (v version) SecretKeys() SecretKeysInformer          { return secretKeysInformer{v.f} }
 
 // ComponentStatusType describes ComponentStatus to the runtime: its resource, scope and indexes.
 var ComponentStatusType = factory.Type[*v1.ComponentStatus]{
@@ -649,39 +649,39 @@ func (i podSummaryInformer) Lister() listers.PodSummaryLister {
 	return listers.NewPodSummaryLister(i.Informer().Indexer())
 }
 
-// SecretTypeType describes SecretType, a projection of Secret, to the runtime: the
+// SecretKeysType describes SecretKeys, a projection of Secret, to the runtime: the
 // factory keeps one shared informer of it per factory, beside Secret's.
-var SecretTypeType = factory.Type[*projv1.SecretType]{
+var SecretKeysType = factory.Type[*projv1.SecretKeys]{
 	Resource:       v1.SchemeGroupVersion.WithResource("secrets"),
 	Namespaced:     true,
 	AddToScheme:    v1.AddToScheme,
-	Indexers:       listers.SecretTypeIndexers,
-	Projection:     "SecretType",
+	Indexers:       listers.SecretKeysIndexers,
+	Projection:     "SecretKeys",
 	Kind:           "Secret",
-	DecodeJSON:     secretTypeDecodeJSON,
-	DecodeProtobuf: secretTypeDecodeProtobuf,
+	DecodeJSON:     secretKeysDecodeJSON,
+	DecodeProtobuf: secretKeysDecodeProtobuf,
 }
 
-// SecretTypeInformer gives access to the shared informer and lister of SecretTypes.
-type SecretTypeInformer interface {
+// SecretKeysInformer gives access to the shared informer and lister of SecretKeys.
+type SecretKeysInformer interface {
 	// Informer returns the shared informer, creating it on first use.
-	Informer() *informer.Informer[*projv1.SecretType]
+	Informer() *informer.Informer[*projv1.SecretKeys]
 	// Lister returns a lister over the shared informer's cache.
-	Lister() listers.SecretTypeLister
+	Lister() listers.SecretKeysLister
 }
 
-// NewSecretTypeInformer returns a standalone (unshared) SecretType informer over lw.
+// NewSecretKeysInformer returns a standalone (unshared) SecretKeys informer over lw.
 // Use it with runtimetest's fake source in tests.
-func NewSecretTypeInformer(lw reflector.ListerWatcher[*projv1.SecretType], opts informer.Options[*projv1.SecretType]) *informer.Informer[*projv1.SecretType] {
-	return factory.NewInformer(SecretTypeType, lw, opts)
+func NewSecretKeysInformer(lw reflector.ListerWatcher[*projv1.SecretKeys], opts informer.Options[*projv1.SecretKeys]) *informer.Informer[*projv1.SecretKeys] {
+	return factory.NewInformer(SecretKeysType, lw, opts)
 }
 
-type secretTypeInformer struct{ f *factory.Factory }
+type secretKeysInformer struct{ f *factory.Factory }
 
-func (i secretTypeInformer) Informer() *informer.Informer[*projv1.SecretType] {
-	return factory.InformerFor(i.f, SecretTypeType)
+func (i secretKeysInformer) Informer() *informer.Informer[*projv1.SecretKeys] {
+	return factory.InformerFor(i.f, SecretKeysType)
 }
 
-func (i secretTypeInformer) Lister() listers.SecretTypeLister {
-	return listers.NewSecretTypeLister(i.Informer().Indexer())
+func (i secretKeysInformer) Lister() listers.SecretKeysLister {
+	return listers.NewSecretKeysLister(i.Informer().Indexer())
 }

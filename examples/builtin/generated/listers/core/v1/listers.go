@@ -919,48 +919,48 @@ func (l *podSummaryLister) PodSummaries(namespace string) PodSummaryNamespaceLis
 	return &podSummaryNamespaceLister{l.Namespace(namespace)}
 }
 
-// SecretTypeIndexers returns the indexes SecretType inherits from Secret: its field
+// SecretKeysIndexers returns the indexes SecretKeys inherits from Secret: its field
 // indexes whose paths the projection holds.
-func SecretTypeIndexers() store.Indexers[*projv1.SecretType] { return nil }
+func SecretKeysIndexers() store.Indexers[*projv1.SecretKeys] { return nil }
 
-// SecretTypeLister reads SecretTypes, projections of Secret, from an informer's cache.
-type SecretTypeLister interface {
-	// List lists the SecretTypes whose labels match selector.
-	List(selector labels.Selector) ([]*projv1.SecretType, error)
-	// SecretTypes returns a lister for the SecretTypes of one namespace.
-	SecretTypes(namespace string) SecretTypeNamespaceLister
+// SecretKeysLister reads SecretKeys, projections of Secret, from an informer's cache.
+type SecretKeysLister interface {
+	// List lists the SecretKeys whose labels match selector.
+	List(selector labels.Selector) ([]*projv1.SecretKeys, error)
+	// SecretKeys returns a lister for the SecretKeys of one namespace.
+	SecretKeys(namespace string) SecretKeysNamespaceLister
 }
 
-// SecretTypeNamespaceLister reads the SecretTypes of one namespace.
-type SecretTypeNamespaceLister interface {
-	// List lists the SecretTypes of the namespace whose labels match selector.
-	List(selector labels.Selector) ([]*projv1.SecretType, error)
-	// Get returns the SecretType of the Secret called name in the namespace, or a NotFound error.
-	Get(name string) (*projv1.SecretType, error)
+// SecretKeysNamespaceLister reads the SecretKeys of one namespace.
+type SecretKeysNamespaceLister interface {
+	// List lists the SecretKeys of the namespace whose labels match selector.
+	List(selector labels.Selector) ([]*projv1.SecretKeys, error)
+	// Get returns the SecretKeys of the Secret called name in the namespace, or a NotFound error.
+	Get(name string) (*projv1.SecretKeys, error)
 	// GetAtLeast is Get once the cache has applied resourceVersion for the
-	// namespace (a write's response carries it): the SecretType at that
+	// namespace (a write's response carries it): the SecretKeys at that
 	// resourceVersion or newer, or a NotFound error when it was deleted by
 	// then. It blocks until the cache has applied it (woken by that write: no
 	// polling, no goroutine) or ctx ends (ctx's error); a resourceVersion that
 	// is not well-formed (KEP-5504) is an error wrapping store.ErrNotComparable,
 	// and a namespace a multi-namespace informer does not watch one wrapping
 	// store.ErrUnknownNamespace, at once.
-	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.SecretType, error)
+	GetAtLeast(ctx context.Context, name, resourceVersion string) (*projv1.SecretKeys, error)
 }
 
-// NewSecretTypeLister returns a SecretTypeLister over indexer.
-func NewSecretTypeLister(indexer *store.Indexer[*projv1.SecretType]) SecretTypeLister {
-	return &secretTypeLister{store.NewLister(indexer, SecretResource)}
+// NewSecretKeysLister returns a SecretKeysLister over indexer.
+func NewSecretKeysLister(indexer *store.Indexer[*projv1.SecretKeys]) SecretKeysLister {
+	return &secretKeysLister{store.NewLister(indexer, SecretResource)}
 }
 
-type secretTypeLister struct {
-	store.Lister[*projv1.SecretType]
+type secretKeysLister struct {
+	store.Lister[*projv1.SecretKeys]
 }
 
-type secretTypeNamespaceLister struct {
-	store.NamespaceLister[*projv1.SecretType]
+type secretKeysNamespaceLister struct {
+	store.NamespaceLister[*projv1.SecretKeys]
 }
 
-func (l *secretTypeLister) SecretTypes(namespace string) SecretTypeNamespaceLister {
-	return &secretTypeNamespaceLister{l.Namespace(namespace)}
+func (l *secretKeysLister) SecretKeys(namespace string) SecretKeysNamespaceLister {
+	return &secretKeysNamespaceLister{l.Namespace(namespace)}
 }

@@ -8,6 +8,7 @@
 package v1
 
 import (
+	wire "github.com/informer-gen/informer-gen/runtime/wire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -97,32 +98,38 @@ func (in *PodSummaryStatus) DeepCopy() *PodSummaryStatus {
 	return out
 }
 
-// SecretType is a projection of corev1.Secret: its metadata and .type.
-type SecretType struct {
+// SecretKeys is a projection of corev1.Secret: its metadata and .type, .data:keys.
+type SecretKeys struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Type corev1.SecretType `json:"type,omitempty"`
+	Type     corev1.SecretType `json:"type,omitempty"`
+	DataKeys wire.MapKeys      `json:"data,omitempty"`
 }
 
 // DeepCopyInto copies in into out, which must not be nil.
-func (in *SecretType) DeepCopyInto(out *SecretType) {
+func (in *SecretKeys) DeepCopyInto(out *SecretKeys) {
 	*out = *in
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if in.DataKeys != nil {
+		in, out := &in.DataKeys, &out.DataKeys
+		*out = make(wire.MapKeys, len(*in))
+		copy(*out, *in)
+	}
 }
 
 // DeepCopy returns a deep copy of in, or nil for nil.
-func (in *SecretType) DeepCopy() *SecretType {
+func (in *SecretKeys) DeepCopy() *SecretKeys {
 	if in == nil {
 		return nil
 	}
-	out := new(SecretType)
+	out := new(SecretKeys)
 	in.DeepCopyInto(out)
 	return out
 }
 
 // DeepCopyObject returns a deep copy of in as a runtime.Object.
-func (in *SecretType) DeepCopyObject() runtime.Object {
+func (in *SecretKeys) DeepCopyObject() runtime.Object {
 	if c := in.DeepCopy(); c != nil {
 		return c
 	}
