@@ -15,6 +15,8 @@
 //	    -- @ours informer-gen ... @upstream:lister-gen lister-gen ... @upstream:informer-gen informer-gen ...
 //	benchcodegen lines -case kapi -contender ours -results r.tsv out/ours
 //	benchcodegen report r.tsv
+//	go build -toolexec 'benchcodegen toolexec -log c.tsv' ./...   # one line per compile
+//	benchcodegen compiles -case kapi -contender ours -results r.tsv c.tsv
 //
 // Every subcommand appends to or reads one results file of tab-separated rows
 // (case, contender, metric, value); see [row].
@@ -29,6 +31,15 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	if len(os.Args) > 1 && os.Args[1] == "toolexec" {
+		// Called by go build for every tool run: the tool's exit status is ours.
+		code, err := toolexecCmd(os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchcodegen:", err)
+		}
+		os.Exit(code)
+	}
 	err := run(ctx, os.Args[1:])
 	stop()
 	if err != nil {
@@ -39,7 +50,7 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: benchcodegen measure|lines|report [flags] ...")
+		return fmt.Errorf("usage: benchcodegen measure|lines|report|compiles|toolexec [flags] ...")
 	}
 	switch args[0] {
 	case "measure":
@@ -48,7 +59,9 @@ func run(ctx context.Context, args []string) error {
 		return linesCmd(args[1:], os.Stdout)
 	case "report":
 		return reportCmd(args[1:], os.Stdout)
+	case "compiles":
+		return compilesCmd(args[1:], os.Stdout)
 	default:
-		return fmt.Errorf("unknown subcommand %q (want measure, lines or report)", args[0])
+		return fmt.Errorf("unknown subcommand %q (want measure, lines, report, compiles or toolexec)", args[0])
 	}
 }

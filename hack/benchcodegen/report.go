@@ -34,6 +34,8 @@ var metrics = []metricInfo{
 	{Metric: "compile_wall_s", Title: "compiling the output (s, wall)"},
 	{Metric: "compile_cpu_s", Title: "compiling the output (s, cpu)"},
 	{Metric: "compile_rss_mb", Title: "compiling the output (MB, peak RSS)"},
+	{Metric: "compile_max_rss_mb", Title: "  largest single compile (MB)"},
+	{Metric: "compile_packages", Title: "  packages compiled", Plain: true},
 }
 
 // target is the goal a figure is reported against (docs/performance.md, "Generator").

@@ -16,7 +16,9 @@ import (
 // command in a multi-command contender. Metrics: wall_s, cpu_s, rss_mb (medians
 // over the timed runs), wall_min_s (fastest run), inputs (input packages),
 // go_files, go_lines, go_lines_noheader, code_lines, deterministic and compiles (1 or 0);
-// measure -prefix adds a prefix (compile_wall_s is the time go build took).
+// measure -prefix adds a prefix (compile_wall_s is the time go build took);
+// compiles adds compile_max_rss_mb (the largest single compile) and
+// compile_packages.
 type row struct {
 	Case, Contender, Metric string
 	Value                   float64
