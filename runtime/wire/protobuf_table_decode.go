@@ -610,7 +610,7 @@ func (d *pbTableDecoder) mapEntry(f *pbField, fp unsafe.Pointer, b []byte, at in
 					return 0, false, err
 				}
 			default:
-				vp = reflect.New(mp.val.elem)
+				vp = pbNewMapValue(mp.val.elem)
 				if err := d.value(mp.val, vp.UnsafePointer(), val); err != nil {
 					return 0, false, err
 				}
@@ -648,11 +648,21 @@ func (d *pbTableDecoder) mapEntry(f *pbField, fp unsafe.Pointer, b []byte, at in
 		(*(*map[string]resource.Quantity)(fp))[k] = q
 	default:
 		if !vp.IsValid() {
-			vp = reflect.New(mp.val.elem)
+			vp = pbNewMapValue(mp.val.elem)
 		}
 		kv := reflect.New(f.typ.Key()).Elem()
 		kv.SetString(k)
 		reflect.NewAt(f.typ, fp).Elem().SetMapIndex(kv, vp.Elem())
 	}
 	return post, overran, nil
+}
+
+// pbNewMapValue returns a pointer to a new map value of type t, as the
+// generated code makes it (&V{}): a slice type's is empty, not nil.
+func pbNewMapValue(t reflect.Type) reflect.Value {
+	v := reflect.New(t)
+	if t.Kind() == reflect.Slice {
+		v.Elem().Set(reflect.MakeSlice(t, 0, 0))
+	}
+	return v
 }
