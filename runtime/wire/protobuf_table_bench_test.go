@@ -213,8 +213,8 @@ func BenchmarkProtobufPodDecode(b *testing.B) {
 // decoded by each decoder keep after a GC (run with -v; it checks only that
 // the table decoder keeps less).
 func TestProtobufTableRetainedHeap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("decodes 20,000 Pods")
+	if testing.Short() || pbRaceEnabled {
+		t.Skip("decodes 20,000 Pods and measures the heap (not in -short, not with -race)")
 	}
 	pods := pbRealisticPodBytes(t, 10000)
 	tab := pbWithoutManagedFieldsTable(pbTableOf(reflect.TypeFor[corev1.Pod]()))
