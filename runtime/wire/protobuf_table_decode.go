@@ -306,10 +306,13 @@ func (d *pbTableDecoder) appendElem(f *pbField, fp unsafe.Pointer, b []byte, at 
 			_, n = pbRunEnd(b, at, tag)
 		}
 		n = max(n, 2*sh.cap, 1)
-		s := reflect.NewAt(f.typ, fp).Elem()
 		grown := reflect.MakeSlice(f.typ, sh.len, n)
-		reflect.Copy(grown, s)
-		s.Set(grown)
+		if sh.len > 0 {
+			reflect.Copy(grown, reflect.NewAt(f.typ, fp).Elem())
+		}
+		// The slice at fp takes grown's array (n > 0 elements, so
+		// UnsafePointer is its first).
+		sh.data, sh.cap = grown.UnsafePointer(), n
 	}
 	sh.len++
 	return unsafe.Add(sh.data, uintptr(sh.len-1)*f.elem.Size())
