@@ -289,3 +289,39 @@ func TestProtobufTableBounded(t *testing.T) {
 		t.Fatal("nothing kept: the test does not exercise the bounds")
 	}
 }
+
+// TestProtobufTableConcurrent decodes LIST bodies of realistic Pods from
+// several goroutines through one codec (its decoder and what it shares are
+// guarded; run with -race), each object equal to the generated Unmarshal's.
+func TestProtobufTableConcurrent(t *testing.T) {
+	codec := must(NewProtobuf[*corev1.Pod](pbPodGVK))
+	pods := pbRealisticPodBytes(t, 50)
+	list := &corev1.PodList{}
+	for _, b := range pods {
+		p := new(corev1.Pod)
+		if err := p.Unmarshal(b); err != nil {
+			t.Fatal(err)
+		}
+		list.Items = append(list.Items, *p)
+	}
+	body := pbServerList(t, list, corev1.SchemeGroupVersion.WithKind("PodList"), false)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			i := 0
+			_, err := codec.DecodeList(bytes.NewReader(body), func(p *corev1.Pod) error {
+				if !reflect.DeepEqual(p, &list.Items[i]) {
+					return fmt.Errorf("item %d differs", i)
+				}
+				i++
+				return nil
+			})
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
