@@ -13,8 +13,13 @@
 //   - NewJSON: go-json-experiment/json with encoding/json v1's semantics, as
 //     client-go decodes; for every type. Options: SkipManagedFields, and
 //     GeneratedDecoder for the decoder informer-gen generates for T.
-//   - NewProtobuf: the envelopes read by hand, each object's bytes handed to
-//     its generated Unmarshal; built-in k8s.io/api types.
+//   - NewProtobuf: the envelopes read by hand, each object decoded by a
+//     table-driven decoder built once per Go type from its protobuf struct
+//     tags (protobuf_table.go; the generated Unmarshal's rules, compiled
+//     once here rather than per type), which interns repeated strings and
+//     shares maps whose entries have the same bytes between the objects of
+//     one Codec (which makes them read-only: see NewProtobuf); built-in
+//     k8s.io/api types.
 //   - NewProtobufProjection: a projection of a built-in kind (a generated
 //     type holding the kind's ObjectMeta and some of its fields) read from
 //     protobuf: the envelopes as NewProtobuf reads them, each object's bytes

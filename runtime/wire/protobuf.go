@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -34,18 +35,36 @@ var protobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
 // for every k8s.io/api type; anything else (a CRD type, which
 // controller-gen gives none, an interface, a non-pointer) is an error naming
 // T. It decodes exactly what client-go's typed clients decode from the same
-// bytes, straight into a fresh T with its generated Unmarshal: the envelopes
-// (runtime.Unknown, the XList message, metav1.WatchEvent) are read by hand.
+// bytes (reflect.DeepEqual objects, the same inputs rejected): the envelopes
+// (runtime.Unknown, the XList message, metav1.WatchEvent) are read by hand,
+// each object by a decoder built once per Go type from its protobuf struct
+// tags, which follows the rules of the generated Unmarshal methods (those of
+// a type it cannot describe, such as resource.Quantity and metav1.Time, are
+// called).
+//
+// Objects decoded by one Codec share memory where their bytes are equal:
+// repeated strings (label keys and values, namespaces, images, node names)
+// are one string; a map (labels, annotations, a node selector, a
+// container's resource limits and requests) whose entries were encoded with
+// the same bytes as those of an earlier object is that object's map; a
+// resource.Quantity holding no pointer is copied from the one decoded from
+// the same bytes. This is what lets a cache of Pods of one ReplicaSet hold
+// their labels once. It makes the objects read-only, as the objects of every
+// informer cache are: a caller that writes to a map of an object writes to
+// every object sharing it; copy the object (DeepCopy) before changing it.
+// What a Codec keeps for sharing is bounded (64Ki strings of up to 1 KiB and
+// 4 MiB, 16Ki maps and 8 MiB of their bytes, 4Ki Quantities) and dropped
+// whole when full, so a stream of unique values cannot grow it.
 //
 // Objects come out as client-go's typed clients leave them: TypeMeta empty.
 // An object whose apiVersion or kind in its envelope is not gvk's (or, for an
 // ERROR watch event, not a Status) is a *DecodeError. One object (a LIST
 // item or a WATCH frame) is limited to 16 MiB, client-go's watch frame limit.
-// SkipManagedFields is the one Option that applies: each object's bytes are
-// then copied without its metadata's managedFields entries before the
-// generated Unmarshal reads them (see withoutManagedFields).
+// SkipManagedFields is the one Option that applies: each object's metadata
+// managedFields entries are then skipped on the wire, not decoded (only
+// their wire type checked).
 //
-// The Codec is safe for concurrent use.
+// The Codec is safe for concurrent use; it decodes one object at a time.
 func NewProtobuf[T any](gvk schema.GroupVersionKind, opts ...Option) (Codec[T], error) {
 	c, err := resolve[T]("protobuf", gvk, opts)
 	if err != nil {
@@ -55,11 +74,42 @@ func NewProtobuf[T any](gvk schema.GroupVersionKind, opts ...Option) (Codec[T], 
 	if !typ.Implements(reflect.TypeFor[pbUnmarshaler]()) {
 		return nil, fmt.Errorf("protobuf codec for %s: %v has no generated protobuf Unmarshal method", gvk, typ)
 	}
+	if tab := pbTableOf(c.elem); tab != nil {
+		return newProtobufTable(gvk, c.newT, tab, c.opts.SkipManagedFields), nil
+	}
 	codec := newProtobuf(gvk, c.newT, func(t T, b []byte) error { return any(t).(pbUnmarshaler).Unmarshal(b) })
 	if c.opts.SkipManagedFields {
 		return codec.withoutManagedFields(), nil
 	}
 	return codec, nil
+}
+
+// newProtobufTable returns the protobuf codec of gvk decoding objects (made
+// by newT, pointers to tab's type) with the table decoder, skipping
+// managedFields when skipManagedFields.
+func newProtobufTable[T any](gvk schema.GroupVersionKind, newT func() T, tab *pbTable, skipManagedFields bool) *protobufCodec[T] {
+	skipping := false
+	if skipManagedFields {
+		if t := pbWithoutManagedFieldsTable(tab); t != tab {
+			tab, skipping = t, true
+		}
+	}
+	var mu sync.Mutex
+	d := newPBTableDecoder()
+	codec := newProtobuf(gvk, newT, func(t T, b []byte) error {
+		p := pbObjectPointer(any(t))
+		mu.Lock()
+		defer mu.Unlock()
+		return d.decode(tab, p, b)
+	})
+	codec.skipsManagedFields = skipping
+	return codec
+}
+
+// pbObjectPointer returns the pointer o holds (o is a pointer to a struct,
+// as a codec's newT makes).
+func pbObjectPointer(o any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&o))[1]
 }
 
 // pbUnmarshaler is the method go-to-protobuf generates.

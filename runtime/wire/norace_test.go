@@ -1,0 +1,6 @@
+//go:build !race
+
+package wire
+
+// pbRaceEnabled: the race detector is on.
+const pbRaceEnabled = false
