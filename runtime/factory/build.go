@@ -183,6 +183,9 @@ func newShared(f *Factory, typ *typeInfo) (*core.Shared, error) {
 			// managedFields the informer drops, and no Transform reads
 			// first, need not be decoded at all.
 			SkipManagedFields: !opts.KeepManagedFields && opts.Transform == nil,
+			// A Transform may write into the maps of the objects it gets:
+			// they must be their own, not shared with other objects.
+			DistinctMaps: opts.Transform != nil,
 		})
 	case !s.perNamespace:
 		namespaces = nil // one source: its namespaces are its business

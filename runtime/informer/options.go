@@ -68,7 +68,11 @@ type Options[T store.Object[T]] struct {
 	// queued, in fact), then the default memory transform: managedFields
 	// are dropped unless KeepManagedFields, and strings interned if
 	// InternStrings. It may modify the object in place: it gets freshly
-	// decoded objects nobody else holds.
+	// decoded objects nobody else holds, with one exception: a codec made
+	// by runtime/wire's NewProtobuf shares maps between objects whose
+	// entries had the same bytes (its doc), so with one replace a map
+	// rather than write into it. (The factory's informers with a Transform
+	// get maps of their own.)
 	Transform func(T) (T, error)
 	// KeepManagedFields keeps metadata.managedFields in cached objects; by
 	// default they are dropped (server-side apply bookkeeping that

@@ -75,7 +75,7 @@ func NewProtobuf[T any](gvk schema.GroupVersionKind, opts ...Option) (Codec[T], 
 		return nil, fmt.Errorf("protobuf codec for %s: %v has no generated protobuf Unmarshal method", gvk, typ)
 	}
 	if tab := pbTableOf(c.elem); tab != nil {
-		return newProtobufTable(gvk, c.newT, tab, c.opts.SkipManagedFields), nil
+		return newProtobufTable(gvk, c.newT, tab, c.opts.SkipManagedFields, !c.opts.DistinctMaps), nil
 	}
 	codec := newProtobuf(gvk, c.newT, func(t T, b []byte) error { return any(t).(pbUnmarshaler).Unmarshal(b) })
 	if c.opts.SkipManagedFields {
@@ -86,8 +86,9 @@ func NewProtobuf[T any](gvk schema.GroupVersionKind, opts ...Option) (Codec[T], 
 
 // newProtobufTable returns the protobuf codec of gvk decoding objects (made
 // by newT, pointers to tab's type) with the table decoder, skipping
-// managedFields when skipManagedFields.
-func newProtobufTable[T any](gvk schema.GroupVersionKind, newT func() T, tab *pbTable, skipManagedFields bool) *protobufCodec[T] {
+// managedFields when skipManagedFields and sharing maps between objects
+// when shareMaps.
+func newProtobufTable[T any](gvk schema.GroupVersionKind, newT func() T, tab *pbTable, skipManagedFields, shareMaps bool) *protobufCodec[T] {
 	skipping := false
 	if skipManagedFields {
 		if t := pbWithoutManagedFieldsTable(tab); t != tab {
@@ -96,6 +97,7 @@ func newProtobufTable[T any](gvk schema.GroupVersionKind, newT func() T, tab *pb
 	}
 	var mu sync.Mutex
 	d := newPBTableDecoder()
+	d.noSharedMaps = !shareMaps
 	codec := newProtobuf(gvk, newT, func(t T, b []byte) error {
 		p := pbObjectPointer(any(t))
 		mu.Lock()

@@ -43,6 +43,8 @@ type pbTableDecoder struct {
 	// decoded that hold a shared map: an entry that follows is written to
 	// a copy.
 	shared []unsafe.Pointer
+	// noSharedMaps turns map sharing off (codecopts.Options.DistinctMaps).
+	noSharedMaps bool
 }
 
 // Bounds of what a pbTableDecoder keeps.
@@ -480,7 +482,7 @@ func (d *pbTableDecoder) mapField(f *pbField, fp unsafe.Pointer, b []byte, at in
 	}
 	runEnd, n := pbRunEnd(b, at, tag)
 	run := b[at:runEnd]
-	share := len(run) <= pbShareMaxRun && runEnd > at
+	share := !d.noSharedMaps && len(run) <= pbShareMaxRun && runEnd > at
 	var h uint64
 	if share {
 		if m, ok := d.maps[mp][string(run)]; ok {

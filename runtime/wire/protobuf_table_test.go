@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/codecopts"
 )
 
 // pbTableObjectCodec is pbObjectCodec with the table decoder NewProtobuf
@@ -26,7 +28,7 @@ func pbTableObjectCodec(t testing.TB, gvk schema.GroupVersionKind, skipManagedFi
 	if tab == nil {
 		t.Fatalf("%s: no table for %v", gvk, typ)
 	}
-	return newProtobufTable(gvk, func() runtime.Object { return reflect.New(typ).Interface().(runtime.Object) }, tab, skipManagedFields)
+	return newProtobufTable(gvk, func() runtime.Object { return reflect.New(typ).Interface().(runtime.Object) }, tab, skipManagedFields, true)
 }
 
 // pbMarshal returns the generated Marshal of obj.
@@ -249,6 +251,41 @@ func TestProtobufTableSharing(t *testing.T) {
 	decode(big)
 	if len(d.quantities) != 0 {
 		t.Errorf("a Quantity with an inf.Dec was kept for sharing")
+	}
+}
+
+// TestProtobufTableDistinctMaps checks that a codec built with
+// codecopts.Options.DistinctMaps (the factory's, for an informer with a
+// Transform) gives every object maps of its own, and still interns strings.
+func TestProtobufTableDistinctMaps(t *testing.T) {
+	codec := must(NewProtobuf[*corev1.Pod](pbPodGVK, func(o *codecopts.Options) { o.DistinctMaps = true }))
+	list := &corev1.PodList{}
+	for i := range 3 {
+		list.Items = append(list.Items, corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprint("p", i), Labels: map[string]string{"app": "a", "tier": "web"}}})
+	}
+	body := pbServerList(t, list, corev1.SchemeGroupVersion.WithKind("PodList"), false)
+	var pods []*corev1.Pod
+	if _, err := codec.DecodeList(bytes.NewReader(body), func(p *corev1.Pod) error {
+		pods = append(pods, p)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods) != 3 {
+		t.Fatalf("decoded %d pods, want 3", len(pods))
+	}
+	for i := 1; i < len(pods); i++ {
+		if reflect.ValueOf(pods[i].Labels).UnsafePointer() == reflect.ValueOf(pods[i-1].Labels).UnsafePointer() {
+			t.Fatalf("pods %d and %d share their labels map with DistinctMaps", i-1, i)
+		}
+		if unsafe.StringData(pods[i].Labels["app"]) != unsafe.StringData(pods[0].Labels["app"]) {
+			t.Fatalf("label values of pod %d are not interned", i)
+		}
+	}
+	pods[2].Labels["mine"] = "x"
+	if _, ok := pods[1].Labels["mine"]; ok {
+		t.Fatal("a write into one object's map reached another object")
 	}
 }
 

@@ -1,13 +1,18 @@
 package restsource
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/rest"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
 // TestCodecsReadsCustomGroupsAsJSON: a type whose Go methods include
@@ -20,12 +25,52 @@ func TestCodecsReadsCustomGroupsAsJSON(t *testing.T) {
 	s.AddKnownTypes(gv, &corev1.ConfigMap{}, &corev1.ConfigMapList{})
 	typ := reflect.TypeFor[*corev1.ConfigMap]()
 	for _, cfg := range []*rest.Config{{}, {ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf}}} {
-		codec, fallback, err := Codecs(cfg, "", s, gv.WithKind(""), typ, false, nil, false, nil)
+		codec, fallback, err := Codecs(cfg, "", s, gv.WithKind(""), typ, false, false, nil, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := mediaType(nilIfNil(codec)); got != "application/json" || fallback != nil {
 			t.Errorf("config content type %q: codec %q with fallback %v, want JSON alone", cfg.ContentType, got, fallback)
+		}
+	}
+}
+
+// TestCodecsDistinctMaps: a built-in kind's protobuf codec shares a map
+// between objects whose entries have the same bytes, unless distinctMaps
+// (the factory's choice for an informer with a Transform, which may write
+// into the maps it gets).
+func TestCodecsDistinctMaps(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := corev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	list := &corev1.ConfigMapList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"}}
+	for _, name := range []string{"a", "b", "c"} {
+		list.Items = append(list.Items, corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Namespace: "ns", Name: name, Labels: map[string]string{"app": "x", "tier": "web"}}})
+	}
+	var body bytes.Buffer
+	if err := protobuf.NewSerializer(s, s).Encode(list, &body); err != nil {
+		t.Fatal(err)
+	}
+	for _, distinct := range []bool{false, true} {
+		codec, _, err := Codecs(&rest.Config{}, "", s, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, distinct, nil, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []*corev1.ConfigMap
+		if _, err := codec.DecodeList(bytes.NewReader(body.Bytes()), func(o cache.Obj) error {
+			got = append(got, o.(*corev1.ConfigMap))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 {
+			t.Fatalf("decoded %d ConfigMaps, want 3", len(got))
+		}
+		shared := reflect.ValueOf(got[1].Labels).UnsafePointer() == reflect.ValueOf(got[2].Labels).UnsafePointer()
+		if shared == distinct {
+			t.Errorf("distinctMaps %v: the last two objects' equal labels shared: %v", distinct, shared)
 		}
 	}
 }

@@ -120,6 +120,10 @@ type Request struct {
 	// SkipManagedFields reads and drops metadata.managedFields instead of
 	// decoding it (wire.SkipManagedFields).
 	SkipManagedFields bool
+	// DistinctMaps gives every object maps of its own
+	// (codecopts.Options.DistinctMaps): for informers with a Transform,
+	// which may write into them.
+	DistinctMaps bool
 }
 
 // Sources returns the func that makes t's REST source of one namespace
@@ -136,7 +140,7 @@ func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.L
 	if t.Projection && t.Kind == "" {
 		return nil, errors.New("a projection has no Type.Kind: its objects' kind cannot come from a scheme")
 	}
-	codec, fallback, err := Codecs(c.cfg, r.ContentType, scheme, t.Resource.GroupVersion().WithKind(t.Kind), t.ObjectType, r.SkipManagedFields, t.DecodeJSON, t.Projection, t.DecodeProtobuf)
+	codec, fallback, err := Codecs(c.cfg, r.ContentType, scheme, t.Resource.GroupVersion().WithKind(t.Kind), t.ObjectType, r.SkipManagedFields, r.DistinctMaps, t.DecodeJSON, t.Projection, t.DecodeProtobuf)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,9 @@ const mediaTypeJSON = "application/json"
 // metadata.managedFields instead of decoding it (wire.SkipManagedFields): for informers that would drop them after decoding
 // anyway, with no Transform that could read them first. decoder, when not
 // nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
+// distinctMaps stops a built-in kind's protobuf codec from sharing maps
+// between objects (codecopts.Options.DistinctMaps), for informers whose
+// Transform may write into them.
 //
 // A projection (projection true) is read as JSON, except that a projection
 // of a built-in kind with a generated protobuf decoder (pb, see
@@ -52,7 +55,7 @@ const mediaTypeJSON = "application/json"
 // empty or protobuf, as its kind would be: the server encodes the full
 // object as it would for the kind's own informer, and the client builds only
 // the projection. A projection has no CBOR decoder: CBOR asks for JSON.
-func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields bool, decoder wire.Option, projection bool, pb func(*wire.ProtobufDecoder, cache.Obj)) (codec, fallback wire.Codec[cache.Obj], err error) {
+func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields, distinctMaps bool, decoder wire.Option, projection bool, pb func(*wire.ProtobufDecoder, cache.Obj)) (codec, fallback wire.Codec[cache.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -115,7 +118,11 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 		if !listwatch.BuiltInGroup(gvk.Group) {
 			return jsonCodec, nil, nil
 		}
-		if pb, err := wire.NewProtobuf[cache.Obj](gvk, pbOpts...); err == nil {
+		kindOpts := pbOpts
+		if distinctMaps {
+			kindOpts = append(kindOpts[:len(kindOpts):len(kindOpts)], func(o *codecopts.Options) { o.DistinctMaps = true })
+		}
+		if pb, err := wire.NewProtobuf[cache.Obj](gvk, kindOpts...); err == nil {
 			return pb, jsonCodec, nil
 		}
 		return jsonCodec, nil, nil
