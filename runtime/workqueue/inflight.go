@@ -33,12 +33,14 @@ import (
 // slot and its Done finds it there, in a line the other workers' Gets and
 // Dones do not write (where with the state words side by side every Get
 // and Done of every worker wrote one line). A lookup of a key not in the
-// set (Add's, when the filter holds its tag) still reads every slot.
+// set (Add's, when the filter holds its tag) still reads every slot. A
+// chunk has 16 slots, twice a typical controller's workers, so that most
+// keys find their home slot free.
 type inflightSet[K comparable] struct {
 	first inflightChunk[K]
 }
 
-const inflightChunkSize = 8
+const inflightChunkSize = 16
 
 type inflightChunk[K comparable] struct {
 	slots [inflightChunkSize]inflightSlot[K]

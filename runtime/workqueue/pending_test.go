@@ -98,11 +98,12 @@ func testPendingMatchesModel(t *testing.T, start uint64, tagKinds int) {
 func TestInflightSetCollidingTags(t *testing.T) {
 	var s inflightSet[int]
 	const tag = 0x55
-	for k := range 20 {
+	const n = inflightChunkSize + 4
+	for k := range n {
 		s.claim(k, tag)
 	}
-	if s.len() != 20 {
-		t.Fatalf("len %d, want 20", s.len())
+	if s.len() != n {
+		t.Fatalf("len %d, want %d", s.len(), n)
 	}
 	if found, _, _ := s.markAgain(7, tag, 0); !found {
 		t.Fatal("markAgain(7) did not find 7")
@@ -113,7 +114,7 @@ func TestInflightSetCollidingTags(t *testing.T) {
 	if found, _, _ := s.markAgain(99, tag, 0); found {
 		t.Fatal("markAgain found 99, which was never claimed")
 	}
-	for k := range 20 {
+	for k := range n {
 		sl, st := s.pin(k, tag)
 		if sl == nil || sl.key != k {
 			t.Fatalf("pin(%d) found no slot or another key", k)
