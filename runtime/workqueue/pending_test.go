@@ -3,7 +3,6 @@ package workqueue
 import (
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 )
 
 // TestPendingMatchesModel drives pending the way the queue does (append at
@@ -45,8 +44,8 @@ func testPendingMatchesModel(t *testing.T, start uint64, tagKinds int) {
 		}
 		if len(processing) > 0 && rng.IntN(4) == 0 {
 			for k := range processing { // Done of a random one
-				sl, _ := inflight.pin(k, tagOf(k))
-				inflight.release(sl)
+				c, i, _ := inflight.pin(k, tagOf(k))
+				inflight.release(c, i)
 				delete(processing, k)
 				break
 			}
@@ -98,12 +97,11 @@ func testPendingMatchesModel(t *testing.T, start uint64, tagKinds int) {
 func TestInflightSetCollidingTags(t *testing.T) {
 	var s inflightSet[int]
 	const tag = 0x55
-	const n = inflightChunkSize + 4
-	for k := range n {
+	for k := range 20 {
 		s.claim(k, tag)
 	}
-	if s.len() != n {
-		t.Fatalf("len %d, want %d", s.len(), n)
+	if s.len() != 20 {
+		t.Fatalf("len %d, want 20", s.len())
 	}
 	if found, _, _ := s.markAgain(7, tag, 0); !found {
 		t.Fatal("markAgain(7) did not find 7")
@@ -114,16 +112,16 @@ func TestInflightSetCollidingTags(t *testing.T) {
 	if found, _, _ := s.markAgain(99, tag, 0); found {
 		t.Fatal("markAgain found 99, which was never claimed")
 	}
-	for k := range n {
-		sl, st := s.pin(k, tag)
-		if sl == nil || sl.key != k {
+	for k := range 20 {
+		c, i, st := s.pin(k, tag)
+		if c == nil || c.keys[i] != k {
 			t.Fatalf("pin(%d) found no slot or another key", k)
 		}
 		if again := st&slotAgain != 0; again != (k == 7) {
 			t.Fatalf("key %d: again = %v", k, again)
 		}
-		s.release(sl)
-		if sl, _ := s.pin(k, tag); sl != nil {
+		s.release(c, i)
+		if c, _, _ := s.pin(k, tag); c != nil {
 			t.Fatalf("key %d still in the set after release", k)
 		}
 	}
@@ -286,33 +284,5 @@ func TestPendingReusesChunksAfterDrain(t *testing.T) {
 	}
 	if len(p.free) > chunkFree {
 		t.Errorf("%d spare chunks kept by a lane holding %d", len(p.free), len(p.chunks))
-	}
-}
-
-// TestInflightSlotsApart checks that a key goes to its home slot when that
-// slot is free (so that its Done finds it with one slot's lines read) and
-// that no two slots' words share a cache line: a worker's Get and Done
-// write only the lines of its key's slot, which the other workers' Gets and
-// Dones do not write.
-func TestInflightSlotsApart(t *testing.T) {
-	var s inflightSet[string]
-	for h := range inflightChunkSize {
-		tag := uint32(h)<<1 | 1
-		key := "key-" + string(rune('a'+h))
-		s.claim(key, tag)
-		if sl := &s.first.slots[home(tag)]; home(tag) != h || sl.key != key {
-			t.Fatalf("key with home %d not claimed into slot %d", home(tag), h)
-		}
-	}
-	a, b := &s.first.slots[0], &s.first.slots[1]
-	end := uintptr(unsafe.Pointer(&a.key)) + unsafe.Sizeof(a.key) // a's last word
-	if uintptr(unsafe.Pointer(b))-end < 64 {
-		t.Errorf("slots' words %d bytes apart: they may share a cache line", uintptr(unsafe.Pointer(b))-end)
-	}
-	for h := range inflightChunkSize {
-		tag := uint32(h)<<1 | 1
-		if sl, _ := s.pin("key-"+string(rune('a'+h)), tag); sl != &s.first.slots[h] {
-			t.Fatalf("pin of the key with home %d did not find slot %d", h, h)
-		}
 	}
 }

@@ -316,28 +316,28 @@ func (q *Queue[K]) GetWithPriority() (key K, priority int, shutdown bool) {
 // that is not being processed does nothing.
 func (q *Queue[K]) Done(key K) {
 	tag := q.tag(key)
-	sl, st := q.processing.pin(key, tag)
-	if sl == nil {
+	c, i, st := q.processing.pin(key, tag)
+	if c == nil {
 		return
 	}
-	prio := sl.prio // the highest priority key was re-added with
+	prio := c.prios[i] // the highest priority key was re-added with
 	if st&slotAgain == 0 {
 		// Nobody re-added it: done without a lock. Metrics first, while the
 		// slot is pinned: once it is free, a new Get of key may start.
 		q.metricsDone(key)
-		q.processing.release(sl)
+		q.processing.release(c, i)
 		q.wakeDrainer()
 		return
 	}
 	// Requeue it under pmu, so that no Add sees it neither processing nor
 	// queued. Unpin first: Add spins on pins while holding pmu. Only this
 	// Done clears slotAgain, so it is still set below.
-	sl.state.Store(st)
+	c.states[i].Store(st)
 	q.requeues.Add(1)
 	lock(&q.pmu)
-	sl, _ = q.processing.pin(key, tag)
+	c, i, _ = q.processing.pin(key, tag)
 	q.metricsDone(key)
-	q.processing.release(sl)
+	q.processing.release(c, i)
 	q.pushLocked(q.laneLocked(prio), key, tag) // queued even after ShutDown, for the drain
 	q.pmu.Unlock()
 	q.requeues.Add(-1)
