@@ -84,8 +84,8 @@ func (q *Queue[K]) AddWithOpts(opts AddOpts, keys ...K) {
 
 // lane is the FIFO of the keys queued at one priority: chunks the producer
 // appends to under pmu and Get takes from under cmu (see pending.go), with
-// the dedup index of its keys. The producer's fields and the consumer's
-// have cache lines of their own.
+// the dedup index of its keys. The producer's fields, the consumer's and
+// headSeq each have cache lines of their own.
 type lane[K comparable] struct {
 	// Producer side, under pmu.
 	prio int
@@ -99,17 +99,17 @@ type lane[K comparable] struct {
 	headSeen uint64
 	_        [64]byte
 
-	// Consumer side, under cmu: every Get of this lane writes headSeq and
-	// reads head, so they sit side by side (one line moves to the next worker
-	// that takes a key, not two), away from the producer's.
+	// Consumer side, under cmu.
 	head *chunk[K] // the chunk holding seq headSeq (or ending at it)
-	// headSeq is the next seq Get hands out; stored under cmu, loaded by
-	// Add now and then without it.
-	headSeq atomic.Uint64
 	// passed counts the keys of higher priorities handed out since this
 	// lane last handed one out while it had keys queued.
 	passed int
 	_      [64]byte
+
+	// headSeq is written by every Get of this lane: it has a cache line of
+	// its own, so that its writes do not take the producer's line.
+	headSeq atomic.Uint64 // next seq Get hands out; stored under cmu
+	_       [56]byte
 }
 
 func (l *lane[K]) init(prio int) {
