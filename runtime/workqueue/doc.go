@@ -53,6 +53,10 @@
 //     Add that finds a key no longer queued finds it there; Add marks a
 //     re-add by pinning the slot; Done pins, frees, and only when the key
 //     was re-added takes the producer lock to queue it again.
+//   - Queue memory is reused: a lane keeps the chunks a drain frees, up to
+//     the most it held lately, so a backlog that workers catch up with and
+//     that fills again (the usual shape with one fast producer) does not
+//     allocate its chunks again.
 //   - Locks are taken by retrying TryLock before Lock (sync.Mutex parks at
 //     once whenever there are more goroutines than cores), and only
 //     workers nobody has woken yet are signalled. Keys are hashed with
@@ -60,10 +64,19 @@
 //   - Measured and dropped: sharding by key (pays
 //     only if FIFO order across keys goes), lock-free Done on the one-lock
 //     queue, a producer-side buffer that Get moved into the indexed
-//     ring (the backlog's index then outgrew the cache), and sweeping the
+//     ring (the backlog's index then outgrew the cache), sweeping the
 //     index in place at a rebuild instead of inserting its live keys again
 //     (no gain: a new queue's rebuilds are growths, and the keys then wait
-//     for a flush). One map from key to all its state (queued, processing,
+//     for a flush), an index in generations (keys inserted once into
+//     the newest table, old tables dropped once handed out, instead of
+//     every queued key inserted again at each growth: no gain beyond the
+//     noise, since a key's insert into a table of megabytes, its cache and
+//     TLB misses, costs about the same at a flush as at a rebuild), and
+//     processing slots on cache lines of their own, each key searched from
+//     a home slot chosen by its tag (no gain on a busy machine, and more
+//     CPU per key with no work: a lookup of a key not processing reads
+//     every slot's line instead of one line of state words).
+//     One map from key to all its state (queued, processing,
 //     priority) was not built: Get and Done would each touch the key's
 //     entry in it, a cache miss a key on a long queue, where here Get reads
 //     the FIFO in order and Done a processing set of a line or two.

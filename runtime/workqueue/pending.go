@@ -37,7 +37,7 @@ import (
 // seq only while it is still queued by a head it loaded (seq >= head), in a
 // chunk it still holds. Get holds on to the chunk that contains head or
 // ends at it, so a chunk that ends before head is no one's: Add clears it
-// and reuses it for new keys (at most chunkFree of them are kept), which
+// and reuses it for new keys (see dropConsumed for how many are kept), which
 // keeps a busy queue from allocating.
 
 const chunkSize = 128
@@ -55,13 +55,17 @@ type chunk[K comparable] struct {
 type pending[K comparable] struct {
 	chunks []*chunk[K] // chunks[0] holds head or is older; the last is the tail chunk
 	free   []*chunk[K] // cleared chunks for reuse
-	index  pendIndex
+	// peak is the most chunks held lately, sincePeak the chunk boundaries
+	// since it was last reached or halved (see dropConsumed).
+	peak, sincePeak int
+	index           pendIndex
 	// indexed is the first seq not offered to the index yet: keys from
 	// indexed to tail are in the filter only, until flush.
 	indexed uint64
 	filter  tagFilter
 }
 
+// chunkFree is the fewest spare chunks a lane keeps.
 const chunkFree = 4
 
 // pendSlot is an index entry: 8 bytes, so that the table of a long queue
@@ -172,12 +176,24 @@ func (p *pending[K]) keyAt(seq uint64) K {
 	return c.keys[seq-c.base]
 }
 
-// dropConsumed forgets the chunks that end before head, keeping some for
-// reuse.
+// dropConsumed forgets the chunks that end before head and keeps them for
+// reuse: up to the most chunks the lane held lately (and at least
+// chunkFree), so that a queue that drains and fills again, as a backlog
+// does when workers catch up with the producers, reuses its chunks instead
+// of allocating them anew each time. "Lately": the peak is halved each
+// time the lane has gone as many chunk boundaries as the peak without
+// reaching it, and past the limit one spare chunk per call goes to the GC,
+// so a queue that stays short gives its spare chunks back.
 func (p *pending[K]) dropConsumed(head uint64) {
+	if held := len(p.chunks); held >= p.peak {
+		p.peak, p.sincePeak = held, 0
+	} else if p.sincePeak++; p.sincePeak >= p.peak {
+		p.peak, p.sincePeak = max(held, p.peak/2), 0
+	}
+	limit := max(chunkFree, p.peak)
 	n := 0
 	for n < len(p.chunks)-1 && p.chunks[n].base+chunkSize < head {
-		if len(p.free) < chunkFree {
+		if len(p.free) < limit {
 			c := p.chunks[n]
 			clear(c.keys[:]) // let the GC have them
 			for i := range c.tags {
@@ -191,6 +207,10 @@ func (p *pending[K]) dropConsumed(head uint64) {
 	}
 	if n > 0 {
 		p.chunks = append(p.chunks[:0], p.chunks[n:]...)
+	}
+	if f := len(p.free); f > limit {
+		p.free[f-1] = nil
+		p.free = p.free[:f-1]
 	}
 }
 
@@ -353,12 +373,12 @@ func (ix *pendIndex) insert(s pendSlot, head, tail uint64) {
 // head moved past it, so one of the two reads sees it.
 func (p *pending[K]) rebuild(head, tail uint64, inflight *inflightSet[K]) {
 	p.dropConsumed(head)
+	ix := &p.index
+	old := ix.slots
 	n := uint64(pendIndexMin)
 	for n < 4*(tail-head+1) {
 		n *= 2
 	}
-	ix := &p.index
-	old := ix.slots
 	grow := uint64(len(old)) < n
 	if uint64(len(old)) == n {
 		clear(ix.slots)

@@ -243,3 +243,46 @@ func TestPendingFlushesUnlookedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingReusesChunksAfterDrain fills a lane with many chunks of keys,
+// hands them all out and fills it again, and checks that the refill takes
+// its chunks from the drained ones instead of allocating (a backlog that
+// workers catch up with drains and fills again all the time), and that a
+// lane that then stays short lets go of the spare chunks.
+func TestPendingReusesChunksAfterDrain(t *testing.T) {
+	var p pending[int]
+	var inflight inflightSet[int]
+	p.init()
+	const chunks = 50
+	seen := map[*chunk[int]]bool{}
+	var tail uint64
+	for round := range 3 {
+		head := tail // every key of the rounds before was handed out
+		for k := range chunks * chunkSize {
+			p.append(k, uint32(k)<<1|1, tail, head, &inflight)
+			tail++
+		}
+		fresh := 0
+		for _, c := range p.chunks {
+			if !seen[c] {
+				fresh++
+				seen[c] = true
+			}
+		}
+		if round > 0 && fresh > 2 {
+			t.Errorf("round %d: %d of %d chunks newly allocated after a drain", round, fresh, len(p.chunks))
+		}
+	}
+	// Short from now on: one chunk of keys at a time, each handed out
+	// before the next.
+	for range 4 * chunks {
+		head := tail
+		for k := range chunkSize {
+			p.append(k, uint32(k)<<1|1, tail, head, &inflight)
+			tail++
+		}
+	}
+	if len(p.free) > chunkFree {
+		t.Errorf("%d spare chunks kept by a lane holding %d", len(p.free), len(p.chunks))
+	}
+}
