@@ -127,3 +127,53 @@ func (b *blankingLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.
 		return ev, true
 	}), nil
 }
+
+// remainingClaim replaces every non-last page's remainingItemCount by claim.
+type remainingClaim struct {
+	*runtimetest.Source[CM]
+	claim int64
+}
+
+func (r *remainingClaim) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[CM], error) {
+	res, err := r.Source.List(ctx, opts)
+	if res != nil && res.Continue != "" {
+		claim := r.claim
+		res.RemainingItemCount = &claim
+	}
+	return res, err
+}
+
+// A server's remainingItemCount only sizes the list the informer collects
+// from a paged LIST: a negative or absurd count neither crashes it nor
+// changes what it caches.
+func TestHostileRemainingItemCountIsOnlyAHint(t *testing.T) {
+	for _, claim := range []int64{-5, -1 << 63, 1 << 62, 0} {
+		t.Run(fmt.Sprint("claim=", claim), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var objs []CM
+				for i := range 5 {
+					objs = append(objs, cm("ns", fmt.Sprint("o", i), "0"))
+				}
+				src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, objs...)
+				noWL := false
+				inf := informer.New[CM](&remainingClaim{Source: src, claim: claim},
+					informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1", PageSize: 2, WatchList: &noWL}})
+				ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
+				done := make(chan error, 1)
+				go func() { done <- inf.Run(ctx) }()
+				defer func() { cancel(); <-done }()
+				wctx, wcancel := context.WithTimeout(ctx, time.Minute)
+				defer wcancel()
+				if err := informer.WaitForCacheSync(wctx, inf); err != nil {
+					t.Fatal(err)
+				}
+				if n := inf.Indexer().Len(); n != len(objs) {
+					t.Errorf("cache holds %d objects, want %d", n, len(objs))
+				}
+				if err := inf.LastError(); err != nil {
+					t.Errorf("LastError = %v, want nil", err)
+				}
+			})
+		})
+	}
+}

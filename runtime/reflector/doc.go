@@ -137,7 +137,10 @@
 // until then a new informer does not sync and WaitForCacheSync's error
 // names the fault.
 // An ERROR event is not a refusal but the server's answer, handled as a
-// failed request (relisting for 410, 400 and 422).
+// failed request (relisting for 410, 400 and 422). A page's
+// remainingItemCount only sizes the list being collected, once, on the
+// first page: a negative one is ignored and the room it buys is bounded
+// (2^20 items), so a false count costs at most that allocation.
 //
 // # Synced
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -466,4 +467,42 @@ func TestPersistentUndecodableEventRelists(t *testing.T) {
 			t.Errorf("replaces = %d, want 2", n)
 		}
 	})
+}
+
+// remainingClaim replaces every page's remainingItemCount by claim.
+type remainingClaim struct {
+	*runtimetest.Source[obj]
+	claim int64
+}
+
+func (r *remainingClaim) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[obj], error) {
+	res, err := r.Source.List(ctx, opts)
+	if res != nil && res.Continue != "" {
+		claim := r.claim
+		res.RemainingItemCount = &claim
+	}
+	return res, err
+}
+
+// remainingItemCount only sizes the Reflector's buffer: a server claiming a
+// negative or absurd count gets the same list as one telling the truth, and
+// no crash or huge allocation.
+func TestHostileRemainingItemCountIsOnlyAHint(t *testing.T) {
+	for _, claim := range []int64{-5, -1 << 62, 1 << 62, 0} {
+		t.Run(strconv.FormatInt(claim, 10), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"), cm("b", "1"), cm("c", "1"))
+				h := start(t, &remainingClaim{Source: src, claim: claim}, src, reflector.Options{WatchList: &no, PageSize: 2})
+				synctest.Wait()
+				wantRequests(t, src, "list limit=2", "list limit=2 continue", "watch rv=3")
+				ops, _, _ := h.sink.snapshot()
+				if want := []string{"replace 3 [ns/a ns/b ns/c]"}; !slices.Equal(ops, want) {
+					t.Errorf("ops = %q, want %q", ops, want)
+				}
+				if err := h.r.LastError(); err != nil {
+					t.Errorf("LastError = %v, want nil", err)
+				}
+			})
+		})
+	}
 }

@@ -7,6 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
 )
 
 // list reads the collection with a consistent LIST (every page, if
@@ -25,29 +27,26 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 		return fmt.Errorf("list %s: %w", r.opts.Name, err)
 	}
 	for {
-		page, err := r.lw.List(ctx, opts)
+		next, page, ok, err := r.listPage(ctx, opts, items)
 		if err != nil && opts.Continue != "" && isExpired(err) {
 			// The snapshot behind the continue token was compacted: read
 			// everything at once, as client-go's pager does.
 			logger.V(2).Info("continue token expired; listing without paging", "pages", pages, "err", err)
 			opts = metav1.ListOptions{}
 			items, rv = items[:0], ""
-			page, err = r.lw.List(ctx, opts)
+			next, page, ok, err = r.listPage(ctx, opts, items)
 		}
-		if err == nil && page == nil {
+		if err == nil && !ok {
 			err = errors.New("lister returned no page and no error")
 		}
 		if err != nil {
 			return fmt.Errorf("list %s: %w", r.opts.Name, err)
 		}
+		items = next
 		pages++
 		if rv == "" {
 			rv = page.ResourceVersion
-			if items == nil && page.Continue != "" && page.RemainingItemCount != nil {
-				items = make([]T, 0, int64(len(page.Items))+*page.RemainingItemCount)
-			}
 		}
-		items = append(items, page.Items...)
 		if page.Continue == "" {
 			break
 		}
@@ -66,4 +65,21 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 	r.clearErr()
 	logger.V(4).Info("listed", "resourceVersion", rv, "items", len(items), "pages", pages)
 	return nil
+}
+
+// listPage lists the page opts asks for and returns items with its items
+// appended (the first page sizes items for the whole list: see
+// listpage.Reserve), its metadata, and whether the source returned a page. A
+// source that is a listpage.Appender (the runtime's adapter of a typed
+// source) appends them itself, converting as it goes.
+func (r *Reflector[T]) listPage(ctx context.Context, opts metav1.ListOptions, items []T) ([]T, listpage.Page, bool, error) {
+	if r.appender != nil {
+		return r.appender.AppendList(ctx, opts, items)
+	}
+	res, err := r.lw.List(ctx, opts)
+	if res == nil || err != nil {
+		return items, listpage.Page{}, res != nil, err
+	}
+	page := listpage.Page{ResourceVersion: res.ResourceVersion, Continue: res.Continue, RemainingItemCount: res.RemainingItemCount}
+	return append(listpage.Reserve(items, len(res.Items), page), res.Items...), page, true, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/internal/budget"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 )
 
@@ -90,9 +91,12 @@ const (
 // A Reflector is run once. LastSyncResourceVersion, LastError, HasSynced and
 // Synced are safe for concurrent use.
 type Reflector[T cache.Obj] struct {
-	lw   ListerWatcher[T]
-	sink Sink[T]
-	opts Options
+	lw ListerWatcher[T]
+	// appender is lw when it can append a LIST page to the list itself
+	// (listpage.Appender, the runtime's adapter of a typed source), else nil.
+	appender listpage.Appender[T]
+	sink     Sink[T]
+	opts     Options
 
 	running atomic.Bool
 
@@ -142,8 +146,10 @@ func New[T cache.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflecto
 	}
 	b.Join()
 	bo := newBackoff(opts.InitialBackoff, opts.MaxBackoff)
+	appender, _ := lw.(listpage.Appender[T])
 	return &Reflector[T]{
 		lw:          lw,
+		appender:    appender,
 		sink:        sink,
 		opts:        opts,
 		budget:      b,

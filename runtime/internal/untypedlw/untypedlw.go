@@ -5,17 +5,21 @@ package untypedlw
 
 import (
 	"context"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 
-// New returns lw as a ListerWatcher of cache.Obj: List copies each page's
-// items into a []cache.Obj, Watch is lw's. It keeps lw's
-// IsWatchListSemanticsUnSupported marker.
+// New returns lw as a ListerWatcher of cache.Obj. It is a listpage.Appender,
+// so the Reflector has each page's items appended to its list as cache.Obj
+// straight from lw's page (no intermediate []cache.Obj); List, for any other
+// caller, copies a page's items into a new []cache.Obj. Watch is lw's. It
+// keeps lw's IsWatchListSemanticsUnSupported marker.
 func New[T cache.Obj](lw reflector.ListerWatcher[T]) reflector.ListerWatcher[cache.Obj] {
 	return untyped[T]{lw}
 }
@@ -27,16 +31,31 @@ func (u untyped[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflect
 	if page == nil {
 		return nil, err
 	}
-	items := make([]cache.Obj, len(page.Items))
-	for n, o := range page.Items {
-		items[n] = o
-	}
 	return &reflector.ListResult[cache.Obj]{
-		Items:              items,
+		Items:              appendObjs(nil, page.Items),
 		ResourceVersion:    page.ResourceVersion,
 		Continue:           page.Continue,
 		RemainingItemCount: page.RemainingItemCount,
 	}, err
+}
+
+// AppendList is List appending the page's items to items (see
+// listpage.Appender): one copy of each page, into the Reflector's list.
+func (u untyped[T]) AppendList(ctx context.Context, opts metav1.ListOptions, items []cache.Obj) ([]cache.Obj, listpage.Page, bool, error) {
+	page, err := u.lw.List(ctx, opts)
+	if page == nil || err != nil {
+		return items, listpage.Page{}, page != nil, err
+	}
+	p := listpage.Page{ResourceVersion: page.ResourceVersion, Continue: page.Continue, RemainingItemCount: page.RemainingItemCount}
+	return appendObjs(listpage.Reserve(items, len(page.Items), p), page.Items), p, true, nil
+}
+
+func appendObjs[T cache.Obj](dst []cache.Obj, objs []T) []cache.Obj {
+	dst = slices.Grow(dst, len(objs))
+	for _, o := range objs {
+		dst = append(dst, o)
+	}
+	return dst
 }
 
 func (u untyped[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {

@@ -1,0 +1,125 @@
+package untypedlw_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
+	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+)
+
+func cm(name string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+}
+
+func names(objs []cache.Obj) []string {
+	out := make([]string, len(objs))
+	for n, o := range objs {
+		out[n] = o.GetName()
+	}
+	return out
+}
+
+// The adapter appends each page of the typed source to the list it is
+// given, the first page sizing it for the whole list (remainingItemCount),
+// so a paged list is collected in one slice with no copy per page; List
+// returns the same pages as new slices.
+func TestPagesAreAppendedToTheList(t *testing.T) {
+	src := runtimetest.NewSource[*corev1.ConfigMap](runtimetest.SourceOptions{}, cm("a"), cm("b"), cm("c"), cm("d"), cm("e"))
+	lw := untypedlw.New[*corev1.ConfigMap](src)
+	app, ok := lw.(listpage.Appender[cache.Obj])
+	if !ok {
+		t.Fatalf("%T is not a listpage.Appender", lw)
+	}
+	ctx := context.Background()
+	opts := metav1.ListOptions{Limit: 2}
+	var items []cache.Obj
+	var first *cache.Obj
+	for pages := 1; ; pages++ {
+		next, p, ok, err := app.AppendList(ctx, opts, items)
+		if err != nil || !ok {
+			t.Fatalf("page %d: ok %v, err %v", pages, ok, err)
+		}
+		items = next
+		if pages == 1 {
+			if cap(items) != 5 {
+				t.Errorf("after the first page: cap %d, want 5 (2 items + 3 remaining)", cap(items))
+			}
+			first = &items[0]
+		}
+		if p.Continue == "" {
+			if pages != 3 {
+				t.Errorf("%d pages, want 3", pages)
+			}
+			break
+		}
+		opts.Continue = p.Continue
+	}
+	if got, want := names(items), []string{"a", "b", "c", "d", "e"}; !slices.Equal(got, want) {
+		t.Errorf("items = %q, want %q", got, want)
+	}
+	if &items[0] != first {
+		t.Error("the list was reallocated after the first page")
+	}
+
+	res, err := lw.List(ctx, metav1.ListOptions{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, _ := src.List(ctx, metav1.ListOptions{Limit: 2})
+	if got := names(res.Items); !slices.Equal(got, []string{"a", "b"}) || res.Continue == "" ||
+		res.ResourceVersion != typed.ResourceVersion || *res.RemainingItemCount != 3 {
+		t.Errorf("List = %q, rv %q, continue %q, remaining %v", got, res.ResourceVersion, res.Continue, res.RemainingItemCount)
+	}
+}
+
+// broken returns what it is told to from List.
+type broken struct {
+	page *reflector.ListResult[*corev1.ConfigMap]
+	err  error
+}
+
+func (b broken) List(context.Context, metav1.ListOptions) (*reflector.ListResult[*corev1.ConfigMap], error) {
+	return b.page, b.err
+}
+
+func (broken) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return nil, errors.New("no watch")
+}
+
+// A source's error, or a missing page, leaves the list as it was and says
+// so (ok false without a page), for the Reflector to report.
+func TestFailedPageLeavesTheList(t *testing.T) {
+	boom := errors.New("boom")
+	page := &reflector.ListResult[*corev1.ConfigMap]{Items: []*corev1.ConfigMap{cm("x")}, ResourceVersion: "1"}
+	for _, tc := range []struct {
+		name   string
+		src    broken
+		wantOK bool
+	}{
+		{"no page, no error", broken{}, false},
+		{"no page, error", broken{err: boom}, false},
+		{"page and error", broken{page: page, err: boom}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := untypedlw.New[*corev1.ConfigMap](tc.src).(listpage.Appender[cache.Obj])
+			before := []cache.Obj{cm("a")}
+			items, _, ok, err := app.AppendList(context.Background(), metav1.ListOptions{}, before)
+			if ok != tc.wantOK || !errors.Is(err, tc.src.err) || err == nil && tc.src.err != nil {
+				t.Errorf("ok %v, err %v; want ok %v, err %v", ok, err, tc.wantOK, tc.src.err)
+			}
+			if got := names(items); !slices.Equal(got, []string{"a"}) {
+				t.Errorf("items = %q, want [a]", got)
+			}
+		})
+	}
+}
