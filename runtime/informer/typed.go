@@ -19,12 +19,11 @@ import (
 // It is a view of the runtime's untyped informer core, whose objects are all
 // T (it refuses any other type, with an error naming both): each method is a
 // call and a conversion, so a package using Informer[T] compiles a few small
-// functions, not the informer.
+// functions, not the informer; they are marked go:noinline, as Indexer[T]'s
+// are, to keep those functions small for the compiler (see store.Indexer).
 //
 // All methods are safe for concurrent use. Run runs it once.
 type Informer[T store.Object[T]] core.Shared
-
-func (i *Informer[T]) s() *core.Shared { return (*core.Shared)(i) }
 
 // New returns an informer over lw. It starts nothing: handlers and indexers
 // may be added before Run, and Indexer() is usable (empty) at once.
@@ -64,7 +63,9 @@ func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Opt
 
 // Name returns the informer's name (Options.Reflector.Name, or the Go type
 // of T), used in logs and in WaitForCacheSync's errors.
-func (i *Informer[T]) Name() string { return i.s().Name() }
+//
+//go:noinline
+func (i *Informer[T]) Name() string { return (*core.Shared)(i).Name() }
 
 // Run runs the informer until ctx ends and returns only after every
 // goroutine it started has exited. A second call returns an error at once.
@@ -78,7 +79,9 @@ func (i *Informer[T]) Name() string { return i.s().Name() }
 // the batch it is applying; changes still queued in the FIFO are dropped.
 // Run then returns nil, as soon as the slowest handler call in progress
 // returns: a handler that blocks forever keeps Run from returning.
-func (i *Informer[T]) Run(ctx context.Context) error { return i.s().Run(ctx) }
+//
+//go:noinline
+func (i *Informer[T]) Run(ctx context.Context) error { return (*core.Shared)(i).Run(ctx) }
 
 // AddHandler registers h, before or while the informer runs:
 // before Run, h gets everything from the start; after, h first gets a
@@ -88,12 +91,14 @@ func (i *Informer[T]) Run(ctx context.Context) error { return i.s().Run(ctx) }
 // so a slow h never delays the informer or other handlers. It returns an
 // error for a nil h, once Run is stopping (after ctx ended and the pop loop
 // stopped, while the handlers stop) and after Run returned.
+//
+//go:noinline
 func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
 	var u core.Handler
 	if h != nil {
-		u = typedHandler[T]{h}
+		u = &typedHandler[T]{h}
 	}
-	r, err := i.s().AddHandler(u, core.HandlerOptions(opts))
+	r, err := (*core.Shared)(i).AddHandler(u, core.HandlerOptions(opts))
 	return (*Registration)(r), err
 }
 
@@ -104,22 +109,32 @@ func (i *Informer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 // from within the handler, which is safe to call RemoveHandler itself). It
 // returns an error if r is not registered with this informer (or was removed
 // already).
+//
+//go:noinline
 func (i *Informer[T]) RemoveHandler(r *Registration) error {
-	return i.s().RemoveHandler((*core.Registration)(r))
+	return (*core.Shared)(i).RemoveHandler((*core.Registration)(r))
 }
 
 // Handlers returns the registrations of the handlers registered now, in the
 // order they were added.
-func (i *Informer[T]) Handlers() []*Registration { return registrations(i.s().Handlers()) }
+//
+//go:noinline
+func (i *Informer[T]) Handlers() []*Registration { return registrations((*core.Shared)(i).Handlers()) }
 
 // Indexer returns the informer's cache (read side). Objects are shared:
 // read-only.
-func (i *Informer[T]) Indexer() *store.Indexer[T] { return (*store.Indexer[T])(i.s().Cache()) }
+//
+//go:noinline
+func (i *Informer[T]) Indexer() *store.Indexer[T] {
+	return (*store.Indexer[T])((*core.Shared)(i).Cache())
+}
 
 // AddIndexers adds indexes to the cache, before or after Run (existing
 // objects are indexed at once). See store.Indexer.AddIndexers.
+//
+//go:noinline
 func (i *Informer[T]) AddIndexers(indexers store.Indexers[T]) error {
-	return i.s().AddIndexers(cache.IndexersOf(indexers))
+	return (*core.Shared)(i).AddIndexers(cache.IndexersOf(indexers))
 }
 
 // Seed stores objs in the cache of an informer that has not been run, as a
@@ -130,12 +145,14 @@ func (i *Informer[T]) AddIndexers(indexers store.Indexers[T]) error {
 // key replaces it), under store.Key; one without metadata.name is an error
 // and nothing is stored. Seed returns an error once Run has been called: the
 // cache then belongs to the Reflector. Safe for concurrent use.
+//
+//go:noinline
 func (i *Informer[T]) Seed(objs ...T) error {
 	untyped := make([]cache.Obj, len(objs))
 	for n, o := range objs {
 		untyped[n] = o
 	}
-	return i.s().Seed(untyped...)
+	return (*core.Shared)(i).Seed(untyped...)
 }
 
 // HasSynced reports whether the informer has synced: the cache holds the
@@ -146,17 +163,23 @@ func (i *Informer[T]) Seed(objs ...T) error {
 // names the watch it was refused. Handlers may still be delivering the
 // list: use Registration.HasSynced for a handler's view. It stays true once
 // true.
-func (i *Informer[T]) HasSynced() bool { return i.s().HasSynced() }
+//
+//go:noinline
+func (i *Informer[T]) HasSynced() bool { return (*core.Shared)(i).HasSynced() }
 
 // Synced returns a channel closed when HasSynced becomes true.
-func (i *Informer[T]) Synced() <-chan struct{} { return i.s().Synced() }
+//
+//go:noinline
+func (i *Informer[T]) Synced() <-chan struct{} { return (*core.Shared)(i).Synced() }
 
 // LastError returns the Reflector's last list/watch error (a 403 on LIST,
 // say), or nil once a later list or watch has succeeded. With several
 // namespaces (NewMultiNamespace) it joins the last error of each namespace
 // that has one, each wrapped as `namespace "a": ...` (errors.As and
 // apierrors.IsForbidden see through both).
-func (i *Informer[T]) LastError() error { return i.s().LastError() }
+//
+//go:noinline
+func (i *Informer[T]) LastError() error { return (*core.Shared)(i).LastError() }
 
 // LastSyncResourceVersion returns the resourceVersion of the last list,
 // event or bookmark the Reflector saw ("" before the first list). It may be
@@ -164,7 +187,11 @@ func (i *Informer[T]) LastError() error { return i.s().LastError() }
 // to know what a Lister returns, use LastStoreSyncResourceVersion. With
 // several namespaces each has its own, and it returns them as
 // "a=RV,b=RV" in the order of the sources: for logs, not for a LIST.
-func (i *Informer[T]) LastSyncResourceVersion() string { return i.s().LastSyncResourceVersion() }
+//
+//go:noinline
+func (i *Informer[T]) LastSyncResourceVersion() string {
+	return (*core.Shared)(i).LastSyncResourceVersion()
+}
 
 // LastStoreSyncResourceVersion returns the resourceVersion of the last list,
 // event or bookmark applied to the cache ("" before the first): never ahead
@@ -174,8 +201,10 @@ func (i *Informer[T]) LastSyncResourceVersion() string { return i.s().LastSyncRe
 // comparable); Indexer().NamespaceResourceVersion gives each. This is
 // client-go's Store.LastStoreSyncResourceVersion, which KEP-5647's
 // consumers read.
+//
+//go:noinline
 func (i *Informer[T]) LastStoreSyncResourceVersion() string {
-	return i.s().LastStoreSyncResourceVersion()
+	return (*core.Shared)(i).LastStoreSyncResourceVersion()
 }
 
 // WaitForResourceVersion blocks until the cache has applied resourceVersion
@@ -185,8 +214,10 @@ func (i *Informer[T]) LastStoreSyncResourceVersion() string {
 // error). No goroutine, no polling: the pop loop's write that reaches rv
 // wakes it. rv not comparable (store.ErrNotComparable) or a namespace the
 // informer does not watch (store.ErrUnknownNamespace) are errors at once.
+//
+//go:noinline
 func (i *Informer[T]) WaitForResourceVersion(ctx context.Context, ns, rv string) error {
-	return i.s().WaitForResourceVersion(ctx, ns, rv)
+	return (*core.Shared)(i).WaitForResourceVersion(ctx, ns, rv)
 }
 
 // typedHandler delivers the core's objects to a Handler of T. The core
@@ -195,14 +226,14 @@ func (i *Informer[T]) WaitForResourceVersion(ctx context.Context, ns, rv string)
 // reported like any handler panic.
 type typedHandler[T any] struct{ h Handler[T] }
 
-func (t typedHandler[T]) OnAdd(obj cache.Obj, initial bool) {
+func (t *typedHandler[T]) OnAdd(obj cache.Obj, initial bool) {
 	t.h.OnAdd(cache.MustAs[T](obj, "OnAdd"), initial)
 }
 
-func (t typedHandler[T]) OnUpdate(oldObj, newObj cache.Obj) {
+func (t *typedHandler[T]) OnUpdate(oldObj, newObj cache.Obj) {
 	t.h.OnUpdate(cache.MustAs[T](oldObj, "OnUpdate"), cache.MustAs[T](newObj, "OnUpdate"))
 }
 
-func (t typedHandler[T]) OnDelete(obj cache.Obj, finalStateUnknown bool) {
+func (t *typedHandler[T]) OnDelete(obj cache.Obj, finalStateUnknown bool) {
 	t.h.OnDelete(cache.MustAs[T](obj, "OnDelete"), finalStateUnknown)
 }

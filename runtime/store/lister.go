@@ -35,7 +35,7 @@ func (l Lister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the cluster-scoped object named name, or an error for which
 // apierrors.IsNotFound is true.
 func (l Lister[T]) Get(name string) (T, error) {
-	obj, ok := l.indexer.c().GetNamespaced("", name)
+	obj, ok := (*cache.Cache)(l.indexer).GetNamespaced("", name)
 	if !ok {
 		return cache.MustAs[T](obj, "Lister.Get"), apierrors.NewNotFound(l.resource, name)
 	}
@@ -49,7 +49,7 @@ func (l Lister[T]) Get(name string) (T, error) {
 // ends (ctx's error), and returns an error wrapping ErrNotComparable at once
 // when rv is not a well-formed resourceVersion.
 func (l Lister[T]) GetAtLeast(ctx context.Context, name, rv string) (T, error) {
-	if err := l.indexer.c().WaitForResourceVersion(ctx, "", rv); err != nil {
+	if err := (*cache.Cache)(l.indexer).WaitForResourceVersion(ctx, "", rv); err != nil {
 		var zero T
 		return zero, err
 	}
@@ -84,7 +84,7 @@ func (l NamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the object namespace/name, or an error for which
 // apierrors.IsNotFound is true. It does not allocate the key.
 func (l NamespaceLister[T]) Get(name string) (T, error) {
-	obj, ok := l.indexer.c().GetNamespaced(l.namespace, name)
+	obj, ok := (*cache.Cache)(l.indexer).GetNamespaced(l.namespace, name)
 	if !ok {
 		return cache.MustAs[T](obj, "Lister.Get"), apierrors.NewNotFound(l.resource, name)
 	}
@@ -95,7 +95,7 @@ func (l NamespaceLister[T]) Get(name string) (T, error) {
 // namespace (see Lister.GetAtLeast; a cache partitioned by namespace waits
 // for this namespace's resourceVersion only).
 func (l NamespaceLister[T]) GetAtLeast(ctx context.Context, name, rv string) (T, error) {
-	if err := l.indexer.c().WaitForResourceVersion(ctx, l.namespace, rv); err != nil {
+	if err := (*cache.Cache)(l.indexer).WaitForResourceVersion(ctx, l.namespace, rv); err != nil {
 		var zero T
 		return zero, err
 	}
@@ -106,6 +106,6 @@ func (l NamespaceLister[T]) GetAtLeast(ctx context.Context, name, rv string) (T,
 // named index, or an error wrapping ErrUnknownIndex.
 func (l NamespaceLister[T]) ByIndex(index, value string) ([]T, error) {
 	var out typedObjects[T]
-	err := l.indexer.c().ByIndexNamespaceInto(index, value, l.namespace, &out)
+	err := (*cache.Cache)(l.indexer).ByIndexNamespaceInto(index, value, l.namespace, &out)
 	return out.list, err
 }

@@ -90,66 +90,87 @@ func cacheOptions[T Object[T]](opts Options[T]) cache.Options {
 // Indexer[T] is a view of the runtime's untyped cache, which holds only Ts
 // (every write is typed or checked): the view converts and costs nothing to
 // make, so the hash table and indexes are compiled once, in the runtime, and
-// a package using Indexer[T] compiles a few small functions.
+// a package using Indexer[T] compiles a few small functions. They are marked
+// go:noinline: Go compiles every method of each Indexer[T] a package names (a
+// generated factory names every kind's), and inlining the untyped call into
+// each multiplied the compiler's memory (compiling the k8s.io/api factory
+// peaked at 416 MB with inlining, 341 MB without); it costs one call per
+// method call. Lister's methods, the hot read path, are inlined as before.
 type Indexer[T Object[T]] cache.Cache
 
-func (i *Indexer[T]) c() *cache.Cache { return (*cache.Cache)(i) }
-
 // Get returns the object stored under key. The object is shared: read-only.
+//
+//go:noinline
 func (i *Indexer[T]) Get(key string) (obj T, exists bool) {
-	o, ok := i.c().Get(key)
+	o, ok := (*cache.Cache)(i).Get(key)
 	return cache.MustAs[T](o, "Indexer.Get"), ok
 }
 
 // List returns every object in the cache, in no particular order. The slice
 // is the caller's; the objects are shared and read-only.
+//
+//go:noinline
 func (i *Indexer[T]) List() []T {
 	var out typedObjects[T]
-	i.c().ListInto(&out)
+	(*cache.Cache)(i).ListInto(&out)
 	return out.list
 }
 
 // ListKeys returns the keys of every object in the cache, in no particular
 // order.
-func (i *Indexer[T]) ListKeys() []string { return i.c().ListKeys() }
+//
+//go:noinline
+func (i *Indexer[T]) ListKeys() []string { return (*cache.Cache)(i).ListKeys() }
 
 // Len returns the number of objects in the cache.
-func (i *Indexer[T]) Len() int { return i.c().Len() }
+//
+//go:noinline
+func (i *Indexer[T]) Len() int { return (*cache.Cache)(i).Len() }
 
 // ByIndex returns the objects whose index func for indexName returned value.
 // An unknown indexName is an error wrapping ErrUnknownIndex.
+//
+//go:noinline
 func (i *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
 	var out typedObjects[T]
-	err := i.c().ByIndexInto(indexName, value, &out)
+	err := (*cache.Cache)(i).ByIndexInto(indexName, value, &out)
 	return out.list, err
 }
 
 // IndexKeys is ByIndex returning keys instead of objects.
+//
+//go:noinline
 func (i *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
-	return i.c().IndexKeys(indexName, value)
+	return (*cache.Cache)(i).IndexKeys(indexName, value)
 }
 
 // ListIndexFuncValues returns every value indexName currently holds objects
 // under (nil for an unknown index).
+//
+//go:noinline
 func (i *Indexer[T]) ListIndexFuncValues(indexName string) []string {
-	return i.c().ListIndexFuncValues(indexName)
+	return (*cache.Cache)(i).ListIndexFuncValues(indexName)
 }
 
 // AddIndexers adds indices, at any time: the objects already in the cache are
 // indexed at once, under the write lock. Adding an index whose name exists
 // already is an error and changes nothing (NamespaceIndex and nil funcs are
 // ignored, as in Options).
+//
+//go:noinline
 func (i *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
-	return i.c().AddIndexers(cache.IndexersOf(indexers))
+	return (*cache.Cache)(i).AddIndexers(cache.IndexersOf(indexers))
 }
 
 // ListSelector returns the objects in namespace (every namespace when
 // namespace is "") whose labels match sel. Equality requirements are
 // answered from a label index built on first use of a label key; the rest
 // are checked object by object.
+//
+//go:noinline
 func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
 	var out typedObjects[T]
-	i.c().ListSelectorInto(namespace, sel, &out)
+	(*cache.Cache)(i).ListSelectorInto(namespace, sel, &out)
 	return out.list
 }
 
@@ -157,20 +178,28 @@ func (i *Indexer[T]) ListSelector(namespace string, sel labels.Selector) []T {
 // change the server made up to it is visible to reads made after this call
 // returned ("" before the first list is applied; for a cache partitioned by
 // namespace, the namespaces' if they are all equal, else "").
-func (i *Indexer[T]) ResourceVersion() string { return i.c().ResourceVersion() }
+//
+//go:noinline
+func (i *Indexer[T]) ResourceVersion() string { return (*cache.Cache)(i).ResourceVersion() }
 
 // NamespaceResourceVersion returns the resourceVersion the cache has applied
 // for the objects of namespace ns (ResourceVersion for an unpartitioned cache;
 // "" for a namespace a partitioned cache does not hold).
+//
+//go:noinline
 func (i *Indexer[T]) NamespaceResourceVersion(ns string) string {
-	return i.c().NamespaceResourceVersion(ns)
+	return (*cache.Cache)(i).NamespaceResourceVersion(ns)
 }
 
 // HasReached reports whether the cache has applied rv for namespace ns. An rv
 // that is not a well-formed resourceVersion is an error wrapping
 // ErrNotComparable; a namespace a partitioned cache does not hold, one
 // wrapping ErrUnknownNamespace.
-func (i *Indexer[T]) HasReached(ns, rv string) (bool, error) { return i.c().HasReached(ns, rv) }
+//
+//go:noinline
+func (i *Indexer[T]) HasReached(ns, rv string) (bool, error) {
+	return (*cache.Cache)(i).HasReached(ns, rv)
+}
 
 // AfterResourceVersion arranges for fn to run once the cache has applied rv
 // for namespace ns: at once, on the caller's goroutine, if it has (waiting is
@@ -178,14 +207,18 @@ func (i *Indexer[T]) HasReached(ns, rv string) (bool, error) { return i.c().HasR
 // it (fn must then be quick and must not call the writer). stop cancels a
 // call that has not run and reports whether it did cancel. Errors as for
 // HasReached.
+//
+//go:noinline
 func (i *Indexer[T]) AfterResourceVersion(ns, rv string, fn func()) (waiting bool, stop func() bool, err error) {
-	return i.c().AfterResourceVersion(ns, rv, fn)
+	return (*cache.Cache)(i).AfterResourceVersion(ns, rv, fn)
 }
 
 // WaitForResourceVersion blocks until the cache has applied rv for namespace
 // ns or ctx ends (then it returns ctx's cause). Errors as for HasReached.
+//
+//go:noinline
 func (i *Indexer[T]) WaitForResourceVersion(ctx context.Context, ns, rv string) error {
-	return i.c().WaitForResourceVersion(ctx, ns, rv)
+	return (*cache.Cache)(i).WaitForResourceVersion(ctx, ns, rv)
 }
 
 // Writer is the single write side of a cache of T, owned by the informer
