@@ -76,6 +76,23 @@
 //     a home slot chosen by its tag (no gain on a busy machine, and more
 //     CPU per key with no work: a lookup of a key not processing reads
 //     every slot's line instead of one line of state words).
+//     Two other growth policies for the index, against the producer's
+//     rebuilds when a backlog drains and fills again: growing straight to
+//     the largest size a rebuild needed lately (one growth a refill
+//     instead of a doubling each step: the table that fills at that size
+//     grows again with every entry, so the rebuilds' time did not fall,
+//     0.24 s against 0.15 s in a profile of the 8-worker 2 µs shape, and
+//     producer CPU in BenchmarkPendingBacklogCycles moved within the
+//     noise), and growing fourfold instead of twofold (about 15% less
+//     producer CPU in BenchmarkPendingBacklogCycles with a backlog of
+//     16,384 keys, none with 130,000; in the 8-worker harness the queue's
+//     CPU per key beyond the work unchanged with 2 µs of work, and with no
+//     work 158–224 ns a key against 157–167: the sparser table's inserts
+//     and lookups miss the cache more). Done without hashing its key
+//     was not built: Done gets only the key, and finding its slot without
+//     the tag means comparing the key of every used slot, each behind a pin
+//     (a compare-and-swap on the line other workers' Dones write), which
+//     costs more than the hash (about 7 ns for a string key).
 //     One map from key to all its state (queued, processing,
 //     priority) was not built: Get and Done would each touch the key's
 //     entry in it, a cache miss a key on a long queue, where here Get reads
