@@ -7,6 +7,7 @@ import (
 	"iter"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -46,18 +47,32 @@ type ProtobufDecoder struct {
 	fields []int32
 
 	skipMF bool
-	// intern shares the strings repeated across objects (label keys and
-	// values, owners, images), as the JSON codec does; the codec keeps one
-	// ProtobufDecoder, and its cache, from one object to the next.
+	// intern shares the strings repeated across objects (owners, images,
+	// a Secret's type) that String reads, as the JSON codec does; the
+	// codec keeps one ProtobufDecoder, and its cache, from one object to
+	// the next.
 	intern *internCache
+	// table decodes the metadata (ObjectMeta) as the kind's own codec
+	// does: with metav1.ObjectMeta's table, interning the strings that
+	// repeat across objects but not the names, UIDs and resourceVersions
+	// unique to each, sharing label and annotation maps encoded with the
+	// same bytes (unless the codec was built with DistinctMaps), and
+	// skipping managedFields natively.
+	table *pbTableDecoder
 }
 
-// reset makes d read obj from its start.
+// reset makes d read obj from its start, a new object: the maps the
+// previous object shares are forgotten (see pbTableDecoder.shared).
 func (d *ProtobufDecoder) reset(obj []byte, skipManagedFields bool) {
-	*d = ProtobufDecoder{b: obj, end: len(obj), ends: d.ends[:0], fields: d.fields[:0], skipMF: skipManagedFields, intern: d.intern}
+	*d = ProtobufDecoder{b: obj, end: len(obj), ends: d.ends[:0], fields: d.fields[:0], skipMF: skipManagedFields, intern: d.intern, table: d.table}
 	if d.intern == nil {
 		d.intern = new(internCache)
 	}
+	if d.table == nil {
+		d.table = newPBTableDecoder()
+	}
+	clear(d.table.shared)
+	d.table.shared = d.table.shared[:0]
 }
 
 // Err returns the first error, or nil.
@@ -408,9 +423,50 @@ func ProtobufMessageMap[M ~map[K]V, K ~string, V any, PV interface {
 
 // ObjectMeta reads the fields of the metav1.ObjectMeta message
 // Message entered into m, as ObjectMeta's generated Unmarshal does, except
-// that managedFields are skipped when d.SkipManagedFields(). For generated
-// code.
+// that managedFields are skipped when d.SkipManagedFields(), and leaves the
+// message. For generated code.
+//
+// The metadata is decoded as the kind's own codec (NewProtobuf) decodes it,
+// with the same sharing between the objects of the codec: strings that
+// repeat across objects (namespaces, label keys and values, owners) are
+// interned, those unique to an object (name, UID, resourceVersion) are not;
+// a labels or annotations map whose entries were encoded with the same
+// bytes as those of an earlier object is that object's map, unless the
+// codec was built with DistinctMaps.
 func (d *ProtobufDecoder) ObjectMeta(m *metav1.ObjectMeta) {
+	if d.err != nil {
+		return
+	}
+	full, withoutMF := pbObjectMetaTables()
+	tab := full
+	if d.skipMF {
+		tab = withoutMF
+	}
+	if tab == nil || d.table == nil {
+		d.objectMetaFields(m)
+		return
+	}
+	start := d.i
+	if err := d.table.message(tab, unsafe.Pointer(m), d.b[start:d.end]); err != nil {
+		// The table decoder does not say where the error is: reading the
+		// same bytes field by field (into a scratch ObjectMeta, m being
+		// lost with the object) names the field and its offset.
+		d.i = start
+		var scratch metav1.ObjectMeta
+		d.objectMetaFields(&scratch)
+		if d.err == nil {
+			d.fail(err)
+		}
+		return
+	}
+	d.i = d.end
+	d.Next() // leaves the message
+}
+
+// objectMetaFields reads the fields of the metav1.ObjectMeta message
+// Message entered into m, one by one, as ObjectMeta's generated Unmarshal
+// does (managedFields skipped when d.skipMF), and leaves the message.
+func (d *ProtobufDecoder) objectMetaFields(m *metav1.ObjectMeta) {
 	for d.Next() {
 		switch d.Field() {
 		case 1:
