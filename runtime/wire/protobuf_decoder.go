@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"reflect"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -373,10 +374,46 @@ func (d *ProtobufDecoder) rawValue() []byte {
 	return v
 }
 
+// tableMap reads the field Next read, the first entry of the map field
+// whose map, of type t, is at p, with the table decoder, as the kind's codec
+// reads a map: the whole run of the field's entries that starts here, into
+// the map of an earlier object whose run had the same bytes when there is
+// one (unless the codec has DistinctMaps). It reports false, having read
+// nothing, when the caller is to read the entry itself: a map already
+// made (made the map's own first, when it was shared), a type the tables
+// cannot describe, or an error in the run (which the caller's reading then
+// names).
+func (d *ProtobufDecoder) tableMap(t reflect.Type, p unsafe.Pointer) bool {
+	if d.table == nil || d.wt != wireBytes {
+		return false
+	}
+	f := pbMapFieldOf(t)
+	if f == nil {
+		return false
+	}
+	if *(*unsafe.Pointer)(p) != nil {
+		d.table.unshare(f, p)
+		return false
+	}
+	i, err := d.table.mapField(f, p, d.b[:d.end], d.start, uint64(d.field)<<3|uint64(d.wt))
+	if err != nil {
+		*(*unsafe.Pointer)(p) = nil // never shared: mapField shares only what it read whole
+		return false
+	}
+	d.i = i
+	return true
+}
+
 // ProtobufStringMap reads the field Next read, one entry of a map of strings to
-// strings, into *m (made when nil).
+// strings, into *m (made when nil). The first entry read into a nil map reads
+// the run of entries it starts, as the kind's codec reads a map: maps whose
+// runs were encoded with the same bytes are shared between the objects of
+// the codec (see NewProtobufProjection).
 func ProtobufStringMap[M ~map[K]V, K, V ~string](d *ProtobufDecoder, m *M) {
 	if d.err != nil {
+		return
+	}
+	if d.tableMap(reflect.TypeFor[M](), unsafe.Pointer(m)) {
 		return
 	}
 	if *m == nil {
@@ -391,14 +428,17 @@ func ProtobufStringMap[M ~map[K]V, K, V ~string](d *ProtobufDecoder, m *M) {
 }
 
 // ProtobufMessageMap reads the field Next read, one entry of a map of strings to
-// messages, into *m (made when nil); each value is read into a fresh V with
-// its generated Unmarshal, as the generated Unmarshal of the map's message
-// does.
+// messages, into *m (made when nil); each value is read into a fresh V, as
+// the generated Unmarshal of the map's message does. Like ProtobufStringMap,
+// a map is shared between objects whose runs of entries have the same bytes.
 func ProtobufMessageMap[M ~map[K]V, K ~string, V any, PV interface {
 	*V
 	Unmarshal([]byte) error
 }](d *ProtobufDecoder, m *M) {
 	if d.err != nil {
+		return
+	}
+	if d.tableMap(reflect.TypeFor[M](), unsafe.Pointer(m)) {
 		return
 	}
 	if *m == nil {

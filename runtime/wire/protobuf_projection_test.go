@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -573,8 +574,9 @@ func skipOpt(skip bool) wire.Option {
 // map, unless the codec has DistinctMaps; repeated strings are one string;
 // names, UIDs and resourceVersions, unique to each object, are not
 // interned (two objects decoded from the same bytes hold distinct copies).
-// A metadata message repeated in one object adds its labels to a copy of
-// the shared map, never to the map itself.
+// The projection's own maps (a nodeSelector, an overhead) are shared too.
+// A message repeated in one object adds its entries to a copy of the
+// shared map, never to the map itself.
 func TestProtobufProjectionSharesMetadata(t *testing.T) {
 	pod := corev1.SchemeGroupVersion.WithKind("Pod")
 	same := func(x, y any) bool { return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() }
@@ -599,6 +601,9 @@ func TestProtobufProjectionSharesMetadata(t *testing.T) {
 			Namespace: "ns", Name: "same-name", UID: "0b8a3e52-5f0c-4c5e-9d6f-1b2c3d4e5f60", ResourceVersion: "12345",
 			Labels:      map[string]string{"app": "a", "tier": "web"},
 			Annotations: map[string]string{"note": "x"},
+		}, Spec: corev1.PodSpec{
+			NodeSelector: map[string]string{"zone": "z1"},
+			Overhead:     corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")},
 		}})
 	}
 	for _, distinct := range []bool{false, true} {
@@ -621,6 +626,10 @@ func TestProtobufProjectionSharesMetadata(t *testing.T) {
 			if shared := same(b.Labels, c.Labels) && same(b.Annotations, c.Annotations); shared == distinct {
 				t.Errorf("distinct %v, skip %v: equal labels and annotations shared: %v", distinct, skip, shared)
 			}
+			// The projection's own maps (ProtobufStringMap, ProtobufMessageMap) too.
+			if shared := same(b.Spec.NodeSelector, c.Spec.NodeSelector) && same(b.Spec.Overhead, c.Spec.Overhead); shared == distinct {
+				t.Errorf("distinct %v, skip %v: equal nodeSelectors and overheads shared: %v", distinct, skip, shared)
+			}
 			if !sameString(a.Labels["app"], c.Labels["app"]) || !sameString(a.Namespace, c.Namespace) {
 				t.Errorf("distinct %v, skip %v: label values or namespaces are not interned", distinct, skip)
 			}
@@ -635,7 +644,8 @@ func TestProtobufProjectionSharesMetadata(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			late, err := (&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"late": "1"}}}).Marshal()
+			late, err := (&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"late": "1"}},
+				Spec: corev1.PodSpec{NodeSelector: map[string]string{"late": "1"}}}).Marshal()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -649,8 +659,11 @@ func TestProtobufProjectionSharesMetadata(t *testing.T) {
 			if want := map[string]string{"app": "a", "tier": "web", "late": "1"}; !reflect.DeepEqual(split.Labels, want) {
 				t.Errorf("distinct %v, skip %v: split metadata gives labels %v, want %v", distinct, skip, split.Labels, want)
 			}
-			if len(c.Labels) != 2 || len(b.Labels) != 2 {
-				t.Fatalf("distinct %v, skip %v: a later label was written into an earlier object's map: %v", distinct, skip, c.Labels)
+			if want := map[string]string{"zone": "z1", "late": "1"}; !reflect.DeepEqual(split.Spec.NodeSelector, want) {
+				t.Errorf("distinct %v, skip %v: split spec gives nodeSelector %v, want %v", distinct, skip, split.Spec.NodeSelector, want)
+			}
+			if len(c.Labels) != 2 || len(b.Labels) != 2 || len(c.Spec.NodeSelector) != 1 {
+				t.Fatalf("distinct %v, skip %v: a later entry was written into an earlier object's map: %v, %v", distinct, skip, c.Labels, c.Spec.NodeSelector)
 			}
 		}
 	}

@@ -334,3 +334,23 @@ var pbObjectMetaTables = sync.OnceValues(func() (full, withoutManagedFields *pbT
 	}
 	return full, pbObjectMetaWithoutManagedFields(full)
 })
+
+// pbMapFields are the map fields of pbMapFieldOf, by map type.
+var pbMapFields sync.Map // reflect.Type → *pbField (nil: no table)
+
+// pbMapFieldOf returns the pbField of a map of type t at offset 0 (the map
+// fields of projections: ProtobufStringMap, ProtobufMessageMap), or nil
+// when the tables cannot describe it.
+func pbMapFieldOf(t reflect.Type) *pbField {
+	if f, ok := pbMapFields.Load(t); ok {
+		return f.(*pbField)
+	}
+	var f *pbField
+	if t.Kind() == reflect.Map {
+		pbTablesMu.Lock()
+		f = pbBuildField(nil, reflect.StructField{Name: t.String(), Type: t}, "", map[reflect.Type]*pbTable{})
+		pbTablesMu.Unlock()
+	}
+	got, _ := pbMapFields.LoadOrStore(t, f)
+	return got.(*pbField)
+}
