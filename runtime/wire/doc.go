@@ -25,7 +25,9 @@
 //     protobuf: the envelopes as NewProtobuf reads them, each object's bytes
 //     handed to the projection's generated decoder, which walks them with a
 //     ProtobufDecoder (protobuf_decoder.go: the gogo-generated Unmarshal's
-//     rules) and skips every field the projection does not keep.
+//     rules) and skips every field the projection does not keep; the
+//     metadata and the maps it keeps are read by NewProtobuf's table
+//     decoder, one per Codec, shared between objects as NewProtobuf's.
 //   - NewCBOR: apimachinery's CBOR serializer; servers with
 //     CBORServingAndStorage.
 //

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -46,18 +48,32 @@ type ProtobufDecoder struct {
 	fields []int32
 
 	skipMF bool
-	// intern shares the strings repeated across objects (label keys and
-	// values, owners, images), as the JSON codec does; the codec keeps one
-	// ProtobufDecoder, and its cache, from one object to the next.
+	// intern shares the strings repeated across objects (owners, images,
+	// a Secret's type) that String reads, as the JSON codec does; the
+	// codec keeps one ProtobufDecoder, and its cache, from one object to
+	// the next.
 	intern *internCache
+	// table decodes the metadata (ObjectMeta) as the kind's own codec
+	// does: with metav1.ObjectMeta's table, interning the strings that
+	// repeat across objects but not the names, UIDs and resourceVersions
+	// unique to each, sharing label and annotation maps encoded with the
+	// same bytes (unless the codec was built with DistinctMaps), and
+	// skipping managedFields natively.
+	table *pbTableDecoder
 }
 
-// reset makes d read obj from its start.
+// reset makes d read obj from its start, a new object: the maps the
+// previous object shares are forgotten (see pbTableDecoder.shared).
 func (d *ProtobufDecoder) reset(obj []byte, skipManagedFields bool) {
-	*d = ProtobufDecoder{b: obj, end: len(obj), ends: d.ends[:0], fields: d.fields[:0], skipMF: skipManagedFields, intern: d.intern}
+	*d = ProtobufDecoder{b: obj, end: len(obj), ends: d.ends[:0], fields: d.fields[:0], skipMF: skipManagedFields, intern: d.intern, table: d.table}
 	if d.intern == nil {
 		d.intern = new(internCache)
 	}
+	if d.table == nil {
+		d.table = newPBTableDecoder()
+	}
+	clear(d.table.shared)
+	d.table.shared = d.table.shared[:0]
 }
 
 // Err returns the first error, or nil.
@@ -358,10 +374,46 @@ func (d *ProtobufDecoder) rawValue() []byte {
 	return v
 }
 
+// tableMap reads the field Next read, the first entry of the map field
+// whose map, of type t, is at p, with the table decoder, as the kind's codec
+// reads a map: the whole run of the field's entries that starts here, into
+// the map of an earlier object whose run had the same bytes when there is
+// one (unless the codec has DistinctMaps). It reports false, having read
+// nothing, when the caller is to read the entry itself: a map already
+// made (made the map's own first, when it was shared), a type the tables
+// cannot describe, or an error in the run (which the caller's reading then
+// names).
+func (d *ProtobufDecoder) tableMap(t reflect.Type, p unsafe.Pointer) bool {
+	if d.table == nil || d.wt != wireBytes {
+		return false
+	}
+	f := pbMapFieldOf(t)
+	if f == nil {
+		return false
+	}
+	if *(*unsafe.Pointer)(p) != nil {
+		d.table.unshare(f, p)
+		return false
+	}
+	i, err := d.table.mapField(f, p, d.b[:d.end], d.start, uint64(d.field)<<3|uint64(d.wt))
+	if err != nil {
+		*(*unsafe.Pointer)(p) = nil // never shared: mapField shares only what it read whole
+		return false
+	}
+	d.i = i
+	return true
+}
+
 // ProtobufStringMap reads the field Next read, one entry of a map of strings to
-// strings, into *m (made when nil).
+// strings, into *m (made when nil). The first entry read into a nil map reads
+// the run of entries it starts, as the kind's codec reads a map: maps whose
+// runs were encoded with the same bytes are shared between the objects of
+// the codec (see NewProtobufProjection).
 func ProtobufStringMap[M ~map[K]V, K, V ~string](d *ProtobufDecoder, m *M) {
 	if d.err != nil {
+		return
+	}
+	if d.tableMap(reflect.TypeFor[M](), unsafe.Pointer(m)) {
 		return
 	}
 	if *m == nil {
@@ -376,14 +428,17 @@ func ProtobufStringMap[M ~map[K]V, K, V ~string](d *ProtobufDecoder, m *M) {
 }
 
 // ProtobufMessageMap reads the field Next read, one entry of a map of strings to
-// messages, into *m (made when nil); each value is read into a fresh V with
-// its generated Unmarshal, as the generated Unmarshal of the map's message
-// does.
+// messages, into *m (made when nil); each value is read into a fresh V, as
+// the generated Unmarshal of the map's message does. Like ProtobufStringMap,
+// a map is shared between objects whose runs of entries have the same bytes.
 func ProtobufMessageMap[M ~map[K]V, K ~string, V any, PV interface {
 	*V
 	Unmarshal([]byte) error
 }](d *ProtobufDecoder, m *M) {
 	if d.err != nil {
+		return
+	}
+	if d.tableMap(reflect.TypeFor[M](), unsafe.Pointer(m)) {
 		return
 	}
 	if *m == nil {
@@ -408,9 +463,50 @@ func ProtobufMessageMap[M ~map[K]V, K ~string, V any, PV interface {
 
 // ObjectMeta reads the fields of the metav1.ObjectMeta message
 // Message entered into m, as ObjectMeta's generated Unmarshal does, except
-// that managedFields are skipped when d.SkipManagedFields(). For generated
-// code.
+// that managedFields are skipped when d.SkipManagedFields(), and leaves the
+// message. For generated code.
+//
+// The metadata is decoded as the kind's own codec (NewProtobuf) decodes it,
+// with the same sharing between the objects of the codec: strings that
+// repeat across objects (namespaces, label keys and values, owners) are
+// interned, those unique to an object (name, UID, resourceVersion) are not;
+// a labels or annotations map whose entries were encoded with the same
+// bytes as those of an earlier object is that object's map, unless the
+// codec was built with DistinctMaps.
 func (d *ProtobufDecoder) ObjectMeta(m *metav1.ObjectMeta) {
+	if d.err != nil {
+		return
+	}
+	full, withoutMF := pbObjectMetaTables()
+	tab := full
+	if d.skipMF {
+		tab = withoutMF
+	}
+	if tab == nil || d.table == nil {
+		d.objectMetaFields(m)
+		return
+	}
+	start := d.i
+	if err := d.table.message(tab, unsafe.Pointer(m), d.b[start:d.end]); err != nil {
+		// The table decoder does not say where the error is: reading the
+		// same bytes field by field (into a scratch ObjectMeta, m being
+		// lost with the object) names the field and its offset.
+		d.i = start
+		var scratch metav1.ObjectMeta
+		d.objectMetaFields(&scratch)
+		if d.err == nil {
+			d.fail(err)
+		}
+		return
+	}
+	d.i = d.end
+	d.Next() // leaves the message
+}
+
+// objectMetaFields reads the fields of the metav1.ObjectMeta message
+// Message entered into m, one by one, as ObjectMeta's generated Unmarshal
+// does (managedFields skipped when d.skipMF), and leaves the message.
+func (d *ProtobufDecoder) objectMetaFields(m *metav1.ObjectMeta) {
 	for d.Next() {
 		switch d.Field() {
 		case 1:

@@ -20,7 +20,16 @@ import (
 // struct and decode not nil; anything else is an error. SkipManagedFields
 // applies: each object's metadata.managedFields are skipped, not decoded.
 //
-// The Codec is safe for concurrent use.
+// The metadata, and the maps the projection keeps (ProtobufStringMap,
+// ProtobufMessageMap), are decoded, and shared between the objects of one
+// Codec, as NewProtobuf decodes and shares them: repeated strings are one
+// string (names, UIDs and resourceVersions, unique to an object, are not
+// interned), and a map (labels, annotations, a node selector) whose entries
+// were encoded with the same bytes as those of an earlier object is that
+// object's map. The objects are read-only, as those of every informer cache:
+// copy one before changing it.
+//
+// The Codec is safe for concurrent use; it decodes one object at a time.
 func NewProtobufProjection[T any](gvk schema.GroupVersionKind, decode func(*ProtobufDecoder, T), opts ...Option) (Codec[T], error) {
 	c, err := resolve[T]("protobuf projection", gvk, opts)
 	if err != nil {
@@ -29,21 +38,22 @@ func NewProtobufProjection[T any](gvk schema.GroupVersionKind, decode func(*Prot
 	if decode == nil {
 		return nil, fmt.Errorf("protobuf projection codec for %s: %v has no generated protobuf decoder", gvk, reflect.PointerTo(c.elem))
 	}
-	return newProtobufProjection(gvk, c.newT, decode, c.opts.SkipManagedFields), nil
+	return newProtobufProjection(gvk, c.newT, decode, c.opts.SkipManagedFields, !c.opts.DistinctMaps), nil
 }
 
-// pbDecoders are the ProtobufDecoders of the codecs, reused from one object
-// to the next.
-var pbDecoders = sync.Pool{New: func() any { return new(ProtobufDecoder) }}
-
-func newProtobufProjection[T any](gvk schema.GroupVersionKind, newT func() T, decode func(*ProtobufDecoder, T), skipManagedFields bool) *protobufCodec[T] {
+func newProtobufProjection[T any](gvk schema.GroupVersionKind, newT func() T, decode func(*ProtobufDecoder, T), skipManagedFields, shareMaps bool) *protobufCodec[T] {
+	// One decoder per codec, as NewProtobuf's: what it keeps for sharing
+	// (interned strings, maps) is shared by the objects of this codec.
+	var mu sync.Mutex
+	d := &ProtobufDecoder{table: newPBTableDecoder()}
+	d.table.noSharedMaps = !shareMaps
 	return newProtobuf(gvk, newT, func(t T, b []byte) error {
-		d := pbDecoders.Get().(*ProtobufDecoder)
+		mu.Lock()
+		defer mu.Unlock()
 		d.reset(b, skipManagedFields)
 		decode(d, t)
 		err := d.err
-		d.reset(nil, false)
-		pbDecoders.Put(d)
+		d.reset(nil, false) // not holding on to b
 		return err
 	})
 }

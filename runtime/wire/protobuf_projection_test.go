@@ -10,11 +10,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,6 +29,7 @@ import (
 	"sigs.k8s.io/randfill"
 
 	benchcorev1 "github.com/informer-gen/informer-gen/bench/generated/informers/core/v1"
+	"github.com/informer-gen/informer-gen/runtime/internal/codecopts"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 	flagcorev1 "github.com/informer-gen/informer-gen/testdata/golden/projection-flag-only/want/informers/core/v1"
 	summarycorev1 "github.com/informer-gen/informer-gen/testdata/golden/projection-flag/want/informers/core/v1"
@@ -507,6 +510,7 @@ func TestProtobufProjectionErrorNamesField(t *testing.T) {
 		{"status.phase cut short", []byte{0x1a, 0x03, 0x0a, 0x05, 0x41}, "protobuf field 3.1", 2, "unexpected EOF"},
 		{"spec longer than the pod", []byte{0x12, 0x09, 0x50, 0x01}, "protobuf field 2", 0, "unexpected EOF"},
 		{"metadata.labels entry cut short", []byte{0x0a, 0x04, 0x5a, 0x02, 0x0a, 0x05}, "protobuf field 1.11", 2, "unexpected EOF"},
+		{"metadata.name as a varint, after a label", []byte{0x0a, 0x0b, 0x5a, 0x07, 0x0a, 0x01, 0x6b, 0x12, 0x02, 0x76, 0x31, 0x08, 0x01}, "protobuf field 1.1", 11, "wrong wire type 0"},
 		{"a stray end of group", []byte{0x12, 0x01, 0x0c}, "protobuf field 2.1", 2, "end of group"},
 		{"field 0", []byte{0x00}, "protobuf", 0, "illegal tag 0"},
 	} {
@@ -563,4 +567,104 @@ func skipOpt(skip bool) wire.Option {
 		return wire.SkipManagedFields()
 	}
 	return nil
+}
+
+// TestProtobufProjectionSharesMetadata: a projection's metadata is decoded
+// as its kind's codec decodes it. Equal labels (seen a second time) are one
+// map, unless the codec has DistinctMaps; repeated strings are one string;
+// names, UIDs and resourceVersions, unique to each object, are not
+// interned (two objects decoded from the same bytes hold distinct copies).
+// The projection's own maps (a nodeSelector, an overhead) are shared too.
+// A message repeated in one object adds its entries to a copy of the
+// shared map, never to the map itself.
+func TestProtobufProjectionSharesMetadata(t *testing.T) {
+	pod := corev1.SchemeGroupVersion.WithKind("Pod")
+	same := func(x, y any) bool { return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() }
+	sameString := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	decode := func(codec wire.Codec[*pbprojv1.PodWire], objs []runtime.Object) []*pbprojv1.PodWire {
+		t.Helper()
+		var got []*pbprojv1.PodWire
+		if _, err := codec.DecodeList(bytes.NewReader(pbProjListBody(t, pod, objs)), func(p *pbprojv1.PodWire) error {
+			got = append(got, p)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(objs) {
+			t.Fatalf("decoded %d objects of %d", len(got), len(objs))
+		}
+		return got
+	}
+	var objs []runtime.Object
+	for range 3 {
+		objs = append(objs, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+			Namespace: "ns", Name: "same-name", UID: "0b8a3e52-5f0c-4c5e-9d6f-1b2c3d4e5f60", ResourceVersion: "12345",
+			Labels:      map[string]string{"app": "a", "tier": "web"},
+			Annotations: map[string]string{"note": "x"},
+		}, Spec: corev1.PodSpec{
+			NodeSelector: map[string]string{"zone": "z1"},
+			Overhead:     corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")},
+		}})
+	}
+	for _, distinct := range []bool{false, true} {
+		var opts []wire.Option
+		if distinct {
+			opts = append(opts, func(o *codecopts.Options) { o.DistinctMaps = true })
+		}
+		for _, skip := range []bool{false, true} {
+			codec := must(wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf, append(opts, skipOpt(skip))...))
+			got := decode(codec, objs)
+			for i, p := range got {
+				if want := pbDecodeThenProject[pbprojv1.PodWire](t, objs[i], skip); !reflect.DeepEqual(p, want) {
+					t.Fatalf("distinct %v, skip %v: object %d is %+v, want %+v", distinct, skip, i, p, want)
+				}
+			}
+			a, b, c := got[0], got[1], got[2]
+			if same(a.Labels, b.Labels) {
+				t.Errorf("distinct %v, skip %v: the first two objects share their labels: a map is kept for sharing the second time its bytes are seen", distinct, skip)
+			}
+			if shared := same(b.Labels, c.Labels) && same(b.Annotations, c.Annotations); shared == distinct {
+				t.Errorf("distinct %v, skip %v: equal labels and annotations shared: %v", distinct, skip, shared)
+			}
+			// The projection's own maps (ProtobufStringMap, ProtobufMessageMap) too.
+			if shared := same(b.Spec.NodeSelector, c.Spec.NodeSelector) && same(b.Spec.Overhead, c.Spec.Overhead); shared == distinct {
+				t.Errorf("distinct %v, skip %v: equal nodeSelectors and overheads shared: %v", distinct, skip, shared)
+			}
+			if !sameString(a.Labels["app"], c.Labels["app"]) || !sameString(a.Namespace, c.Namespace) {
+				t.Errorf("distinct %v, skip %v: label values or namespaces are not interned", distinct, skip)
+			}
+			if sameString(a.Name, c.Name) || sameString(string(a.UID), string(c.UID)) || sameString(a.ResourceVersion, c.ResourceVersion) {
+				t.Errorf("distinct %v, skip %v: a name, UID or resourceVersion is interned", distinct, skip)
+			}
+
+			// One more object whose metadata comes twice, the second time
+			// with one more label: merged as Pod's Unmarshal merges, into
+			// a copy of the shared labels.
+			first, err := objs[0].(*corev1.Pod).Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			late, err := (&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"late": "1"}},
+				Spec: corev1.PodSpec{NodeSelector: map[string]string{"late": "1"}}}).Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var split *pbprojv1.PodWire
+			if _, err := codec.DecodeList(bytes.NewReader(pbPodListEnvelope(append(first, late...))), func(p *pbprojv1.PodWire) error {
+				split = p
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[string]string{"app": "a", "tier": "web", "late": "1"}; !reflect.DeepEqual(split.Labels, want) {
+				t.Errorf("distinct %v, skip %v: split metadata gives labels %v, want %v", distinct, skip, split.Labels, want)
+			}
+			if want := map[string]string{"zone": "z1", "late": "1"}; !reflect.DeepEqual(split.Spec.NodeSelector, want) {
+				t.Errorf("distinct %v, skip %v: split spec gives nodeSelector %v, want %v", distinct, skip, split.Spec.NodeSelector, want)
+			}
+			if len(c.Labels) != 2 || len(b.Labels) != 2 || len(c.Spec.NodeSelector) != 1 {
+				t.Fatalf("distinct %v, skip %v: a later entry was written into an earlier object's map: %v, %v", distinct, skip, c.Labels, c.Spec.NodeSelector)
+			}
+		}
+	}
 }

@@ -302,17 +302,55 @@ func pbWithoutManagedFieldsTable(tab *pbTable) *pbTable {
 	if meta == nil || meta.kind != pbKMessage || meta.card != pbSingle || meta.elem != reflect.TypeFor[metav1.ObjectMeta]() {
 		return tab
 	}
-	mt := *meta.msg
-	mt.fields = append([]*pbField(nil), mt.fields...)
-	if mf := mt.field(pbObjectMetaManagedFields); mf != nil {
-		skip := *mf
-		skip.kind, skip.card, skip.wt = pbKSkip, pbSingle, wireBytes
-		mt.fields[pbObjectMetaManagedFields] = &skip
-	}
 	m := *meta
-	m.msg = &mt
+	m.msg = pbObjectMetaWithoutManagedFields(meta.msg)
 	out := *tab
 	out.fields = append([]*pbField(nil), tab.fields...)
 	out.fields[1] = &m
 	return &out
+}
+
+// pbObjectMetaWithoutManagedFields returns a copy of mt, metav1.ObjectMeta's
+// table, that skips the entries of its managedFields (checking only that
+// they are length-delimited).
+func pbObjectMetaWithoutManagedFields(mt *pbTable) *pbTable {
+	out := *mt
+	out.fields = append([]*pbField(nil), mt.fields...)
+	if mf := out.field(pbObjectMetaManagedFields); mf != nil {
+		skip := *mf
+		skip.kind, skip.card, skip.wt = pbKSkip, pbSingle, wireBytes
+		out.fields[pbObjectMetaManagedFields] = &skip
+	}
+	return &out
+}
+
+// pbObjectMetaTables are metav1.ObjectMeta's table and the one that skips
+// managedFields, for the projections' metadata ((*ProtobufDecoder).ObjectMeta);
+// nil when the table cannot describe ObjectMeta.
+var pbObjectMetaTables = sync.OnceValues(func() (full, withoutManagedFields *pbTable) {
+	full = pbTableOf(reflect.TypeFor[metav1.ObjectMeta]())
+	if full == nil {
+		return nil, nil
+	}
+	return full, pbObjectMetaWithoutManagedFields(full)
+})
+
+// pbMapFields are the map fields of pbMapFieldOf, by map type.
+var pbMapFields sync.Map // reflect.Type → *pbField (nil: no table)
+
+// pbMapFieldOf returns the pbField of a map of type t at offset 0 (the map
+// fields of projections: ProtobufStringMap, ProtobufMessageMap), or nil
+// when the tables cannot describe it.
+func pbMapFieldOf(t reflect.Type) *pbField {
+	if f, ok := pbMapFields.Load(t); ok {
+		return f.(*pbField)
+	}
+	var f *pbField
+	if t.Kind() == reflect.Map {
+		pbTablesMu.Lock()
+		f = pbBuildField(nil, reflect.StructField{Name: t.String(), Type: t}, "", map[reflect.Type]*pbTable{})
+		pbTablesMu.Unlock()
+	}
+	got, _ := pbMapFields.LoadOrStore(t, f)
+	return got.(*pbField)
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
 // TestCodecsReadsCustomGroupsAsJSON: a type whose Go methods include
@@ -35,10 +36,10 @@ func TestCodecsReadsCustomGroupsAsJSON(t *testing.T) {
 	}
 }
 
-// TestCodecsDistinctMaps: a built-in kind's protobuf codec shares a map
-// between objects whose entries have the same bytes, unless distinctMaps
-// (the factory's choice for an informer with a Transform, which may write
-// into the maps it gets).
+// TestCodecsDistinctMaps: a built-in kind's protobuf codec, and a
+// projection's, shares a map between objects whose entries have the same
+// bytes, unless distinctMaps (the factory's choice for an informer with a
+// Transform, which may write into the maps it gets).
 func TestCodecsDistinctMaps(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := corev1.AddToScheme(s); err != nil {
@@ -53,24 +54,47 @@ func TestCodecsDistinctMaps(t *testing.T) {
 	if err := protobuf.NewSerializer(s, s).Encode(list, &body); err != nil {
 		t.Fatal(err)
 	}
-	for _, distinct := range []bool{false, true} {
-		codec, _, err := Codecs(&rest.Config{}, "", s, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, distinct, nil, false, nil)
-		if err != nil {
-			t.Fatal(err)
+	// A projection of ConfigMap keeping its metadata, as generated code
+	// decodes it.
+	metaOnly := func(d *wire.ProtobufDecoder, o cache.Obj) {
+		p := o.(*projectedPod)
+		for d.Next() {
+			if d.Field() == 1 {
+				if d.Message() {
+					d.ObjectMeta(&p.ObjectMeta)
+				}
+				continue
+			}
+			d.Skip()
 		}
-		var got []*corev1.ConfigMap
-		if _, err := codec.DecodeList(bytes.NewReader(body.Bytes()), func(o cache.Obj) error {
-			got = append(got, o.(*corev1.ConfigMap))
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != 3 {
-			t.Fatalf("decoded %d ConfigMaps, want 3", len(got))
-		}
-		shared := reflect.ValueOf(got[1].Labels).UnsafePointer() == reflect.ValueOf(got[2].Labels).UnsafePointer()
-		if shared == distinct {
-			t.Errorf("distinctMaps %v: the last two objects' equal labels shared: %v", distinct, shared)
+	}
+	for _, projection := range []bool{false, true} {
+		for _, distinct := range []bool{false, true} {
+			gvk, typ := corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap]()
+			if projection {
+				gvk, typ = corev1.SchemeGroupVersion.WithKind("ConfigMap"), reflect.TypeFor[*projectedPod]()
+			}
+			codec, _, err := Codecs(&rest.Config{}, "", s, gvk, typ, false, distinct, nil, projection, metaOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := codec.MediaType(); got != runtime.ContentTypeProtobuf {
+				t.Fatalf("projection %v: codec %q, want protobuf", projection, got)
+			}
+			var got []map[string]string
+			if _, err := codec.DecodeList(bytes.NewReader(body.Bytes()), func(o cache.Obj) error {
+				got = append(got, o.(metav1.Object).GetLabels())
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 || len(got[2]) != 2 {
+				t.Fatalf("projection %v: decoded labels %v, want 3 objects' two labels", projection, got)
+			}
+			shared := reflect.ValueOf(got[1]).UnsafePointer() == reflect.ValueOf(got[2]).UnsafePointer()
+			if shared == distinct {
+				t.Errorf("projection %v, distinctMaps %v: the last two objects' equal labels shared: %v", projection, distinct, shared)
+			}
 		}
 	}
 }

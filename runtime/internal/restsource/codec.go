@@ -45,9 +45,9 @@ const mediaTypeJSON = "application/json"
 // metadata.managedFields instead of decoding it (wire.SkipManagedFields): for informers that would drop them after decoding
 // anyway, with no Transform that could read them first. decoder, when not
 // nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
-// distinctMaps stops a built-in kind's protobuf codec from sharing maps
-// between objects (codecopts.Options.DistinctMaps), for informers whose
-// Transform may write into them.
+// distinctMaps stops a built-in kind's protobuf codec, and a projection's,
+// from sharing maps between objects (codecopts.Options.DistinctMaps), for
+// informers whose Transform may write into them.
 //
 // A projection (projection true) is read as JSON, except that a projection
 // of a built-in kind with a generated protobuf decoder (pb, see
@@ -94,6 +94,9 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 	if err != nil {
 		return nil, nil, err
 	}
+	if distinctMaps {
+		pbOpts = append(pbOpts, func(o *codecopts.Options) { o.DistinctMaps = true })
+	}
 	mt, err := requestedMediaType(cfg, contentType)
 	if err != nil {
 		return nil, nil, err
@@ -118,11 +121,7 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 		if !listwatch.BuiltInGroup(gvk.Group) {
 			return jsonCodec, nil, nil
 		}
-		kindOpts := pbOpts
-		if distinctMaps {
-			kindOpts = append(kindOpts[:len(kindOpts):len(kindOpts)], func(o *codecopts.Options) { o.DistinctMaps = true })
-		}
-		if pb, err := wire.NewProtobuf[cache.Obj](gvk, kindOpts...); err == nil {
+		if pb, err := wire.NewProtobuf[cache.Obj](gvk, pbOpts...); err == nil {
 			return pb, jsonCodec, nil
 		}
 		return jsonCodec, nil, nil
