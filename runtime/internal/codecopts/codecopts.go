@@ -26,10 +26,10 @@ type Options struct {
 	// implements; a constructor reports any other combination as an error
 	// naming both types. When nil, T itself is the object type.
 	ObjectType reflect.Type
-	// DistinctMaps stops the protobuf codec of a built-in kind from sharing
-	// a map between objects whose entries were encoded with the same bytes
-	// (strings are still interned: they are immutable). The factory sets it
-	// for an informer with a Transform, which may write into the maps of
-	// the objects it gets.
+	// DistinctMaps stops the protobuf codecs of a built-in kind and of its
+	// projections from sharing a map between objects whose entries were
+	// encoded with the same bytes (strings are still interned: they are
+	// immutable). The factory sets it for an informer with a Transform,
+	// which may write into the maps of the objects it gets.
 	DistinctMaps bool
 }
