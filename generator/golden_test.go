@@ -247,9 +247,10 @@ func TestGoldenWantTreesBuildAndVet(t *testing.T) {
 	if len(patterns) < 5 {
 		t.Fatalf("found %d want trees, expected every successful golden case", len(patterns))
 	}
-	cmd := exec.CommandContext(t.Context(), "go", append([]string{"vet"}, patterns...)...)
+	args := append(append([]string{"vet"}, raceFlags...), patterns...)
+	cmd := exec.CommandContext(t.Context(), "go", args...)
 	cmd.Dir = filepath.Join(goldenRoot, "..", "..")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go vet %s: %v\n%s", strings.Join(patterns, " "), err, out)
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }

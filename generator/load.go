@@ -87,9 +87,7 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		Mode:    listMode,
 		Dir:     cfg.WorkDir,
 		Tests:   false,
-		// Declarations only: cgo files would need the C toolchain and
-		// add nothing the generator reads.
-		Env: append(os.Environ(), "CGO_ENABLED=0"),
+		Env:     listEnv(os.Environ()),
 	}
 	if len(cfg.Tags) > 0 {
 		pcfg.BuildFlags = []string{"-tags=" + strings.Join(cfg.Tags, ",")}
@@ -164,4 +162,28 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	l.listed, l.checked = len(c.byID), len(c.done)
 	l.regs = c.regs
 	return l, diags, nil
+}
+
+// listEnv is the environment of the go command that lists the inputs:
+// CGO_ENABLED=0, since the generator reads declarations only and cgo files
+// would need the C toolchain, and GOFLAGS without the flags that require cgo
+// (-race, -msan, -asan), which a user may keep in GOFLAGS for their tests and
+// with which go list would fail ("-race requires cgo").
+func listEnv(environ []string) []string {
+	env := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			var keep []string
+			for _, f := range strings.Fields(v) {
+				switch f {
+				case "-race", "--race", "-race=true", "--race=true", "-msan", "--msan", "-msan=true", "--msan=true", "-asan", "--asan", "-asan=true", "--asan=true":
+				default:
+					keep = append(keep, f)
+				}
+			}
+			kv = "GOFLAGS=" + strings.Join(keep, " ")
+		}
+		env = append(env, kv)
+	}
+	return append(env, "CGO_ENABLED=0")
 }

@@ -114,3 +114,30 @@ func TestNewerGoNeeded(t *testing.T) {
 		}
 	}
 }
+
+// TestRaceInGOFLAGS: a user who keeps -race in GOFLAGS (for their tests)
+// can still generate: the generator lists packages with cgo off, and -race
+// there made go list fail with "-race requires cgo".
+func TestRaceInGOFLAGS(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("GOFLAGS", strings.TrimSpace(os.Getenv("GOFLAGS")+" -race"))
+	dir := caseDir(t, "bad-build-tags")
+	cfg, err := ParseArgs([]string{"--tags", "apis", "--output-dir", t.TempDir(), "--output-pkg", "example.com/out", "./input/apis/..."}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WorkDir = dir
+	if err := Run(context.Background(), cfg); err != nil {
+		t.Fatalf("with GOFLAGS=%q: %v", os.Getenv("GOFLAGS"), err)
+	}
+}
+
+func TestListEnv(t *testing.T) {
+	got := listEnv([]string{"HOME=/h", "GOFLAGS=-buildvcs=false -race -mod=mod --msan -asan=true -tags=x", "CGO_ENABLED=1"})
+	want := []string{"HOME=/h", "GOFLAGS=-buildvcs=false -mod=mod -tags=x", "CGO_ENABLED=1", "CGO_ENABLED=0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("listEnv:\n got %q\nwant %q", got, want)
+	}
+}

@@ -33,7 +33,7 @@ func TestSmoke(t *testing.T) {
 		t.Skip("starts an API server and eight client processes")
 	}
 	bin := filepath.Join(t.TempDir(), "contender")
-	build := exec.Command("go", "build", "-o", bin, "./contender")
+	build := exec.Command("go", append(append([]string{"build"}, raceFlags...), "-o", bin, "./contender")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the contender: %v\n%s", err, out)
 	}

@@ -118,6 +118,9 @@ func command(ctx context.Context, t *testing.T, dir, name string, args ...string
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if raceEnabled {
+		cmd.Env = append(cmd.Env, "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -race"))
+	}
 	return cmd
 }
 
