@@ -37,12 +37,14 @@
 //     sequence number (8 bytes a slot: the seq's low 32 bits) that Get
 //     never touches. An entry below headSeq is stale (its key was handed
 //     out) and counts as absent; stale entries are overwritten, and the
-//     index is rebuilt when half full: from the old table in slot order
-//     when it grows, from the queued keys when it keeps its size. Add
+//     index is rebuilt when three quarters full: from the old table in
+//     slot order when it grows, from the queued keys when it keeps its
+//     size. It does not shrink below what the lane's recent peak needed,
+//     so a backlog that drains and fills again reuses its table. Add
 //     decides "not queued" from the headSeq it loaded last and confirms
 //     "queued" with a fresh load, so most Adds do not read the line every
 //     Get writes.
-//   - In front of the index, a tag filter (a Bloom filter, a sixteenth of
+//   - In front of the index, a tag filter (a Bloom filter, an eighth of
 //     the index's size) holds every key queued or being processed: a new
 //     key's Add, the common case, looks in neither the index (megabytes
 //     for a long queue: a cache miss per key) nor the processing set (a

@@ -69,7 +69,7 @@ type pending[K comparable] struct {
 const chunkFree = 4
 
 // pendSlot is an index entry: 8 bytes, so that the table of a long queue
-// (four to eight slots per queued key) touches half the memory, pages and
+// (two to four slots per queued key) touches half the memory, pages and
 // cache lines a 64-bit seq would. seq holds the low 32 bits of the key's
 // seq; live recovers the whole seq.
 type pendSlot struct {
@@ -123,11 +123,24 @@ type tagFilter struct {
 }
 
 // filterSlotsPerWord sizes a lane's filter from its index: one 64-bit word
-// per 16 index slots, 4 bits per slot. The index is rebuilt before the
-// tags noted reach half its slots, so at most 8 tags share a word on
-// average and a tag not noted is taken for a noted one (a false positive,
-// which costs a lookup in the index) about 6% of the time at worst.
-const filterSlotsPerWord = 16
+// per 8 index slots, 8 bits per slot. The index is rebuilt before the tags
+// noted reach three quarters of its slots, so at most 6 tags share a word
+// on average and a tag not noted is taken for a noted one (a false
+// positive, which costs a lookup in the index) about 3% of the time at
+// worst.
+const filterSlotsPerWord = 8
+
+// The index is rebuilt when the tags noted reach indexLoadNum/indexLoadDen
+// of its slots (linear probing stays short at that load: homes are odd
+// slots, so a probe reads pairs), into a table of at least
+// indexSlotsPerKey slots per queued key. Every slot is 8 bytes of a table
+// that a long queue's backlog makes megabytes, and on machines where a
+// fresh page costs tens of microseconds (a VM that hands freed memory back
+// to its host), touching fewer of them is most of what the index costs.
+const (
+	indexLoadNum, indexLoadDen = 3, 4
+	indexSlotsPerKey           = 2
+)
 
 const filterMul = 0x9e3779b97f4a7c15 // 2^64 / golden ratio: spreads tags over words
 
@@ -280,11 +293,11 @@ func (p *pending[K]) tailFull(tail uint64) bool {
 }
 
 // full reports whether the index and the filter must be rebuilt before
-// seq tail is appended: when the tags noted reach half the index's slots
-// (every index entry was noted, so the index is at most half full too), or
+// seq tail is appended: when the tags noted reach the index's full load
+// (every index entry was noted, so the index is at most that full too), or
 // when the index's seqs would span too much.
 func (p *pending[K]) full(tail uint64) bool {
-	return p.filter.n >= len(p.index.slots)/2 || tail-p.index.floor >= maxSeqSpan
+	return p.filter.n >= len(p.index.slots)*indexLoadNum/indexLoadDen || tail-p.index.floor >= maxSeqSpan
 }
 
 // append queues key (tag) as seq tail, publishes it and notes it in the
@@ -355,10 +368,17 @@ func (ix *pendIndex) insert(s pendSlot, head, tail uint64) {
 }
 
 // rebuild drops stale entries: it reindexes the keys queued in
-// [head, tail), in a table at least four times their number, so that at
-// least a quarter of the table is inserted before the next rebuild, and
-// refills the filter with their tags and those of the keys being
-// processed.
+// [head, tail), in a table at least indexSlotsPerKey times their number, so
+// that at least a quarter of the table is inserted before the next
+// rebuild, and refills the filter with their tags and those of the keys
+// being processed.
+//
+// The table does not shrink below what the lane's recent peak needs (the
+// peak dropConsumed keeps chunks for): a backlog that workers catch up
+// with fills again soon, and a table allocated anew on every refill, in
+// doublings up to the peak, costs its fresh pages (on some VMs tens of
+// microseconds each) and garbage for the GC each time. A lane that stays
+// short lets the peak decay, and a later rebuild shrinks the table.
 //
 // A table that grows is refilled from the old one in slot order (and the
 // keys appended since the last flush from the chunks): a queue that grows
@@ -376,8 +396,14 @@ func (p *pending[K]) rebuild(head, tail uint64, inflight *inflightSet[K]) {
 	ix := &p.index
 	old := ix.slots
 	n := uint64(pendIndexMin)
-	for n < 4*(tail-head+1) {
+	for n < indexSlotsPerKey*(tail-head+1) {
 		n *= 2
+	}
+	if m := uint64(len(old)); m > n {
+		// Shrinking: keep what the recent peak needs.
+		for n < m && n < indexSlotsPerKey*uint64(p.peak)*chunkSize {
+			n *= 2
+		}
 	}
 	grow := uint64(len(old)) < n
 	if uint64(len(old)) == n {

@@ -182,7 +182,7 @@ func TestQueueMatchesModel(t *testing.T) {
 }
 
 // TestTagFilterFalsePositives fills a filter as full as the index lets it
-// get (as many tags as half the index's slots) and checks that it holds
+// get (as many tags as the index's full load) and checks that it holds
 // every tag noted and takes few others for noted ones: Add looks a key up
 // in the index only on a hit, so a filter that hits too often would make
 // every Add pay the index's cache miss again, silently.
@@ -192,7 +192,7 @@ func TestTagFilterFalsePositives(t *testing.T) {
 		var f tagFilter
 		f.reset(slots / filterSlotsPerWord)
 		noted := map[uint32]bool{}
-		for len(noted) < slots/2 {
+		for len(noted) < slots*indexLoadNum/indexLoadDen {
 			tag := rng.Uint32() | 1
 			noted[tag] = true
 			f.note(tag)
@@ -213,7 +213,7 @@ func TestTagFilterFalsePositives(t *testing.T) {
 				fp++
 			}
 		}
-		// About 6% expected at this fill; 10% leaves room for the small
+		// About 3% expected at this fill; 10% leaves room for the small
 		// filter's variance.
 		t.Logf("%d slots: false positive rate %.4f", slots, float64(fp)/float64(tries))
 		if rate := float64(fp) / float64(tries); rate > 0.10 {
@@ -284,5 +284,61 @@ func TestPendingReusesChunksAfterDrain(t *testing.T) {
 	}
 	if len(p.free) > chunkFree {
 		t.Errorf("%d spare chunks kept by a lane holding %d", len(p.free), len(p.chunks))
+	}
+}
+
+// TestPendingKeepsIndexAfterDrain fills a lane, lets the workers catch up
+// and fills it again, and checks that the index keeps the table the
+// backlog grew (a rebuild while the lane is short does not shrink it, and
+// the refill does not allocate tables again), and that a lane that then
+// stays short for long gives the large table back.
+func TestPendingKeepsIndexAfterDrain(t *testing.T) {
+	var p pending[int]
+	var inflight inflightSet[int]
+	p.init()
+	const backlog = 50 * chunkSize
+	var head, tail uint64
+	add := func() {
+		p.append(int(tail), uint32(tail)<<1|1, tail, head, &inflight)
+		tail++
+	}
+	for range backlog {
+		add()
+	}
+	grown := len(p.index.slots)
+	if grown < indexSlotsPerKey*backlog {
+		t.Fatalf("index of %d slots for %d queued keys", grown, backlog)
+	}
+	table := &p.index.slots[0]
+	// The workers catch up: every key is handed out as it comes, until
+	// the index has been rebuilt with few keys queued.
+	floor := p.index.floor
+	for p.index.floor == floor {
+		head = tail
+		add()
+	}
+	if len(p.index.slots) != grown || &p.index.slots[0] != table {
+		t.Fatalf("rebuilt with a short backlog after a peak of %d keys: %d slots (new table: %v), want the %d-slot table kept",
+			backlog, len(p.index.slots), &p.index.slots[0] != table, grown)
+	}
+	// The backlog builds up again: no table is allocated on the way.
+	for range backlog {
+		add()
+		if &p.index.slots[0] != table {
+			t.Fatalf("refill to %d keys allocated a %d-slot index", tail-head, len(p.index.slots))
+		}
+	}
+	// Short for long: the table shrinks at a later rebuild.
+	for range 40 * grown {
+		head = tail
+		add()
+	}
+	if len(p.index.slots) >= grown {
+		t.Errorf("index still %d slots after %d appends with at most one key queued", len(p.index.slots), 40*grown)
+	}
+	for k := tail - 1; k < tail; k++ {
+		if !p.queued(int(k), uint32(k)<<1|1, head, tail) {
+			t.Fatalf("key %d not found", k)
+		}
 	}
 }
