@@ -21,21 +21,27 @@ func caseDir(t *testing.T, name string) string {
 	return ""
 }
 
-// TestTagsIncludeFilesBehindBuildConstraints: the bad-build-tags input
-// generates with --tags, and naming its directory without the tag says
-// which tag is missing.
-func TestTagsIncludeFilesBehindBuildConstraints(t *testing.T) {
-	dir := caseDir(t, "bad-build-tags")
+// buildTagsConfig generates the bad-build-tags input with --tags apis.
+func buildTagsConfig(t *testing.T) Config {
+	t.Helper()
 	cfg, err := ParseArgs([]string{"--tags", "apis", "--output-dir", t.TempDir(), "--output-pkg", "example.com/out", "./input/apis/..."}, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.WorkDir = dir
+	cfg.WorkDir = caseDir(t, "bad-build-tags")
+	return cfg
+}
+
+// TestTagsIncludeFilesBehindBuildConstraints: the bad-build-tags input
+// generates with --tags, and naming its directory without the tag says
+// which tag is missing.
+func TestTagsIncludeFilesBehindBuildConstraints(t *testing.T) {
+	cfg := buildTagsConfig(t)
 	if err := Run(context.Background(), cfg); err != nil {
 		t.Fatalf("with --tags apis: %v", err)
 	}
 	cfg.Tags, cfg.Inputs = nil, []string{"./input/apis/bad/v1"}
-	err = Run(context.Background(), cfg)
+	err := Run(context.Background(), cfg)
 	want := "input/apis/bad/v1: build constraints exclude all Go files (files are excluded by //go:build apis in input/apis/bad/v1/doc.go; pass --tags apis to include them)"
 	if err == nil || err.Error() != want {
 		t.Errorf("without --tags:\n got: %v\nwant: %s", err, want)
@@ -123,13 +129,7 @@ func TestRaceInGOFLAGS(t *testing.T) {
 		t.Skip("no go command")
 	}
 	t.Setenv("GOFLAGS", strings.TrimSpace(os.Getenv("GOFLAGS")+" -race"))
-	dir := caseDir(t, "bad-build-tags")
-	cfg, err := ParseArgs([]string{"--tags", "apis", "--output-dir", t.TempDir(), "--output-pkg", "example.com/out", "./input/apis/..."}, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.WorkDir = dir
-	if err := Run(context.Background(), cfg); err != nil {
+	if err := Run(context.Background(), buildTagsConfig(t)); err != nil {
 		t.Fatalf("with GOFLAGS=%q: %v", os.Getenv("GOFLAGS"), err)
 	}
 }
