@@ -6,6 +6,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -236,4 +237,12 @@ func (t *typedHandler[T]) OnUpdate(oldObj, newObj cache.Obj) {
 
 func (t *typedHandler[T]) OnDelete(obj cache.Obj, finalStateUnknown bool) {
 	t.h.OnDelete(cache.MustAs[T](obj, "OnDelete"), finalStateUnknown)
+}
+
+// Listed passes a relist.Mark on to h if h takes them (shard.Filter does);
+// other handlers get nothing.
+func (t *typedHandler[T]) Listed(m relist.Mark) {
+	if l, ok := t.h.(relist.Listener); ok {
+		l.Listed(m)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 // list reads the collection with a consistent LIST (every page, if
@@ -58,7 +59,7 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 	if err := r.checkItems("list", items, rv); err != nil {
 		return r.counted(err)
 	}
-	if err := r.sink.Replace(items, rv); err != nil {
+	if err := r.replace(items, rv); err != nil {
 		return fmt.Errorf("list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
 	}
 	r.setLastRV(rv)
@@ -82,4 +83,22 @@ func (r *Reflector[T]) listPage(ctx context.Context, opts metav1.ListOptions, it
 	}
 	page := listpage.Page{ResourceVersion: res.ResourceVersion, Continue: res.Continue, RemainingItemCount: res.RemainingItemCount}
 	return append(listpage.Reserve(items, len(res.Items), page), res.Items...), page, true, nil
+}
+
+// replace hands a sync's complete list to the Sink and then, with
+// Options.Relist, the sync's relist.Mark to a Sink that takes one (the
+// informer's FIFO): so the informer's handlers learn, in order with the
+// events, that a list made with the options of that trigger generation has
+// been applied (a shard gains keys only once it has: see shard.Filter).
+func (r *Reflector[T]) replace(items []T, rv string) error {
+	if err := r.sink.Replace(items, rv); err != nil {
+		return err
+	}
+	if r.opts.Relist == nil {
+		return nil
+	}
+	if l, ok := r.sink.(interface{ Listed(relist.Mark) error }); ok {
+		return l.Listed(relist.Mark{Trigger: r.opts.Relist, Gen: r.requestedGen})
+	}
+	return nil
 }

@@ -72,7 +72,10 @@ type Options struct {
 	Scope scope.Scope
 	// Relist, when not nil, makes the Reflector relist whenever it fires
 	// (see relist.Trigger): for a ListerWatcher whose ListOptions change
-	// while it runs (a shard's selector). Nil costs nothing.
+	// while it runs (a shard's selector). After each sync it applies, the
+	// Reflector hands a Sink that takes one (the informer's queue) the
+	// relist.Mark of the trigger generation that sync began at, for the
+	// handlers. Nil costs nothing.
 	Relist *relist.Trigger
 	// Budget, when not nil, is the request budget this Reflector shares
 	// with others (an informer's Reflectors, one per namespace): their

@@ -126,6 +126,9 @@ type Reflector[T cache.Obj] struct {
 	// requested is closed when Options.Relist fires after the last sync
 	// step (initialEvents, listing) began (nil without a trigger: never).
 	requested <-chan struct{}
+	// requestedGen is Options.Relist's generation when requested was taken:
+	// the Mark of the sync that began then (see replace).
+	requestedGen uint64
 }
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.

@@ -240,7 +240,7 @@ func (r *Reflector[T]) syncState() state {
 func (r *Reflector[T]) step(ctx context.Context, s state) result {
 	switch s.phase {
 	case initialEvents:
-		r.requested = r.opts.Relist.Armed()
+		r.requested, r.requestedGen = r.opts.Relist.ArmedAt()
 		w, since, err := r.watchList(ctx)
 		switch {
 		case ctx.Err() != nil:
@@ -256,7 +256,7 @@ func (r *Reflector[T]) step(ctx context.Context, s state) result {
 		}
 		return result{out: outFailed, err: err}
 	case listing:
-		r.requested = r.opts.Relist.Armed()
+		r.requested, r.requestedGen = r.opts.Relist.ArmedAt()
 		err := r.timedList(ctx)
 		switch {
 		case ctx.Err() != nil:

@@ -134,7 +134,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, time.Tim
 			if !validRV(rv) {
 				return done(fmt.Errorf("watch-list %s: %w %s on the initial-events-end bookmark", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv)))
 			}
-			if err := r.sink.Replace(initial.items, rv); err != nil {
+			if err := r.replace(initial.items, rv); err != nil {
 				return done(fmt.Errorf("watch-list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err))
 			}
 			r.setLastRV(rv)

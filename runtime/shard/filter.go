@@ -8,6 +8,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -17,6 +18,11 @@ type replayer interface {
 	// uid returns the uid of the object last delivered under key
 	// (Options.ByUID only).
 	uid(key string) (types.UID, bool)
+	// relistedSince reports whether every Reflector feeding the filter's
+	// informer that has delivered a sync marked with the shard's trigger
+	// has since delivered one of at least generation gen (true when none
+	// has: the filter then takes no part).
+	relistedSince(gen uint64) bool
 }
 
 // Filter returns a Handler that forwards to h only the events of keys s
@@ -59,6 +65,40 @@ type filter[T cache.Obj] struct {
 	// a handler h is running.
 	umu  sync.RWMutex
 	uids map[string]types.UID
+
+	// listed is the generation of the last sync each Reflector (by
+	// relist.Mark.Source) delivered with the shard's trigger (see Listed).
+	lmu    sync.Mutex
+	listed map[string]uint64
+}
+
+// Listed records that the informer's handlers have been told everything a
+// sync made with the shard's selector of generation m.Gen changed: until
+// every Reflector has, the shard does not gain keys (see Shard.Selector), so
+// that a relist with an older, narrower selector, applied or delivered late,
+// cannot tell h that objects it now owns were deleted.
+func (f *filter[T]) Listed(m relist.Mark) {
+	if m.Trigger == nil || m.Trigger != f.s.relist {
+		return
+	}
+	f.lmu.Lock()
+	if f.listed == nil {
+		f.listed = map[string]uint64{}
+	}
+	f.listed[m.Source] = m.Gen // a Reflector's syncs come in order
+	f.lmu.Unlock()
+	poke(f.s.wakeLoop)
+}
+
+func (f *filter[T]) relistedSince(gen uint64) bool {
+	f.lmu.Lock()
+	defer f.lmu.Unlock()
+	for _, g := range f.listed {
+		if g < gen {
+			return false
+		}
+	}
+	return true
 }
 
 func (f *filter[T]) uid(key string) (types.UID, bool) {

@@ -162,7 +162,7 @@ func (s *Shard) recomputeLocked() time.Time {
 		poke(s.wakeWriter)
 	}
 	if selfLive && s.leasesSynced && s.published == s.target.id && s.marked == s.published && s.ackedLocked(now) &&
-		(s.grown == nil || s.grown.id != s.target.id || len(s.shrinks) > 0) {
+		(s.grown == nil || s.grown.id != s.target.id || len(s.shrinks) > 0) && s.relistedLocked(now, &next) {
 		v := s.target
 		s.grown, s.shrinks = &v, nil
 		s.storeLocked()

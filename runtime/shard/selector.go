@@ -71,7 +71,7 @@ func (s *Shard) checkSelected(uid types.UID) {
 	none := ""
 	s.selector.Store(&none)
 	s.selRecent.Store(nil)
-	s.relist.Fire()
+	s.firedLocked()
 }
 
 // Tweak sets opts.ShardSelector to Selector() when that is not empty: use
@@ -131,7 +131,52 @@ func (s *Shard) refreshSelectorLocked() {
 	s.selRecent.Store(&recent)
 	s.selector.Store(&sel)
 	s.logger.V(2).Info("shard selector changed: relisting", "buckets", set.len(), "of", buckets)
-	s.relist.Fire()
+	s.firedLocked()
+}
+
+// firedLocked fires the relist trigger for a new selector and records when,
+// for relistedLocked.
+func (s *Shard) firedLocked() {
+	s.selGen = s.relist.Fire()
+	s.selChanged = time.Now()
+	s.relistWaitLogged = false
+}
+
+// relistedLocked reports whether the informers behind this shard's filters
+// have delivered a list made with the current selector (under
+// Options.ByUID; always true otherwise), so that this replica may gain keys:
+// until then a list made with an older, narrower selector may still be on
+// its way to the handlers, and its tombstones of objects the replica is
+// about to own would reach them as deletions. An informer that has not
+// relisted within LeaseDuration of the change (stopped, or failing) stops
+// holding the gain back; next is moved to that deadline.
+func (s *Shard) relistedLocked(now time.Time, next *time.Time) bool {
+	if s.relist == nil {
+		return true
+	}
+	waiting := false
+	for _, f := range s.filters {
+		if !f.relistedSince(s.selGen) {
+			waiting = true
+			break
+		}
+	}
+	if !waiting {
+		return true
+	}
+	deadline := s.selChanged.Add(s.opts.LeaseDuration)
+	if now.Before(deadline) {
+		if deadline.Before(*next) {
+			*next = deadline
+		}
+		return false
+	}
+	if !s.relistWaitLogged {
+		s.relistWaitLogged = true
+		s.logger.Info("an informer has not relisted with the new shard selector within the lease duration; gaining keys anyway",
+			"leaseDuration", s.opts.LeaseDuration)
+	}
+	return true
 }
 
 // probeSelector selects every hash: a server that honours shardSelector

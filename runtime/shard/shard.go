@@ -38,6 +38,12 @@ type Shard struct {
 	selector atomic.Pointer[string]
 	selKey   string
 	relist   *relist.Trigger
+	// selGen is the trigger's generation at the last selector change (under
+	// mu), selChanged when it was; relistWaitLogged: relistedLocked gave up
+	// waiting for it and said so.
+	selGen           uint64
+	selChanged       time.Time
+	relistWaitLogged bool
 	// selRecent holds the buckets of the current selector and of those
 	// replaced within LeaseDuration: an object outside all of them means the
 	// server ignores shardSelector. ignored is set then: Selector is "" for

@@ -15,6 +15,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 
@@ -61,7 +62,10 @@ type Shared struct {
 	syncedSent  bool           // the informer synced and handlers got their marker
 	listenersWG sync.WaitGroup // the handlers' goroutines (listener.run), waited for by Run
 	notes       noteBuf        // pop loop scratch, reused
-	logger      klog.Logger    // Run's logger, for the pop loop
+	// marks are the last relist.Mark of each Source the pop loop
+	// delivered, for handlers added later (see AddHandler).
+	marks  []relist.Mark
+	logger klog.Logger // Run's logger, for the pop loop
 
 	// indexLog is Run's logger for index funcs that fail (they run in
 	// store writes from the pop loop and in AddIndexers calls), nil before
@@ -373,6 +377,11 @@ func (i *Shared) AddHandler(h Handler, opts HandlerOptions) (*Registration, erro
 	}
 	if i.syncedSent {
 		l.buf.add(note{op: opSynced})
+	}
+	if _, ok := h.(relist.Listener); ok {
+		for _, m := range i.marks {
+			l.buf.listed(m)
+		}
 	}
 	if i.state == stateRunning {
 		i.startLocked(l)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 // op is what a note asks a listener to do.
@@ -24,6 +25,9 @@ const (
 	opResync
 	// opSynced marks the end of the initial list in a listener's buffer.
 	opSynced
+	// opListed is a relist.Mark (note.old indexes noteBuf.marks), for
+	// handlers that are relist.Listeners.
+	opListed
 )
 
 func (o op) String() string {
@@ -34,6 +38,8 @@ func (o op) String() string {
 		return "update"
 	case opDelete:
 		return "delete"
+	case opListed:
+		return "listed"
 	}
 	return "synced"
 }
@@ -53,6 +59,7 @@ type note struct {
 type noteBuf struct {
 	notes []note
 	olds  []cache.Obj
+	marks []relist.Mark // of opListed notes: rare, so kept out of note
 }
 
 func (b *noteBuf) add(n note) { b.notes = append(b.notes, n) }
@@ -62,21 +69,31 @@ func (b *noteBuf) update(old, obj cache.Obj) {
 	b.notes = append(b.notes, note{op: opUpdate, old: uint32(len(b.olds)), obj: obj})
 }
 
+func (b *noteBuf) listed(m relist.Mark) {
+	b.marks = append(b.marks, m)
+	b.notes = append(b.notes, note{op: opListed, old: uint32(len(b.marks))})
+}
+
 // oldOf returns the previous object of update n (a note of b).
 func (b *noteBuf) oldOf(n *note) cache.Obj { return b.olds[n.old-1] }
 
 // appendBuf appends the notes of src to b, renumbering its updates.
 func (b *noteBuf) appendBuf(src noteBuf) {
-	from, base := len(b.notes), uint32(len(b.olds))
+	from, base, mbase := len(b.notes), uint32(len(b.olds)), uint32(len(b.marks))
 	b.notes = append(b.notes, src.notes...)
-	if len(src.olds) == 0 {
+	if len(src.olds) == 0 && len(src.marks) == 0 {
 		return
 	}
 	b.olds = append(b.olds, src.olds...)
-	if base > 0 {
+	b.marks = append(b.marks, src.marks...)
+	if base > 0 || mbase > 0 {
 		for k := from; k < len(b.notes); k++ {
-			if b.notes[k].old != 0 {
-				b.notes[k].old += base
+			switch n := &b.notes[k]; {
+			case n.old == 0:
+			case n.op == opListed:
+				n.old += mbase
+			default:
+				n.old += base
 			}
 		}
 	}
@@ -87,7 +104,8 @@ func (b *noteBuf) appendBuf(src noteBuf) {
 func (b *noteBuf) reset() {
 	clear(b.notes)
 	clear(b.olds)
-	b.notes, b.olds = b.notes[:0], b.olds[:0]
+	clear(b.marks)
+	b.notes, b.olds, b.marks = b.notes[:0], b.olds[:0], b.marks[:0]
 	if cap(b.notes) > shrinkAbove {
 		b.notes = nil
 	}
@@ -150,6 +168,18 @@ func (l *listener) pushOne(n note) {
 		l.bufSince = time.Now()
 	}
 	l.buf.add(n)
+	l.mu.Unlock()
+	l.signal()
+}
+
+// pushMark appends a relist.Mark, for a handler that is a relist.Listener
+// (others get nothing).
+func (l *listener) pushMark(m relist.Mark) {
+	if _, ok := l.h.(relist.Listener); !ok {
+		return
+	}
+	l.mu.Lock()
+	l.buf.listed(m)
 	l.mu.Unlock()
 	l.signal()
 }
@@ -240,7 +270,7 @@ func (l *listener) run(ctx context.Context) {
 			l.deliver(ctx, &batch, &batch.notes[n])
 			if l.hm != nil {
 				l.done.Add(1)
-				if op := batch.notes[n].op; op != opSynced {
+				if op := batch.notes[n].op; op != opSynced && op != opListed {
 					l.hm.Delivered(op.String())
 				}
 			}
@@ -301,6 +331,8 @@ func (l *listener) deliver(ctx context.Context, b *noteBuf, n *note) {
 		l.h.OnUpdate(n.obj, n.obj)
 	case opDelete:
 		l.h.OnDelete(n.obj, n.initialOrTombstone)
+	case opListed:
+		l.h.(relist.Listener).Listed(b.marks[n.old-1])
 	case opSynced:
 		select {
 		case <-l.reg.synced:

@@ -3,11 +3,13 @@ package core
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 // The pop loop: the one goroutine that takes batches of changes from the
@@ -36,8 +38,27 @@ func (i *Shared) process(b fifo.Batch[cache.Obj]) error {
 	if len(b.Deltas) > 0 {
 		i.processLocked(b)
 	}
+	if b.Listed != nil {
+		i.listed(*b.Listed)
+	}
 	i.applied(b)
 	return nil
+}
+
+// listed queues relist.Mark m for every handler, after the notes of the
+// sync it marks, and keeps it for handlers added later.
+func (i *Shared) listed(m relist.Mark) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	k := slices.IndexFunc(i.marks, func(o relist.Mark) bool { return o.Trigger == m.Trigger && o.Source == m.Source })
+	if k < 0 {
+		i.marks = append(i.marks, m)
+	} else {
+		i.marks[k] = m
+	}
+	for _, l := range i.handlers {
+		l.pushMark(m)
+	}
 }
 
 // applied records the resourceVersion the cache reached by applying b: the

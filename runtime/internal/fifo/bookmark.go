@@ -1,5 +1,7 @@
 package fifo
 
+import "github.com/informer-gen/informer-gen/runtime/internal/relist"
+
 // Bookmark queues resourceVersion rv, from a watch BOOKMARK event, in the
 // stream: the consumer gets it as Batch.ResourceVersion right after the
 // deltas queued before it, so its store records rv only once it has applied
@@ -17,6 +19,40 @@ func (f *FIFO[T]) Bookmark(rv string) error {
 
 // Bookmark is FIFO.Bookmark for the namespace of the partition.
 func (p *Partition[T]) Bookmark(rv string) error { return p.f.bookmark(rv, p.ns) }
+
+// Listed queues m, the Mark of a sync the Reflector feeding this FIFO has
+// just applied with Replace, in the stream: the consumer gets it as
+// Batch.Listed right after the deltas queued before it (m.Source is set to
+// the partition's namespace). Like a Bookmark it queues no delta, merges
+// with a Bookmark or Mark right behind it, and returns ErrClosed after Close
+// and ErrPartitioned on a partitioned FIFO.
+func (f *FIFO[T]) Listed(m relist.Mark) error {
+	if f.partitioned != nil {
+		return ErrPartitioned
+	}
+	return f.listed(m, "")
+}
+
+// Listed is FIFO.Listed for the namespace of the partition.
+func (p *Partition[T]) Listed(m relist.Mark) error { return p.f.listed(m, p.ns) }
+
+func (f *FIFO[T]) listed(m relist.Mark, ns string) error {
+	m.Source = ns
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if f.count > 0 {
+		if last := f.ring[(f.head+f.count-1)%len(f.ring)].batch; last != nil && last.bookmark && last.ns == ns {
+			last.mark = &m
+			return nil
+		}
+	}
+	f.pushLocked(entry[T]{batch: &replaceBatch[T]{ns: ns, bookmark: true, mark: &m}})
+	f.signal()
+	return nil
+}
 
 func (f *FIFO[T]) bookmark(rv, ns string) error {
 	f.mu.Lock()

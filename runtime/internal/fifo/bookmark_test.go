@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 // TestBookmarkFollowsTheDeltasBeforeIt: a bookmark reaches the consumer with
@@ -79,5 +80,45 @@ func TestPartitionBookmarkCarriesItsNamespace(t *testing.T) {
 	}
 	if !f.HasSynced() {
 		t.Fatal("not synced once everything queued up to b's (empty) relist was popped")
+	}
+}
+
+// A Mark (Listed) reaches the consumer as Batch.Listed after every delta
+// queued before it, merged with a Bookmark right beside it, and carries the
+// partition's namespace as its Source.
+func TestListedFollowsTheDeltasBeforeIt(t *testing.T) {
+	trig := relist.NewTrigger()
+	f := fifo.New(fifo.Options[*corev1.ConfigMap]{})
+	mustOK(t, f.Replace([]*corev1.ConfigMap{cm("ns", "a", "1")}, "1"))
+	mustOK(t, f.Listed(relist.Mark{Trigger: trig, Gen: 3}))
+	mustOK(t, f.Add(cm("ns", "b", "2")))
+	mustOK(t, f.Bookmark("4"))
+	mustOK(t, f.Listed(relist.Mark{Trigger: trig, Gen: 4}))
+	b, evs := popOne(t, f)
+	if !b.Atomic || b.Listed != nil || len(evs) != 1 {
+		t.Fatalf("the list's batch: Atomic %v Listed %v, %d deltas; want true, none (it follows), 1", b.Atomic, b.Listed, len(evs))
+	}
+	b, evs = popOne(t, f)
+	if len(evs) != 0 || b.Listed == nil || b.Listed.Gen != 3 || b.Listed.Trigger != trig {
+		t.Fatalf("after the list: %d deltas, Listed %+v; want the mark of generation 3 alone", len(evs), b.Listed)
+	}
+	b, evs = popOne(t, f)
+	mustEqual(t, evs, []ev{{fifo.Added, "ns/b", "2", false}})
+	if b.ResourceVersion != "4" || b.Listed == nil || b.Listed.Gen != 4 {
+		t.Fatalf("b's batch: rv %q Listed %+v; want 4 and the mark of generation 4 merged with the bookmark", b.ResourceVersion, b.Listed)
+	}
+
+	p := fifo.New(fifo.Options[*corev1.ConfigMap]{Namespaces: []string{"a", "b"}})
+	if err := p.Listed(relist.Mark{Trigger: trig}); !errors.Is(err, fifo.ErrPartitioned) {
+		t.Fatalf("FIFO.Listed on a partitioned FIFO: %v", err)
+	}
+	mustOK(t, p.Namespace("b").Listed(relist.Mark{Trigger: trig, Gen: 7}))
+	b, _ = popOne(t, p)
+	if b.Listed == nil || b.Listed.Source != "b" || b.Listed.Gen != 7 {
+		t.Fatalf("partition b's mark: %+v, want Source b, generation 7", b.Listed)
+	}
+	p.Close()
+	if err := p.Namespace("a").Listed(relist.Mark{Trigger: trig}); !errors.Is(err, fifo.ErrClosed) {
+		t.Fatalf("Listed after Close: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 // DeltaType says what happened to an object.
@@ -75,6 +76,9 @@ type Batch[T any] struct {
 	// (see HasSynced), i.e. it belongs to the initial population. A batch
 	// never mixes initial and later deltas.
 	InitialList bool
+	// Listed is the Mark queued by Listed right after Deltas (which may then
+	// be empty), nil if none.
+	Listed *relist.Mark
 }
 
 // KnownObjects is the consumer's view of what it has applied; Replace uses
@@ -135,10 +139,11 @@ type replaceBatch[T any] struct {
 	deltas []Delta[T]
 	rv     string
 	ns     string // the partition of a Replace or Bookmark ("" unpartitioned)
-	// bookmark marks an entry that is a Bookmark, not a relist: no deltas,
-	// never in FIFO.batches.
+	// bookmark marks an entry that is a Bookmark or a Mark (Listed), not a
+	// relist: no deltas, never in FIFO.batches.
 	bookmark bool
-	seq      uint64 // position in the stream
+	mark     *relist.Mark // the Mark queued by Listed, if any
+	seq      uint64       // position in the stream
 	// index maps each key of deltas to its last delta there. It is built
 	// only when a lookup needs it, so an initial list that nobody asks about
 	// while it is pending costs no map at all.

@@ -94,7 +94,7 @@ func (f *FIFO[T]) takeLocked() (Batch[T], int) {
 		*first = entry[T]{}
 		f.head = (f.head + 1) % len(f.ring)
 		f.count--
-		return Batch[T]{ResourceVersion: rb.rv, Namespace: rb.ns, InitialList: initial}, 1
+		return Batch[T]{ResourceVersion: rb.rv, Namespace: rb.ns, InitialList: initial, Listed: rb.mark}, 1
 	}
 	if first.batch != nil {
 		rb := first.batch
@@ -129,7 +129,7 @@ func (f *FIFO[T]) takeLocked() (Batch[T], int) {
 		// A bookmark right after these deltas: the consumer learns the
 		// resourceVersion they reach with them.
 		e := &f.ring[f.head]
-		b.ResourceVersion, b.Namespace = e.batch.rv, e.batch.ns
+		b.ResourceVersion, b.Namespace, b.Listed = e.batch.rv, e.batch.ns, e.batch.mark
 		*e = entry[T]{}
 		f.head = (f.head + 1) % len(f.ring)
 		f.count--
