@@ -102,15 +102,20 @@ func benchHarness(b *testing.B, s harnessShape) {
 		}
 		return workqueue.NewTypedRateLimitingQueue(rl)
 	}
-	var ours, cg, ratios, oursCPU, cgCPU, workOnly, workOnlyCPU []float64
+	var ours, cg, ratios, oursCPU, cgCPU, workOnly, workOnlyCPU, oursFaults, cgFaults []float64
 	for range b.N {
 		for range harnessRounds {
 			if s.work > 0 {
 				w, wcpu := workOnlyRound(len(ks), s)
 				workOnly, workOnlyCPU = append(workOnly, w), append(workOnlyCPU, wcpu)
 			}
+			f0 := minorFaults()
 			o, ocpu := harnessRound("ours", newOurs(), ks, s)
+			f1 := minorFaults()
 			c, ccpu := harnessRound("client-go", newClientGo(), ks, s)
+			f2 := minorFaults()
+			oursFaults = append(oursFaults, float64(f1-f0)/float64(len(ks)))
+			cgFaults = append(cgFaults, float64(f2-f1)/float64(len(ks)))
 			ours, oursCPU = append(ours, o), append(oursCPU, ocpu)
 			cg, cgCPU = append(cg, c), append(cgCPU, ccpu)
 			ratios = append(ratios, o/c)
@@ -120,6 +125,8 @@ func benchHarness(b *testing.B, s harnessShape) {
 	b.ReportMetric(median(cg), "client-go-items/s")
 	b.ReportMetric(median(oursCPU), "ours-cpu-ns/key")
 	b.ReportMetric(median(cgCPU), "client-go-cpu-ns/key")
+	b.ReportMetric(median(oursFaults), "ours-faults/key")
+	b.ReportMetric(median(cgFaults), "client-go-faults/key")
 	b.ReportMetric(median(ratios), "ratio")
 	b.ReportMetric(slices.Min(ratios), "ratio-min")
 	b.ReportMetric(slices.Max(ratios), "ratio-max")
