@@ -168,22 +168,73 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 // CGO_ENABLED=0, since the generator reads declarations only and cgo files
 // would need the C toolchain, and GOFLAGS without the flags that require cgo
 // (-race, -msan, -asan), which a user may keep in GOFLAGS for their tests and
-// with which go list would fail ("-race requires cgo").
+// with which go list would fail ("-race requires cgo"). GOFLAGS is the
+// variable's, or when that is empty the go env file's (go env -w GOFLAGS=…),
+// as the go command reads it; once filtered it is set in the environment,
+// never empty (an empty one would let the file's apply again).
 func listEnv(environ []string) []string {
-	env := make([]string, 0, len(environ)+1)
+	env := make([]string, 0, len(environ)+2)
+	flags, at := "", -1
 	for _, kv := range environ {
 		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
-			var keep []string
-			for _, f := range strings.Fields(v) {
-				switch f {
-				case "-race", "--race", "-race=true", "--race=true", "-msan", "--msan", "-msan=true", "--msan=true", "-asan", "--asan", "-asan=true", "--asan=true":
-				default:
-					keep = append(keep, f)
-				}
-			}
-			kv = "GOFLAGS=" + strings.Join(keep, " ")
+			flags, at = v, len(env)
 		}
 		env = append(env, kv)
 	}
+	if strings.TrimSpace(flags) == "" {
+		flags = goEnvFileValue(environ, "GOFLAGS")
+	}
+	var keep []string
+	for _, f := range strings.Fields(flags) {
+		switch f {
+		case "-race", "--race", "-race=true", "--race=true", "-msan", "--msan", "-msan=true", "--msan=true", "-asan", "--asan", "-asan=true", "--asan=true":
+		default:
+			keep = append(keep, f)
+		}
+	}
+	if len(keep) < len(strings.Fields(flags)) {
+		kv := "GOFLAGS=" + strings.Join(keep, " ")
+		if len(keep) == 0 {
+			kv = "GOFLAGS=-race=false"
+		}
+		if at >= 0 {
+			env[at] = kv
+		} else {
+			env = append(env, kv)
+		}
+	}
 	return append(env, "CGO_ENABLED=0")
+}
+
+// goEnvFileValue returns key's value in the go env file (go env -w), as the
+// go command finds it: $GOENV ("off": none), else go/env under the user's
+// configuration directory. "" if unset or unreadable.
+func goEnvFileValue(environ []string, key string) string {
+	file := ""
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "GOENV="); ok {
+			file = v
+		}
+	}
+	if file == "off" {
+		return ""
+	}
+	if file == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return ""
+		}
+		file = filepath.Join(dir, "go", "env")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	val := ""
+	for line := range strings.Lines(string(data)) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && k == key {
+			val = v
+		}
+	}
+	return val
 }

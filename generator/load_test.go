@@ -134,10 +134,52 @@ func TestRaceInGOFLAGS(t *testing.T) {
 	}
 }
 
+// -race set with go env -w (the go env file) fails go list as it does in
+// the environment.
+func TestRaceInGoEnvFile(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	file := filepath.Join(t.TempDir(), "env")
+	if err := os.WriteFile(file, []byte("GOFLAGS=-race\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOENV", file)
+	t.Setenv("GOFLAGS", "")
+	if err := Run(context.Background(), buildTagsConfig(t)); err != nil {
+		t.Fatalf("with GOFLAGS=-race in the go env file: %v", err)
+	}
+}
+
 func TestListEnv(t *testing.T) {
-	got := listEnv([]string{"HOME=/h", "GOFLAGS=-buildvcs=false -race -mod=mod --msan -asan=true -tags=x", "CGO_ENABLED=1"})
-	want := []string{"HOME=/h", "GOFLAGS=-buildvcs=false -mod=mod -tags=x", "CGO_ENABLED=1", "CGO_ENABLED=0"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("listEnv:\n got %q\nwant %q", got, want)
+	dir := t.TempDir()
+	envFile := filepath.Join(dir, "env")
+	if err := os.WriteFile(envFile, []byte("GOPROXY=off\nGOFLAGS=-mod=mod -race\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		env, want []string
+	}{
+		{"in the environment",
+			[]string{"HOME=/h", "GOFLAGS=-buildvcs=false -race -mod=mod --msan -asan=true -tags=x", "CGO_ENABLED=1"},
+			[]string{"HOME=/h", "GOFLAGS=-buildvcs=false -mod=mod -tags=x", "CGO_ENABLED=1", "CGO_ENABLED=0"}},
+		{"only -race: never empty, or the go env file's would apply",
+			[]string{"GOFLAGS=-race", "GOENV=off"},
+			[]string{"GOFLAGS=-race=false", "GOENV=off", "CGO_ENABLED=0"}},
+		{"nothing to drop",
+			[]string{"GOFLAGS=-mod=mod", "GOENV=" + envFile},
+			[]string{"GOFLAGS=-mod=mod", "GOENV=" + envFile, "CGO_ENABLED=0"}},
+		{"in the go env file",
+			[]string{"GOENV=" + envFile, "GOFLAGS="},
+			[]string{"GOENV=" + envFile, "GOFLAGS=-mod=mod", "CGO_ENABLED=0"}},
+		{"go env file off",
+			[]string{"GOENV=off"},
+			[]string{"GOENV=off", "CGO_ENABLED=0"}},
+	} {
+		got := listEnv(c.env)
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s: listEnv(%q)\n got %q\nwant %q", c.name, c.env, got, c.want)
+		}
 	}
 }
