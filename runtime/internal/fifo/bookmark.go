@@ -38,23 +38,16 @@ func (p *Partition[T]) Listed(m relist.Mark) error { return p.f.listed(m, p.ns) 
 
 func (f *FIFO[T]) listed(m relist.Mark, ns string) error {
 	m.Source = ns
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return ErrClosed
-	}
-	if f.count > 0 {
-		if last := f.ring[(f.head+f.count-1)%len(f.ring)].batch; last != nil && last.bookmark && last.ns == ns {
-			last.mark = &m
-			return nil
-		}
-	}
-	f.pushLocked(entry[T]{batch: &replaceBatch[T]{ns: ns, bookmark: true, mark: &m}})
-	f.signal()
-	return nil
+	return f.marker(ns, func(b *replaceBatch[T]) { b.mark = &m })
 }
 
 func (f *FIFO[T]) bookmark(rv, ns string) error {
+	return f.marker(ns, func(b *replaceBatch[T]) { b.rv = rv })
+}
+
+// marker sets a Bookmark's or Mark's field (set) on the marker entry of
+// partition ns at the tail of the queue, or on a new one queued there.
+func (f *FIFO[T]) marker(ns string, set func(*replaceBatch[T])) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -62,11 +55,13 @@ func (f *FIFO[T]) bookmark(rv, ns string) error {
 	}
 	if f.count > 0 {
 		if last := f.ring[(f.head+f.count-1)%len(f.ring)].batch; last != nil && last.bookmark && last.ns == ns {
-			last.rv = rv
+			set(last)
 			return nil
 		}
 	}
-	f.pushLocked(entry[T]{batch: &replaceBatch[T]{rv: rv, ns: ns, bookmark: true}})
+	b := &replaceBatch[T]{ns: ns, bookmark: true}
+	set(b)
+	f.pushLocked(entry[T]{batch: b})
 	f.signal()
 	return nil
 }
