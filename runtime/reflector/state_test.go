@@ -299,7 +299,7 @@ func TestTransitions(t *testing.T) {
 				trig := relist.NewTrigger()
 				lw := &script{watch: watchAnswer(events(false), nil)}
 				r := New[cmObj](lw, nopSink{}, Options{Name: "configmaps", Relist: trig})
-				r.requested = trig.Armed()
+				r.requested, _ = trig.ArmedAt()
 				r.backoff.next() // backing off, so that a reset shows
 				r.setLastRV("10")
 				s := state{phase: c.from}

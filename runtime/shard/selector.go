@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -154,14 +155,7 @@ func (s *Shard) relistedLocked(now time.Time, next *time.Time) bool {
 	if s.relist == nil {
 		return true
 	}
-	waiting := false
-	for _, f := range s.filters {
-		if !f.relistedSince(s.selGen) {
-			waiting = true
-			break
-		}
-	}
-	if !waiting {
+	if !slices.ContainsFunc(s.filters, func(f replayer) bool { return !f.relistedSince(s.selGen) }) {
 		return true
 	}
 	deadline := s.selChanged.Add(s.opts.LeaseDuration)

@@ -38,15 +38,10 @@ func (t *Trigger) Fire() uint64 {
 	return t.gen
 }
 
-// Armed returns a channel closed at the next Fire; nil (never ready) for a
-// nil trigger, so a Reflector without one pays nothing.
-func (t *Trigger) Armed() <-chan struct{} {
-	c, _ := t.ArmedAt()
-	return c
-}
-
-// ArmedAt is Armed, and the generation the trigger is at (how many times it
-// has fired): what a sync that begins now has seen.
+// ArmedAt returns a channel closed at the next Fire (nil, never ready, for
+// a nil trigger, so a Reflector without one pays nothing) and the
+// generation the trigger is at (how many times it has fired): what a sync
+// that begins now has seen.
 func (t *Trigger) ArmedAt() (<-chan struct{}, uint64) {
 	if t == nil {
 		return nil, 0
@@ -79,7 +74,7 @@ type Listener interface {
 	Listed(Mark)
 }
 
-// Fired reports whether c (from Armed) is closed.
+// Fired reports whether c (from ArmedAt) is closed.
 func Fired(c <-chan struct{}) bool {
 	select {
 	case <-c:
