@@ -77,7 +77,13 @@
 //     processing slots on cache lines of their own, each key searched from
 //     a home slot chosen by its tag (no gain on a busy machine, and more
 //     CPU per key with no work: a lookup of a key not processing reads
-//     every slot's line instead of one line of state words).
+//     every slot's line instead of one line of state words), nor from a
+//     home slot per goroutine (the stack's 8 KB block, so that a worker's
+//     Get and Done write a line its own core wrote last: Done's share of a
+//     profile of 8 workers with 2 µs of work fell from 0.16 to 0.06 µs a
+//     key, but the workers' loop cost the same, its time moving to the
+//     next line both cores write, the harness's own counter of processed
+//     keys; end to end within the noise).
 //     Two other growth policies for the index, against the producer's
 //     rebuilds when a backlog drains and fills again: growing straight to
 //     the largest size a rebuild needed lately (one growth a refill
