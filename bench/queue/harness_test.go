@@ -57,10 +57,31 @@ func BenchmarkHarness(b *testing.B) {
 					name := "workers=" + strconv.Itoa(workers) + "/work=" + workName(work) +
 						"/producers=" + strconv.Itoa(producers) + "/adds=" + adds
 					b.Run(name, func(b *testing.B) {
-						benchHarness(b, harnessShape{workers, producers, work, adds == "rl-add"})
+						benchHarness(b, harnessShape{workers: workers, producers: producers, work: work, rateLimitedAdds: adds == "rl-add"})
 					})
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkHarnessLocalCount is BenchmarkHarness's plain-add shapes with
+// 1 and 8 workers and one change: each worker counts the keys it processed
+// in a local variable and adds to the round's shared total every 1,024
+// keys, and the producer ends the round with ShutDownWithDrain. In
+// BenchmarkHarness every key's worker adds 1 to one shared counter, a cache
+// line that both cores write once a key; here nothing outside the queues
+// is written by every key, as in a controller whose workers share no
+// state. It reports what BenchmarkHarness reports.
+//
+//	cd bench/queue && go test -run '^$' -bench 'BenchmarkHarnessLocalCount/workers=8/work=2µs' -benchtime 1x .
+func BenchmarkHarnessLocalCount(b *testing.B) {
+	for _, workers := range []int{1, 8} {
+		for _, work := range []time.Duration{0, 2 * time.Microsecond} {
+			name := "workers=" + strconv.Itoa(workers) + "/work=" + workName(work) + "/producers=1/adds=add"
+			b.Run(name, func(b *testing.B) {
+				benchHarness(b, harnessShape{workers: workers, producers: 1, work: work, localCount: true})
+			})
 		}
 	}
 }
@@ -74,6 +95,8 @@ type harnessShape struct {
 	workers, producers int
 	work               time.Duration
 	rateLimitedAdds    bool
+	// localCount: see BenchmarkHarnessLocalCount.
+	localCount bool
 }
 
 // harnessQueue is what a round needs of a queue.
@@ -84,6 +107,7 @@ type harnessQueue interface {
 	Forget(string)
 	Done(string)
 	ShutDown()
+	ShutDownWithDrain()
 }
 
 func benchHarness(b *testing.B, s harnessShape) {
@@ -182,8 +206,19 @@ func harnessRound(kind string, q harnessQueue, ks []string, s harnessShape) (per
 	all := make(chan struct{})
 	var wg sync.WaitGroup
 	start := time.Now()
+	count := func(n int64) {
+		if processed.Add(n) == int64(len(ks)) {
+			close(all)
+		}
+	}
 	for range s.workers {
 		wg.Go(func() {
+			var local int64 // with localCount: keys not yet counted
+			defer func() {
+				if local > 0 {
+					count(local)
+				}
+			}()
 			for {
 				k, shutdown := q.Get()
 				if shutdown {
@@ -192,8 +227,11 @@ func harnessRound(kind string, q harnessQueue, ks []string, s harnessShape) (per
 				spin(s.work)
 				q.Forget(k)
 				q.Done(k)
-				if processed.Add(1) == int64(len(ks)) {
-					close(all)
+				if !s.localCount {
+					count(1)
+				} else if local++; local == 1024 {
+					count(local)
+					local = 0
 				}
 			}
 		})
@@ -211,6 +249,9 @@ func harnessRound(kind string, q harnessQueue, ks []string, s harnessShape) (per
 		})
 	}
 	pwg.Wait()
+	if s.localCount {
+		q.ShutDownWithDrain() // the workers then count their last keys and return
+	}
 	<-all
 	elapsed := time.Since(start)
 	cpu := cpuTime() - cpu0
