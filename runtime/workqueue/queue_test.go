@@ -113,16 +113,42 @@ func TestNeverTwoWorkersOnOneKey(t *testing.T) {
 		{"keys=1", 1, 8, 2, 20000, true},
 		{"keys=3", 3, 8, 2, 20000, true},
 	} {
-		t.Run(tc.name, func(t *testing.T) { hammer(t, tc.keys, tc.workers, tc.producers, tc.adds, tc.fewKeys, false) })
+		t.Run(tc.name, func(t *testing.T) { hammerRacing(t, tc.keys, tc.workers, tc.producers, tc.adds, tc.fewKeys, false) })
 		// The same with every add at a random priority, so that adds that
 		// move a queued key to a higher priority race the Gets taking it.
-		t.Run(tc.name+"/priorities", func(t *testing.T) { hammer(t, tc.keys, tc.workers, tc.producers, tc.adds, tc.fewKeys, true) })
+		t.Run(tc.name+"/priorities", func(t *testing.T) {
+			hammerRacing(t, tc.keys, tc.workers, tc.producers, tc.adds, tc.fewKeys, true)
+		})
 	}
 }
 
 var hammerPriorities = []int{workqueue.LowPriority, 0, 0, 7}
 
-func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys, prios bool) {
+// hammerRacing runs hammer, and with fewKeys checks that the run raced
+// enough to prove something: usually thousands of processings; the floor
+// is low because with one key most adds are deduplicated and how many race
+// a Get depends on the scheduler (one run in 200 had 694 for 40,000 adds).
+// A run in which the OS parked the worker holding the key while the
+// producers ran all their adds (one in a few hundred on a quiet machine,
+// more with other tests running) is run again, up to five times. With
+// more Ps than CPUs that is the rule, so the floor is not checked then.
+func hammerRacing(t *testing.T, keys, workers, producers, adds int, fewKeys, prios bool) {
+	floor := int32(adds / 100)
+	for attempt := 1; ; attempt++ {
+		n := hammer(t, keys, workers, producers, adds, fewKeys, prios)
+		if !fewKeys || runtime.GOMAXPROCS(0) > runtime.NumCPU() || n >= floor || t.Failed() {
+			return
+		}
+		if attempt == 5 {
+			t.Fatalf("at most %d processings for %d adds in %d runs: the test no longer races Add with Get and Done", n, producers*adds, attempt)
+		}
+		t.Logf("run %d: only %d processings for %d adds; running again", attempt, n, producers*adds)
+	}
+}
+
+// hammer runs the workload once, checks the queue's guarantees, and
+// returns how many processings there were.
+func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys, prios bool) int32 {
 	q := workqueue.New(workqueue.Options[int]{})
 	inFlight := make([]atomic.Int32, keys)
 	// addedGen[k] counts adds of k; seenGen[k] is the addedGen observed at the
@@ -188,14 +214,7 @@ func hammer(t *testing.T, keys, workers, producers, adds int, fewKeys, prios boo
 	if n := q.Len(); n != 0 {
 		t.Errorf("Len = %d after drain", n)
 	}
-	// Usually thousands of processings; the floor is low because with one
-	// key most adds are deduplicated and how many race a Get depends on
-	// the scheduler (one run in 200 had 694 for 40,000 adds). With more Ps
-	// than CPUs the OS can park a worker holding the key while the
-	// producers run all their adds, so the floor is not checked then.
-	if n := processed.Load(); fewKeys && runtime.GOMAXPROCS(0) <= runtime.NumCPU() && n < int32(adds/100) {
-		t.Errorf("only %d processings for %d adds: the test no longer races Add with Get and Done", n, producers*adds)
-	}
+	return processed.Load()
 }
 
 // startWorker starts a goroutine on wg that Gets keys from q, calls work and
