@@ -27,9 +27,8 @@
 //     speed; docs/performance.md ("In memory: the runtime") has the
 //     figures. The pieces (pending.go, inflight.go, delay.go):
 //   - Queued keys sit in a lane per priority (one, priority 0, until
-//     another priority is used; only then does Get look at several and
-//     take keys with a compare-and-swap): a FIFO of 128-key chunks, each key with a
-//     sequence number. Add writes a key and publishes it by storing its tag
+//     another priority is used; only then does Get look at several): a
+//     FIFO of 128-key chunks, each key with a sequence number. Add writes a key and publishes it by storing its tag
 //     beside it; Get reads the next slot and moves headSeq past it. A key
 //     reaches a worker in the cache line the worker reads anyway, with no
 //     shared tail counter. Consumed chunks are reused.

@@ -149,13 +149,6 @@ func (s *inflightSet[K]) markAgain(key K, tag uint32, prio int) (found, wasAgain
 	return true, wasAgain, old
 }
 
-// unclaim takes key (tag), claimed a moment ago by the caller, back out of
-// the set. The caller holds the consumer lock.
-func (s *inflightSet[K]) unclaim(key K, tag uint32) {
-	c, i, _ := s.pin(key, tag)
-	s.release(c, i)
-}
-
 // release frees the slot at c, i, which the caller has pinned.
 func (s *inflightSet[K]) release(c *inflightChunk[K], i int) {
 	var zero K

@@ -256,17 +256,19 @@ func (p *pending[K]) find(key K, tag uint32, head, tail uint64) (slot uint64, ok
 	}
 }
 
-// tombstone takes the key at slot (found by find, queued as seq) out of
-// the queue when no Get has taken it yet: it swaps the key's published tag
-// for tagMoved, which Get skips, and retires the index entry. It reports
-// false when a Get took the key first (Get swaps the tag for tagTaken in
-// priority mode). The caller holds the producer lock.
-func (p *pending[K]) tombstone(slot uint64, tag uint32, head, tail uint64) bool {
-	seq, _ := live(p.index.slots[slot].seq, head, tail)
-	c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
-	if !c.tags[seq-c.base].CompareAndSwap(tag, tagMoved) {
+// tombstone takes the key at slot (found by find) out of the queue when no
+// Get has taken it yet: it swaps the key's published tag for tagMoved,
+// which Get skips, and retires the index entry. It reports false when the
+// key was handed out already (its seq is below head). The caller holds the
+// producer lock and the consumer lock, so that no Get takes the key
+// meanwhile, and head is the lane's headSeq.
+func (p *pending[K]) tombstone(slot uint64, head, tail uint64) bool {
+	seq, ok := live(p.index.slots[slot].seq, head, tail)
+	if !ok {
 		return false
 	}
+	c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
+	c.tags[seq-c.base].Store(tagMoved)
 	// A retired entry keeps the probe chain (tag != 0) and matches no key
 	// (real tags are odd); it keeps its seq, so an append may take its
 	// slot once head has passed it, and rebuild drops it.
@@ -274,12 +276,9 @@ func (p *pending[K]) tombstone(slot uint64, tag uint32, head, tail uint64) bool 
 	return true
 }
 
-// Published tags are odd (Queue.tag sets bit 0); these even values mark a
-// slot whose key left the queue in priority mode.
-const (
-	tagMoved = 2 // moved to a higher priority by Add: Get skips the slot
-	tagTaken = 4 // handed out by Get
-)
+// Published tags are odd (Queue.tag sets bit 0); tagMoved, even, marks a
+// slot whose key Add moved to a higher priority: Get skips it.
+const tagMoved = 2
 
 // needsHead reports whether append(.., tail, head, ..) will drop chunks or
 // rebuild the index, for which head should be fresh.
@@ -347,7 +346,7 @@ func (p *pending[K]) flush(head, tail uint64) {
 		for ; seq < end; seq++ {
 			tag := c.tags[seq-c.base].Load()
 			if tag&1 == 0 {
-				continue // moved or being taken: not queued here
+				continue // moved to a higher priority: not queued here
 			}
 			p.index.insert(pendSlot{tag: tag, seq: uint32(seq)}, head, tail)
 		}
@@ -431,7 +430,7 @@ func (p *pending[K]) rebuild(head, tail uint64, inflight *inflightSet[K]) {
 		c := p.chunks[(seq-p.chunks[0].base)/chunkSize]
 		tag := c.tags[seq-c.base].Load()
 		if tag&1 == 0 {
-			continue // moved or being taken: not queued here
+			continue // moved to a higher priority: not queued here
 		}
 		ix.insertNew(pendSlot{tag: tag, seq: uint32(seq)})
 		p.filter.note(tag)

@@ -38,9 +38,10 @@ import (
 // (one lane, Get does not look for others). The first key at another
 // priority switches the queue to priority mode for good: each priority gets
 // a lane (a FIFO of its own, with its own dedup index), Get looks at every
-// lane, takes its key with a compare-and-swap (so that an Add that moves a
-// key to a higher priority and a Get that takes it never both win), and Add
-// looks a key up in every lane's index. At most maxLanes distinct
+// lane, and Add looks a key up in every lane's index. An Add that moves a
+// queued key to a higher priority takes the workers' lock for the move, so
+// that no Get takes the key meanwhile; moves are rare, and Gets then read
+// a lane's next key without writing to the line the producer appends to. At most maxLanes distinct
 // priorities get a lane; past that, a priority shares the lane of the
 // nearest lower one (or the lowest lane), so GetWithPriority may report
 // that lane's priority.
@@ -195,28 +196,21 @@ func (q *Queue[K]) takeLocked() (key K, prio int, ok bool) {
 		l.headSeq.Store(h + 1)
 		return key, 0, true
 	}
-	for {
-		l := q.pickLocked()
-		if l == nil {
-			return key, 0, false
-		}
-		h := l.headSeq.Load()
-		c, tag := l.nextLocked(h)
-		if tag&1 == 0 {
-			continue // moved by an Add since pickLocked looked
-		}
-		key = c.keys[h-c.base]
-		q.processing.claim(key, tag) // before taking: see queuedLocked
-		if !c.tags[h-c.base].CompareAndSwap(tag, tagTaken) {
-			// An Add moved it to a higher priority meanwhile; its new
-			// slot is published already, and the next pick sees it.
-			q.processing.unclaim(key, tag)
-			continue
-		}
-		q.metricsGet(key, l.prio)
-		l.headSeq.Store(h + 1)
-		return key, l.prio, true
+	// Priority mode. Moves to a higher priority take cmu (see
+	// queuedLocked), so the key pickLocked found at the head of its lane
+	// stays there while we hold cmu: taking it is a read, as in a FIFO
+	// queue, not a write to the line the producer appends to.
+	l := q.pickLocked()
+	if l == nil {
+		return key, 0, false
 	}
+	h := l.headSeq.Load()
+	c, tag := l.nextLocked(h)
+	key = c.keys[h-c.base]
+	q.metricsGet(key, l.prio)
+	q.processing.claim(key, tag) // before headSeq: see addLocked
+	l.headSeq.Store(h + 1)
+	return key, l.prio, true
 }
 
 // pickLocked returns the lane to hand out from in priority mode: the

@@ -206,7 +206,7 @@ func (q *Queue[K]) addLocked(key K, tag uint32, prio int) bool {
 
 // queuedLocked reports whether key (tag) is queued. When it is queued at a
 // lower priority than want's, it moves it to want (the highest priority
-// wins) unless a Get is taking it right now, and reports published. noted
+// wins) unless a Get has taken it since the look, and reports published. noted
 // is false when no lane's filter holds tag: then key is neither queued nor
 // processing. The caller holds pmu.
 func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, published, noted bool) {
@@ -223,13 +223,22 @@ func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, publi
 		if h != l.headSeen {
 			l.headSeen = h
 			if slot, ok = l.pend.find(key, tag, h, l.tail); !ok {
-				return false, false, true // handed out since: in processing, or done
+				// Handed out since: in processing, or done and perhaps
+				// queued again in another lane.
+				continue
 			}
 		}
-		if want.prio <= l.prio || !l.pend.tombstone(slot, tag, l.headSeen, l.tail) {
-			// Queued at this priority or a higher one, or a Get holds
-			// it now and hands it out after this Add.
-			return true, false, true
+		if want.prio <= l.prio {
+			return true, false, true // queued at this priority or a higher one
+		}
+		// Move it: under cmu, so that no Get takes it meanwhile (a Get
+		// then reads the head of a lane without writing to it). Moves
+		// are rare: a key queued at a low priority, added at a higher.
+		lock(&q.cmu)
+		moved := l.pend.tombstone(slot, l.headSeq.Load(), l.tail)
+		q.cmu.Unlock()
+		if !moved {
+			continue // handed out since, as above
 		}
 		q.tombs.Add(1)
 		if q.m != nil {
@@ -320,7 +329,6 @@ func (q *Queue[K]) Done(key K) {
 	if c == nil {
 		return
 	}
-	prio := c.prios[i] // the highest priority key was re-added with
 	if st&slotAgain == 0 {
 		// Nobody re-added it: done without a lock. Metrics first, while the
 		// slot is pinned: once it is free, a new Get of key may start.
@@ -336,6 +344,9 @@ func (q *Queue[K]) Done(key K) {
 	q.requeues.Add(1)
 	lock(&q.pmu)
 	c, i, _ = q.processing.pin(key, tag)
+	// The highest priority key was re-added with, read now: an Add may
+	// have raised it while we waited for pmu.
+	prio := c.prios[i]
 	q.metricsDone(key)
 	q.processing.release(c, i)
 	q.pushLocked(q.laneLocked(prio), key, tag) // queued even after ShutDown, for the drain
