@@ -1,0 +1,73 @@
+package queue_test
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	ourwq "github.com/informer-gen/informer-gen/runtime/workqueue"
+)
+
+// BenchmarkPriorityCost is what priorities cost our queue: BenchmarkHarness's
+// rounds (one producer adding harnessKeys distinct keys; workers Get → work
+// → Forget → Done) alternated between our queue with every key at one
+// priority (ours-fifo) and the same queue with 7 of every 8 keys added at
+// LowPriority and the 8th at priority 0 (ours-priority: two lanes, Get
+// choosing between them). Both sides of each ratio ran back to back in one
+// process on the same keys. It reports each side's median keys per second
+// and CPU time per key (the work's included), and the median, lowest and
+// highest per-round ratio ours-priority ÷ ours-fifo.
+//
+//	cd bench/queue && go test -run '^$' -bench 'BenchmarkPriorityCost' -benchtime 1x .
+func BenchmarkPriorityCost(b *testing.B) {
+	for _, workers := range []int{1, 8} {
+		for _, work := range []time.Duration{0, 2 * time.Microsecond} {
+			name := "workers=" + strconv.Itoa(workers) + "/work=" + workName(work)
+			b.Run(name, func(b *testing.B) {
+				s := harnessShape{workers: workers, producers: 1, work: work}
+				ks := keys(harnessKeys)
+				var fifo, prio, fifoCPU, prioCPU, ratios []float64
+				for range b.N {
+					for range harnessRounds {
+						f, fcpu := harnessRound("ours-fifo", ourwq.New(ourwq.Options[string]{}), ks, s)
+						p, pcpu := harnessRound("ours-priority", newLowSevenOfEight(), ks, s)
+						fifo, fifoCPU = append(fifo, f), append(fifoCPU, fcpu)
+						prio, prioCPU = append(prio, p), append(prioCPU, pcpu)
+						ratios = append(ratios, p/f)
+					}
+				}
+				b.ReportMetric(median(fifo), "fifo-items/s")
+				b.ReportMetric(median(prio), "priority-items/s")
+				b.ReportMetric(median(fifoCPU), "fifo-cpu-ns/key")
+				b.ReportMetric(median(prioCPU), "priority-cpu-ns/key")
+				b.ReportMetric(median(ratios), "ratio")
+				b.ReportMetric(slices.Min(ratios), "ratio-min")
+				b.ReportMetric(slices.Max(ratios), "ratio-max")
+			})
+		}
+	}
+}
+
+// lowSevenOfEight adds 7 of every 8 keys at LowPriority and the 8th at
+// priority 0. One producer only: the count is not synchronized. It lives
+// in a cache line of its own: beside the queue pointer, which every
+// worker's Get, Forget and Done read, each add would pull that line from
+// the workers' core.
+type lowSevenOfEight struct {
+	*ourwq.Queue[string]
+	n *[8]int // n[0] counts adds
+}
+
+func newLowSevenOfEight() *lowSevenOfEight {
+	return &lowSevenOfEight{Queue: ourwq.New(ourwq.Options[string]{}), n: new([8]int)}
+}
+
+func (q *lowSevenOfEight) Add(k string) {
+	q.n[0]++
+	if q.n[0]%8 == 0 {
+		q.Queue.Add(k)
+		return
+	}
+	q.AddWithOpts(ourwq.AddOpts{Priority: ourwq.LowPriority}, k)
+}
