@@ -22,14 +22,17 @@
 //   - Producer and workers do not share a lock. Add (and the delay
 //     goroutine, and Done when it requeues) holds the producer lock; Get
 //     holds the consumer lock; Done of a key nobody re-added holds none.
+//     An Add that creates a priority's lane or moves a queued key to a
+//     higher priority (rare) takes the consumer lock too, after its own.
 //     With one lock for everything, workers contend with the producer on
 //     every key, and with more workers than cores that lock is the queue's
 //     speed; docs/performance.md ("In memory: the runtime") has the
 //     figures. The pieces (pending.go, inflight.go, delay.go):
 //   - Queued keys sit in a lane per priority (one, priority 0, until
 //     another priority is used; only then does Get look at several): a
-//     FIFO of 128-key chunks, each key with a sequence number. Add writes a key and publishes it by storing its tag
-//     beside it; Get reads the next slot and moves headSeq past it. A key
+//     FIFO of 128-key chunks, each key with a sequence number. Add writes
+//     a key and publishes it by storing its tag beside it; Get reads the
+//     next slot and moves headSeq past it. A key
 //     reaches a worker in the cache line the worker reads anyway, with no
 //     shared tail counter. Consumed chunks are reused.
 //   - Deduplication is Add's alone: an open-addressing index from tag to

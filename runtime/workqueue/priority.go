@@ -41,10 +41,10 @@ import (
 // lane, and Add looks a key up in every lane's index. An Add that moves a
 // queued key to a higher priority takes the workers' lock for the move, so
 // that no Get takes the key meanwhile; moves are rare, and Gets then read
-// a lane's next key without writing to the line the producer appends to. At most maxLanes distinct
-// priorities get a lane; past that, a priority shares the lane of the
-// nearest lower one (or the lowest lane), so GetWithPriority may report
-// that lane's priority.
+// a lane's next key without writing to the line the producer appends to.
+// At most maxLanes distinct priorities get a lane; past that, a priority
+// shares the lane of the nearest lower one (or the lowest lane), so
+// GetWithPriority may report that lane's priority.
 
 // LowPriority is the priority the informer handler helper gives the adds of
 // an initial list and resyncs (controller-runtime's handler.LowPriority).

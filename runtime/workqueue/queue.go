@@ -206,9 +206,9 @@ func (q *Queue[K]) addLocked(key K, tag uint32, prio int) bool {
 
 // queuedLocked reports whether key (tag) is queued. When it is queued at a
 // lower priority than want's, it moves it to want (the highest priority
-// wins) unless a Get has taken it since the look, and reports published. noted
-// is false when no lane's filter holds tag: then key is neither queued nor
-// processing. The caller holds pmu.
+// wins) unless a Get has taken it since the look, and reports published.
+// noted is false when no lane's filter holds tag: then key is neither
+// queued nor processing. The caller holds pmu.
 func (q *Queue[K]) queuedLocked(key K, tag uint32, want *lane[K]) (queued, published, noted bool) {
 	for _, l := range q.lanes {
 		if !l.pend.filter.mayHold(tag) {
