@@ -32,9 +32,9 @@
 //     another priority is used; only then does Get look at several): a
 //     FIFO of 128-key chunks, each key with a sequence number. Add writes
 //     a key and publishes it by storing its tag beside it; Get reads the
-//     next slot and moves headSeq past it. A key
-//     reaches a worker in the cache line the worker reads anyway, with no
-//     shared tail counter. Consumed chunks are reused.
+//     next slot and moves headSeq past it. A key reaches a worker in the
+//     cache line the worker reads anyway, with no shared tail counter.
+//     Consumed chunks are reused.
 //   - Deduplication is Add's alone: an open-addressing index from tag to
 //     sequence number (8 bytes a slot: the seq's low 32 bits) that Get
 //     never touches. An entry below headSeq is stale (its key was handed
