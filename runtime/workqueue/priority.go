@@ -183,29 +183,21 @@ func (q *Queue[K]) laneLocked(prio int) *lane[K] {
 // takeLocked takes the next key to hand out, if any, and claims it for
 // processing. The caller holds cmu.
 func (q *Queue[K]) takeLocked() (key K, prio int, ok bool) {
-	if !q.prioMode {
-		l := &q.def
-		h := l.headSeq.Load()
-		c, tag := l.nextLocked(h)
-		if tag == 0 {
+	l := &q.def
+	if q.prioMode {
+		// Moves to a higher priority take cmu (see queuedLocked), so the
+		// key pickLocked found at the head of its lane stays there while
+		// we hold cmu: taking it is a read, as in a FIFO queue, not a
+		// write to the line the producer appends to.
+		if l = q.pickLocked(); l == nil {
 			return key, 0, false
 		}
-		key = c.keys[h-c.base]
-		q.metricsGet(key, 0)
-		q.processing.claim(key, tag) // before headSeq: see addLocked
-		l.headSeq.Store(h + 1)
-		return key, 0, true
-	}
-	// Priority mode. Moves to a higher priority take cmu (see
-	// queuedLocked), so the key pickLocked found at the head of its lane
-	// stays there while we hold cmu: taking it is a read, as in a FIFO
-	// queue, not a write to the line the producer appends to.
-	l := q.pickLocked()
-	if l == nil {
-		return key, 0, false
 	}
 	h := l.headSeq.Load()
 	c, tag := l.nextLocked(h)
+	if tag == 0 {
+		return key, 0, false // FIFO path: nothing published at h yet
+	}
 	key = c.keys[h-c.base]
 	q.metricsGet(key, l.prio)
 	q.processing.claim(key, tag) // before headSeq: see addLocked
