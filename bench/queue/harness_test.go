@@ -151,9 +151,7 @@ func benchHarness(b *testing.B, s harnessShape) {
 	b.ReportMetric(median(cgCPU), "client-go-cpu-ns/key")
 	b.ReportMetric(median(oursFaults), "ours-faults/key")
 	b.ReportMetric(median(cgFaults), "client-go-faults/key")
-	b.ReportMetric(median(ratios), "ratio")
-	b.ReportMetric(slices.Min(ratios), "ratio-min")
-	b.ReportMetric(slices.Max(ratios), "ratio-max")
+	reportRatios(b, ratios)
 	if s.work > 0 {
 		ceiling := float64(runtime.GOMAXPROCS(0)) / s.work.Seconds()
 		b.ReportMetric(100*median(ours)/ceiling, "ours-ceiling-%")
@@ -258,6 +256,14 @@ func harnessRound(kind string, q harnessQueue, ks []string, s harnessShape) (per
 	q.ShutDown()
 	wg.Wait()
 	return float64(len(ks)) / elapsed.Seconds(), float64(cpu) / float64(len(ks))
+}
+
+// reportRatios reports the median, lowest and highest of per-round ratios
+// (ratio, ratio-min, ratio-max).
+func reportRatios(b *testing.B, ratios []float64) {
+	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(slices.Min(ratios), "ratio-min")
+	b.ReportMetric(slices.Max(ratios), "ratio-max")
 }
 
 func median(xs []float64) float64 {

@@ -1,7 +1,6 @@
 package queue_test
 
 import (
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -51,9 +50,7 @@ func benchPriorityCost(b *testing.B, allLow bool, workers int, work time.Duratio
 	b.ReportMetric(median(prio), "priority-items/s")
 	b.ReportMetric(median(fifoCPU), "fifo-cpu-ns/key")
 	b.ReportMetric(median(prioCPU), "priority-cpu-ns/key")
-	b.ReportMetric(median(ratios), "ratio")
-	b.ReportMetric(slices.Min(ratios), "ratio-min")
-	b.ReportMetric(slices.Max(ratios), "ratio-max")
+	reportRatios(b, ratios)
 }
 
 // lowPriorityAdds adds keys at LowPriority: all of them with allLow, else
