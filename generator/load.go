@@ -139,6 +139,10 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 			diags = append(diags, ds...)
 			continue
 		}
+		if ds := c.bodies(p, rel); len(ds) > 0 {
+			diags = append(diags, ds...)
+			continue
+		}
 		l.pkgs = append(l.pkgs, p)
 	}
 	if err := ctx.Err(); err != nil {

@@ -296,6 +296,63 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 	return append(diags, typeErrorDiagnostics(typeErrs, p, rel, c.vet)...)
 }
 
+// bodies type-checks the function bodies of p's hand-written files, which
+// input dropped: the generated code imports p, so a body that does not
+// compile (webhook set-up written for another controller-runtime's
+// signatures, say) makes the output fail to build as surely as a bad
+// declaration. Files other generators write (zz_generated*, *.pb.go) keep
+// their bodies dropped: they are the bulk of an API package and compile
+// when their generator's inputs do. It runs once input found no error, in a
+// check of its own, so the model never sees a body. Dependencies stay
+// declarations only; a body's imports are loaded as the declarations' are.
+func (c *checker) bodies(p *packages.Package, rel func(string) string) Diagnostics {
+	var files []*ast.File
+	written := map[string]bool{}
+	pkgName := func(path string) string {
+		if dep := p.Imports[path]; dep != nil && dep.Name != "" {
+			return dep.Name
+		}
+		return pathBase(path)
+	}
+	for _, name := range p.GoFiles {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil // input read it a moment ago; nothing to add
+		}
+		if generatedFile(name) {
+			f, _, err := parseDeclarations(c.fset, name, blankFuncBodies(src), 0)
+			if err != nil {
+				return nil
+			}
+			pruneImports(f, pkgName)
+			files = append(files, f)
+			continue
+		}
+		f, err := parser.ParseFile(c.fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil
+		}
+		written[name] = true
+		files = append(files, f)
+	}
+	if len(written) == 0 {
+		return nil
+	}
+	var typeErrs []types.Error
+	conf := types.Config{
+		Importer:    importer{c, p},
+		Sizes:       c.sizes,
+		FakeImportC: true,
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok && written[te.Fset.Position(te.Pos).Filename] {
+				typeErrs = append(typeErrs, te)
+			}
+		},
+	}
+	conf.Check(p.PkgPath, c.fset, files, nil)
+	return typeErrorDiagnostics(typeErrs, p, rel, c.vet)
+}
+
 // typeErrorDiagnostics turns the type checker's errors into one diagnostic
 // each. A continuation line ("\tother declaration of X") becomes the hint of
 // the error it continues, instead of a diagnostic of its own that would sort
