@@ -191,12 +191,7 @@ func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []e
 		}
 		c.regs[p.PkgPath] = all
 	}
-	pkgName := func(path string) string {
-		if dep := p.Imports[path]; dep != nil && dep.Name != "" {
-			return dep.Name
-		}
-		return pathBase(path)
-	}
+	pkgName := importNames(p)
 	var out []*ast.File
 	for _, f := range files {
 		if f != nil {
@@ -205,6 +200,17 @@ func (c *checker) files(p *packages.Package, mode parser.Mode) ([]*ast.File, []e
 		}
 	}
 	return out, slices.DeleteFunc(errs, func(e error) bool { return e == nil })
+}
+
+// importNames returns the package name of each import path of p, for
+// pruneImports.
+func importNames(p *packages.Package) func(path string) string {
+	return func(path string) string {
+		if dep := p.Imports[path]; dep != nil && dep.Name != "" {
+			return dep.Name
+		}
+		return pathBase(path)
+	}
 }
 
 // generatedFile reports whether name is a file other generators write
@@ -308,12 +314,7 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 func (c *checker) bodies(p *packages.Package, rel func(string) string) Diagnostics {
 	var files []*ast.File
 	written := map[string]bool{}
-	pkgName := func(path string) string {
-		if dep := p.Imports[path]; dep != nil && dep.Name != "" {
-			return dep.Name
-		}
-		return pathBase(path)
-	}
+	pkgName := importNames(p)
 	for _, name := range p.GoFiles {
 		src, err := os.ReadFile(name)
 		if err != nil {
