@@ -24,7 +24,10 @@
 //     does. Syntax, type
 //     and go list errors become one diagnostic each, with a position and a
 //     hint (--tags for files behind a build constraint, go get for a
-//     missing go.sum entry).
+//     missing go.sum entry or an input in no module of go.mod). Missing
+//     go.sum entries are one diagnostic for the whole run, with one go get:
+//     they have one cause, and a module of many packages would otherwise
+//     repeat it per file and import.
 //   - markers (markers.go): every "// +marker" line of the input is parsed,
 //     attributed to the package or to a type, and checked: unknown variants,
 //     near-miss spellings and markers in the wrong place are errors. The

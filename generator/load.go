@@ -165,7 +165,7 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	}
 	l.listed, l.checked = len(c.byID), len(c.done)
 	l.regs = c.regs
-	return l, diags, nil
+	return l, mergeGoSum(diags), nil
 }
 
 // listEnv is the environment of the go command that lists the inputs:

@@ -183,3 +183,67 @@ func TestListEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingGoSumEntries: go.sum lacking the entries of several input
+// packages' imports (a module fetched with go get of its root only) is one
+// problem with one fix: one line, naming the other imports, with every go get
+// the go command suggested in one command, not one line per file and import.
+// (The go command names a missing module once, at its first importer, so
+// here it suggests one go get for two packages.)
+func TestMissingGoSumEntries(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("GOPROXY", "off")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.24\n\nrequire k8s.io/apimachinery v0.37.2\n"))
+	writeFile(t, filepath.Join(dir, "apis", "doc.go"), []byte("// Package apis holds the API versions.\npackage apis\n"))
+	for _, v := range []string{"v1", "v2"} {
+		src := "package " + v + "\n\nimport (\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\t\"k8s.io/apimachinery/pkg/runtime/schema\"\n)\n\nvar GV = schema.GroupVersion{}\n\n// +genclient\ntype Foo struct {\n\tmetav1.TypeMeta `json:\",inline\"`\n\tmetav1.ObjectMeta `json:\"metadata\"`\n}\n"
+		writeFile(t, filepath.Join(dir, "apis", "demo", v, "types.go"), []byte(src))
+	}
+	cfg := Config{Inputs: []string{"./apis/..."}, OutputDir: filepath.Join(dir, "generated"), WorkDir: dir}
+	err := Run(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("Run succeeded without go.sum")
+	}
+	msg := err.Error()
+	want := "apis/demo/v1/types.go:4:2: missing go.sum entry for module providing package k8s.io/apimachinery/pkg/apis/meta/v1 (and 1 more the inputs import: k8s.io/apimachinery/pkg/runtime/schema) (run go get example.com/demo/apis/demo/v1)"
+	if msg != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", msg, want)
+	}
+	// The hint is the whole fix: the go command names each missing module
+	// once, at its first importer.
+	get := exec.Command("go", "get", "example.com/demo/apis/demo/v1")
+	get.Dir = dir
+	if out, err := get.CombinedOutput(); err != nil {
+		t.Fatalf("the hint's go get: %v\n%s", err, out)
+	}
+	if err := Run(context.Background(), cfg); err != nil && strings.Contains(err.Error(), "go.sum") {
+		t.Errorf("after the hint's go get:\n%v", err)
+	}
+}
+
+// TestInputModuleNotRequired: an input in no module of go.mod (go mod tidy,
+// run before the first generation, drops a module nothing imports yet) says
+// so and how to require it, for a package and for a ... pattern, where the
+// go command says only "input package does not exist" and "matched no
+// packages".
+func TestInputModuleNotRequired(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("GOPROXY", "off")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.24\n"))
+	for _, tc := range []struct{ in, want string }{
+		{"example.com/operator/api/v1", "example.com/operator/api/v1: no module in go.mod provides example.com/operator/api/v1 (run go get example.com/operator/api/v1@<version>; "},
+		{"example.com/operator/api/...", "example.com/operator/api/...: pattern matches no Go packages: no module in go.mod provides example.com/operator/api (run go get example.com/operator/api/...@<version>; "},
+	} {
+		cfg := Config{Inputs: []string{tc.in}, OutputDir: filepath.Join(dir, "generated"), OutputPkg: "example.com/demo/generated", WorkDir: dir}
+		err := Run(context.Background(), cfg)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Count(err.Error(), "\n") != 0 {
+			t.Errorf("%s: got:\n%v\nwant one line starting:\n%s", tc.in, err, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -34,6 +35,8 @@ func listDiagnostics(p *packages.Package, cfg Config, rel func(string) string) D
 			d.Message, d.Hint = goSumMessage(e.Msg)
 		case goVersionRe.MatchString(e.Msg):
 			d.Message, d.Hint = goVersionMessage(e.Msg)
+		case strings.Contains(e.Msg, noModuleMsg) && moduleMissing(cfg, p.ID):
+			d = Diagnostic{Subject: p.ID, Message: "no module in go.mod provides " + p.ID, Hint: notRequiredHint(p.ID)}
 		case e.Kind == packages.ListError && len(p.GoFiles) == 0 && len(p.IgnoredFiles) == 0:
 			d = Diagnostic{Subject: p.ID, Message: "input package does not exist"}
 		}
@@ -108,6 +111,93 @@ func importPositions(p *packages.Package, rel func(string) string) map[string]to
 	return out
 }
 
+// noModuleMsg is how the go command says an import path lies in no module of
+// the build list.
+const noModuleMsg = "no required module provides package"
+
+// notRequiredHint says how to require the module of an input package (or
+// pattern) that lies in no module of the build list. The usual cause is go
+// mod tidy run before the first generation: it drops a module that nothing
+// imports yet, and only the generated code will.
+func notRequiredHint(pattern string) string {
+	return "run go get " + pattern + "@<version>; go mod tidy drops a module nothing imports, so run it after generating, when the generated code imports it"
+}
+
+// moduleMissing reports whether no module of the build list has a path that
+// is path or a prefix of it. (The go command says "no required module
+// provides package" also for a missing directory of a required module, since
+// another module could provide it.) It runs go list -m all, so it is for
+// explaining an error, not for the common path; when that fails it reports
+// false.
+func moduleMissing(cfg Config, path string) bool {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Path}}", "all")
+	cmd.Dir = cfg.WorkDir
+	cmd.Env = listEnv(os.Environ())
+	out, err := cmd.Output()
+	if err != nil {
+		return false
+	}
+	for mod := range strings.FieldsSeq(string(out)) {
+		if path == mod || strings.HasPrefix(path, mod+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeGoSum folds the missing-go.sum diagnostics of a run into one: the
+// first, naming the other imports in its message and every go get the go
+// command suggested in one command. They have one cause (go.sum lacks the
+// entries of the inputs' dependencies, as when a module was fetched with go
+// get of its root only) and one fix, and a module of many packages would
+// otherwise print the same advice once per file and import.
+func mergeGoSum(diags Diagnostics) Diagnostics {
+	const prefix = "missing go.sum entry for module providing package "
+	var first = -1
+	var more []string
+	var args []string
+	out := diags[:0:0]
+	for _, d := range diags {
+		pkg, ok := strings.CutPrefix(d.Message, prefix)
+		if !ok {
+			out = append(out, d)
+			continue
+		}
+		if cmd, ok := strings.CutPrefix(d.Hint, "run go get "); ok {
+			for _, a := range strings.Fields(cmd) {
+				if !slices.Contains(args, a) {
+					args = append(args, a)
+				}
+			}
+		}
+		if first < 0 {
+			first = len(out)
+			out = append(out, d)
+			more = append(more, pkg)
+			continue
+		}
+		if !slices.Contains(more, pkg) {
+			more = append(more, pkg)
+		}
+	}
+	if first < 0 || len(out) == len(diags) {
+		return diags
+	}
+	d := &out[first]
+	if n := len(more) - 1; n > 0 {
+		names := more[1:min(len(more), 4)]
+		list := strings.Join(names, ", ")
+		if n > len(names) {
+			list += ", …"
+		}
+		d.Message += fmt.Sprintf(" (and %d more the inputs import: %s)", n, list)
+	}
+	if len(args) > 0 {
+		d.Hint = "run go get " + strings.Join(args, " ")
+	}
+	return out
+}
+
 // goSumMessage shortens go's "missing go.sum entry for module providing
 // package X (imported by Y); to add:\n\tgo get Y" to its first clause and
 // turns the command into a hint.
@@ -133,6 +223,9 @@ func noPackagesDiagnostic(cfg Config, pattern string) Diagnostic {
 			d.Message = "pattern matches no Go packages: build constraints exclude every Go file below " + strings.TrimSuffix(pattern, "/...")
 			d.Hint = h
 		}
+	} else if base := strings.TrimSuffix(strings.TrimSuffix(pattern, "..."), "/"); moduleMissing(cfg, base) {
+		d.Message = "pattern matches no Go packages: no module in go.mod provides " + base
+		d.Hint = notRequiredHint(pattern)
 	}
 	for elem := range strings.SplitSeq(filepath.ToSlash(pattern), "/") {
 		if elem == "testdata" || len(elem) > 1 && (elem[0] == '_' || elem[0] == '.' && strings.Trim(elem, ".") != "") {
