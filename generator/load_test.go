@@ -194,7 +194,6 @@ func TestMissingGoSumEntries(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	t.Setenv("GOPROXY", "off")
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.24\n\nrequire k8s.io/apimachinery v0.37.2\n"))
 	writeFile(t, filepath.Join(dir, "apis", "doc.go"), []byte("// Package apis holds the API versions.\npackage apis\n"))

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"cmp"
 	"fmt"
 	"go/build/constraint"
 	"go/parser"
@@ -153,15 +154,32 @@ func moduleMissing(cfg Config, path string) bool {
 // otherwise print the same advice once per file and import.
 func mergeGoSum(diags Diagnostics) Diagnostics {
 	const prefix = "missing go.sum entry for module providing package "
-	var first = -1
-	var more []string
-	var args []string
+	var sums Diagnostics
+	at := -1
 	out := diags[:0:0]
 	for _, d := range diags {
-		pkg, ok := strings.CutPrefix(d.Message, prefix)
-		if !ok {
+		if !strings.HasPrefix(d.Message, prefix) {
 			out = append(out, d)
 			continue
+		}
+		if at < 0 {
+			at = len(out)
+		}
+		sums = append(sums, d)
+	}
+	if len(sums) < 2 {
+		return diags
+	}
+	// The go command reports a package's errors in no fixed order: the
+	// earliest position speaks for the rest, and the rest are named in
+	// position order, so that the message is the same from run to run.
+	slices.SortStableFunc(sums, func(a, b Diagnostic) int {
+		return cmp.Or(strings.Compare(a.Pos.Filename, b.Pos.Filename), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
+	})
+	var pkgs, args []string
+	for _, d := range sums {
+		if pkg := strings.TrimPrefix(d.Message, prefix); !slices.Contains(pkgs, pkg) {
+			pkgs = append(pkgs, pkg)
 		}
 		if cmd, ok := strings.CutPrefix(d.Hint, "run go get "); ok {
 			for _, a := range strings.Fields(cmd) {
@@ -170,22 +188,10 @@ func mergeGoSum(diags Diagnostics) Diagnostics {
 				}
 			}
 		}
-		if first < 0 {
-			first = len(out)
-			out = append(out, d)
-			more = append(more, pkg)
-			continue
-		}
-		if !slices.Contains(more, pkg) {
-			more = append(more, pkg)
-		}
 	}
-	if first < 0 || len(out) == len(diags) {
-		return diags
-	}
-	d := &out[first]
-	if n := len(more) - 1; n > 0 {
-		names := more[1:min(len(more), 4)]
+	d := sums[0]
+	if n := len(pkgs) - 1; n > 0 {
+		names := pkgs[1:min(len(pkgs), 4)]
 		list := strings.Join(names, ", ")
 		if n > len(names) {
 			list += ", …"
@@ -195,7 +201,7 @@ func mergeGoSum(diags Diagnostics) Diagnostics {
 	if len(args) > 0 {
 		d.Hint = "run go get " + strings.Join(args, " ")
 	}
-	return out
+	return slices.Insert(out, at, d)
 }
 
 // goSumMessage shortens go's "missing go.sum entry for module providing
