@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"cmp"
 	"fmt"
 	"go/build/constraint"
 	"go/parser"
@@ -155,17 +154,13 @@ func moduleMissing(cfg Config, path string) bool {
 func mergeGoSum(diags Diagnostics) Diagnostics {
 	const prefix = "missing go.sum entry for module providing package "
 	var sums Diagnostics
-	at := -1
 	out := diags[:0:0]
 	for _, d := range diags {
-		if !strings.HasPrefix(d.Message, prefix) {
+		if strings.HasPrefix(d.Message, prefix) {
+			sums = append(sums, d)
+		} else {
 			out = append(out, d)
-			continue
 		}
-		if at < 0 {
-			at = len(out)
-		}
-		sums = append(sums, d)
 	}
 	if len(sums) < 2 {
 		return diags
@@ -173,9 +168,7 @@ func mergeGoSum(diags Diagnostics) Diagnostics {
 	// The go command reports a package's errors in no fixed order: the
 	// earliest position speaks for the rest, and the rest are named in
 	// position order, so that the message is the same from run to run.
-	slices.SortStableFunc(sums, func(a, b Diagnostic) int {
-		return cmp.Or(strings.Compare(a.Pos.Filename, b.Pos.Filename), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
-	})
+	sums = sums.sorted()
 	var pkgs, args []string
 	for _, d := range sums {
 		if pkg := strings.TrimPrefix(d.Message, prefix); !slices.Contains(pkgs, pkg) {
@@ -201,7 +194,7 @@ func mergeGoSum(diags Diagnostics) Diagnostics {
 	if len(args) > 0 {
 		d.Hint = "run go get " + strings.Join(args, " ")
 	}
-	return slices.Insert(out, at, d)
+	return append(out, d) // Run sorts the diagnostics it prints
 }
 
 // goSumMessage shortens go's "missing go.sum entry for module providing
