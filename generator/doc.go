@@ -116,8 +116,13 @@
 // of the group; --group-go-name GROUP=Name overrides both, for a package the
 // user cannot edit). Without +groupName the group is the constant Group of the
 // package's SchemeGroupVersion or GroupVersion, and only without either the
-// parent directory name; +groupName given twice with different values, or
-// different from the declared group, is an error. The package declares
+// parent directory name. A +groupName that differs from the declared group
+// (katib's) is a warning, and the two play code-generator's parts: the
+// informers list and watch the declared group (what AddToScheme registers and
+// upstream's clientset requests), +groupName names the accessor and the
+// output package. +groupName given twice with different values is an error,
+// unless one is in doc.go: code-generator reads a package's markers from its
+// doc.go alone, so doc.go's wins and the other is a warning. The package declares
 // SchemeGroupVersion (upstream) or GroupVersion (kubebuilder), of type
 // schema.GroupVersion, and AddToScheme; or, when it lacks either (it
 // registers its types in an init() into client-go's scheme.Scheme, as

@@ -172,9 +172,25 @@ func readGroupMarkers(ms []marker) (groupMarkers, Diagnostics) {
 			case g.name == nil:
 				g.name = &m
 			case g.name.value != m.value:
-				diags = append(diags, Diagnostic{Pos: m.pos,
-					Message: fmt.Sprintf("+groupName is given twice, as %q and as %q at %s", m.value, g.name.value, posString(g.name.pos)),
-					Hint:    "keep one +groupName in the package comment"})
+				inDoc, prevInDoc := isDocGo(m.pos), isDocGo(g.name.pos)
+				if inDoc == prevInDoc {
+					diags = append(diags, Diagnostic{Pos: m.pos,
+						Message: fmt.Sprintf("+groupName is given twice, as %q and as %q at %s", m.value, g.name.value, posString(g.name.pos)),
+						Hint:    "keep one +groupName in the package comment"})
+					break
+				}
+				// code-generator reads a package's markers from its doc.go
+				// alone when it has one: doc.go's wins, as there (katib's
+				// register.go names another group than its doc.go).
+				kept, ignored := m, *g.name
+				if prevInDoc {
+					kept, ignored = *g.name, m
+				}
+				g.name = &kept
+				diags = append(diags, Diagnostic{Pos: ignored.pos, Warning: true,
+					Message: fmt.Sprintf("+groupName=%s is ignored: doc.go gives +groupName=%s at %s, and code-generator reads a package's markers from its doc.go",
+						ignored.value, kept.value, posString(kept.pos)),
+					Hint: "keep one +groupName in the package comment"})
 			}
 		case "groupGoName":
 			g.goName = m.value
@@ -186,6 +202,9 @@ func readGroupMarkers(ms []marker) (groupMarkers, Diagnostics) {
 	}
 	return g, diags
 }
+
+// isDocGo reports whether pos is in a file named doc.go.
+func isDocGo(pos token.Position) bool { return filepath.Base(pos.Filename) == "doc.go" }
 
 // collectMarkers is the markers stage for one package: it finds every marker
 // line in the package's files, parses it, attributes it to the package or a

@@ -42,6 +42,13 @@ type Version struct {
 	GoName  string // V1alpha1
 	APIPath string // import path of the API package
 	GVVar   string // SchemeGroupVersion or GroupVersion
+	// APIGroup is the group the server serves the kinds under: the group
+	// GVVar declares, which AddToScheme registers them with and the
+	// generated informers list and watch (upstream's clientset too), else
+	// Group.Name. It differs from Group.Name only in a package whose
+	// +groupName differs from its declared group (katib's); then
+	// +groupName names the accessor and the output package, as upstream.
+	APIGroup string
 	// Registers is set when the API package declares no usable group
 	// version or AddToScheme but +groupName names its group: the generated
 	// informers.go declares both (groupVersion, addToScheme) and
@@ -52,6 +59,9 @@ type Version struct {
 
 // NameQ is the version as a Go string literal.
 func (v *Version) NameQ() string { return strconv.Quote(v.Name) }
+
+// APIGroupQ is APIGroup as a Go string literal.
+func (v *Version) APIGroupQ() string { return strconv.Quote(v.APIGroup) }
 
 // Kind is one selected type.
 type Kind struct {
@@ -279,15 +289,16 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	var emptyExplicit Diagnostics
 	for _, mp := range in.pkgs {
 		pkgPos := packagePos(mp.pkg, in.position)
-		g, ds := groupOf(mp, pkgPos, in.position, opts.groupGoNames)
+		g, apiGroup, mismatch, ds := groupOf(mp, pkgPos, in.position, opts.groupGoNames)
 		diags = append(diags, ds...)
 		if g == nil {
 			continue
 		}
 		v := &Version{
-			Name:    path.Base(mp.pkg.PkgPath),
-			APIPath: mp.pkg.PkgPath,
-			GVVar:   groupVersionVar(mp.pkg.Types.Scope()),
+			Name:     path.Base(mp.pkg.PkgPath),
+			APIPath:  mp.pkg.PkgPath,
+			GVVar:    groupVersionVar(mp.pkg.Types.Scope()),
+			APIGroup: apiGroup,
 		}
 		v.GoName = gengonamer.IC(v.Name)
 		kinds, ds := selectKinds(logger, mp, in.position, namers)
@@ -325,6 +336,11 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 			continue
 		}
 		selectedAny = true
+		if mismatch != nil {
+			// Said only of a package with kinds: katib's common/v1beta1
+			// (shared types) carries a +groupName of its own too.
+			diags = append(diags, *mismatch)
+		}
 		for _, k := range kinds {
 			k.Version = v
 		}
@@ -395,9 +411,13 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 // groupOf resolves the API group of a package: +groupName, else the group
 // the package declares in SchemeGroupVersion / GroupVersion, else the parent
 // directory (upstream's default). The Group is nil when the group has no
-// usable Go name.
-func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) token.Position, goNames map[string]string) (*Group, Diagnostics) {
-	var diags Diagnostics
+// usable Go name. apiGroup is the group the server is asked for (see
+// Version.APIGroup). A +groupName that differs from the declared group is
+// what code-generator accepts (its clientset requests the declared group,
+// its accessors are named by +groupName) and what published modules carry
+// (katib), so it is a warning, returned apart for the caller to report
+// only for a package with kinds.
+func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) token.Position, goNames map[string]string) (g *Group, apiGroup string, mismatch *Diagnostic, diags Diagnostics) {
 	name := path.Base(path.Dir(mp.pkg.PkgPath))
 	pos := pkgPos
 	declared, hasDeclared := declaredGroup(mp.pkg, posOf)
@@ -405,14 +425,19 @@ func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) toke
 	case m != nil:
 		name, pos = m.value, m.pos
 		if hasDeclared && declared.group != name {
-			diags = append(diags, Diagnostic{Pos: m.pos,
-				Message: fmt.Sprintf("+groupName=%s differs from the group %q declared by %s at %s", name, declared.group, declared.varName, posString(declared.pos)),
-				Hint:    "objects are registered under the declared group; make the two equal"})
+			mismatch = &Diagnostic{Pos: m.pos, Warning: true,
+				Message: fmt.Sprintf("+groupName=%s differs from the group %q declared by %s at %s: the informers list and watch %s, as code-generator's clientset does; +groupName only names the accessor and the output package",
+					name, declared.group, declared.varName, posString(declared.pos), declared.group),
+				Hint: "in a package of your own, make the two equal"}
 		}
 	case hasDeclared:
 		name, pos = declared.group, declared.pos
 	}
-	g := &Group{Name: name, pos: pos}
+	apiGroup = name
+	if hasDeclared {
+		apiGroup = declared.group
+	}
+	g = &Group{Name: name, pos: pos}
 	goName := goIdentifier(strings.Split(g.DisplayName(), ".")[0])
 	if mp.group.goName != "" {
 		goName = goIdentifier(mp.group.goName)
@@ -421,12 +446,12 @@ func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) toke
 		goName = n
 	}
 	if !token.IsIdentifier(goName) {
-		return nil, append(diags, Diagnostic{Pos: pos,
+		return nil, "", nil, append(diags, Diagnostic{Pos: pos,
 			Message: fmt.Sprintf("group %q has no usable Go name (got %q)", name, goName),
 			Hint:    "set +groupGoName=SomeName in the package comment"})
 	}
 	g.GoName, g.PkgName = goName, groupPkgName(goName, mp.pkg.PkgPath)
-	return g, diags
+	return g, apiGroup, mismatch, diags
 }
 
 // selectKinds selects and checks the kinds of one package, in name order;

@@ -340,7 +340,7 @@ func decodeFile(m *Model, v *Version, kinds []*Kind) *decodeData {
 	var roots []*types.Named
 	var selected []string // kind or projection names
 	for _, k := range kinds {
-		if k.named == nil || !wantsJSONDecoder(m.jsonDecoders, v.Group.Name) {
+		if k.named == nil || !wantsJSONDecoder(m.jsonDecoders, v.APIGroup) {
 			continue
 		}
 		roots = append(roots, k.named)

@@ -1,4 +1,4 @@
-package v1
+package v1beta1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -7,24 +7,24 @@ import (
 // +genclient
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// Foo is a test type.
-type Foo struct {
+// Trial is a test type.
+type Trial struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec FooSpec `json:"spec"`
+	Spec TrialSpec `json:"spec"`
 }
 
-// FooSpec is the spec of a Foo.
-type FooSpec struct {
+// TrialSpec is the spec of a Trial.
+type TrialSpec struct {
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// FooList is a list of Foo.
-type FooList struct {
+// TrialList is a list of Trial.
+type TrialList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata"`
 
-	Items []Foo `json:"items"`
+	Items []Trial `json:"items"`
 }

@@ -1,5 +1,0 @@
-// +k8s:deepcopy-gen=package
-// +groupName=alpha.example.com
-
-// Package v1 is a test API package.
-package v1
