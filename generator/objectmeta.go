@@ -89,6 +89,16 @@ func embeddedPath(steps []metaStep) string {
 	return strings.Join(names, ".")
 }
 
+// noJSONTags reports whether no field of st has a json tag.
+func noJSONTags(st *types.Struct) bool {
+	for i := range st.NumFields() {
+		if _, ok := reflect.StructTag(st.Tag(i)).Lookup("json"); ok {
+			return false
+		}
+	}
+	return true
+}
+
 // through is embeddedPath for messages: " (through Header)".
 func through(steps []metaStep) string {
 	if p := embeddedPath(steps); p != "" {
@@ -147,6 +157,12 @@ func checkObjectMeta(st *types.Struct, name string, pos token.Position, posOf fu
 	tag, hasTag := reflect.StructTag(last.st.Tag(last.index)).Lookup("json")
 	jsonName, _, _ := strings.Cut(tag, ",")
 	switch {
+	case !hasTag && len(mp.steps) == 1 && noJSONTags(st):
+		// k8s.io/kube-aggregator's apiregistration, k8s.io/kubernetes'
+		// pkg/apis/...: the hub type that conversions go through.
+		return Diagnostics{{Pos: fpos,
+			Message: fmt.Sprintf("type %s has no json tags: it is an internal API type (upstream's unversioned hub, converted to and from the versioned ones), which no server serves", name),
+			Hint:    "generate from the versioned packages beside it (…/v1, …/v1beta1), not a pattern that takes this one in"}}
 	case !hasTag || jsonName == "":
 		what := "without a json tag"
 		if hasTag {

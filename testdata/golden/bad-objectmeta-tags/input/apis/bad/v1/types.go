@@ -128,3 +128,29 @@ type NamedList struct {
 
 	Items []Named `json:"items"`
 }
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// Internal is an internal (unversioned) API type: no field has a json tag.
+type Internal struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec InternalSpec
+}
+
+// InternalSpec is the spec of an Internal.
+type InternalSpec struct {
+	Replicas int32
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// InternalList is a list of Internal.
+type InternalList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []Internal
+}
