@@ -158,40 +158,18 @@ func readMarkers(l *loaded) (*marked, Diagnostics) {
 }
 
 // readGroupMarkers reads +groupName and +groupGoName from the package
-// markers; +groupName given twice with different values is an error.
+// markers; see pickGroupName for +groupName given more than once.
 func readGroupMarkers(ms []marker) (groupMarkers, Diagnostics) {
 	var g groupMarkers
 	var diags Diagnostics
+	var names []marker // +groupName, in order
 	for _, m := range ms {
 		if strings.HasPrefix(m.name, "kubebuilder:") {
 			g.kubebuilder = true
 		}
 		switch m.name {
 		case "groupName":
-			switch {
-			case g.name == nil:
-				g.name = &m
-			case g.name.value != m.value:
-				inDoc, prevInDoc := isDocGo(m.pos), isDocGo(g.name.pos)
-				if inDoc == prevInDoc {
-					diags = append(diags, Diagnostic{Pos: m.pos,
-						Message: fmt.Sprintf("+groupName is given twice, as %q and as %q at %s", m.value, g.name.value, posString(g.name.pos)),
-						Hint:    "keep one +groupName in the package comment"})
-					break
-				}
-				// code-generator reads a package's markers from its doc.go
-				// alone when it has one: doc.go's wins, as there (katib's
-				// register.go names another group than its doc.go).
-				kept, ignored := m, *g.name
-				if prevInDoc {
-					kept, ignored = *g.name, m
-				}
-				g.name = &kept
-				diags = append(diags, Diagnostic{Pos: ignored.pos, Warning: true,
-					Message: fmt.Sprintf("+groupName=%s is ignored: doc.go gives +groupName=%s at %s, and code-generator reads a package's markers from its doc.go",
-						ignored.value, kept.value, posString(kept.pos)),
-					Hint: "keep one +groupName in the package comment"})
-			}
+			names = append(names, m)
 		case "groupGoName":
 			g.goName = m.value
 		case "kubebuilder:skip":
@@ -200,7 +178,39 @@ func readGroupMarkers(ms []marker) (groupMarkers, Diagnostics) {
 			g.versionName = m.value
 		}
 	}
+	g.name, diags = pickGroupName(names, diags)
 	return g, diags
+}
+
+// pickGroupName picks the package's +groupName of names. Different values
+// are an error, except that code-generator reads a package's markers from
+// its doc.go alone when it has one: then doc.go's wins (katib's register.go
+// names another group than its doc.go) and each other value is a warning.
+func pickGroupName(names []marker, diags Diagnostics) (*marker, Diagnostics) {
+	if len(names) == 0 {
+		return nil, diags
+	}
+	pool := names
+	if slices.ContainsFunc(names, func(m marker) bool { return isDocGo(m.pos) }) {
+		pool = slices.DeleteFunc(slices.Clone(names), func(m marker) bool { return !isDocGo(m.pos) })
+	}
+	first := pool[0]
+	for _, m := range pool[1:] {
+		if m.value != first.value {
+			diags = append(diags, Diagnostic{Pos: m.pos,
+				Message: fmt.Sprintf("+groupName is given twice, as %q and as %q at %s", m.value, first.value, posString(first.pos)),
+				Hint:    "keep one +groupName in the package comment"})
+		}
+	}
+	for _, m := range names {
+		if !isDocGo(m.pos) && len(pool) < len(names) && m.value != first.value {
+			diags = append(diags, Diagnostic{Pos: m.pos, Warning: true,
+				Message: fmt.Sprintf("+groupName=%s is ignored: doc.go gives +groupName=%s at %s, and code-generator reads a package's markers from its doc.go",
+					m.value, first.value, posString(first.pos)),
+				Hint: "keep one +groupName in the package comment"})
+		}
+	}
+	return &first, diags
 }
 
 // isDocGo reports whether pos is in a file named doc.go.

@@ -91,3 +91,49 @@ func FuzzMarkers(f *testing.F) {
 		collectMarkers(fset, []*ast.File{file}, func(s string) string { return s })
 	})
 }
+
+// TestPickGroupName: doc.go's +groupName wins over any other file's (as
+// code-generator, which reads doc.go alone), each other value a warning;
+// without doc.go, or within it, different values are errors.
+func TestPickGroupName(t *testing.T) {
+	at := func(file string, line int, value string) marker {
+		return marker{pos: token.Position{Filename: "apis/x/v1/" + file, Line: line, Column: 4}, name: "groupName", value: value}
+	}
+	for _, tc := range []struct {
+		name          string
+		in            []marker
+		want          string
+		errs, warns   int
+		wantWarningAt string
+	}{
+		{name: "none"},
+		{name: "one", in: []marker{at("register.go", 3, "a.io")}, want: "a.io"},
+		{name: "same twice", in: []marker{at("doc.go", 2, "a.io"), at("register.go", 3, "a.io")}, want: "a.io"},
+		{name: "doc.go wins, after", in: []marker{at("a_register.go", 3, "b.io"), at("doc.go", 2, "a.io"), at("z.go", 1, "c.io")},
+			want: "a.io", warns: 2, wantWarningAt: "apis/x/v1/a_register.go:3:4"},
+		{name: "no doc.go", in: []marker{at("register.go", 3, "a.io"), at("z.go", 1, "b.io")}, want: "a.io", errs: 1},
+		{name: "twice in doc.go", in: []marker{at("doc.go", 2, "a.io"), at("doc.go", 3, "b.io"), at("register.go", 1, "c.io")},
+			want: "a.io", errs: 1, warns: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, diags := pickGroupName(tc.in, nil)
+			if (got == nil) != (tc.want == "") || got != nil && got.value != tc.want {
+				t.Errorf("picked %v, want %q", got, tc.want)
+			}
+			var errs, warns int
+			for _, d := range diags {
+				if d.Warning {
+					warns++
+				} else {
+					errs++
+				}
+			}
+			if errs != tc.errs || warns != tc.warns {
+				t.Errorf("%d errors and %d warnings, want %d and %d: %v", errs, warns, tc.errs, tc.warns, diags)
+			}
+			if tc.wantWarningAt != "" && (len(diags) == 0 || posString(diags[0].Pos) != tc.wantWarningAt) {
+				t.Errorf("first diagnostic %v, want one at %s", diags, tc.wantWarningAt)
+			}
+		})
+	}
+}
