@@ -88,8 +88,11 @@
 // selected by kubebuilder's markers that the package visibly never
 // registers in a scheme (no AddKnownTypes or SchemeBuilder.Register call, in
 // any of its files, names it: KEDA's WithTriggers helper) is no served
-// resource and is skipped; -v=1 says so, as it does for kinds whose verbs
-// exclude list or watch. A type alias (type NodePool = other.NodePool) is a
+// resource and is skipped, as are the kubebuilder kinds of a package that
+// names no group (no +groupName, SchemeGroupVersion or GroupVersion) and
+// registers nothing (gatekeeper's unversioned hub types: controller-gen's
+// CRD of them has an empty group); -v=1 says so, as it does for kinds whose
+// verbs exclude list or watch. A type alias (type NodePool = other.NodePool) is a
 // kind when the alias carries the markers itself, in a package of the
 // user's own over one they cannot edit; the alias must keep the kind's name
 // and the package declare the alias of its list too. A

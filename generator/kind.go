@@ -66,6 +66,15 @@ func selectKind(mp markedPackage, named *types.Named, src kindSource, s selectio
 		}
 		return nil, nil, reason
 	}
+	if !s.genclient && len(s.indexes) == 0 && len(s.projections) == 0 && !mp.regs.visible() && mp.group.name == nil && groupVersionVar(pkg.Types.Scope()) == "" {
+		// gatekeeper's apis/mutations/unversioned: the hub its versions
+		// convert through, with root markers for deepcopy's sake, but no
+		// +groupName, no group version and nothing registered.
+		// controller-gen writes it a CRD of group "" and version "",
+		// which no API server accepts (gatekeeper installs only its
+		// versioned CRDs).
+		return nil, nil, "its package names no API group (no +groupName, SchemeGroupVersion or GroupVersion) and registers no kinds: no server serves it (controller-gen's CRD of it has an empty group and version)"
+	}
 	if !s.genclient && len(s.indexes) == 0 && len(s.projections) == 0 && mp.regs.visible() && !mp.regs.types[name] {
 		// KEDA's WithTriggers: ObjectMeta, a list type and a root marker,
 		// but never registered in the scheme nor installed as a CRD.
