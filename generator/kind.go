@@ -66,7 +66,10 @@ func selectKind(mp markedPackage, named *types.Named, src kindSource, s selectio
 		}
 		return nil, nil, reason
 	}
-	if !s.genclient && len(s.indexes) == 0 && len(s.projections) == 0 && !mp.regs.visible() && mp.group.name == nil && groupVersionVar(pkg.Types.Scope()) == "" {
+	// Selected by kubebuilder's root marker alone: our markers and
+	// +genclient ask for the kind whatever the package looks like.
+	rootOnly := !s.genclient && len(s.indexes) == 0 && len(s.projections) == 0
+	if rootOnly && !mp.regs.visible() && mp.group.name == nil && groupVersionVar(pkg.Types.Scope()) == "" {
 		// gatekeeper's apis/mutations/unversioned: the hub its versions
 		// convert through, with root markers for deepcopy's sake, but no
 		// +groupName, no group version and nothing registered.
@@ -75,7 +78,7 @@ func selectKind(mp markedPackage, named *types.Named, src kindSource, s selectio
 		// versioned CRDs).
 		return nil, nil, "its package names no API group (no +groupName, SchemeGroupVersion or GroupVersion) and registers no kinds: no server serves it (controller-gen's CRD of it has an empty group and version)"
 	}
-	if !s.genclient && len(s.indexes) == 0 && len(s.projections) == 0 && mp.regs.visible() && !mp.regs.types[name] {
+	if rootOnly && mp.regs.visible() && !mp.regs.types[name] {
 		// KEDA's WithTriggers: ObjectMeta, a list type and a root marker,
 		// but never registered in the scheme nor installed as a CRD.
 		// The factory reads a kind through the package's scheme, so an

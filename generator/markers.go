@@ -191,7 +191,8 @@ func pickGroupName(names []marker, diags Diagnostics) (*marker, Diagnostics) {
 		return nil, diags
 	}
 	pool := names
-	if slices.ContainsFunc(names, func(m marker) bool { return isDocGo(m.pos) }) {
+	docWins := slices.ContainsFunc(names, func(m marker) bool { return isDocGo(m.pos) })
+	if docWins {
 		pool = slices.DeleteFunc(slices.Clone(names), func(m marker) bool { return !isDocGo(m.pos) })
 	}
 	first := pool[0]
@@ -203,7 +204,7 @@ func pickGroupName(names []marker, diags Diagnostics) (*marker, Diagnostics) {
 		}
 	}
 	for _, m := range names {
-		if !isDocGo(m.pos) && len(pool) < len(names) && m.value != first.value {
+		if docWins && !isDocGo(m.pos) && m.value != first.value {
 			diags = append(diags, Diagnostic{Pos: m.pos, Warning: true,
 				Message: fmt.Sprintf("+groupName=%s is ignored: doc.go gives +groupName=%s at %s, and code-generator reads a package's markers from its doc.go",
 					m.value, first.value, posString(first.pos)),

@@ -146,8 +146,6 @@ func (fp *FieldPath) NilChecks() []FieldStep {
 
 // Template helpers: small methods so templates hold no logic.
 
-func (g *Group) NameQ() string { return strconv.Quote(g.Name) }
-
 // ListerKinds are the kinds that get listers (all but the ProjectionOnly
 // ones).
 func (v *Version) ListerKinds() []*Kind {
