@@ -21,7 +21,12 @@
 //     only those the inputs' declarations and bodies refer to:
 //     sample-controller's API needs 84 of the 268 packages go build would
 //     compile for it, so a cold build cache costs about what a warm one
-//     does. Syntax, type
+//     does. The exception is a dependency outside the k8s.io modules that
+//     imports client-go (controller-runtime, from API packages with
+//     webhooks): it is checked with its bodies, since code written against
+//     an older client-go is what a newer one breaks, and an older
+//     controller-runtime would otherwise pass here and fail in go build.
+//     Syntax, type
 //     and go list errors become one diagnostic each, with a position and a
 //     hint (--tags for files behind a build constraint, go get for a
 //     missing go.sum entry or an input in no module of go.mod). Missing

@@ -49,7 +49,9 @@ func (l *loaded) position(p token.Pos) token.Position {
 // go/packages would run `go list -export`, which compiles every dependency
 // first: with a cold build cache (every fresh CI job) that took ten times
 // longer than upstream's generators, which parse their dependencies.
-const listMode = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps
+// NeedModule names a dependency's module and version where one does not
+// compile (checker.clientGoUsers).
+const listMode = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
 
 // relPkg names p as the user would on the command line: ./dir when it is
 // below the working directory, else its import path.
@@ -144,6 +146,9 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 			continue
 		}
 		l.pkgs = append(l.pkgs, p)
+	}
+	if len(diags) == 0 {
+		diags = append(diags, c.clientGoUsers(l.pkgs, rel)...)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err

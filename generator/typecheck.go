@@ -299,7 +299,7 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 	if len(diags) > 0 {
 		return diags
 	}
-	return append(diags, typeErrorDiagnostics(typeErrs, p, rel, c.vet)...)
+	return append(diags, typeErrorDiagnostics(typeErrs, rel, c.inputHint(p, rel))...)
 }
 
 // bodies type-checks the function bodies of p's hand-written files, which
@@ -351,21 +351,25 @@ func (c *checker) bodies(p *packages.Package, rel func(string) string) Diagnosti
 		},
 	}
 	conf.Check(p.PkgPath, c.fset, files, nil)
-	return typeErrorDiagnostics(typeErrs, p, rel, c.vet)
+	return typeErrorDiagnostics(typeErrs, rel, c.inputHint(p, rel))
+}
+
+// inputHint is the hint of an input package's type errors.
+func (c *checker) inputHint(p *packages.Package, rel func(string) string) string {
+	return "the input packages must compile; " + c.vet + " " + relPkg(p, rel) + " shows the same"
 }
 
 // typeErrorDiagnostics turns the type checker's errors into one diagnostic
 // each. A continuation line ("\tother declaration of X") becomes the hint of
 // the error it continues, instead of a diagnostic of its own that would sort
 // before it.
-func typeErrorDiagnostics(errs []types.Error, p *packages.Package, rel func(string) string, vet string) Diagnostics {
+func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint string) Diagnostics {
 	var diags Diagnostics
 	posOf := func(e types.Error) token.Position {
 		pos := e.Fset.Position(e.Pos)
 		pos.Filename, pos.Offset = rel(pos.Filename), 0
 		return pos
 	}
-	hint := "the input packages must compile; " + vet + " " + relPkg(p, rel) + " shows the same"
 	for _, e := range errs {
 		if ignoredTypeError(e.Msg) {
 			continue
@@ -385,4 +389,116 @@ func typeErrorDiagnostics(errs []types.Error, p *packages.Package, rel func(stri
 		diags = append(diags, Diagnostic{Pos: posOf(e), Message: msg, Hint: hint})
 	}
 	return diags
+}
+
+// clientGoUsers type-checks, bodies included, the packages the inputs
+// import (directly or not) that live outside the k8s.io modules and import
+// k8s.io/client-go: the output imports the inputs and so builds them, and
+// such a package, written against the client-go of its own go.mod, may not
+// compile against the one this module selects (controller-runtime before
+// v0.25 against client-go v0.37: its cache implements client-go's
+// ResourceEventHandlerRegistration, which gained a method). The rest of the
+// graph stays trusted: the k8s.io modules move together, and code that does
+// not touch client-go rarely breaks on a new Kubernetes minor. Packages that
+// import no such package cost nothing here.
+func (c *checker) clientGoUsers(inputs []*packages.Package, rel func(string) string) Diagnostics {
+	isInput := map[string]bool{}
+	for _, p := range inputs {
+		isInput[p.ID] = true
+	}
+	var users []*packages.Package
+	seen := map[string]bool{}
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		if seen[p.ID] {
+			return
+		}
+		seen[p.ID] = true
+		for _, dep := range p.Imports {
+			visit(dep)
+		}
+		if !isInput[p.ID] && !stdPackage(p.PkgPath) && !strings.HasPrefix(p.PkgPath, "k8s.io/") && importsClientGo(p) {
+			users = append(users, p)
+		}
+	}
+	for _, p := range inputs {
+		visit(p)
+	}
+	var diags Diagnostics
+	for _, p := range users {
+		if err := c.ctx.Err(); err != nil {
+			return nil
+		}
+		diags = append(diags, c.fullBodies(p, rel)...)
+	}
+	return diags
+}
+
+// stdPackage reports whether path is a standard library package (no dot in
+// its first element).
+func stdPackage(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func importsClientGo(p *packages.Package) bool {
+	for path := range p.Imports {
+		if path == "k8s.io/client-go" || strings.HasPrefix(path, "k8s.io/client-go/") {
+			return true
+		}
+	}
+	return false
+}
+
+// fullBodies type-checks every file of a dependency p with its function
+// bodies, in a check of its own (the model's declarations-only package of p
+// stays as it is), and reports its errors, with what to do about them.
+func (c *checker) fullBodies(p *packages.Package, rel func(string) string) Diagnostics {
+	var files []*ast.File
+	for _, name := range p.GoFiles {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil // a file go list saw and that is gone: not ours to report
+		}
+		f, err := parser.ParseFile(c.fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil // go build says so; nothing of the output's doing
+		}
+		files = append(files, f)
+	}
+	var typeErrs []types.Error
+	conf := types.Config{
+		Importer:    importer{c, p},
+		Sizes:       c.sizes,
+		FakeImportC: true,
+		Error: func(err error) {
+			if te, ok := err.(types.Error); ok {
+				typeErrs = append(typeErrs, te)
+			}
+		},
+	}
+	conf.Check(p.PkgPath, c.fset, files, nil)
+	if len(typeErrs) == 0 {
+		return nil
+	}
+	clientGo := "the k8s.io/client-go"
+	for _, dep := range c.byID {
+		if dep.Module != nil && dep.Module.Path == "k8s.io/client-go" {
+			clientGo = "k8s.io/client-go " + dep.Module.Version
+			break
+		}
+	}
+	var hint string
+	if m := p.Module; m != nil && !m.Main && (m.Replace == nil && m.Version != "" || m.Replace != nil && m.Replace.Version != "") {
+		// A published module: another version of it is the fix.
+		fix := "go get a version of it built for that client-go"
+		if m.Path == "sigs.k8s.io/controller-runtime" {
+			fix = "go get sigs.k8s.io/controller-runtime@v0.25 or later"
+		}
+		hint = fmt.Sprintf("%s %s, imported by the input packages, does not compile against %s that this module selects; %s", m.Path, m.Version, clientGo, fix)
+	} else {
+		// Code of this module, or of a directory a replace names.
+		hint = fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s %s shows the same", p.PkgPath, clientGo, c.vet, relPkg(p, rel))
+	}
+	return typeErrorDiagnostics(typeErrs, rel, hint)
 }
