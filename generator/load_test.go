@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/packages"
 )
 
 func caseDir(t *testing.T, name string) string {
@@ -244,5 +246,39 @@ func TestInputModuleNotRequired(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Count(err.Error(), "\n") != 0 {
 			t.Errorf("%s: got:\n%v\nwant one line starting:\n%s", tc.in, err, tc.want)
 		}
+	}
+}
+
+func TestDependencyHint(t *testing.T) {
+	rel := func(s string) string { return s }
+	const cg = "k8s.io/client-go v0.37.2"
+	for _, tc := range []struct {
+		name string
+		p    *packages.Package
+		want string
+	}{{
+		name: "controller-runtime from the module cache",
+		p:    &packages.Package{PkgPath: "sigs.k8s.io/controller-runtime/pkg/cache", Module: &packages.Module{Path: "sigs.k8s.io/controller-runtime", Version: "v0.21.0"}},
+		want: "sigs.k8s.io/controller-runtime v0.21.0, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go get sigs.k8s.io/controller-runtime@v0.25 or later",
+	}, {
+		name: "another published module, replaced by a version of a fork",
+		p: &packages.Package{PkgPath: "example.com/lib/cache", Module: &packages.Module{Path: "example.com/lib", Version: "v1.2.0",
+			Replace: &packages.Module{Path: "example.com/fork", Version: "v1.2.1"}}},
+		want: "example.com/lib v1.2.0 (replaced by example.com/fork v1.2.1), imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go get a version of it built for that client-go",
+	}, {
+		name: "a directory a replace names",
+		p: &packages.Package{PkgPath: "example.com/lib/cache", Module: &packages.Module{Path: "example.com/lib", Version: "v1.2.0",
+			Replace: &packages.Module{Path: "../lib"}}},
+		want: "example.com/lib/cache, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go vet example.com/lib/cache shows the same",
+	}, {
+		name: "this module",
+		p:    &packages.Package{PkgPath: "example.com/me/webhook", Module: &packages.Module{Path: "example.com/me", Main: true}},
+		want: "example.com/me/webhook, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go vet example.com/me/webhook shows the same",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := dependencyHint(tc.p, cg, "go vet", rel); got != tc.want {
+				t.Errorf("dependencyHint =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
 	}
 }

@@ -398,9 +398,10 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 // compile against the one this module selects (controller-runtime before
 // v0.25 against client-go v0.37: its cache implements client-go's
 // ResourceEventHandlerRegistration, which gained a method). The rest of the
-// graph stays trusted: the k8s.io modules move together, and code that does
-// not touch client-go rarely breaks on a new Kubernetes minor. Packages that
-// import no such package cost nothing here.
+// graph stays trusted, the k8s.io modules included (those the runtime
+// requires are at its version together; another one at an older minor is
+// not checked), and code that does not touch client-go rarely breaks on a
+// new Kubernetes minor. Inputs that import no such package pay nothing.
 func (c *checker) clientGoUsers(inputs []*packages.Package, rel func(string) string) Diagnostics {
 	isInput := map[string]bool{}
 	for _, p := range inputs {
@@ -488,17 +489,25 @@ func (c *checker) fullBodies(p *packages.Package, rel func(string) string) Diagn
 			break
 		}
 	}
-	var hint string
+	hint := dependencyHint(p, clientGo, c.vet, rel)
+	return typeErrorDiagnostics(typeErrs, rel, hint)
+}
+
+// dependencyHint says what to do about a dependency p that does not compile
+// against clientGo: a published module needs another version of it; code
+// of this module, or of a directory a replace names, is the user's to fix,
+// and vet shows the same errors.
+func dependencyHint(p *packages.Package, clientGo, vet string, rel func(string) string) string {
 	if m := p.Module; m != nil && !m.Main && (m.Replace == nil && m.Version != "" || m.Replace != nil && m.Replace.Version != "") {
-		// A published module: another version of it is the fix.
 		fix := "go get a version of it built for that client-go"
 		if m.Path == "sigs.k8s.io/controller-runtime" {
 			fix = "go get sigs.k8s.io/controller-runtime@v0.25 or later"
 		}
-		hint = fmt.Sprintf("%s %s, imported by the input packages, does not compile against %s that this module selects; %s", m.Path, m.Version, clientGo, fix)
-	} else {
-		// Code of this module, or of a directory a replace names.
-		hint = fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s %s shows the same", p.PkgPath, clientGo, c.vet, relPkg(p, rel))
+		at := m.Path + " " + m.Version
+		if m.Replace != nil {
+			at += " (replaced by " + m.Replace.Path + " " + m.Replace.Version + ")"
+		}
+		return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s", at, clientGo, fix)
 	}
-	return typeErrorDiagnostics(typeErrs, rel, hint)
+	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s %s shows the same", p.PkgPath, clientGo, vet, relPkg(p, rel))
 }
