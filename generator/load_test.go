@@ -259,7 +259,7 @@ func TestDependencyHint(t *testing.T) {
 	}{{
 		name: "controller-runtime from the module cache",
 		p:    &packages.Package{PkgPath: "sigs.k8s.io/controller-runtime/pkg/cache", Module: &packages.Module{Path: "sigs.k8s.io/controller-runtime", Version: "v0.21.0"}},
-		want: "sigs.k8s.io/controller-runtime v0.21.0, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go get sigs.k8s.io/controller-runtime@v0.25 or later",
+		want: "sigs.k8s.io/controller-runtime v0.21.0, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go get sigs.k8s.io/controller-runtime@v0.24 or later",
 	}, {
 		name: "another published module, replaced by a version of a fork",
 		p: &packages.Package{PkgPath: "example.com/lib/cache", Module: &packages.Module{Path: "example.com/lib", Version: "v1.2.0",

@@ -396,7 +396,7 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 // k8s.io/client-go: the output imports the inputs and so builds them, and
 // such a package, written against the client-go of its own go.mod, may not
 // compile against the one this module selects (controller-runtime before
-// v0.25 against client-go v0.37: its cache implements client-go's
+// v0.24 against client-go v0.37: its cache implements client-go's
 // ResourceEventHandlerRegistration, which gained a method). The rest of the
 // graph stays trusted, the k8s.io modules included (those the runtime
 // requires are at its version together; another one at an older minor is
@@ -501,7 +501,7 @@ func dependencyHint(p *packages.Package, clientGo, vet string, rel func(string) 
 	if m := p.Module; m != nil && !m.Main && (m.Replace == nil && m.Version != "" || m.Replace != nil && m.Replace.Version != "") {
 		fix := "go get a version of it built for that client-go"
 		if m.Path == "sigs.k8s.io/controller-runtime" {
-			fix = "go get sigs.k8s.io/controller-runtime@v0.25 or later"
+			fix = "go get sigs.k8s.io/controller-runtime@v0.24 or later"
 		}
 		at := m.Path + " " + m.Version
 		if m.Replace != nil {
