@@ -408,23 +408,11 @@ func (c *checker) clientGoUsers(inputs []*packages.Package, rel func(string) str
 		isInput[p.ID] = true
 	}
 	var users []*packages.Package
-	seen := map[string]bool{}
-	var visit func(p *packages.Package)
-	visit = func(p *packages.Package) {
-		if seen[p.ID] {
-			return
-		}
-		seen[p.ID] = true
-		for _, dep := range p.Imports {
-			visit(dep)
-		}
+	packages.Visit(inputs, nil, func(p *packages.Package) {
 		if !isInput[p.ID] && !stdPackage(p.PkgPath) && !strings.HasPrefix(p.PkgPath, "k8s.io/") && importsClientGo(p) {
 			users = append(users, p)
 		}
-	}
-	for _, p := range inputs {
-		visit(p)
-	}
+	})
 	var diags Diagnostics
 	for _, p := range users {
 		if err := c.ctx.Err(); err != nil {
