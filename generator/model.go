@@ -35,13 +35,20 @@ type Group struct {
 	pos      token.Position // of +groupName, or of the package clause
 }
 
-// Version is one group-version, backed by one API package.
+// Version is one group-version, backed by one API package or by several:
+// packages that declare the same group version with different kinds (Dapr's
+// components and configuration packages, both dapr.io/v1alpha1; Flux's
+// image-reflector and image-automation APIs, both image.toolkit.fluxcd.io/v1)
+// make one version, as the API server serves their kinds under one group
+// version. Each kind knows its own package (Kind.APIPath).
 type Version struct {
-	Group   *Group
-	Name    string // v1alpha1
-	GoName  string // V1alpha1
-	APIPath string // import path of the API package
-	GVVar   string // SchemeGroupVersion or GroupVersion
+	Group  *Group
+	Name   string // v1alpha1
+	GoName string // V1alpha1
+	// APIPath is the import path of the API package, the first by import
+	// path when there are several.
+	APIPath string
+	GVVar   string // SchemeGroupVersion or GroupVersion, of APIPath's package
 	// APIGroup is the group the server serves the kinds under: the group
 	// GVVar declares, which AddToScheme registers them with and the
 	// generated informers list and watch (upstream's clientset too), else
@@ -49,12 +56,23 @@ type Version struct {
 	// +groupName differs from its declared group (katib's); then
 	// +groupName names the accessor and the output package, as upstream.
 	APIGroup string
-	// Registers is set when the API package declares no usable group
-	// version or AddToScheme but +groupName names its group: the generated
-	// informers.go declares both (groupVersion, addToScheme) and
-	// registers the kinds and their lists itself.
+	// Registers is set when an API package of the version declares no
+	// usable group version or AddToScheme but +groupName names its group:
+	// the generated informers.go declares both (groupVersion, addToScheme)
+	// and registers that package's kinds and their lists itself.
 	Registers bool
 	Kinds     []*Kind
+}
+
+// apiPackage is the API package a kind is declared in, as the generated
+// code refers to it.
+type apiPackage struct {
+	path  string // import path
+	gvVar string // its group version var, SchemeGroupVersion or GroupVersion
+	// registers: the package declares no usable group version or
+	// AddToScheme, and the generated informers.go registers its kinds (see
+	// Version.Registers).
+	registers bool
 }
 
 // NameQ is the version as a Go string literal.
@@ -80,7 +98,19 @@ type Kind struct {
 	Projections []*Projection
 	named       *types.Named // for the decoder stage
 	pos         token.Position
+	api         *apiPackage
 }
+
+// APIPath is the import path of the API package that declares the kind.
+func (k *Kind) APIPath() string { return k.api.path }
+
+// GVVar is the group version var of the kind's API package
+// (SchemeGroupVersion or GroupVersion), "" when Registers.
+func (k *Kind) GVVar() string { return k.api.gvVar }
+
+// Registers reports whether the generated informers.go registers the kind
+// (its package declares no usable group version or AddToScheme).
+func (k *Kind) Registers() bool { return k.api.registers }
 
 // Index is one +informer-gen:index on a kind.
 type Index struct {
@@ -310,7 +340,6 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 				k.ProjectionOnly = true
 			}
 		}
-		diags = append(diags, projectionCollisions(kinds)...)
 		if len(kinds) == 0 {
 			// An API package without list/watch types (k8s.io/api's
 			// admission/v1) is fine beside others; a package named on the
@@ -360,6 +389,11 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 			diags = append(diags, checkRegistration(mp.pkg, v, pkgPos, in.position)...)
 		}
 
+		api := &apiPackage{path: v.APIPath, gvVar: v.GVVar, registers: v.Registers}
+		for _, k := range kinds {
+			k.api = api
+		}
+
 		if known := groups[g.Name]; known != nil {
 			g = known
 		} else {
@@ -368,12 +402,19 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		v.Group = g
 		key := groupVersion{g.Name, v.Name}
 		if prev := seen[key]; prev != nil {
-			diags = append(diags, Diagnostic{Pos: pkgPos,
-				Message: fmt.Sprintf("group version %s/%s is already declared by package %s", g.DisplayName(), v.Name, prev.APIPath)})
+			// Another package of the same group version: its kinds join
+			// the version's, unless the two disagree on what the server
+			// serves them under or declare the same kind or resource.
+			diags = append(diags, mergeVersion(prev, v, pkgPos)...)
 			continue
 		}
 		seen[key] = v
 		g.Versions = append(g.Versions, v)
+	}
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		for _, v := range groups[name].Versions {
+			diags = append(diags, projectionCollisions(v.Kinds)...)
+		}
 	}
 	if selectedAny {
 		unselected = nil
@@ -404,6 +445,53 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	}
 	m.jsonDecoders = opts.jsonDecoders
 	return m, diags, unselected
+}
+
+// mergeVersion adds the kinds of v, a package declaring the group version
+// prev's packages declare, to prev. It adds nothing and reports why when
+// the packages declare the group under different API groups (a +groupName
+// that differs from one package's declared group: the server would serve
+// them under two groups) or declare the same kind, accessor or resource: the
+// generated listers and informers of one group version would collide, and
+// the API server serves one type per resource.
+func mergeVersion(prev, v *Version, pkgPos token.Position) Diagnostics {
+	gv := prev.Group.DisplayName() + "/" + prev.Name
+	if prev.APIGroup != v.APIGroup {
+		return Diagnostics{{Pos: pkgPos,
+			Message: fmt.Sprintf("group version %s is already declared by package %s, which declares the API group %q; this package declares %q",
+				gv, prev.APIPath, prev.APIGroup, v.APIGroup),
+			Hint: "declare the same group in both packages' SchemeGroupVersion, or give one of them another +groupName"}}
+	}
+	var diags Diagnostics
+	for _, k := range v.Kinds {
+		for _, o := range prev.Kinds {
+			var msg, hint string
+			switch {
+			case k.Name == o.Name:
+				msg = fmt.Sprintf("kind %s of %s is declared in package %s too", k.Name, gv, o.APIPath())
+				hint = "leave one of the two packages out of the run, or generate each in a run of its own (with its own --output-dir)"
+			case k.Resource == o.Resource:
+				msg = fmt.Sprintf("kind %s maps to the resource %q of %s, as kind %s of package %s does", k.Name, k.Resource, gv, o.Name, o.APIPath())
+				hint = "set +resourceName on one of them"
+			case k.Plural == o.Plural:
+				msg = fmt.Sprintf("kind %s's accessor %s() collides with that of kind %s of package %s in %s", k.Name, k.Plural, o.Name, o.APIPath(), gv)
+				hint = "set +resourceName on one of them"
+			default:
+				continue
+			}
+			diags = append(diags, Diagnostic{Pos: k.pos, Message: msg, Hint: hint})
+		}
+	}
+	if len(diags) > 0 {
+		return diags
+	}
+	for _, k := range v.Kinds {
+		k.Version = prev
+	}
+	prev.Kinds = append(prev.Kinds, v.Kinds...)
+	slices.SortFunc(prev.Kinds, func(a, b *Kind) int { return strings.Compare(a.Name, b.Name) })
+	prev.Registers = prev.Registers || v.Registers
+	return nil
 }
 
 // groupOf resolves the API group of a package: +groupName, else the group

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+	"unicode"
 
 	"github.com/informer-gen/informer-gen/generator/decode"
 	"golang.org/x/tools/go/ast/astutil"
@@ -103,10 +104,13 @@ func (im *imports) specs() []importSpec {
 type (
 	// versionData is one group-version: its listers file or its informers file.
 	versionData struct {
-		Package      string
-		Imports      []importSpec
-		Version      *Version
-		API, Listers string
+		Package string
+		Imports []importSpec
+		Version *Version
+		Listers string
+		// APIs are the aliases of the version's API packages, by import
+		// path (see APIOf).
+		APIs map[string]string
 		// Projections is the alias of the version's projections package;
 		// "" when it has none.
 		Projections string
@@ -160,16 +164,18 @@ type (
 	decodeRoot struct{ Kind, Var, Func string }
 	// projectionsData is one group-version's projections.go.
 	projectionsData struct {
-		Package            string
-		Imports            []importSpec
-		Version            *Version
-		API, Meta, Runtime string
-		Structs            []projStructData
+		Package       string
+		Imports       []importSpec
+		Version       *Version
+		Meta, Runtime string
+		Structs       []projStructData
 	}
 	projStructData struct {
 		*ProjStruct
 		Projection *Projection
-		Fields     []projFieldData
+		// API is the alias of the projected kind's API package.
+		API    string
+		Fields []projFieldData
 	}
 	// projFieldData is a field with its type spelled in the file's
 	// imports: Type is the field's type, Elem a pointer's element.
@@ -183,6 +189,35 @@ type (
 		Versions []versionRef
 	}
 )
+
+// APIOf is the alias of k's API package in the file.
+func (d versionData) APIOf(k *Kind) string { return d.APIs[k.APIPath()] }
+
+// addAPIs imports the API packages of v's kinds into im and returns their
+// aliases by import path: v.Name for the version's first package, as a
+// version of one package has always had it, and the package's directory
+// above the version (configurationv1alpha1) for the others, so that a
+// type's package shows in its name.
+func addAPIs(im *imports, v *Version) map[string]string {
+	aliases := map[string]string{v.APIPath: im.add(v.APIPath, v.Name)}
+	for _, k := range v.Kinds {
+		if p := k.APIPath(); aliases[p] == "" {
+			aliases[p] = im.add(p, goIdentifierLower(path.Base(path.Dir(p)))+v.Name)
+		}
+	}
+	return aliases
+}
+
+// goIdentifierLower is s without the characters an identifier cannot
+// hold, in lower case (httpEndpoint → httpendpoint).
+func goIdentifierLower(s string) string {
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		if r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, s))
+}
 
 // DisplayName is the API group as users write it; "core" for "".
 func (g *Group) DisplayName() string {
@@ -232,7 +267,7 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 			rel := g.PkgName + "/" + v.Name
 			listerImports := newImports()
 			listerImports.add(contextPath, "context") // GetAtLeast; before the API, so it keeps its name
-			api := listerImports.add(v.APIPath, v.Name)
+			apis := addAPIs(listerImports, v)
 			own := map[string]bool{}
 			for _, k := range v.Kinds {
 				if ownExpansion != nil && ownExpansion(path.Join("listers", rel), k.Name) {
@@ -245,7 +280,7 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 				emit(path.Join("projections", rel, "projections.go"), "projections", projectionsFile(v))
 			}
 			emit(path.Join("listers", rel, "listers.go"), "listers", versionData{
-				Package: v.Name, Version: v, API: api, Projections: projs, Imports: listerImports.specs(), OwnExpansion: own,
+				Package: v.Name, Version: v, APIs: apis, Projections: projs, Imports: listerImports.specs(), OwnExpansion: own,
 			})
 
 			if !v.HasInformers() {
@@ -265,7 +300,7 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 				}
 			}
 			informerImports := newImports("version", "New", "Interface", "Resources", "groupVersion", "addToScheme")
-			api = informerImports.add(v.APIPath, v.Name)
+			apis = addAPIs(informerImports, v)
 			var meta, runtime string
 			if v.Registers {
 				meta, runtime = informerImports.add(metav1Path, "metav1"), informerImports.add("k8s.io/apimachinery/pkg/runtime", "runtime")
@@ -275,7 +310,7 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 				projs = informerImports.add(projectionsPath(m.OutputPkg, v), "proj"+v.Name)
 			}
 			emit(path.Join("informers", rel, "informers.go"), "informers", versionData{
-				Package: v.Name, Version: v, API: api, Listers: listers, Projections: projs, Imports: informerImports.specs(),
+				Package: v.Name, Version: v, APIs: apis, Listers: listers, Projections: projs, Imports: informerImports.specs(),
 				DecodeJSON: decoders, DecodeProtobuf: pbDecoders, Meta: meta, Runtime: runtime,
 			})
 			allVersions = append(allVersions, versionRef{Version: v, Alias: genericImports.add(path.Join(informersPkg, rel), g.PkgName+v.Name)})
@@ -403,11 +438,18 @@ func projectionsFile(v *Version) projectionsData {
 		}
 		return im.add(pkg.Path(), name)
 	}
+	api := func(k *Kind) string {
+		if k.APIPath() == v.APIPath {
+			return im.add(k.APIPath(), v.Group.PkgName+v.Name)
+		}
+		return im.add(k.APIPath(), goIdentifierLower(path.Base(path.Dir(k.APIPath())))+v.Name)
+	}
+	im.add(v.APIPath, v.Group.PkgName+v.Name) // the first package's alias, before any other's
 	d := projectionsData{Package: v.Name, Version: v,
-		API: im.add(v.APIPath, v.Group.PkgName+v.Name), Meta: im.add(metav1Path, "metav1"), Runtime: im.add("k8s.io/apimachinery/pkg/runtime", "runtime")}
+		Meta: im.add(metav1Path, "metav1"), Runtime: im.add("k8s.io/apimachinery/pkg/runtime", "runtime")}
 	for _, p := range projs {
 		for _, st := range p.Structs {
-			sd := projStructData{ProjStruct: st, Projection: p}
+			sd := projStructData{ProjStruct: st, Projection: p, API: api(p.Kind)}
 			for _, f := range st.Fields {
 				fd := projFieldData{ProjField: f}
 				if f.Nested != nil {

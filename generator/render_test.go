@@ -63,7 +63,8 @@ func TestMissingFieldIsAnError(t *testing.T) {
 func TestFieldIndexBodies(t *testing.T) {
 	g := &Group{Name: "example.com", GoName: "Example", PkgName: "example"}
 	v := &Version{Group: g, Name: "v1", GoName: "V1", APIPath: "example.com/api/v1", GVVar: "SchemeGroupVersion"}
-	k := &Kind{Version: v, Name: "Foo", Plural: "Foos", Resource: "foos", Namespaced: true}
+	k := &Kind{Version: v, Name: "Foo", Plural: "Foos", Resource: "foos", Namespaced: true,
+		api: &apiPackage{path: v.APIPath, gvVar: v.GVVar}}
 	v.Kinds, g.Versions = []*Kind{k}, []*Version{v}
 	steps := []FieldStep{{Selector: "obj.Spec", Pointer: true}, {Selector: "obj.Spec.X"}}
 	want := map[string]string{}

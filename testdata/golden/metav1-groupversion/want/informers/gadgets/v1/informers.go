@@ -36,13 +36,13 @@ var Resources = factory.Resources{
 	GadgetType.Resource: GadgetType,
 }
 
-// groupVersion is the group version of the API package, which declares none
-// that the informers could use (it registers its types in an init(), or
+// groupVersion is the group version of the kinds whose API package declares
+// none that the informers could use (it registers its types in an init(), or
 // aliases another package's).
 var groupVersion = schema.GroupVersion{Group: "gadgets.example.com", Version: "v1"}
 
-// addToScheme registers the kinds of this group version, and their lists, in
-// the factory's scheme: the API package has no AddToScheme to do it.
+// addToScheme registers those kinds, and their lists, in the factory's scheme:
+// their API package has no AddToScheme to do it.
 func addToScheme(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(groupVersion,
 		&v1.Gadget{}, &v1.GadgetList{},

@@ -1,0 +1,5 @@
+// +k8s:deepcopy-gen=package
+// +groupName=dapr.example.com
+
+// Package v1alpha1 holds the HTTPEndpoint kind of dapr.example.com/v1alpha1.
+package v1alpha1
