@@ -139,10 +139,13 @@
 // declares the group version (version: +versionName, else the Version of a
 // schema.GroupVersion literal its AddKnownTypes call is given, else the
 // directory) and an AddToScheme registering the kinds and their lists.
-// Packages that declare the same group version (Dapr's seven dapr.io/v1alpha1
-// packages) make one version with the kinds of all of them, each referred to
-// in its own package; they may not declare the same kind, resource or
-// accessor, or different API groups (an error naming both packages).
+// A package whose SchemeGroupVersion declares runtime.APIVersionInternal (a
+// hub, which no server serves) is skipped with a warning naming its kinds,
+// an error when nothing else is selected. Packages that declare the same
+// group version (Dapr's seven dapr.io/v1alpha1 packages) make one version
+// with the kinds of all of them, each referred to in its own package; they
+// may not declare the same kind, resource or accessor, or different API
+// groups (an error naming both packages).
 //
 // # Output
 //

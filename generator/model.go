@@ -298,6 +298,10 @@ func (n kindNamers) crdResource(kind string) string {
 	return strings.ToLower(flect.Pluralize(kind))
 }
 
+// internalVersion is runtime.APIVersionInternal, the version of a hub
+// package's SchemeGroupVersion.
+const internalVersion = "__internal"
+
 // groupVersion keys the versions seen so far.
 type groupVersion struct{ group, version string }
 
@@ -314,6 +318,8 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	groups := map[string]*Group{} // by API group name
 	seen := map[groupVersion]*Version{}
 	selectedAny := false
+	// emptyExplicit: packages named on the command line that select nothing,
+	// and hub packages; warnings when other packages select kinds.
 	var emptyExplicit Diagnostics
 	for _, mp := range in.pkgs {
 		pkgPos := packagePos(mp.pkg, in.position)
@@ -330,6 +336,31 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		}
 		v.GoName = gengonamer.IC(v.Name)
 		kinds, ds := selectKinds(logger, mp, in.position, namers)
+		if d, ok := declaredGroup(mp.pkg, in.position); ok && d.version == internalVersion {
+			// A hub package (Volcano's pkg/apis/scheduling, kube-aggregator's
+			// apiregistration): the types versions convert through in the
+			// server, never served. Informers of them would list
+			// .../__internal/... and get 404s for ever; what selectKinds
+			// says of their types (internal ones often lack json tags)
+			// does not matter either.
+			if len(kinds) > 0 || len(ds) > 0 {
+				var names []string
+				for _, k := range kinds {
+					names = append(names, k.Name)
+				}
+				which := "its types"
+				if len(names) > 0 {
+					which = "its kinds (" + strings.Join(names, ", ") + ")"
+				}
+				internal := Diagnostic{Pos: d.versionPos,
+					Message: fmt.Sprintf("package %s declares the internal version (runtime.APIVersionInternal) in %s: no API server serves it, so no listers or informers are generated for %s",
+						mp.pkg.Types.Name(), d.varName, which),
+					Hint: "generate the versioned packages beside it, whose kinds the server serves"}
+				unselected = append(unselected, internal)
+				emptyExplicit = append(emptyExplicit, internal) // a warning when other packages select kinds
+			}
+			continue
+		}
 		diags = append(diags, ds...)
 		diags = append(diags, addFlagProjections(mp, kinds, opts.projections, namers)...)
 		if mp.projectionOnly {

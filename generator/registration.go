@@ -38,11 +38,16 @@ type groupDecl struct {
 	group   string
 	varName string         // SchemeGroupVersion or GroupVersion
 	pos     token.Position // of the Group value
+	// version is the Version value when it is a constant expression, ""
+	// otherwise; versionPos is its position.
+	version    string
+	versionPos token.Position
 }
 
-// declaredGroup reads the Group of "var SchemeGroupVersion =
-// schema.GroupVersion{Group: ...}" (upstream) or of kubebuilder's
-// GroupVersion, when it is a constant expression.
+// declaredGroup reads the Group (and the Version) of "var
+// SchemeGroupVersion = schema.GroupVersion{Group: ..., Version: ...}"
+// (upstream) or of kubebuilder's GroupVersion, when the Group is a constant
+// expression.
 func declaredGroup(pkg *packages.Package, posOf func(token.Pos) token.Position) (groupDecl, bool) {
 	if pkg.TypesInfo == nil {
 		return groupDecl{}, false
@@ -64,24 +69,29 @@ func declaredGroup(pkg *packages.Package, posOf func(token.Pos) token.Position) 
 					if !ok {
 						continue
 					}
-					var expr ast.Expr
+					var expr, vexpr ast.Expr
 					for j, e := range lit.Elts {
 						if kv, ok := e.(*ast.KeyValueExpr); ok {
 							if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Group" {
 								expr = kv.Value
+							} else if ok && k.Name == "Version" {
+								vexpr = kv.Value
 							}
 						} else if j == 0 {
 							expr = e
+						} else if j == 1 {
+							vexpr = e
 						}
 					}
-					if expr == nil {
+					group, ok := constString(pkg.TypesInfo, expr)
+					if !ok {
 						continue
 					}
-					tv, ok := pkg.TypesInfo.Types[expr]
-					if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
-						continue
+					d := groupDecl{group: group, varName: n.Name, pos: posOf(expr.Pos())}
+					if version, ok := constString(pkg.TypesInfo, vexpr); ok {
+						d.version, d.versionPos = version, posOf(vexpr.Pos())
 					}
-					found[n.Name] = groupDecl{group: constant.StringVal(tv.Value), varName: n.Name, pos: posOf(expr.Pos())}
+					found[n.Name] = d
 				}
 			}
 		}
@@ -91,6 +101,18 @@ func declaredGroup(pkg *packages.Package, posOf func(token.Pos) token.Position) 
 	}
 	d, ok := found["GroupVersion"]
 	return d, ok
+}
+
+// constString is the value of expr when it is a constant string expression.
+func constString(info *types.Info, expr ast.Expr) (string, bool) {
+	if expr == nil {
+		return "", false
+	}
+	tv, ok := info.Types[expr]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.String {
+		return "", false
+	}
+	return constant.StringVal(tv.Value), true
 }
 
 // metav1Qualifier names packages in messages as API code imports them:
