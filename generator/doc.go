@@ -32,7 +32,10 @@
 //     missing go.sum entry or an input in no module of go.mod). Missing
 //     go.sum entries are one diagnostic for the whole run, with one go get:
 //     they have one cause, and a module of many packages would otherwise
-//     repeat it per file and import.
+//     repeat it per file and import. A package a ... pattern takes in whose
+//     imports' modules are missing, and whose syntax shows no type that
+//     could be a kind, is skipped: go mod tidy after generating drops what
+//     only such packages import, and a rerun must not fail on it.
 //   - markers (markers.go): every "// +marker" line of the input is parsed,
 //     attributed to the package or to a type, and checked: unknown variants,
 //     near-miss spellings and markers in the wrong place are errors. The

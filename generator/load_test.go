@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -278,6 +279,94 @@ func TestDependencyHint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := dependencyHint(tc.p, cg, "go vet", rel); got != tc.want {
 				t.Errorf("dependencyHint =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPatternPackageWithoutKindsAfterTidy: go mod tidy after generating
+// drops the modules of a package that a ... pattern takes in and nothing
+// imports (Volcano's pkg/apis/helpers, JobSet's api/config). Such a package
+// declares no kind, so a rerun or --verify skips it instead of failing on
+// go.sum; named on the command line, or holding a type that may be a kind,
+// it is still an error.
+func TestPatternPackageWithoutKindsAfterTidy(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	c := sampleCase(t)
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(c.dir, "input"), filepath.Join(dir, "input"))
+	gomod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gosum, err := os.ReadFile("../go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// golang.org/x/tools stays in the module graph (its go.mod line) while
+	// its source's hash is gone, as tidy leaves a module nothing imports.
+	var kept []string
+	for _, l := range strings.Split(string(gosum), "\n") {
+		if strings.HasPrefix(l, "golang.org/x/tools ") && !strings.Contains(l, "/go.mod ") {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	writeFile(t, filepath.Join(dir, "go.mod"), bytes.Replace(gomod, []byte("module "+thisModule), []byte("module example.com/sample"), 1))
+	writeFile(t, filepath.Join(dir, "go.sum"), []byte(strings.Join(kept, "\n")))
+	helpers := filepath.Join(dir, "input", "apis", "helpers", "helpers.go")
+	const imports = "package helpers\n\nimport \"golang.org/x/tools/go/packages\"\n\n"
+	run := func(t *testing.T, inputs ...string) error {
+		return Run(context.Background(), Config{Inputs: inputs, OutputDir: filepath.Join(dir, "generated"), WorkDir: dir})
+	}
+
+	writeFile(t, helpers, []byte(imports+"type wrapper struct{ *packages.Package }\n"))
+	if err := run(t, "./input/apis/..."); err != nil {
+		t.Fatalf("helpers without kinds in ./input/apis/...: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "generated", "listers", "samplecontroller", "v1alpha1", "listers.go")); err != nil {
+		t.Errorf("the kinds beside the skipped package: %v", err)
+	}
+	for _, c := range []struct {
+		name, src string
+		inputs    []string
+	}{
+		{"named", "type wrapper struct{ *packages.Package }\n", []string{"./input/apis/...", "./input/apis/helpers"}},
+		{"kind", "type Wrapper struct{ *packages.Package }\n\ntype WrapperList struct{ Items []Wrapper }\n", []string{"./input/apis/..."}},
+		{"genclient", "// +genclient\ntype wrapper struct{ *packages.Package }\n", []string{"./input/apis/..."}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			writeFile(t, helpers, []byte(imports+c.src))
+			err := run(t, c.inputs...)
+			if err == nil || !strings.Contains(err.Error(), "missing go.sum entry") || !strings.Contains(err.Error(), "helpers.go:3:8") {
+				t.Errorf("got %v, want the missing go.sum entry at helpers.go's import", err)
+			}
+		})
+	}
+}
+
+// mayHoldKinds reads a package's syntax for what could be a kind.
+func TestMayHoldKinds(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"nothing", "type config struct{ Port int }\n", false},
+		{"type meta only", "type Configuration struct {\n\tmetav1.TypeMeta\n\tPort int\n}\n", false},
+		{"foreign embedding", "type listener struct{ *net.TCPListener }\n", false},
+		{"object meta", "type Foo struct {\n\tmetav1.TypeMeta\n\tmetav1.ObjectMeta\n}\n", true},
+		{"object meta pointer", "type Foo struct{ *metav1.ObjectMeta }\n", true},
+		{"foreign base with a list", "type Foo struct{ base.Object }\n\ntype FooList struct{ Items []Foo }\n", true},
+		{"generic embedding", "type Foo struct{ base.Object[int] }\n", true},
+		{"genclient", "// +genclient\n\n// Foo is a type.\ntype Foo struct{}\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "types.go")
+			writeFile(t, f, []byte("package v1\n\n"+c.src))
+			if got := mayHoldKinds(&packages.Package{GoFiles: []string{f}}); got != c.want {
+				t.Errorf("mayHoldKinds(%q) = %v, want %v", c.src, got, c.want)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"go/ast"
 	"go/build/constraint"
 	"go/parser"
 	"go/token"
@@ -332,4 +333,100 @@ func packageErrorDiagnostic(e packages.Error, p *packages.Package, rel func(stri
 	}
 	d.Message = e.Msg
 	return d
+}
+
+// onlyModulesMissing reports whether every error go list reports for p and
+// the packages it imports is a module of an import missing from go.sum or
+// go.mod, and p itself was found: what go mod tidy leaves of a package of
+// a required module that nothing in the main module imports.
+func onlyModulesMissing(p *packages.Package) bool {
+	if len(p.GoFiles) == 0 {
+		return false
+	}
+	missing, other := false, false
+	packages.Visit([]*packages.Package{p}, nil, func(q *packages.Package) {
+		for _, e := range q.Errors {
+			m := missingModuleRe.FindStringSubmatch(e.Msg)
+			if m == nil || m[1] == p.PkgPath {
+				other = true // another error, or p's own module is missing
+				continue
+			}
+			missing = true
+		}
+	})
+	return missing && !other
+}
+
+// missingModuleRe matches the go command's "missing go.sum entry for module
+// providing package X" and "no required module provides package X".
+var missingModuleRe = regexp.MustCompile(`(?:missing go\.sum entry for module providing|no required module provides) package ([^\s;:()]+)`)
+
+// mayHoldKinds reports whether p's source could declare a kind, read from
+// its files' syntax alone (its imports cannot be loaded): a +genclient
+// marker; a struct type embedding ObjectMeta; or a struct type T embedding
+// a type of another package other than TypeMeta and ListMeta (which might
+// embed ObjectMeta in turn) when the package declares a TList beside it.
+// When unsure it says true.
+func mayHoldKinds(p *packages.Package) bool {
+	fset := token.NewFileSet()
+	var structs []*ast.TypeSpec
+	names := map[string]bool{}
+	for _, name := range append(slices.Clone(p.GoFiles), p.IgnoredFiles...) {
+		if !strings.HasSuffix(name, ".go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return true
+		}
+		for _, cg := range f.Comments {
+			if strings.Contains(cg.Text(), "+genclient") {
+				return true
+			}
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				names[ts.Name.Name] = true
+				if _, ok := ts.Type.(*ast.StructType); ok {
+					structs = append(structs, ts)
+				}
+			}
+		}
+	}
+	for _, ts := range structs {
+		for _, fd := range ts.Type.(*ast.StructType).Fields.List {
+			if len(fd.Names) > 0 {
+				continue
+			}
+			t := fd.Type
+			if s, ok := t.(*ast.StarExpr); ok {
+				t = s.X
+			}
+			switch t := t.(type) {
+			case *ast.Ident:
+				// A type of p: if it embeds ObjectMeta, it is found itself.
+				if t.Name == "ObjectMeta" {
+					return true
+				}
+			case *ast.SelectorExpr:
+				switch t.Sel.Name {
+				case "ObjectMeta":
+					return true
+				case "TypeMeta", "ListMeta":
+				default:
+					if names[ts.Name.Name+"List"] {
+						return true
+					}
+				}
+			default:
+				return true
+			}
+		}
+	}
+	return false
 }
