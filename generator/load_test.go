@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -369,5 +370,46 @@ func TestMayHoldKinds(t *testing.T) {
 				t.Errorf("mayHoldKinds(%q) = %v, want %v", c.src, got, c.want)
 			}
 		})
+	}
+}
+
+// k8s.io/api, apimachinery and client-go replaced by older versions of
+// themselves are refused: the inputs compile, the output would not.
+func TestK8sReplacedBelowRuntime(t *testing.T) {
+	mod := func(path, version string, replace *packages.Module) *packages.Package {
+		return &packages.Package{PkgPath: path + "/pkg", Module: &packages.Module{Path: path, Version: version, Replace: replace}}
+	}
+	pkgs := []*packages.Package{
+		mod("k8s.io/apimachinery", "v0.37.2", &packages.Module{Path: "k8s.io/apimachinery", Version: "v0.34.5"}),
+		mod("k8s.io/api", "v0.37.2", &packages.Module{Path: "k8s.io/api", Version: "v0.37.3"}),                      // newer: fine
+		mod("k8s.io/client-go", "v0.37.2", &packages.Module{Path: "example.com/fork/client-go", Version: "v0.1.0"}), // a fork
+		mod("k8s.io/component-base", "v0.30.0", &packages.Module{Path: "k8s.io/component-base", Version: "v0.30.0"}),
+		mod("sigs.k8s.io/yaml", "v1.6.0", nil),
+	}
+	pkgs[0].Imports = map[string]*packages.Package{"x": mod("k8s.io/client-go", "v0.37.2", &packages.Module{Path: "k8s.io/client-go", Version: "v0.35.0"})}
+	var got []string
+	for _, d := range k8sReplacedBelowRuntime(pkgs) {
+		got = append(got, d.String())
+	}
+	slices.Sort(got) // the run sorts diagnostics
+	want := []string{
+		"k8s.io/apimachinery: go.mod replaces k8s.io/apimachinery with v0.34.5, older than the " + runtimeK8sVersion + " that the generated code's runtime requires: the output would not compile (raise the replace to " + runtimeK8sVersion + " or later, or drop it)",
+		"k8s.io/client-go: go.mod replaces k8s.io/client-go with v0.35.0, older than the " + runtimeK8sVersion + " that the generated code's runtime requires: the output would not compile (raise the replace to " + runtimeK8sVersion + " or later, or drop it)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// runtimeK8sVersion is what this module's go.mod requires.
+func TestRuntimeK8sVersionIsGoMods(t *testing.T) {
+	b, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go"} {
+		if !strings.Contains(string(b), "\n\t"+m+" "+runtimeK8sVersion+"\n") {
+			t.Errorf("go.mod does not require %s %s", m, runtimeK8sVersion)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/mod/semver"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -498,4 +499,42 @@ func dependencyHint(p *packages.Package, clientGo, vet string, rel func(string) 
 		return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s", at, clientGo, fix)
 	}
 	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s %s shows the same", p.PkgPath, clientGo, vet, relPkg(p, rel))
+}
+
+// runtimeK8sVersion is the version of k8s.io/api, apimachinery and client-go
+// that the runtime the output imports requires (this module's go.mod; a
+// test keeps the two equal). Without a replace, the go command selects it
+// or a newer one in any module that requires the runtime.
+const runtimeK8sVersion = "v0.37.2"
+
+// k8sReplacedBelowRuntime reports k8s.io/api, apimachinery or client-go
+// replaced, in the module that generates, by an older version of itself
+// than the runtime requires: the inputs compile, but the output, which
+// imports the runtime, would not (projects that pin Kubernetes with replace
+// lines, as KServe pins v0.34). A replacement by another module (a fork) or
+// a directory is left alone: its version says nothing of its API.
+func k8sReplacedBelowRuntime(pkgs []*packages.Package) Diagnostics {
+	seen := map[string]bool{}
+	var diags Diagnostics
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		m := p.Module
+		if m == nil || seen[m.Path] {
+			return
+		}
+		seen[m.Path] = true
+		switch m.Path {
+		case "k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go":
+		default:
+			return
+		}
+		r := m.Replace
+		if r == nil || r.Path != m.Path || !semver.IsValid(r.Version) || semver.Compare(r.Version, runtimeK8sVersion) >= 0 {
+			return
+		}
+		diags = append(diags, Diagnostic{Subject: m.Path,
+			Message: fmt.Sprintf("go.mod replaces %s with %s, older than the %s that the generated code's runtime requires: the output would not compile",
+				m.Path, r.Version, runtimeK8sVersion),
+			Hint: fmt.Sprintf("raise the replace to %s or later, or drop it", runtimeK8sVersion)})
+	})
+	return diags
 }
