@@ -64,6 +64,17 @@ type Version struct {
 	Kinds     []*Kind
 }
 
+// Merged reports whether more than one API package declares the version's
+// kinds.
+func (v *Version) Merged() bool {
+	return slices.ContainsFunc(v.Kinds, func(k *Kind) bool { return k.APIPath() != v.APIPath })
+}
+
+// OwnScheme reports whether the generated informers.go declares the
+// addToScheme every Type of the version uses: when a package registers its
+// kinds in an init() (Registers), or several packages declare them (Merged).
+func (v *Version) OwnScheme() bool { return v.Registers || v.Merged() }
+
 // apiPackage is the API package a kind is declared in, as the generated
 // code refers to it.
 type apiPackage struct {

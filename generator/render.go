@@ -193,6 +193,27 @@ type (
 // APIOf is the alias of k's API package in the file.
 func (d versionData) APIOf(k *Kind) string { return d.APIs[k.APIPath()] }
 
+// SchemeAPIs are the aliases of the version's API packages that have an
+// AddToScheme of their own (not Registers), in import path order: what the
+// generated addToScheme of a Merged version calls.
+func (d versionData) SchemeAPIs() []string {
+	var paths []string
+	for _, k := range d.Version.Kinds {
+		if !k.Registers() && !slices.Contains(paths, k.APIPath()) {
+			paths = append(paths, k.APIPath())
+		}
+	}
+	if !d.Version.Merged() {
+		return nil
+	}
+	slices.Sort(paths)
+	aliases := make([]string, len(paths))
+	for i, p := range paths {
+		aliases[i] = d.APIs[p]
+	}
+	return aliases
+}
+
 // addAPIs imports the API packages of v's kinds into im and returns their
 // aliases by import path: v.Name for the version's first package, as a
 // version of one package has always had it, and the package's directory
@@ -302,8 +323,11 @@ func render(m *Model, header []byte, ownExpansion func(dir, kind string) bool) (
 			informerImports := newImports("version", "New", "Interface", "Resources", "groupVersion", "addToScheme")
 			apis = addAPIs(informerImports, v)
 			var meta, runtime string
+			if v.OwnScheme() {
+				runtime = informerImports.add("k8s.io/apimachinery/pkg/runtime", "runtime")
+			}
 			if v.Registers {
-				meta, runtime = informerImports.add(metav1Path, "metav1"), informerImports.add("k8s.io/apimachinery/pkg/runtime", "runtime")
+				meta = informerImports.add(metav1Path, "metav1")
 			}
 			listers := informerImports.add(path.Join(listersPkg, rel), "listers")
 			if projs != "" {

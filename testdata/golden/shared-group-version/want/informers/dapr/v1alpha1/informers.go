@@ -52,9 +52,17 @@ var Resources = factory.Resources{
 // aliases another package's).
 var groupVersion = schema.GroupVersion{Group: "dapr.example.com", Version: "v1alpha1"}
 
-// addToScheme registers those kinds, and their lists, in the factory's scheme:
-// their API package has no AddToScheme to do it.
+// addToScheme registers the kinds of this group version, and their lists, in
+// the factory's scheme. Several API packages declare them, and the factory
+// keeps one scheme per group version, made by the first Type of it that it
+// serves: so every Type of this version registers them all.
 func addToScheme(scheme *runtime.Scheme) error {
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
+	if err := httpendpointv1alpha1.AddToScheme(scheme); err != nil {
+		return err
+	}
 	scheme.AddKnownTypes(groupVersion,
 		&configurationv1alpha1.Configuration{}, &configurationv1alpha1.ConfigurationList{},
 	)
@@ -71,7 +79,7 @@ func (v version) ComponentSummaries() ComponentSummaryInformer { return componen
 var ComponentType = factory.Type[*v1alpha1.Component]{
 	Resource:    v1alpha1.SchemeGroupVersion.WithResource("components"),
 	Namespaced:  true,
-	AddToScheme: v1alpha1.AddToScheme,
+	AddToScheme: addToScheme,
 	Indexers:    listers.ComponentIndexers,
 	DecodeJSON:  componentDecodeJSON,
 }
@@ -137,7 +145,7 @@ func (i configurationInformer) Lister() listers.ConfigurationLister {
 var HTTPEndpointType = factory.Type[*httpendpointv1alpha1.HTTPEndpoint]{
 	Resource:    httpendpointv1alpha1.SchemeGroupVersion.WithResource("httpendpoints"),
 	Namespaced:  false,
-	AddToScheme: httpendpointv1alpha1.AddToScheme,
+	AddToScheme: addToScheme,
 	Indexers:    listers.HTTPEndpointIndexers,
 	DecodeJSON:  hTTPEndpointDecodeJSON,
 }
@@ -171,7 +179,7 @@ func (i hTTPEndpointInformer) Lister() listers.HTTPEndpointLister {
 var ComponentSummaryType = factory.Type[*projv1alpha1.ComponentSummary]{
 	Resource:    v1alpha1.SchemeGroupVersion.WithResource("components"),
 	Namespaced:  true,
-	AddToScheme: v1alpha1.AddToScheme,
+	AddToScheme: addToScheme,
 	Indexers:    listers.ComponentSummaryIndexers,
 	Projection:  "ComponentSummary",
 	Kind:        "Component",
