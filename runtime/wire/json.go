@@ -107,7 +107,47 @@ func buildJSONCodec[T any](c codecOf[T], gvk schema.GroupVersionKind) (*jsonCode
 	default:
 		jc.opts = jsonOptions
 	}
+	if definitionErrors(elem, map[reflect.Type]bool{}) {
+		jc.opts = json.JoinOptions(jc.opts, jsonv1.ReportErrorsWithLegacySemantics(true))
+	}
 	return jc, nil
+}
+
+// definitionErrors reports whether a struct type that decoding t may reach
+// has a definition that encoding/json accepts and json v2 does not: an
+// embedded struct with options but no name (Tekton embeds ResolverRef
+// tagged `json:",omitempty"`, KServe tags embedded structs
+// `json:",inline,omitempty"`), an embedded non-struct without a name, two
+// fields of one JSON name. v2 then fails every value of that struct unless
+// errors have legacy semantics, under which it ignores the definition as
+// encoding/json does; so the codec of such a type decodes with
+// ReportErrorsWithLegacySemantics, which also makes it read an object whole
+// before decoding it and go on past a field's type error (an error is still
+// an error). Each struct is asked by decoding {} into a new one, which
+// reports its definition's error first; types with their own UnmarshalJSON
+// or UnmarshalText are not looked into, as the decoder does not.
+func definitionErrors(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t.Kind() != reflect.Interface && (reflect.PointerTo(t).Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return definitionErrors(t.Elem(), seen)
+	case reflect.Struct:
+		if json.Unmarshal([]byte("{}"), reflect.New(t).Interface(), jsonBaseOptions) != nil {
+			return true
+		}
+		for i := range t.NumField() {
+			if definitionErrors(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // The errors where the JSON Codec is stricter than client-go (tests allow
