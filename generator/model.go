@@ -517,7 +517,7 @@ func mergeVersion(prev, v *Version, pkgPos token.Position) Diagnostics {
 				hint = "set +resourceName on one of them"
 			case k.Plural == o.Plural:
 				msg = fmt.Sprintf("kind %s's accessor %s() collides with that of kind %s of package %s in %s", k.Name, k.Plural, o.Name, o.APIPath(), gv)
-				hint = "set +resourceName on one of them"
+				hint = "give one of them another plural with --plural-exceptions"
 			default:
 				continue
 			}

@@ -197,14 +197,14 @@ func (d versionData) APIOf(k *Kind) string { return d.APIs[k.APIPath()] }
 // AddToScheme of their own (not Registers), in import path order: what the
 // generated addToScheme of a Merged version calls.
 func (d versionData) SchemeAPIs() []string {
+	if !d.Version.Merged() {
+		return nil
+	}
 	var paths []string
 	for _, k := range d.Version.Kinds {
 		if !k.Registers() && !slices.Contains(paths, k.APIPath()) {
 			paths = append(paths, k.APIPath())
 		}
-	}
-	if !d.Version.Merged() {
-		return nil
 	}
 	slices.Sort(paths)
 	aliases := make([]string, len(paths))
@@ -216,28 +216,34 @@ func (d versionData) SchemeAPIs() []string {
 
 // addAPIs imports the API packages of v's kinds into im and returns their
 // aliases by import path: v.Name for the version's first package, as a
-// version of one package has always had it, and the package's directory
-// above the version (configurationv1alpha1) for the others, so that a
-// type's package shows in its name.
+// version of one package has always had it, and otherAPIAlias for the
+// others.
 func addAPIs(im *imports, v *Version) map[string]string {
 	aliases := map[string]string{v.APIPath: im.add(v.APIPath, v.Name)}
 	for _, k := range v.Kinds {
 		if p := k.APIPath(); aliases[p] == "" {
-			aliases[p] = im.add(p, goIdentifierLower(path.Base(path.Dir(p)))+v.Name)
+			aliases[p] = im.add(p, otherAPIAlias(p, v.Name))
 		}
 	}
 	return aliases
 }
 
-// goIdentifierLower is s without the characters an identifier cannot
-// hold, in lower case (httpEndpoint → httpendpoint).
-func goIdentifierLower(s string) string {
-	return strings.ToLower(strings.Map(func(r rune) rune {
+// otherAPIAlias is the alias of an API package of a version other than its
+// first: the package's directory above the version, in lower case and
+// without what an identifier cannot hold, then the version
+// (httpEndpoint/v1alpha1 → httpendpointv1alpha1), so that a type's
+// package shows in its name.
+func otherAPIAlias(p, version string) string {
+	dir := strings.ToLower(strings.Map(func(r rune) rune {
 		if r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
 			return r
 		}
 		return -1
-	}, s))
+	}, path.Base(path.Dir(p))))
+	if dir == "" || unicode.IsDigit(rune(dir[0])) {
+		dir = "api" + dir
+	}
+	return dir + version
 }
 
 // DisplayName is the API group as users write it; "core" for "".
@@ -466,7 +472,7 @@ func projectionsFile(v *Version) projectionsData {
 		if k.APIPath() == v.APIPath {
 			return im.add(k.APIPath(), v.Group.PkgName+v.Name)
 		}
-		return im.add(k.APIPath(), goIdentifierLower(path.Base(path.Dir(k.APIPath())))+v.Name)
+		return im.add(k.APIPath(), otherAPIAlias(k.APIPath(), v.Name))
 	}
 	im.add(v.APIPath, v.Group.PkgName+v.Name) // the first package's alias, before any other's
 	d := projectionsData{Package: v.Name, Version: v,
