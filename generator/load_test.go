@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -295,28 +294,17 @@ func TestPatternPackageWithoutKindsAfterTidy(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	c := sampleCase(t)
-	dir := t.TempDir()
-	copyTree(t, filepath.Join(c.dir, "input"), filepath.Join(dir, "input"))
-	gomod, err := os.ReadFile("../go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gosum, err := os.ReadFile("../go.sum")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// golang.org/x/tools stays in the module graph (its go.mod line) while
 	// its source's hash is gone, as tidy leaves a module nothing imports.
-	var kept []string
-	for _, l := range strings.Split(string(gosum), "\n") {
-		if strings.HasPrefix(l, "golang.org/x/tools ") && !strings.Contains(l, "/go.mod ") {
-			continue
+	dir := sampleModule(t, func(gosum []byte) []byte {
+		var kept []string
+		for _, l := range strings.Split(string(gosum), "\n") {
+			if !strings.HasPrefix(l, "golang.org/x/tools ") || strings.Contains(l, "/go.mod ") {
+				kept = append(kept, l)
+			}
 		}
-		kept = append(kept, l)
-	}
-	writeFile(t, filepath.Join(dir, "go.mod"), bytes.Replace(gomod, []byte("module "+thisModule), []byte("module example.com/sample"), 1))
-	writeFile(t, filepath.Join(dir, "go.sum"), []byte(strings.Join(kept, "\n")))
+		return []byte(strings.Join(kept, "\n"))
+	})
 	helpers := filepath.Join(dir, "input", "apis", "helpers", "helpers.go")
 	const imports = "package helpers\n\nimport \"golang.org/x/tools/go/packages\"\n\n"
 	run := func(t *testing.T, inputs ...string) error {

@@ -203,23 +203,10 @@ func TestDidYouMean(t *testing.T) {
 // Generating into a directory that the input pattern also matches works, even
 // when the earlier output no longer compiles (a renamed type).
 func TestOutputInsideInputPatternIsNotInput(t *testing.T) {
-	c := sampleCase(t)
-	dir := t.TempDir()
-	copyTree(t, filepath.Join(c.dir, "input"), filepath.Join(dir, "input"))
-	// A module of its own, with the root module's requirements.
-	gomod, err := os.ReadFile("../go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gosum, err := os.ReadFile("../go.sum")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "go.mod"), bytes.Replace(gomod, []byte("module "+thisModule), []byte("module example.com/sample"), 1))
-	writeFile(t, filepath.Join(dir, "go.sum"), gosum)
+	dir := sampleModule(t, func(gosum []byte) []byte { return gosum })
 	broken := filepath.Join(dir, "input", "generated", "listers", "samplecontroller", "v1alpha1", "old.go")
 	writeFile(t, broken, []byte(generatedBy+"\n\npackage v1alpha1\n\nvar _ = undefinedThing\n"))
-	err = Run(context.Background(), Config{
+	err := Run(context.Background(), Config{
 		Inputs:    []string{"./input/..."},
 		OutputDir: "input/generated",
 		WorkDir:   dir,
@@ -325,4 +312,24 @@ func TestSkippedRootTypesAreLogged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sampleModule makes a module example.com/sample in a temporary directory
+// holding the samplecontroller golden case's input/, with this module's
+// go.mod requirements and its go.sum as edit makes it.
+func sampleModule(t *testing.T, edit func(gosum []byte) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(sampleCase(t).dir, "input"), filepath.Join(dir, "input"))
+	gomod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gosum, err := os.ReadFile("../go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "go.mod"), bytes.Replace(gomod, []byte("module "+thisModule), []byte("module example.com/sample"), 1))
+	writeFile(t, filepath.Join(dir, "go.sum"), edit(gosum))
+	return dir
 }

@@ -97,7 +97,7 @@ func buildJSONCodec[T any](c codecOf[T], gvk schema.GroupVersionKind) (*jsonCode
 	}
 	jc.apiVersion, jc.kind = gvk.ToAPIVersionAndKind()
 	jc.listKind = gvk.Kind + "List"
-	switch hasAny := holdsInterface(elem, map[reflect.Type]bool{}); {
+	switch hasAny := holdsInterface(elem); {
 	case hasAny && jc.skipMF:
 		jc.opts = jsonOptionsPreserveIntsSkipMF
 	case hasAny:
@@ -107,7 +107,7 @@ func buildJSONCodec[T any](c codecOf[T], gvk schema.GroupVersionKind) (*jsonCode
 	default:
 		jc.opts = jsonOptions
 	}
-	if definitionErrors(elem, map[reflect.Type]bool{}) {
+	if definitionErrors(elem) {
 		jc.opts = json.JoinOptions(jc.opts, jsonv1.ReportErrorsWithLegacySemantics(true))
 	}
 	return jc, nil
@@ -126,28 +126,10 @@ func buildJSONCodec[T any](c codecOf[T], gvk schema.GroupVersionKind) (*jsonCode
 // an error). Each struct is asked by decoding {} into a new one, which
 // reports its definition's error first; types with their own UnmarshalJSON
 // or UnmarshalText are not looked into, as the decoder does not.
-func definitionErrors(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
-		return false
-	}
-	seen[t] = true
-	if t.Kind() != reflect.Interface && (reflect.PointerTo(t).Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)) {
-		return false
-	}
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-		return definitionErrors(t.Elem(), seen)
-	case reflect.Struct:
-		if json.Unmarshal([]byte("{}"), reflect.New(t).Interface(), jsonBaseOptions) != nil {
-			return true
-		}
-		for i := range t.NumField() {
-			if definitionErrors(t.Field(i).Type, seen) {
-				return true
-			}
-		}
-	}
-	return false
+func definitionErrors(t reflect.Type) bool {
+	return decodesAny(t, map[reflect.Type]bool{}, func(t reflect.Type) bool {
+		return t.Kind() == reflect.Struct && json.Unmarshal([]byte("{}"), reflect.New(t).Interface(), jsonBaseOptions) != nil
+	})
 }
 
 // The errors where the JSON Codec is stricter than client-go (tests allow

@@ -93,7 +93,18 @@ var (
 
 // holdsInterface reports whether a value of type t can hold an interface{}
 // that the JSON decoder fills (not one behind an UnmarshalJSON method).
-func holdsInterface(t reflect.Type, seen map[reflect.Type]bool) bool {
+func holdsInterface(t reflect.Type) bool {
+	return decodesAny(t, map[reflect.Type]bool{}, func(t reflect.Type) bool {
+		return t.Kind() == reflect.Interface && t.NumMethod() == 0
+	})
+}
+
+// decodesAny reports whether is holds for a type the JSON decoder may reach
+// from t: t, the elements of its pointers, slices, arrays and maps, and the
+// types of its struct fields. Types with their own UnmarshalJSON or
+// UnmarshalText are not looked into, as the decoder does not, nor are
+// interfaces; seen are the types already asked.
+func decodesAny(t reflect.Type, seen map[reflect.Type]bool, is func(reflect.Type) bool) bool {
 	if seen[t] {
 		return false
 	}
@@ -101,16 +112,15 @@ func holdsInterface(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if t.Kind() != reflect.Interface && (reflect.PointerTo(t).Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)) {
 		return false
 	}
+	if is(t) {
+		return true
+	}
 	switch t.Kind() {
-	case reflect.Interface:
-		return t.NumMethod() == 0
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return holdsInterface(t.Elem(), seen)
-	case reflect.Map:
-		return holdsInterface(t.Elem(), seen)
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return decodesAny(t.Elem(), seen, is)
 	case reflect.Struct:
 		for i := range t.NumField() {
-			if holdsInterface(t.Field(i).Type, seen) {
+			if decodesAny(t.Field(i).Type, seen, is) {
 				return true
 			}
 		}
