@@ -270,14 +270,14 @@ func TestDependencyHint(t *testing.T) {
 		name: "a directory a replace names",
 		p: &packages.Package{PkgPath: "example.com/lib/cache", Module: &packages.Module{Path: "example.com/lib", Version: "v1.2.0",
 			Replace: &packages.Module{Path: "../lib"}}},
-		want: "example.com/lib/cache, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go vet example.com/lib/cache shows the same",
+		want: "example.com/lib/cache, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go build example.com/lib/cache shows the same",
 	}, {
 		name: "this module",
 		p:    &packages.Package{PkgPath: "example.com/me/webhook", Module: &packages.Module{Path: "example.com/me", Main: true}},
-		want: "example.com/me/webhook, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go vet example.com/me/webhook shows the same",
+		want: "example.com/me/webhook, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go build example.com/me/webhook shows the same",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := dependencyHint(tc.p, cg, "go vet", rel); got != tc.want {
+			if got := dependencyHint(tc.p, cg, "go build", rel); got != tc.want {
 				t.Errorf("dependencyHint =\n%s\nwant\n%s", got, tc.want)
 			}
 		})

@@ -118,16 +118,17 @@ type checker struct {
 	// regs holds what each input package registers in a scheme, by
 	// import path.
 	regs map[string]registrations
-	// vet is the command that shows the same errors: "go vet" with the
-	// run's --tags.
-	vet string
+	// build is the command that shows the same errors: "go build" with
+	// the run's --tags (not go vet, which compiles the test files too and
+	// needs their dependencies, KServe's gomega, which go.sum may lack).
+	build string
 }
 
 func newChecker(ctx context.Context, cfg Config, fset *token.FileSet, roots []*packages.Package) *checker {
 	c := &checker{ctx: ctx, fset: fset, byID: map[string]*packages.Package{}, done: map[string]*types.Package{},
-		regs: map[string]registrations{}, sizes: types.SizesFor("gc", runtime.GOARCH), vet: "go vet"}
+		regs: map[string]registrations{}, sizes: types.SizesFor("gc", runtime.GOARCH), build: "go build"}
 	if len(cfg.Tags) > 0 {
-		c.vet += " -tags=" + strings.Join(cfg.Tags, ",")
+		c.build += " -tags=" + strings.Join(cfg.Tags, ",")
 	}
 	packages.Visit(roots, nil, func(p *packages.Package) { c.byID[p.ID] = p })
 	return c
@@ -277,7 +278,7 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 			pos := list[0].Pos
 			pos.Filename = rel(pos.Filename)
 			diags = append(diags, Diagnostic{Pos: pos, Message: "syntax error: " + list[0].Msg,
-				Hint: "the input packages must compile; " + c.vet + " " + relPkg(p, rel) + " shows the same"})
+				Hint: "the input packages must compile; " + c.build + " " + relPkg(p, rel) + " shows the same"})
 			continue
 		}
 		diags = append(diags, Diagnostic{Subject: p.PkgPath, Message: err.Error()})
@@ -357,7 +358,7 @@ func (c *checker) bodies(p *packages.Package, rel func(string) string) Diagnosti
 
 // inputHint is the hint of an input package's type errors.
 func (c *checker) inputHint(p *packages.Package, rel func(string) string) string {
-	return "the input packages must compile; " + c.vet + " " + relPkg(p, rel) + " shows the same"
+	return "the input packages must compile; " + c.build + " " + relPkg(p, rel) + " shows the same"
 }
 
 // typeErrorDiagnostics turns the type checker's errors into one diagnostic
@@ -478,15 +479,15 @@ func (c *checker) fullBodies(p *packages.Package, rel func(string) string) Diagn
 			break
 		}
 	}
-	hint := dependencyHint(p, clientGo, c.vet, rel)
+	hint := dependencyHint(p, clientGo, c.build, rel)
 	return typeErrorDiagnostics(typeErrs, rel, hint)
 }
 
 // dependencyHint says what to do about a dependency p that does not compile
 // against clientGo: a published module needs another version of it; code
 // of this module, or of a directory a replace names, is the user's to fix,
-// and vet shows the same errors.
-func dependencyHint(p *packages.Package, clientGo, vet string, rel func(string) string) string {
+// and build shows the same errors.
+func dependencyHint(p *packages.Package, clientGo, build string, rel func(string) string) string {
 	if m := p.Module; m != nil && !m.Main && (m.Replace == nil && m.Version != "" || m.Replace != nil && m.Replace.Version != "") {
 		fix := "go get a version of it built for that client-go"
 		if m.Path == "sigs.k8s.io/controller-runtime" {
@@ -498,7 +499,7 @@ func dependencyHint(p *packages.Package, clientGo, vet string, rel func(string) 
 		}
 		return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s", at, clientGo, fix)
 	}
-	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s %s shows the same", p.PkgPath, clientGo, vet, relPkg(p, rel))
+	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s %s shows the same", p.PkgPath, clientGo, build, relPkg(p, rel))
 }
 
 // runtimeK8sVersion is the version of k8s.io/api, apimachinery and client-go
