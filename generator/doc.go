@@ -26,9 +26,11 @@
 //     webhooks): it is checked with its bodies, since code written against
 //     an older client-go is what a newer one breaks, and an older
 //     controller-runtime would otherwise pass here and fail in go build.
-//     k8s.io/api, apimachinery or client-go replaced in go.mod by an older
-//     version of itself than the runtime requires is refused too: the
-//     output imports the runtime, which would not compile.
+//     k8s.io/api, apimachinery or client-go older than the runtime requires
+//     is refused too: replaced in go.mod by an older version of itself, the
+//     output would not compile; selected older because the module does not
+//     require the runtime yet, the inputs would be checked against versions
+//     go mod tidy then raises.
 //     Syntax, type
 //     and go list errors become one diagnostic each, with a position and a
 //     hint (--tags for files behind a build constraint, go get for a

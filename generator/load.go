@@ -160,7 +160,7 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		l.pkgs = append(l.pkgs, p)
 	}
 	if len(diags) == 0 {
-		diags = append(diags, k8sReplacedBelowRuntime(l.pkgs)...)
+		diags = append(diags, k8sBelowRuntime(l.pkgs)...)
 	}
 	if len(diags) == 0 {
 		diags = append(diags, c.clientGoUsers(l.pkgs, rel)...)

@@ -361,31 +361,49 @@ func TestMayHoldKinds(t *testing.T) {
 	}
 }
 
-// k8s.io/api, apimachinery and client-go replaced by older versions of
-// themselves are refused: the inputs compile, the output would not.
-func TestK8sReplacedBelowRuntime(t *testing.T) {
+// k8s.io/api, apimachinery and client-go older than the runtime needs are
+// refused: replaced by an older version of themselves (the output would not
+// compile) or selected older without a replace (the inputs would be checked
+// against versions go mod tidy then raises).
+func TestK8sBelowRuntime(t *testing.T) {
 	mod := func(path, version string, replace *packages.Module) *packages.Package {
 		return &packages.Package{PkgPath: path + "/pkg", Module: &packages.Module{Path: path, Version: version, Replace: replace}}
 	}
 	pkgs := []*packages.Package{
 		mod("k8s.io/apimachinery", "v0.37.2", &packages.Module{Path: "k8s.io/apimachinery", Version: "v0.34.5"}),
 		mod("k8s.io/api", "v0.37.2", &packages.Module{Path: "k8s.io/api", Version: "v0.37.3"}),                      // newer: fine
-		mod("k8s.io/client-go", "v0.37.2", &packages.Module{Path: "example.com/fork/client-go", Version: "v0.1.0"}), // a fork
+		mod("k8s.io/client-go", "v0.30.0", &packages.Module{Path: "example.com/fork/client-go", Version: "v0.1.0"}), // a fork
 		mod("k8s.io/component-base", "v0.30.0", &packages.Module{Path: "k8s.io/component-base", Version: "v0.30.0"}),
 		mod("sigs.k8s.io/yaml", "v1.6.0", nil),
 	}
-	pkgs[0].Imports = map[string]*packages.Package{"x": mod("k8s.io/client-go", "v0.37.2", &packages.Module{Path: "k8s.io/client-go", Version: "v0.35.0"})}
-	var got []string
-	for _, d := range k8sReplacedBelowRuntime(pkgs) {
-		got = append(got, d.String())
+	pkgs[0].Imports = map[string]*packages.Package{
+		"client-go": mod("k8s.io/client-go", "v0.37.2", &packages.Module{Path: "k8s.io/client-go", Version: "v0.35.0"}),
 	}
-	slices.Sort(got) // the run sorts diagnostics
-	want := []string{
-		"k8s.io/apimachinery: go.mod replaces k8s.io/apimachinery with v0.34.5, older than the " + runtimeK8sVersion + " that the generated code's runtime requires: the output would not compile (raise the replace to " + runtimeK8sVersion + " or later, or drop it)",
-		"k8s.io/client-go: go.mod replaces k8s.io/client-go with v0.35.0, older than the " + runtimeK8sVersion + " that the generated code's runtime requires: the output would not compile (raise the replace to " + runtimeK8sVersion + " or later, or drop it)",
+	old := []*packages.Package{mod("k8s.io/api", "v0.27.11", nil), mod("k8s.io/apimachinery", "v0.38.0", nil)}
+	old[0].Imports = map[string]*packages.Package{"main": {PkgPath: "k8s.io/api/x", Module: &packages.Module{Path: "k8s.io/apimachinery", Version: "v0.20.0", Main: true}}}
+	replaced := func(m, v string) string {
+		return m + ": go.mod replaces " + m + " with " + v + ", older than the " + runtimeK8sVersion + " that the generated code's runtime requires: the output would not compile (raise the replace to " + runtimeK8sVersion + " or later, or drop it)"
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	for _, c := range []struct {
+		name string
+		pkgs []*packages.Package
+		want []string
+	}{
+		{"replaced", pkgs, []string{replaced("k8s.io/apimachinery", "v0.34.5"), replaced("k8s.io/client-go", "v0.35.0")}},
+		{"selected", old, []string{"k8s.io/api: this module selects k8s.io/api v0.27.11, older than the " + runtimeK8sVersion +
+			" that the generated code's runtime requires: the inputs would be checked against versions other than those the output builds with" +
+			" (go get k8s.io/api@" + runtimeK8sVersion + " before generating; requiring the runtime first does it (go get github.com/informer-gen/informer-gen@<version>, or hack/use-local.sh without --no-tool from a clone))"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, d := range k8sBelowRuntime(c.pkgs) {
+				got = append(got, d.String())
+			}
+			slices.Sort(got) // the run sorts diagnostics
+			if !slices.Equal(got, c.want) {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
 	}
 }
 

@@ -508,18 +508,24 @@ func dependencyHint(p *packages.Package, clientGo, build string, rel func(string
 // or a newer one in any module that requires the runtime.
 const runtimeK8sVersion = "v0.37.2"
 
-// k8sReplacedBelowRuntime reports k8s.io/api, apimachinery or client-go
-// replaced, in the module that generates, by an older version of itself
-// than the runtime requires: the inputs compile, but the output, which
-// imports the runtime, would not (projects that pin Kubernetes with replace
-// lines, as KServe pins v0.34). A replacement by another module (a fork) or
-// a directory is left alone: its version says nothing of its API.
-func k8sReplacedBelowRuntime(pkgs []*packages.Package) Diagnostics {
+// k8sBelowRuntime reports k8s.io/api, apimachinery or client-go at an
+// older version, in the module that generates, than the runtime the output
+// imports requires. Replaced by an older version of itself (projects that
+// pin Kubernetes with replace lines, as KServe pins v0.34), the output would
+// not compile. Selected older without a replace, the module does not require
+// the runtime yet (a binary run from elsewhere, hack/use-local.sh
+// --no-tool): the inputs would be checked against versions that go mod
+// tidy then raises, and an input that compiles today may not compile at
+// the runtime's version (Flagger imports k8s.io/api's autoscaling/v2beta2,
+// which v0.37 no longer has), or its generated decoders go stale at once.
+// A replacement by another module (a fork) or a directory is left alone:
+// its version says nothing of its API.
+func k8sBelowRuntime(pkgs []*packages.Package) Diagnostics {
 	seen := map[string]bool{}
 	var diags Diagnostics
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		m := p.Module
-		if m == nil || seen[m.Path] {
+		if m == nil || m.Main || seen[m.Path] {
 			return
 		}
 		seen[m.Path] = true
@@ -528,14 +534,21 @@ func k8sReplacedBelowRuntime(pkgs []*packages.Package) Diagnostics {
 		default:
 			return
 		}
-		r := m.Replace
-		if r == nil || r.Path != m.Path || !semver.IsValid(r.Version) || semver.Compare(r.Version, runtimeK8sVersion) >= 0 {
-			return
+		switch r := m.Replace; {
+		case r == nil:
+			if !semver.IsValid(m.Version) || semver.Compare(m.Version, runtimeK8sVersion) >= 0 {
+				return
+			}
+			diags = append(diags, Diagnostic{Subject: m.Path,
+				Message: fmt.Sprintf("this module selects %s %s, older than the %s that the generated code's runtime requires: the inputs would be checked against versions other than those the output builds with",
+					m.Path, m.Version, runtimeK8sVersion),
+				Hint: fmt.Sprintf("go get %s@%s before generating; requiring the runtime first does it (go get github.com/informer-gen/informer-gen@<version>, or hack/use-local.sh without --no-tool from a clone)", m.Path, runtimeK8sVersion)})
+		case r.Path == m.Path && semver.IsValid(r.Version) && semver.Compare(r.Version, runtimeK8sVersion) < 0:
+			diags = append(diags, Diagnostic{Subject: m.Path,
+				Message: fmt.Sprintf("go.mod replaces %s with %s, older than the %s that the generated code's runtime requires: the output would not compile",
+					m.Path, r.Version, runtimeK8sVersion),
+				Hint: fmt.Sprintf("raise the replace to %s or later, or drop it", runtimeK8sVersion)})
 		}
-		diags = append(diags, Diagnostic{Subject: m.Path,
-			Message: fmt.Sprintf("go.mod replaces %s with %s, older than the %s that the generated code's runtime requires: the output would not compile",
-				m.Path, r.Version, runtimeK8sVersion),
-			Hint: fmt.Sprintf("raise the replace to %s or later, or drop it", runtimeK8sVersion)})
 	})
 	return diags
 }
