@@ -143,7 +143,8 @@ type Wrapper struct {
 
 // Plan returns the decode functions of roots (named struct types) and of
 // every type reachable from them, and the name of each root's function (""
-// for a root that is decoded by the default decoder). Types a shared decoder
+// for a root that is decoded by the default decoder, or that has its own
+// UnmarshalJSON, which the codec's decoder calls). Types a shared decoder
 // package decodes for every generated package (sharedSets: runtime/wire for
 // metav1.ObjectMeta and the like, runtime/wire/corev1 for PodTemplateSpec,
 // PodSpec and what they reach) are referred to there, not planned again; a
@@ -167,7 +168,11 @@ func plan(roots []types.Type, imp Importer, home *sharedSet) (*File, []string) {
 	var out []string
 	for _, r := range roots {
 		f := p.ref(r)
-		if f == p.def() {
+		if f == p.def() || f == p.wire+"DecodeMethod" {
+			// Decoded by the codec's own decoder, which calls a root's
+			// UnmarshalJSON as DecodeMethod would (Zalando's Postgresql
+			// has one); DecodeMethod is generic, and a root's decoder
+			// must name a func of its pointer type.
 			f = ""
 		}
 		out = append(out, f)

@@ -129,4 +129,11 @@ func TestPlan(t *testing.T) {
 	if (&Struct{Fields: []*Field{{Func: "(*wire.JSONDecoder).DecodeDefault", wire: "wire."}}}).Seen() {
 		t.Error("a struct of default-decoded members only has a seen array (declared and not used)")
 	}
+	// A root with its own UnmarshalJSON (Zalando's Postgresql) gets no
+	// decoder: wire.DecodeMethod is generic, and the codec calls the method
+	// itself.
+	meth := pkg.Scope().Lookup("WithMethod").Type().(*types.Named)
+	if _, roots := Plan([]*types.Named{meth, obj}, func(path, name string) string { return name }); len(roots) != 2 || roots[0] != "" || roots[1] != "jsonApiObj" {
+		t.Errorf("roots of WithMethod, Obj = %q, want \"\" and jsonApiObj", roots)
+	}
 }
