@@ -130,7 +130,8 @@
 // the package clause such as kubebuilder's groupversion_info.go keeps):
 // +groupName=example.com, +groupGoName=Example (default: the first DNS label
 // of the group; --group-go-name GROUP=Name overrides both, for a package the
-// user cannot edit). Without +groupName the group is the constant Group of the
+// user cannot edit; a group nothing named whose Go name collides with
+// another's takes its directory's, as upstream names it). Without +groupName the group is the constant Group of the
 // package's SchemeGroupVersion or GroupVersion, and only without either the
 // parent directory name. A +groupName that differs from the declared group
 // (katib's) is a warning, and the two play code-generator's parts: the

@@ -33,6 +33,13 @@ type Group struct {
 	PkgName  string // output package (directory) name: samplecontroller
 	Versions []*Version
 	pos      token.Position // of +groupName, or of the package clause
+	// dirGoName and dirPkgName are the Go name and output package the
+	// group takes when its Go name collides with another group's and
+	// nothing named it (no +groupName, +groupGoName or --group-go-name):
+	// upstream's, from the API package's directory (Flagger's
+	// gateway.networking.k8s.io in gatewayapi/ is Gatewayapi() beside
+	// gateway.solo.io's Gateway()). "" when something named it.
+	dirGoName, dirPkgName string
 }
 
 // Version is one group-version, backed by one API package or by several:
@@ -579,6 +586,11 @@ func groupOf(mp markedPackage, pkgPos token.Position, posOf func(token.Pos) toke
 			Hint:    "set +groupGoName=SomeName in the package comment"})
 	}
 	g.GoName, g.PkgName = goName, groupPkgName(goName, mp.pkg.PkgPath)
+	if _, flagged := goNames[name]; mp.group.name == nil && mp.group.goName == "" && !flagged {
+		if dir := goIdentifier(path.Base(path.Dir(mp.pkg.PkgPath))); token.IsIdentifier(dir) && dir != goName {
+			g.dirGoName, g.dirPkgName = dir, groupPkgName(dir, mp.pkg.PkgPath)
+		}
+	}
 	return g, apiGroup, mismatch, diags
 }
 
@@ -649,12 +661,32 @@ func implicitCandidates(mp markedPackage) bool {
 }
 
 // goNameCollisions reports API groups that share a Go name: their accessors
-// and output packages would collide.
+// and output packages would collide. First each colliding group that
+// nothing named takes its directory's name (Group.dirGoName), as upstream
+// names every group without +groupName.
 func goNameCollisions(groups map[string]*Group) Diagnostics {
 	var diags Diagnostics
 	byGoName := map[string][]*Group{}
 	for _, g := range groups {
 		byGoName[g.PkgName] = append(byGoName[g.PkgName], g)
+	}
+	renamed := false
+	for _, gs := range byGoName {
+		if len(gs) < 2 {
+			continue
+		}
+		for _, g := range gs {
+			if g.dirGoName != "" {
+				g.GoName, g.PkgName = g.dirGoName, g.dirPkgName
+				renamed = true
+			}
+		}
+	}
+	if renamed {
+		clear(byGoName)
+		for _, g := range groups {
+			byGoName[g.PkgName] = append(byGoName[g.PkgName], g)
+		}
 	}
 	for _, gs := range byGoName {
 		if len(gs) < 2 {
