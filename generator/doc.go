@@ -131,9 +131,10 @@
 // +groupName=example.com, +groupGoName=Example (default: the first DNS label
 // of the group; --group-go-name GROUP=Name overrides both, for a package the
 // user cannot edit; a group nothing named whose Go name collides with
-// another's takes its directory's, as upstream names it). Without +groupName the group is the constant Group of the
-// package's SchemeGroupVersion or GroupVersion, and only without either the
-// parent directory name. A +groupName that differs from the declared group
+// another's takes its directory's, as upstream names it). Without
+// +groupName the group is the constant Group of the package's
+// SchemeGroupVersion or GroupVersion, and only without either the parent
+// directory name. A +groupName that differs from the declared group
 // (katib's) is a warning, and the two play code-generator's parts: the
 // informers list and watch the declared group (what AddToScheme registers and
 // upstream's clientset requests), +groupName names the accessor and the
