@@ -278,7 +278,7 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 			pos := list[0].Pos
 			pos.Filename = rel(pos.Filename)
 			diags = append(diags, Diagnostic{Pos: pos, Message: "syntax error: " + list[0].Msg,
-				Hint: "the input packages must compile; " + c.build + " " + relPkg(p, rel) + " shows the same"})
+				Hint: c.inputHint(p, rel)})
 			continue
 		}
 		diags = append(diags, Diagnostic{Subject: p.PkgPath, Message: err.Error()})
