@@ -32,8 +32,8 @@ type Type[T store.Object[T]] struct {
 	// Namespaced is false for cluster-scoped types.
 	Namespaced bool
 	// AddToScheme registers the type's group-version (the API package's
-	// AddToScheme). The factory calls it once per group-version on a scheme of
-	// its own.
+	// AddToScheme). The factory calls it once per group-version and Go
+	// package of the types on a scheme of its own.
 	AddToScheme func(*runtime.Scheme) error
 	// Indexers, when not nil, returns the type's declared indexes; NewInformer
 	// adds them to every informer of the type.
@@ -133,7 +133,7 @@ type entry struct {
 
 // New returns a factory that talks to the server in cfg, decoding with
 // schemes built from the types' AddToScheme (one scheme and one REST client
-// per group-version, built lazily). cfg may be nil when every type used has
+// per group-version and Go package of the types, built lazily). cfg may be nil when every type used has
 // a TypeOptions.ListerWatcher. New starts nothing. The mistakes it finds
 // in opts.Types (a nil entry, a TypeOptions without Type) are set-up
 // mistakes that WaitForCacheSync returns (ErrSetup).

@@ -19,18 +19,28 @@ import (
 )
 
 // Clients builds and keeps one REST client, and the scheme its types are
-// registered in, per group-version, all from one rest.Config and sharing
-// one HTTP client. A scheme per group-version means no scheme is written
-// after a client uses it (runtime.Scheme is not safe for that). Safe for
-// concurrent use.
+// registered in, per group-version and Go package of the types, all from
+// one rest.Config and sharing one HTTP client. A scheme per group-version
+// means no scheme is written after a client uses it (runtime.Scheme is not
+// safe for that). Per Go package too, because a group-version's kinds may
+// come from packages generated apart, each with an AddToScheme that
+// registers its own kinds only: the first type's scheme would not know the
+// others'. Safe for concurrent use.
 type Clients struct {
 	cfg        *rest.Config
 	httpClient *http.Client
 
 	mu      sync.Mutex
-	gvs     map[schema.GroupVersion]*groupVersion
+	gvs     map[schemeKey]*groupVersion
 	http    *http.Client
 	httpErr error
+}
+
+// schemeKey names a scheme: a group-version, and the Go package of the
+// types registered in it through one AddToScheme.
+type schemeKey struct {
+	gv  schema.GroupVersion
+	pkg string
 }
 
 type groupVersion struct {
@@ -43,24 +53,26 @@ type groupVersion struct {
 // fails, saying so). httpClient, when not nil, is shared by every
 // group-version's client; otherwise one is built from cfg on first need.
 func NewClients(cfg *rest.Config, httpClient *http.Client) *Clients {
-	return &Clients{cfg: cfg, httpClient: httpClient, gvs: map[schema.GroupVersion]*groupVersion{}}
+	return &Clients{cfg: cfg, httpClient: httpClient, gvs: map[schemeKey]*groupVersion{}}
 }
 
 // Config returns the rest.Config the clients were made from (maybe nil).
 func (c *Clients) Config() *rest.Config { return c.cfg }
 
-// For returns the REST client of gv and the scheme its types are
-// registered in, building both (with addToScheme) on first use. The
-// outcome, error included, is kept: a later call returns the same.
-func (c *Clients) For(gv schema.GroupVersion, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
+// For returns the REST client of gv for the types of Go package pkg and
+// the scheme they are registered in, building both (with addToScheme) on
+// first use. The outcome, error included, is kept: a later call for the
+// same group-version and package returns the same.
+func (c *Clients) For(gv schema.GroupVersion, pkg string, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if g, ok := c.gvs[gv]; ok {
+	key := schemeKey{gv: gv, pkg: pkg}
+	if g, ok := c.gvs[key]; ok {
 		return g.client, g.scheme, g.err
 	}
 	scheme := runtime.NewScheme()
 	g := &groupVersion{scheme: scheme}
-	c.gvs[gv] = g
+	c.gvs[key] = g
 	switch {
 	case c.cfg == nil:
 		g.err = errors.New("the factory has no rest.Config (factory.New got nil) and no ListerWatcher for this type (TypeOptions.ListerWatcher)")
@@ -133,7 +145,11 @@ type Request struct {
 // scheme does not register, a projection without Kind, an unknown content
 // type); the func is then nil.
 func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.ListerWatcher[cache.Obj], error) {
-	client, scheme, err := c.For(t.Resource.GroupVersion(), t.AddToScheme)
+	var pkg string
+	if t.ObjectType != nil && t.ObjectType.Kind() == reflect.Pointer {
+		pkg = t.ObjectType.Elem().PkgPath()
+	}
+	client, scheme, err := c.For(t.Resource.GroupVersion(), pkg, t.AddToScheme)
 	if err != nil {
 		return nil, err
 	}
