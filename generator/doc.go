@@ -97,7 +97,10 @@
 // encoding/json inlines (by value, untagged or `json:",inline"`), as Go
 // promotes it — have a <Kind>List type with Items []<Kind> or
 // Items []*<Kind> (or Items of a named slice type of either, as argo's
-// `Items Workflows`), and have DeepCopy/DeepCopyObject methods. A kind
+// `Items Workflows`; a slice of another type, as the OpenTelemetry
+// operator's TargetAllocatorList of OpenTelemetryCollector, is a warning:
+// the generated code decodes LIST items as <Kind> and never uses the list
+// type), and have DeepCopy/DeepCopyObject methods. A kind
 // selected by kubebuilder's markers that the package visibly never
 // registers in a scheme (no AddKnownTypes or SchemeBuilder.Register call, in
 // any of its files, names it: KEDA's WithTriggers helper) is no served

@@ -180,7 +180,11 @@ func notListedResource(st *types.Struct, s selection, hasList bool, listName str
 // Items []Kind or []*Kind, and DeepCopyObject. The generated code does not
 // refer to the list type (LISTs are decoded item by item into Kind), but an
 // API package whose kind has no such list is not one the API server and its
-// clients can serve.
+// clients can serve. A list whose Items is a slice of another type is an
+// upstream mistake that the generated informers do not share (the
+// OpenTelemetry operator's TargetAllocatorList holds
+// OpenTelemetryCollectors): a warning, so that the package's other kinds,
+// and this one, are still generated.
 func checkListType(named *types.Named, list *types.TypeName, listName string, pos token.Position, posOf func(token.Pos) token.Position) (diags Diagnostics) {
 	name := named.Obj().Name()
 	if list == nil {
@@ -189,8 +193,19 @@ func checkListType(named *types.Named, list *types.TypeName, listName string, po
 			Hint:    fmt.Sprintf("declare type %s struct { metav1.TypeMeta; metav1.ListMeta; Items []%s }", listName, name)}}
 	}
 	if !itemsOf(list.Type(), named) {
-		return Diagnostics{{Pos: posOf(list.Pos()),
-			Message: fmt.Sprintf("list type %s has no field Items []%s or Items []*%s (or of a named slice type of either)", listName, name, name)}}
+		if elem := itemsElem(list.Type()); elem != nil {
+			q := func(p *types.Package) string { // v1beta1.OpenTelemetryCollector, as the source spells it
+				if p == named.Obj().Pkg() {
+					return ""
+				}
+				return p.Name()
+			}
+			diags = append(diags, Diagnostic{Pos: posOf(list.Pos()), Warning: true,
+				Message: fmt.Sprintf("list type %s has Items []%s, not []%s: a client that decodes a LIST of %s into it fails or gets other objects; the generated informers decode each item as %s", listName, types.TypeString(elem, q), name, name, name)})
+		} else {
+			return Diagnostics{{Pos: posOf(list.Pos()),
+				Message: fmt.Sprintf("list type %s has no field Items []%s or Items []*%s (or of a named slice type of either)", listName, name, name)}}
+		}
 	}
 	if !hasMethod(list.Type(), "DeepCopyObject") {
 		diags = append(diags, Diagnostic{Pos: posOf(list.Pos()),
@@ -249,30 +264,37 @@ func isListType(st *types.Struct) bool {
 	return false
 }
 
+// itemsElem returns the element type of list's field Items when it is a
+// slice (of a named slice type or not), else nil.
+func itemsElem(list types.Type) types.Type {
+	st, isStruct := list.Underlying().(*types.Struct)
+	if !isStruct {
+		return nil
+	}
+	for i := range st.NumFields() {
+		if f := st.Field(i); f.Name() == "Items" {
+			if sl, isSlice := f.Type().Underlying().(*types.Slice); isSlice {
+				return sl.Elem()
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
 // itemsOf reports whether list has a field Items []item or Items []*item,
 // the slice possibly of a named type (argo's `Items Workflows` with
 // `type Workflows []Workflow`).
 func itemsOf(list types.Type, item *types.Named) bool {
-	st, isStruct := list.Underlying().(*types.Struct)
-	if !isStruct {
+	elem := itemsElem(list)
+	if elem == nil {
 		return false
 	}
-	for i := range st.NumFields() {
-		f := st.Field(i)
-		if f.Name() != "Items" {
-			continue
-		}
-		sl, isSlice := f.Type().Underlying().(*types.Slice)
-		if !isSlice {
-			return false
-		}
-		if types.Identical(sl.Elem(), item) {
-			return true
-		}
-		p, isPtr := sl.Elem().(*types.Pointer)
-		return isPtr && types.Identical(p.Elem(), item)
+	if types.Identical(elem, item) {
+		return true
 	}
-	return false
+	p, isPtr := elem.(*types.Pointer)
+	return isPtr && types.Identical(p.Elem(), item)
 }
 
 func hasMethod(t types.Type, name string) bool {
