@@ -128,6 +128,16 @@
 // --plural-exceptions entry (default Endpoints:Endpoints) wins over both.
 // The Go accessor (Foos()) is gengo's plural either way. The upstream and
 // kubebuilder spellings of one setting must agree when both are given.
+// A kind of a module other than the main one (the module cache, a
+// directory a replace names) whose module ships a CRD manifest for it
+// (YAML under the module's directory, testdata/, vendor/ and hidden
+// directories left out) takes that CRD's plural and scope when they
+// differ, with a warning, as if --plural-exceptions had said so (Argo
+// Events' EventBus: eventbus, accessor EventBus()); an explicit
+// --plural-exceptions entry keeps its plural, with a warning when the CRD
+// disagrees; manifests that disagree with each other change nothing; a
+// version the CRD does not serve is a warning. The main module's own
+// manifests are left alone: its markers are what they are made from.
 //
 // Package comment (doc.go, any file's package doc, or a comment block above
 // the package clause such as kubebuilder's groupversion_info.go keeps):

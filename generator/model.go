@@ -335,6 +335,7 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 	}
 	groups := map[string]*Group{} // by API group name
 	seen := map[groupVersion]*Version{}
+	var crds crdIndex // the CRD manifests of the inputs' modules
 	selectedAny := false
 	// emptyExplicit: packages named on the command line that select nothing,
 	// and hub packages; warnings when other packages select kinds.
@@ -354,7 +355,8 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		}
 		v.GoName = gengonamer.IC(v.Name)
 		kinds, ds := selectKinds(logger, mp, in.position, namers)
-		if d, ok := declaredGroup(mp.pkg, in.position); ok && d.version == internalVersion {
+		decl, declared := declaredGroup(mp.pkg, in.position)
+		if d := decl; declared && d.version == internalVersion {
 			// A hub package (Volcano's pkg/apis/scheduling, kube-aggregator's
 			// apiregistration): the types versions convert through in the
 			// server, never served. Informers of them would list
@@ -437,6 +439,14 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		} else {
 			diags = append(diags, checkRegistration(mp.pkg, v, pkgPos, in.position)...)
 		}
+
+		// The version the server serves the kinds under: the declared one
+		// (KServe's gie/v1alpha2pool declares v1alpha2), else the name.
+		servedVersion := v.Name
+		if declared && decl.version != "" && !v.Registers {
+			servedVersion = decl.version
+		}
+		diags = append(diags, applyCRDs(&crds, mp, v, servedVersion, opts.pluralExceptions)...)
 
 		api := &apiPackage{path: v.APIPath, gvVar: v.GVVar, registers: v.Registers}
 		for _, k := range kinds {

@@ -1,0 +1,271 @@
+package generator
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	gengonamer "k8s.io/gengo/v2/namer"
+	gengotypes "k8s.io/gengo/v2/types"
+	"sigs.k8s.io/yaml"
+)
+
+// The CRD manifests a published module ships are what a cluster installs,
+// and so what the API server serves: when they name a kind's resource or
+// scope otherwise than its markers and the English plural rules do (Argo
+// Events renames EventBus's plural to "eventbus" after controller-gen runs),
+// informers built from the markers would list a resource that does not
+// exist and get 404s for ever. So for the kinds of a module other than the
+// main one (the module cache, or a directory a replace names: code the user
+// does not edit), the generator reads the module's CRD manifests and takes
+// the resource and scope from them, with a warning that says so; the user's
+// own module is left to its markers, which its CRDs are generated from.
+
+// crdMaxFile bounds the size of a manifest file read: CRD bundles of large
+// projects are a few megabytes; a bigger YAML file is data, not manifests.
+const crdMaxFile = 8 << 20
+
+// crdSkipDirs are directories whose manifests are not the module's own:
+// fixtures, vendored code, web front-ends.
+var crdSkipDirs = map[string]bool{"testdata": true, "vendor": true, "node_modules": true}
+
+// crdKey is a group and kind, as a CRD names them.
+type crdKey struct{ group, kind string }
+
+// crdNames is what a module's CRD manifests say of one group and kind.
+type crdNames struct {
+	plural     string
+	namespaced bool
+	// versions maps each version a manifest lists to whether it is
+	// served.
+	versions map[string]bool
+	file     string // the first manifest declaring it, relative to the module
+	// conflict names a second manifest that disagrees with file on the
+	// plural or the scope; then the manifests say nothing certain.
+	conflict string
+}
+
+// moduleCRDs reads the CRD manifests under a module's directory (YAML
+// files, several documents each, Helm templates and other files that do
+// not parse skipped), keyed by group and kind.
+func moduleCRDs(dir string) map[crdKey]*crdNames {
+	crds := map[crdKey]*crdNames{}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: not ours to report
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || crdSkipDirs[name]) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := filepath.Ext(name); ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || !info.Mode().IsRegular() || info.Size() > crdMaxFile {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(data, []byte("CustomResourceDefinition")) {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			rel = p
+		}
+		addCRDs(crds, data, filepath.ToSlash(rel))
+		return nil
+	})
+	return crds
+}
+
+// crdDoc is the part of a CustomResourceDefinition (apiextensions.k8s.io
+// v1 or v1beta1) the generator reads.
+type crdDoc struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Spec       struct {
+		Group string `json:"group"`
+		Names struct {
+			Kind   string `json:"kind"`
+			Plural string `json:"plural"`
+		} `json:"names"`
+		Scope    string `json:"scope"`
+		Version  string `json:"version"` // v1beta1's single version
+		Versions []struct {
+			Name   string `json:"name"`
+			Served bool   `json:"served"`
+		} `json:"versions"`
+	} `json:"spec"`
+}
+
+// addCRDs adds the CRDs of one manifest file to crds.
+func addCRDs(crds map[crdKey]*crdNames, data []byte, file string) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for {
+		doc, err := r.Read()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return // a file this reader cannot split: skipped
+			}
+			return
+		}
+		if !bytes.Contains(doc, []byte("CustomResourceDefinition")) {
+			continue
+		}
+		var crd crdDoc
+		if yaml.Unmarshal(doc, &crd) != nil || crd.Kind != "CustomResourceDefinition" ||
+			!strings.HasPrefix(crd.APIVersion, "apiextensions.k8s.io/") ||
+			crd.Spec.Group == "" || crd.Spec.Names.Kind == "" || crd.Spec.Names.Plural == "" {
+			continue // a template, or not a CRD
+		}
+		if crd.Spec.Scope != "Namespaced" && crd.Spec.Scope != "Cluster" {
+			continue
+		}
+		key := crdKey{crd.Spec.Group, crd.Spec.Names.Kind}
+		namespaced := crd.Spec.Scope == "Namespaced"
+		n := crds[key]
+		if n == nil {
+			n = &crdNames{plural: crd.Spec.Names.Plural, namespaced: namespaced, versions: map[string]bool{}, file: file}
+			crds[key] = n
+		} else if n.conflict == "" && (n.plural != crd.Spec.Names.Plural || n.namespaced != namespaced) {
+			n.conflict = file
+		}
+		if len(crd.Spec.Versions) == 0 && crd.Spec.Version != "" {
+			n.versions[crd.Spec.Version] = true
+		}
+		for _, v := range crd.Spec.Versions {
+			n.versions[v.Name] = n.versions[v.Name] || v.Served
+		}
+	}
+}
+
+// crdIndex reads each module's manifests once per run.
+type crdIndex struct {
+	byDir map[string]map[crdKey]*crdNames
+}
+
+func (x *crdIndex) of(dir string) map[crdKey]*crdNames {
+	if x.byDir == nil {
+		x.byDir = map[string]map[crdKey]*crdNames{}
+	}
+	crds, ok := x.byDir[dir]
+	if !ok {
+		crds = moduleCRDs(dir)
+		x.byDir[dir] = crds
+	}
+	return crds
+}
+
+// applyCRDs takes the resource and scope of the kinds of version v, from
+// the API package mp and served as version served, from the CRD manifests of mp's module when that is
+// not the main module and its manifests name them otherwise, and says so
+// in a warning. A kind whose plural --plural-exceptions (or the defaults)
+// sets keeps it, with a warning when the manifests disagree. A version the
+// manifests list as not served, or do not list for a kind they declare, is
+// a warning too: its informer would get 404s.
+func applyCRDs(x *crdIndex, mp markedPackage, v *Version, served string, exceptions map[string]string) (diags Diagnostics) {
+	mod := mp.pkg.Module
+	if mod == nil || mod.Main || mod.Dir == "" {
+		return nil
+	}
+	crds := x.of(mod.Dir)
+	if len(crds) == 0 {
+		return nil
+	}
+	where := mod.Path
+	if mod.Version != "" {
+		where += "@" + mod.Version
+	}
+	if mod.Replace != nil {
+		where = mod.Replace.Path
+		if mod.Replace.Version != "" {
+			where += "@" + mod.Replace.Version
+		}
+	}
+	for _, k := range v.Kinds {
+		n := crds[crdKey{v.APIGroup, k.Name}]
+		if n == nil || n.conflict != "" {
+			continue
+		}
+		src := fmt.Sprintf("its CRD %s (module %s)", n.file, where)
+		if n.plural != k.Resource {
+			if _, set := exceptions[k.Name]; set {
+				diags = append(diags, Diagnostic{Pos: k.pos, Warning: true,
+					Message: fmt.Sprintf("kind %s is served as resource %q by %s, but --plural-exceptions makes it %q: its informers would get 404s", k.Name, n.plural, src, k.Resource),
+					Hint:    "pass --plural-exceptions " + k.Name + ":" + crdPluralException(k.Name, n.plural)})
+			} else if clash := resourceOf(v.Kinds, n.plural); clash != nil {
+				diags = append(diags, Diagnostic{Pos: k.pos, Warning: true,
+					Message: fmt.Sprintf("kind %s is served as resource %q by %s, which kind %s maps to: %s keeps %q", k.Name, n.plural, src, clash.Name, k.Name, k.Resource)})
+			} else {
+				diags = append(diags, Diagnostic{Pos: k.pos, Warning: true,
+					Message: fmt.Sprintf("kind %s is served as resource %q, as %s names it, not %q: the generated code uses %q", k.Name, n.plural, src, k.Resource, n.plural),
+					Hint:    "pass --plural-exceptions " + k.Name + ":" + crdPluralException(k.Name, n.plural) + " to say so"})
+				k.Resource = n.plural
+				k.Plural = gengonamer.NewPublicPluralNamer(map[string]string{k.Name: crdPluralException(k.Name, n.plural)}).
+					Name(&gengotypes.Type{Name: gengotypes.Name{Name: k.Name}})
+			}
+		}
+		if n.namespaced != k.Namespaced {
+			scope := map[bool]string{true: "namespaced", false: "cluster-scoped"}
+			diags = append(diags, Diagnostic{Pos: k.pos, Warning: true,
+				Message: fmt.Sprintf("kind %s is %s by %s, not %s as its markers say: the generated code takes the CRD's scope", k.Name, scope[n.namespaced], src, scope[k.Namespaced])})
+			k.Namespaced = n.namespaced
+		}
+		if ok, listed := n.versions[served]; !ok {
+			why := "does not serve"
+			if !listed {
+				why = "does not list"
+			}
+			diags = append(diags, Diagnostic{Pos: k.pos, Warning: true,
+				Message: fmt.Sprintf("%s %s version %s of kind %s (it serves %s): its informers would get 404s from a cluster with that CRD", src, why, served, k.Name, servedVersions(n.versions))})
+		}
+	}
+	return diags
+}
+
+// crdPluralException is the --plural-exceptions value that makes kind's
+// resource plural: the kind itself when the plural is the kind in lower
+// case (EventBus:EventBus, as Argo Events' own code generation passes),
+// else the plural.
+func crdPluralException(kind, plural string) string {
+	if strings.EqualFold(kind, plural) {
+		return kind
+	}
+	return plural
+}
+
+// resourceOf returns the kind of kinds whose resource is resource, or nil.
+func resourceOf(kinds []*Kind, resource string) *Kind {
+	for _, k := range kinds {
+		if k.Resource == resource {
+			return k
+		}
+	}
+	return nil
+}
+
+// servedVersions lists the served versions, sorted, or "none".
+func servedVersions(versions map[string]bool) string {
+	var vs []string
+	for v, served := range versions {
+		if served {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return "none"
+	}
+	slices.Sort(vs)
+	return strings.Join(vs, ", ")
+}

@@ -1,0 +1,232 @@
+package generator
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// addCRDs reads the CRDs of a manifest file: v1 and v1beta1, among other
+// documents; Helm templates and other kinds are skipped; two files that
+// disagree leave a conflict.
+func TestAddCRDs(t *testing.T) {
+	const bundle = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: system
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: eventbus.argoproj.io
+spec:
+  group: argoproj.io
+  names:
+    kind: EventBus
+    plural: eventbus
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+  - name: v1alpha0
+    served: false
+---
+apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata:
+  name: clusterthings.example.com
+spec:
+  group: example.com
+  version: v1
+  names:
+    kind: ClusterThing
+    plural: clusterthings
+  scope: Cluster
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: {{ .Values.name }}
+spec:
+  group: {{ .Values.group }}
+  names: {kind: Templated, plural: {{ .Values.plural }}}
+`
+	crds := map[crdKey]*crdNames{}
+	addCRDs(crds, []byte(bundle), "config/crds.yaml")
+	bus := crds[crdKey{"argoproj.io", "EventBus"}]
+	if bus == nil || bus.plural != "eventbus" || !bus.namespaced || !bus.versions["v1alpha1"] || bus.versions["v1alpha0"] || bus.file != "config/crds.yaml" {
+		t.Errorf("EventBus: %+v", bus)
+	}
+	thing := crds[crdKey{"example.com", "ClusterThing"}]
+	if thing == nil || thing.plural != "clusterthings" || thing.namespaced || !thing.versions["v1"] {
+		t.Errorf("ClusterThing (v1beta1): %+v", thing)
+	}
+	if len(crds) != 2 {
+		t.Errorf("%d CRDs, want 2 (the template and the Namespace are not CRDs)", len(crds))
+	}
+	addCRDs(crds, []byte(strings.Replace(bundle, "plural: eventbus", "plural: eventbuses", 1)), "charts/crds.yaml")
+	if bus.conflict != "charts/crds.yaml" {
+		t.Errorf("conflict: %q, want the second file", bus.conflict)
+	}
+	addCRDs(crds, []byte(bundle), "again.yaml")
+	if thing.conflict != "" {
+		t.Errorf("a file that agrees is a conflict: %q", thing.conflict)
+	}
+}
+
+// The kinds of a module other than the main one take the resource and scope
+// its CRD manifests give them, with a warning; an explicit
+// --plural-exceptions wins, with a warning; manifests that disagree, and the
+// main module's own manifests, change nothing.
+func TestModuleCRDsNameResources(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	// The samplecontroller case's API package (Foo, namespaced, foos), in
+	// a module example.com/lib that the main module replaces with a
+	// directory.
+	app := sampleModule(t, func(b []byte) []byte { return b })
+	lib := t.TempDir()
+	if err := os.Rename(filepath.Join(app, "input"), filepath.Join(lib, "input")); err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(app, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(lib, "go.mod"), bytes.Replace(gomod, []byte("module example.com/sample"), []byte("module example.com/lib"), 1))
+	writeFile(t, filepath.Join(app, "go.mod"), append(gomod, []byte("\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => "+lib+"\n")...))
+	crd := func(plural, scope string, served bool) string {
+		s := "false"
+		if served {
+			s = "true"
+		}
+		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: " + plural + ".samplecontroller.k8s.io\nspec:\n  group: samplecontroller.k8s.io\n  names:\n    kind: Foo\n    plural: " + plural + "\n  scope: " + scope + "\n  versions:\n  - name: v1alpha1\n    served: " + s + "\n"
+	}
+	const input = "example.com/lib/input/apis/..."
+	informers := filepath.Join(app, "generated", "informers", "samplecontroller", "v1alpha1", "informers.go")
+	for _, c := range []struct {
+		name       string
+		manifests  map[string]string // by path in lib
+		flags      Config
+		inputs     []string
+		resource   string
+		namespaced bool
+		warnings   []string // each a substring of one warning
+	}{
+		{
+			name:      "plural and scope from the CRD",
+			manifests: map[string]string{"config/crd/foos.yaml": crd("fooz", "Cluster", true)},
+			resource:  "fooz",
+			warnings: []string{
+				`kind Foo is served as resource "fooz", as its CRD config/crd/foos.yaml (module ` + lib + `) names it, not "foos"`,
+				"kind Foo is cluster-scoped by its CRD config/crd/foos.yaml",
+			},
+		},
+		{
+			name:       "--plural-exceptions wins",
+			manifests:  map[string]string{"config/crd/foos.yaml": crd("fooz", "Namespaced", true)},
+			flags:      Config{PluralExceptions: map[string]string{"Foo": "Foos"}},
+			resource:   "foos",
+			namespaced: true,
+			warnings:   []string{`but --plural-exceptions makes it "foos"`},
+		},
+		{
+			name:       "--plural-exceptions agrees",
+			manifests:  map[string]string{"config/crd/foos.yaml": crd("fooz", "Namespaced", true)},
+			flags:      Config{PluralExceptions: map[string]string{"Foo": "Fooz"}},
+			resource:   "fooz",
+			namespaced: true,
+		},
+		{
+			name:       "version not served",
+			manifests:  map[string]string{"config/crd/foos.yaml": crd("foos", "Namespaced", false)},
+			resource:   "foos",
+			namespaced: true,
+			warnings:   []string{"does not serve version v1alpha1 of kind Foo (it serves none)"},
+		},
+		{
+			name: "manifests that disagree",
+			manifests: map[string]string{
+				"config/crd/foos.yaml":       crd("fooz", "Cluster", true),
+				"deploy/old/foos.yaml":       crd("foos", "Namespaced", true),
+				"testdata/fixture/foos.yaml": crd("other", "Namespaced", true),
+			},
+			resource:   "foos",
+			namespaced: true,
+		},
+		{
+			name:       "fixtures are not manifests",
+			manifests:  map[string]string{"testdata/fixture/foos.yaml": crd("fooz", "Cluster", true)},
+			resource:   "foos",
+			namespaced: true,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, dir := range []string{"config", "deploy", "testdata"} {
+				if err := os.RemoveAll(filepath.Join(lib, dir)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for p, m := range c.manifests {
+				writeFile(t, filepath.Join(lib, filepath.FromSlash(p)), []byte(m))
+			}
+			var warnings bytes.Buffer
+			cfg := c.flags
+			cfg.Inputs, cfg.OutputDir, cfg.WorkDir, cfg.Warnings = []string{input}, filepath.Join(app, "generated"), app, &warnings
+			if err := Run(context.Background(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			checkResource(t, informers, c.resource, c.namespaced)
+			got := warnings.String()
+			for _, w := range c.warnings {
+				if !strings.Contains(got, w) {
+					t.Errorf("warnings lack %q:\n%s", w, got)
+				}
+			}
+			if n := strings.Count(got, "warning:"); n != len(c.warnings) {
+				t.Errorf("%d warnings, want %d:\n%s", n, len(c.warnings), got)
+			}
+		})
+	}
+
+	t.Run("the main module's manifests", func(t *testing.T) {
+		if err := os.Rename(filepath.Join(lib, "input"), filepath.Join(app, "input")); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(app, "config", "crd", "foos.yaml"), []byte(crd("fooz", "Cluster", true)))
+		var warnings bytes.Buffer
+		if err := Run(context.Background(), Config{Inputs: []string{"./input/apis/..."}, OutputDir: filepath.Join(app, "generated"), WorkDir: app, Warnings: &warnings}); err != nil {
+			t.Fatal(err)
+		}
+		checkResource(t, informers, "foos", true)
+		if warnings.Len() > 0 {
+			t.Errorf("warnings: %s", warnings.String())
+		}
+	})
+}
+
+// checkResource checks the resource and scope of Foo's Type in the
+// generated informers.go.
+func checkResource(t *testing.T, informers, resource string, namespaced bool) {
+	t.Helper()
+	src, err := os.ReadFile(informers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `WithResource("` + resource + `")`
+	if !bytes.Contains(src, []byte(want)) {
+		t.Errorf("informers.go lacks %s", want)
+	}
+	scope := "Namespaced:  true,"
+	if !namespaced {
+		scope = "Namespaced:  false,"
+	}
+	if !bytes.Contains(src, []byte(scope)) {
+		t.Errorf("informers.go lacks %q", scope)
+	}
+}
