@@ -3,9 +3,7 @@ package generator
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -115,10 +113,7 @@ func addCRDs(crds map[crdKey]*crdNames, data []byte, file string) {
 	for {
 		doc, err := r.Read()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				return // a file this reader cannot split: skipped
-			}
-			return
+			return // the end, or a file this reader cannot split
 		}
 		if !bytes.Contains(doc, []byte("CustomResourceDefinition")) {
 			continue
@@ -219,7 +214,7 @@ func applyCRDs(x *crdIndex, mp markedPackage, v *Version, served string, excepti
 		if n.namespaced != k.Namespaced {
 			scope := map[bool]string{true: "namespaced", false: "cluster-scoped"}
 			diags = append(diags, Diagnostic{Pos: k.pos, Warning: true,
-				Message: fmt.Sprintf("kind %s is %s by %s, not %s as its markers say: the generated code takes the CRD's scope", k.Name, scope[n.namespaced], src, scope[k.Namespaced])})
+				Message: fmt.Sprintf("%s makes kind %s %s, not %s as its markers say: the generated code takes the CRD's scope", src, k.Name, scope[n.namespaced], scope[k.Namespaced])})
 			k.Namespaced = n.namespaced
 		}
 		if ok, listed := n.versions[served]; !ok {

@@ -124,7 +124,7 @@ func TestModuleCRDsNameResources(t *testing.T) {
 			resource:  "fooz",
 			warnings: []string{
 				`kind Foo is served as resource "fooz", as its CRD config/crd/foos.yaml (module ` + lib + `) names it, not "foos"`,
-				"kind Foo is cluster-scoped by its CRD config/crd/foos.yaml",
+				"its CRD config/crd/foos.yaml (module " + lib + ") makes kind Foo cluster-scoped, not namespaced",
 			},
 		},
 		{
