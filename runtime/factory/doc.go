@@ -33,11 +33,11 @@
 //     one Type, a TypeOptions of another Go type for a resource, a Type
 //     claimed with two Go types) is a set-up mistake (ErrSetup), never a
 //     panic.
-//   - No generated clientset is needed: restsource builds one scheme and one
-//     REST client per group-version (and Go package of the types, whose
-//     AddToScheme may register only its own kinds) from the Type's
-//     AddToScheme, and chooses each type's codec: protobuf for built-in kinds
-//     and projections of them with a generated protobuf decoder
+//   - No generated clientset is needed: restsource builds one REST client per
+//     group-version and one scheme per group-version and Go package of the
+//     types (whose AddToScheme may register only its own kinds) from the
+//     Type's AddToScheme, and chooses each type's codec: protobuf for built-in
+//     kinds and projections of them with a generated protobuf decoder
 //     (Type.DecodeProtobuf), JSON for custom resources and other projections
 //     (with the Type's generated decoder, and managedFields skipped when the
 //     informer drops them and no Transform reads them), CBOR on request

@@ -132,8 +132,9 @@ type entry struct {
 }
 
 // New returns a factory that talks to the server in cfg, decoding with
-// schemes built from the types' AddToScheme (one scheme and one REST client
-// per group-version and Go package of the types, built lazily). cfg may be nil when every type used has
+// schemes built from the types' AddToScheme (one REST client per
+// group-version and one scheme per group-version and Go package of the
+// types, built lazily). cfg may be nil when every type used has
 // a TypeOptions.ListerWatcher. New starts nothing. The mistakes it finds
 // in opts.Types (a nil entry, a TypeOptions without Type) are set-up
 // mistakes that WaitForCacheSync returns (ErrSetup).

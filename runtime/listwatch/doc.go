@@ -15,14 +15,14 @@
 //     responses are always decoded by the serializer, so they stay apierrors
 //     errors.
 //   - The factory's sources are built here too, without type parameters, in
-//     runtime/internal/restsource (compiled once, not per type): one scheme
-//     and REST client per group-version and Go package of the types
-//     (NewRESTClient; several share one *http.Client), and one codec choice
-//     per type: protobuf for built-in kinds (a group kube-apiserver serves,
-//     BuiltInGroup, and a Go type with the generated protobuf Unmarshal, or a
-//     projection of such a kind that has a generated protobuf decoder), JSON
-//     for everything else (custom resources, also when their Go types carry
-//     protobuf methods, and their projections), CBOR when
+//     runtime/internal/restsource (compiled once, not per type): one REST
+//     client per group-version (NewRESTClient; several share one
+//     *http.Client), a scheme per group-version and Go package of the types,
+//     and one codec choice per type: protobuf for built-in kinds (a group
+//     kube-apiserver serves, BuiltInGroup, and a Go type with the generated
+//     protobuf Unmarshal, or a projection of such a kind that has a generated
+//     protobuf decoder), JSON for everything else (custom resources, also when
+//     their Go types carry protobuf methods, and their projections), CBOR when
 //     factory.TypeOptions.ContentType or the rest.Config asks for it.
 //   - Selectors and namespace are fixed at construction, as an informer's are;
 //     Tweak is the escape hatch (upstream's TweakListOptionsFunc).

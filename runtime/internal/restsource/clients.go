@@ -18,20 +18,24 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
-// Clients builds and keeps one REST client, and the scheme its types are
-// registered in, per group-version and Go package of the types, all from
-// one rest.Config and sharing one HTTP client. A scheme per group-version
-// means no scheme is written after a client uses it (runtime.Scheme is not
-// safe for that). Per Go package too, because a group-version's kinds may
-// come from packages generated apart, each with an AddToScheme that
-// registers its own kinds only: the first type's scheme would not know the
-// others'. Safe for concurrent use.
+// Clients builds and keeps one REST client per group-version, as a
+// clientset has, and the schemes the group-version's types are registered
+// in, all from one rest.Config and sharing one HTTP client. A scheme per
+// group-version means no scheme is written after a client uses it
+// (runtime.Scheme is not safe for that). A scheme per Go package of the
+// types too, because a group-version's kinds may come from packages
+// generated apart, each with an AddToScheme that registers its own kinds
+// only: the first type's scheme would not know the others'. The client is
+// made with the scheme of the first type that asks for it: it decodes only
+// API errors (Status) and encodes ListOptions, which every such scheme
+// registers (metav1.AddToGroupVersion). Safe for concurrent use.
 type Clients struct {
 	cfg        *rest.Config
 	httpClient *http.Client
 
 	mu      sync.Mutex
-	gvs     map[schemeKey]*groupVersion
+	clients map[schema.GroupVersion]rest.Interface
+	schemes map[schemeKey]*schemeOf
 	http    *http.Client
 	httpErr error
 }
@@ -43,7 +47,8 @@ type schemeKey struct {
 	pkg string
 }
 
-type groupVersion struct {
+// schemeOf is a scheme and its client, or the error of making them.
+type schemeOf struct {
 	client rest.Interface
 	scheme *runtime.Scheme
 	err    error
@@ -53,26 +58,27 @@ type groupVersion struct {
 // fails, saying so). httpClient, when not nil, is shared by every
 // group-version's client; otherwise one is built from cfg on first need.
 func NewClients(cfg *rest.Config, httpClient *http.Client) *Clients {
-	return &Clients{cfg: cfg, httpClient: httpClient, gvs: map[schemeKey]*groupVersion{}}
+	return &Clients{cfg: cfg, httpClient: httpClient, clients: map[schema.GroupVersion]rest.Interface{}, schemes: map[schemeKey]*schemeOf{}}
 }
 
 // Config returns the rest.Config the clients were made from (maybe nil).
 func (c *Clients) Config() *rest.Config { return c.cfg }
 
-// For returns the REST client of gv for the types of Go package pkg and
-// the scheme they are registered in, building both (with addToScheme) on
-// first use. The outcome, error included, is kept: a later call for the
-// same group-version and package returns the same.
+// For returns the REST client of gv and the scheme that the types of Go
+// package pkg are registered in, building the scheme (with addToScheme)
+// and, for the group-version's first, the client on first use. The
+// outcome, error included, is kept: a later call for the same
+// group-version and package returns the same.
 func (c *Clients) For(gv schema.GroupVersion, pkg string, addToScheme func(*runtime.Scheme) error) (rest.Interface, *runtime.Scheme, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := schemeKey{gv: gv, pkg: pkg}
-	if g, ok := c.gvs[key]; ok {
+	if g, ok := c.schemes[key]; ok {
 		return g.client, g.scheme, g.err
 	}
 	scheme := runtime.NewScheme()
-	g := &groupVersion{scheme: scheme}
-	c.gvs[key] = g
+	g := &schemeOf{scheme: scheme}
+	c.schemes[key] = g
 	switch {
 	case c.cfg == nil:
 		g.err = errors.New("the factory has no rest.Config (factory.New got nil) and no ListerWatcher for this type (TypeOptions.ListerWatcher)")
@@ -81,6 +87,10 @@ func (c *Clients) For(gv schema.GroupVersion, pkg string, addToScheme func(*runt
 	default:
 		if err := addToScheme(scheme); err != nil {
 			g.err = fmt.Errorf("add %s to scheme: %w", gv, err)
+			break
+		}
+		if client := c.clients[gv]; client != nil {
+			g.client = client
 			break
 		}
 		hc := c.httpClient
@@ -94,7 +104,9 @@ func (c *Clients) For(gv schema.GroupVersion, pkg string, addToScheme func(*runt
 			}
 			hc = c.http
 		}
-		g.client, g.err = listwatch.NewRESTClient(c.cfg, hc, scheme, gv)
+		if g.client, g.err = listwatch.NewRESTClient(c.cfg, hc, scheme, gv); g.err == nil {
+			c.clients[gv] = g.client
+		}
 	}
 	return g.client, g.scheme, g.err
 }

@@ -15,7 +15,7 @@ import (
 // TestSourcesSchemePerPackage: kinds of one group-version from two Go
 // packages, each with an AddToScheme that registers its own kinds only (two
 // trees generated apart), both get sources, in either order; kinds of one
-// package share one scheme.
+// package share one scheme, and all of them one REST client.
 func TestSourcesSchemePerPackage(t *testing.T) {
 	gv := lwt.GVR.GroupVersion()
 	widgets := Type{Resource: lwt.GVR, AddToScheme: lwt.AddToScheme, ObjectType: reflect.TypeFor[*lwt.Widget]()}
@@ -34,13 +34,16 @@ func TestSourcesSchemePerPackage(t *testing.T) {
 				t.Errorf("order %v: %v: %v", order[0].ObjectType, typ.ObjectType, err)
 			}
 		}
-		_, wScheme, _ := c.For(gv, reflect.TypeFor[lwt.Widget]().PkgPath(), lwt.AddToScheme)
-		_, cScheme, _ := c.For(gv, reflect.TypeFor[corev1.ConfigMap]().PkgPath(), addCore)
+		wClient, wScheme, _ := c.For(gv, reflect.TypeFor[lwt.Widget]().PkgPath(), lwt.AddToScheme)
+		cClient, cScheme, _ := c.For(gv, reflect.TypeFor[corev1.ConfigMap]().PkgPath(), addCore)
 		if wScheme == cScheme {
 			t.Errorf("order %v: the two packages share one scheme", order[0].ObjectType)
 		}
-		if n := len(c.gvs); n != 2 {
+		if n := len(c.schemes); n != 2 {
 			t.Errorf("order %v: %d schemes, want 2 (one per package)", order[0].ObjectType, n)
+		}
+		if wClient == nil || wClient != cClient || len(c.clients) != 1 {
+			t.Errorf("order %v: %d REST clients, want one for the group-version", order[0].ObjectType, len(c.clients))
 		}
 	}
 }
