@@ -26,6 +26,9 @@
 //     webhooks): it is checked with its bodies, since code written against
 //     an older client-go is what a newer one breaks, and an older
 //     controller-runtime would otherwise pass here and fail in go build.
+//     That check waits for the model (loaded.checkImports): it covers what
+//     the output imports, the packages that declare kinds and their
+//     imports, not what only an input without kinds imports.
 //     k8s.io/api, apimachinery or client-go older than the runtime requires
 //     is refused too: replaced in go.mod by an older version of itself, the
 //     output would not compile; selected older because the module does not

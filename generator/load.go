@@ -33,6 +33,9 @@ type loaded struct {
 	// listed is the size of the import graph, checked how many
 	// dependencies were type-checked from source.
 	listed, checked int
+	// checker is the type checker that loaded the inputs, kept for
+	// checkImports, which needs the model to know what the output imports.
+	checker *checker
 }
 
 // position is the reported position of p: file name relative to the
@@ -162,9 +165,6 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	if len(diags) == 0 {
 		diags = append(diags, k8sBelowRuntime(l.pkgs)...)
 	}
-	if len(diags) == 0 {
-		diags = append(diags, c.clientGoUsers(l.pkgs, rel)...)
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -184,7 +184,35 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	}
 	l.listed, l.checked = len(c.byID), len(c.done)
 	l.regs = c.regs
+	l.checker = c
 	return l, mergeGoSum(diags), nil
+}
+
+// checkImports checks, once the model is built, that what the output
+// imports compiles: the dependencies of the input packages that declare the
+// model's kinds (checker.clientGoUsers). An input package without kinds (a
+// package a ... pattern takes in beside the versions: Cilium's cilium.io/client,
+// which installs the CRDs through Cilium's own Kubernetes client) is not
+// imported by the output, so what only it imports is not checked: it could
+// fail only a build the output never asks for. A cancelled ctx is its error.
+func (l *loaded) checkImports(ctx context.Context, model *Model) (Diagnostics, error) {
+	imported := map[string]bool{}
+	for _, g := range model.Groups {
+		for _, v := range g.Versions {
+			for _, k := range v.Kinds {
+				imported[k.APIPath()] = true
+			}
+		}
+	}
+	var roots []*packages.Package
+	for _, p := range l.pkgs {
+		if imported[p.PkgPath] {
+			roots = append(roots, p)
+		}
+	}
+	diags := l.checker.clientGoUsers(roots, l.pkgs, l.rel)
+	l.checked = len(l.checker.done)
+	return diags, ctx.Err()
 }
 
 // listEnv is the environment of the go command that lists the inputs:

@@ -56,6 +56,12 @@ func Run(ctx context.Context, cfg Config) error {
 	diags, warnings := diags.split()
 	printWarnings(cfg, warnings)
 	if len(diags) == 0 {
+		if diags, err = in.checkImports(ctx, model); err != nil {
+			return err
+		}
+		logger.V(4).Info("checked what the output imports", "dependenciesChecked", in.checked)
+	}
+	if len(diags) == 0 {
 		diags = unselected
 	}
 	if len(diags) > 0 {

@@ -393,9 +393,10 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 	return diags
 }
 
-// clientGoUsers type-checks, bodies included, the packages the inputs
-// import (directly or not) that live outside the k8s.io modules and import
-// k8s.io/client-go: the output imports the inputs and so builds them, and
+// clientGoUsers type-checks, bodies included, the packages that imported,
+// the inputs the output imports, import (directly or not) that live outside
+// the k8s.io modules and import k8s.io/client-go, other inputs left out
+// (inputs: every one): the output imports those inputs and so builds them, and
 // such a package, written against the client-go of its own go.mod, may not
 // compile against the one this module selects (controller-runtime before
 // v0.24 against client-go v0.37: its cache implements client-go's
@@ -404,13 +405,13 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 // requires are at its version together; another one at an older minor is
 // not checked), and code that does not touch client-go rarely breaks on a
 // new Kubernetes minor. Inputs that import no such package pay nothing.
-func (c *checker) clientGoUsers(inputs []*packages.Package, rel func(string) string) Diagnostics {
+func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(string) string) Diagnostics {
 	isInput := map[string]bool{}
 	for _, p := range inputs {
 		isInput[p.ID] = true
 	}
 	var users []*packages.Package
-	packages.Visit(inputs, nil, func(p *packages.Package) {
+	packages.Visit(imported, nil, func(p *packages.Package) {
 		if !isInput[p.ID] && !stdPackage(p.PkgPath) && !strings.HasPrefix(p.PkgPath, "k8s.io/") && importsClientGo(p) {
 			users = append(users, p)
 		}
