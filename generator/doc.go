@@ -111,7 +111,10 @@
 // names no group (no +groupName, SchemeGroupVersion or GroupVersion) and
 // registers nothing (gatekeeper's unversioned hub types: controller-gen's
 // CRD of them has an empty group); -v=1 says so, as it does for kinds whose
-// verbs exclude list or watch. A type alias (type NodePool = other.NodePool) is a
+// verbs exclude list or watch. A +genclient kind the package visibly never
+// registers is asked for, so generated (Cilium's v2alpha1 CiliumCIDRGroup,
+// served by its CRD): the version's informers.go declares an addToScheme
+// that calls the package's AddToScheme and registers the kind and its list. A type alias (type NodePool = other.NodePool) is a
 // kind when the alias carries the markers itself, in a package of the
 // user's own over one they cannot edit; the alias must keep the kind's name
 // and the package declare the alias of its list too. A

@@ -79,8 +79,9 @@ func (v *Version) Merged() bool {
 
 // OwnScheme reports whether the generated informers.go declares the
 // addToScheme every Type of the version uses: when a package registers its
-// kinds in an init() (Registers), or several packages declare them (Merged).
-func (v *Version) OwnScheme() bool { return v.Registers || v.Merged() }
+// kinds in an init() (Registers), when several packages declare them
+// (Merged), or when a package's AddToScheme leaves a kind out (LeftOut).
+func (v *Version) OwnScheme() bool { return v.Registers || v.Merged() || len(v.LeftOut()) > 0 }
 
 // apiPackage is the API package a kind is declared in, as the generated
 // code refers to it.
@@ -117,6 +118,10 @@ type Kind struct {
 	named       *types.Named // for the decoder stage
 	pos         token.Position
 	api         *apiPackage
+	// leftOut: the kind's package has an AddToScheme and registers types,
+	// but names neither the kind nor its list, so the generated
+	// addToScheme registers them (Version.LeftOut).
+	leftOut bool
 }
 
 // APIPath is the import path of the API package that declares the kind.
@@ -200,6 +205,22 @@ func (v *Version) ListerKinds() []*Kind {
 	var out []*Kind
 	for _, k := range v.Kinds {
 		if !k.ProjectionOnly {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// LeftOut are the kinds with listers that their package's AddToScheme
+// leaves out (Cilium's v2alpha1 CiliumCIDRGroup, +genclient and served by
+// its CRD, which the package stopped registering when the kind moved to
+// v2): the generated addToScheme registers them and their lists after
+// calling it, since the factory decodes a kind through the scheme its
+// Type's AddToScheme builds.
+func (v *Version) LeftOut() []*Kind {
+	var out []*Kind
+	for _, k := range v.ListerKinds() {
+		if k.leftOut {
 			out = append(out, k)
 		}
 	}
@@ -438,6 +459,16 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 				"package", mp.pkg.PkgPath, "group", g.Name, "version", v.Name)
 		} else {
 			diags = append(diags, checkRegistration(mp.pkg, v, pkgPos, in.position)...)
+			for _, k := range kinds {
+				if mp.regs.visible() && !mp.regs.types[k.Name] {
+					// Selected by +genclient or our markers (kind.go
+					// skips a root-marker-only type its package does
+					// not register): asked for, so registered here.
+					k.leftOut = true
+					logger.V(1).Info("the package's AddToScheme does not register the kind: the generated informers register it themselves",
+						"package", mp.pkg.PkgPath, "kind", k.Name)
+				}
+			}
 		}
 
 		// The version the server serves the kinds under: the declared one

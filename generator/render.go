@@ -195,9 +195,10 @@ func (d versionData) APIOf(k *Kind) string { return d.APIs[k.APIPath()] }
 
 // SchemeAPIs are the aliases of the version's API packages that have an
 // AddToScheme of their own (not Registers), in import path order: what the
-// generated addToScheme of a Merged version calls.
+// generated addToScheme of a Merged version, or of one whose package leaves
+// a kind out (LeftOut), calls before registering what they do not.
 func (d versionData) SchemeAPIs() []string {
-	if !d.Version.Merged() {
+	if !d.Version.OwnScheme() {
 		return nil
 	}
 	var paths []string

@@ -1,0 +1,27 @@
+package v2alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// SchemeGroupVersion is the group version of this package.
+var SchemeGroupVersion = schema.GroupVersion{Group: "net.example.com", Version: "v2alpha1"}
+
+var (
+	// SchemeBuilder collects the funcs that register this group version.
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
+	// AddToScheme registers the types of this group version.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
+
+// addKnownTypes registers Pool; CIDRGroup, served by v2 now, is left out.
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(SchemeGroupVersion,
+		&Pool{},
+		&PoolList{},
+	)
+	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
+	return nil
+}
