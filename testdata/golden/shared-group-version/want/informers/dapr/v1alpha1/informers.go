@@ -53,9 +53,8 @@ var Resources = factory.Resources{
 var groupVersion = schema.GroupVersion{Group: "dapr.example.com", Version: "v1alpha1"}
 
 // addToScheme registers the kinds of this group version, and their lists, in
-// the factory's scheme. Several API packages declare them, and the factory
-// keeps one scheme per group version, made by the first Type of it that it
-// serves: so every Type of this version registers them all.
+// the factory's scheme. Several API packages declare them; every Type of this
+// version registers them all, so any of its schemes knows every kind.
 func addToScheme(scheme *runtime.Scheme) error {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return err
