@@ -20,10 +20,9 @@ import (
 
 // TestSharedGroupVersionSyncs: the kinds of one group version that three
 // API packages declare (one of them registering in an init()) are served by
-// one factory over HTTP, each from its own package. The factory builds one
-// scheme per group version with the AddToScheme of the first Type it
-// serves, so each kind's informer must sync whichever starts first: every
-// order of the three is tried.
+// one factory over HTTP, each from its own package, whichever starts first:
+// every order of the three is tried (the factory's one REST client per group
+// version is made by the first).
 func TestSharedGroupVersionSyncs(t *testing.T) {
 	items := map[string]any{
 		"components":     components.Component{TypeMeta: metav1.TypeMeta{APIVersion: "dapr.example.com/v1alpha1", Kind: "Component"}, ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "statestore", ResourceVersion: "5"}, Spec: components.ComponentSpec{Type: "state.redis"}},
