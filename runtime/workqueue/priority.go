@@ -137,11 +137,20 @@ func (l *lane[K]) nextLocked(h uint64) (*chunk[K], uint32) {
 // consuming) the slots of keys that moved to a higher priority. The caller
 // holds cmu.
 func (l *lane[K]) liveLocked(tombs *atomic.Int64) bool {
+	_, _, tag := l.headLocked(tombs)
+	return tag != 0
+}
+
+// headLocked returns the chunk holding the lane's next key to hand out,
+// its seq and its tag (0 when none is published yet), skipping (and
+// consuming) the slots of keys that moved to a higher priority. The caller
+// holds cmu.
+func (l *lane[K]) headLocked(tombs *atomic.Int64) (c *chunk[K], h uint64, tag uint32) {
 	for {
-		h := l.headSeq.Load()
-		_, tag := l.nextLocked(h)
+		h = l.headSeq.Load()
+		c, tag = l.nextLocked(h)
 		if tag != tagMoved {
-			return tag != 0
+			return c, h, tag
 		}
 		l.headSeq.Store(h + 1)
 		tombs.Add(-1)
@@ -184,19 +193,22 @@ func (q *Queue[K]) laneLocked(prio int) *lane[K] {
 // processing. The caller holds cmu.
 func (q *Queue[K]) takeLocked() (key K, prio int, ok bool) {
 	l := &q.def
+	var c *chunk[K]
+	var h uint64
+	var tag uint32
 	if q.prioMode {
 		// Moves to a higher priority take cmu (see queuedLocked), so the
 		// key pickLocked found at the head of its lane stays there while
 		// we hold cmu: taking it is a read, as in a FIFO queue, not a
 		// write to the line the producer appends to.
-		if l = q.pickLocked(); l == nil {
+		if l, c, h, tag = q.pickLocked(); l == nil {
 			return key, 0, false
 		}
-	}
-	h := l.headSeq.Load()
-	c, tag := l.nextLocked(h)
-	if tag == 0 {
-		return key, 0, false // FIFO path: nothing published at h yet
+	} else {
+		h = l.headSeq.Load()
+		if c, tag = l.nextLocked(h); tag == 0 {
+			return key, 0, false // nothing published at h yet
+		}
 	}
 	key = c.keys[h-c.base]
 	q.metricsGet(key, l.prio)
@@ -207,28 +219,31 @@ func (q *Queue[K]) takeLocked() (key K, prio int, ok bool) {
 
 // pickLocked returns the lane to hand out from in priority mode: the
 // highest with a key, unless a lower lane with keys has been passed over
-// more than starvationLimit times (then the lowest such). nil when no lane
-// has a key. The caller holds cmu.
-func (q *Queue[K]) pickLocked() *lane[K] {
-	var top, pick *lane[K]
+// more than starvationLimit times (then the lowest such), with the chunk,
+// seq and tag of its next key (headLocked's). pick is nil when no lane has
+// a key. The caller holds cmu.
+func (q *Queue[K]) pickLocked() (pick *lane[K], c *chunk[K], h uint64, tag uint32) {
+	top := false
 	for _, l := range q.lanes {
-		if !l.liveLocked(&q.tombs) {
+		lc, lh, ltag := l.headLocked(&q.tombs)
+		if ltag == 0 {
 			l.passed = 0
 			continue
 		}
-		if top == nil {
-			top, pick = l, l
+		if !top {
+			top = true
+			pick, c, h, tag = l, lc, lh, ltag
 			continue
 		}
 		l.passed++
 		if l.passed > q.starvationLimit {
-			pick = l
+			pick, c, h, tag = l, lc, lh, ltag
 		}
 	}
 	if pick != nil {
 		pick.passed = 0
 	}
-	return pick
+	return pick, c, h, tag
 }
 
 // readyLocked reports whether a key is ready to be handed out. The caller
