@@ -162,10 +162,10 @@ func (x *crdIndex) of(dir string) map[crdKey]*crdNames {
 	return crds
 }
 
-// applyCRDs takes the resource and scope of the kinds of version v, from
-// the API package mp and served as version served, from the CRD manifests of mp's module when that is
-// not the main module and its manifests name them otherwise, and says so
-// in a warning. A kind whose plural --plural-exceptions (or the defaults)
+// applyCRDs takes the resource and scope of the kinds of version v (from
+// the API package mp, served as version served) from the CRD manifests of
+// mp's module, when that is not the main module and its manifests name
+// them otherwise, and says so in a warning. A kind whose plural --plural-exceptions (or the defaults)
 // sets keeps it, with a warning when the manifests disagree. A version the
 // manifests list as not served, or do not list for a kind they declare, is
 // a warning too: its informer would get 404s.
