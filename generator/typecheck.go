@@ -393,18 +393,19 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 	return diags
 }
 
-// clientGoUsers type-checks, bodies included, the packages that imported,
-// the inputs the output imports, import (directly or not) that live outside
-// the k8s.io modules and import k8s.io/client-go, other inputs left out
-// (inputs: every one): the output imports those inputs and so builds them, and
-// such a package, written against the client-go of its own go.mod, may not
-// compile against the one this module selects (controller-runtime before
-// v0.24 against client-go v0.37: its cache implements client-go's
-// ResourceEventHandlerRegistration, which gained a method). The rest of the
-// graph stays trusted, the k8s.io modules included (those the runtime
-// requires are at its version together; another one at an older minor is
-// not checked), and code that does not touch client-go rarely breaks on a
-// new Kubernetes minor. Inputs that import no such package pay nothing.
+// clientGoUsers type-checks, bodies included, the packages that the inputs in
+// imported (those the output imports) import, directly or not, that live
+// outside the k8s.io modules and import k8s.io/client-go; inputs, all of
+// them, are left out (their bodies are checked already). The output builds
+// the imported inputs and so those packages, and such a package, written
+// against the client-go of its own go.mod, may not compile against the one
+// this module selects (controller-runtime before v0.24 against client-go
+// v0.37: its cache implements client-go's ResourceEventHandlerRegistration,
+// which gained a method). The rest of the graph stays trusted, the k8s.io
+// modules included (those the runtime requires are at its version together;
+// another one at an older minor is not checked), and code that does not touch
+// client-go rarely breaks on a new Kubernetes minor. Inputs that import no
+// such package pay nothing.
 func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(string) string) Diagnostics {
 	isInput := map[string]bool{}
 	for _, p := range inputs {
