@@ -318,6 +318,15 @@ func TestPatternPackageWithoutKindsAfterTidy(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "generated", "listers", "samplecontroller", "v1alpha1", "listers.go")); err != nil {
 		t.Errorf("the kinds beside the skipped package: %v", err)
 	}
+	// A version of kinds its CRDs no longer serve (cluster-api-provider-vsphere's
+	// apis/v1alpha3, which imports gopkg.in/gcfg.v1): its kinds are skipped
+	// either way, so it is skipped as a package without kinds is.
+	writeFile(t, helpers, []byte("package helpers\n\nimport (\n\t\"golang.org/x/tools/go/packages\"\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n)\n\n"+
+		"// +kubebuilder:object:root=true\n// +kubebuilder:unservedversion\ntype Wrapper struct {\n\tmetav1.TypeMeta\n\tmetav1.ObjectMeta\n\tp *packages.Package\n}\n\n"+
+		"// +kubebuilder:object:root=true\ntype WrapperList struct {\n\tmetav1.TypeMeta\n\tmetav1.ListMeta\n\tItems []Wrapper\n}\n"))
+	if err := run(t, "./input/apis/..."); err != nil {
+		t.Errorf("helpers with an unserved version only in ./input/apis/...: %v", err)
+	}
 	for _, c := range []struct {
 		name, src string
 		inputs    []string
@@ -350,6 +359,12 @@ func TestMayHoldKinds(t *testing.T) {
 		{"foreign base with a list", "type Foo struct{ base.Object }\n\ntype FooList struct{ Items []Foo }\n", true},
 		{"generic embedding", "type Foo struct{ base.Object[int] }\n", true},
 		{"genclient", "// +genclient\n\n// Foo is a type.\ntype Foo struct{}\n", true},
+		// cluster-api-provider-vsphere's v1alpha3 and v1alpha4: root types
+		// the CRDs no longer serve, which the generator skips.
+		{"unserved version", "// +kubebuilder:object:root=true\n// +kubebuilder:unservedversion\ntype Foo struct {\n\tmetav1.TypeMeta\n\tmetav1.ObjectMeta\n}\n", false},
+		{"skipped version", "// +kubebuilder:skipversion\n\n// Foo is a type.\ntype Foo struct{ metav1.ObjectMeta }\n", false},
+		{"no lister", "// +k8s:lister-gen=false\ntype Foo struct{ base.Object }\n\ntype FooList struct{ Items []Foo }\n", false},
+		{"one of two unserved", "// +kubebuilder:unservedversion\ntype Foo struct{ metav1.ObjectMeta }\n\ntype Bar struct{ metav1.ObjectMeta }\n", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "types.go")

@@ -366,9 +366,13 @@ var missingModuleRe = regexp.MustCompile(`(?:missing go\.sum entry for module pr
 // marker; a struct type embedding ObjectMeta; or a struct type T embedding
 // a type of another package other than TypeMeta and ListMeta (which might
 // embed ObjectMeta in turn) when the package declares a TList beside it.
-// When unsure it says true.
+// A type whose markers skip it whatever it embeds (+kubebuilder:skipversion,
+// +kubebuilder:unservedversion, +k8s:lister-gen=false: the older versions
+// cluster-api-provider-vsphere keeps for conversion) is none. When unsure it
+// says true.
 func mayHoldKinds(p *packages.Package) bool {
 	fset := token.NewFileSet()
+	var files []*ast.File
 	var structs []*ast.TypeSpec
 	names := map[string]bool{}
 	for _, name := range append(slices.Clone(p.GoFiles), p.IgnoredFiles...) {
@@ -379,6 +383,7 @@ func mayHoldKinds(p *packages.Package) bool {
 		if err != nil {
 			return true
 		}
+		files = append(files, f)
 		for _, cg := range f.Comments {
 			if strings.Contains(cg.Text(), "+genclient") {
 				return true
@@ -398,7 +403,11 @@ func mayHoldKinds(p *packages.Package) bool {
 			}
 		}
 	}
+	pm, _ := collectMarkers(fset, files, func(name string) string { return name })
 	for _, ts := range structs {
+		if s := readSelection(pm.types[ts.Name.Name]); s.skipVersion || s.unserved || s.noLister {
+			continue
+		}
 		for _, fd := range ts.Type.(*ast.StructType).Fields.List {
 			if len(fd.Names) > 0 {
 				continue
