@@ -62,7 +62,10 @@ func moduleCRDs(dir string) map[crdKey]*crdNames {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || crdSkipDirs[name]) {
+			// Hidden directories are skipped, not those named with a
+			// leading underscore: Go ignores those for packages only, and
+			// Karmada's chart keeps its CRDs in charts/karmada/_crds.
+			if p != dir && (strings.HasPrefix(name, ".") || crdSkipDirs[name]) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -160,6 +160,17 @@ func TestModuleCRDsNameResources(t *testing.T) {
 			namespaced: true,
 		},
 		{
+			// Karmada's chart keeps its 19 CRDs, and only them, under
+			// charts/karmada/_crds, so that Helm does not install them.
+			name:      "a directory named with a leading underscore",
+			manifests: map[string]string{"charts/lib/_crds/bases/foos.yaml": crd("fooz", "Cluster", true)},
+			resource:  "fooz",
+			warnings: []string{
+				`kind Foo is served as resource "fooz", as its CRD charts/lib/_crds/bases/foos.yaml (module ` + lib + `) names it, not "foos"`,
+				"its CRD charts/lib/_crds/bases/foos.yaml (module " + lib + ") makes kind Foo cluster-scoped, not namespaced",
+			},
+		},
+		{
 			name:       "fixtures are not manifests",
 			manifests:  map[string]string{"testdata/fixture/foos.yaml": crd("fooz", "Cluster", true)},
 			resource:   "foos",
@@ -167,7 +178,7 @@ func TestModuleCRDsNameResources(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for _, dir := range []string{"config", "deploy", "testdata"} {
+			for _, dir := range []string{"charts", "config", "deploy", "testdata"} {
 				if err := os.RemoveAll(filepath.Join(lib, dir)); err != nil {
 					t.Fatal(err)
 				}
