@@ -377,7 +377,7 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		v.GoName = gengonamer.IC(v.Name)
 		kinds, ds := selectKinds(logger, mp, in.position, namers)
 		decl, declared := declaredGroup(mp.pkg, in.position)
-		if d := decl; declared && d.version == internalVersion {
+		if declared && decl.version == internalVersion {
 			// A hub package (Volcano's pkg/apis/scheduling, kube-aggregator's
 			// apiregistration): the types versions convert through in the
 			// server, never served. Informers of them would list
@@ -393,9 +393,9 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 				if len(names) > 0 {
 					which = "its kinds (" + strings.Join(names, ", ") + ")"
 				}
-				internal := Diagnostic{Pos: d.versionPos,
+				internal := Diagnostic{Pos: decl.versionPos,
 					Message: fmt.Sprintf("package %s declares the internal version (runtime.APIVersionInternal) in %s: no API server serves it, so no listers or informers are generated for %s",
-						mp.pkg.Types.Name(), d.varName, which),
+						mp.pkg.Types.Name(), decl.varName, which),
 					Hint: "generate the versioned packages beside it, whose kinds the server serves"}
 				unselected = append(unselected, internal)
 				emptyExplicit = append(emptyExplicit, internal) // a warning when other packages select kinds
@@ -707,27 +707,16 @@ func implicitCandidates(mp markedPackage) bool {
 // names every group without +groupName.
 func goNameCollisions(groups map[string]*Group) Diagnostics {
 	var diags Diagnostics
+	sharing := map[string]int{} // groups per Go name, before any takes its directory's
+	for _, g := range groups {
+		sharing[g.PkgName]++
+	}
 	byGoName := map[string][]*Group{}
 	for _, g := range groups {
+		if sharing[g.PkgName] > 1 && g.dirGoName != "" {
+			g.GoName, g.PkgName = g.dirGoName, g.dirPkgName
+		}
 		byGoName[g.PkgName] = append(byGoName[g.PkgName], g)
-	}
-	renamed := false
-	for _, gs := range byGoName {
-		if len(gs) < 2 {
-			continue
-		}
-		for _, g := range gs {
-			if g.dirGoName != "" {
-				g.GoName, g.PkgName = g.dirGoName, g.dirPkgName
-				renamed = true
-			}
-		}
-	}
-	if renamed {
-		clear(byGoName)
-		for _, g := range groups {
-			byGoName[g.PkgName] = append(byGoName[g.PkgName], g)
-		}
 	}
 	for _, gs := range byGoName {
 		if len(gs) < 2 {
