@@ -33,7 +33,11 @@
 //     is refused too: replaced in go.mod by an older version of itself, the
 //     output would not compile; selected older because the module does not
 //     require the runtime yet, the inputs would be checked against versions
-//     go mod tidy then raises.
+//     go mod tidy then raises. The ones no input imports, which the output
+//     imports through the runtime all the same, are looked up in the
+//     module graph (go list -m): replaced older, or client-go at a
+//     +incompatible release from before its go.mod, which the go command
+//     ranks above every v0.x, is refused.
 //     Syntax, type
 //     and go list errors become one diagnostic each, with a position and a
 //     hint (--tags for files behind a build constraint, go get for a

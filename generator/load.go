@@ -163,7 +163,7 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		l.pkgs = append(l.pkgs, p)
 	}
 	if len(diags) == 0 {
-		diags = append(diags, k8sBelowRuntime(l.pkgs)...)
+		diags = append(diags, k8sBelowRuntime(l.pkgs, func(paths []string) []*packages.Module { return graphModules(ctx, cfg, paths) })...)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err

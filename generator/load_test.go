@@ -399,26 +399,72 @@ func TestK8sBelowRuntime(t *testing.T) {
 	replaced := func(m, v string) string {
 		return m + ": go.mod replaces " + m + " with " + v + ", older than the " + runtimeK8sVersion + " that the generated code's runtime requires: the output would not compile (raise the replace to " + runtimeK8sVersion + " or later, or drop it)"
 	}
+	incompatible := "k8s.io/client-go: this module selects k8s.io/client-go v12.0.0+incompatible, a release from before the module had a go.mod, which the go command ranks above the " +
+		runtimeK8sVersion + " that the generated code's runtime requires: the output would not compile (a dependency requires it and pins k8s.io/client-go with a replace line, which applies only in its own builds; add one here: go mod edit -replace=k8s.io/client-go=k8s.io/client-go@" +
+		runtimeK8sVersion + " (go mod graph | grep k8s.io/client-go@v12.0.0+incompatible names the dependency))"
 	for _, c := range []struct {
-		name string
-		pkgs []*packages.Package
-		want []string
+		name  string
+		pkgs  []*packages.Package
+		graph []*packages.Module // the module graph's answer, for the modules no input imports
+		want  []string
 	}{
-		{"replaced", pkgs, []string{replaced("k8s.io/apimachinery", "v0.34.5"), replaced("k8s.io/client-go", "v0.35.0")}},
-		{"selected", old, []string{"k8s.io/api: this module selects k8s.io/api v0.27.11, older than the " + runtimeK8sVersion +
+		{"replaced", pkgs, nil, []string{replaced("k8s.io/apimachinery", "v0.34.5"), replaced("k8s.io/client-go", "v0.35.0")}},
+		{"selected", old, nil, []string{"k8s.io/api: this module selects k8s.io/api v0.27.11, older than the " + runtimeK8sVersion +
 			" that the generated code's runtime requires: the inputs would be checked against versions other than those the output builds with" +
 			" (go get k8s.io/api@" + runtimeK8sVersion + " before generating; requiring the runtime first does it (go get github.com/informer-gen/informer-gen@<version>, or hack/use-local.sh without --no-tool from a clone))"}},
+		{"incompatible imported", []*packages.Package{mod("k8s.io/client-go", "v12.0.0+incompatible", nil)}, nil, []string{incompatible}},
+		// LitmusChaos's chaos-operator API imports apimachinery and
+		// k8s.io/api; its go.mod requires client-go v12.0.0+incompatible,
+		// pinned to v0.26 by a replace that applies in its builds only.
+		{"not imported", []*packages.Package{mod("k8s.io/apimachinery", "v0.37.2", nil)}, []*packages.Module{
+			{Path: "k8s.io/api", Version: "v0.37.2", Replace: &packages.Module{Path: "k8s.io/api", Version: "v0.34.5"}},
+			{Path: "k8s.io/client-go", Version: "v12.0.0+incompatible"},
+		}, []string{replaced("k8s.io/api", "v0.34.5"), incompatible}},
+		// Selected older and imported by no input: go mod tidy raises it
+		// once the module requires the runtime.
+		{"not imported, older", []*packages.Package{mod("k8s.io/apimachinery", "v0.37.2", nil)}, []*packages.Module{
+			{Path: "k8s.io/client-go", Version: "v0.30.0"},
+		}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			var asked []string
+			graph := func(paths []string) []*packages.Module {
+				asked = paths
+				return c.graph
+			}
 			var got []string
-			for _, d := range k8sBelowRuntime(c.pkgs) {
+			for _, d := range k8sBelowRuntime(c.pkgs, graph) {
 				got = append(got, d.String())
+			}
+			if c.name == "not imported" && !slices.Equal(asked, []string{"k8s.io/api", "k8s.io/client-go"}) {
+				t.Errorf("asked the module graph for %q, want k8s.io/api and k8s.io/client-go", asked)
 			}
 			slices.Sort(got) // the run sorts diagnostics
 			if !slices.Equal(got, c.want) {
 				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
 			}
 		})
+	}
+}
+
+// graphModules reads the versions the module graph selects from go.mod
+// files alone: offline, with client-go's pre-module release required and not
+// in the module cache, it still names it, and leaves out a module the graph
+// does not hold.
+func TestGraphModules(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.24\n\nrequire (\n\tk8s.io/apimachinery v0.37.2\n\tk8s.io/client-go v12.0.0+incompatible\n)\n"))
+	var got []string
+	for _, m := range graphModules(context.Background(), Config{WorkDir: dir}, []string{"k8s.io/api", "k8s.io/client-go"}) {
+		got = append(got, m.Path+"@"+m.Version)
+	}
+	if want := []string{"k8s.io/client-go@v12.0.0+incompatible"}; !slices.Equal(got, want) {
+		t.Errorf("graphModules = %q, want %q", got, want)
 	}
 }
 

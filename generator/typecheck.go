@@ -1,7 +1,9 @@
 package generator
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -10,6 +12,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -510,6 +513,10 @@ func dependencyHint(p *packages.Package, clientGo, build string, rel func(string
 // or a newer one in any module that requires the runtime.
 const runtimeK8sVersion = "v0.37.2"
 
+// k8sModules are the modules the output imports through the runtime,
+// whatever the inputs import.
+var k8sModules = []string{"k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go"}
+
 // k8sBelowRuntime reports k8s.io/api, apimachinery or client-go at an
 // older version, in the module that generates, than the runtime the output
 // imports requires. Replaced by an older version of itself (projects that
@@ -522,7 +529,20 @@ const runtimeK8sVersion = "v0.37.2"
 // which v0.37 no longer has), or its generated decoders go stale at once.
 // A replacement by another module (a fork) or a directory is left alone:
 // its version says nothing of its API.
-func k8sBelowRuntime(pkgs []*packages.Package) Diagnostics {
+//
+// The modules of k8sModules that no input imports are still imported by the
+// output: graph (nil: not asked) gives their versions in the module graph,
+// and those are reported when replaced by an older version, or selected at a
+// +incompatible one (below); selected older, go mod tidy raises them once
+// the module requires the runtime, as the inputs cannot see them.
+//
+// k8s.io/client-go's releases from before it had a go.mod (v2.0.0 to
+// v12.0.0, Kubernetes 1.5 to 1.15) are v12.0.0+incompatible and the like,
+// which the go command ranks above every v0.x: a module that still requires
+// one, and pins v0.x with a replace line that applies in its own builds only
+// (LitmusChaos's chaos-operator), makes the go command select it over the
+// runtime's requirement, and the output would not compile.
+func k8sBelowRuntime(pkgs []*packages.Package, graph func(paths []string) []*packages.Module) Diagnostics {
 	seen := map[string]bool{}
 	var diags Diagnostics
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
@@ -531,26 +551,77 @@ func k8sBelowRuntime(pkgs []*packages.Package) Diagnostics {
 			return
 		}
 		seen[m.Path] = true
-		switch m.Path {
-		case "k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go":
-		default:
-			return
-		}
-		switch r := m.Replace; {
-		case r == nil:
-			if !semver.IsValid(m.Version) || semver.Compare(m.Version, runtimeK8sVersion) >= 0 {
-				return
-			}
-			diags = append(diags, Diagnostic{Subject: m.Path,
-				Message: fmt.Sprintf("this module selects %s %s, older than the %s that the generated code's runtime requires: the inputs would be checked against versions other than those the output builds with",
-					m.Path, m.Version, runtimeK8sVersion),
-				Hint: fmt.Sprintf("go get %s@%s before generating; requiring the runtime first does it (go get github.com/informer-gen/informer-gen@<version>, or hack/use-local.sh without --no-tool from a clone)", m.Path, runtimeK8sVersion)})
-		case r.Path == m.Path && semver.IsValid(r.Version) && semver.Compare(r.Version, runtimeK8sVersion) < 0:
-			diags = append(diags, Diagnostic{Subject: m.Path,
-				Message: fmt.Sprintf("go.mod replaces %s with %s, older than the %s that the generated code's runtime requires: the output would not compile",
-					m.Path, r.Version, runtimeK8sVersion),
-				Hint: fmt.Sprintf("raise the replace to %s or later, or drop it", runtimeK8sVersion)})
+		if slices.Contains(k8sModules, m.Path) {
+			diags = append(diags, k8sModuleBelowRuntime(m, true)...)
 		}
 	})
+	var rest []string
+	for _, path := range k8sModules {
+		if !seen[path] {
+			rest = append(rest, path)
+		}
+	}
+	if len(rest) > 0 && graph != nil {
+		for _, m := range graph(rest) {
+			if slices.Contains(rest, m.Path) {
+				diags = append(diags, k8sModuleBelowRuntime(m, false)...)
+			}
+		}
+	}
 	return diags
+}
+
+// k8sModuleBelowRuntime is k8sBelowRuntime's verdict on one module;
+// imported says whether the inputs import it.
+func k8sModuleBelowRuntime(m *packages.Module, imported bool) Diagnostics {
+	if m.Main || m.Version == "" {
+		return nil
+	}
+	switch r := m.Replace; {
+	case r == nil && semver.Build(m.Version) == "+incompatible":
+		return Diagnostics{{Subject: m.Path,
+			Message: fmt.Sprintf("this module selects %s %s, a release from before the module had a go.mod, which the go command ranks above the %s that the generated code's runtime requires: the output would not compile",
+				m.Path, m.Version, runtimeK8sVersion),
+			Hint: fmt.Sprintf("a dependency requires it and pins %s with a replace line, which applies only in its own builds; add one here: go mod edit -replace=%s=%s@%s (go mod graph | grep %s@%s names the dependency)",
+				m.Path, m.Path, m.Path, runtimeK8sVersion, m.Path, m.Version)}}
+	case r == nil:
+		if !imported || !semver.IsValid(m.Version) || semver.Compare(m.Version, runtimeK8sVersion) >= 0 {
+			return nil
+		}
+		return Diagnostics{{Subject: m.Path,
+			Message: fmt.Sprintf("this module selects %s %s, older than the %s that the generated code's runtime requires: the inputs would be checked against versions other than those the output builds with",
+				m.Path, m.Version, runtimeK8sVersion),
+			Hint: fmt.Sprintf("go get %s@%s before generating; requiring the runtime first does it (go get github.com/informer-gen/informer-gen@<version>, or hack/use-local.sh without --no-tool from a clone)", m.Path, runtimeK8sVersion)}}
+	case r.Path == m.Path && semver.IsValid(r.Version) && (semver.Build(r.Version) == "+incompatible" || semver.Compare(r.Version, runtimeK8sVersion) < 0):
+		return Diagnostics{{Subject: m.Path,
+			Message: fmt.Sprintf("go.mod replaces %s with %s, older than the %s that the generated code's runtime requires: the output would not compile",
+				m.Path, r.Version, runtimeK8sVersion),
+			Hint: fmt.Sprintf("raise the replace to %s or later, or drop it", runtimeK8sVersion)}}
+	}
+	return nil
+}
+
+// graphModules returns the modules of paths as the module graph of the
+// module in cfg.WorkDir selects them (go list -m -e, which reads go.mod
+// files, not the modules' source): those not in the graph are left out, and
+// when the go command fails, all of them, as this only adds a check.
+func graphModules(ctx context.Context, cfg Config, paths []string) []*packages.Module {
+	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-m", "-e", "-json"}, paths...)...)
+	cmd.Dir = cfg.WorkDir
+	cmd.Env = listEnv(os.Environ())
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	var mods []*packages.Module
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		m := new(packages.Module)
+		if dec.Decode(m) != nil {
+			break
+		}
+		if m.Version != "" && !m.Main {
+			mods = append(mods, m)
+		}
+	}
+	return mods
 }
