@@ -37,7 +37,8 @@
 //     imports through the runtime all the same, are looked up in the
 //     module graph (go list -m): replaced older, or client-go at a
 //     +incompatible release from before its go.mod, which the go command
-//     ranks above every v0.x, is refused.
+//     ranks above every v0.x, is refused, and said beside the inputs' own
+//     errors, which it causes when they import client-go.
 //     Syntax, type
 //     and go list errors become one diagnostic each, with a position and a
 //     hint (--tags for files behind a build constraint, go get for a

@@ -162,9 +162,13 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 		}
 		l.pkgs = append(l.pkgs, p)
 	}
+	// A client-go the output cannot compile against is said even beside
+	// other errors: the inputs' errors against it have that cause too.
+	broken, older := k8sBelowRuntime(l.pkgs, func(paths []string) []*packages.Module { return graphModules(ctx, cfg, paths) })
 	if len(diags) == 0 {
-		diags = append(diags, k8sBelowRuntime(l.pkgs, func(paths []string) []*packages.Module { return graphModules(ctx, cfg, paths) })...)
+		diags = append(diags, older...)
 	}
+	diags = append(diags, broken...)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}

@@ -433,8 +433,14 @@ func TestK8sBelowRuntime(t *testing.T) {
 				return c.graph
 			}
 			var got []string
-			for _, d := range k8sBelowRuntime(c.pkgs, graph) {
+			broken, older := k8sBelowRuntime(c.pkgs, graph)
+			for _, d := range append(broken, older...) {
 				got = append(got, d.String())
+			}
+			for _, d := range broken {
+				if strings.Contains(d.Message, "the inputs would be checked") {
+					t.Errorf("a module selected older is not one the output cannot compile against: %s", d)
+				}
 			}
 			if c.name == "not imported" && !slices.Equal(asked, []string{"k8s.io/api", "k8s.io/client-go"}) {
 				t.Errorf("asked the module graph for %q, want k8s.io/api and k8s.io/client-go", asked)
@@ -465,6 +471,45 @@ func TestGraphModules(t *testing.T) {
 	}
 	if want := []string{"k8s.io/client-go@v12.0.0+incompatible"}; !slices.Equal(got, want) {
 		t.Errorf("graphModules = %q, want %q", got, want)
+	}
+}
+
+// TestIncompatibleClientGoBesideOtherErrors: a module that selects
+// client-go v12.0.0+incompatible (a dependency's requirement, as LitmusChaos's
+// chaos-operator and Rancher's pkg/apis bring it) is told so even when the
+// inputs fail too (here a type error; with Rancher's, go.sum lacks the
+// modules of everything that imports client-go): it is the cause of such
+// errors, and the output could not compile whatever else is fixed. The
+// module proxy is a directory holding client-go's go.mod alone: nothing
+// imports its packages.
+func TestIncompatibleClientGoBesideOtherErrors(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	proxy := t.TempDir()
+	at := filepath.Join(proxy, "k8s.io", "client-go", "@v")
+	writeFile(t, filepath.Join(at, "list"), []byte("v12.0.0+incompatible\n"))
+	writeFile(t, filepath.Join(at, "v12.0.0+incompatible.info"), []byte(`{"Version":"v12.0.0+incompatible","Time":"2019-06-19T00:00:00Z"}`))
+	writeFile(t, filepath.Join(at, "v12.0.0+incompatible.mod"), []byte("module k8s.io/client-go\n"))
+	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))
+	t.Setenv("GOSUMDB", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte("module example.com/demo\n\ngo 1.24\n\nrequire (\n\tk8s.io/apimachinery v0.37.2\n\tk8s.io/client-go v12.0.0+incompatible\n)\n"))
+	src := "// +groupName=demo.example.com\npackage v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\nvar broken int = \"x\"\n\n// +genclient\ntype Foo struct {\n\tmetav1.TypeMeta `json:\",inline\"`\n\tmetav1.ObjectMeta `json:\"metadata\"`\n}\n"
+	writeFile(t, filepath.Join(dir, "apis", "demo", "v1", "types.go"), []byte(src))
+	cfg := Config{Inputs: []string{"./apis/..."}, OutputDir: filepath.Join(dir, "generated"), OutputPkg: "example.com/demo/generated", WorkDir: dir}
+	err := Run(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("Run succeeded")
+	}
+	for _, want := range []string{
+		"apis/demo/v1/types.go:6:18: cannot use \"x\"",
+		"k8s.io/client-go: this module selects k8s.io/client-go v12.0.0+incompatible, a release from before the module had a go.mod",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got:\n%v\nwant a line with:\n%s", err, want)
+		}
 	}
 }
 

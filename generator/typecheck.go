@@ -542,9 +542,21 @@ var k8sModules = []string{"k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go
 // one, and pins v0.x with a replace line that applies in its own builds only
 // (LitmusChaos's chaos-operator), makes the go command select it over the
 // runtime's requirement, and the output would not compile.
-func k8sBelowRuntime(pkgs []*packages.Package, graph func(paths []string) []*packages.Module) Diagnostics {
+//
+// broken are the verdicts that the output would not compile (replaced older,
+// +incompatible): the cause of any errors the inputs show against such a
+// client-go too, so load reports them beside those. older are the modules
+// selected older without a replace, reported only when nothing else is.
+func k8sBelowRuntime(pkgs []*packages.Package, graph func(paths []string) []*packages.Module) (broken, older Diagnostics) {
 	seen := map[string]bool{}
-	var diags Diagnostics
+	add := func(m *packages.Module, imported bool) {
+		d, outputBreaks := k8sModuleBelowRuntime(m, imported)
+		if outputBreaks {
+			broken = append(broken, d...)
+		} else {
+			older = append(older, d...)
+		}
+	}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		m := p.Module
 		if m == nil || m.Main || seen[m.Path] {
@@ -552,7 +564,7 @@ func k8sBelowRuntime(pkgs []*packages.Package, graph func(paths []string) []*pac
 		}
 		seen[m.Path] = true
 		if slices.Contains(k8sModules, m.Path) {
-			diags = append(diags, k8sModuleBelowRuntime(m, true)...)
+			add(m, true)
 		}
 	})
 	var rest []string
@@ -564,18 +576,19 @@ func k8sBelowRuntime(pkgs []*packages.Package, graph func(paths []string) []*pac
 	if len(rest) > 0 && graph != nil {
 		for _, m := range graph(rest) {
 			if slices.Contains(rest, m.Path) {
-				diags = append(diags, k8sModuleBelowRuntime(m, false)...)
+				add(m, false)
 			}
 		}
 	}
-	return diags
+	return broken, older
 }
 
 // k8sModuleBelowRuntime is k8sBelowRuntime's verdict on one module;
-// imported says whether the inputs import it.
-func k8sModuleBelowRuntime(m *packages.Module, imported bool) Diagnostics {
+// imported says whether the inputs import it; outputBreaks, whether the
+// verdict is that the output would not compile.
+func k8sModuleBelowRuntime(m *packages.Module, imported bool) (d Diagnostics, outputBreaks bool) {
 	if m.Main || m.Version == "" {
-		return nil
+		return nil, false
 	}
 	switch r := m.Replace; {
 	case r == nil && semver.Build(m.Version) == "+incompatible":
@@ -583,22 +596,22 @@ func k8sModuleBelowRuntime(m *packages.Module, imported bool) Diagnostics {
 			Message: fmt.Sprintf("this module selects %s %s, a release from before the module had a go.mod, which the go command ranks above the %s that the generated code's runtime requires: the output would not compile",
 				m.Path, m.Version, runtimeK8sVersion),
 			Hint: fmt.Sprintf("a dependency requires it and pins %s with a replace line, which applies only in its own builds; add one here: go mod edit -replace=%s=%s@%s (go mod graph | grep %s@%s names the dependency)",
-				m.Path, m.Path, m.Path, runtimeK8sVersion, m.Path, m.Version)}}
+				m.Path, m.Path, m.Path, runtimeK8sVersion, m.Path, m.Version)}}, true
 	case r == nil:
 		if !imported || !semver.IsValid(m.Version) || semver.Compare(m.Version, runtimeK8sVersion) >= 0 {
-			return nil
+			return nil, false
 		}
 		return Diagnostics{{Subject: m.Path,
 			Message: fmt.Sprintf("this module selects %s %s, older than the %s that the generated code's runtime requires: the inputs would be checked against versions other than those the output builds with",
 				m.Path, m.Version, runtimeK8sVersion),
-			Hint: fmt.Sprintf("go get %s@%s before generating; requiring the runtime first does it (go get github.com/informer-gen/informer-gen@<version>, or hack/use-local.sh without --no-tool from a clone)", m.Path, runtimeK8sVersion)}}
+			Hint: fmt.Sprintf("go get %s@%s before generating; requiring the runtime first does it (go get github.com/informer-gen/informer-gen@<version>, or hack/use-local.sh without --no-tool from a clone)", m.Path, runtimeK8sVersion)}}, false
 	case r.Path == m.Path && semver.IsValid(r.Version) && (semver.Build(r.Version) == "+incompatible" || semver.Compare(r.Version, runtimeK8sVersion) < 0):
 		return Diagnostics{{Subject: m.Path,
 			Message: fmt.Sprintf("go.mod replaces %s with %s, older than the %s that the generated code's runtime requires: the output would not compile",
 				m.Path, r.Version, runtimeK8sVersion),
-			Hint: fmt.Sprintf("raise the replace to %s or later, or drop it", runtimeK8sVersion)}}
+			Hint: fmt.Sprintf("raise the replace to %s or later, or drop it", runtimeK8sVersion)}}, true
 	}
-	return nil
+	return nil, false
 }
 
 // graphModules returns the modules of paths as the module graph of the
