@@ -130,7 +130,10 @@
 // they are errors.
 //
 // Scope: namespaced unless +genclient:nonNamespaced or
-// +kubebuilder:resource:scope=Cluster. Resource: +resourceName=foos or
+// +kubebuilder:resource:scope=Cluster; +genclient:nonNamespaced beside a
+// +kubebuilder:resource that names no scope is a warning and namespaced, as
+// controller-gen makes that CRD (OpenShift Hive's ClusterRelocate;
+// genclient-nonnamespaced-default-scope). Resource: +resourceName=foos or
 // +kubebuilder:resource:path=foos when given; else, for a kind with any
 // +kubebuilder: marker or selected by controller-gen's rule, the name
 // controller-gen gives its CRD, strings.ToLower(flect.Pluralize(Kind))

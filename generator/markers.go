@@ -465,7 +465,7 @@ type selection struct {
 
 func readSelection(ms []marker) selection {
 	var s selection
-	var resourceName, nonNamespaced *marker
+	var resourceName, nonNamespaced, resource *marker
 	var path, scope *markerArg
 	for _, m := range ms {
 		if strings.HasPrefix(m.name, "kubebuilder:") {
@@ -491,6 +491,7 @@ func readSelection(ms []marker) selection {
 		case "kubebuilder:object:root":
 			s.root = m.value == "" || m.value == "true"
 		case "kubebuilder:resource":
+			resource = &m
 			for _, a := range m.args {
 				switch a.key {
 				case "scope":
@@ -536,6 +537,17 @@ func readSelection(ms []marker) selection {
 				Message: fmt.Sprintf("+kubebuilder:resource: scope=%s is neither Cluster nor Namespaced", scope.value),
 				Hint:    cmp.Or(didYouMean(scope.value, "Cluster", "Namespaced"), "scope is Cluster or Namespaced")})
 		}
+	} else if resource != nil && nonNamespaced != nil {
+		// controller-gen makes the CRD namespaced when +kubebuilder:resource
+		// names no scope, whatever +genclient says, and the server serves
+		// the CRD: OpenShift Hive's ClusterRelocate. An informer of it as
+		// cluster-scoped would key objects by name alone, merging those of
+		// one name in different namespaces. A warning, since the CRD is
+		// not in doubt and the package may be one the user cannot edit.
+		s.clusterScoped = false
+		s.conflicts = append(s.conflicts, Diagnostic{Pos: nonNamespaced.pos, Warning: true,
+			Message: fmt.Sprintf("+genclient:nonNamespaced disagrees with +kubebuilder:resource at %s, which names no scope, so controller-gen makes the CRD namespaced: the generated code takes the CRD's scope", at(resource.pos)),
+			Hint:    "add scope=Cluster to +kubebuilder:resource, or remove +genclient:nonNamespaced"})
 	}
 	return s
 }
