@@ -63,6 +63,10 @@ func listDiagnostics(p *packages.Package, cfg Config, rel func(string) string) D
 					d.Message, d.Hint = goSumMessage(e.Msg)
 				} else if goVersionRe.MatchString(e.Msg) {
 					d.Message, d.Hint = goVersionMessage(e.Msg)
+				} else if strings.Contains(e.Msg, noModuleMsg) {
+					if mod, ver, ok := selectedModule(cfg, q.PkgPath); ok {
+						d = absentPackageDiagnostic(p, q, e, mod, ver, d, rel)
+					}
 				}
 				diags = append(diags, d)
 			}
@@ -144,6 +148,104 @@ func moduleMissing(cfg Config, path string) bool {
 		}
 	}
 	return true
+}
+
+// selectedModule returns the module of the build list whose path is the
+// longest prefix of path (or path itself), other than the main module, and
+// its selected version (a replacement's, when another version replaces it).
+// ok is false when there is none or go list -m fails. It asks for the
+// prefixes only, not the whole build list: listing all of it fails where a
+// dependency requires modules at v0.0.0 that it replaces (k8s.io/kubernetes),
+// the very graphs that lead here. Like moduleMissing, it is for explaining
+// an error.
+func selectedModule(cfg Config, path string) (mod, version string, ok bool) {
+	var prefixes []string
+	for p := path; p != "." && p != "/" && p != ""; p = pathDir(p) {
+		prefixes = append(prefixes, p)
+	}
+	args := append([]string{"list", "-m", "-e", "-f", "{{.Path}}\t{{.Version}}\t{{with .Replace}}{{.Version}}{{end}}\t{{.Main}}\t{{with .Error}}error{{end}}"}, prefixes...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = cfg.WorkDir
+	cmd.Env = listEnv(os.Environ())
+	out, err := cmd.Output()
+	if err != nil {
+		return "", "", false
+	}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		if len(f) != 5 || f[1] == "" || f[3] == "true" || f[4] != "" || len(f[0]) <= len(mod) {
+			continue
+		}
+		mod, version, ok = f[0], f[1], true
+		if f[2] != "" {
+			version = f[2]
+		}
+	}
+	return mod, version, ok
+}
+
+// pathDir is path.Dir for import paths: "." when there is no slash.
+func pathDir(p string) string {
+	i := strings.LastIndex(p, "/")
+	if i < 0 {
+		return "."
+	}
+	return p[:i]
+}
+
+// absentPackageDiagnostic reports a package that a dependency of the
+// input p imports and that the module providing its path, as selected, does
+// not have: removed in the version the build list selects (k8s.io/api
+// v0.37 has no autoscaling/v2beta1, which k8s.io/kubernetes v1.34 still
+// imports, and Argo CD v3.3's API reaches it through gitops-engine). The go
+// command's advice, go get of the package, cannot work then: no version the
+// build list can select has it. The diagnostic sits at the import, names
+// the importing package and its module, and says the code does not compile
+// at these versions. d is the plain diagnostic, kept when no importer is
+// found.
+func absentPackageDiagnostic(p, q *packages.Package, e packages.Error, mod, version string, d Diagnostic, rel func(string) string) Diagnostic {
+	var importer *packages.Package
+	at := packageErrorDiagnostic(e, p, rel).Pos
+	// The importer is the package holding the file of go list's position,
+	// else the first by path of those importing q.
+	holds := func(r *packages.Package) bool {
+		return at.Line > 0 && slices.ContainsFunc(r.GoFiles, func(f string) bool { return rel(f) == at.Filename })
+	}
+	packages.Visit([]*packages.Package{p}, nil, func(r *packages.Package) {
+		if _, ok := r.Imports[q.PkgPath]; !ok {
+			return
+		}
+		switch {
+		case importer == nil,
+			holds(r) && !holds(importer),
+			holds(r) == holds(importer) && r.PkgPath < importer.PkgPath:
+			importer = r
+		}
+	})
+	if importer == nil {
+		return d
+	}
+	runtimeNote := ""
+	if strings.HasPrefix(mod, "k8s.io/") {
+		runtimeNote = ", where the generated code's runtime needs k8s.io " + runtimeK8sVersion + " or later"
+	}
+	who := importer.PkgPath
+	if m := importer.Module; m != nil && !m.Main {
+		v := m.Version
+		if m.Replace != nil && m.Replace.Version != "" {
+			v = m.Replace.Version
+		}
+		who += " (" + strings.TrimSpace(m.Path+" "+v) + ")"
+	}
+	out := Diagnostic{Subject: p.PkgPath,
+		Message: fmt.Sprintf("cannot load %s, which %s imports: %s %s, which this module selects, has no such package",
+			q.PkgPath, who, mod, version),
+		Hint: fmt.Sprintf("%s was written for another version of %s, and the input packages and what they import must compile at the versions this module selects%s: require a version of its module built for %s %s, or a version of the input module that is",
+			importer.PkgPath, mod, runtimeNote, mod, version)}
+	if at.Line > 0 {
+		out.Subject, out.Pos = "", at
+	}
+	return out
 }
 
 // mergeGoSum folds the missing-go.sum diagnostics of a run into one: the
