@@ -153,7 +153,16 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 			continue
 		}
 		if ds := c.input(p, rel); len(ds) > 0 {
+			// The bodies are checked all the same: a package written
+			// for other versions of its dependencies breaks in both
+			// (Kubewarden v1.31.0: a var initialised with
+			// k8s.io/apiserver's old arguments, and webhook set-up for
+			// an older controller-runtime), and go build reports both.
+			// A declaration's error that bodies finds again is the same
+			// diagnostic, which Run prints once; a file that does not
+			// parse makes bodies report nothing.
 			diags = append(diags, ds...)
+			diags = append(diags, c.bodies(p, rel)...)
 			continue
 		}
 		if ds := c.bodies(p, rel); len(ds) > 0 {

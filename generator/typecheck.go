@@ -313,9 +313,10 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 // signatures, say) makes the output fail to build as surely as a bad
 // declaration. Files other generators write (zz_generated*, *.pb.go) keep
 // their bodies dropped: they are the bulk of an API package and compile
-// when their generator's inputs do. It runs once input found no error, in a
-// check of its own, so the model never sees a body. Dependencies stay
-// declarations only; a body's imports are loaded as the declarations' are.
+// when their generator's inputs do. It runs after input, whether input
+// found errors or not (go build reports both kinds), in a check of its own,
+// so the model never sees a body. Dependencies stay declarations only; a
+// body's imports are loaded as the declarations' are.
 func (c *checker) bodies(p *packages.Package, rel func(string) string) Diagnostics {
 	var files []*ast.File
 	written := map[string]bool{}
