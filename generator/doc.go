@@ -21,11 +21,15 @@
 //     only those the inputs' declarations and bodies refer to:
 //     sample-controller's API needs 84 of the 268 packages go build would
 //     compile for it, so a cold build cache costs about what a warm one
-//     does. The exception is a dependency outside the k8s.io modules that
-//     imports client-go (controller-runtime, from API packages with
-//     webhooks): it is checked with its bodies, since code written against
-//     an older client-go is what a newer one breaks, and an older
-//     controller-runtime would otherwise pass here and fail in go build.
+//     does. The exceptions are a dependency outside the k8s.io modules that
+//     imports client-go, or another of the libraries released with it but
+//     their types (controller-runtime, from API packages with webhooks;
+//     KubeVela's cluster-gateway, which imports k8s.io/apiserver), and a
+//     package of such a library selected at another minor than client-go
+//     (KubeVela v1.10.9 brings k8s.io/apiserver v0.31): they are checked
+//     with their bodies, since code written against an older client-go is
+//     what a newer one breaks, and would otherwise pass here and fail in
+//     go build.
 //     That check waits for the model (loaded.checkImports): it covers what
 //     the output imports, the packages that declare kinds and their
 //     imports, not what only an input without kinds imports.

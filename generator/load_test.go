@@ -262,6 +262,10 @@ func TestDependencyHint(t *testing.T) {
 		p:    &packages.Package{PkgPath: "sigs.k8s.io/controller-runtime/pkg/cache", Module: &packages.Module{Path: "sigs.k8s.io/controller-runtime", Version: "v0.21.0"}},
 		want: "sigs.k8s.io/controller-runtime v0.21.0, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go get sigs.k8s.io/controller-runtime@v0.24 or later",
 	}, {
+		name: "a library released with client-go, at an older minor",
+		p:    &packages.Package{PkgPath: "k8s.io/apiserver/pkg/endpoints", Module: &packages.Module{Path: "k8s.io/apiserver", Version: "v0.31.10"}},
+		want: "k8s.io/apiserver v0.31.10, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go get k8s.io/apiserver@v0.37.2",
+	}, {
 		name: "another published module, replaced by a version of a fork",
 		p: &packages.Package{PkgPath: "example.com/lib/cache", Module: &packages.Module{Path: "example.com/lib", Version: "v1.2.0",
 			Replace: &packages.Module{Path: "example.com/fork", Version: "v1.2.1"}}},
@@ -281,6 +285,60 @@ func TestDependencyHint(t *testing.T) {
 				t.Errorf("dependencyHint =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestK8sMachineryImports: which dependencies clientGoUsers checks with their
+// bodies. KubeVela v1.10.9's API packages reach k8s.io/apiserver v0.31.10
+// (through its cluster-gateway) and exited 0 with output go build refused:
+// apiserver was trusted as a k8s.io module, and cluster-gateway imports
+// apiserver, not client-go.
+func TestK8sMachineryImports(t *testing.T) {
+	mod := func(path, version string) *packages.Module { return &packages.Module{Path: path, Version: version} }
+	for _, tc := range []struct {
+		m    *packages.Module
+		want bool
+	}{
+		{mod("k8s.io/apiserver", "v0.31.10"), true},
+		{mod("k8s.io/client-go", "v0.37.2"), true},
+		{mod("k8s.io/component-base", "v0.37.2"), true},
+		{mod("k8s.io/utils", "v0.0.0-20260626114624-be93311217bd"), false},
+		{mod("k8s.io/kube-openapi", "v0.0.0-20260721132016-d427ff9ee9ad"), false},
+		{mod("k8s.io/klog/v2", "v2.140.0"), false},
+		{mod("k8s.io/gengo/v2", "v2.0.0-20260408192533-25e2208e0dc3"), false},
+		{mod("k8s.io/node-problem-detector", "v0.8.21"), false},
+		{mod("k8s.io/kubernetes", "v1.37.2"), false},
+		{mod("sigs.k8s.io/controller-runtime", "v0.24.0"), false},
+	} {
+		if got := k8sLockstep(tc.m); got != tc.want {
+			t.Errorf("k8sLockstep(%s %s) = %v, want %v", tc.m.Path, tc.m.Version, got, tc.want)
+		}
+	}
+	dep := func(path string, m *packages.Module) *packages.Package {
+		return &packages.Package{PkgPath: path, Module: m}
+	}
+	apiserver, api := mod("k8s.io/apiserver", "v0.37.2"), mod("k8s.io/api", "v0.37.2")
+	for _, tc := range []struct {
+		name    string
+		imports []*packages.Package
+		want    bool
+	}{
+		{"client-go", []*packages.Package{dep("k8s.io/client-go/tools/cache", mod("k8s.io/client-go", "v0.37.2"))}, true},
+		{"apiserver", []*packages.Package{dep("k8s.io/apiserver/pkg/server", apiserver)}, true},
+		{"types only", []*packages.Package{
+			dep("k8s.io/api/core/v1", api),
+			dep("k8s.io/apimachinery/pkg/util/wait", mod("k8s.io/apimachinery", "v0.37.2")),
+			dep("k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1", mod("k8s.io/apiextensions-apiserver", "v0.37.2")),
+			dep("k8s.io/utils/ptr", mod("k8s.io/utils", "v0.0.0-20260626114624-be93311217bd")),
+		}, false},
+	} {
+		p := &packages.Package{PkgPath: "example.com/lib", Imports: map[string]*packages.Package{}}
+		for _, d := range tc.imports {
+			p.Imports[d.PkgPath] = d
+		}
+		if got := importsK8sMachinery(p); got != tc.want {
+			t.Errorf("%s: importsK8sMachinery = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -398,26 +399,45 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 }
 
 // clientGoUsers type-checks, bodies included, the packages that the inputs in
-// imported (those the output imports) import, directly or not, that live
-// outside the k8s.io modules and import k8s.io/client-go; inputs, all of
-// them, are left out (their bodies are checked already). The output builds
-// the imported inputs and so those packages, and such a package, written
-// against the client-go of its own go.mod, may not compile against the one
-// this module selects (controller-runtime before v0.24 against client-go
-// v0.37: its cache implements client-go's ResourceEventHandlerRegistration,
-// which gained a method). The rest of the graph stays trusted, the k8s.io
-// modules included (those the runtime requires are at its version together;
-// another one at an older minor is not checked), and code that does not touch
-// client-go rarely breaks on a new Kubernetes minor. Inputs that import no
-// such package pay nothing.
+// imported (those the output imports) import, directly or not, that code
+// written for another Kubernetes minor breaks in; inputs, all of them, are
+// left out (their bodies are checked already). The output builds the
+// imported inputs and so those packages, and such a package, written against
+// the Kubernetes libraries of its own go.mod, may not compile against those
+// this module selects:
+//
+//   - a package outside the k8s.io modules that imports client-go, or a
+//     package of another of Kubernetes' libraries but its types
+//     (k8sMachinery): controller-runtime before v0.24 against client-go
+//     v0.37, whose cache implements client-go's
+//     ResourceEventHandlerRegistration, which gained a method; KubeVela's
+//     cluster-gateway, whose loopback set-up reads k8s.io/apiserver's
+//     PostStartHookContext.StopCh, which v0.37 no longer has;
+//   - a package of one of those libraries selected at another minor than
+//     client-go (k8sLockstep): they are released together and each minor is
+//     written against its own (KubeVela v1.10.9 brings k8s.io/apiserver
+//     v0.31.10, which does not compile against apimachinery v0.37).
+//
+// The rest of the graph stays trusted, k8s.io/api, apimachinery and
+// client-go included (k8sBelowRuntime checks their versions), and code that
+// uses only Kubernetes' types rarely breaks on a new minor. Inputs that
+// import no such package pay nothing.
 func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(string) string) Diagnostics {
 	isInput := map[string]bool{}
 	for _, p := range inputs {
 		isInput[p.ID] = true
 	}
+	clientGo := c.clientGoVersion()
 	var users []*packages.Package
 	packages.Visit(imported, nil, func(p *packages.Package) {
-		if !isInput[p.ID] && !stdPackage(p.PkgPath) && !strings.HasPrefix(p.PkgPath, "k8s.io/") && importsClientGo(p) {
+		switch {
+		case isInput[p.ID] || stdPackage(p.PkgPath):
+		case strings.HasPrefix(p.PkgPath, "k8s.io/"):
+			if m := p.Module; m != nil && k8sLockstep(m) && !slices.Contains(k8sModules, m.Path) &&
+				semver.MajorMinor(m.Version) != semver.MajorMinor(clientGo) {
+				users = append(users, p)
+			}
+		case importsK8sMachinery(p):
 			users = append(users, p)
 		}
 	})
@@ -431,6 +451,17 @@ func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(s
 	return diags
 }
 
+// clientGoVersion is the version of k8s.io/client-go among the listed
+// packages, or the runtime's when none imports it.
+func (c *checker) clientGoVersion() string {
+	for _, dep := range c.byID {
+		if dep.Module != nil && dep.Module.Path == "k8s.io/client-go" && dep.Module.Version != "" {
+			return dep.Module.Version
+		}
+	}
+	return runtimeK8sVersion
+}
+
 // stdPackage reports whether path is a standard library package (no dot in
 // its first element).
 func stdPackage(path string) bool {
@@ -438,11 +469,38 @@ func stdPackage(path string) bool {
 	return !strings.Contains(first, ".")
 }
 
-func importsClientGo(p *packages.Package) bool {
-	for path := range p.Imports {
+// k8sLockstep reports whether m is one of the Kubernetes libraries
+// published together from the kubernetes repository's staging directory
+// at v0.<minor>.<patch> for Kubernetes 1.<minor> (client-go, apiserver,
+// apiextensions-apiserver, component-base, kube-aggregator, …): a module
+// k8s.io/<name> at a release v0.15.0 or later, the first such release.
+// k8s.io/utils and kube-openapi (pseudo-versions), klog/v2 and gengo/v2
+// (a major version suffix) are not.
+func k8sLockstep(m *packages.Module) bool {
+	name, ok := strings.CutPrefix(m.Path, "k8s.io/")
+	if !ok || strings.Contains(name, "/") || semver.Major(m.Version) != "v0" || semver.Prerelease(m.Version) != "" {
+		return false
+	}
+	minor, err := strconv.Atoi(strings.TrimPrefix(semver.MajorMinor(m.Version), "v0."))
+	return err == nil && minor >= 15
+}
+
+// importsK8sMachinery reports whether p imports client-go, or a package of
+// another k8sLockstep library than k8s.io/api and apimachinery that is not
+// a package of API types (.../pkg/apis/..., as apiextensions-apiserver's
+// JSON type): the libraries whose behaviour, not only types, code is
+// written against.
+func importsK8sMachinery(p *packages.Package) bool {
+	for path, dep := range p.Imports {
 		if path == "k8s.io/client-go" || strings.HasPrefix(path, "k8s.io/client-go/") {
 			return true
 		}
+		m := dep.Module
+		if m == nil || m.Path == "k8s.io/api" || m.Path == "k8s.io/apimachinery" || !k8sLockstep(m) ||
+			strings.Contains(path+"/", "/pkg/apis/") {
+			continue
+		}
+		return true
 	}
 	return false
 }
@@ -478,26 +536,24 @@ func (c *checker) fullBodies(p *packages.Package, rel func(string) string) Diagn
 	if len(typeErrs) == 0 {
 		return nil
 	}
-	clientGo := "the k8s.io/client-go"
-	for _, dep := range c.byID {
-		if dep.Module != nil && dep.Module.Path == "k8s.io/client-go" {
-			clientGo = "k8s.io/client-go " + dep.Module.Version
-			break
-		}
-	}
-	hint := dependencyHint(p, clientGo, c.build, rel)
+	hint := dependencyHint(p, "k8s.io/client-go "+c.clientGoVersion(), c.build, rel)
 	return typeErrorDiagnostics(typeErrs, rel, hint)
 }
 
 // dependencyHint says what to do about a dependency p that does not compile
-// against clientGo: a published module needs another version of it; code
+// against clientGo ("k8s.io/client-go v0.37.2"): a published module needs
+// another version of it, a library released with client-go its version; code
 // of this module, or of a directory a replace names, is the user's to fix,
 // and build shows the same errors.
 func dependencyHint(p *packages.Package, clientGo, build string, rel func(string) string) string {
 	if m := p.Module; m != nil && !m.Main && (m.Replace == nil && m.Version != "" || m.Replace != nil && m.Replace.Version != "") {
 		fix := "go get a version of it built for that client-go"
-		if m.Path == "sigs.k8s.io/controller-runtime" {
+		switch _, version, _ := strings.Cut(clientGo, " "); {
+		case m.Path == "sigs.k8s.io/controller-runtime":
 			fix = "go get sigs.k8s.io/controller-runtime@v0.24 or later"
+		case m.Replace == nil && k8sLockstep(m) && semver.IsValid(version):
+			// Released with client-go: its version is the one to take.
+			fix = "go get " + m.Path + "@" + version
 		}
 		at := m.Path + " " + m.Version
 		if m.Replace != nil {
