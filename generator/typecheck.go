@@ -305,6 +305,7 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 	if len(diags) > 0 {
 		return diags
 	}
+	atGoBuildPositions(typeErrs, files)
 	return append(diags, typeErrorDiagnostics(typeErrs, rel, c.inputHint(p, rel))...)
 }
 
@@ -358,12 +359,50 @@ func (c *checker) bodies(p *packages.Package, rel func(string) string) Diagnosti
 		},
 	}
 	conf.Check(p.PkgPath, c.fset, files, nil)
+	atGoBuildPositions(typeErrs, files)
 	return typeErrorDiagnostics(typeErrs, rel, c.inputHint(p, rel))
 }
 
 // inputHint is the hint of an input package's type errors.
 func (c *checker) inputHint(p *packages.Package, rel func(string) string) string {
 	return "the input packages must compile; " + c.build + " " + relPkg(p, rel) + " shows the same"
+}
+
+// atGoBuildPositions moves a "not enough arguments in call" error, which
+// go/types reports at the call's closing parenthesis, to where go build's
+// type checker (types2) reports it: the last argument, or the call itself
+// when it has none. That error is what API packages written for an older
+// controller-runtime show most (ctrl.NewWebhookManagedBy(mgr), which
+// v0.24 takes two arguments for), and a position go build does not print
+// would send the user to a column of its own.
+func atGoBuildPositions(errs []types.Error, files []*ast.File) {
+	const prefix = "not enough arguments in call"
+	rparens := map[token.Pos]bool{}
+	for _, e := range errs {
+		if strings.HasPrefix(e.Msg, prefix) {
+			rparens[e.Pos] = true
+		}
+	}
+	if len(rparens) == 0 {
+		return
+	}
+	at := map[token.Pos]token.Pos{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && rparens[call.Rparen] {
+				at[call.Rparen] = call.Pos()
+				if len(call.Args) > 0 {
+					at[call.Rparen] = call.Args[len(call.Args)-1].Pos()
+				}
+			}
+			return true
+		})
+	}
+	for i, e := range errs {
+		if pos, ok := at[e.Pos]; ok && strings.HasPrefix(e.Msg, prefix) {
+			errs[i].Pos = pos
+		}
+	}
 }
 
 // typeErrorDiagnostics turns the type checker's errors into one diagnostic
@@ -536,6 +575,7 @@ func (c *checker) fullBodies(p *packages.Package, rel func(string) string) Diagn
 	if len(typeErrs) == 0 {
 		return nil
 	}
+	atGoBuildPositions(typeErrs, files)
 	hint := dependencyHint(p, "k8s.io/client-go "+c.clientGoVersion(), c.build, rel)
 	return typeErrorDiagnostics(typeErrs, rel, hint)
 }
