@@ -422,6 +422,12 @@ func TestMayHoldKinds(t *testing.T) {
 		{"unserved version", "// +kubebuilder:object:root=true\n// +kubebuilder:unservedversion\ntype Foo struct {\n\tmetav1.TypeMeta\n\tmetav1.ObjectMeta\n}\n", false},
 		{"skipped version", "// +kubebuilder:skipversion\n\n// Foo is a type.\ntype Foo struct{ metav1.ObjectMeta }\n", false},
 		{"no lister", "// +k8s:lister-gen=false\ntype Foo struct{ base.Object }\n\ntype FooList struct{ Items []Foo }\n", false},
+		// client-gen's typed clients, which a ... pattern over a module's
+		// api/ takes in beside the types (NVIDIA's gpu-operator:
+		// api/versioned/typed/nvidia/v1).
+		{"genclient named in prose", "type FooInterface interface {\n\t// Add a +genclient:noStatus comment above the type to avoid generating UpdateStatus().\n\tUpdateStatus() error\n}\n", false},
+		{"unexported generic embedding", "type foos struct {\n\t*gentype.ClientWithList[*v1.Foo, *v1.FooList]\n}\n", false},
+		{"unexported with a marker", "// +kubebuilder:object:root=true\ntype foo struct{ base.Object[int] }\n", true},
 		{"one of two unserved", "// +kubebuilder:unservedversion\ntype Foo struct{ metav1.ObjectMeta }\n\ntype Bar struct{ metav1.ObjectMeta }\n", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -487,8 +487,13 @@ func mayHoldKinds(p *packages.Package) bool {
 		}
 		files = append(files, f)
 		for _, cg := range f.Comments {
-			if strings.Contains(cg.Text(), "+genclient") {
-				return true
+			for _, c := range cg.List {
+				// A marker line, not prose that names one: client-gen's
+				// typed clients say "Add a +genclient:noStatus comment
+				// above the type" in every interface with UpdateStatus.
+				if strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(c.Text, "//")), "+genclient") {
+					return true
+				}
 			}
 		}
 		for _, d := range f.Decls {
@@ -507,6 +512,12 @@ func mayHoldKinds(p *packages.Package) bool {
 	}
 	pm, _ := collectMarkers(fset, files, func(name string) string { return name })
 	for _, ts := range structs {
+		if !ts.Name.IsExported() && len(pm.types[ts.Name.Name]) == 0 {
+			// Only a marker makes an unexported type a kind (and an
+			// error); client-gen's typed clients embed client-go's
+			// generic gentype clients in such types.
+			continue
+		}
 		if s := readSelection(pm.types[ts.Name.Name]); s.skipVersion || s.unserved || s.noLister {
 			continue
 		}
