@@ -155,6 +155,12 @@ func (t failingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // clientset's typed clients.
 type fakeTransport struct{ clients []gvClient }
 
+// IsWatchListSemanticsUnSupported is the marker of client-go's fakes, which
+// the factory's REST sources pass on to their Reflectors: they list rather
+// than ask for a WatchList, and accept objects without a resourceVersion
+// (NewSimpleClientset's objects have none).
+func (fakeTransport) IsWatchListSemanticsUnSupported() bool { return true }
+
 func (t fakeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		req.Body.Close()

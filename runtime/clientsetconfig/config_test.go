@@ -165,6 +165,61 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 	})
 }
 
+// A fake made by client-go's NewSimpleClientset (the only constructor of
+// older client-gen fakes) keeps objects as the test gave them: without a
+// resourceVersion, in its LIST and its watch events alike (only the list has
+// one). A factory over it syncs and applies its events, as upstream's
+// informers do; a real server's object without a resourceVersion is refused
+// (reflector.ErrInvalidResourceVersion), not a fake's.
+func TestClientsetConfigOverAFakeWithoutResourceVersions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noRV := func(ns, name, v string) *corev1.ConfigMap {
+			c := configMap(ns, name, v)
+			c.ResourceVersion = ""
+			return c
+		}
+		core := &fakeCoreV1{objs: []corev1.ConfigMap{*noRV("ns", "a", "1"), *noRV("other", "b", "2")}}
+		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{})
+		defer f.Shutdown()
+		inf := factory.InformerFor(f, configMapType)
+		rec := runtimetest.NewRecorder[*corev1.ConfigMap]()
+		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		core.mu.Lock()
+		w := core.watch
+		core.mu.Unlock()
+		if w == nil {
+			t.Fatalf("no watch after sync; actions %q", core.Actions())
+		}
+		w.Modify(noRV("ns", "a", "3"))
+		w.Add(noRV("ns", "c", "4"))
+		w.Delete(noRV("other", "b", "2"))
+		if err := rec.WaitFor(ctx, func(s map[string]*corev1.ConfigMap) bool {
+			return len(s) == 2 && s["ns/a"].Data["v"] == "3" && s["ns/c"] != nil
+		}); err != nil {
+			t.Fatalf("events from the fake's watch: %v; events %v", err, rec.Events())
+		}
+		var got []string
+		for _, e := range rec.Events() {
+			got = append(got, string(e.Type)+" "+e.Key)
+		}
+		if want := []string{"add ns/a", "add other/b", "update ns/a", "add ns/c", "delete other/b"}; !slices.Equal(got, want) {
+			t.Errorf("handler events = %q, want %q", got, want)
+		}
+		if err := rec.Err(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // A fake's error reaches WaitForCacheSync with its API status and the
 // resource's name, instead of a silent hang.
 func TestClientsetConfigFakeErrorsAreReported(t *testing.T) {

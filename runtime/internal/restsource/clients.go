@@ -172,8 +172,9 @@ func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.L
 	if err != nil {
 		return nil, err
 	}
+	fake := c.cfg != nil && watchListUnsupported(c.cfg.Transport)
 	return func(ns string) reflector.ListerWatcher[cache.Obj] {
-		return listwatch.New(client, listwatch.Options[cache.Obj, runtime.Object]{
+		lw := listwatch.New(client, listwatch.Options[cache.Obj, runtime.Object]{
 			Resource:      t.Resource.Resource,
 			Namespace:     ns,
 			LabelSelector: r.LabelSelector,
@@ -182,5 +183,29 @@ func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.L
 			Codec:         codec,
 			FallbackCodec: fallback,
 		})
+		if fake {
+			return fakeSource{lw}
+		}
+		return lw
 	}, nil
 }
+
+// watchListUnsupported reports whether rt, a rest.Config's Transport, says
+// that what it serves is client-go's fakes (clientsetconfig's transport over
+// a fake clientset does), with the marker client-go's fakes carry.
+func watchListUnsupported(rt http.RoundTripper) bool {
+	m, ok := rt.(interface{ IsWatchListSemanticsUnSupported() bool })
+	return ok && m.IsWatchListSemanticsUnSupported()
+}
+
+// fakeSource is a REST source whose requests a fake clientset serves: it
+// carries the fakes' marker to the Reflector, which then lists instead of
+// asking for a WatchList and does not require resourceVersions of the
+// objects (the fakes NewSimpleClientset makes store objects as the test gave
+// them, mostly without one; client-go's informers accept them).
+type fakeSource struct {
+	*listwatch.ListerWatcher[cache.Obj, runtime.Object]
+}
+
+// IsWatchListSemanticsUnSupported is client-go's fakes' marker: true.
+func (fakeSource) IsWatchListSemanticsUnSupported() bool { return true }
