@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/build/constraint"
@@ -163,22 +164,13 @@ func selectedModule(cfg Config, path string) (mod, version string, ok bool) {
 	for p := path; p != "." && p != "/" && p != ""; p = pathDir(p) {
 		prefixes = append(prefixes, p)
 	}
-	args := append([]string{"list", "-m", "-e", "-f", "{{.Path}}\t{{.Version}}\t{{with .Replace}}{{.Version}}{{end}}\t{{.Main}}\t{{with .Error}}error{{end}}"}, prefixes...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = cfg.WorkDir
-	cmd.Env = listEnv(os.Environ())
-	out, err := cmd.Output()
-	if err != nil {
-		return "", "", false
-	}
-	for line := range strings.Lines(string(out)) {
-		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
-		if len(f) != 5 || f[1] == "" || f[3] == "true" || f[4] != "" || len(f[0]) <= len(mod) {
+	for _, m := range graphModules(context.Background(), cfg, prefixes) {
+		if m.Error != nil || len(m.Path) <= len(mod) {
 			continue
 		}
-		mod, version, ok = f[0], f[1], true
-		if f[2] != "" {
-			version = f[2]
+		mod, version, ok = m.Path, m.Version, true
+		if m.Replace != nil && m.Replace.Version != "" {
+			version = m.Replace.Version
 		}
 	}
 	return mod, version, ok

@@ -485,7 +485,7 @@ func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(s
 		if err := c.ctx.Err(); err != nil {
 			return nil
 		}
-		diags = append(diags, c.fullBodies(p, rel)...)
+		diags = append(diags, c.fullBodies(p, clientGo, rel)...)
 	}
 	return diags
 }
@@ -546,8 +546,9 @@ func importsK8sMachinery(p *packages.Package) bool {
 
 // fullBodies type-checks every file of a dependency p with its function
 // bodies, in a check of its own (the model's declarations-only package of p
-// stays as it is), and reports its errors, with what to do about them.
-func (c *checker) fullBodies(p *packages.Package, rel func(string) string) Diagnostics {
+// stays as it is), and reports its errors, with what to do about them
+// (clientGo is the selected client-go version, c.clientGoVersion()).
+func (c *checker) fullBodies(p *packages.Package, clientGo string, rel func(string) string) Diagnostics {
 	var files []*ast.File
 	for _, name := range p.GoFiles {
 		src, err := os.ReadFile(name)
@@ -576,7 +577,7 @@ func (c *checker) fullBodies(p *packages.Package, rel func(string) string) Diagn
 		return nil
 	}
 	atGoBuildPositions(typeErrs, files)
-	hint := dependencyHint(p, "k8s.io/client-go "+c.clientGoVersion(), c.build, rel)
+	hint := dependencyHint(p, "k8s.io/client-go "+clientGo, c.build, rel)
 	return typeErrorDiagnostics(typeErrs, rel, hint)
 }
 
