@@ -16,6 +16,8 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/clientsetconfig"
 	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 
 	"github.com/informer-gen/informer-gen/examples/builtin/generated/informers"
 )
@@ -38,7 +40,10 @@ func TestGeneratedInformersOverFakeClientsets(t *testing.T) {
 			f := informers.NewSharedInformerFactory(clientsetconfig.For(cs), factory.Options{})
 			defer f.Shutdown()
 			cms := f.Core().V1().ConfigMaps()
-			cms.Informer() // requested before Start, as with client-go
+			rec := runtimetest.NewRecorder[*corev1.ConfigMap]() // requests the informer before Start, as with client-go
+			if _, err := cms.Informer().AddHandler(rec, informer.HandlerOptions{}); err != nil {
+				t.Fatal(err)
+			}
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 			defer cancel()
 			f.Start(ctx)
@@ -57,19 +62,18 @@ func TestGeneratedInformersOverFakeClientsets(t *testing.T) {
 			}
 			// The fake's watch starts from the LIST's resourceVersion, so
 			// both writes arrive however late the watch began.
-			for {
-				all, err := cms.Lister().List(labels.Everything())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, errC := cms.Lister().ConfigMaps("ns").Get("c"); errC == nil && len(all) == 2 {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					t.Fatalf("the fake's writes did not reach the cache: %d objects", len(all))
-				case <-time.After(10 * time.Millisecond):
-				}
+			if err := rec.WaitFor(ctx, func(m map[string]*corev1.ConfigMap) bool { return m["ns/c"] != nil && len(m) == 2 }); err != nil {
+				t.Fatalf("the fake's writes did not reach the cache: %v; events %v", err, rec.Events())
+			}
+			// Handlers run after the cache is written: the lister has both.
+			if all, err := cms.Lister().List(labels.Everything()); err != nil || len(all) != 2 {
+				t.Errorf("lister holds %d objects (%v), want 2", len(all), err)
+			}
+			if _, err := cms.Lister().ConfigMaps("ns").Get("c"); err != nil {
+				t.Errorf("lister ns/c: %v", err)
+			}
+			if err := rec.Err(); err != nil {
+				t.Error(err)
 			}
 		})
 	}
