@@ -192,7 +192,7 @@ func applyCRDs(x *crdIndex, mp markedPackage, v *Version, served string, excepti
 		}
 	}
 	for _, k := range v.Kinds {
-		n := crds[crdKey{v.APIGroup, k.Name}]
+		n := crds[crdKey{v.APIGroup, k.kind}]
 		if n == nil || n.conflict != "" {
 			continue
 		}

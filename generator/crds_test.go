@@ -100,18 +100,27 @@ func TestModuleCRDsNameResources(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(lib, "go.mod"), bytes.Replace(gomod, []byte("module example.com/sample"), []byte("module example.com/lib"), 1))
 	writeFile(t, filepath.Join(app, "go.mod"), append(gomod, []byte("\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => "+lib+"\n")...))
-	crd := func(plural, scope string, served bool) string {
+	crdOf := func(kind, plural, scope string, served bool) string {
 		s := "false"
 		if served {
 			s = "true"
 		}
-		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: " + plural + ".samplecontroller.k8s.io\nspec:\n  group: samplecontroller.k8s.io\n  names:\n    kind: Foo\n    plural: " + plural + "\n  scope: " + scope + "\n  versions:\n  - name: v1alpha1\n    served: " + s + "\n"
+		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: " + plural + ".samplecontroller.k8s.io\nspec:\n  group: samplecontroller.k8s.io\n  names:\n    kind: " + kind + "\n    plural: " + plural + "\n  scope: " + scope + "\n  versions:\n  - name: v1alpha1\n    served: " + s + "\n"
+	}
+	crd := func(plural, scope string, served bool) string { return crdOf("Foo", plural, scope, served) }
+	register := filepath.Join(lib, "input", "apis", "samplecontroller", "v1alpha1", "register.go")
+	registerGo, err := os.ReadFile(register)
+	if err != nil {
+		t.Fatal(err)
 	}
 	const input = "example.com/lib/input/apis/..."
 	informers := filepath.Join(app, "generated", "informers", "samplecontroller", "v1alpha1", "informers.go")
 	for _, c := range []struct {
-		name       string
-		manifests  map[string]string // by path in lib
+		name      string
+		manifests map[string]string // by path in lib
+		// registerAs, when set, is the kind the package registers Foo
+		// as, with AddKnownTypeWithName.
+		registerAs string
 		flags      Config
 		inputs     []string
 		resource   string
@@ -171,6 +180,18 @@ func TestModuleCRDsNameResources(t *testing.T) {
 			},
 		},
 		{
+			// Zalando's postgres-operator registers Postgresql as kind
+			// "postgresql", which its CRD names.
+			name:       "a kind registered under another name",
+			registerAs: "foo",
+			manifests:  map[string]string{"config/crd/foos.yaml": crdOf("foo", "fooz", "Cluster", true)},
+			resource:   "fooz",
+			warnings: []string{
+				`kind Foo is served as resource "fooz", as its CRD config/crd/foos.yaml (module ` + lib + `) names it, not "foos"`,
+				"its CRD config/crd/foos.yaml (module " + lib + ") makes kind Foo cluster-scoped, not namespaced",
+			},
+		},
+		{
 			name:       "fixtures are not manifests",
 			manifests:  map[string]string{"testdata/fixture/foos.yaml": crd("fooz", "Cluster", true)},
 			resource:   "foos",
@@ -186,6 +207,16 @@ func TestModuleCRDsNameResources(t *testing.T) {
 			for p, m := range c.manifests {
 				writeFile(t, filepath.Join(lib, filepath.FromSlash(p)), []byte(m))
 			}
+			reg := registerGo
+			if c.registerAs != "" {
+				reg = bytes.Replace(reg, []byte("\t\t&Foo{},\n"), nil, 1)
+				reg = bytes.Replace(reg, []byte("\tmetav1.AddToGroupVersion"),
+					[]byte("\tscheme.AddKnownTypeWithName(SchemeGroupVersion.WithKind(\""+c.registerAs+"\"), &Foo{})\n\tmetav1.AddToGroupVersion"), 1)
+				if bytes.Equal(reg, registerGo) || !bytes.Contains(reg, []byte("AddKnownTypeWithName")) {
+					t.Fatal("register.go was not rewritten")
+				}
+			}
+			writeFile(t, register, reg)
 			var warnings bytes.Buffer
 			cfg := c.flags
 			cfg.Inputs, cfg.OutputDir, cfg.WorkDir, cfg.Warnings = []string{input}, filepath.Join(app, "generated"), app, &warnings

@@ -118,6 +118,9 @@ type Kind struct {
 	named       *types.Named // for the decoder stage
 	pos         token.Position
 	api         *apiPackage
+	// kind is the kind the server serves the type as: Name, unless the
+	// package registers it under another (registrations.kinds).
+	kind string
 	// leftOut: the kind's package has an AddToScheme and registers types,
 	// but names neither the kind nor its list, so the generated
 	// addToScheme registers them (Version.LeftOut).
@@ -442,6 +445,7 @@ func buildModel(logger klog.Logger, in *marked, opts modelOptions) (m *Model, di
 		}
 		for _, k := range kinds {
 			k.Version = v
+			k.kind = cmp.Or(mp.regs.kinds[k.Name], k.Name)
 		}
 		v.Kinds = kinds
 		if ownRegistration(mp) {

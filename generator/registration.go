@@ -194,6 +194,10 @@ func checkRegistration(pkg *packages.Package, v *Version, pkgPos token.Position,
 // visible, not that it registers nothing.
 type registrations struct {
 	types map[string]bool
+	// kinds maps a type AddKnownTypeWithName registers under a kind other
+	// than its name to that kind (Zalando's Postgresql is kind
+	// "postgresql"), when the call names the kind with a string literal.
+	kinds map[string]string
 	// versions are the Version string literals of the
 	// schema.GroupVersion{...} literals passed to AddKnownTypes.
 	versions []string
@@ -206,6 +210,12 @@ func (r *registrations) merge(o registrations) {
 			r.types = map[string]bool{}
 		}
 		r.types[t] = true
+	}
+	for t, k := range o.kinds {
+		if r.kinds == nil {
+			r.kinds = map[string]string{}
+		}
+		r.kinds[t] = k
 	}
 	for _, v := range o.versions {
 		if !slices.Contains(r.versions, v) {
@@ -247,6 +257,12 @@ func scanRegistrations(f *ast.File) registrations {
 			default:
 				return true
 			}
+			if sel.Sel.Name == "AddKnownTypeWithName" && len(call.Args) == 2 {
+				name, kind := registeredTypeName(call.Args[1]), gvkLitKind(call.Args[0])
+				if name != "" && kind != "" && kind != name {
+					r.merge(registrations{kinds: map[string]string{name: kind}})
+				}
+			}
 			for i, arg := range call.Args {
 				if name := registeredTypeName(arg); name != "" {
 					r.merge(registrations{types: map[string]bool{name: true}})
@@ -278,6 +294,32 @@ func registeredTypeName(e ast.Expr) string {
 			if id, ok := x.Args[0].(*ast.Ident); ok {
 				return id.Name
 			}
+		}
+	}
+	return ""
+}
+
+// gvkLitKind is "postgresql" for gv.WithKind("postgresql") and for
+// schema.GroupVersionKind{..., Kind: "postgresql"}; "" otherwise.
+func gvkLitKind(e ast.Expr) string {
+	var lit ast.Expr
+	switch x := ast.Unparen(e).(type) {
+	case *ast.CallExpr:
+		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "WithKind" && len(x.Args) == 1 {
+			lit = x.Args[0]
+		}
+	case *ast.CompositeLit:
+		for _, el := range x.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Kind" {
+					lit = kv.Value
+				}
+			}
+		}
+	}
+	if b, ok := ast.Unparen(lit).(*ast.BasicLit); ok && b.Kind == token.STRING {
+		if v, err := strconv.Unquote(b.Value); err == nil {
+			return v
 		}
 	}
 	return ""
