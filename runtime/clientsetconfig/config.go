@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,8 +45,9 @@ import (
 // recorded Actions() behave as they do under upstream's informers. The fake
 // is asked for plain LIST+WATCH: a WatchList request is refused (client-go's
 // fakes never end an initial event stream), and the reflector lists instead.
-// Objects go through JSON on the way, so the informer decodes what an API
-// server would send.
+// Objects go through JSON on the way, with the kind the factory's scheme
+// registers their type as, so the informer decodes what an API server would
+// send.
 //
 // For never fails: when cs is not a clientset, or a resource has no typed
 // client in it, every request through the config fails with an error saying
@@ -72,7 +74,7 @@ func For(cs any) *rest.Config {
 		return cfg
 	}
 	// Every REST client is nil: a fake.
-	cfg := &rest.Config{Host: "http://fake-clientset.invalid", Transport: fakeTransport{clients: clients}}
+	cfg := &rest.Config{Host: "http://fake-clientset.invalid", Transport: fakeTransport{clients: clients, kinds: new(sync.Map)}}
 	cfg.ContentType = mediaTypeJSON
 	return cfg
 }
@@ -153,7 +155,30 @@ func (t failingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // fakeTransport serves the factory's LIST and WATCH requests from a fake
 // clientset's typed clients.
-type fakeTransport struct{ clients []gvClient }
+type fakeTransport struct {
+	clients []gvClient
+	// kinds maps a schema.GroupVersionResource to the kind its objects are
+	// sent as (SetKind).
+	kinds *sync.Map
+}
+
+// SetKind makes the transport send gvr's objects as kind (and their lists
+// as kind+"List"), the kind the factory's scheme registers their type as.
+// The factory's REST sources call it; without it, a kind is its Go type's
+// name, as client-gen names types, which is not every package's kind
+// (Zalando's postgres-operator registers type Postgresql as kind
+// "postgresql"). The fakes know no kinds: they keep objects as the test
+// gave them, TypeMeta mostly empty.
+func (t fakeTransport) SetKind(gvr schema.GroupVersionResource, kind string) {
+	t.kinds.Store(gvr, kind)
+}
+
+// kindOf is the kind SetKind gave gvr, or "".
+func (t fakeTransport) kindOf(gvr schema.GroupVersionResource) string {
+	k, _ := t.kinds.Load(gvr)
+	s, _ := k.(string)
+	return s
+}
 
 // IsWatchListSemanticsUnSupported is the marker of client-go's fakes, which
 // the factory's REST sources pass on to their Reflectors: they list rather
@@ -200,7 +225,7 @@ func (t fakeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !ok {
 			return nil, fmt.Errorf("fake clientset: Watch of %s returned %s, not a watch.Interface", gvr, out[0].Type())
 		}
-		return watchResponse(req, gvr.GroupVersion(), w), nil
+		return watchResponse(req, gvr.GroupVersion().WithKind(t.kindOf(gvr)), w), nil
 	}
 	m := typed.MethodByName("List")
 	if !m.IsValid() {
@@ -214,7 +239,7 @@ func (t fakeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok || out[0].Kind() == reflect.Pointer && out[0].IsNil() {
 		return nil, fmt.Errorf("fake clientset: List of %s returned %s, not a runtime.Object", gvr, out[0].Type())
 	}
-	body, err := encodeObject(gvr.GroupVersion(), list)
+	body, err := encodeObject(gvr.GroupVersion().WithKind(t.kindOf(gvr)), list, true)
 	if err != nil {
 		return nil, fmt.Errorf("fake clientset: list %s: %w", gvr, err)
 	}
@@ -271,39 +296,47 @@ func parseResourcePath(path string) (schema.GroupVersionResource, string, error)
 	return gvr, ns, nil
 }
 
-// encodeObject encodes obj as JSON with its apiVersion and kind set, as a
-// server sends it (fakes keep whatever TypeMeta the test gave); its kind is
-// its Go type's name, as client-gen types are named.
-func encodeObject(gv schema.GroupVersion, obj runtime.Object) ([]byte, error) {
+// encodeObject encodes obj, an object of kind gvk or (list) a list of
+// them, as JSON with apiVersion and kind set, as a server sends it (fakes
+// keep whatever TypeMeta the test gave). Without gvk.Kind, kinds are Go
+// type names, as client-gen names types.
+func encodeObject(gvk schema.GroupVersionKind, obj runtime.Object, list bool) ([]byte, error) {
 	obj = obj.DeepCopyObject()
-	setKinds(gv, obj)
+	setKind(gvk, obj, list)
+	if list {
+		items := reflect.ValueOf(obj).Elem().FieldByName("Items")
+		if items.IsValid() && items.Kind() == reflect.Slice {
+			for n := range items.Len() {
+				it := items.Index(n)
+				if it.Kind() != reflect.Pointer {
+					it = it.Addr()
+				}
+				if o, ok := it.Interface().(runtime.Object); ok && !(it.Kind() == reflect.Pointer && it.IsNil()) {
+					setKind(gvk, o, false)
+				}
+			}
+		}
+	}
 	return json.Marshal(obj)
 }
 
-func setKinds(gv schema.GroupVersion, obj runtime.Object) {
-	t := reflect.TypeOf(obj)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	obj.GetObjectKind().SetGroupVersionKind(gv.WithKind(t.Name()))
-	items := reflect.ValueOf(obj).Elem().FieldByName("Items")
-	if !items.IsValid() || items.Kind() != reflect.Slice {
-		return
-	}
-	for n := range items.Len() {
-		it := items.Index(n)
-		if it.Kind() != reflect.Pointer {
-			it = it.Addr()
+func setKind(gvk schema.GroupVersionKind, obj runtime.Object, list bool) {
+	switch {
+	case gvk.Kind == "":
+		t := reflect.TypeOf(obj)
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
 		}
-		if o, ok := it.Interface().(runtime.Object); ok && !(it.Kind() == reflect.Pointer && it.IsNil()) {
-			setKinds(gv, o)
-		}
+		gvk.Kind = t.Name()
+	case list:
+		gvk.Kind += "List"
 	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
 }
 
 // watchResponse streams w's events as JSON watch events until w ends or the
 // request's context does; closing the body stops w.
-func watchResponse(req *http.Request, gv schema.GroupVersion, w watch.Interface) *http.Response {
+func watchResponse(req *http.Request, gvk schema.GroupVersionKind, w watch.Interface) *http.Response {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(req.Context())
 	go func() {
@@ -327,7 +360,7 @@ func watchResponse(req *http.Request, gv schema.GroupVersion, w watch.Interface)
 					st.APIVersion, st.Kind = "v1", "Status"
 					raw, err = json.Marshal(st)
 				} else {
-					raw, err = encodeObject(gv, ev.Object)
+					raw, err = encodeObject(gvk, ev.Object, false)
 				}
 				if err == nil {
 					err = enc.Encode(metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: raw}})

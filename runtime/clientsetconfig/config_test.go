@@ -220,6 +220,52 @@ func TestClientsetConfigOverAFakeWithoutResourceVersions(t *testing.T) {
 	})
 }
 
+// A fake's objects go out as the kind the factory's scheme registers their
+// type as, which is not always the type's name (Zalando's postgres-operator
+// registers Postgresql as kind "postgresql"): the LIST and the watch events
+// decode, where kind ConfigMap would be refused as another kind's.
+func TestClientsetConfigOverAFakeOfAKindNamedOtherwise(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lowerCase := configMapType
+		lowerCase.AddToScheme = func(s *runtime.Scheme) error {
+			gv := corev1.SchemeGroupVersion
+			s.AddKnownTypeWithName(gv.WithKind("configmap"), &corev1.ConfigMap{})
+			s.AddKnownTypeWithName(gv.WithKind("configmapList"), &corev1.ConfigMapList{})
+			metav1.AddToGroupVersion(s, gv)
+			return nil
+		}
+		core := &fakeCoreV1{objs: []corev1.ConfigMap{*configMap("ns", "a", "1")}}
+		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{})
+		defer f.Shutdown()
+		inf := factory.InformerFor(f, lowerCase)
+		rec := runtimetest.NewRecorder[*corev1.ConfigMap]()
+		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		core.mu.Lock()
+		w := core.watch
+		core.mu.Unlock()
+		if w == nil {
+			t.Fatalf("no watch after sync; actions %q", core.Actions())
+		}
+		b := configMap("ns", "b", "6")
+		w.Add(b)
+		if err := rec.WaitFor(ctx, func(s map[string]*corev1.ConfigMap) bool { return len(s) == 2 }); err != nil {
+			t.Fatalf("events from the fake's watch: %v; events %v", err, rec.Events())
+		}
+		if err := rec.Err(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // A fake's error reaches WaitForCacheSync with its API status and the
 // resource's name, instead of a silent hang.
 func TestClientsetConfigFakeErrorsAreReported(t *testing.T) {

@@ -173,6 +173,14 @@ func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.L
 		return nil, err
 	}
 	fake := c.cfg != nil && watchListUnsupported(c.cfg.Transport)
+	if ks, ok := c.cfg.Transport.(kindSetter); ok && fake {
+		// Codecs found the kind already: a type it could not make an
+		// object of, or find in the scheme, did not get here.
+		obj, _ := reflect.New(t.ObjectType.Elem()).Interface().(runtime.Object)
+		if gvk, err := kindOf(scheme, t.Resource.GroupVersion().WithKind(t.Kind), obj, t.ObjectType); err == nil {
+			ks.SetKind(t.Resource, gvk.Kind)
+		}
+	}
 	return func(ns string) reflector.ListerWatcher[cache.Obj] {
 		lw := listwatch.New(client, listwatch.Options[cache.Obj, runtime.Object]{
 			Resource:      t.Resource.Resource,
@@ -196,6 +204,13 @@ func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.L
 func watchListUnsupported(rt http.RoundTripper) bool {
 	m, ok := rt.(interface{ IsWatchListSemanticsUnSupported() bool })
 	return ok && m.IsWatchListSemanticsUnSupported()
+}
+
+// kindSetter is clientsetconfig's transport over a fake clientset, told the
+// kind the codecs expect of a resource's objects: the fakes know none, and a
+// type's name is not always its kind.
+type kindSetter interface {
+	SetKind(gvr schema.GroupVersionResource, kind string)
 }
 
 // fakeSource is a REST source whose requests a fake clientset serves: it

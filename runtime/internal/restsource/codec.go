@@ -63,24 +63,8 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 	if !ok {
 		return nil, nil, fmt.Errorf("%v is not a runtime.Object", t)
 	}
-	if gvk.Kind == "" {
-		gv := gvk.GroupVersion()
-		kinds, _, err := scheme.ObjectKinds(obj)
-		if runtime.IsNotRegisteredError(err) {
-			return nil, nil, fmt.Errorf("%v is not registered in group-version %s: the Type's AddToScheme does not add it", t, gv)
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("kind of %v: %w", t, err)
-		}
-		for _, k := range kinds {
-			if k.GroupVersion() == gv {
-				gvk = k
-				break
-			}
-		}
-		if gvk.Kind == "" {
-			return nil, nil, fmt.Errorf("%v is not registered in group-version %s: the Type's AddToScheme does not add it", t, gv)
-		}
+	if gvk, err = kindOf(scheme, gvk, obj, t); err != nil {
+		return nil, nil, err
 	}
 	// The codecs decode into t and hand the objects out as cache.Obj.
 	// pbOpts are the protobuf codecs' options (a kind's or a projection's);
@@ -155,4 +139,26 @@ func requestedMediaType(cfg *rest.Config, contentType string) (string, error) {
 		return "", fmt.Errorf("content type %q: %w", ct, err)
 	}
 	return mt, nil
+}
+
+// kindOf is gvk when it names a kind, else the kind scheme registers obj
+// (of type t) as in gvk's group-version.
+func kindOf(scheme *runtime.Scheme, gvk schema.GroupVersionKind, obj runtime.Object, t reflect.Type) (schema.GroupVersionKind, error) {
+	if gvk.Kind != "" {
+		return gvk, nil
+	}
+	gv := gvk.GroupVersion()
+	kinds, _, err := scheme.ObjectKinds(obj)
+	if runtime.IsNotRegisteredError(err) {
+		return gvk, fmt.Errorf("%v is not registered in group-version %s: the Type's AddToScheme does not add it", t, gv)
+	}
+	if err != nil {
+		return gvk, fmt.Errorf("kind of %v: %w", t, err)
+	}
+	for _, k := range kinds {
+		if k.GroupVersion() == gv {
+			return k, nil
+		}
+	}
+	return gvk, fmt.Errorf("%v is not registered in group-version %s: the Type's AddToScheme does not add it", t, gv)
 }
