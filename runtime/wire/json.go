@@ -69,8 +69,11 @@ var (
 // object whose apiVersion or kind is present and differs from gvk (or from
 // gvk.Kind+"List" for the list itself) is a *DecodeError. A watch event object
 // without apiVersion and kind is a *DecodeError too, as it is to client-go,
-// which decodes watch events by their kind. Options change what is decoded
-// (SkipManagedFields) and how (GeneratedDecoder).
+// which decodes watch events by their kind; names are case-sensitive here, so
+// "ApiVersion" or "Kind" in another case do not count, where client-go's kind
+// lookup (encoding/json's, case-insensitive) takes them: no API server sends
+// them. Options change what is decoded (SkipManagedFields) and how
+// (GeneratedDecoder).
 //
 // The Codec is safe for concurrent use.
 func NewJSON[T any](gvk schema.GroupVersionKind, opts ...Option) (Codec[T], error) {
@@ -352,7 +355,8 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 		typ       string
 		raw       jsontext.Value // the object when it came before the type
 		haveObj   bool
-		semantic  error // the first error that left the frame intact
+		semantic  error // the first error that left the frame intact, but objErr
+		objErr    error // of the last "object": a later one replaces it, as for client-go
 		objIsStat bool
 	)
 	for dec.PeekKind() != '}' {
@@ -372,7 +376,7 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 				// A duplicate "type" (the last one wins, as to client-go)
 				// that needs another Go type than the object was decoded
 				// into: client-go would decode the object by its kind.
-				semantic = cmp(semantic, fmt.Errorf("%w: watch event type changed to %q after its object", errKindMismatch, typ))
+				objErr = cmp(objErr, fmt.Errorf("%w: watch event type changed to %q after its object", errKindMismatch, typ))
 			}
 		case "object":
 			haveObj = true
@@ -385,7 +389,9 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 				raw = v.Clone()
 				continue
 			}
-			raw = nil
+			// A duplicate "object" replaces the one before it, and its
+			// error: the last one wins, as to client-go.
+			raw, objErr, key, rv = nil, nil, "", ""
 			objIsStat = typ == string(watch.Error)
 			var derr error
 			ev, derr = d.decodeObject(typ, dec)
@@ -393,7 +399,7 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 				if isFraming(derr) {
 					return ev, false, "", "", derr
 				}
-				semantic = cmp(semantic, derr)
+				objErr = derr
 				key, rv = identify(ev.Object)
 				ev = Event[T]{}
 			}
@@ -414,6 +420,7 @@ func (d *jsonWatchDecoder[T]) next() (ev Event[T], recoverable bool, key, rv str
 	if _, err := dec.ReadToken(); err != nil {
 		return ev, false, key, rv, err
 	}
+	semantic = cmp(semantic, objErr)
 	if semantic == nil && raw != nil {
 		ev, semantic = d.decodeObject(typ, jsontext.NewDecoder(bytes.NewReader(raw), d.c.opts))
 		if semantic != nil {

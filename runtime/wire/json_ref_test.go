@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -303,6 +304,9 @@ func compareWatch(a *apiType, body []byte) (diff string, ourErr, refErr error) {
 	}
 	switch {
 	case ourErr != nil && isStricter(ourErr) && len(ours) <= len(theirs):
+	case errors.Is(ourErr, errNoKind) && hasTypeMetaInAnotherCase(body) && len(ours) < len(theirs):
+		// Documented: client-go finds an event object's apiVersion and kind
+		// case-insensitively, we do not.
 	case ourErr != nil && len(ours) < len(theirs) && a.notT(theirs[len(ours)]):
 		// client-go decoded the event by its kind into another type; we
 		// decode into T, and whether that fails as a kind mismatch or as a
@@ -313,6 +317,20 @@ func compareWatch(a *apiType, body []byte) (diff string, ourErr, refErr error) {
 		return fmt.Sprintf("after %d events ours ended with %v, client-go with %v", len(ours), ourErr, refErr), ourErr, refErr
 	}
 	return "", ourErr, refErr
+}
+
+// typeMetaName matches a JSON member name apiVersion or kind in any case.
+var typeMetaName = regexp.MustCompile(`(?i)"(apiversion|kind)"\s*:`)
+
+// hasTypeMetaInAnotherCase reports a member named apiVersion or kind in
+// another case than theirs ("ApiVersion", "KIND") somewhere in body.
+func hasTypeMetaInAnotherCase(body []byte) bool {
+	for _, m := range typeMetaName.FindAllSubmatch(body, -1) {
+		if n := string(m[1]); n != "apiVersion" && n != "kind" {
+			return true
+		}
+	}
+	return false
 }
 
 // notT reports an event client-go decoded into another type than ours
