@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -136,10 +137,16 @@ func DecodeField[P any](d *JSONDecoder, seen *bool, p P, decode func(*JSONDecode
 	return decode(d, p)
 }
 
-// fallback decodes the value v, already read from the stream, into p with
-// the codec's options: after a fast path found v unusual.
+// fallback decodes the value v, the value just read from the stream, into p
+// with the codec's options: after a fast path found v unusual. Its error
+// names the place in the body (/items/1/spec/size), as the reflective
+// decoder's does, not the place in v alone.
 func (d *JSONDecoder) fallback(v jsontext.Value, p any) error {
-	return json.Unmarshal(v, p, d.opts)
+	err := json.Unmarshal(v, p, d.opts)
+	if se, ok := errors.AsType[*json.SemanticError](err); ok {
+		se.JSONPointer = d.dec.StackPointer() + se.JSONPointer
+	}
+	return err
 }
 
 // DecodeString decodes a JSON string into *p, a string type without

@@ -2,6 +2,8 @@ package wire_test
 
 import (
 	"reflect"
+	"strings"
+	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -64,4 +66,33 @@ func init() {
 	reg(reflect.TypeFor[corev1.Secret](), wire.GeneratedDecoder(corev1gen.SecretType.DecodeJSON))
 	reg(reflect.TypeFor[corev1.Service](), wire.GeneratedDecoder(corev1gen.ServiceType.DecodeJSON))
 	reg(reflect.TypeFor[corev1.ServiceAccount](), wire.GeneratedDecoder(corev1gen.ServiceAccountType.DecodeJSON))
+}
+
+// An error of a type's own UnmarshalJSON reads the same through a generated
+// decoder (wire.DecodeMethod, which decodes the value again alone for the
+// error) as through the reflective one: with the JSON pointer of the value
+// in the body, not in the value alone.
+func TestGeneratedDecoderMethodErrorsNameTheirPlace(t *testing.T) {
+	gvk := gadgetsv1.SchemeGroupVersion.WithKind("Gadget")
+	body := `{"apiVersion":"gadgets.example.com/v1","kind":"GadgetList","metadata":{"resourceVersion":"3"},"items":[` +
+		`{"metadata":{"name":"a","resourceVersion":"2"},"spec":{"size":"1Gi"}},` +
+		`{"metadata":{"name":"b","resourceVersion":"3"},"spec":{"size":"not a quantity"}}]}`
+	var msgs []string
+	for _, opts := range [][]wire.Option{nil, {wire.GeneratedDecoder(gadgetsv1gen.GadgetType.DecodeJSON)}} {
+		c, err := wire.NewJSON[*gadgetsv1.Gadget](gvk, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.DecodeList(strings.NewReader(body), func(*gadgetsv1.Gadget) error { return nil })
+		if err == nil {
+			t.Fatal("a LIST with a bad quantity decoded")
+		}
+		msgs = append(msgs, err.Error())
+	}
+	if !strings.Contains(msgs[0], "/items/1/spec/size") {
+		t.Errorf("reflective decoder's error %q names no place", msgs[0])
+	}
+	if msgs[0] != msgs[1] {
+		t.Errorf("errors differ:\nreflective: %s\ngenerated:  %s", msgs[0], msgs[1])
+	}
 }
