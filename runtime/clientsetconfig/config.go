@@ -162,10 +162,10 @@ type fakeTransport struct {
 	kinds *sync.Map
 }
 
-// SetKind makes the transport send gvr's objects as kind (and their lists
-// as kind+"List"), the kind the factory's scheme registers their type as.
-// The factory's REST sources call it; without it, a kind is its Go type's
-// name, as client-gen names types, which is not every package's kind
+// SetKind makes the transport send gvr's watch event objects as kind, and
+// its lists as kind+"List": the kind the factory's scheme registers their
+// type as. The factory's REST sources call it; without it, a kind is its Go
+// type's name, as client-gen names types, which is not every package's kind
 // (Zalando's postgres-operator registers type Postgresql as kind
 // "postgresql"). The fakes know no kinds: they keep objects as the test
 // gave them, TypeMeta mostly empty.
@@ -296,31 +296,17 @@ func parseResourcePath(path string) (schema.GroupVersionResource, string, error)
 	return gvr, ns, nil
 }
 
-// encodeObject encodes obj, an object of kind gvk or (list) a list of
-// them, as JSON with apiVersion and kind set, as a server sends it (fakes
-// keep whatever TypeMeta the test gave). Without gvk.Kind, kinds are Go
-// type names, as client-gen names types.
+// encodeObject encodes obj, a watch event's object of kind gvk or (list)
+// a LIST of them, as JSON as a server sends it, with the apiVersion and kind
+// a decoder needs: a watch event's object and a list carry them; a list's
+// items keep the TypeMeta the test gave them (mostly none), for the
+// informer's cache holds the items as decoded, and upstream's informers
+// over a fake hold the fake's objects as they are: a controller's unit test
+// that compares an object from the lister with one it built (sample-
+// controller's TestUpdateDeployment) must find the same TypeMeta. Without
+// gvk.Kind, a kind is the Go type's name, as client-gen names types.
 func encodeObject(gvk schema.GroupVersionKind, obj runtime.Object, list bool) ([]byte, error) {
 	obj = obj.DeepCopyObject()
-	setKind(gvk, obj, list)
-	if list {
-		items := reflect.ValueOf(obj).Elem().FieldByName("Items")
-		if items.IsValid() && items.Kind() == reflect.Slice {
-			for n := range items.Len() {
-				it := items.Index(n)
-				if it.Kind() != reflect.Pointer {
-					it = it.Addr()
-				}
-				if o, ok := it.Interface().(runtime.Object); ok && !(it.Kind() == reflect.Pointer && it.IsNil()) {
-					setKind(gvk, o, false)
-				}
-			}
-		}
-	}
-	return json.Marshal(obj)
-}
-
-func setKind(gvk schema.GroupVersionKind, obj runtime.Object, list bool) {
 	switch {
 	case gvk.Kind == "":
 		t := reflect.TypeOf(obj)
@@ -332,6 +318,7 @@ func setKind(gvk schema.GroupVersionKind, obj runtime.Object, list bool) {
 		gvk.Kind += "List"
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return json.Marshal(obj)
 }
 
 // watchResponse streams w's events as JSON watch events until w ends or the

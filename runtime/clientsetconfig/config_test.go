@@ -127,6 +127,8 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 		}
 		if got, ok := inf.Indexer().Get("ns/a"); !ok || got.Data["v"] != "1" {
 			t.Errorf("cache ns/a = %v, %v; want the fake's object", got, ok)
+		} else if got.TypeMeta != (metav1.TypeMeta{}) {
+			t.Errorf("cache ns/a has TypeMeta %+v; the fake's object has none", got.TypeMeta)
 		}
 		synctest.Wait()
 		core.mu.Lock()
