@@ -1,16 +1,15 @@
 package generator
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	gengonamer "k8s.io/gengo/v2/namer"
 	gengotypes "k8s.io/gengo/v2/types"
 	"sigs.k8s.io/yaml"
@@ -112,23 +111,13 @@ type crdDoc struct {
 
 // addCRDs adds the CRDs of one manifest file to crds.
 func addCRDs(crds map[crdKey]*crdNames, data []byte, file string) {
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for {
-		doc, err := r.Read()
-		if err != nil {
-			return // the end, or a file this reader cannot split
-		}
+	for doc := range yamlDocuments(data) {
 		if !bytes.Contains(doc, []byte("CustomResourceDefinition")) {
 			continue
 		}
-		var crd crdDoc
-		if yaml.Unmarshal(doc, &crd) != nil || crd.Kind != "CustomResourceDefinition" ||
-			!strings.HasPrefix(crd.APIVersion, "apiextensions.k8s.io/") ||
-			crd.Spec.Group == "" || crd.Spec.Names.Kind == "" || crd.Spec.Names.Plural == "" {
+		crd, ok := parseCRD(doc)
+		if !ok {
 			continue // a template, or not a CRD
-		}
-		if crd.Spec.Scope != "Namespaced" && crd.Spec.Scope != "Cluster" {
-			continue
 		}
 		key := crdKey{crd.Spec.Group, crd.Spec.Names.Kind}
 		namespaced := crd.Spec.Scope == "Namespaced"
@@ -146,6 +135,131 @@ func addCRDs(crds map[crdKey]*crdNames, data []byte, file string) {
 			n.versions[v.Name] = n.versions[v.Name] || v.Served
 		}
 	}
+}
+
+// yamlDocuments yields the documents of a multi-document YAML file as
+// k8s.io/apimachinery's YAMLReader splits them, without copying: a line
+// starting with "---" followed by nothing but spaces or a comment ends a
+// document, or starts it when nothing precedes it in the document; a
+// document is never empty. It stops at a separator line with anything else
+// after it, where that reader fails.
+func yamlDocuments(data []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		start := 0 // the current document's first byte
+		for pos := 0; pos < len(data); {
+			end := len(data)
+			if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+				end = pos + i + 1
+			}
+			if line := data[pos:end]; bytes.HasPrefix(line, []byte("---")) {
+				if rest := bytes.TrimSpace(line[3:]); len(rest) > 0 && rest[0] != '#' {
+					return
+				}
+				if pos > start { // else the line starts the document
+					if !yield(data[start:pos]) {
+						return
+					}
+					start = end
+				}
+			}
+			pos = end
+		}
+		if start < len(data) {
+			yield(data[start:])
+		}
+	}
+}
+
+// parseCRD parses a manifest document and reports whether it is a CRD the
+// generator can use (complete). The OpenAPI schemas, nearly all of a CRD's
+// bytes (a megabyte for some kinds), are cut out first (withoutSchemas): the
+// cut document is taken only when it parses as a complete CRD whose fields
+// name no schema key (which a cut inside a multi-line string would leave);
+// anything else is parsed whole, so that a layout the cut does not foresee
+// costs time, not a CRD.
+func parseCRD(doc []byte) (crdDoc, bool) {
+	if cut, ok := withoutSchemas(doc); ok {
+		var crd crdDoc
+		if yaml.Unmarshal(cut, &crd) == nil && crd.complete() && !crd.mentions(schemaKey) {
+			return crd, true
+		}
+	}
+	var crd crdDoc
+	if yaml.Unmarshal(doc, &crd) != nil {
+		return crdDoc{}, false
+	}
+	return crd, crd.complete()
+}
+
+// complete reports whether crd is a CRD with every field the generator
+// needs: a group, a kind, a plural and a scope.
+func (crd *crdDoc) complete() bool {
+	return crd.Kind == "CustomResourceDefinition" && strings.HasPrefix(crd.APIVersion, "apiextensions.k8s.io/") &&
+		crd.Spec.Group != "" && crd.Spec.Names.Kind != "" && crd.Spec.Names.Plural != "" &&
+		(crd.Spec.Scope == "Namespaced" || crd.Spec.Scope == "Cluster")
+}
+
+// mentions reports whether any field of crd the generator reads contains s.
+func (crd *crdDoc) mentions(s string) bool {
+	fields := []string{crd.APIVersion, crd.Kind, crd.Spec.Group, crd.Spec.Names.Kind, crd.Spec.Names.Plural, crd.Spec.Scope, crd.Spec.Version}
+	for _, v := range crd.Spec.Versions {
+		fields = append(fields, v.Name)
+	}
+	return slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(f, s) })
+}
+
+// schemaKey is the key of a CRD's OpenAPI schema.
+const schemaKey = "openAPIV3Schema:"
+
+// withoutSchemas returns doc with the values of its block-style
+// "openAPIV3Schema:" keys (v1's versions[].schema and v1beta1's
+// spec.validation hold one each) replaced by {}, and whether it replaced
+// any. A block mapping's value is the lines after its key indented deeper
+// than the key's column, with blank and comment-only lines among them (a
+// comment may sit at any column); YAML indents block scalars and flow
+// continuation lines deeper too, so what is cut is the schema and nothing
+// after it. The key's line keeps its indentation and the dashes of the
+// sequence entries it starts ("- openAPIV3Schema:"), so the document keeps
+// its structure. A key with anything after it on its line
+// ("openAPIV3Schema: {type: object}", or a comment) is left alone.
+func withoutSchemas(doc []byte) ([]byte, bool) {
+	if !bytes.Contains(doc, []byte(schemaKey)) {
+		return doc, false
+	}
+	out := make([]byte, 0, 4096)
+	cut := false
+	skip := -1 // the column of the key whose value is being cut; -1: none
+	for rest := doc; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i+1], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		content := bytes.TrimLeft(line, " ")
+		indent := len(line) - len(content)
+		content = bytes.TrimRight(content, " \r\n")
+		if skip >= 0 {
+			if len(content) == 0 || content[0] == '#' || indent > skip {
+				continue
+			}
+			skip = -1
+		}
+		// The key may follow sequence entries' dashes; col is its column.
+		col := indent
+		for bytes.HasPrefix(content, []byte("- ")) {
+			trimmed := bytes.TrimLeft(content[2:], " ")
+			col += len(content) - len(trimmed)
+			content = trimmed
+		}
+		if string(content) == schemaKey {
+			out = append(append(out, line[:col]...), schemaKey+" {}\n"...)
+			skip, cut = col, true
+			continue
+		}
+		out = append(out, line...)
+	}
+	return out, cut
 }
 
 // crdIndex reads each module's manifests once per run.

@@ -1,13 +1,20 @@
 package generator
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 )
 
 // addCRDs reads the CRDs of a manifest file: v1 and v1beta1, among other
@@ -271,4 +278,268 @@ func checkResource(t *testing.T, informers, resource string, namespaced bool) {
 	if !bytes.Contains(src, []byte(scope)) {
 		t.Errorf("informers.go lacks %q", scope)
 	}
+}
+
+// crdLayouts are CRD manifests laid out as generators and hands write them,
+// each with a schema parseCRD cuts (crdLayoutsCut says which are not cut).
+var crdLayouts = map[string]string{
+	"controller-gen v1": `---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    controller-gen.kubebuilder.io/version: v0.19.0
+  name: foos.example.com
+spec:
+  group: example.com
+  names:
+    kind: Foo
+    listKind: FooList
+    plural: foos
+    singular: foo
+  scope: Namespaced
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema:
+        description: |-
+          Foo is a thing.
+          versions:
+          - name: v9
+        properties:
+          spec:
+            properties:
+              scope:
+                type: string
+# a comment at column 0 inside the schema
+              names:
+                items:
+                  type: string
+                type: array
+
+                enum: [a,
+                  b]
+            type: object
+        type: object
+    served: true
+    storage: true
+    subresources:
+      status: {}
+  - name: v2
+    schema:
+      openAPIV3Schema:
+        type: object
+    served: false
+`,
+	"schema key first in its version": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: example.com
+  names: {kind: Bar, plural: barz}
+  scope: Cluster
+  versions:
+  - name: v1beta1
+    served: false
+  -   openAPIV3Schema:
+        type: object
+        properties:
+          name: {type: string}
+      name: v1
+      served: true
+`,
+	"v1beta1 validation": "apiVersion: apiextensions.k8s.io/v1beta1\r\nkind: CustomResourceDefinition\r\nspec:\r\n" +
+		"  group: example.com\r\n  version: v1\r\n  validation:\r\n    openAPIV3Schema:\r\n      properties:\r\n" +
+		"        scope: {type: string}\r\n  names:\r\n    kind: Baz\r\n    plural: bazzes\r\n  scope: Namespaced\r\n",
+	"schema in flow style": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec:
+  group: example.com
+  names: {kind: Qux, plural: quxes}
+  scope: Namespaced
+  versions:
+  - {name: v1, served: true, schema: {openAPIV3Schema: {type: object}}}
+  - name: v2
+    served: true
+    schema:
+      openAPIV3Schema: {type: object}
+`,
+	"the key inside a quoted string": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    note: "a
+      openAPIV3Schema:
+        b"
+spec:
+  group: example.com
+  names: {kind: Quux, plural: quuxes}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+`,
+}
+
+// crdLayoutsCut lists the layouts whose schemas withoutSchemas cuts.
+var crdLayoutsCut = map[string]bool{
+	"controller-gen v1": true, "schema key first in its version": true, "v1beta1 validation": true,
+	"the key inside a quoted string": true,
+}
+
+// parseCRD reads what parsing a whole manifest reads, from the layouts
+// controller-gen, Helm charts and hands write; it cuts the schemas where
+// they are in block style, and falls back to the whole document where the
+// cut leaves something else (a string that happens to hold the key).
+func TestParseCRDAsAWholeParse(t *testing.T) {
+	for name, doc := range crdLayouts {
+		t.Run(name, func(t *testing.T) {
+			var want crdDoc
+			if err := yaml.Unmarshal([]byte(doc), &want); err != nil || !want.complete() {
+				t.Fatalf("the layout does not parse as a complete CRD: %v, %+v", err, want)
+			}
+			got, ok := parseCRD([]byte(doc))
+			if !ok || !reflect.DeepEqual(got, want) {
+				t.Errorf("parseCRD = %+v, %v; want %+v", got, ok, want)
+			}
+			cut, ok := withoutSchemas([]byte(doc))
+			if ok != crdLayoutsCut[name] {
+				t.Errorf("withoutSchemas cut: %v, want %v", ok, crdLayoutsCut[name])
+			}
+			if ok && (bytes.Contains(cut, []byte("properties:")) || bytes.Contains(cut, []byte("type: object"))) {
+				t.Errorf("a schema is left after the cut:\n%s", cut)
+			}
+		})
+	}
+}
+
+// A manifest file splits into documents as apimachinery's YAMLReader splits
+// it, up to line ends: it writes "\n" for "\r\n" and after a last line
+// without one.
+func TestYAMLDocumentsSplitAsYAMLReader(t *testing.T) {
+	for _, data := range []string{
+		"",
+		"a: 1\n",
+		"---\na: 1\n---\n---\nb: 2",
+		"a: 1\n--- # comment\nb: 2\n---   \r\nc: 3\r\n",
+		"a: 1\n---b\nc: 3\n",
+		"a: 1\n----\nb: 2\n",
+		"# only a comment\n---\n\n",
+		"a: |\n  ---\n  text\n",
+		crdLayouts["controller-gen v1"],
+	} {
+		if got, want := splitWithYAMLDocuments(data), splitWithYAMLReader(data); !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", data, got, want)
+		}
+	}
+}
+
+func FuzzYAMLDocumentsSplitAsYAMLReader(f *testing.F) {
+	f.Add("a: 1\n--- # c\nb: 2\n---x\n")
+	f.Add(crdLayouts["v1beta1 validation"])
+	f.Fuzz(func(t *testing.T, data string) {
+		if got, want := splitWithYAMLDocuments(data), splitWithYAMLReader(data); !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", data, got, want)
+		}
+	})
+}
+
+func splitWithYAMLDocuments(data string) []string {
+	var docs []string
+	for doc := range yamlDocuments([]byte(data)) {
+		docs = append(docs, lineEndsCut(doc))
+	}
+	return docs
+}
+
+// lineEndsCut returns doc without its carriage returns and its last line
+// ends.
+func lineEndsCut(doc []byte) string {
+	return string(bytes.TrimRight(bytes.ReplaceAll(doc, []byte("\r"), nil), "\n"))
+}
+
+func splitWithYAMLReader(data string) []string {
+	var docs []string
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(data)))
+	for {
+		doc, err := r.Read()
+		if err != nil {
+			return docs
+		}
+		docs = append(docs, lineEndsCut(doc))
+	}
+}
+
+// Whatever the document, parseCRD reads from it what parsing it whole reads;
+// it may also read a CRD whose schema alone does not parse (the cut takes
+// the schema out unread).
+func FuzzParseCRDAsAWholeParse(f *testing.F) {
+	for _, doc := range crdLayouts {
+		f.Add(doc)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var want crdDoc
+		if yaml.Unmarshal([]byte(doc), &want) != nil {
+			return
+		}
+		got, ok := parseCRD([]byte(doc))
+		if ok != want.complete() || ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("parseCRD = %+v, %v; a whole parse gives %+v, %v", got, ok, want, want.complete())
+		}
+	})
+}
+
+// BenchmarkAddCRDs reads a manifest file of ten CRDs with schemas of about
+// 0.9 MB each, the size of the largest published ones (prometheus-operator's
+// Prometheus): parse=cut as addCRDs reads them, parse=whole parsing each
+// document whole, as it did before it cut the schemas out.
+func BenchmarkAddCRDs(b *testing.B) {
+	var file bytes.Buffer
+	for k := range 10 {
+		fmt.Fprintf(&file, "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: kind%ds.example.com\nspec:\n", k)
+		fmt.Fprintf(&file, "  group: example.com\n  names:\n    kind: Kind%d\n    plural: kind%ds\n  scope: Namespaced\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n", k, k)
+		writeSchema(&file, 8, 4)
+		file.WriteString("    served: true\n    storage: true\n")
+	}
+	data := file.Bytes()
+	b.Run("parse=cut", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			crds := map[crdKey]*crdNames{}
+			addCRDs(crds, data, "crds.yaml")
+			if len(crds) != 10 {
+				b.Fatalf("%d CRDs", len(crds))
+			}
+		}
+	})
+	b.Run("parse=whole", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			n := 0
+			for doc := range yamlDocuments(data) {
+				var crd crdDoc
+				if yaml.Unmarshal(doc, &crd) == nil && crd.complete() {
+					n++
+				}
+			}
+			if n != 10 {
+				b.Fatalf("%d CRDs", n)
+			}
+		}
+	})
+}
+
+// writeSchema writes an object schema as controller-gen lays it out, at
+// indent spaces, with fields of its own and nested objects depth deep.
+func writeSchema(w *bytes.Buffer, indent, depth int) {
+	pad := strings.Repeat(" ", indent)
+	fmt.Fprintf(w, "%sdescription: |-\n%s  An object of the API, described at length as Go comments describe\n%s  fields: what it holds, its default, and when it changes.\n%sproperties:\n", pad, pad, pad, pad)
+	for f := range 12 {
+		fmt.Fprintf(w, "%s  field%d:\n", pad, f)
+		if depth > 0 && f < 4 {
+			writeSchema(w, indent+4, depth-1)
+			continue
+		}
+		fmt.Fprintf(w, "%s    description: The field's meaning, its unit and its default.\n%s    format: int32\n%s    type: integer\n", pad, pad, pad)
+	}
+	fmt.Fprintf(w, "%stype: object\n", pad)
 }
