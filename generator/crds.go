@@ -216,18 +216,21 @@ const schemaKey = "openAPIV3Schema:"
 // spec.validation hold one each) replaced by {}, and whether it replaced
 // any. A block mapping's value is the lines after its key indented deeper
 // than the key's column, with blank and comment-only lines among them (a
-// comment may sit at any column); YAML indents block scalars and flow
-// continuation lines deeper too, so what is cut is the schema and nothing
-// after it. The key's line keeps its indentation and the dashes of the
-// sequence entries it starts ("- openAPIV3Schema:"), so the document keeps
-// its structure. A key with anything after it on its line
-// ("openAPIV3Schema: {type: object}", or a comment) is left alone.
+// comment may sit at any column); YAML indents block scalars deeper too, so
+// what is cut is the schema and nothing after it. The key's line keeps its
+// indentation and the dashes of the sequence entries it starts
+// ("- openAPIV3Schema:"), so the document keeps its structure. Left alone:
+// a key with anything after it on its line ("openAPIV3Schema: {type:
+// object}", or a comment), and a key line inside a flow collection or a
+// quoted string that the lines before it open (flowState), where the lines
+// below it need not be its value.
 func withoutSchemas(doc []byte) ([]byte, bool) {
 	if !bytes.Contains(doc, []byte(schemaKey)) {
 		return doc, false
 	}
 	out := make([]byte, 0, 4096)
 	cut := false
+	var flow flowState
 	skip := -1 // the column of the key whose value is being cut; -1: none
 	for rest := doc; len(rest) > 0; {
 		line := rest
@@ -252,14 +255,69 @@ func withoutSchemas(doc []byte) ([]byte, bool) {
 			col += len(content) - len(trimmed)
 			content = trimmed
 		}
-		if string(content) == schemaKey {
+		if string(content) == schemaKey && flow.block() {
 			out = append(append(out, line[:col]...), schemaKey+" {}\n"...)
 			skip, cut = col, true
 			continue
 		}
+		flow.scan(line)
 		out = append(out, line...)
 	}
 	return out, cut
+}
+
+// flowState follows, line by line, whether a YAML document's text is inside
+// a flow collection ("[...]", "{...}") or a quoted string that spans lines,
+// as far as withoutSchemas needs to know it: a quote or bracket counts where
+// a value starts (at the line's start, or after a colon, dash, comma or
+// opening bracket), a closing bracket inside a flow collection, and a "#"
+// after a blank outside quotes starts a comment. It is not a YAML parser: a
+// document it misreads loses its cut (parsed whole), never its meaning, as
+// long as it reports block context only where no collection or string is
+// open.
+type flowState struct {
+	depth int  // open flow collections
+	quote byte // the quote of an open quoted string, or 0
+}
+
+// block reports whether the text after the lines scanned so far is in block
+// context: in no flow collection and no quoted string.
+func (f *flowState) block() bool { return f.depth == 0 && f.quote == 0 }
+
+// scan follows one line.
+func (f *flowState) scan(line []byte) {
+	prev := byte(0) // the last non-blank byte outside quotes; 0 at the line's start
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if f.quote != 0 {
+			switch {
+			case f.quote == '"' && c == '\\':
+				i++ // an escaped byte
+			case c == f.quote:
+				if f.quote == '\'' && i+1 < len(line) && line[i+1] == '\'' {
+					i++ // '' is a quote inside '...'
+				} else {
+					f.quote = 0
+					prev = c
+				}
+			}
+			continue
+		}
+		valueStart := prev == 0 || prev == ':' || prev == '-' || prev == ',' || prev == '[' || prev == '{' || prev == '?'
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			continue
+		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
+			return
+		case (c == '"' || c == '\'') && valueStart:
+			f.quote = c
+		case (c == '[' || c == '{') && valueStart:
+			f.depth++
+		case (c == ']' || c == '}') && f.depth > 0:
+			f.depth--
+		}
+		prev = c
+	}
 }
 
 // crdIndex reads each module's manifests once per run.

@@ -363,6 +363,34 @@ spec:
     schema:
       openAPIV3Schema: {type: object}
 `,
+	"the key on a line of its own in flow style": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+spec: {group: example.com, names: {kind: Corge, plural: corges}, scope: Namespaced,
+  versions: [{served: true, schema: {
+    openAPIV3Schema:
+      {type: object}}, name: v1}]}
+`,
+	"a quote and brackets in plain strings": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  annotations:
+    note: it's a [draft
+    other: 'it''s # not a comment'
+spec:
+  group: example.com
+  names: {kind: Grault, plural: graults}
+  scope: Cluster
+  versions:
+  - additionalPrinterColumns:
+    - jsonPath: .status.conditions[?(@.type=="Ready")].status
+      name: Ready
+      type: string
+    name: v1
+    schema:
+      openAPIV3Schema:
+        type: object
+    served: true
+`,
 	"the key inside a quoted string": `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -383,7 +411,7 @@ spec:
 // crdLayoutsCut lists the layouts whose schemas withoutSchemas cuts.
 var crdLayoutsCut = map[string]bool{
 	"controller-gen v1": true, "schema key first in its version": true, "v1beta1 validation": true,
-	"the key inside a quoted string": true,
+	"a quote and brackets in plain strings": true,
 }
 
 // parseCRD reads what parsing a whole manifest reads, from the layouts
