@@ -269,9 +269,9 @@ func withoutSchemas(doc []byte) ([]byte, bool) {
 // flowState follows, line by line, whether a YAML document's text is inside
 // a flow collection ("[...]", "{...}") or a quoted string that spans lines,
 // as far as withoutSchemas needs to know it: a quote or bracket counts where
-// a value starts (at the line's start, or after a colon, dash, comma or
-// opening bracket), a closing bracket inside a flow collection, and a "#"
-// after a blank outside quotes starts a comment. It is not a YAML parser: a
+// a value starts (at the line's start, or after a colon, dash, comma,
+// opening bracket, tag or anchor), a closing bracket inside a flow
+// collection, and a "#" after a blank outside quotes starts a comment. It is not a YAML parser: a
 // document it misreads loses its cut (parsed whole), never its meaning, as
 // long as it reports block context only where no collection or string is
 // open.
@@ -309,6 +309,12 @@ func (f *flowState) scan(line []byte) {
 			continue
 		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
 			return
+		case (c == '!' || c == '&') && valueStart:
+			// A tag or an anchor: the value starts after it.
+			for i+1 < len(line) && line[i+1] != ' ' && line[i+1] != '\t' && line[i+1] != '\n' {
+				i++
+			}
+			continue
 		case (c == '"' || c == '\'') && valueStart:
 			f.quote = c
 		case (c == '[' || c == '{') && valueStart:
