@@ -173,12 +173,14 @@ func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.L
 		return nil, err
 	}
 	fake := c.cfg != nil && watchListUnsupported(c.cfg.Transport)
-	if ks, ok := kindSetterOf(c.cfg); ok {
-		// Codecs found the kind already: a type it could not make an
-		// object of, or find in the scheme, did not get here.
-		obj, _ := reflect.New(t.ObjectType.Elem()).Interface().(runtime.Object)
-		if gvk, err := kindOf(scheme, t.Resource.GroupVersion().WithKind(t.Kind), obj, t.ObjectType); err == nil {
-			ks.SetKind(t.Resource, gvk.Kind)
+	if fake {
+		if ks, ok := c.cfg.Transport.(kindSetter); ok {
+			// Codecs found the kind already: a type it could not make an
+			// object of, or find in the scheme, did not get here.
+			obj, _ := reflect.New(t.ObjectType.Elem()).Interface().(runtime.Object)
+			if gvk, err := kindOf(scheme, t.Resource.GroupVersion().WithKind(t.Kind), obj, t.ObjectType); err == nil {
+				ks.SetKind(t.Resource, gvk.Kind)
+			}
 		}
 	}
 	return func(ns string) reflector.ListerWatcher[cache.Obj] {
@@ -211,15 +213,6 @@ func watchListUnsupported(rt http.RoundTripper) bool {
 // type's name is not always its kind.
 type kindSetter interface {
 	SetKind(gvr schema.GroupVersionResource, kind string)
-}
-
-// kindSetterOf returns cfg's transport when it is a fake's that takes kinds.
-func kindSetterOf(cfg *rest.Config) (kindSetter, bool) {
-	if cfg == nil || !watchListUnsupported(cfg.Transport) {
-		return nil, false
-	}
-	ks, ok := cfg.Transport.(kindSetter)
-	return ks, ok
 }
 
 // fakeSource is a REST source whose requests a fake clientset serves: it
