@@ -145,13 +145,10 @@ func addCRDs(crds map[crdKey]*crdNames, data []byte, file string) {
 // after it, where that reader fails.
 func yamlDocuments(data []byte) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
-		start := 0 // the current document's first byte
-		for pos := 0; pos < len(data); {
-			end := len(data)
-			if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
-				end = pos + i + 1
-			}
-			if line := data[pos:end]; bytes.HasPrefix(line, []byte("---")) {
+		start, pos := 0, 0 // the current document's first byte, the line's
+		for line := range bytes.Lines(data) {
+			end := pos + len(line)
+			if bytes.HasPrefix(line, []byte("---")) {
 				if rest := bytes.TrimSpace(line[3:]); len(rest) > 0 && rest[0] != '#' {
 					return
 				}
@@ -232,13 +229,7 @@ func withoutSchemas(doc []byte) ([]byte, bool) {
 	cut := false
 	var flow flowState
 	skip := -1 // the column of the key whose value is being cut; -1: none
-	for rest := doc; len(rest) > 0; {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i+1], rest[i+1:]
-		} else {
-			rest = nil
-		}
+	for line := range bytes.Lines(doc) {
 		content := bytes.TrimLeft(line, " ")
 		indent := len(line) - len(content)
 		content = bytes.TrimRight(content, " \r\n")
