@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unique"
 	"unsafe"
@@ -70,6 +71,9 @@ func TestInternLabelsVerifiesHits(t *testing.T) {
 	}
 }
 
+// shareTestRuns counts the runs of TestInternLabelsSharesAndNeverWrites.
+var shareTestRuns atomic.Int64
+
 // TestInternLabelsSharesAndNeverWrites: equal sets get one map, unequal sets
 // different maps, and the input maps are never written (their strings stay
 // the caller's own copies).
@@ -78,7 +82,14 @@ func TestInternLabelsSharesAndNeverWrites(t *testing.T) {
 	mk := func(v string) map[string]string {
 		return map[string]string{strings.Clone("app"): strings.Clone(v), strings.Clone("env"): strings.Clone("prod")}
 	}
-	a, b, c := mk("share-test-1"), mk("share-test-1"), mk("share-test-2")
+	// Values no earlier run built a label set of (-count=N): the label-set
+	// cache is the process's, and a set an earlier interner built holds the
+	// strings that were canonical then, which a GC since may have let
+	// unique forget (while nothing held a handle to them) and a new intern
+	// then makes anew.
+	run := shareTestRuns.Add(1)
+	v1, v2 := fmt.Sprint("share-test-1-", run), fmt.Sprint("share-test-2-", run)
+	a, b, c := mk(v1), mk(v1), mk(v2)
 	snapshot := func(m map[string]string) map[*byte]*byte {
 		out := map[*byte]*byte{}
 		for k, v := range m {
@@ -102,7 +113,7 @@ func TestInternLabelsSharesAndNeverWrites(t *testing.T) {
 			t.Errorf("input map %d was written", n)
 		}
 	}
-	if !sameString(ca["app"], in.intern("share-test-1")) {
+	if !sameString(ca["app"], in.intern(v1)) {
 		t.Error("the canonical map's strings are not interned")
 	}
 }
