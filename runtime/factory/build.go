@@ -242,8 +242,11 @@ func reflectorDefaults(ro reflector.Options, name string, namespaced bool) refle
 	return ro
 }
 
-// coreMetrics is an informer.Metrics for the informer's untyped core.
+// coreMetrics is an informer.Metrics for the informer's untyped core. Unwrap
+// returns it, where the core looks for an informer.ProcessMetrics.
 type coreMetrics struct{ m informer.Metrics }
+
+func (c coreMetrics) Unwrap() any { return c.m }
 
 func (c coreMetrics) Handler(reg *core.Registration) core.HandlerMetrics {
 	if hm := c.m.Handler((*informer.Registration)(reg)); hm != nil {

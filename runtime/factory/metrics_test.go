@@ -87,3 +87,56 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// processCount is an informer.Metrics that is an informer.ProcessMetrics.
+type processCount struct {
+	handlerCount
+	mu      sync.Mutex
+	batches int
+	rv      string
+}
+
+func (p *processCount) Processed(_ time.Duration, _ int, rv string) {
+	p.mu.Lock()
+	p.batches++
+	p.rv = rv
+	p.mu.Unlock()
+}
+
+// The informer.Metrics Options.Metrics returns observes the pop loop when it
+// is an informer.ProcessMetrics, also after a per-type Informer func edited
+// the options (which carries it through the typed options and back).
+func TestFactoryProcessMetrics(t *testing.T) {
+	for _, edit := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "edited"}[edit], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: lwt.GVR.GroupResource()}, widget("ns", "a", "n1", nil))
+				pc := &processCount{}
+				opts := factory.Options{
+					Metrics: func(string) (reflector.Metrics, informer.Metrics) { return nil, pc },
+				}
+				to := factory.TypeOptions[*lwt.Widget]{Type: WidgetType, ListerWatcher: src}
+				if edit {
+					to.Informer = func(o *informer.Options[*lwt.Widget]) { o.ResyncPeriod = time.Hour }
+				}
+				opts.Types = append(opts.Types, to)
+				f := factory.New(nil, opts)
+				defer f.Shutdown()
+				factory.InformerFor(f, WidgetType)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				f.Start(ctx)
+				if err := f.WaitForCacheSync(ctx); err != nil {
+					t.Fatal(err)
+				}
+				must(src.Add(widget("ns", "b", "n1", nil)))
+				synctest.Wait()
+				pc.mu.Lock()
+				defer pc.mu.Unlock()
+				if pc.batches < 2 || pc.rv != src.ResourceVersion() {
+					t.Errorf("Processed called %d times, last at %q; want the LIST's and the event's, at %q", pc.batches, pc.rv, src.ResourceVersion())
+				}
+			})
+		})
+	}
+}

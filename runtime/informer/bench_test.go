@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -65,28 +66,14 @@ func BenchmarkSteadyStateUpdates(b *testing.B) {
 			vers[v] = append(vers[v], o)
 		}
 	}
-	b.Run("impl=ours", func(b *testing.B) {
-		lw := &chanLW{items: vers[0], w: watch.NewFakeWithChanSize(1024, false)}
-		noWL := false
-		inf := informer.New[CM](lw, informer.Options[CM]{Reflector: reflector.Options{Name: "bench", WatchList: &noWL}})
-		h, wait := counter(b.N)
-		reg, err := inf.AddHandler(informer.HandlerFuncs[CM]{UpdateFunc: func(_, _ CM) { h() }}, informer.HandlerOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- inf.Run(ctx) }()
-		if err := informer.WaitForCacheSync(ctx, reg); err != nil {
-			b.Fatal(err)
-		}
-		sendUpdates(b, lw.w, vers, n, wait)
-		cancel()
-		lw.w.Stop()
-		if err := <-done; err != nil {
-			b.Fatal(err)
-		}
-	})
+	// With observers that do nothing: what observing the handlers
+	// (backlogs) and the pop loop costs the runtime itself.
+	for _, m := range []struct {
+		name    string
+		metrics informer.Metrics
+	}{{"", nil}, {"/metrics=handlers", nopMetrics{}}, {"/metrics=handlers+process", nopProcessMetrics{}}} {
+		b.Run("impl=ours"+m.name, func(b *testing.B) { benchSteadyStateUpdates(b, vers, n, m.metrics) })
+	}
 	b.Run("impl=client-go", func(b *testing.B) {
 		items := make([]corev1.ConfigMap, n)
 		for i, o := range vers[0] {
@@ -221,3 +208,38 @@ func BenchmarkInitialSync(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/object")
 	})
 }
+
+// benchSteadyStateUpdates is BenchmarkSteadyStateUpdates' run of this
+// informer, with metrics as its Options.Metrics.
+func benchSteadyStateUpdates(b *testing.B, vers [2][]CM, n int, metrics informer.Metrics) {
+	lw := &chanLW{items: vers[0], w: watch.NewFakeWithChanSize(1024, false)}
+	noWL := false
+	inf := informer.New[CM](lw, informer.Options[CM]{Reflector: reflector.Options{Name: "bench", WatchList: &noWL}, Metrics: metrics})
+	h, wait := counter(b.N)
+	reg, err := inf.AddHandler(informer.HandlerFuncs[CM]{UpdateFunc: func(_, _ CM) { h() }}, informer.HandlerOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	if err := informer.WaitForCacheSync(ctx, reg); err != nil {
+		b.Fatal(err)
+	}
+	sendUpdates(b, lw.w, vers, n, wait)
+	cancel()
+	lw.w.Stop()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}
+
+// nopMetrics observes the handlers and does nothing with it;
+// nopProcessMetrics the pop loop too.
+type nopMetrics struct{}
+
+func (nopMetrics) Handler(*informer.Registration) informer.HandlerMetrics { return nil }
+
+type nopProcessMetrics struct{ nopMetrics }
+
+func (nopProcessMetrics) Processed(time.Duration, int, string) {}

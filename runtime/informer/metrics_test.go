@@ -9,6 +9,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
+	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
 type countMetrics struct {
@@ -80,4 +81,77 @@ func TestBacklogOffWithoutMetrics(t *testing.T) {
 	if n, oldest := reg.Backlog(); n != 0 || !oldest.IsZero() {
 		t.Fatalf("Backlog() = %d, %v; want 0 (not tracked)", n, oldest)
 	}
+}
+
+// processMetrics is a Metrics that is a ProcessMetrics too.
+type processMetrics struct {
+	countMetrics
+	calls []processed
+}
+
+type processed struct {
+	d      time.Duration
+	queued int
+	rv     string
+}
+
+func (m *processMetrics) Processed(d time.Duration, queued int, rv string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, processed{d, queued, rv})
+}
+
+func (m *processMetrics) last() processed {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls[len(m.calls)-1]
+}
+
+// A ProcessMetrics sees every batch the pop loop applies: how long it took,
+// the changes queued behind it meanwhile and the cache's resourceVersion.
+func TestProcessMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a", "0"))
+		block := make(chan struct{})
+		m := &processMetrics{countMetrics: countMetrics{n: map[string]int{}}}
+		opts := informer.Options[CM]{Metrics: m, Indexers: store.Indexers[CM]{
+			"v": func(o CM) ([]string, error) {
+				if o.Data["v"] == "slow" {
+					<-block
+				}
+				return nil, nil
+			},
+		}}
+		inf := newInformer(src, opts)
+		_, reg := addRecorder(t, inf, informer.HandlerOptions{})
+		run(t, inf)
+		waitSynced(t, inf, reg)
+		synctest.Wait()
+		if got := m.last(); got.queued != 0 || got.rv != src.ResourceVersion() {
+			t.Fatalf("after sync: Processed(%v, %d, %q), want 0 queued at %q", got.d, got.queued, got.rv, src.ResourceVersion())
+		}
+		slow := must(src.Update(cm("ns", "a", "slow")))
+		synctest.Wait() // the pop loop is blocked in the index func
+		for i := range 3 {
+			must(src.Update(cm("ns", "a", fmt.Sprint(i))))
+		}
+		synctest.Wait()
+		m.mu.Lock()
+		before := len(m.calls)
+		m.mu.Unlock()
+		time.Sleep(5 * time.Second)
+		close(block)
+		synctest.Wait()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if len(m.calls) < before+2 {
+			t.Fatalf("%d calls after the slow batch, want it and the one of the 3 updates: %v", len(m.calls)-before, m.calls[before:])
+		}
+		if got := m.calls[before]; got.d < 5*time.Second || got.queued != 3 || got.rv != slow.ResourceVersion {
+			t.Errorf("slow batch: Processed(%v, %d, %q), want >= 5s, 3 queued, at %q", got.d, got.queued, got.rv, slow.ResourceVersion)
+		}
+		if got := m.calls[len(m.calls)-1]; got.queued != 0 || got.rv != src.ResourceVersion() {
+			t.Errorf("last batch: Processed(%v, %d, %q), want 0 queued at %q", got.d, got.queued, got.rv, src.ResourceVersion())
+		}
+	})
 }

@@ -101,8 +101,8 @@ type Options[T store.Object[T]] struct {
 	// is dropped for that handler and delivery goes on with the next one.
 	HandlerPanic func(ctx context.Context, p HandlerPanicInfo)
 	// Metrics, when not nil, observes every handler's deliveries and turns
-	// on Registration.Backlog. Its Reflector counterpart is
-	// Reflector.Metrics.
+	// on Registration.Backlog; when it implements ProcessMetrics it observes
+	// the pop loop too. Its Reflector counterpart is Reflector.Metrics.
 	Metrics Metrics
 }
 
@@ -190,8 +190,27 @@ type HandlerMetrics interface {
 	Delivered(event string)
 }
 
-// coreMetrics is a Metrics for the core; typedMetrics the reverse.
+// ProcessMetrics, when the Options.Metrics of an informer implements it,
+// observes the informer's pop loop, the one goroutine that applies what the
+// Reflector received to the cache and queues the handlers' notifications
+// (handlers run on goroutines of their own). Processed is called after each
+// batch of changes it applied (a watch event or a run of them, a whole
+// LIST, a bookmark), from that goroutine, with how long applying the batch
+// took, how many changes were still queued behind it (received from the
+// server, not yet in the cache), and the resourceVersion the cache reached
+// (LastStoreSyncResourceVersion): it must be cheap and must not block.
+// These are what client-go's informer_queued_items,
+// informer_processing_latency_seconds and informer_store_resource_version
+// report; integrations/prometheus exports them under those names.
+type ProcessMetrics interface {
+	Processed(d time.Duration, queued int, resourceVersion string)
+}
+
+// coreMetrics is a Metrics for the core; typedMetrics the reverse. Each
+// Unwrap returns what it wraps, where the core looks for a ProcessMetrics.
 type coreMetrics struct{ m Metrics }
+
+func (c coreMetrics) Unwrap() any { return c.m }
 
 func (c coreMetrics) Handler(reg *core.Registration) core.HandlerMetrics {
 	if hm := c.m.Handler((*Registration)(reg)); hm != nil {
@@ -201,6 +220,8 @@ func (c coreMetrics) Handler(reg *core.Registration) core.HandlerMetrics {
 }
 
 type typedMetrics struct{ m core.Metrics }
+
+func (t typedMetrics) Unwrap() any { return t.m }
 
 func (t typedMetrics) Handler(reg *Registration) HandlerMetrics {
 	if hm := t.m.Handler((*core.Registration)(reg)); hm != nil {

@@ -46,7 +46,11 @@ type Shared struct {
 	defaultResync time.Duration
 	onPanic       func(context.Context, HandlerPanicInfo)
 	metrics       Metrics
-	running       atomic.Bool
+	// processed observes the pop loop (nil: nobody does, and the loop reads
+	// no clock); queued counts the FIFO's deltas not yet popped.
+	processed ProcessMetrics
+	queued    func() int
+	running   atomic.Bool
 	// synced is closed once the FIFO's initial population has been applied
 	// and every Reflector has synced (see HasSynced).
 	synced chan struct{}
@@ -125,6 +129,7 @@ func newShared(opts Options, objectType reflect.Type, namespaces []string) (*Sha
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
 		metrics:       opts.Metrics,
+		processed:     processMetricsOf(opts.Metrics),
 		synced:        make(chan struct{}),
 	}
 	w := cache.New(cache.Options{Indexers: opts.Indexers, OnIndexError: i.indexError, Namespaces: namespaces})
@@ -135,7 +140,7 @@ func newShared(opts Options, objectType reflect.Type, namespaces []string) (*Sha
 		Name:       name,
 		Namespaces: namespaces,
 	})
-	i.fifo = q
+	i.fifo, i.queued = q, q.Len
 	return i, q
 }
 

@@ -40,6 +40,29 @@ type HandlerMetrics interface {
 	Delivered(event string)
 }
 
+// ProcessMetrics is informer.ProcessMetrics.
+type ProcessMetrics interface {
+	Processed(d time.Duration, queued int, resourceVersion string)
+}
+
+// processMetricsOf returns m as a ProcessMetrics, looking through the
+// wrappers that carry an informer.Metrics across the typed and untyped
+// options (their Unwrap returns what they wrap), or nil when m does not
+// implement it.
+func processMetricsOf(m any) ProcessMetrics {
+	for m != nil {
+		if pm, ok := m.(ProcessMetrics); ok {
+			return pm
+		}
+		u, ok := m.(interface{ Unwrap() any })
+		if !ok {
+			return nil
+		}
+		m = u.Unwrap()
+	}
+	return nil
+}
+
 // HandlerPanicInfo is informer.HandlerPanicInfo over the core's
 // Registration.
 type HandlerPanicInfo struct {

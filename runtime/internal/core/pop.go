@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"k8s.io/klog/v2"
 
@@ -33,8 +34,13 @@ func (i *Shared) popLoop(ctx context.Context) {
 // process applies b to the cache and queues the notifications for every
 // handler, all under i.mu (see Shared.mu), then records the resourceVersion
 // the cache has reached (after i.mu is released: it may call the cache's
-// waiters, which must not find the informer locked).
+// waiters, which must not find the informer locked), and tells i.processed,
+// if set, how long that took.
 func (i *Shared) process(b fifo.Batch[cache.Obj]) error {
+	var start time.Time
+	if i.processed != nil {
+		start = time.Now()
+	}
 	if len(b.Deltas) > 0 {
 		i.processLocked(b)
 	}
@@ -42,6 +48,9 @@ func (i *Shared) process(b fifo.Batch[cache.Obj]) error {
 		i.listed(*b.Listed)
 	}
 	i.applied(b)
+	if i.processed != nil {
+		i.processed.Processed(time.Since(start), i.queued(), i.indexer.ResourceVersion())
+	}
 	return nil
 }
 
