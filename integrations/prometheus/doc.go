@@ -64,6 +64,19 @@
 // InformerCollector labels, so a kind's informer and its projections'
 // report apart.)
 //
+// The same hooks feed client-go's informer families, under client-go's
+// names, help strings and buckets (k8s.io/component-base's clientgo/fifo
+// provider registers them, and Cluster API its copy in controller-runtime's
+// registry, which RuntimeMetrics then reuses):
+//
+//	informer_queued_items                gauge     {name, group, version, resource}
+//	informer_processing_latency_seconds  histogram {name, group, version, resource}
+//	informer_store_resource_version      gauge     {name, group, version, resource}
+//
+// name is the informer's name, where client-go has the name the factory was
+// given (informers.WithInformerName), so sum by group, version and resource
+// to chart both alike.
+//
 // The import name of this package clashes with client_golang's; import it
 // as igprom (or any name you like).
 package prometheus

@@ -3,6 +3,8 @@ package prometheus
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	prom "github.com/prometheus/client_golang/prometheus"
@@ -36,7 +38,26 @@ import (
 // "stale_resource_version" (ErrStaleResourceVersion); "other" for an error
 // wrapping none of them. A rate above zero means a broken server or proxy. Seconds
 // since the last synced resourceVersion is time() minus the timestamp
-// gauge in PromQL. Safe for concurrent use.
+// gauge in PromQL.
+//
+// It also holds client-go's informer families (k8s.io/component-base's
+// clientgo/fifo provider registers them in the legacy registry, Cluster API
+// in controller-runtime's), fed by the informer's pop loop
+// (informer.ProcessMetrics):
+//
+//	informer_queued_items               gauge     {name, group, version, resource}
+//	informer_processing_latency_seconds histogram {name, group, version, resource}
+//	informer_store_resource_version     gauge     {name, group, version, resource}
+//
+// with client-go's help strings and buckets: the changes received from the
+// server and not yet applied to the cache, the seconds each batch of them
+// took to apply (a watch event or a run of them, a LIST), and the 15 least
+// significant digits of the cache's resourceVersion (not set while it is
+// not a number). name is the informer's name; group, version and resource
+// are read from it as the factory forms it
+// ("foos.v1alpha1.samplecontroller.example.com", "pods.v1", either with
+// "/<Projection>" after it), or are empty and name alone tells the series
+// apart. Safe for concurrent use.
 type RuntimeMetrics struct {
 	lists     *prom.HistogramVec
 	watches   *prom.CounterVec
@@ -46,7 +67,13 @@ type RuntimeMetrics struct {
 	rejected  *prom.CounterVec
 	lastSync  *prom.GaugeVec
 	delivered *prom.CounterVec
+	queued    *prom.GaugeVec
+	process   *prom.HistogramVec
+	storeRV   *prom.GaugeVec
 }
+
+// informerLabels are the labels of client-go's informer families.
+var informerLabels = []string{"name", "group", "version", "resource"}
 
 // NewRuntimeMetrics registers the families in reg, reusing identical ones
 // already registered (a second RuntimeMetrics on one registry shares them).
@@ -70,6 +97,13 @@ func NewRuntimeMetrics(reg prom.Registerer) (*RuntimeMetrics, error) {
 			Help: "Unix time at which a Reflector's last synced resourceVersion last advanced."}, []string{"resource"}),
 		delivered: prom.NewCounterVec(prom.CounterOpts{Name: "informergen_handler_deliveries_total",
 			Help: "Notifications delivered to an informer's handler, by event."}, []string{"resource", "handler", "event"}),
+		queued: prom.NewGaugeVec(prom.GaugeOpts{Subsystem: "informer", Name: "queued_items",
+			Help: "Number of items currently queued in the FIFO."}, informerLabels),
+		process: prom.NewHistogramVec(prom.HistogramOpts{Subsystem: "informer", Name: "processing_latency_seconds",
+			Help:    "Time taken to process events after popping from the queue.",
+			Buckets: []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}}, informerLabels),
+		storeRV: prom.NewGaugeVec(prom.GaugeOpts{Subsystem: "informer", Name: "store_resource_version",
+			Help: "The 15 least significant digits of the resource version of the store."}, informerLabels),
 	}
 	var err error
 	reuse := func(c any) any {
@@ -93,6 +127,9 @@ func NewRuntimeMetrics(reg prom.Registerer) (*RuntimeMetrics, error) {
 	m.rejected = reuse(m.rejected).(*prom.CounterVec)
 	m.lastSync = reuse(m.lastSync).(*prom.GaugeVec)
 	m.delivered = reuse(m.delivered).(*prom.CounterVec)
+	m.queued = reuse(m.queued).(*prom.GaugeVec)
+	m.process = reuse(m.process).(*prom.HistogramVec)
+	m.storeRV = reuse(m.storeRV).(*prom.GaugeVec)
 	return m, err
 }
 
@@ -123,11 +160,55 @@ func (m *RuntimeMetrics) Reflector(resource string) reflector.Metrics {
 	return r
 }
 
-// Informer returns the hooks of the informer of resource: set them as
-// informer.Options.Metrics, or return them from factory.Options.Metrics as
-// its second result.
+// Informer returns the hooks of the informer of resource (its name, the
+// "resource" label of the informergen_ families and the "name" label of
+// client-go's): set them as informer.Options.Metrics, or return them from
+// factory.Options.Metrics as its second result. They implement
+// informer.ProcessMetrics too.
 func (m *RuntimeMetrics) Informer(resource string) informer.Metrics {
-	return informerHooks{m.delivered.MustCurryWith(prom.Labels{"resource": resource})}
+	lv := informerLabelValues(resource)
+	return informerHooks{
+		delivered: m.delivered.MustCurryWith(prom.Labels{"resource": resource}),
+		queued:    m.queued.WithLabelValues(lv...),
+		process:   m.process.WithLabelValues(lv...),
+		storeRV:   m.storeRV.WithLabelValues(lv...),
+	}
+}
+
+// informerLabelValues returns the values of informerLabels for the informer
+// named name: resource.version[.group][/Projection], as the factory names
+// its informers, with a Kubernetes version (v1, v1beta2); another name
+// leaves group, version and resource empty.
+func informerLabelValues(name string) []string {
+	gvr, _, _ := strings.Cut(name, "/")
+	resource, rest, _ := strings.Cut(gvr, ".")
+	version, group, _ := strings.Cut(rest, ".")
+	if resource == "" || !isKubeVersion(version) {
+		return []string{name, "", "", ""}
+	}
+	return []string{name, group, version, resource}
+}
+
+// isKubeVersion reports whether v is v<n>, v<n>alpha<n> or v<n>beta<n>.
+func isKubeVersion(v string) bool {
+	digits := func(s string) (rest string, ok bool) {
+		t := strings.TrimLeft(s, "0123456789")
+		return t, len(t) < len(s)
+	}
+	rest, ok := strings.CutPrefix(v, "v")
+	if !ok {
+		return false
+	}
+	if rest, ok = digits(rest); !ok || rest == "" {
+		return ok
+	}
+	for _, level := range []string{"alpha", "beta"} {
+		if r, found := strings.CutPrefix(rest, level); found {
+			r, ok = digits(r)
+			return ok && r == ""
+		}
+	}
+	return false
 }
 
 type reflectorHooks struct {
@@ -193,7 +274,28 @@ func (r *reflectorHooks) Event(t watch.EventType) {
 
 func (r *reflectorHooks) Synced(string) { r.lastSync.SetToCurrentTime() }
 
-type informerHooks struct{ delivered *prom.CounterVec }
+type informerHooks struct {
+	delivered       *prom.CounterVec
+	queued, storeRV prom.Gauge
+	process         prom.Observer
+}
+
+// Processed implements informer.ProcessMetrics.
+func (h informerHooks) Processed(d time.Duration, queued int, resourceVersion string) {
+	h.process.Observe(d.Seconds())
+	h.queued.Set(float64(queued))
+	// client-go's parseRVForMetricsWithTruncation: the last 15 digits stay
+	// exact in a float64.
+	rv := resourceVersion
+	if len(rv) > 15 {
+		rv = rv[len(rv)-15:]
+	}
+	if rv == "" {
+		h.storeRV.Set(0)
+	} else if n, err := strconv.ParseInt(rv, 10, 64); err == nil {
+		h.storeRV.Set(float64(n))
+	}
+}
 
 func (h informerHooks) Handler(reg *informer.Registration) informer.HandlerMetrics {
 	v := h.delivered.MustCurryWith(prom.Labels{"handler": reg.Name()})

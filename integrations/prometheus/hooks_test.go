@@ -3,6 +3,9 @@ package prometheus_test
 import (
 	"context"
 	"errors"
+	"maps"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -65,7 +68,16 @@ func TestRuntimeMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 
+		rv, err := strconv.ParseFloat(src.ResourceVersion(), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
 		want := map[string]float64{
+			// The initial LIST, the event, the relist (Compact made the
+			// watch expire).
+			"informer_processing_latency_seconds":         3,
+			"informer_queued_items":                       0,
+			"informer_store_resource_version":             rv,
 			"informergen_reflector_relists_total/initial": 1,
 			"informergen_reflector_relists_total/expired": 1,
 			"informergen_reflector_events_total/ADDED":    1,
@@ -83,10 +95,21 @@ func TestRuntimeMetrics(t *testing.T) {
 				for _, l := range s.GetLabel() {
 					labels[l.GetName()] = l.GetValue()
 				}
-				if labels["resource"] != "configmaps.v1" {
+				if strings.HasPrefix(mf.GetName(), "informergen_") && labels["resource"] != "configmaps.v1" {
 					t.Errorf("%s series without resource=configmaps.v1: %v", mf.GetName(), labels)
 				}
+				if strings.HasPrefix(mf.GetName(), "informer_") {
+					if want := map[string]string{"name": "configmaps.v1", "group": "", "version": "v1", "resource": "configmaps"}; !maps.Equal(labels, want) {
+						t.Errorf("%s series labelled %v, want %v", mf.GetName(), labels, want)
+					}
+				}
 				switch mf.GetName() {
+				case "informer_queued_items":
+					got[mf.GetName()] = s.GetGauge().GetValue()
+				case "informer_store_resource_version":
+					got[mf.GetName()] = s.GetGauge().GetValue()
+				case "informer_processing_latency_seconds":
+					got[mf.GetName()] = float64(s.GetHistogram().GetSampleCount())
 				case "informergen_reflector_relists_total":
 					got[mf.GetName()+"/"+labels["cause"]] = s.GetCounter().GetValue()
 				case "informergen_reflector_events_total":

@@ -69,6 +69,12 @@ type shape struct {
 // or inconsistent families).
 func shapes(t *testing.T, g prom.Gatherer, queue string) map[string]shape {
 	t.Helper()
+	return shapesOf(t, g, families, queue)
+}
+
+// shapesOf is shapes for any families, of the series labelled name=name.
+func shapesOf(t *testing.T, g prom.Gatherer, families []string, name string) map[string]shape {
+	t.Helper()
 	mfs, err := g.Gather()
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
@@ -83,7 +89,7 @@ func shapes(t *testing.T, g prom.Gatherer, queue string) map[string]shape {
 			mine := false
 			for _, lp := range m.GetLabel() {
 				names = append(names, lp.GetName())
-				if lp.GetName() == "name" && lp.GetValue() == queue {
+				if lp.GetName() == "name" && lp.GetValue() == name {
 					mine = true
 				}
 			}
