@@ -9,6 +9,8 @@ import (
 	crinformers "github.com/informer-gen/informer-gen/integrations/controllerruntime"
 	igprom "github.com/informer-gen/informer-gen/integrations/prometheus"
 	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
 
 	"github.com/informer-gen/informer-gen/examples/kubebuilder/internal/generated/informers"
 )
@@ -19,7 +21,17 @@ import (
 // (controller-runtime's metrics.Registry in main, so that they are served
 // on the manager's /metrics beside controller-runtime's).
 func Setup(mgr ctrl.Manager, reg prometheus.Registerer) (*informers.SharedInformerFactory, error) {
-	f := informers.NewSharedInformerFactory(mgr.GetConfig(), factory.Options{})
+	// LIST/WATCH, relists, events and deliveries (informergen_*), and
+	// client-go's informer_* families, from the runtime's hooks.
+	rm, err := igprom.NewRuntimeMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("registering the runtime metrics: %w", err)
+	}
+	f := informers.NewSharedInformerFactory(mgr.GetConfig(), factory.Options{
+		Metrics: func(name string) (reflector.Metrics, informer.Metrics) {
+			return rm.Reflector(name), rm.Informer(name)
+		},
+	})
 	widgets := f.Apps().V1().Widgets()
 	if _, err := crinformers.Add(mgr, f, crinformers.Options{}); err != nil {
 		return nil, err

@@ -191,6 +191,19 @@ func TestManagerEndToEnd(t *testing.T) {
 		if v := value(families["informergen_informer_synced"], inf); v != 1 {
 			return fmt.Errorf("informergen_informer_synced = %v, want 1", v)
 		}
+		// client-go's informer families, fed by the pop loop: the initial
+		// LIST and the events were applied, nothing is left queued, and the
+		// cache reached a resourceVersion.
+		cg := map[string]string{"name": "widgets.v1.apps.example.com", "group": "apps.example.com", "version": "v1", "resource": "widgets"}
+		if v := value(families["informer_store_resource_version"], cg); v <= 0 {
+			return fmt.Errorf("informer_store_resource_version = %v, want > 0", v)
+		}
+		if v := value(families["informer_queued_items"], cg); v != 0 {
+			return fmt.Errorf("informer_queued_items = %v, want 0", v)
+		}
+		if v := value(families["informer_processing_latency_seconds"], cg); v < 1 {
+			return fmt.Errorf("informer_processing_latency_seconds has %v samples, want > 0", v)
+		}
 		return nil
 	})
 
@@ -236,8 +249,8 @@ func labelNames(mf *dto.MetricFamily, queue string) []string {
 	return nil
 }
 
-// value returns the gauge or counter value of mf's series with labels want
-// (-1 when there is none).
+// value returns the gauge or counter value (a histogram's sample count) of
+// mf's series with labels want (-1 when there is none).
 func value(mf *dto.MetricFamily, want map[string]string) float64 {
 	for _, m := range mf.GetMetric() {
 		ok := true
@@ -253,8 +266,11 @@ func value(mf *dto.MetricFamily, want map[string]string) float64 {
 		if !ok {
 			continue
 		}
-		if m.Gauge != nil {
+		switch {
+		case m.Gauge != nil:
 			return m.GetGauge().GetValue()
+		case m.Histogram != nil:
+			return float64(m.GetHistogram().GetSampleCount())
 		}
 		return m.GetCounter().GetValue()
 	}
