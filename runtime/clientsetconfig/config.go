@@ -162,13 +162,13 @@ type fakeTransport struct {
 	kinds *sync.Map
 }
 
-// SetKind makes the transport send gvr's watch event objects as kind, and
-// its lists as kind+"List": the kind the factory's scheme registers their
-// type as. The factory's REST sources call it; without it, a kind is its Go
-// type's name, as client-gen names types, which is not every package's kind
-// (Zalando's postgres-operator registers type Postgresql as kind
-// "postgresql"). The fakes know no kinds: they keep objects as the test
-// gave them, TypeMeta mostly empty.
+// SetKind makes the transport send gvr's lists as kind+"List": the kind the
+// factory's scheme registers their type as. The factory's REST sources call
+// it; without it, a kind is its Go type's name, as client-gen names types,
+// which is not every package's kind (Zalando's postgres-operator registers
+// type Postgresql as kind "postgresql"). The fakes know no kinds: they keep
+// objects as the test gave them, TypeMeta mostly empty, and so does the
+// transport (LIST items and watch event objects go out as they are).
 func (t fakeTransport) SetKind(gvr schema.GroupVersionResource, kind string) {
 	t.kinds.Store(gvr, kind)
 }
@@ -225,7 +225,7 @@ func (t fakeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !ok {
 			return nil, fmt.Errorf("fake clientset: Watch of %s returned %s, not a watch.Interface", gvr, out[0].Type())
 		}
-		return watchResponse(req, gvr.GroupVersion().WithKind(t.kindOf(gvr)), w), nil
+		return watchResponse(req, w), nil
 	}
 	m := typed.MethodByName("List")
 	if !m.IsValid() {
@@ -239,7 +239,7 @@ func (t fakeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok || out[0].Kind() == reflect.Pointer && out[0].IsNil() {
 		return nil, fmt.Errorf("fake clientset: List of %s returned %s, not a runtime.Object", gvr, out[0].Type())
 	}
-	body, err := encodeObject(gvr.GroupVersion().WithKind(t.kindOf(gvr)), list, true)
+	body, err := encodeList(gvr.GroupVersion().WithKind(t.kindOf(gvr)), list)
 	if err != nil {
 		return nil, fmt.Errorf("fake clientset: list %s: %w", gvr, err)
 	}
@@ -296,34 +296,34 @@ func parseResourcePath(path string) (schema.GroupVersionResource, string, error)
 	return gvr, ns, nil
 }
 
-// encodeObject encodes obj, a watch event's object of kind gvk or (list)
-// a LIST of them, as JSON as a server sends it, with the apiVersion and kind
-// a decoder needs: a watch event's object and a list carry them; a list's
-// items keep the TypeMeta the test gave them (mostly none), for the
-// informer's cache holds the items as decoded, and upstream's informers
-// over a fake hold the fake's objects as they are: a controller's unit test
-// that compares an object from the lister with one it built (sample-
-// controller's TestUpdateDeployment) must find the same TypeMeta. Without
-// gvk.Kind, a kind is the Go type's name, as client-gen names types.
-func encodeObject(gvk schema.GroupVersionKind, obj runtime.Object, list bool) ([]byte, error) {
-	obj = obj.DeepCopyObject()
-	switch {
-	case gvk.Kind == "":
-		t := reflect.TypeOf(obj)
+// encodeList encodes list, a LIST of objects of kind gvk, as JSON as a
+// server sends it, with the apiVersion and kind a decoder needs. Its items
+// keep the TypeMeta the test gave them (mostly none), and so do watch event
+// objects (watchResponse), for the factory's REST sources decode what this
+// transport sends with the objects' TypeMeta kept as it is
+// (codecopts.Options.FakeTypeMeta), and upstream's informers over a fake
+// hold the fake's objects as they are: a controller's unit test that
+// compares an object from the lister with one it built (sample-controller's
+// TestUpdateDeployment) must find the same TypeMeta. Without gvk.Kind, a
+// kind is the Go type's name, as client-gen names types.
+func encodeList(gvk schema.GroupVersionKind, list runtime.Object) ([]byte, error) {
+	list = list.DeepCopyObject()
+	if gvk.Kind == "" {
+		t := reflect.TypeOf(list)
 		if t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		gvk.Kind = t.Name()
-	case list:
-		gvk.Kind += "List"
+		gvk.Kind = strings.TrimSuffix(t.Name(), "List")
 	}
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	return json.Marshal(obj)
+	gvk.Kind += "List"
+	list.GetObjectKind().SetGroupVersionKind(gvk)
+	return json.Marshal(list)
 }
 
 // watchResponse streams w's events as JSON watch events until w ends or the
-// request's context does; closing the body stops w.
-func watchResponse(req *http.Request, gvk schema.GroupVersionKind, w watch.Interface) *http.Response {
+// request's context does; closing the body stops w. Objects go out as the
+// fake has them (see encodeList), a Status as a server sends it.
+func watchResponse(req *http.Request, w watch.Interface) *http.Response {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(req.Context())
 	go func() {
@@ -347,7 +347,7 @@ func watchResponse(req *http.Request, gvk schema.GroupVersionKind, w watch.Inter
 					st.APIVersion, st.Kind = "v1", "Status"
 					raw, err = json.Marshal(st)
 				} else {
-					raw, err = encodeObject(gvk, ev.Object, false)
+					raw, err = json.Marshal(ev.Object)
 				}
 				if err == nil {
 					err = enc.Encode(metav1.WatchEvent{Type: string(ev.Type), Object: runtime.RawExtension{Raw: raw}})

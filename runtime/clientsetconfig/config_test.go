@@ -167,6 +167,58 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 	})
 }
 
+// The objects of a fake reach the cache with the TypeMeta the test gave
+// them, in its LIST and its watch events alike, as upstream's informers over
+// a fake hold the fake's objects: full, partial or none (client-go's real
+// watch decoding clears it; a fake's objects are never decoded upstream).
+func TestClientsetConfigFakeKeepsTypeMeta(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		full := metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
+		withTM := func(tm metav1.TypeMeta, ns, name, v string) *corev1.ConfigMap {
+			c := configMap(ns, name, v)
+			c.TypeMeta = tm
+			return c
+		}
+		core := &fakeCoreV1{objs: []corev1.ConfigMap{*withTM(full, "ns", "listed", "1"), *configMap("ns", "bare", "2")}}
+		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{})
+		defer f.Shutdown()
+		inf := factory.InformerFor(f, configMapType)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		core.mu.Lock()
+		w := core.watch
+		core.mu.Unlock()
+		if w == nil {
+			t.Fatalf("no watch after sync; actions %q", core.Actions())
+		}
+		partial := metav1.TypeMeta{Kind: "ConfigMap"}
+		w.Add(withTM(full, "ns", "added", "6"))
+		w.Add(withTM(partial, "ns", "partial", "7"))
+		w.Modify(configMap("ns", "bare", "8"))
+		synctest.Wait()
+		for key, want := range map[string]metav1.TypeMeta{
+			"ns/listed": full, "ns/added": full, "ns/partial": partial, "ns/bare": {},
+		} {
+			got, ok := inf.Indexer().Get(key)
+			if !ok {
+				t.Errorf("%s not in the cache", key)
+				continue
+			}
+			if got.TypeMeta != want {
+				t.Errorf("%s has TypeMeta %+v, want %+v as the test gave it", key, got.TypeMeta, want)
+			}
+		}
+		if got, _ := inf.Indexer().Get("ns/bare"); got == nil || got.Data["v"] != "8" {
+			t.Errorf("ns/bare = %v, want the modified object", got)
+		}
+	})
+}
+
 // A fake made by client-go's NewSimpleClientset (the only constructor of
 // older client-gen fakes) keeps objects as the test gave them: without a
 // resourceVersion, in its LIST and its watch events alike (only the list has

@@ -87,7 +87,7 @@ func NewJSON[T any](gvk schema.GroupVersionKind, opts ...Option) (Codec[T], erro
 // buildJSONCodec returns the JSON codec of c's objects.
 func buildJSONCodec[T any](c codecOf[T], gvk schema.GroupVersionKind) (*jsonCodec[T], error) {
 	elem := c.elem
-	jc := &jsonCodec[T]{newT: c.newT, skipMF: c.opts.SkipManagedFields}
+	jc := &jsonCodec[T]{newT: c.newT, skipMF: c.opts.SkipManagedFields, fake: c.opts.FakeTypeMeta}
 	if c.opts.JSONDecoder != nil {
 		if c.opts.JSONDecoderType != reflect.PointerTo(elem) {
 			return nil, fmt.Errorf("json codec for %s: the generated decoder decodes %v, not %v", gvk, c.opts.JSONDecoderType, reflect.PointerTo(elem))
@@ -148,6 +148,9 @@ type jsonCodec[T any] struct {
 	apiVersion, kind, listKind string
 	opts                       json.Options
 	skipMF                     bool
+	// fake is codecopts.Options.FakeTypeMeta: objects keep their TypeMeta,
+	// unchecked.
+	fake bool
 	// decode is the generated decoder (GeneratedDecoder), or nil.
 	decode func(*JSONDecoder, any) error
 }
@@ -275,10 +278,11 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 }
 
 // checkKind reports an object whose apiVersion or kind is set and is not
-// the codec's. required also rejects an object without them.
+// the codec's. required also rejects an object without them. A fake's
+// codec (codecopts.Options.FakeTypeMeta) checks nothing.
 func (c *jsonCodec[T]) checkKind(obj T, required bool) error {
 	o, ok := any(obj).(interface{ GetObjectKind() schema.ObjectKind })
-	if !ok {
+	if !ok || c.fake {
 		return nil
 	}
 	apiVersion, kind := o.GetObjectKind().GroupVersionKind().ToAPIVersionAndKind()
@@ -478,7 +482,7 @@ func (d *jsonWatchDecoder[T]) decodeObject(typ string, dec *jsontext.Decoder) (E
 	if err := d.c.checkKind(obj, true); err != nil {
 		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, err)
 	}
-	if o, ok := any(obj).(interface{ GetObjectKind() schema.ObjectKind }); ok {
+	if o, ok := any(obj).(interface{ GetObjectKind() schema.ObjectKind }); ok && !d.c.fake {
 		o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	}
 	return Event[T]{Object: obj}, nil

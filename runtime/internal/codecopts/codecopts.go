@@ -32,4 +32,11 @@ type Options struct {
 	// immutable). The factory sets it for an informer with a Transform,
 	// which may write into the maps of the objects it gets.
 	DistinctMaps bool
+	// FakeTypeMeta makes the JSON codec read what clientsetconfig's
+	// transport over client-go's fake clientsets sends: LIST items and watch
+	// event objects as the test gave them to the fake, whose TypeMeta (often
+	// none) they keep, unchecked, as client-go's informers over a fake get
+	// the fake's objects themselves, not decoded ones. The fake's typed
+	// clients return the right Go type by construction.
+	FakeTypeMeta bool
 }

@@ -47,7 +47,10 @@ const mediaTypeJSON = "application/json"
 // nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
 // distinctMaps stops a built-in kind's protobuf codec, and a projection's,
 // from sharing maps between objects (codecopts.Options.DistinctMaps), for
-// informers whose Transform may write into them.
+// informers whose Transform may write into them. fake, for a cfg whose
+// transport serves client-go's fake clientsets, makes the JSON codec keep
+// each object's TypeMeta as the test gave it, unchecked
+// (codecopts.Options.FakeTypeMeta).
 //
 // A projection (projection true) is read as JSON, except that a projection
 // of a built-in kind with a generated protobuf decoder (pb, see
@@ -55,7 +58,7 @@ const mediaTypeJSON = "application/json"
 // empty or protobuf, as its kind would be: the server encodes the full
 // object as it would for the kind's own informer, and the client builds only
 // the projection. A projection has no CBOR decoder: CBOR asks for JSON.
-func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields, distinctMaps bool, decoder wire.Option, projection bool, pb func(*wire.ProtobufDecoder, cache.Obj)) (codec, fallback wire.Codec[cache.Obj], err error) {
+func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields, distinctMaps bool, decoder wire.Option, projection bool, pb func(*wire.ProtobufDecoder, cache.Obj), fake bool) (codec, fallback wire.Codec[cache.Obj], err error) {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
 	}
@@ -74,7 +77,11 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 	if skipManagedFields {
 		pbOpts = append(pbOpts, wire.SkipManagedFields())
 	}
-	jsonCodec, err := wire.NewJSON[cache.Obj](gvk, append(pbOpts[:len(pbOpts):len(pbOpts)], decoder)...)
+	jsonOpts := append(pbOpts[:len(pbOpts):len(pbOpts)], decoder)
+	if fake {
+		jsonOpts = append(jsonOpts, func(o *codecopts.Options) { o.FakeTypeMeta = true })
+	}
+	jsonCodec, err := wire.NewJSON[cache.Obj](gvk, jsonOpts...)
 	if err != nil {
 		return nil, nil, err
 	}

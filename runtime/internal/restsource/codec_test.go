@@ -55,11 +55,11 @@ func TestCodecsChoosesByTypeAndConfig(t *testing.T) {
 		var err error
 		if c.builtin {
 			var cd, fb wire.Codec[cache.Obj]
-			cd, fb, err = Codecs(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, false, nil, false, nil)
+			cd, fb, err = Codecs(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, false, nil, false, nil, false)
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		} else {
 			var cd, fb wire.Codec[cache.Obj]
-			cd, fb, err = Codecs(c.cfg, c.contentType, custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), false, false, nil, false, nil)
+			cd, fb, err = Codecs(c.cfg, c.contentType, custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), false, false, nil, false, nil, false)
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		}
 		if c.wantErr != "" {
@@ -125,7 +125,7 @@ func TestCodecsProjection(t *testing.T) {
 		{name: "built-in, no decoder", gvk: corev1.SchemeGroupVersion.WithKind("Pod"), wantCodec: js},
 		{name: "custom resource, decoder", gvk: custom, dec: pb, wantCodec: js},
 	} {
-		cd, fb, err := Codecs(&rest.Config{}, c.contentType, core, c.gvk, reflect.TypeFor[*projectedPod](), true, false, nil, true, c.dec)
+		cd, fb, err := Codecs(&rest.Config{}, c.contentType, core, c.gvk, reflect.TypeFor[*projectedPod](), true, false, nil, true, c.dec, false)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue

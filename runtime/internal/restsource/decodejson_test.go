@@ -35,7 +35,7 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 		{"without", nil, 0},
 	} {
 		calls = 0
-		codec, _, err := Codecs(nil, "", custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), true, false, c.decoder, false, nil)
+		codec, _, err := Codecs(nil, "", custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), true, false, c.decoder, false, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
