@@ -243,7 +243,7 @@ func reflectorDefaults(ro reflector.Options, name string, namespaced bool) refle
 }
 
 // coreMetrics is an informer.Metrics for the informer's untyped core. Unwrap
-// returns it, where the core looks for an informer.ProcessMetrics.
+// returns m, where the core looks for an informer.ProcessMetrics.
 type coreMetrics struct{ m informer.Metrics }
 
 func (c coreMetrics) Unwrap() any { return c.m }
