@@ -52,7 +52,11 @@
 //     repeat it per file and import. A package a ... pattern takes in whose
 //     imports' modules are missing, and whose syntax shows no type that
 //     could be a kind, is skipped: go mod tidy after generating drops what
-//     only such packages import, and a rerun must not fail on it.
+//     only such packages import, and a rerun must not fail on it. A ...
+//     pattern reaching a module that the go command cannot read (required
+//     at v0.0.0 by its repository's root module, which replaces it in its
+//     own builds only) generates its other packages, with a warning naming
+//     that module and what requires it.
 //   - markers (markers.go): every "// +marker" line of the input is parsed,
 //     attributed to the package or to a type, and checked: unknown variants,
 //     near-miss spellings and markers in the wrong place are errors. The

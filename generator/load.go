@@ -130,11 +130,17 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	c := newChecker(ctx, cfg, fset, roots)
 	explicit := explicitInputs(cfg)
 	var matched []*packages.Package
+	var unread []unreadModule
 	for _, p := range roots {
 		if inOutput(cfg, p) {
 			// Our own earlier output, matched by a ./... pattern: never an
 			// input, and possibly broken by the very change being
 			// regenerated for.
+			continue
+		}
+		if m, ok := unreadPatternModule(p); ok {
+			// Said below, once the pattern's other packages are known.
+			unread = append(unread, m)
 			continue
 		}
 		matched = append(matched, p)
@@ -181,8 +187,13 @@ func load(ctx context.Context, cfg Config, rel func(string) string) (*loaded, Di
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	for _, m := range unread {
+		others := slices.ContainsFunc(matched, func(p *packages.Package) bool { return matchesPattern(cfg, m.pattern, p) })
+		diags = append(diags, unreadModuleDiagnostic(cfg, m, others))
+	}
 	for _, in := range patterns {
-		if strings.Contains(in, "...") && !slices.ContainsFunc(matched, func(p *packages.Package) bool { return matchesPattern(cfg, in, p) }) {
+		if strings.Contains(in, "...") && !slices.ContainsFunc(matched, func(p *packages.Package) bool { return matchesPattern(cfg, in, p) }) &&
+			!slices.ContainsFunc(unread, func(m unreadModule) bool { return m.pattern == in }) {
 			diags = append(diags, noPackagesDiagnostic(cfg, in))
 		}
 	}

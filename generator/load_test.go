@@ -589,3 +589,76 @@ func TestRuntimeK8sVersionIsGoMods(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternReachesModuleAtV000: a ... pattern over a module whose
+// repository's root module requires a module nested below the pattern at
+// v0.0.0, with a replace that applies in the root's own builds only (the
+// logging-operator's pkg/sdk/... and its syslogng/config module). The go
+// command cannot read that module to match the pattern, and go list -e
+// reports it beside the packages it matched. The pattern's other packages
+// generate, with a warning naming the module and the module that requires
+// it; a pattern that reaches nothing else says so, rather than "run go mod
+// tidy", which would drop the inputs' modules.
+func TestPatternReachesModuleAtV000(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("GOPROXY", "off")
+	app := sampleModule(t, func(b []byte) []byte { return b })
+	sdk, root := t.TempDir(), t.TempDir()
+	if err := os.Rename(filepath.Join(app, "input"), filepath.Join(sdk, "input")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(sdk, "go.mod"), []byte("module example.com/operator/sdk\n\ngo 1.24\n\nrequire example.com/operator v1.0.0\n"))
+	writeFile(t, filepath.Join(root, "go.mod"), []byte("module example.com/operator\n\ngo 1.24\n\nrequire example.com/operator/sdk/config v0.0.0\n\nreplace example.com/operator/sdk/config => ./sdk/config\n"))
+	gomod, err := os.ReadFile(filepath.Join(app, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(app, "go.mod"), append(gomod, []byte("\nrequire (\n\texample.com/operator v1.0.0 // indirect\n\texample.com/operator/sdk v1.0.0\n)\n\n"+
+		"replace example.com/operator => "+root+"\n\nreplace example.com/operator/sdk => "+sdk+"\n")...))
+	const hint = " (require it at a real version to include its packages: go get example.com/operator/sdk/config@<version>)"
+	const desc = "module example.com/operator/sdk/config v0.0.0, which example.com/operator@v1.0.0 requires at v0.0.0, a version only a replace in the requiring go.mod can provide (a replace applies in its own module's builds only)"
+
+	var warnings strings.Builder
+	cfg := Config{Inputs: []string{"example.com/operator/sdk/..."}, OutputDir: filepath.Join(app, "generated"), WorkDir: app, Warnings: &warnings}
+	if err := Run(context.Background(), cfg); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	want := "example.com/operator/sdk/...: warning: cannot read " + desc + ", so its packages below the pattern are not inputs" + hint + "\n"
+	if warnings.String() != want {
+		t.Errorf("warnings:\n%s\nwant:\n%s", warnings.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(app, "generated", "informers", "samplecontroller", "v1alpha1", "informers.go")); err != nil {
+		t.Errorf("the pattern's package in the readable module was not generated: %v", err)
+	}
+
+	cfg.Inputs = []string{"example.com/operator/sdk/config/..."}
+	err = Run(context.Background(), cfg)
+	want = "example.com/operator/sdk/config/...: pattern matches no package the go command can read: it cannot read " + desc + hint
+	if err == nil || err.Error() != want {
+		t.Errorf("a pattern below the unreadable module only: got\n%v\nwant\n%s", err, want)
+	}
+}
+
+// TestUnreadModuleMissingGoSum: a module below a ... pattern at a real
+// version whose go.sum entry is missing is named with the command that adds
+// the entry: go mod download of the module (of module@version it writes no
+// go.sum; go mod tidy would drop the inputs' modules before the first
+// generation).
+func TestUnreadModuleMissingGoSum(t *testing.T) {
+	p := &packages.Package{ID: "example.com/operator/sdk/...", Errors: []packages.Error{{
+		Msg: "pattern example.com/operator/sdk/...: example.com/operator@v0.0.0-20250424202944-7e1f9aad6e21: missing go.sum entry", Kind: packages.ListError}}}
+	m, ok := unreadPatternModule(p)
+	if !ok {
+		t.Fatal("unreadPatternModule: not recognised")
+	}
+	got := unreadModuleDiagnostic(Config{}, m, true).String()
+	want := "example.com/operator/sdk/...: missing go.sum entry for example.com/operator v0.0.0-20250424202944-7e1f9aad6e21, a module the go command reads to match the pattern (run go mod download example.com/operator)"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if _, ok := unreadPatternModule(&packages.Package{ID: "example.com/x/...", Errors: []packages.Error{{Msg: "pattern example.com/x/...: directory prefix x does not contain main module"}}}); ok {
+		t.Error("another pattern error was taken for an unread module")
+	}
+}

@@ -307,6 +307,89 @@ func goSumMessage(msg string) (string, string) {
 	return strings.TrimSpace(first), hint
 }
 
+// patternModuleRe matches the go command's error for a ... pattern that
+// reaches into a module of the build list it cannot read, which go list -e
+// reports beside the packages it did match: "pattern P: M@V: missing go.sum
+// entry".
+var patternModuleRe = regexp.MustCompile(`^pattern \S+: (\S+)@(\S+): missing go\.sum entry`)
+
+// unreadModule is a module of the build list below a ... pattern that the
+// go command could not read to match the pattern.
+type unreadModule struct {
+	pattern       string // as given on the command line
+	path, version string
+}
+
+// unreadPatternModule returns the module that p's error names when p is a
+// ... pattern the go command could not match in full because it could not
+// read that module.
+func unreadPatternModule(p *packages.Package) (unreadModule, bool) {
+	if !strings.Contains(p.ID, "...") || len(p.GoFiles) > 0 || len(p.Errors) != 1 {
+		return unreadModule{}, false
+	}
+	m := patternModuleRe.FindStringSubmatch(p.Errors[0].Msg)
+	if m == nil {
+		return unreadModule{}, false
+	}
+	return unreadModule{pattern: p.ID, path: m[1], version: m[2]}, true
+}
+
+// unreadModuleDiagnostic says why the go command could not read m to match
+// its pattern, and what to do. matchedOthers tells whether the pattern
+// matched packages of other modules.
+//
+// A module at v0.0.0 is how a repository of several modules has its root
+// require a module nested in it, with a replace by its directory: the
+// logging-operator's root requires its
+// pkg/sdk/logging/model/syslogng/config so, and pkg/sdk/... then reaches it.
+// The replace applies only in the root's own builds; here v0.0.0 names no
+// version that exists, so no go.sum entry can be added, and no package of
+// that module can be imported by the output either. The pattern's other
+// packages are generated as if named one by one, with a warning; when it
+// matched nothing else, there is nothing to generate. Any other version
+// lacks only the entry, which go mod download of the module adds (of M@V it
+// does not write go.sum; go mod tidy would drop the inputs' modules, which
+// nothing imports before the first generation).
+func unreadModuleDiagnostic(cfg Config, m unreadModule, matchedOthers bool) Diagnostic {
+	if m.version != "v0.0.0" {
+		return Diagnostic{Subject: m.pattern,
+			Message: fmt.Sprintf("missing go.sum entry for %s %s, a module the go command reads to match the pattern", m.path, m.version),
+			Hint:    "run go mod download " + m.path}
+	}
+	who := "a module of the build list"
+	if rs := requirersOf(cfg, m.path+"@"+m.version); len(rs) > 0 {
+		who = strings.Join(rs, ", ")
+	}
+	desc := fmt.Sprintf("module %s v0.0.0, which %s requires at v0.0.0, a version only a replace in the requiring go.mod can provide (a replace applies in its own module's builds only)", m.path, who)
+	hint := "require it at a real version to include its packages: go get " + m.path + "@<version>"
+	if !matchedOthers {
+		return Diagnostic{Subject: m.pattern, Message: "pattern matches no package the go command can read: it cannot read " + desc, Hint: hint}
+	}
+	return Diagnostic{Subject: m.pattern, Warning: true, Message: "cannot read " + desc + ", so its packages below the pattern are not inputs", Hint: hint}
+}
+
+// requirersOf returns the modules of the module graph (go mod graph) that
+// require modVersion ("path@version"), sorted. It is for explaining an
+// error; when go mod graph fails it returns nil.
+func requirersOf(cfg Config, modVersion string) []string {
+	cmd := exec.Command("go", "mod", "graph")
+	cmd.Dir = cfg.WorkDir
+	cmd.Env = listEnv(os.Environ())
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	var rs []string
+	for line := range strings.Lines(string(out)) {
+		from, to, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok && to == modVersion && !slices.Contains(rs, from) {
+			rs = append(rs, from)
+		}
+	}
+	slices.Sort(rs)
+	return rs
+}
+
 // noPackagesDiagnostic says why a ... pattern matched nothing: usually every
 // Go file below it is behind a build tag.
 func noPackagesDiagnostic(cfg Config, pattern string) Diagnostic {
