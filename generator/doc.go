@@ -26,10 +26,12 @@
 //     their types (controller-runtime, from API packages with webhooks;
 //     KubeVela's cluster-gateway, which imports k8s.io/apiserver), and a
 //     package of such a library selected at another minor than client-go
-//     (KubeVela v1.10.9 brings k8s.io/apiserver v0.31): they are checked
-//     with their bodies, since code written against an older client-go is
-//     what a newer one breaks, and would otherwise pass here and fail in
-//     go build.
+//     (KubeVela v1.10.9 brings k8s.io/apiserver v0.31), and a dependency
+//     that imports a library built on client-go at another minor than its
+//     go.mod requires (the logging-operator's sdk, written for
+//     controller-runtime v0.20): they are checked with their bodies, since
+//     code written against an older client-go is what a newer one breaks,
+//     and would otherwise pass here and fail in go build.
 //     That check waits for the model (loaded.checkImports): it covers what
 //     the output imports, the packages that declare kinds and their
 //     imports, not what only an input without kinds imports.

@@ -281,7 +281,7 @@ func TestDependencyHint(t *testing.T) {
 		want: "example.com/me/webhook, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go build example.com/me/webhook shows the same",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := dependencyHint(tc.p, cg, "go build", rel); got != tc.want {
+			if got := dependencyHint(tc.p, cg, "", "go build", rel); got != tc.want {
 				t.Errorf("dependencyHint =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -660,5 +660,44 @@ func TestUnreadModuleMissingGoSum(t *testing.T) {
 	}
 	if _, ok := unreadPatternModule(&packages.Package{ID: "example.com/x/...", Errors: []packages.Error{{Msg: "pattern example.com/x/...: directory prefix x does not contain main module"}}}); ok {
 		t.Error("another pattern error was taken for an unread module")
+	}
+}
+
+// TestDependencySkewedK8sLibrary: a dependency written against another minor
+// of a library built on client-go than the module selects is type-checked
+// with its bodies, though it imports no client-go package itself: the
+// logging-operator's pkg/sdk v0.12.0 calls ctrl.NewWebhookManagedBy(mgr) in
+// logging/api/v1beta1, as controller-runtime v0.20 had it, and its
+// logging/api/v1alpha1 imports that package; at controller-runtime v0.24 the
+// run exited 0 with output go build refused. Here example.com/lib/webhook
+// calls fw.New with the one argument of example.com/fw v0.20.0, which lib's
+// go.mod requires, and the module selects fw v0.24.0, whose New takes two.
+func TestDependencySkewedK8sLibrary(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("GOPROXY", "off")
+	app := sampleModule(t, func(b []byte) []byte { return b })
+	lib, fw := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(fw, "go.mod"), []byte("module example.com/fw\n\ngo 1.24\n\nrequire k8s.io/client-go v0.37.2\n"))
+	writeFile(t, filepath.Join(fw, "fw.go"), []byte("// Package fw stands for controller-runtime.\npackage fw\n\n// New takes two arguments since v0.24.\nfunc New(mgr string, kind any) {}\n"))
+	writeFile(t, filepath.Join(lib, "go.mod"), []byte("module example.com/lib\n\ngo 1.24\n\nrequire example.com/fw v0.20.0\n"))
+	writeFile(t, filepath.Join(lib, "webhook", "webhook.go"), []byte("// Package webhook is written against fw v0.20.\npackage webhook\n\nimport \"example.com/fw\"\n\n// Setup calls New as v0.20 had it.\nfunc Setup() { fw.New(\"mgr\") }\n"))
+	writeFile(t, filepath.Join(app, "input", "apis", "samplecontroller", "v1alpha1", "webhook.go"), []byte("package v1alpha1\n\nimport \"example.com/lib/webhook\"\n\nvar _ = webhook.Setup\n"))
+	gomod, err := os.ReadFile(filepath.Join(app, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(app, "go.mod"), append(gomod, []byte("\nrequire (\n\texample.com/fw v0.24.0\n\texample.com/lib v1.0.0\n)\n\n"+
+		"replace example.com/fw => "+fw+"\n\nreplace example.com/lib => "+lib+"\n")...))
+	cfg := Config{Inputs: []string{"./input/apis/..."}, OutputDir: filepath.Join(app, "generated"), WorkDir: app}
+	err = Run(context.Background(), cfg)
+	want := filepath.Join(lib, "webhook", "webhook.go") + ":7:23: not enough arguments in call to fw.New\n\thave (string)\n\twant (string, any)" +
+		" (example.com/lib/webhook, imported by the input packages, does not compile against example.com/fw v0.24.0 that this module selects (its go.mod requires v0.20.0); go build example.com/lib/webhook shows the same)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
+	}
+	if _, err := os.Stat(cfg.OutputDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("output written: %v", err)
 	}
 }

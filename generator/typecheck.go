@@ -11,8 +11,10 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -20,6 +22,7 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
 	"golang.org/x/tools/go/packages"
 )
@@ -126,6 +129,9 @@ type checker struct {
 	// the run's --tags (not go vet, which compiles the test files too and
 	// needs their dependencies, KServe's gomega, which go.sum may lack).
 	build string
+	// requires caches each dependency module's go.mod requirements (module
+	// path to version), by go.mod file.
+	requires map[string]map[string]string
 }
 
 func newChecker(ctx context.Context, cfg Config, fset *token.FileSet, roots []*packages.Package) *checker {
@@ -455,7 +461,10 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 //   - a package of one of those libraries selected at another minor than
 //     client-go (k8sLockstep): they are released together and each minor is
 //     written against its own (KubeVela v1.10.9 brings k8s.io/apiserver
-//     v0.31.10, which does not compile against apimachinery v0.37).
+//     v0.31.10, which does not compile against apimachinery v0.37);
+//   - a package outside the k8s.io modules that imports a library built on
+//     client-go, such as controller-runtime, selected at another minor than
+//     its module requires (skewedK8sLibrary).
 //
 // The rest of the graph stays trusted, k8s.io/api, apimachinery and
 // client-go included (k8sBelowRuntime checks their versions), and code that
@@ -467,27 +476,100 @@ func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(s
 		isInput[p.ID] = true
 	}
 	clientGo := c.clientGoVersion()
-	var users []*packages.Package
+	against := "k8s.io/client-go " + clientGo
+	type user struct {
+		p *packages.Package
+		// against is the library and version p may not compile against;
+		// required, when set, the version p's module requires of it.
+		against, required string
+	}
+	var users []user
 	packages.Visit(imported, nil, func(p *packages.Package) {
 		switch {
 		case isInput[p.ID] || stdPackage(p.PkgPath):
 		case strings.HasPrefix(p.PkgPath, "k8s.io/"):
 			if m := p.Module; m != nil && k8sLockstep(m) && !slices.Contains(k8sModules, m.Path) &&
 				semver.MajorMinor(m.Version) != semver.MajorMinor(clientGo) {
-				users = append(users, p)
+				users = append(users, user{p, against, ""})
 			}
 		case importsK8sMachinery(p):
-			users = append(users, p)
+			users = append(users, user{p, against, ""})
+		default:
+			if lib, required := c.skewedK8sLibrary(p); lib != "" {
+				users = append(users, user{p, lib, required})
+			}
 		}
 	})
 	var diags Diagnostics
-	for _, p := range users {
+	for _, u := range users {
 		if err := c.ctx.Err(); err != nil {
 			return nil
 		}
-		diags = append(diags, c.fullBodies(p, clientGo, rel)...)
+		diags = append(diags, c.fullBodies(u.p, u.against, u.required, rel)...)
 	}
 	return diags
+}
+
+// skewedK8sLibrary returns, for a package p that imports a library built on
+// client-go (a module whose go.mod requires k8s.io/client-go, as
+// controller-runtime's does) at another minor than p's module requires, that
+// library as selected ("path version") and the version p's module requires;
+// otherwise "", "". Such a library moves with Kubernetes' minors, and code
+// written against one of its minors may not compile against another, whether
+// or not it imports client-go itself: the logging-operator's pkg/sdk v0.12.0
+// calls ctrl.NewWebhookManagedBy(mgr) in logging/api/v1beta1, which imports
+// no client-go package, as controller-runtime v0.20 had it; from v0.24 on,
+// the first that compiles against client-go v0.37, it takes two arguments.
+// A library replaced by a directory counts at the version this module
+// requires of it: checking bodies costs time, never a verdict go build would
+// not give.
+func (c *checker) skewedK8sLibrary(p *packages.Package) (lib, required string) {
+	if p.Module == nil || p.Module.Main {
+		return "", ""
+	}
+	requires := c.requirements(p.Module)
+	for _, imp := range slices.Sorted(maps.Keys(p.Imports)) {
+		m := p.Imports[imp].Module
+		if m == nil || m.Main || m.Path == p.Module.Path || strings.HasPrefix(m.Path, "k8s.io/") {
+			continue // Kubernetes' own libraries: the cases above
+		}
+		want, ok := requires[m.Path]
+		have := m.Version
+		if m.Replace != nil && m.Replace.Version != "" {
+			have = m.Replace.Version
+		}
+		if !ok || !semver.IsValid(have) || semver.MajorMinor(want) == semver.MajorMinor(have) {
+			continue
+		}
+		if _, ok := c.requirements(m)["k8s.io/client-go"]; ok {
+			return m.Path + " " + have, want
+		}
+	}
+	return "", ""
+}
+
+// requirements returns the requirements of m's go.mod, module path to
+// version, read once per go.mod file; none when it cannot be read.
+func (c *checker) requirements(m *packages.Module) map[string]string {
+	if m.GoMod == "" {
+		return nil
+	}
+	if r, ok := c.requires[m.GoMod]; ok {
+		return r
+	}
+	r := map[string]string{}
+	if data, err := os.ReadFile(m.GoMod); err == nil {
+		if f, err := modfile.ParseLax(m.GoMod, data, nil); err == nil {
+			for _, req := range f.Require {
+				r[req.Mod.Path] = req.Mod.Version
+			}
+		}
+	}
+	if c.requires == nil {
+		c.requires = map[string]map[string]string{}
+	}
+	c.requires[m.GoMod] = r
+	return r
 }
 
 // clientGoVersion is the version of k8s.io/client-go among the listed
@@ -547,8 +629,10 @@ func importsK8sMachinery(p *packages.Package) bool {
 // fullBodies type-checks every file of a dependency p with its function
 // bodies, in a check of its own (the model's declarations-only package of p
 // stays as it is), and reports its errors, with what to do about them
-// (clientGo is the selected client-go version, c.clientGoVersion()).
-func (c *checker) fullBodies(p *packages.Package, clientGo string, rel func(string) string) Diagnostics {
+// (against is the library that p may not compile against, as selected:
+// "k8s.io/client-go v0.37.2"; required, when set, the version of it that
+// p's module requires; see clientGoUsers).
+func (c *checker) fullBodies(p *packages.Package, against, required string, rel func(string) string) Diagnostics {
 	var files []*ast.File
 	for _, name := range p.GoFiles {
 		src, err := os.ReadFile(name)
@@ -577,22 +661,29 @@ func (c *checker) fullBodies(p *packages.Package, clientGo string, rel func(stri
 		return nil
 	}
 	atGoBuildPositions(typeErrs, files)
-	hint := dependencyHint(p, "k8s.io/client-go "+clientGo, c.build, rel)
+	hint := dependencyHint(p, against, required, c.build, rel)
 	return typeErrorDiagnostics(typeErrs, rel, hint)
 }
 
 // dependencyHint says what to do about a dependency p that does not compile
-// against clientGo ("k8s.io/client-go v0.37.2"): a published module needs
-// another version of it, a library released with client-go its version; code
-// of this module, or of a directory a replace names, is the user's to fix,
-// and build shows the same errors.
-func dependencyHint(p *packages.Package, clientGo, build string, rel func(string) string) string {
+// against a library as this module selects it (against: "k8s.io/client-go
+// v0.37.2", or another library built on client-go, with required the
+// version p's module requires of it): a published module needs another
+// version of it, a library released with client-go its version; code of this
+// module, or of a directory a replace names, is the user's to fix, and build
+// shows the same errors.
+func dependencyHint(p *packages.Package, against, required, build string, rel func(string) string) string {
+	note := ""
+	if required != "" {
+		note = " (its go.mod requires " + required + ")"
+	}
 	if m := p.Module; m != nil && !m.Main && (m.Replace == nil && m.Version != "" || m.Replace != nil && m.Replace.Version != "") {
-		fix := "go get a version of it built for that client-go"
-		switch _, version, _ := strings.Cut(clientGo, " "); {
+		lib, version, _ := strings.Cut(against, " ")
+		fix := "go get a version of it built for that " + path.Base(lib)
+		switch {
 		case m.Path == "sigs.k8s.io/controller-runtime":
 			fix = "go get sigs.k8s.io/controller-runtime@v0.24 or later"
-		case m.Replace == nil && k8sLockstep(m) && semver.IsValid(version):
+		case lib == "k8s.io/client-go" && m.Replace == nil && k8sLockstep(m) && semver.IsValid(version):
 			// Released with client-go: its version is the one to take.
 			fix = "go get " + m.Path + "@" + version
 		}
@@ -600,9 +691,9 @@ func dependencyHint(p *packages.Package, clientGo, build string, rel func(string
 		if m.Replace != nil {
 			at += " (replaced by " + m.Replace.Path + " " + m.Replace.Version + ")"
 		}
-		return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s", at, clientGo, fix)
+		return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects%s; %s", at, against, note, fix)
 	}
-	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects; %s %s shows the same", p.PkgPath, clientGo, build, relPkg(p, rel))
+	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects%s; %s %s shows the same", p.PkgPath, against, note, build, relPkg(p, rel))
 }
 
 // runtimeK8sVersion is the version of k8s.io/api, apimachinery and client-go
