@@ -49,9 +49,10 @@
 //     and go list errors become one diagnostic each, with a position and a
 //     hint (--tags for files behind a build constraint, go get for a
 //     missing go.sum entry or an input in no module of go.mod). Missing
-//     go.sum entries are one diagnostic for the whole run, with one go get:
-//     they have one cause, and a module of many packages would otherwise
-//     repeat it per file and import. A package a ... pattern takes in whose
+//     go.sum entries are one diagnostic for the whole run, with one go get
+//     (which adds the hashes of dependencies' go.mod files too): they have
+//     one cause, and a module of many packages would otherwise repeat it
+//     per file and import. A package a ... pattern takes in whose
 //     imports' modules are missing, and whose syntax shows no type that
 //     could be a kind, is skipped: go mod tidy after generating drops what
 //     only such packages import, and a rerun must not fail on it. A ...

@@ -701,3 +701,53 @@ func TestDependencySkewedK8sLibrary(t *testing.T) {
 		t.Errorf("output written: %v", err)
 	}
 }
+
+// TestMergeGoSum: the missing go.sum entries of a run are one diagnostic with
+// one go get. A dependency's go.mod file missing from go.sum (the
+// messaging-topology-operator's api/... before its packages were fetched:
+// fxamacker/cbor and k8s.io/utils, once per input package) is the same
+// cause, and the go get of the inputs adds it too; alone, it is said once
+// per module, with the go mod download the go command names, not go mod
+// tidy, which drops the inputs' modules before the first generation.
+func TestMergeGoSum(t *testing.T) {
+	goMod := func(pkg string) Diagnostic {
+		msg, hint := goSumMessage("github.com/fxamacker/cbor/v2@v2.9.2: missing go.sum entry for go.mod file; to add it:\n\tgo mod download github.com/fxamacker/cbor/v2")
+		return Diagnostic{Subject: pkg, Message: msg, Hint: hint}
+	}
+	pkgSum := func(pkg, imp string) Diagnostic {
+		msg, hint := goSumMessage("missing go.sum entry for module providing package " + imp + " (imported by " + pkg + "); to add:\n\tgo get " + pkg + "@v1.20.1")
+		return Diagnostic{Subject: pkg, Message: msg, Hint: hint}
+	}
+	const v1, v1beta1 = "example.com/op/api/v1", "example.com/op/api/v1beta1"
+	other := Diagnostic{Subject: v1, Message: "something else"}
+	for _, tc := range []struct {
+		name string
+		in   Diagnostics
+		want []string
+	}{{
+		name: "beside a package's entry",
+		in:   Diagnostics{goMod(v1beta1), pkgSum(v1beta1, "sigs.k8s.io/controller-runtime/pkg/client"), goMod(v1), pkgSum(v1, "sigs.k8s.io/controller-runtime/pkg/scheme"), other},
+		want: []string{
+			"example.com/op/api/v1: missing go.sum entry for module providing package sigs.k8s.io/controller-runtime/pkg/scheme (and 1 more the inputs import: sigs.k8s.io/controller-runtime/pkg/client) (run go get example.com/op/api/v1@v1.20.1 example.com/op/api/v1beta1@v1.20.1)",
+			"example.com/op/api/v1: something else",
+		},
+	}, {
+		name: "beside one package's entry",
+		in:   Diagnostics{goMod(v1), pkgSum(v1, "sigs.k8s.io/controller-runtime/pkg/scheme")},
+		want: []string{"example.com/op/api/v1: missing go.sum entry for module providing package sigs.k8s.io/controller-runtime/pkg/scheme (run go get example.com/op/api/v1@v1.20.1)"},
+	}, {
+		name: "alone",
+		in:   Diagnostics{goMod(v1beta1), goMod(v1)},
+		want: []string{"example.com/op/api/v1: github.com/fxamacker/cbor/v2@v2.9.2: missing go.sum entry for go.mod file (run go mod download github.com/fxamacker/cbor/v2)"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, d := range mergeGoSum(tc.in).sorted() {
+				got = append(got, d.String())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}

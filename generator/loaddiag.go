@@ -245,20 +245,38 @@ func absentPackageDiagnostic(p, q *packages.Package, e packages.Error, mod, vers
 // command suggested in one command. They have one cause (go.sum lacks the
 // entries of the inputs' dependencies, as when a module was fetched with go
 // get of its root only) and one fix, and a module of many packages would
-// otherwise print the same advice once per file and import.
+// otherwise print the same advice once per file and import. A dependency's
+// go.mod file missing from go.sum ("M@V: missing go.sum entry for go.mod
+// file", which the go command reports once per input that reaches it) has
+// the same cause: beside a package's missing entry the go get of the inputs
+// adds it too, and it is left out; alone, it is said once per module.
 func mergeGoSum(diags Diagnostics) Diagnostics {
 	const prefix = "missing go.sum entry for module providing package "
-	var sums Diagnostics
+	var sums, goMods Diagnostics
 	out := diags[:0:0]
 	for _, d := range diags {
-		if strings.HasPrefix(d.Message, prefix) {
+		switch {
+		case strings.HasPrefix(d.Message, prefix):
 			sums = append(sums, d)
-		} else {
+		case strings.HasSuffix(d.Message, ": "+goModSumMissing):
+			goMods = append(goMods, d)
+		default:
 			out = append(out, d)
 		}
 	}
-	if len(sums) < 2 {
-		return diags
+	if len(sums) == 0 {
+		goMods = goMods.sorted()
+		seen := map[string]bool{}
+		for _, d := range goMods {
+			if !seen[d.Message] {
+				seen[d.Message] = true
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	if len(sums) == 1 {
+		return append(out, sums[0])
 	}
 	// The go command reports a package's errors in no fixed order: the
 	// earliest position speaks for the rest, and the rest are named in
@@ -292,16 +310,25 @@ func mergeGoSum(diags Diagnostics) Diagnostics {
 	return append(out, d) // Run sorts the diagnostics it prints
 }
 
+// goModSumMissing is how the go command says that go.sum lacks the hash of
+// a dependency's go.mod file, after "M@V: ".
+const goModSumMissing = "missing go.sum entry for go.mod file"
+
 // goSumMessage shortens go's "missing go.sum entry for module providing
 // package X (imported by Y); to add:\n\tgo get Y" to its first clause and
-// turns the command into a hint.
+// turns the command into a hint; so too "M@V: missing go.sum entry for
+// go.mod file; to add it:\n\tgo mod download M".
 func goSumMessage(msg string) (string, string) {
 	first, rest, _ := strings.Cut(msg, ";")
 	if i := strings.Index(first, " (imported by"); i >= 0 {
 		first = first[:i]
 	}
 	hint := "run go mod tidy"
-	if _, cmd, ok := strings.Cut(rest, "to add:"); ok && strings.TrimSpace(cmd) != "" {
+	_, cmd, ok := strings.Cut(rest, "to add:")
+	if !ok {
+		_, cmd, ok = strings.Cut(rest, "to add it:")
+	}
+	if ok && strings.TrimSpace(cmd) != "" {
 		hint = "run " + strings.Join(strings.Fields(cmd), " ")
 	}
 	return strings.TrimSpace(first), hint
