@@ -26,7 +26,9 @@
 //     their types (controller-runtime, from API packages with webhooks;
 //     KubeVela's cluster-gateway, which imports k8s.io/apiserver), and a
 //     package of such a library selected at another minor than client-go
-//     (KubeVela v1.10.9 brings k8s.io/apiserver v0.31), and a dependency
+//     (KubeVela v1.10.9 brings k8s.io/apiserver v0.31), a package of
+//     Kubernetes that imports one selected so (OpenYurt's k8s.io/kubernetes
+//     v1.37 beside apiserver v0.34), and a dependency
 //     that imports a library built on client-go at another minor than its
 //     go.mod requires (the logging-operator's sdk, written for
 //     controller-runtime v0.20): they are checked with their bodies, since

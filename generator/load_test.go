@@ -281,7 +281,7 @@ func TestDependencyHint(t *testing.T) {
 		want: "example.com/me/webhook, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go build example.com/me/webhook shows the same",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := dependencyHint(tc.p, cg, "", "go build", rel); got != tc.want {
+			if got := dependencyHint(tc.p, cg, "", "", "go build", rel); got != tc.want {
 				t.Errorf("dependencyHint =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -749,5 +749,74 @@ func TestMergeGoSum(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestSkewedLockstepImports: a package of Kubernetes' own modules that
+// imports a library released with client-go at another minor than client-go
+// is checked with its bodies. OpenYurt v1.7.0's API imports k8s.io/kubernetes
+// pkg/apis/core/v1; at v1.37 its pkg/features names feature gates that the
+// k8s.io/apiserver, component-base, apiextensions-apiserver and
+// controller-manager v0.34 OpenYurt's go.mod selects lack, and the run exited
+// 0 with output go build refused.
+func TestSkewedLockstepImports(t *testing.T) {
+	mod := func(path, version string) *packages.Module { return &packages.Module{Path: path, Version: version} }
+	pkg := func(path string, m *packages.Module) *packages.Package {
+		return &packages.Package{PkgPath: path, Module: m}
+	}
+	kubernetes := &packages.Module{Path: "k8s.io/kubernetes", Version: "v0.0.0-00010101000000-000000000000",
+		Replace: mod("k8s.io/kubernetes", "v1.37.2")}
+	features := pkg("k8s.io/kubernetes/pkg/features", kubernetes)
+	features.Imports = map[string]*packages.Package{
+		"k8s.io/apiserver/pkg/features":                         pkg("k8s.io/apiserver/pkg/features", mod("k8s.io/apiserver", "v0.34.0")),
+		"k8s.io/component-base/featuregate":                     pkg("k8s.io/component-base/featuregate", mod("k8s.io/component-base", "v0.34.0")),
+		"k8s.io/client-go/features":                             pkg("k8s.io/client-go/features", mod("k8s.io/client-go", "v0.37.2")),
+		"k8s.io/apimachinery/pkg/util/runtime":                  pkg("k8s.io/apimachinery/pkg/util/runtime", mod("k8s.io/apimachinery", "v0.37.2")),
+		"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions": pkg("k8s.io/apiextensions-apiserver/pkg/apis/apiextensions", mod("k8s.io/apiextensions-apiserver", "v0.34.0")),
+		"k8s.io/kubernetes/pkg/apis/core":                       pkg("k8s.io/kubernetes/pkg/apis/core", kubernetes),
+		"k8s.io/controller-manager/pkg/features":                pkg("k8s.io/controller-manager/pkg/features", &packages.Module{Path: "k8s.io/controller-manager", Version: "v0.34.0", Replace: mod("k8s.io/controller-manager", "v0.37.2")}),
+	}
+	var got []string
+	for _, m := range skewedLockstepImports(features, "v0.37.2") {
+		got = append(got, m.Path+" "+buildVersion(m))
+	}
+	// client-go and apimachinery are the selected ones; API types
+	// (apiextensions' pkg/apis) rarely break; a replace to v0.37 is what builds.
+	if want := []string{"k8s.io/apiserver v0.34.0", "k8s.io/component-base v0.34.0"}; !slices.Equal(got, want) {
+		t.Errorf("skewedLockstepImports = %q, want %q", got, want)
+	}
+	if libs := skewedLockstepImports(features, "v0.34.0"); len(libs) != 1 || libs[0].Path != "k8s.io/controller-manager" {
+		t.Errorf("against client-go v0.34.0: %v, want k8s.io/controller-manager, replaced by v0.37.2", libs)
+	}
+}
+
+// TestDependencySkewedLockstepLibrary: TestSkewedLockstepImports end to end,
+// with a Kubernetes module and a library released with it replaced by
+// directories: the package written against the library's newer minor is
+// reported with the go get that raises the library to client-go's version.
+func TestDependencySkewedLockstepLibrary(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("GOPROXY", "off")
+	app := sampleModule(t, func(b []byte) []byte { return b })
+	kube, lib := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(lib, "go.mod"), []byte("module k8s.io/featurelib\n\ngo 1.24\n"))
+	writeFile(t, filepath.Join(lib, "gates", "gates.go"), []byte("// Package gates stands for k8s.io/apiserver's features at v0.34.\npackage gates\n\n// Old is a gate v0.34 has.\nconst Old = \"Old\"\n"))
+	writeFile(t, filepath.Join(kube, "go.mod"), []byte("module k8s.io/kubelike\n\ngo 1.24\n\nrequire k8s.io/featurelib v0.0.0\n"))
+	writeFile(t, filepath.Join(kube, "features", "features.go"), []byte("// Package features stands for k8s.io/kubernetes' pkg/features at v1.37.\npackage features\n\nimport \"k8s.io/featurelib/gates\"\n\n// All names a gate v0.37 added.\nvar All = []string{gates.Old, gates.New}\n"))
+	writeFile(t, filepath.Join(app, "input", "apis", "samplecontroller", "v1alpha1", "features.go"), []byte("package v1alpha1\n\nimport \"k8s.io/kubelike/features\"\n\nvar _ = features.All\n"))
+	gomod, err := os.ReadFile(filepath.Join(app, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(app, "go.mod"), append(gomod, []byte("\nrequire (\n\tk8s.io/featurelib v0.34.0\n\tk8s.io/kubelike v1.37.0\n)\n\n"+
+		"replace k8s.io/featurelib => "+lib+"\n\nreplace k8s.io/kubelike => "+kube+"\n")...))
+	cfg := Config{Inputs: []string{"./input/apis/..."}, OutputDir: filepath.Join(app, "generated"), WorkDir: app}
+	err = Run(context.Background(), cfg)
+	want := filepath.Join(kube, "features", "features.go") + ":7:37: undefined: gates.New" +
+		" (k8s.io/kubelike/features, imported by the input packages, does not compile against k8s.io/featurelib v0.34.0 that this module selects; go get k8s.io/featurelib@v0.37.2)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
 	}
 }

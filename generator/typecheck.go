@@ -461,7 +461,10 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 //   - a package of one of those libraries selected at another minor than
 //     client-go (k8sLockstep): they are released together and each minor is
 //     written against its own (KubeVela v1.10.9 brings k8s.io/apiserver
-//     v0.31.10, which does not compile against apimachinery v0.37);
+//     v0.31.10, which does not compile against apimachinery v0.37), and
+//     another k8s.io package that imports such a library
+//     (skewedLockstepImports: k8s.io/kubernetes v1.37 beside apiserver
+//     v0.34);
 //   - a package outside the k8s.io modules that imports a library built on
 //     client-go, such as controller-runtime, selected at another minor than
 //     its module requires (skewedK8sLibrary).
@@ -480,8 +483,9 @@ func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(s
 	type user struct {
 		p *packages.Package
 		// against is the library and version p may not compile against;
-		// required, when set, the version p's module requires of it.
-		against, required string
+		// required, when set, the version p's module requires of it; fix,
+		// when set, what to do.
+		against, required, fix string
 	}
 	var users []user
 	packages.Visit(imported, nil, func(p *packages.Package) {
@@ -490,13 +494,24 @@ func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(s
 		case strings.HasPrefix(p.PkgPath, "k8s.io/"):
 			if m := p.Module; m != nil && k8sLockstep(m) && !slices.Contains(k8sModules, m.Path) &&
 				semver.MajorMinor(m.Version) != semver.MajorMinor(clientGo) {
-				users = append(users, user{p, against, ""})
+				users = append(users, user{p: p, against: against})
+			} else if libs := skewedLockstepImports(p, clientGo); len(libs) > 0 {
+				var names, gets []string
+				for _, l := range libs {
+					names = append(names, l.Path+" "+buildVersion(l))
+					gets = append(gets, l.Path+"@"+clientGo)
+				}
+				list := names[len(names)-1]
+				if len(names) > 1 {
+					list = strings.Join(names[:len(names)-1], ", ") + " and " + list
+				}
+				users = append(users, user{p: p, against: list, fix: "go get " + strings.Join(gets, " ")})
 			}
 		case importsK8sMachinery(p):
-			users = append(users, user{p, against, ""})
+			users = append(users, user{p: p, against: against})
 		default:
 			if lib, required := c.skewedK8sLibrary(p); lib != "" {
-				users = append(users, user{p, lib, required})
+				users = append(users, user{p: p, against: lib, required: required})
 			}
 		}
 	})
@@ -505,9 +520,41 @@ func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(s
 		if err := c.ctx.Err(); err != nil {
 			return nil
 		}
-		diags = append(diags, c.fullBodies(u.p, u.against, u.required, rel)...)
+		diags = append(diags, c.fullBodies(u.p, u.against, u.required, u.fix, rel)...)
 	}
 	return diags
+}
+
+// skewedLockstepImports returns the libraries released with client-go
+// (k8sLockstep, but k8s.io/api and apimachinery) whose packages other than
+// API types p imports from another module, selected at another minor than
+// client-go: a package of Kubernetes written for one minor does not compile
+// against another minor of the libraries it is released with. OpenYurt
+// v1.7.0's API imports k8s.io/kubernetes' pkg/apis/core/v1, whose
+// pkg/features, at v1.37, names feature gates that k8s.io/apiserver,
+// component-base, apiextensions-apiserver and controller-manager v0.34,
+// which OpenYurt's go.mod selects, do not have.
+func skewedLockstepImports(p *packages.Package, clientGo string) []*packages.Module {
+	var libs []*packages.Module
+	for _, imp := range slices.Sorted(maps.Keys(p.Imports)) {
+		m := p.Imports[imp].Module
+		if m == nil || p.Module != nil && m.Path == p.Module.Path || !k8sLockstep(m) || slices.Contains(k8sModules, m.Path) ||
+			strings.Contains(imp+"/", "/pkg/apis/") || semver.MajorMinor(buildVersion(m)) == semver.MajorMinor(clientGo) ||
+			slices.ContainsFunc(libs, func(l *packages.Module) bool { return l.Path == m.Path }) {
+			continue
+		}
+		libs = append(libs, m)
+	}
+	return libs
+}
+
+// buildVersion is the version of m that builds: its replacement's when
+// another version of it replaces it.
+func buildVersion(m *packages.Module) string {
+	if m.Replace != nil && m.Replace.Version != "" {
+		return m.Replace.Version
+	}
+	return m.Version
 }
 
 // skewedK8sLibrary returns, for a package p that imports a library built on
@@ -534,10 +581,7 @@ func (c *checker) skewedK8sLibrary(p *packages.Package) (lib, required string) {
 			continue // Kubernetes' own libraries: the cases above
 		}
 		want, ok := requires[m.Path]
-		have := m.Version
-		if m.Replace != nil && m.Replace.Version != "" {
-			have = m.Replace.Version
-		}
+		have := buildVersion(m)
 		if !ok || !semver.IsValid(have) || semver.MajorMinor(want) == semver.MajorMinor(have) {
 			continue
 		}
@@ -631,8 +675,8 @@ func importsK8sMachinery(p *packages.Package) bool {
 // stays as it is), and reports its errors, with what to do about them
 // (against is the library that p may not compile against, as selected:
 // "k8s.io/client-go v0.37.2"; required, when set, the version of it that
-// p's module requires; see clientGoUsers).
-func (c *checker) fullBodies(p *packages.Package, against, required string, rel func(string) string) Diagnostics {
+// p's module requires; fix, when set, what to do; see clientGoUsers).
+func (c *checker) fullBodies(p *packages.Package, against, required, fix string, rel func(string) string) Diagnostics {
 	var files []*ast.File
 	for _, name := range p.GoFiles {
 		src, err := os.ReadFile(name)
@@ -661,7 +705,7 @@ func (c *checker) fullBodies(p *packages.Package, against, required string, rel 
 		return nil
 	}
 	atGoBuildPositions(typeErrs, files)
-	hint := dependencyHint(p, against, required, c.build, rel)
+	hint := dependencyHint(p, against, required, fix, c.build, rel)
 	return typeErrorDiagnostics(typeErrs, rel, hint)
 }
 
@@ -671,21 +715,23 @@ func (c *checker) fullBodies(p *packages.Package, against, required string, rel 
 // version p's module requires of it): a published module needs another
 // version of it, a library released with client-go its version; code of this
 // module, or of a directory a replace names, is the user's to fix, and build
-// shows the same errors.
-func dependencyHint(p *packages.Package, against, required, build string, rel func(string) string) string {
+// shows the same errors. fix, when set, says what to do instead.
+func dependencyHint(p *packages.Package, against, required, fix, build string, rel func(string) string) string {
 	note := ""
 	if required != "" {
 		note = " (its go.mod requires " + required + ")"
 	}
 	if m := p.Module; m != nil && !m.Main && (m.Replace == nil && m.Version != "" || m.Replace != nil && m.Replace.Version != "") {
 		lib, version, _ := strings.Cut(against, " ")
-		fix := "go get a version of it built for that " + path.Base(lib)
 		switch {
+		case fix != "":
 		case m.Path == "sigs.k8s.io/controller-runtime":
 			fix = "go get sigs.k8s.io/controller-runtime@v0.24 or later"
 		case lib == "k8s.io/client-go" && m.Replace == nil && k8sLockstep(m) && semver.IsValid(version):
 			// Released with client-go: its version is the one to take.
 			fix = "go get " + m.Path + "@" + version
+		default:
+			fix = "go get a version of it built for that " + path.Base(lib)
 		}
 		at := m.Path + " " + m.Version
 		if m.Replace != nil {
@@ -693,7 +739,10 @@ func dependencyHint(p *packages.Package, against, required, build string, rel fu
 		}
 		return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects%s; %s", at, against, note, fix)
 	}
-	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects%s; %s %s shows the same", p.PkgPath, against, note, build, relPkg(p, rel))
+	if fix == "" {
+		fix = build + " " + relPkg(p, rel) + " shows the same"
+	}
+	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects%s; %s", p.PkgPath, against, note, fix)
 }
 
 // runtimeK8sVersion is the version of k8s.io/api, apimachinery and client-go
