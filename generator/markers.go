@@ -283,11 +283,19 @@ func collectMarkers(fset *token.FileSet, files []*ast.File, rel func(string) str
 				}
 			}
 		}
+		// controller-gen reads a block that documents no declaration as
+		// package markers wherever it stands; of those, a block between
+		// the package clause and the first declaration is package scope
+		// here too: OpenYurt's groupversion_info.go keeps its package
+		// comment and +groupName there, above the imports.
+		beforeDecls := func(cg *ast.CommentGroup) bool {
+			return cg.Pos() > f.Name.End() && len(f.Decls) > 0 && cg.End() < f.Decls[0].Pos()
+		}
 		for _, cg := range f.Comments {
 			sc, ok := where[cg]
 			if !ok {
 				sc = scopeOther
-				if fileName == "doc.go" && !attached[cg] {
+				if (fileName == "doc.go" || beforeDecls(cg)) && !attached[cg] {
 					sc = scopePackage
 				}
 			}
