@@ -285,11 +285,16 @@ func collectMarkers(fset *token.FileSet, files []*ast.File, rel func(string) str
 		}
 		// controller-gen reads a block that documents no declaration as
 		// package markers wherever it stands; of those, a block between
-		// the package clause and the first declaration is package scope
-		// here too: OpenYurt's groupversion_info.go keeps its package
-		// comment and +groupName there, above the imports.
+		// the package clause and the first declaration other than imports
+		// is package scope here too: OpenYurt's groupversion_info.go keeps
+		// its package comment and +groupName there, above the imports, and
+		// cluster-api-provider-oci's exp/api/v1beta1 below them.
+		firstDecl := slices.IndexFunc(f.Decls, func(d ast.Decl) bool {
+			g, ok := d.(*ast.GenDecl)
+			return !ok || g.Tok != token.IMPORT
+		})
 		beforeDecls := func(cg *ast.CommentGroup) bool {
-			return cg.Pos() > f.Name.End() && len(f.Decls) > 0 && cg.End() < f.Decls[0].Pos()
+			return cg.Pos() > f.Name.End() && firstDecl >= 0 && cg.End() < f.Decls[firstDecl].Pos()
 		}
 		for _, cg := range f.Comments {
 			sc, ok := where[cg]

@@ -5,6 +5,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// +kubebuilder:object:generate=true
+// +groupName=docks.example.com
+
+const (
+	// BerthFinalizer is the finalizer of a berth.
+	BerthFinalizer = "berth.docks.example.com"
+)
+
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster
 // +k8s:deepcopy-gen=true
