@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -254,9 +255,10 @@ func TestDependencyHint(t *testing.T) {
 	rel := func(s string) string { return s }
 	const cg = "k8s.io/client-go v0.37.2"
 	for _, tc := range []struct {
-		name string
-		p    *packages.Package
-		want string
+		name     string
+		p        *packages.Package
+		ofInputs bool
+		want     string
 	}{{
 		name: "controller-runtime from the module cache",
 		p:    &packages.Package{PkgPath: "sigs.k8s.io/controller-runtime/pkg/cache", Module: &packages.Module{Path: "sigs.k8s.io/controller-runtime", Version: "v0.21.0"}},
@@ -279,9 +281,21 @@ func TestDependencyHint(t *testing.T) {
 		name: "this module",
 		p:    &packages.Package{PkgPath: "example.com/me/webhook", Module: &packages.Module{Path: "example.com/me", Main: true}},
 		want: "example.com/me/webhook, imported by the input packages, does not compile against k8s.io/client-go v0.37.2 that this module selects; go build example.com/me/webhook shows the same",
+	}, {
+		// The logging-operator's pkg/sdk v0.12.0: its logging/api/v1alpha1
+		// imports logging/api/v1beta1, which does not compile.
+		name:     "the published module of the input packages",
+		p:        &packages.Package{PkgPath: "example.com/op/api/v1beta1", Module: &packages.Module{Path: "example.com/op", Version: "v0.12.0"}},
+		ofInputs: true,
+		want:     "example.com/op/api/v1beta1 (example.com/op v0.12.0, the input packages' module), which input packages import, does not compile against k8s.io/client-go v0.37.2 that this module selects; go get a version of example.com/op built for that client-go, or generate only the input packages that do not import example.com/op/api/v1beta1, directly or not",
+	}, {
+		name:     "this module, with the input packages",
+		p:        &packages.Package{PkgPath: "example.com/me/webhook", Module: &packages.Module{Path: "example.com/me", Main: true}},
+		ofInputs: true,
+		want:     "example.com/me/webhook, a package of the input packages' module that they import, does not compile against k8s.io/client-go v0.37.2 that this module selects; go build example.com/me/webhook shows the same",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := dependencyHint(tc.p, cg, "", "", "go build", rel); got != tc.want {
+			if got := dependencyHint(tc.p, cg, "", "", tc.ofInputs, "go build", rel); got != tc.want {
 				t.Errorf("dependencyHint =\n%s\nwant\n%s", got, tc.want)
 			}
 		})
@@ -694,6 +708,48 @@ func TestDependencySkewedK8sLibrary(t *testing.T) {
 	err = Run(context.Background(), cfg)
 	want := filepath.Join(lib, "webhook", "webhook.go") + ":7:23: not enough arguments in call to fw.New\n\thave (string)\n\twant (string, any)" +
 		" (example.com/lib/webhook, imported by the input packages, does not compile against example.com/fw v0.24.0 that this module selects (its go.mod requires v0.20.0); go build example.com/lib/webhook shows the same)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
+	}
+	if _, err := os.Stat(cfg.OutputDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("output written: %v", err)
+	}
+}
+
+// TestDependencySkewedK8sLibraryOfInputModule: the package that does not
+// compile belongs to the module of the input packages, which import it, as
+// the logging-operator's pkg/sdk v0.12.0 logging/api/v1beta1 belongs with
+// logging/api/v1alpha1; the hint says so instead of calling it a
+// dependency of theirs from elsewhere.
+func TestDependencySkewedK8sLibraryOfInputModule(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("GOPROXY", "off")
+	app := sampleModule(t, func(b []byte) []byte { return b })
+	lib, fw := sampleModule(t, func(b []byte) []byte { return b }), t.TempDir()
+	writeFile(t, filepath.Join(fw, "go.mod"), []byte("module example.com/fw\n\ngo 1.24\n\nrequire k8s.io/client-go v0.37.2\n"))
+	writeFile(t, filepath.Join(fw, "fw.go"), []byte("// Package fw stands for controller-runtime.\npackage fw\n\n// New takes two arguments since v0.24.\nfunc New(mgr string, kind any) {}\n"))
+	gomod, err := os.ReadFile(filepath.Join(lib, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod = bytes.Replace(gomod, []byte("module example.com/sample"), []byte("module example.com/lib"), 1)
+	writeFile(t, filepath.Join(lib, "go.mod"), append(gomod, []byte("\nrequire example.com/fw v0.20.0\n")...))
+	writeFile(t, filepath.Join(lib, "input", "webhook", "webhook.go"), []byte("// Package webhook is written against fw v0.20.\npackage webhook\n\nimport \"example.com/fw\"\n\n// Setup calls New as v0.20 had it.\nfunc Setup() { fw.New(\"mgr\") }\n"))
+	writeFile(t, filepath.Join(lib, "input", "apis", "samplecontroller", "v1alpha1", "webhook.go"), []byte("package v1alpha1\n\nimport \"example.com/lib/input/webhook\"\n\nvar _ = webhook.Setup\n"))
+	if err := os.RemoveAll(filepath.Join(app, "input")); err != nil {
+		t.Fatal(err)
+	}
+	if gomod, err = os.ReadFile(filepath.Join(app, "go.mod")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(app, "go.mod"), append(gomod, []byte("\nrequire (\n\texample.com/fw v0.24.0\n\texample.com/lib v1.0.0\n)\n\n"+
+		"replace example.com/fw => "+fw+"\n\nreplace example.com/lib => "+lib+"\n")...))
+	cfg := Config{Inputs: []string{"example.com/lib/input/apis/..."}, OutputDir: filepath.Join(app, "generated"), WorkDir: app}
+	err = Run(context.Background(), cfg)
+	want := filepath.Join(lib, "input", "webhook", "webhook.go") + ":7:23: not enough arguments in call to fw.New\n\thave (string)\n\twant (string, any)" +
+		" (example.com/lib/input/webhook, a package of the input packages' module that they import, does not compile against example.com/fw v0.24.0 that this module selects (its go.mod requires v0.20.0); go build example.com/lib/input/webhook shows the same)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got:\n%v\nwant:\n%s", err, want)
 	}

@@ -474,9 +474,12 @@ func typeErrorDiagnostics(errs []types.Error, rel func(string) string, hint stri
 // uses only Kubernetes' types rarely breaks on a new minor. Inputs that
 // import no such package pay nothing.
 func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(string) string) Diagnostics {
-	isInput := map[string]bool{}
+	isInput, inputModules := map[string]bool{}, map[string]bool{}
 	for _, p := range inputs {
 		isInput[p.ID] = true
+		if p.Module != nil {
+			inputModules[p.Module.Path] = true
+		}
 	}
 	clientGo := c.clientGoVersion()
 	against := "k8s.io/client-go " + clientGo
@@ -520,7 +523,8 @@ func (c *checker) clientGoUsers(imported, inputs []*packages.Package, rel func(s
 		if err := c.ctx.Err(); err != nil {
 			return nil
 		}
-		diags = append(diags, c.fullBodies(u.p, u.against, u.required, u.fix, rel)...)
+		ofInputs := u.p.Module != nil && inputModules[u.p.Module.Path]
+		diags = append(diags, c.fullBodies(u.p, u.against, u.required, u.fix, ofInputs, rel)...)
 	}
 	return diags
 }
@@ -675,8 +679,9 @@ func importsK8sMachinery(p *packages.Package) bool {
 // stays as it is), and reports its errors, with what to do about them
 // (against is the library that p may not compile against, as selected:
 // "k8s.io/client-go v0.37.2"; required, when set, the version of it that
-// p's module requires; fix, when set, what to do; see clientGoUsers).
-func (c *checker) fullBodies(p *packages.Package, against, required, fix string, rel func(string) string) Diagnostics {
+// p's module requires; fix, when set, what to do; ofInputs, whether p's
+// module is an input package's; see clientGoUsers).
+func (c *checker) fullBodies(p *packages.Package, against, required, fix string, ofInputs bool, rel func(string) string) Diagnostics {
 	var files []*ast.File
 	for _, name := range p.GoFiles {
 		src, err := os.ReadFile(name)
@@ -705,7 +710,7 @@ func (c *checker) fullBodies(p *packages.Package, against, required, fix string,
 		return nil
 	}
 	atGoBuildPositions(typeErrs, files)
-	hint := dependencyHint(p, against, required, fix, c.build, rel)
+	hint := dependencyHint(p, against, required, fix, ofInputs, c.build, rel)
 	return typeErrorDiagnostics(typeErrs, rel, hint)
 }
 
@@ -716,7 +721,13 @@ func (c *checker) fullBodies(p *packages.Package, against, required, fix string,
 // version of it, a library released with client-go its version; code of this
 // module, or of a directory a replace names, is the user's to fix, and build
 // shows the same errors. fix, when set, says what to do instead.
-func dependencyHint(p *packages.Package, against, required, fix, build string, rel func(string) string) string {
+//
+// ofInputs says that p belongs to the module of an input package, which
+// imports it (the logging-operator's pkg/sdk v0.12.0, whose
+// logging/api/v1alpha1 imports logging/api/v1beta1): the hint names the
+// package and says so, where otherwise it names the module, and the
+// version to take is the input module's.
+func dependencyHint(p *packages.Package, against, required, fix string, ofInputs bool, build string, rel func(string) string) string {
 	note := ""
 	if required != "" {
 		note = " (its go.mod requires " + required + ")"
@@ -730,6 +741,8 @@ func dependencyHint(p *packages.Package, against, required, fix, build string, r
 		case lib == "k8s.io/client-go" && m.Replace == nil && k8sLockstep(m) && semver.IsValid(version):
 			// Released with client-go: its version is the one to take.
 			fix = "go get " + m.Path + "@" + version
+		case ofInputs:
+			fix = "go get a version of " + m.Path + " built for that " + path.Base(lib) + ", or generate only the input packages that do not import " + p.PkgPath + ", directly or not"
 		default:
 			fix = "go get a version of it built for that " + path.Base(lib)
 		}
@@ -737,12 +750,19 @@ func dependencyHint(p *packages.Package, against, required, fix, build string, r
 		if m.Replace != nil {
 			at += " (replaced by " + m.Replace.Path + " " + m.Replace.Version + ")"
 		}
+		if ofInputs {
+			return fmt.Sprintf("%s (%s, the input packages' module), which input packages import, does not compile against %s that this module selects%s; %s", p.PkgPath, at, against, note, fix)
+		}
 		return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects%s; %s", at, against, note, fix)
 	}
 	if fix == "" {
 		fix = build + " " + relPkg(p, rel) + " shows the same"
 	}
-	return fmt.Sprintf("%s, imported by the input packages, does not compile against %s that this module selects%s; %s", p.PkgPath, against, note, fix)
+	by := "imported by the input packages"
+	if ofInputs {
+		by = "a package of the input packages' module that they import"
+	}
+	return fmt.Sprintf("%s, %s, does not compile against %s that this module selects%s; %s", p.PkgPath, by, against, note, fix)
 }
 
 // runtimeK8sVersion is the version of k8s.io/api, apimachinery and client-go
