@@ -61,6 +61,21 @@ type fakeCoreV1 struct {
 	watch   *watch.FakeWatcher
 }
 
+// watchAfterSync waits until every goroutine of the test's bubble is
+// blocked (the factory has synced and watches) and returns the fake's
+// watch, failing the test when there is none.
+func (c *fakeCoreV1) watchAfterSync(t *testing.T) *watch.FakeWatcher {
+	t.Helper()
+	synctest.Wait()
+	c.mu.Lock()
+	w := c.watch
+	c.mu.Unlock()
+	if w == nil {
+		t.Fatalf("no watch after sync; actions %q", c.Actions())
+	}
+	return w
+}
+
 func (c *fakeCoreV1) RESTClient() rest.Interface {
 	var ret *rest.RESTClient
 	return ret
@@ -130,13 +145,7 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 		} else if got.TypeMeta != (metav1.TypeMeta{}) {
 			t.Errorf("cache ns/a has TypeMeta %+v; the fake's object has none", got.TypeMeta)
 		}
-		synctest.Wait()
-		core.mu.Lock()
-		w := core.watch
-		core.mu.Unlock()
-		if w == nil {
-			t.Fatalf("no watch after sync; actions %q", core.Actions())
-		}
+		w := core.watchAfterSync(t)
 		// Events newer than the LIST (resourceVersion 5), as a server's are.
 		a := configMap("ns", "a", "3")
 		a.ResourceVersion = "6"
@@ -189,13 +198,7 @@ func TestClientsetConfigFakeKeepsTypeMeta(t *testing.T) {
 		if err := f.WaitForCacheSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		synctest.Wait()
-		core.mu.Lock()
-		w := core.watch
-		core.mu.Unlock()
-		if w == nil {
-			t.Fatalf("no watch after sync; actions %q", core.Actions())
-		}
+		w := core.watchAfterSync(t)
 		partial := metav1.TypeMeta{Kind: "ConfigMap"}
 		w.Add(withTM(full, "ns", "added", "6"))
 		w.Add(withTM(partial, "ns", "partial", "7"))
@@ -246,13 +249,7 @@ func TestClientsetConfigOverAFakeWithoutResourceVersions(t *testing.T) {
 		if err := f.WaitForCacheSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		synctest.Wait()
-		core.mu.Lock()
-		w := core.watch
-		core.mu.Unlock()
-		if w == nil {
-			t.Fatalf("no watch after sync; actions %q", core.Actions())
-		}
+		w := core.watchAfterSync(t)
 		w.Modify(noRV("ns", "a", "3"))
 		w.Add(noRV("ns", "c", "4"))
 		w.Delete(noRV("other", "b", "2"))
@@ -302,13 +299,7 @@ func TestClientsetConfigOverAFakeOfAKindNamedOtherwise(t *testing.T) {
 		if err := f.WaitForCacheSync(ctx); err != nil {
 			t.Fatal(err)
 		}
-		synctest.Wait()
-		core.mu.Lock()
-		w := core.watch
-		core.mu.Unlock()
-		if w == nil {
-			t.Fatalf("no watch after sync; actions %q", core.Actions())
-		}
+		w := core.watchAfterSync(t)
 		b := configMap("ns", "b", "6")
 		w.Add(b)
 		if err := rec.WaitFor(ctx, func(s map[string]*corev1.ConfigMap) bool { return len(s) == 2 }); err != nil {
