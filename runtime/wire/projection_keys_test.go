@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/informer-gen/informer-gen/internal/apiversion"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 	keyscorev1 "github.com/informer-gen/informer-gen/testdata/golden/projection-keys/want/informers/core/v1"
 	keysprojv1 "github.com/informer-gen/informer-gen/testdata/golden/projection-keys/want/projections/core/v1"
@@ -82,6 +83,12 @@ func newKeysCase[P any, PP interface {
 			t.Helper()
 			var opts []wire.Option
 			if generated {
+				if js == nil && !apiversion.Generated("k8s.io/api") {
+					// Generated against another k8s.io/api: CheckedDecoder
+					// left the projection to the reflective decoder, which
+					// the generated == false pass checks.
+					return nil
+				}
 				if js == nil {
 					t.Fatalf("%s has no JSON decoder: generated code is stale (run hack/update-codegen.sh)", name)
 				}

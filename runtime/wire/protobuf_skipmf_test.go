@@ -51,7 +51,7 @@ func TestProtobufSkipManagedFieldsAllKinds(t *testing.T) {
 			}
 			if !sawManagedFields {
 				a, _ := meta.Accessor(objs[0])
-				a.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}}})
+				a.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`)}})
 			}
 			listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
 			list, err := scheme.Scheme.New(listGVK)
@@ -111,8 +111,8 @@ func TestProtobufSkipManagedFieldsMalformed(t *testing.T) {
 	skip := full.withoutManagedFields()
 	pod := pbTestPod(1)
 	pod.ManagedFields = []metav1.ManagedFieldsEntry{
-		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{}}}`)}},
-		{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{}}`)}, Subresource: "status"},
+		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{}}}`)},
+		{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:status":{}}`), Subresource: "status"},
 	}
 	good, err := pod.Marshal()
 	if err != nil {

@@ -64,9 +64,9 @@ func pbRealisticPod(ns string, i int) *corev1.Pod {
 			}},
 			ManagedFields: []metav1.ManagedFieldsEntry{
 				{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &t, FieldsType: "FieldsV1",
-					FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{` + strings.Repeat(`"f:x":{},`, 10) + `}},"f:spec":{"f:containers":{` + strings.Repeat(`"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:name":{}},`, 6) + `}}}`)}},
+					FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{` + strings.Repeat(`"f:x":{},`, 10) + `}},"f:spec":{"f:containers":{` + strings.Repeat(`"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:name":{}},`, 6) + `}}}`)},
 				{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &t, FieldsType: "FieldsV1", Subresource: "status",
-					FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{` + strings.Repeat(`"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}},`, 5) + `}}}`)}},
+					FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:conditions":{` + strings.Repeat(`"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}},`, 5) + `}}}`)},
 			},
 		},
 		Spec: corev1.PodSpec{
