@@ -132,11 +132,14 @@ type checker struct {
 	// requires caches each dependency module's go.mod requirements (module
 	// path to version), by go.mod file.
 	requires map[string]map[string]string
+	// tooNew holds the packages reported as needing a newer Go
+	// (withoutTooNewGo), so that input and bodies report one once.
+	tooNew map[string]bool
 }
 
 func newChecker(ctx context.Context, cfg Config, fset *token.FileSet, roots []*packages.Package) *checker {
 	c := &checker{ctx: ctx, fset: fset, byID: map[string]*packages.Package{}, done: map[string]*types.Package{},
-		regs: map[string]registrations{}, sizes: types.SizesFor("gc", runtime.GOARCH), build: "go build"}
+		regs: map[string]registrations{}, tooNew: map[string]bool{}, sizes: types.SizesFor("gc", runtime.GOARCH), build: "go build"}
 	if len(cfg.Tags) > 0 {
 		c.build += " -tags=" + strings.Join(cfg.Tags, ",")
 	}
@@ -299,6 +302,7 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 	conf := types.Config{
 		Importer:         importer{c, p},
 		Sizes:            c.sizes,
+		GoVersion:        langVersion(p),
 		IgnoreFuncBodies: true,
 		FakeImportC:      true,
 		Error: func(err error) {
@@ -310,6 +314,10 @@ func (c *checker) input(p *packages.Package, rel func(string) string) Diagnostic
 	p.Types, _ = conf.Check(p.PkgPath, c.fset, files, p.TypesInfo)
 	if len(diags) > 0 {
 		return diags
+	}
+	typeErrs, d, tooNew := c.withoutTooNewGo(p, typeErrs, rel)
+	if tooNew {
+		return d
 	}
 	atGoBuildPositions(typeErrs, files)
 	return append(diags, typeErrorDiagnostics(typeErrs, rel, c.inputHint(p, rel))...)
@@ -357,14 +365,19 @@ func (c *checker) bodies(p *packages.Package, rel func(string) string) Diagnosti
 	conf := types.Config{
 		Importer:    importer{c, p},
 		Sizes:       c.sizes,
+		GoVersion:   langVersion(p),
 		FakeImportC: true,
 		Error: func(err error) {
-			if te, ok := err.(types.Error); ok && written[te.Fset.Position(te.Pos).Filename] {
+			if te, ok := err.(types.Error); ok && (written[te.Fset.Position(te.Pos).Filename] || tooNewRe.MatchString(te.Msg)) {
 				typeErrs = append(typeErrs, te)
 			}
 		},
 	}
 	conf.Check(p.PkgPath, c.fset, files, nil)
+	typeErrs, d, tooNew := c.withoutTooNewGo(p, typeErrs, rel)
+	if tooNew {
+		return d
+	}
 	atGoBuildPositions(typeErrs, files)
 	return typeErrorDiagnostics(typeErrs, rel, c.inputHint(p, rel))
 }
@@ -698,6 +711,7 @@ func (c *checker) fullBodies(p *packages.Package, against, required, fix string,
 	conf := types.Config{
 		Importer:    importer{c, p},
 		Sizes:       c.sizes,
+		GoVersion:   langVersion(p),
 		FakeImportC: true,
 		Error: func(err error) {
 			if te, ok := err.(types.Error); ok {
@@ -708,6 +722,10 @@ func (c *checker) fullBodies(p *packages.Package, against, required, fix string,
 	conf.Check(p.PkgPath, c.fset, files, nil)
 	if len(typeErrs) == 0 {
 		return nil
+	}
+	typeErrs, d, tooNew := c.withoutTooNewGo(p, typeErrs, rel)
+	if tooNew {
+		return d
 	}
 	atGoBuildPositions(typeErrs, files)
 	hint := dependencyHint(p, against, required, fix, ofInputs, c.build, rel)
