@@ -80,12 +80,15 @@ type Method struct {
 
 // NamesQ is the struct's JSON member names, comma-separated, as a Go string
 // literal: what wire.CheckedDecoder compares with the compiled type.
-func (s *Struct) NamesQ() string {
+func (s *Struct) NamesQ() string { return strconv.Quote(s.names()) }
+
+// names are the JSON members the function reads, comma-separated.
+func (s *Struct) names() string {
 	names := make([]string, len(s.Fields))
 	for i, f := range s.Fields {
 		names[i] = f.Name
 	}
-	return strconv.Quote(strings.Join(names, ","))
+	return strings.Join(names, ",")
 }
 
 // Seen reports whether a field needs the seen array (not every field is
@@ -349,6 +352,11 @@ func (p *planner) shared(t types.Type) (string, bool) {
 		}
 		name, ok := s.funcs()[key]
 		if !ok {
+			continue
+		}
+		if api := s.apiPackage(t); api != nil && !s.current(api) {
+			// Generated from another version of s.api: the types
+			// are planned here, as any other package's are.
 			continue
 		}
 		if s == wireSet {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"go/format"
 	"go/types"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/informer-gen/informer-gen/templates"
@@ -94,6 +96,15 @@ type sharedSet struct {
 	// tableFile, for a set whose table is generated from its plan, is where
 	// in this module the table is written (SharedTableSource).
 	tableFile string
+	// members are, for a set with a tableFile, the JSON members of each
+	// struct type the set's decoders decode, by key, as the set was
+	// generated (the set's own sharedMembers). A program built with
+	// another api package whose types have other members leaves the kinds
+	// that call the set to the reflective decoder (Current); the planner
+	// compares the api package it generates against with these instead
+	// (current), and plans its own decoders of those types when they
+	// differ, so a module on a newer k8s.io/api keeps generated decoders.
+	members map[string]string
 }
 
 func (s *sharedSet) funcs() map[string]string { return s.table }
@@ -106,7 +117,7 @@ var wireSet = &sharedSet{
 var coreV1Set = &sharedSet{
 	path: WirePath + "/corev1", alias: "wirecorev1", pkg: "corev1", api: CoreV1Path,
 	file: "runtime/wire/corev1/json_generated.go", tableFile: "generator/decode/shared_corev1.go",
-	table: coreV1Funcs, exportAll: true,
+	table: coreV1Funcs, members: coreV1Members, exportAll: true,
 }
 
 // sharedSets are the shared decoder packages, each one calling only those
@@ -321,8 +332,8 @@ func (f SharedFile) Source(api *types.Package, header string) ([]byte, error) {
 
 // tableData is the data of the "decodeSharedTable" template.
 type tableData struct {
-	Var, Path string
-	Entries   []tableEntry
+	Var, MembersVar, Path string
+	Entries, Members      []tableEntry
 }
 
 type tableEntry struct{ Key, Func string }
@@ -343,11 +354,16 @@ func (f SharedFile) TableSource(api *types.Package, header string) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	data := tableData{Var: "coreV1Funcs", Path: s.path}
+	data := tableData{Var: "coreV1Funcs", MembersVar: "coreV1Members", Path: s.path}
 	for k, fn := range s.tableOf(file) {
 		data.Entries = append(data.Entries, tableEntry{k, methodName(fn)})
 	}
-	slices.SortFunc(data.Entries, func(a, b tableEntry) int { return strings.Compare(a.Key, b.Key) })
+	for k, names := range structMembers(file) {
+		data.Members = append(data.Members, tableEntry{k, names})
+	}
+	byKey := func(a, b tableEntry) int { return strings.Compare(a.Key, b.Key) }
+	slices.SortFunc(data.Entries, byKey)
+	slices.SortFunc(data.Members, byKey)
 	return execute("decodeSharedTable", header, data)
 }
 
@@ -366,4 +382,65 @@ func execute(name, header string, data any) ([]byte, error) {
 		return nil, fmt.Errorf("template decode.go.tmpl, %s: invalid Go: %w", name, err)
 	}
 	return out, nil
+}
+
+// structMembers returns the JSON members of each struct type file decodes,
+// by key (sharedKey): what its sharedMembers or jsonMembers table holds.
+func structMembers(file *File) map[string]string {
+	out := map[string]string{}
+	for _, st := range file.Structs {
+		out[sharedKey(st.typ)] = st.names()
+	}
+	return out
+}
+
+// currentSets caches current's verdicts, by set and api package as
+// type-checked.
+var currentSets sync.Map // currentKey -> bool
+
+type currentKey struct {
+	set *sharedSet
+	api *types.Package
+}
+
+// current reports whether s, generated from the api package its members
+// record, decodes api as type-checked now: planned from api, its struct
+// decoders read the same members. A set without members is current.
+func (s *sharedSet) current(api *types.Package) bool {
+	if s.members == nil {
+		return true
+	}
+	key := currentKey{s, api}
+	if v, ok := currentSets.Load(key); ok {
+		return v.(bool)
+	}
+	file, err := sharedPlan(s, api, func(path, name string) string { return name })
+	ok := err == nil && maps.Equal(structMembers(file), s.members)
+	currentSets.Store(key, ok)
+	return ok
+}
+
+// apiPackage returns the package s.api as t (a type of it, or a pointer,
+// slice or map of one) reaches it, or nil.
+func (s *sharedSet) apiPackage(t types.Type) *types.Package {
+	for {
+		switch u := types.Unalias(t).(type) {
+		case *types.Named:
+			if pkg := u.Obj().Pkg(); pkg != nil && pkg.Path() == s.api {
+				return pkg
+			}
+			return nil
+		case *types.Pointer:
+			t = u.Elem()
+		case *types.Slice:
+			t = u.Elem()
+		case *types.Map:
+			if pkg := s.apiPackage(u.Key()); pkg != nil {
+				return pkg
+			}
+			t = u.Elem()
+		default:
+			return nil
+		}
+	}
 }

@@ -10,9 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/informer-gen/informer-gen/internal/apiversion"
 )
 
 var update = flag.Bool("update", false, "rewrite the shared decoders (SharedFiles) and their tables (hack/update-codegen.sh)")
@@ -61,8 +64,18 @@ func TestSharedFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(got, want) {
+			if !bytes.Equal(got, want) && generatedAgainst(f.API) {
 				t.Errorf("%s is stale: run hack/update-codegen.sh (go test ./generator/decode -run TestSharedFile -update)", p)
+			}
+		}
+		// The planner calls the set for the API package it was generated
+		// from, and, built with a newer one (hack/test.sh's leg on the
+		// next minor), only when its types kept their members.
+		if !*update {
+			if cur := f.set.current(api); generatedAgainst(f.API) && !cur {
+				t.Errorf("%s: the planner takes the set as stale for the API package it was generated from", f.Path)
+			} else if !generatedAgainst(f.API) {
+				t.Logf("%s: %s built at another version: the planner calls it: %v", f.Path, f.API, cur)
 			}
 		}
 		// Every table entry is an exported method there: of *JSONDecoder
@@ -178,6 +191,11 @@ func (f importerFunc) Import(path string) (*types.Package, error) { return f(pat
 // package in File.Shared (for wire.CheckedDecoder), and plans a core/v1 type
 // the table does not hold itself.
 func TestPlanUsesCoreV1Shared(t *testing.T) {
+	// The stand-in is not the k8s.io/api the table was generated from: the
+	// set is taken as current for it (TestPlanCoreV1Stale checks the other
+	// verdict).
+	defer func(m map[string]string) { coreV1Set.members = m }(coreV1Set.members)
+	coreV1Set.members = nil
 	fset := token.NewFileSet()
 	check := func(path, src string, imp types.Importer) *types.Package {
 		t.Helper()
@@ -249,4 +267,70 @@ type Obj struct {
 	if !slices.Equal(planned, []string{"jsonApiObj", "jsonCorev1NotShared"}) {
 		t.Errorf("planned %q, want only the API's own type and core/v1's NotShared", planned)
 	}
+}
+
+// TestPlanCoreV1Stale: generating against a k8s.io/api/core/v1 whose types
+// have other members than runtime/wire/corev1 was generated from (a module
+// on a newer Kubernetes minor: here a stand-in), the planner calls none of
+// that package's decoders, which such a program would leave to the
+// reflective decoder (Current), and plans its own decoders of the core/v1
+// types instead.
+func TestPlanCoreV1Stale(t *testing.T) {
+	fset := token.NewFileSet()
+	check := func(path, src string, imp types.Importer) *types.Package {
+		t.Helper()
+		f, err := parser.ParseFile(fset, path+"/x.go", src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg, err := (&types.Config{Importer: imp}).Check(path, fset, []*ast.File{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pkg
+	}
+	core := check(CoreV1Path, `package v1
+type PodTemplateSpec struct{ Spec PodSpec `+"`json:\"spec\"`"+` }
+type PodSpec struct{ NodeName string `+"`json:\"nodeName\"`"+` }
+type Toleration struct{ Key string `+"`json:\"key\"`"+` }
+`, nil)
+	api := check("example.com/api", `package api
+import corev1 "`+CoreV1Path+`"
+type Obj struct {
+	Template corev1.PodTemplateSpec `+"`json:\"template\"`"+`
+	Tolerations []corev1.Toleration `+"`json:\"tolerations\"`"+`
+}
+`, importerFunc(func(string) (*types.Package, error) { return core, nil }))
+	if coreV1Set.current(core) {
+		t.Fatal("a core/v1 with other members than the table records is taken as current")
+	}
+	obj := api.Scope().Lookup("Obj").Type().(*types.Named)
+	file, _ := Plan([]*types.Named{obj}, func(path, name string) string { return name })
+	if len(file.Shared) != 0 {
+		t.Errorf("Shared = %q, want none: the generated decoder would be left to the reflective one", file.Shared)
+	}
+	var planned []string
+	for _, s := range file.Structs {
+		planned = append(planned, s.Func)
+	}
+	for _, w := range file.Wrappers {
+		planned = append(planned, w.Func)
+	}
+	slices.Sort(planned)
+	want := []string{"jsonApiObj", "jsonCorev1PodSpec", "jsonCorev1PodTemplateSpec", "jsonCorev1Toleration"}
+	for _, w := range want {
+		if !slices.Contains(planned, w) {
+			t.Errorf("planned %q, want %s among them", planned, w)
+		}
+	}
+}
+
+// generatedAgainst reports whether the checked-in shared decoders of api
+// were generated against the version of its module this test is built
+// with: the root go.mod's (internal/apiversion).
+func generatedAgainst(api string) bool {
+	if strings.HasPrefix(api, "k8s.io/apimachinery/") {
+		return apiversion.Generated("k8s.io/apimachinery")
+	}
+	return apiversion.Generated("k8s.io/api")
 }
