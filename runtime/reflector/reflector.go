@@ -30,9 +30,10 @@ const (
 	// event without the resourceVersion advancing before the Reflector
 	// relists instead of resuming.
 	maxRejectedWatches = 3
-	// defaultWatchListTimeout is Options.WatchListTimeout's default, and
-	// watchListStall how long an initial stream may wait before LastError
-	// says so (client-go logs a warning at that interval).
+	// defaultWatchListTimeout is Options.WatchListTimeout's default (how
+	// long an initial stream may go without progress), and watchListStall
+	// how long it may go without progress before LastError says so
+	// (client-go logs a warning at that interval).
 	defaultWatchListTimeout = time.Minute
 	watchListStall          = 10 * time.Second
 )
@@ -76,11 +77,12 @@ const (
 //     sendInitialEvents=true; its ADDED events up to the bookmark annotated
 //     k8s.io/initial-events-end become one Sink.Replace, and the same watch
 //     goes on. If the server refuses it (400/422, or such an ERROR event before
-//     the end marker), or the stream does not end within
-//     Options.WatchListTimeout (one minute; client-go waits up to the watch
-//     timeout, 5 to 10 minutes, and a fake's forever), the Reflector uses
-//     LIST from then on; after any other failure it LISTs this once and
-//     tries WatchList again on the next relist.
+//     the end marker), the Reflector uses LIST from then on. If the stream
+//     stalls, no event or bookmark for Options.WatchListTimeout (one minute
+//     without progress, however long the stream has run; client-go waits
+//     up to the watch timeout, 5 to 10 minutes from the start, and a
+//     fake's forever), or fails otherwise, it LISTs this once and tries
+//     WatchList again on the next relist.
 //   - Options.Relist (not in client-go): when its trigger fires, the
 //     open watch is stopped and the Reflector relists, so ListOptions that
 //     changed (a shard's selector) take effect without a gap.
