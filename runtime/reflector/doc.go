@@ -54,7 +54,9 @@
 //     (client-go's bound counts from the start). A stalled stream
 //     (ErrInitialEventsTimeout), like any transient WatchList failure, is
 //     reported and falls back to LIST for that sync only; the next relist
-//     tries WatchList again.
+//     tries WatchList again. The WatchList request asks the server for a
+//     timeout in [30m, 60m), not the 5 to 10 minutes of other watches: the
+//     server ends a watch at its timeout, initial events included.
 //   - ListOptions may change while it runs (a ListerWatcher whose Tweak
 //     reads a shard's selector): the trigger in Options.Relist stops the
 //     watch and relists with them. client-go's Reflector cannot be told.

@@ -33,7 +33,9 @@ type Options struct {
 	// bookmark (from the stream's opening before the first), not from the
 	// start, so a stream of a million objects that takes ten minutes but
 	// keeps moving is never given up. 0 means one minute; negative means no
-	// bound but the watch's own timeout (client-go's behaviour). A stream
+	// bound but the watch's own timeout (client-go's behaviour; the
+	// Reflector asks for [30m, 60m) on a WatchList, since a server ends a
+	// watch at its timeout, initial events or not). A stream
 	// idle for the bound has stalled: it is stopped, reported
 	// (ErrInitialEventsTimeout: LastError, WatchErrorHandler, the log, and
 	// Metrics.WatchDone with that error) and this sync LISTs instead; the

@@ -473,3 +473,9 @@ func (r *Reflector[T]) watchTimeout() *int64 {
 	s := int64(minWatchTimeout.Seconds() * (1 + rand.Float64()))
 	return &s
 }
+
+// watchListTimeout is watchTimeout for a WatchList (see minWatchListTimeout).
+func (r *Reflector[T]) watchListTimeout() *int64 {
+	s := int64(minWatchListTimeout.Seconds() * (1 + rand.Float64()))
+	return &s
+}

@@ -117,6 +117,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, time.Tim
 	w, err := r.startWatch(ctx, metav1.ListOptions{
 		SendInitialEvents:    &sendInitial,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		TimeoutSeconds:       r.watchListTimeout(),
 	}, false)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)

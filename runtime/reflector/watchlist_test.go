@@ -185,18 +185,36 @@ func (m *watchDoneErrs) all() []error {
 	return slices.Clone(m.errs)
 }
 
+// watchListOptions records the options of the WatchList requests it serves.
+type watchListOptions struct {
+	scripted
+	mu   sync.Mutex
+	opts []metav1.ListOptions
+}
+
+func (s *watchListOptions) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		s.mu.Lock()
+		s.opts = append(s.opts, opts)
+		s.mu.Unlock()
+	}
+	return s.scripted.Watch(ctx, opts)
+}
+
 // TestWatchListSlowStreamIsNotGivenUp: an initial stream that takes ten
 // minutes (an object every 5s, a progress bookmark every minute, the end
 // marker after 10m) is waited for to its end whatever
 // Options.WatchListTimeout's default: the bound counts from the last event
 // or bookmark, not from the start. Nothing is reported, nothing is listed,
-// one Replace holds every object.
+// one Replace holds every object. The request asks the server for a
+// timeout of at least 30 minutes, since a server ends a watch at its
+// timeout, initial events or not.
 func TestWatchListSlowStreamIsNotGivenUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const n = 120 // 120 × 5s = 10m
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{})
 		attempts := 0
-		lw := scripted{src, func() watch.Interface {
+		lw := &watchListOptions{scripted: scripted{src, func() watch.Interface {
 			attempts++
 			return newStream(func(w *stream) {
 				for i := range n {
@@ -210,7 +228,7 @@ func TestWatchListSlowStreamIsNotGivenUp(t *testing.T) {
 				}
 				w.send(bookmark(strconv.Itoa(n), true))
 			})
-		}}
+		}}}
 		m := &watchDoneErrs{}
 		h := start(t, lw, src, reflector.Options{Metrics: m})
 		for minute := 1; minute <= 10; minute++ {
@@ -241,6 +259,11 @@ func TestWatchListSlowStreamIsNotGivenUp(t *testing.T) {
 		}
 		if es := m.all(); len(es) != 0 {
 			t.Errorf("Metrics.WatchDone errors = %v, want none", es)
+		}
+		lw.mu.Lock()
+		defer lw.mu.Unlock()
+		if len(lw.opts) != 1 || lw.opts[0].TimeoutSeconds == nil || *lw.opts[0].TimeoutSeconds < 30*60 || *lw.opts[0].TimeoutSeconds >= 60*60 {
+			t.Errorf("WatchList requests %+v, want one with a timeout in [30m, 60m)", lw.opts)
 		}
 	})
 }
