@@ -153,7 +153,7 @@ func TestSlowHandlerReleasesDeliveredObjects(t *testing.T) {
 		// One batch for the handler: an update of cm-0 (its previous object
 		// cached nowhere any more), an add and a delete of "gone", then
 		// an add it blocks on.
-		src.w.Modify(withData(src0(inf), "2"))
+		src.w.Modify(withData(cachedCopy(inf, "ns/cm-0"), "2"))
 		src.w.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gone", ResourceVersion: "3"}})
 		src.w.Delete(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gone", ResourceVersion: "4"}})
 		src.w.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "last", ResourceVersion: "5"}})
@@ -179,11 +179,11 @@ func TestSlowHandlerReleasesDeliveredObjects(t *testing.T) {
 	})
 }
 
-// src0 returns a copy of cm-0 as cached, to modify.
-func src0(inf *informer.Informer[CM]) CM {
-	o, ok := inf.Indexer().Get("ns/cm-0")
+// cachedCopy returns a copy of the object cached under key, to modify.
+func cachedCopy(inf *informer.Informer[CM], key string) CM {
+	o, ok := inf.Indexer().Get(key)
 	if !ok {
-		panic(fmt.Sprintf("cm-0 not cached: %d objects", inf.Indexer().Len()))
+		panic(fmt.Sprintf("%s not cached: %d objects", key, inf.Indexer().Len()))
 	}
 	return o.DeepCopy()
 }
