@@ -30,7 +30,17 @@
 //     loop appends each batch's notes to every handler's buffer (one copy; a
 //     note is 24 bytes, an update's old object in a side slice), and the
 //     handler's goroutine swaps that buffer with its drained spare, so
-//     steady-state delivery allocates nothing.
+//     steady-state delivery allocates nothing. A pending notification holds
+//     its note and no copy of an object: it points to the object the cache
+//     got (an update also to the one it replaced, a delete to the last
+//     known one, which only pending notes then keep alive). A note's objects
+//     are dropped as soon as it is delivered, not when its batch ends, and a
+//     drained buffer above 4,096 notes is given back, so what a backlog
+//     costs goes when it does. Its length is Registration.Backlog. The
+//     number of pending notifications has no bound: holding the informer
+//     back would stale the cache and every other handler (client-go's
+//     listener buffer has none either, at 45 bytes per pending notification
+//     to our 24; docs/performance.md).
 //   - Old objects come from the cache. Each Set/Delete returns the previous
 //     object, which becomes OnUpdate's oldObj; a delete of a key the cache
 //     never held is not delivered (no handler has seen it).

@@ -47,9 +47,16 @@
 //     stores a LIST whatever its items).
 //   - Time comes from the time package, so tests run Reflectors inside a
 //     testing/synctest bubble instead of injecting a clock.
-//   - WatchList refusals, and an initial stream that never ends
-//     (ErrInitialEventsTimeout), are remembered for the Reflector's lifetime;
-//     a transient WatchList failure falls back to LIST once.
+//   - WatchList refusals are remembered for the Reflector's lifetime. An
+//     initial stream is given up only when it stalls: no event or bookmark
+//     for Options.WatchListTimeout, counted from the last one, so a stream
+//     that takes ten minutes to send a million objects runs to its end
+//     (client-go's bound counts from the start). A stalled stream
+//     (ErrInitialEventsTimeout), like any transient WatchList failure, is
+//     reported and falls back to LIST for that sync only; the next relist
+//     tries WatchList again. The WatchList request asks the server for a
+//     timeout in [30m, 60m), not the 5 to 10 minutes of other watches: the
+//     server ends a watch at its timeout, initial events included.
 //   - ListOptions may change while it runs (a ListerWatcher whose Tweak
 //     reads a shard's selector): the trigger in Options.Relist stops the
 //     watch and relists with them. client-go's Reflector cannot be told.
@@ -64,12 +71,12 @@
 //     sendInitialEvents=true and reads its events up to the
 //     initial-events-end bookmark, then hands them to Sink.Replace. Synced:
 //     watching, on the same watch, and the Reflector is synced. The server
-//     refusing WatchList (400, 422, 405, 406) or not ending the initial
-//     stream within Options.WatchListTimeout (ErrInitialEventsTimeout):
-//     listing, at once, and LIST from then on. The stream's content
-//     refused: listing after a backoff step, WatchList again at the next
-//     sync. Another failure: listing at once,
-//     this time only.
+//     refusing WatchList (400, 422, 405, 406): listing, at once, and LIST
+//     from then on. The stream's content refused: listing after a backoff
+//     step, WatchList again at the next sync. The stream stalling (no event
+//     or bookmark for Options.WatchListTimeout; ErrInitialEventsTimeout,
+//     reported after 10s without progress and when given up) or another
+//     failure: listing at once, this time only.
 //   - listing (a sync by LIST, when WatchList is off, given up or failed
 //     this time): a LIST of every page, handed to Sink.Replace. Synced:
 //     resume. Failed, or an item refused: a backoff step, then the sync

@@ -29,9 +29,10 @@ var ErrInvalidObject = errors.New("object without a valid key")
 var ErrStaleResourceVersion = errors.New("resourceVersion older than the watch's")
 
 // ErrInitialEventsTimeout is wrapped by the error reported when a WatchList's
-// initial stream has not ended (no initial-events-end bookmark) within
-// Options.WatchListTimeout (the Reflector then falls back to LIST+WATCH), and
-// by the one reported while it waits, after 10s.
+// initial stream stalls before its initial-events-end bookmark: no event or
+// bookmark for Options.WatchListTimeout (the Reflector then LISTs for this
+// sync, and tries WatchList again at the next), and by the one reported
+// while it waits, after 10s without progress.
 var ErrInitialEventsTimeout = errors.New("no initial-events-end bookmark")
 
 // ErrInvalidResourceVersion is wrapped by the error reported for a

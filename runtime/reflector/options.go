@@ -27,17 +27,24 @@ type Options struct {
 	// does a ListerWatcher whose IsWatchListSemanticsUnSupported method
 	// returns true (client-go's fake clientsets; see listwatch.Funcs).
 	WatchList *bool
-	// WatchListTimeout bounds how long a WatchList waits for the
-	// initial-events-end bookmark that ends its initial stream: 0 means one
-	// minute (the API server's default request timeout, which bounds the
-	// LIST it replaces too), negative means no bound but the watch's own
-	// timeout (client-go's behaviour). A stream still open at the bound is
-	// stopped, reported (ErrInitialEventsTimeout) and the Reflector uses
-	// LIST+WATCH from then on: a source that did not end its initial stream
-	// once (a fake clientset without the IsWatchListSemanticsUnSupported
-	// marker, a proxy that drops bookmarks) will not next time either. A
-	// stream waiting for longer than 10s is reported in LastError before
-	// the bound, so a stuck WaitForCacheSync names it.
+	// WatchListTimeout bounds how long a WatchList's initial stream may go
+	// without progress (an event or a bookmark) before its
+	// initial-events-end bookmark: the wait counts from the last event or
+	// bookmark (from the stream's opening before the first), not from the
+	// start, so a stream of a million objects that takes ten minutes but
+	// keeps moving is never given up. 0 means one minute; negative means no
+	// bound but the watch's own timeout (client-go's behaviour; the
+	// Reflector asks for [30m, 60m) on a WatchList, since a server ends a
+	// watch at its timeout, initial events or not). A stream
+	// idle for the bound has stalled: it is stopped, reported
+	// (ErrInitialEventsTimeout: LastError, WatchErrorHandler, the log, and
+	// Metrics.WatchDone with that error) and this sync LISTs instead; the
+	// next sync (a relist) tries WatchList again. The bound used to count
+	// from the stream's start, and a stream that reached it gave WatchList
+	// up for the Reflector's lifetime; a value chosen for that now allows
+	// a longer stream, never a shorter one. A stream idle for 10s is
+	// reported in LastError before the bound, so a stuck WaitForCacheSync
+	// names it; its next event or bookmark clears that report.
 	WatchListTimeout time.Duration
 	// WatchErrorHandler is called with every list/watch error (after logging),
 	// from the Run goroutine: it must not block for long.

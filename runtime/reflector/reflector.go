@@ -18,6 +18,14 @@ const (
 	// Watch timeouts are random in [minWatchTimeout, 2·minWatchTimeout), as
 	// client-go's, so the watches of many clients do not expire together.
 	minWatchTimeout = 5 * time.Minute
+	// A WatchList's timeout is random in [minWatchListTimeout,
+	// 2·minWatchListTimeout): the server ends a watch at its timeout,
+	// initial events or not, so client-go's 5 to 10 minutes would cut a
+	// stream of a million objects that is slow but moving (how long it may
+	// go without progress is Options.WatchListTimeout). 30 minutes is what
+	// an API server picks for a watch that asks for no timeout (its
+	// --min-request-timeout, 1800s, randomised up to twice that).
+	minWatchListTimeout = 30 * time.Minute
 	// shortWatch is how long a watch must stay open to count as healthy: one
 	// that ends sooner is backed off (a server that closes every watch after
 	// one event would otherwise be hammered), one that lasted resets the
@@ -30,9 +38,10 @@ const (
 	// event without the resourceVersion advancing before the Reflector
 	// relists instead of resuming.
 	maxRejectedWatches = 3
-	// defaultWatchListTimeout is Options.WatchListTimeout's default, and
-	// watchListStall how long an initial stream may wait before LastError
-	// says so (client-go logs a warning at that interval).
+	// defaultWatchListTimeout is Options.WatchListTimeout's default (how
+	// long an initial stream may go without progress), and watchListStall
+	// how long it may go without progress before LastError says so
+	// (client-go logs a warning at that interval).
 	defaultWatchListTimeout = time.Minute
 	watchListStall          = 10 * time.Second
 )
@@ -48,8 +57,10 @@ const (
 //     pages them. Pages are read at the first page's resourceVersion; if a
 //     continue token expires (410), it falls back to one full LIST.
 //   - The watch asks for bookmarks (they advance LastSyncResourceVersion) and a
-//     random timeout in [5m, 10m). When the server closes it, the Reflector
-//     watches again from the last resourceVersion it saw, without relisting.
+//     random timeout in [5m, 10m) ([30m, 60m) for a WatchList, whose initial
+//     stream the timeout bounds too). When the server closes it, the
+//     Reflector watches again from the last resourceVersion it saw, without
+//     relisting.
 //   - 410 Expired/Gone on the watch (the resourceVersion was compacted), and
 //     400 Bad Request or 422 Invalid (the server rejects the resourceVersion),
 //     whether as the watch's answer or as an ERROR event, make it relist: a
@@ -76,11 +87,12 @@ const (
 //     sendInitialEvents=true; its ADDED events up to the bookmark annotated
 //     k8s.io/initial-events-end become one Sink.Replace, and the same watch
 //     goes on. If the server refuses it (400/422, or such an ERROR event before
-//     the end marker), or the stream does not end within
-//     Options.WatchListTimeout (one minute; client-go waits up to the watch
-//     timeout, 5 to 10 minutes, and a fake's forever), the Reflector uses
-//     LIST from then on; after any other failure it LISTs this once and
-//     tries WatchList again on the next relist.
+//     the end marker), the Reflector uses LIST from then on. If the stream
+//     stalls, no event or bookmark for Options.WatchListTimeout (one minute
+//     without progress, however long the stream has run; client-go waits
+//     up to the watch timeout, 5 to 10 minutes from the start, and a
+//     fake's forever), or fails otherwise, it LISTs this once and tries
+//     WatchList again on the next relist.
 //   - Options.Relist (not in client-go): when its trigger fires, the
 //     open watch is stopped and the Reflector relists, so ListOptions that
 //     changed (a shard's selector) take effect without a gap.

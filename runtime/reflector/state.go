@@ -23,8 +23,8 @@ import (
 //
 //	from           outcome           to
 //	initialEvents  synced            watching, on the same watch
-//	               refused, timedOut listing, WatchList given up
-//	               failed            listing
+//	               refused           listing, WatchList given up
+//	               timedOut, failed  listing
 //	               rejected          listing, after a backoff step
 //	listing        synced            resume
 //	               rejected, failed  sync, after a backoff step
@@ -54,10 +54,11 @@ const (
 	// up. The step opens a watch with sendInitialEvents=true and reads its
 	// events up to the initial-events-end bookmark, then hands them to
 	// Sink.Replace. Synced, it moves to watching with that same watch; the
-	// server refusing WatchList or not ending the initial stream within
-	// Options.WatchListTimeout moves to listing and gives WatchList up for
-	// good; another failure moves to listing at once, this time only; the
-	// stream's content refused moves to listing after a backoff step.
+	// server refusing WatchList moves to listing and gives WatchList up for
+	// good; the stream stalling (no event or bookmark within
+	// Options.WatchListTimeout) or another failure moves to listing at
+	// once, this time only; the stream's content refused moves to listing
+	// after a backoff step.
 	initialEvents phase = iota + 1
 	// listing: the Sink's content is to be (re)built by a LIST (all its
 	// pages): WatchList is off, given up, or failed this time. Synced,
@@ -126,8 +127,9 @@ const (
 	// outRefused (initialEvents): the server does not serve WatchList
 	// (400, 422, 405, 406).
 	outRefused
-	// outTimedOut (initialEvents): no initial-events-end bookmark within
-	// Options.WatchListTimeout.
+	// outTimedOut (initialEvents): the initial stream stalled, no event or
+	// bookmark for Options.WatchListTimeout before its initial-events-end
+	// bookmark.
 	outTimedOut
 	// outRejected (initialEvents, listing, watching): content the Reflector
 	// refuses (package doc, "Hostile servers"), counted already.
@@ -307,7 +309,10 @@ func (r *Reflector[T]) next(ctx context.Context, s state, res result) move {
 			logger.V(2).Info("server refused WatchList; using LIST from now on", "err", res.err)
 			return move{to: state{phase: listing}}
 		case outTimedOut:
-			r.noWatchList = true
+			// The stream stalled (no event or bookmark within
+			// Options.WatchListTimeout): a LIST for this sync, and
+			// WatchList again at the next; a stream that is slow but
+			// moving never gets here.
 			return move{to: state{phase: listing}, report: res.err}
 		case outRejected:
 			// Its content was refused: back off like any failed request,
@@ -466,5 +471,11 @@ func isExpired(err error) bool {
 
 func (r *Reflector[T]) watchTimeout() *int64 {
 	s := int64(minWatchTimeout.Seconds() * (1 + rand.Float64()))
+	return &s
+}
+
+// watchListTimeout is watchTimeout for a WatchList (see minWatchListTimeout).
+func (r *Reflector[T]) watchListTimeout() *int64 {
+	s := int64(minWatchListTimeout.Seconds() * (1 + rand.Float64()))
 	return &s
 }

@@ -139,8 +139,8 @@ func TestTransitions(t *testing.T) {
 			},
 			out: outTimedOut, to: listing, report: true,
 			check: func(t *testing.T, r *Reflector[cmObj]) {
-				if !r.noWatchList {
-					t.Error("WatchList not given up after its initial events timed out")
+				if r.noWatchList {
+					t.Error("WatchList given up after a stalled stream; want a LIST for this sync only")
 				}
 			}},
 		{name: "initial event refused", from: initialEvents,

@@ -86,12 +86,15 @@ func stopWatch(w watch.Interface) {
 }
 
 // startWatch opens a watch with opts, plus what every watch of a Reflector
-// asks for (bookmarks, the server-side timeout), and counts the attempt in
-// the metrics. A ListerWatcher returning neither a watch nor an error is an
-// error. free skips the Budget (the first watch after the initial LIST).
+// asks for (bookmarks, the server-side timeout unless opts has one), and
+// counts the attempt in the metrics. A ListerWatcher returning neither a
+// watch nor an error is an error. free skips the Budget (the first watch
+// after the initial LIST).
 func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions, free bool) (watch.Interface, error) {
 	opts.AllowWatchBookmarks = true
-	opts.TimeoutSeconds = r.watchTimeout()
+	if opts.TimeoutSeconds == nil {
+		opts.TimeoutSeconds = r.watchTimeout()
+	}
 	if free {
 		r.turn = false
 	} else if err := r.request(ctx); err != nil {

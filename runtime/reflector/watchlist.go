@@ -13,29 +13,71 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// watchListTimers returns the channels that end the wait for the initial
-// list's bookmark: stall fires once after watchListStall (the wait is then
-// reported, not ended), bound once after Options.WatchListTimeout (the
-// WatchList is given up). A nil channel never fires (no bound, or a bound
-// shorter than the stall report). stop releases the timers.
-func (r *Reflector[T]) watchListTimers() (stall, bound <-chan time.Time, stop func()) {
-	var timers []*time.Timer
-	if d := r.opts.WatchListTimeout; d > 0 {
-		t := time.NewTimer(d)
-		timers = append(timers, t)
-		bound = t.C
-	}
-	if d := r.opts.WatchListTimeout; d < 0 || d > watchListStall {
-		t := time.NewTimer(watchListStall)
-		timers = append(timers, t)
-		stall = t.C
-	}
-	return stall, bound, func() {
-		for _, t := range timers {
-			t.Stop()
-		}
+// progress watches a WatchList's initial stream for stalls: how long it has
+// gone without an event or a bookmark (its progress), measured from the last
+// one (or the stream's opening), not from its start, so a stream of a million
+// objects may take as long as it needs while it keeps moving. One timer
+// wakes the wait: after watchListStall without progress, to report the stall
+// (once per stall: progress re-arms it), and after Options.WatchListTimeout
+// without progress, to give the stream up. A negative WatchListTimeout
+// bounds nothing; a bound no longer than watchListStall is not reported
+// before it ends the stream.
+type progress struct {
+	last   time.Time     // the last event or bookmark, or when the stream opened
+	bound  time.Duration // Options.WatchListTimeout; negative: none
+	warn   bool          // stalls are reported before the bound
+	warned bool          // the current stall has been reported
+	timer  *time.Timer
+}
+
+func newProgress(bound time.Duration) *progress {
+	p := &progress{last: time.Now(), bound: bound, warn: bound < 0 || bound > watchListStall}
+	p.timer = time.NewTimer(time.Hour)
+	p.timer.Stop()
+	p.arm(0)
+	return p
+}
+
+// arm sets the timer for the next deadline of a stream idle for idle: the
+// stall report unless it was made, else the bound, if any.
+func (p *progress) arm(idle time.Duration) {
+	switch {
+	case p.warn && !p.warned:
+		p.timer.Reset(watchListStall - idle)
+	case p.bound > 0:
+		p.timer.Reset(p.bound - idle)
 	}
 }
+
+// moved records an event or a bookmark. It reports whether that ends a stall
+// already reported.
+func (p *progress) moved() bool {
+	p.last = time.Now()
+	if !p.warned {
+		return false
+	}
+	p.warned = false
+	p.timer.Stop()
+	p.arm(0)
+	return true
+}
+
+// due is called when the timer fires: it reports whether the stream has now
+// stalled for watchListStall (report) or for the bound (giveUp), with how
+// long it has been idle, and re-arms the timer otherwise.
+func (p *progress) due() (report, giveUp bool, idle time.Duration) {
+	idle = time.Since(p.last)
+	if p.bound > 0 && idle >= p.bound {
+		return false, true, idle
+	}
+	if p.warn && !p.warned && idle >= watchListStall {
+		p.warned, report = true, true
+	}
+	p.arm(idle)
+	return report, false, idle
+}
+
+func (p *progress) stop() { p.timer.Stop() }
 
 // initialList is the initial list of a WatchList as its events build it:
 // the objects by key, an event for a key seen before replacing (or, for a
@@ -75,6 +117,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, time.Tim
 	w, err := r.startWatch(ctx, metav1.ListOptions{
 		SendInitialEvents:    &sendInitial,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		TimeoutSeconds:       r.watchListTimeout(),
 	}, false)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
@@ -88,24 +131,33 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, time.Tim
 		return nil, time.Time{}, err
 	}
 	var initial initialList[T]
-	stall, bound, stopTimers := r.watchListTimers()
-	defer stopTimers()
+	prog := newProgress(r.opts.WatchListTimeout)
+	defer prog.stop()
 	for {
 		var ev watch.Event
 		var ok bool
 		select {
 		case <-ctx.Done():
 			return done(ctx.Err())
-		case <-stall:
-			then := fmt.Sprintf("falling back to LIST at %v", r.opts.WatchListTimeout)
-			if bound == nil {
-				then = "still waiting (Options.WatchListTimeout is negative)"
+		case <-prog.timer.C:
+			report, giveUp, idle := prog.due()
+			if giveUp {
+				return done(fmt.Errorf("watch-list %s: %w, and no event or bookmark for %v (%d objects received in %v); falling back to LIST for this sync, WatchList again at the next", r.opts.Name, ErrInitialEventsTimeout, idle.Round(time.Millisecond), len(initial.items), time.Since(since).Round(time.Millisecond)))
 			}
-			r.report(ctx, fmt.Errorf("watch-list %s: %w after %v (%d objects received); %s", r.opts.Name, ErrInitialEventsTimeout, watchListStall, len(initial.items), then))
+			if report {
+				then := fmt.Sprintf("falling back to LIST after %v without one", r.opts.WatchListTimeout)
+				if r.opts.WatchListTimeout < 0 {
+					then = "still waiting (Options.WatchListTimeout is negative)"
+				}
+				r.report(ctx, fmt.Errorf("watch-list %s: %w yet, and no event or bookmark for %v (%d objects received); %s", r.opts.Name, ErrInitialEventsTimeout, idle.Round(time.Millisecond), len(initial.items), then))
+			}
 			continue
-		case <-bound:
-			return done(fmt.Errorf("watch-list %s: %w within %v (%d objects received); falling back to LIST+WATCH from now on", r.opts.Name, ErrInitialEventsTimeout, r.opts.WatchListTimeout, len(initial.items)))
 		case ev, ok = <-w.ResultChan():
+		}
+		if ok && prog.moved() {
+			// The stall reported is over: LastError no longer says so.
+			r.clearErr()
+			klog.FromContext(ctx).V(2).Info("initial stream moving again", "objects", len(initial.items))
 		}
 		if !ok {
 			return done(fmt.Errorf("watch-list %s: watch closed before the initial-events-end bookmark (%d objects received)", r.opts.Name, len(initial.items)))

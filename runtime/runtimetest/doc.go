@@ -9,7 +9,8 @@
 //     servers without WatchList (RefuseWatchList), injected errors (FailNext)
 //     and malformed events (Inject). It pages LISTs, honours label selectors
 //     and metadata.name/namespace field selectors, and records every request
-//     it serves.
+//     it serves. It keeps its objects and a bounded event log, not what it
+//     served, so a test at scale (a million objects) measures the informer.
 //   - Project[P](src) serves a Source's objects as P, a projection of its kind
 //     (a type informer-gen generates under projections/), decoded from the
 //     kind's JSON by the runtime's wire decoder as on a real server, so one

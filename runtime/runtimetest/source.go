@@ -82,6 +82,14 @@ type Request struct {
 // watcher: each open watch has an unbounded queue drained by one goroutine,
 // which exits when the watch is stopped, dropped, timed out, or its ctx ends.
 //
+// What a Source holds is its objects and the event log (EventLogSize
+// events, and the states they replaced), plus the snapshots behind
+// outstanding continue tokens of paged LISTs (at most 8): nothing of what it
+// has served. A watch releases each event once sent, and a drained queue its
+// array, so a test that measures an informer at scale over a Source (a
+// WatchList of a million objects queues a million events) measures the
+// informer, not the Source.
+//
 // T must be a pointer to a struct type (as every generated API type is).
 type Source[T store.Object[T]] struct {
 	resource schema.GroupResource
@@ -91,7 +99,7 @@ type Source[T store.Object[T]] struct {
 	changed  chan struct{} // closed and replaced when the set of open watches changes
 	rv       int64
 	objects  map[string]T
-	log      []logged[T] // events with rv > logStart, oldest first
+	log      []logged[T] // events, oldest first: those with rv > logStart are kept for replay
 	logStart int64       // a watch may resume from any rv >= logStart
 	compact  int64       // continue tokens and exact lists below this rv are expired
 	watches  map[*fakeWatch]struct{}
@@ -127,7 +135,7 @@ func NewSource[T store.Object[T]](opts SourceOptions, objs ...T) *Source[T] {
 		fail:     make(map[Verb][]error),
 	}
 	for _, o := range objs {
-		if _, err := s.Add(o); err != nil {
+		if _, err := s.writeLocked(watch.Added, o); err != nil {
 			panic(fmt.Sprintf("runtimetest.NewSource: %v", err))
 		}
 	}
@@ -158,10 +166,20 @@ func (s *Source[T]) Delete(obj T) (T, error) {
 }
 
 func (s *Source[T]) write(typ watch.EventType, obj T) (T, error) {
-	var zero T
-	key := store.Key(obj)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	stored, err := s.writeLocked(typ, obj)
+	if err != nil {
+		return stored, err
+	}
+	return stored.DeepCopy(), nil
+}
+
+// writeLocked is write, returning the stored object itself (not to be
+// handed out: the source keeps it).
+func (s *Source[T]) writeLocked(typ watch.EventType, obj T) (T, error) {
+	var zero T
+	key := store.Key(obj)
 	cur, exists := s.objects[key]
 	switch {
 	case typ == watch.Added && exists:
@@ -181,15 +199,23 @@ func (s *Source[T]) write(typ watch.EventType, obj T) (T, error) {
 	stored.SetResourceVersion(strconv.FormatInt(s.rv, 10))
 	s.log = append(s.log, logged[T]{rv: s.rv, typ: typ, obj: stored, prev: cur})
 	if over := len(s.log) - s.logSize; over > 0 {
+		// The last logSize events are kept; older ones are trimmed once a
+		// quarter of logSize of them have piled up (Watch skips them: their
+		// rv is at most logStart), so a write moves 4 events on average,
+		// not the whole log.
 		s.logStart = s.log[over-1].rv
-		s.log = slices.Delete(s.log, 0, over)
+		if over > s.logSize/4 {
+			n := copy(s.log, s.log[over:])
+			clear(s.log[n:])
+			s.log = s.log[:n]
+		}
 	}
 	for w := range s.watches {
 		if t, ok := w.sel.event(typ, stored, cur); ok {
 			w.push(watch.Event{Type: t, Object: stored.DeepCopy()})
 		}
 	}
-	return stored.DeepCopy(), nil
+	return stored, nil
 }
 
 // Get returns a copy of the object stored under key.

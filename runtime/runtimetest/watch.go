@@ -10,7 +10,11 @@ import (
 
 // fakeWatch is one open watch of a Source: an unbounded queue of events that
 // one goroutine (pump) moves to the unbuffered result channel, so the Source
-// never blocks on a slow reader and events keep their order.
+// never blocks on a slow reader and events keep their order. An event sent is
+// no longer referenced by the watch, and a drained queue whose array grew
+// beyond keepQueue events (a WatchList's initial events: 32 bytes an event)
+// gives the array back, so what the watch served is garbage once its reader
+// drops it.
 type fakeWatch struct {
 	sel       selector
 	bookmarks bool
@@ -21,7 +25,8 @@ type fakeWatch struct {
 	onExit    func(*fakeWatch)
 
 	mu        sync.Mutex
-	queue     []watch.Event
+	queue     []watch.Event // queue[head:] is still to send
+	head      int
 	ending    bool          // close once the queue is drained
 	interrupt chan struct{} // closed (and set to nil) by end: abandon the event being sent
 }
@@ -57,6 +62,13 @@ func (w *fakeWatch) ResultChan() <-chan watch.Event { return w.result }
 func (w *fakeWatch) push(ev watch.Event) {
 	w.mu.Lock()
 	if !w.ending {
+		if w.head > 0 && len(w.queue) == cap(w.queue) {
+			// Full: move what is left to send to the front rather than
+			// grow an array whose head was sent already.
+			n := copy(w.queue, w.queue[w.head:])
+			clear(w.queue[n:])
+			w.queue, w.head = w.queue[:n], 0
+		}
 		w.queue = append(w.queue, ev)
 	}
 	w.mu.Unlock()
@@ -73,7 +85,7 @@ func (w *fakeWatch) end(last *watch.Event) {
 		return
 	}
 	w.ending = true
-	w.queue = nil
+	w.queue, w.head = nil, 0
 	if last != nil {
 		w.queue = []watch.Event{*last}
 	}
@@ -81,6 +93,21 @@ func (w *fakeWatch) end(last *watch.Event) {
 	w.interrupt = nil
 	w.mu.Unlock()
 	w.signal()
+}
+
+// keepQueue is the capacity of a drained queue that is kept for reuse (a
+// live watch queues an event or a few at a time); a larger array (initial
+// events, a replay, a burst) is given back to the GC.
+const keepQueue = 64
+
+// drainedLocked empties the drained queue, keeping its array only if small.
+func (w *fakeWatch) drainedLocked() {
+	w.head = 0
+	if cap(w.queue) > keepQueue {
+		w.queue = nil
+		return
+	}
+	w.queue = w.queue[:0]
 }
 
 func (w *fakeWatch) signal() {
@@ -101,7 +128,7 @@ func (w *fakeWatch) pump(ctx context.Context, timeout time.Duration) {
 	}
 	for {
 		w.mu.Lock()
-		if len(w.queue) == 0 {
+		if w.head == len(w.queue) {
 			ending := w.ending
 			w.mu.Unlock()
 			if ending {
@@ -116,9 +143,12 @@ func (w *fakeWatch) pump(ctx context.Context, timeout time.Duration) {
 			}
 			return
 		}
-		ev := w.queue[0]
-		w.queue[0] = watch.Event{}
-		w.queue = w.queue[1:]
+		ev := w.queue[w.head]
+		w.queue[w.head] = watch.Event{}
+		w.head++
+		if w.head == len(w.queue) {
+			w.drainedLocked()
+		}
 		intr := w.interrupt // nil once ending: the final events are not abandoned
 		w.mu.Unlock()
 		select {

@@ -77,6 +77,17 @@ func (b *noteBuf) listed(m relist.Mark) {
 // oldOf returns the previous object of update n (a note of b).
 func (b *noteBuf) oldOf(n *note) cache.Obj { return b.olds[n.old-1] }
 
+// delivered drops the objects of b's k-th note, delivered: a batch can take
+// minutes to deliver to a slow handler, and what its delivered notes point
+// to (an update's previous object, a deleted object) is otherwise garbage.
+func (b *noteBuf) delivered(k int) {
+	n := &b.notes[k]
+	if n.op == opUpdate {
+		b.olds[n.old-1] = nil
+	}
+	n.obj = nil
+}
+
 // appendBuf appends the notes of src to b, renumbering its updates.
 func (b *noteBuf) appendBuf(src noteBuf) {
 	from, base, mbase := len(b.notes), uint32(len(b.olds)), uint32(len(b.marks))
@@ -268,6 +279,7 @@ func (l *listener) run(ctx context.Context) {
 				return
 			}
 			l.deliver(ctx, &batch, &batch.notes[n])
+			batch.delivered(n)
 			if l.hm != nil {
 				l.done.Add(1)
 				if op := batch.notes[n].op; op != opSynced && op != opListed {
