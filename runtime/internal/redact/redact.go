@@ -7,6 +7,7 @@
 package redact
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 )
@@ -53,13 +54,16 @@ type Withheld struct {
 	Err error
 }
 
-// Withhold returns err as a *Withheld, or nil for nil.
+// Withhold returns err as a *Withheld, or nil for nil. An error that holds a
+// *Withheld already is returned as it is: only the runtime makes one, and
+// wraps it in text of its own (the factory's "transform pods.v1 ns/a: "),
+// which an informer's options then hand on.
 func Withhold(err error) error {
 	if err == nil {
 		return nil
 	}
-	if w, ok := err.(*Withheld); ok {
-		return w
+	if _, ok := errors.AsType[*Withheld](err); ok {
+		return err
 	}
 	return &Withheld{Err: err}
 }

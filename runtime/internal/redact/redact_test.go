@@ -56,4 +56,9 @@ func TestWithhold(t *testing.T) {
 	if redact.Withhold(err) != err {
 		t.Errorf("Withhold of a *Withheld wraps it again")
 	}
+	// The runtime's own context around a withheld error stays readable.
+	wrapped := fmt.Errorf("transform pods.v1 ns/a: %w", err)
+	if got := redact.Withhold(wrapped); got != wrapped || !strings.Contains(got.Error(), "transform pods.v1 ns/a") {
+		t.Errorf("Withhold(%q) = %q, want it as it is", wrapped, got)
+	}
 }
