@@ -84,6 +84,9 @@ informer factory for the API types of a CRD project.
 
 Usage:
   informer-gen [flags] PACKAGE...
+  informer-gen migrate [--dry-run] [--output-pkg PKG] [--remove-upstream-generated] PACKAGE...
+      rewrites a controller from code-generator's informers and listers to
+      informer-gen's (docs/migrating.md); "informer-gen migrate --help" says more
 
 PACKAGE is an import path or a pattern relative to the working directory:
   informer-gen --output-dir ./pkg/generated ./apis/...

@@ -45,6 +45,7 @@
 // The informers log through the logger in the ctx they are started with:
 // Add uses the manager's logger named "informers"; the cache adapter runs
 // them with the ctx controller-runtime's cache gives its informers (the
-// manager's logger too). Object contents are never logged, only kinds, keys
-// and resourceVersions.
+// manager's logger too). What their log lines, errors and the readyz text
+// may say is the runtime's one rule (docs/guide.md, "What reaches a log or
+// an error"): kinds, keys and resourceVersions, never object contents.
 package controllerruntime

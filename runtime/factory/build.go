@@ -16,6 +16,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 	"github.com/informer-gen/informer-gen/runtime/internal/restsource"
 	"github.com/informer-gen/informer-gen/runtime/internal/scope"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
@@ -260,7 +261,8 @@ func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, erro
 	return func(obj cache.Obj) (cache.Obj, error) {
 		out, err := fn(obj)
 		if err != nil {
-			return obj, fmt.Errorf("transform %s %s: %w", typ.key, store.Key(obj), err)
+			// Its text may quote the object.
+			return obj, fmt.Errorf("transform %s %s: %w", typ.key, store.Key(obj), redact.Withhold(err))
 		}
 		o, ok := out.(cache.Obj)
 		if !ok || reflect.TypeOf(out) != typ.objectType {

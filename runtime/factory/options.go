@@ -12,6 +12,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -166,7 +167,8 @@ func (o TypeOptions[T]) override() *override {
 			if !ok {
 				return obj, fmt.Errorf("transform of %s got a %T, want %v", ov.key, obj, ov.objectType)
 			}
-			return fn(t)
+			out, err := fn(t)
+			return out, redact.Withhold(err) // its text may quote the object
 		}
 	}
 	switch {

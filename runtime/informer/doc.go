@@ -79,9 +79,11 @@
 //     its Reflectors add nothing more (each namespace's Reflector of a
 //     multi-namespace informer adds "namespace"). Handler goroutines add
 //     "handler" (its number in the informer, from 1).
-//   - A panicking handler is recovered per call, logged (kind of event and
-//     key, never the object) and reported to Options.HandlerPanic; that
-//     handler goes on with its next notification.
+//   - A panicking handler is recovered per call, logged (kind of event, key,
+//     the panic value's type and the stack, never the value: docs/guide.md,
+//     "What reaches a log or an error") and reported to
+//     Options.HandlerPanic; that handler goes on with its next
+//     notification.
 //   - Several namespaces (NewMultiNamespace) are one informer, not one per
 //     namespace behind a merged view: the API server has no resourceVersion
 //     spanning namespaces, so each namespace gets its own Reflector, but they

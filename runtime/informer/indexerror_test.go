@@ -17,7 +17,8 @@ import (
 
 // TestIndexErrorsGoToRunsLogger: an index func that fails is reported
 // through the logger in Run's ctx (naming the informer's resource, the index
-// and the object's key, never its contents), not klog's global logger.
+// and the object's key, never its contents nor the func's error text), not
+// klog's global logger.
 func TestIndexErrorsGoToRunsLogger(t *testing.T) {
 	var (
 		mu    sync.Mutex
@@ -57,12 +58,14 @@ func TestIndexErrorsGoToRunsLogger(t *testing.T) {
 		t.Fatalf("index error lines in Run's logger: %q, want one", found)
 	}
 	l := found[0]
-	for _, want := range []string{`"index"="byData"`, `"key"="ns/bad"`, `"resource"="configmaps.v1"`, "no index value"} {
+	// The index func's own text is withheld (it could quote the object:
+	// docs/guide.md, "What reaches a log or an error"); its type is named.
+	for _, want := range []string{`"index"="byData"`, `"key"="ns/bad"`, `"resource"="configmaps.v1"`, "error of type *errors.errorString"} {
 		if !strings.Contains(l, want) {
 			t.Errorf("index error line %s lacks %s", l, want)
 		}
 	}
-	if strings.Contains(l, "secret-value") {
+	if strings.Contains(l, "secret-value") || strings.Contains(l, "no index value") {
 		t.Errorf("index error line %s carries the object's contents", l)
 	}
 }

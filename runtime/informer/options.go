@@ -6,6 +6,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
@@ -123,7 +124,8 @@ func (opts Options[T]) core() core.Options {
 			if err != nil {
 				return o, err
 			}
-			return fn(t)
+			out, err := fn(t)
+			return out, redact.Withhold(err) // its text may quote the object
 		}
 	}
 	if fn := opts.HandlerPanic; fn != nil {

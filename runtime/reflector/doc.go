@@ -179,6 +179,7 @@
 // Logging goes to klog.FromContext(ctx), with the resource named once under
 // the key "resource": Run adds resource=Name unless an outer component (the
 // informer, the factory) already named it. Errors at the default level,
-// lifecycle at V(2), per-watch chatter at V(4). Only resource names, keys
-// and resourceVersions are logged, never object contents.
+// lifecycle at V(2), per-watch chatter at V(4). What a log line or an error
+// may say is one rule for the whole runtime: docs/guide.md, "What reaches a
+// log or an error" (names, keys, resourceVersions; never object contents).
 package reflector

@@ -110,7 +110,7 @@ func (c *cborCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 	out, _, err := c.object.Decode(data, nil, &lm)
 	switch {
 	case err != nil:
-		return ListMeta{}, &DecodeError{Err: fmt.Errorf("list: %w", err)}
+		return ListMeta{}, &DecodeError{Err: fmt.Errorf("list: %w", contentFree(err))}
 	case out != &lm:
 		return ListMeta{}, &DecodeError{Err: fmt.Errorf("list is a %T, not %s", out, c.gvk.Kind+"List")}
 	}
@@ -121,7 +121,7 @@ func (c *cborCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 	for _, it := range items {
 		t, err := c.decodeObject(data[it.start:it.end], false)
 		if err != nil {
-			return ListMeta{}, &DecodeError{Offset: int64(it.start), Err: fmt.Errorf("list item: %w", err)}
+			return ListMeta{}, &DecodeError{Offset: int64(it.start), Err: fmt.Errorf("list item: %w", contentFree(err))}
 		}
 		if err := each(t); err != nil {
 			return ListMeta{}, err
@@ -212,7 +212,7 @@ func (c *cborCodec[T]) decodeEvent(frame []byte) (Event[T], error) {
 	res, _, err := c.event.Decode(frame, nil, &got)
 	switch {
 	case err != nil:
-		return Event[T]{}, fmt.Errorf("watch event: %w", err)
+		return Event[T]{}, fmt.Errorf("watch event: %w", contentFree(err))
 	case res != &got:
 		return Event[T]{}, fmt.Errorf("watch event frame holds a %T", res)
 	}
@@ -222,7 +222,7 @@ func (c *cborCodec[T]) decodeEvent(frame []byte) (Event[T], error) {
 	case watch.Error:
 		obj, _, err := c.object.Decode(got.Object.Raw, nil, nil)
 		if err != nil {
-			return Event[T]{}, fmt.Errorf("ERROR watch event status: %w", err)
+			return Event[T]{}, fmt.Errorf("ERROR watch event status: %w", contentFree(err))
 		}
 		st, ok := obj.(*metav1.Status)
 		if !ok {
@@ -235,7 +235,7 @@ func (c *cborCodec[T]) decodeEvent(frame []byte) (Event[T], error) {
 	}
 	t, err := c.decodeObject(got.Object.Raw, true)
 	if err != nil {
-		return Event[T]{}, fmt.Errorf("%s watch event object: %w", et, err)
+		return Event[T]{}, fmt.Errorf("%s watch event object: %w", et, contentFree(err))
 	}
 	return Event[T]{Type: et, Object: t}, nil
 }

@@ -56,7 +56,8 @@ type WatchDecoder[T any] interface {
 
 // DecodeError describes bytes a Codec could not decode. Its message names the
 // object's key and resourceVersion when they could be read, never the
-// object's contents (it could be a Secret).
+// object's contents (it could be a Secret): the rule is in redact.go and
+// docs/guide.md ("What reaches a log or an error").
 type DecodeError struct {
 	// Recoverable is true when the malformed event's frame was read whole,
 	// so the stream can go on with the next event; false when the stream lost
@@ -78,7 +79,9 @@ func (e *DecodeError) Error() string {
 	if e.ResourceVersion != "" {
 		msg += " (resourceVersion " + e.ResourceVersion + ")"
 	}
-	return fmt.Sprintf("%s at byte %d: %v", msg, e.Offset, e.Err)
+	// contentFree once more: the codecs apply it where they read a value,
+	// this covers an error that reaches Err some other way (redact.go).
+	return fmt.Sprintf("%s at byte %d: %v", msg, e.Offset, contentFree(e.Err))
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }

@@ -59,6 +59,14 @@
 // The decoders of the core/v1 types custom resources embed (PodTemplateSpec,
 // PodSpec, …) are in subpackage corev1, reached through its X.
 //
+// # Errors
+//
+// A malformed body is a *DecodeError naming the object's key and
+// resourceVersion as far as they were read, the byte offset and the path to
+// the value, never the value (it could be a Secret's): redact.go holds the
+// rule every codec applies, docs/guide.md ("What reaches a log or an error")
+// states it for the whole runtime.
+//
 // runtime/internal/codecopts holds the Options a wire.Option sets; the
 // runtime's untyped informer core uses it to build the codecs of a Go type
 // known at run time with T an interface, so they are compiled once.

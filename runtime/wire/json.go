@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strconv"
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -487,44 +486,6 @@ func (d *jsonWatchDecoder[T]) decodeObject(typ string, dec *jsontext.Decoder) (E
 	}
 	return Event[T]{Object: obj}, nil
 }
-
-// contentFree returns err with a message that does not quote the JSON
-// value it could not decode (json.SemanticError does, and so do the errors
-// of some UnmarshalJSON methods: an object could be a Secret). The original
-// error stays reachable with errors.As.
-func contentFree(err error) error {
-	var se *json.SemanticError
-	if !errors.As(err, &se) {
-		return err // syntax and I/O errors name at most one character
-	}
-	msg := "cannot decode"
-	if se.JSONKind != 0 {
-		msg += " JSON " + kindName(se.JSONKind)
-	}
-	if se.GoType != nil {
-		msg += " into Go " + se.GoType.String()
-	}
-	if se.JSONPointer != "" {
-		msg += " at " + string(se.JSONPointer)
-	}
-	switch {
-	case errors.Is(se.Err, strconv.ErrRange):
-		msg += ": value out of range"
-	case errors.Is(se.Err, strconv.ErrSyntax):
-		msg += ": invalid number syntax"
-	case se.Err != nil:
-		msg += ": value rejected"
-	}
-	return &contentFreeError{msg: msg, err: err}
-}
-
-type contentFreeError struct {
-	msg string
-	err error
-}
-
-func (e *contentFreeError) Error() string { return e.msg }
-func (e *contentFreeError) Unwrap() error { return e.err }
 
 // isFraming reports an error after which the stream's framing is lost: a
 // syntax error, a truncated body or a read error.

@@ -379,7 +379,7 @@ func (c *protobufCodec[T]) decodeItems(s *pbStream, end int64, lm *metav1.ListMe
 		t := c.newT()
 		if err := c.unmarshal(t, b); err != nil {
 			key, rv := pbObjectKey(b)
-			return &DecodeError{Key: key, ResourceVersion: rv, Offset: start, Err: fmt.Errorf("list item: %w", err)}
+			return &DecodeError{Key: key, ResourceVersion: rv, Offset: start, Err: fmt.Errorf("list item: %w", contentFree(err))}
 		}
 		if err := each(t); err != nil {
 			return pbStopError{err}

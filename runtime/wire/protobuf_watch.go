@@ -205,7 +205,7 @@ func (c *protobufCodec[T]) decodeEvent(frame []byte) (_ Event[T], pos int, _ err
 	if err := c.unmarshal(t, u.raw); err != nil {
 		key, rv := pbObjectKey(u.raw)
 		return Event[T]{}, 0, &DecodeError{Key: key, ResourceVersion: rv, Offset: int64(objPos),
-			Err: fmt.Errorf("%s watch event object: %w", et, err)}
+			Err: fmt.Errorf("%s watch event object: %w", et, contentFree(err))}
 	}
 	return Event[T]{Type: et, Object: t}, 0, nil
 }

@@ -114,7 +114,8 @@
 //     context.AfterFunc(ctx, q.ShutDown) (or ShutDownWithDrain).
 //   - Run(ctx, workers, reconcile) is the controller loop most users write
 //     by hand (Get, reconcile, AddRateLimited or Forget, Done), with panics
-//     recovered and ctx tied to ShutDown; the methods stay public for loops
+//     recovered (logged with the key, the value's type and the stack, never
+//     the value) and ctx tied to ShutDown; the methods stay public for loops
 //     it does not fit.
 //   - The token bucket is written here (golang.org/x/time/rate is not a
 //     dependency) with the reservation semantics client-go relies on.

@@ -3,9 +3,12 @@ package workqueue
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 )
 
 // Run is the standard controller loop over q: it starts workers goroutines
@@ -18,8 +21,10 @@ import (
 // shuts q down (ShutDown: keys already queued are still handed to the
 // workers, new ones are dropped) and Run returns only after every worker has
 // returned, so reconcile should honour ctx. It returns nil, or an error when
-// workers < 1. Errors are logged through klog.FromContext(ctx) with the key,
-// never object contents.
+// workers < 1. Errors are logged through klog.FromContext(ctx) with the key:
+// a reconcile's error as it is (its text is the caller's), a panic by its
+// value's type and the stack, never the value (docs/guide.md, "What reaches a
+// log or an error").
 func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx context.Context, key K) error) error {
 	if workers < 1 {
 		return fmt.Errorf("workqueue: Run with %d workers", workers)
@@ -48,7 +53,11 @@ func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx cont
 					return
 				}
 				if err := q.reconcileOne(ctx, key, reconcile); err != nil {
-					logger.Error(err, "reconcile failed, requeuing with backoff", "key", key, "requeues", q.NumRequeues(key))
+					kv := []any{"key", key, "requeues", q.NumRequeues(key)}
+					if pe, ok := err.(*redact.PanicError); ok {
+						kv = append(kv, "stack", string(pe.Stack))
+					}
+					logger.Error(err, "reconcile failed, requeuing with backoff", kv...)
 					q.AddWithOpts(AddOpts{RateLimited: true, Priority: prio}, key)
 				} else {
 					q.Forget(key)
@@ -64,7 +73,10 @@ func (q *Queue[K]) Run(ctx context.Context, workers int, reconcile func(ctx cont
 func (q *Queue[K]) reconcileOne(ctx context.Context, key K, reconcile func(context.Context, K) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("reconcile of key %v panicked: %v", key, r)
+			// The stack, and the value's type only: a reconcile may
+			// panic with the object it read (docs/guide.md, "What
+			// reaches a log or an error").
+			err = &redact.PanicError{What: fmt.Sprintf("reconcile of key %v", key), Value: r, Stack: debug.Stack()}
 		}
 	}()
 	return reconcile(ctx, key)

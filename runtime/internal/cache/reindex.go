@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 )
 
 // Index maintenance, with the cache's lock held: the postings (object ids
@@ -130,8 +132,22 @@ func (i *Cache) reportIndexError(name, key string, err error) {
 		i.onIndexError(name, key, err)
 		return
 	}
-	klog.Background().Error(err, "Index func failed; object not indexed", "index", name, "key", key)
+	klog.Background().Error(indexErrorText(err), "Index func failed; object not indexed", "index", name, "key", key)
 }
+
+// indexErrorText is what a log line says of an index func's error: a
+// *TypeError (the runtime's own, naming two types) as it is, any other by
+// its type, since the index func made its text while holding the object
+// (docs/guide.md, "What reaches a log or an error").
+func indexErrorText(err error) error {
+	if _, ok := err.(*TypeError); ok {
+		return err
+	}
+	return redact.Withhold(err)
+}
+
+// IndexErrorText is indexErrorText, for the informer's log line.
+func IndexErrorText(err error) error { return indexErrorText(err) }
 
 func (i *Cache) postingLocked(indexName, value string) (posting, error) {
 	if indexName == NamespaceIndex {

@@ -208,13 +208,13 @@ func transform(opts *Options, objectType reflect.Type) func(cache.Obj) (cache.Ob
 
 // indexError logs an index func's failure through Run's logger (from its
 // ctx), or klog's default logger before Run. The key is the object's; its
-// contents are never logged.
+// contents are never logged, nor the index func's text (IndexErrorText).
 func (i *Shared) indexError(index, key string, err error) {
 	logger := klog.Background()
 	if l := i.indexLog.Load(); l != nil {
 		logger = *l
 	}
-	logger.Error(err, "index func failed; object not indexed", "index", index, "key", key)
+	logger.Error(cache.IndexErrorText(err), "index func failed; object not indexed", "index", index, "key", key)
 }
 
 func dropManagedFields(obj cache.Obj) { obj.SetManagedFields(nil) }

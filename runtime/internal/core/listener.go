@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
@@ -356,12 +356,13 @@ func (l *listener) deliver(ctx context.Context, b *noteBuf, n *note) {
 
 func (l *listener) reportPanic(ctx context.Context, n *note, r any) {
 	key := cache.Key(n.obj)
-	klog.FromContext(ctx).Error(fmt.Errorf("handler panic: %v", r), "handler panicked; event dropped, delivery goes on",
+	klog.FromContext(ctx).Error(&redact.PanicError{What: "handler", Value: r}, "handler panicked; event dropped, delivery goes on",
 		"event", n.op.String(), "key", key, "stack", string(debug.Stack()))
 	if l.inf.onPanic != nil {
 		defer func() {
 			if r := recover(); r != nil {
-				klog.FromContext(ctx).Error(fmt.Errorf("panic: %v", r), "Options.HandlerPanic panicked", "key", key)
+				klog.FromContext(ctx).Error(&redact.PanicError{What: "Options.HandlerPanic", Value: r}, "Options.HandlerPanic panicked", "key", key,
+					"stack", string(debug.Stack()))
 			}
 		}()
 		l.inf.onPanic(ctx, HandlerPanicInfo{Registration: l.reg, Event: n.op.String(), Key: key, Value: r})
