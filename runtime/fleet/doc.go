@@ -31,7 +31,9 @@
 //     with its cluster.
 //   - A Provider (Run(ctx, Engager)) decides which clusters exist;
 //     KubeconfigDir engages one cluster per kubeconfig file in a directory
-//     (added, removed, rotated). A provider
+//     (added, removed, rotated); KubeconfigSecrets one per Cluster API
+//     kubeconfig Secret ("<cluster>-kubeconfig", key "value") in a home
+//     cluster, read with an informer of the runtime's own. A provider
 //     sees only the Engager interface, so one that engages a share of the
 //     clusters (a runtime/shard assignment over cluster names) wraps
 //     another.
