@@ -177,8 +177,11 @@ func stopAll[F Factory](cs []*Cluster[F]) {
 // keeps serving reads and events until the new one has synced or failed
 // (see Cluster.HasSynced and Cluster.LastError); then the fleet swaps them
 // and stops the old one. Keys in a caller's queue stay valid throughout:
-// they name the cluster, not the factory. Before Run, the old one is
-// simply replaced.
+// they name the cluster, not the factory. "Synced" means the informers the
+// new factory has then: those of every Watch. An informer a reconciler
+// creates lazily on the new factory (a first Lister() call) is created
+// after the swap, unsynced, so register what reconcilers read with Watch.
+// Before Run, the old one is simply replaced.
 //
 // Engage returns an error for an empty name, and ErrStopped after Run has
 // returned.
@@ -209,7 +212,10 @@ func (f *Fleet[F]) Engage(name string, ep Endpoint) error {
 	}
 	ctx := f.runCtx
 	if replacing {
-		f.wg.Go(func() { f.swapWhenSettled(ctx, c) })
+		// Counted under mu, so that Run, which sets stopped under mu,
+		// waits for it; started below, once c has its informers (a
+		// factory with none counts as synced).
+		f.wg.Add(1)
 	}
 	f.mu.Unlock()
 
@@ -222,6 +228,12 @@ func (f *Fleet[F]) Engage(name string, ep Endpoint) error {
 	if ctx != nil {
 		c.start(ctx)
 		klog.FromContext(ctx).V(2).Info("Engaged cluster", "cluster", name, "replacing", replacing)
+	}
+	if replacing {
+		go func() {
+			defer f.wg.Done()
+			f.swapWhenSettled(ctx, c)
+		}()
 	}
 	return nil
 }
