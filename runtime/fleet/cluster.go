@@ -22,7 +22,8 @@ type Cluster[F Factory] struct {
 	errs    chan struct{} // closed and replaced on every list/watch error
 	cancel  func()        // set by start
 	stopped bool
-	setup   []error // Watch registrations that failed
+	done    chan struct{} // closed by stop
+	setup   []error       // Watch registrations that failed
 }
 
 // Name is the cluster's name, as its provider engaged it: the Cluster field
@@ -95,6 +96,9 @@ func (c *Cluster[F]) start(ctx context.Context) {
 // stop stops the cluster's informers and waits for their goroutines.
 func (c *Cluster[F]) stop() {
 	c.mu.Lock()
+	if !c.stopped {
+		close(c.done)
+	}
 	c.stopped = true
 	cancel := c.cancel
 	c.mu.Unlock()
@@ -132,8 +136,8 @@ func (c *Cluster[F]) settled() bool {
 	return c.HasSynced() || c.LastError() != nil
 }
 
-// waitSettled blocks until the cluster has synced or failed (true) or ctx
-// ends (false). It waits on the informers' Synced channels and the error
+// waitSettled blocks until the cluster has synced or failed (true), or ctx
+// ends, or the cluster is stopped (false). It waits on the informers' Synced channels and the error
 // hook's reports, re-reading the informers each round (a Watch may add one).
 func (c *Cluster[F]) waitSettled(ctx context.Context) bool {
 	for {
@@ -151,13 +155,19 @@ func (c *Cluster[F]) waitSettled(ctx context.Context) bool {
 			defer close(synced)
 			_ = informer.WaitForCacheSync(wctx, syncs...)
 		}()
+		stopped := false
 		select {
 		case <-synced:
 		case <-errs:
 		case <-ctx.Done():
+		case <-c.done:
+			stopped = true
 		}
 		cancel()
 		<-synced
+		if stopped {
+			return false
+		}
 		if ctx.Err() != nil {
 			return c.settled()
 		}

@@ -243,7 +243,7 @@ func (f *Fleet[F]) Engage(name string, ep Endpoint) error {
 // replaces.
 func (f *Fleet[F]) swapWhenSettled(ctx context.Context, c *Cluster[F]) {
 	if !c.waitSettled(ctx) {
-		return // the fleet is stopping: Run stops c
+		return // c was disengaged or replaced, or the fleet is stopping (Run stops c)
 	}
 	f.mu.Lock()
 	if f.pending[c.name] != c {
@@ -313,7 +313,7 @@ func (f *Fleet[F]) Clusters() []*Cluster[F] {
 // endpoint's edit, one HTTP client for the cluster, and the error hook that
 // tells waiters a list or watch failed.
 func (f *Fleet[F]) newCluster(name string, ep Endpoint) (*Cluster[F], error) {
-	c := &Cluster[F]{name: name, errs: make(chan struct{})}
+	c := &Cluster[F]{name: name, errs: make(chan struct{}), done: make(chan struct{})}
 	opts := f.opts.Factory
 	opts.Types = slices.Clone(opts.Types)
 	opts.Namespaces = slices.Clone(opts.Namespaces)

@@ -17,7 +17,8 @@ import (
 // wait for this call: each cluster's handlers run and its listers answer
 // as soon as that cluster has synced. A failed cluster keeps retrying; its
 // own Cluster.WaitForCacheSync waits for it. Clusters engaged later, and
-// replacements of a re-engaged cluster still syncing, are not waited for.
+// replacements of a re-engaged cluster still syncing, are not waited for;
+// a cluster disengaged during the wait is named as such.
 func (f *Fleet[F]) WaitForCacheSync(ctx context.Context) error {
 	cs := f.Clusters()
 	var wg sync.WaitGroup
@@ -34,7 +35,12 @@ func (f *Fleet[F]) WaitForCacheSync(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		errs = append(errs, fmt.Errorf("cluster %q: not synced: %w", c.name, context.Cause(ctx)))
+		select {
+		case <-c.done:
+			errs = append(errs, fmt.Errorf("cluster %q: disengaged before it synced", c.name))
+		default:
+			errs = append(errs, fmt.Errorf("cluster %q: not synced: %w", c.name, context.Cause(ctx)))
+		}
 	}
 	if len(errs) == 0 {
 		return nil
