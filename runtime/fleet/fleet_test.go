@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/fleet"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
@@ -165,19 +166,22 @@ func TestFailingClustersDoNotDelayOthers(t *testing.T) {
 }
 
 // TestWaitForCacheSyncReturnsOnFailure: "synced or failed" needs no
-// deadline when a cluster fails.
+// deadline when a cluster fails, with a 403 or a set-up mistake.
 func TestWaitForCacheSyncReturnsOnFailure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fl := newFleet(nil)
 		mustEngage(t, fl, "ok", newSource(widget("ns", "x", "")))
 		mustEngage(t, fl, "forbidden", forbidden{})
+		if err := fl.Engage("nosource", fleet.Endpoint{}); err != nil { // no rest.Config, no ListerWatcher
+			t.Fatal(err)
+		}
 		fleet.Watch(fl, widgets, func(string) informer.Handler[*lwt.Widget] { return informer.HandlerFuncs[*lwt.Widget]{} }, informer.HandlerOptions{})
 		ctx, stop := run(t, fl)
 		defer stop()
 		start := time.Now()
 		err := fl.WaitForCacheSync(ctx)
-		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "1 of 2 clusters") {
-			t.Fatalf("WaitForCacheSync = %v; want cluster forbidden's 403", err)
+		if !apierrors.IsForbidden(err) || !errors.Is(err, factory.ErrSetup) || !strings.Contains(err.Error(), "2 of 3 clusters") {
+			t.Fatalf("WaitForCacheSync = %v; want cluster forbidden's 403 and cluster nosource's set-up mistake", err)
 		}
 		if d := time.Since(start); d != 0 {
 			t.Fatalf("WaitForCacheSync took %v of fake time; a 403 settles at once", d)
