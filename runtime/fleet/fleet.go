@@ -124,8 +124,8 @@ func (f *Fleet[F]) Run(ctx context.Context) error {
 		return errors.New("fleet: Run called twice")
 	}
 	f.started = true
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	f.runCtx = ctx
 	initial := slices.Collect(maps.Values(f.clusters))
 	f.mu.Unlock()
@@ -133,10 +133,13 @@ func (f *Fleet[F]) Run(ctx context.Context) error {
 		c.start(ctx)
 	}
 	var providers sync.WaitGroup
+	var failOnce sync.Once
+	var failed error
 	for _, p := range f.opts.Providers {
 		providers.Go(func() {
 			if err := p.Run(ctx, f); err != nil && ctx.Err() == nil {
-				cancel(fmt.Errorf("fleet: provider %T: %w", p, err))
+				failOnce.Do(func() { failed = fmt.Errorf("fleet: provider %T: %w", p, err) })
+				cancel()
 			}
 		})
 	}
@@ -151,10 +154,7 @@ func (f *Fleet[F]) Run(ctx context.Context) error {
 	f.mu.Unlock()
 	stopAll(all)
 	f.wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return nil
+	return failed
 }
 
 // stopAll stops clusters in parallel: each Shutdown waits for its own
