@@ -67,7 +67,8 @@
 // copy across every cluster's cache (Go's unique package). What each
 // cluster holds of its own: its caches, its informers' goroutines and
 // buffers, and its factory's REST clients and schemes (one per
-// group-version it reads).
+// group-version it reads). BenchmarkClusterFixedCost measures that fixed
+// cost (docs/guide.md, "Many clusters", has today's figures).
 //
 // Compared with controller-runtime's multicluster-runtime, which this
 // follows in shape (providers that engage and disengage clusters at run
