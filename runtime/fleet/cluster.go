@@ -23,6 +23,7 @@ type Cluster[F Factory] struct {
 	cancel  func()        // set by start
 	stopped bool
 	done    chan struct{} // closed by stop
+	running chan struct{} // closed by start, after Engage registered the Watches
 	setup   []error       // Watch registrations that failed
 }
 
@@ -34,9 +35,15 @@ func (c *Cluster[F]) Name() string { return c.name }
 // cluster's informers and listers (c.Factory().Samplecontroller().V1alpha1().Foos().Lister()).
 func (c *Cluster[F]) Factory() F { return c.factory }
 
-// HasSynced reports whether every informer of the cluster's factory has
-// synced (true for a factory with none yet).
+// HasSynced reports whether the cluster runs (its Watches registered, its
+// factory started) and every informer of its factory has synced (true for
+// a running factory with no informer).
 func (c *Cluster[F]) HasSynced() bool {
+	select {
+	case <-c.running:
+	default:
+		return false
+	}
 	for _, g := range c.factory.Informers() {
 		if !g.Informer().HasSynced() {
 			return false
@@ -91,6 +98,7 @@ func (c *Cluster[F]) start(ctx context.Context) {
 	}
 	ctx, c.cancel = context.WithCancel(ctx)
 	c.factory.Start(ctx)
+	close(c.running)
 }
 
 // stop stops the cluster's informers and waits for their goroutines.
@@ -140,6 +148,13 @@ func (c *Cluster[F]) settled() bool {
 // ends, or the cluster is stopped (false). It waits on the informers' Synced channels and the error
 // hook's reports, re-reading the informers each round (a Watch may add one).
 func (c *Cluster[F]) waitSettled(ctx context.Context) bool {
+	select {
+	case <-c.running:
+	case <-c.done:
+		return false
+	case <-ctx.Done():
+		return c.settled()
+	}
 	for {
 		errs := c.errChan() // before the check, so no report is missed
 		if c.settled() {

@@ -313,7 +313,7 @@ func (f *Fleet[F]) Clusters() []*Cluster[F] {
 // endpoint's edit, one HTTP client for the cluster, and the error hook that
 // tells waiters a list or watch failed.
 func (f *Fleet[F]) newCluster(name string, ep Endpoint) (*Cluster[F], error) {
-	c := &Cluster[F]{name: name, errs: make(chan struct{}), done: make(chan struct{})}
+	c := &Cluster[F]{name: name, errs: make(chan struct{}), done: make(chan struct{}), running: make(chan struct{})}
 	opts := f.opts.Factory
 	opts.Types = slices.Clone(opts.Types)
 	opts.Namespaces = slices.Clone(opts.Namespaces)
