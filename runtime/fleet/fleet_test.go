@@ -297,7 +297,8 @@ func TestReengageServesOldUntilReplacementSyncs(t *testing.T) {
 	})
 }
 
-// TestLifecycle: Run twice is an error; Engage after Run returned is
+// TestLifecycle: a cluster engaged before Run is not synced until Run
+// starts it; Run twice is an error; Engage after Run returned is
 // ErrStopped; an empty name is refused.
 func TestLifecycle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -305,10 +306,17 @@ func TestLifecycle(t *testing.T) {
 		if err := fl.Engage("", over(newSource())); err == nil {
 			t.Fatal("Engage with an empty name succeeded")
 		}
+		mustEngage(t, fl, "pre", newSource())
+		if cluster(t, fl, "pre").HasSynced() {
+			t.Fatal("a cluster engaged before Run reports synced")
+		}
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() { done <- fl.Run(ctx) }()
 		synctest.Wait()
+		if !cluster(t, fl, "pre").HasSynced() {
+			t.Fatal("a cluster engaged before Run not synced once Run started it")
+		}
 		if err := fl.Run(ctx); err == nil {
 			t.Fatal("second Run succeeded")
 		}
