@@ -1,0 +1,80 @@
+package fleet_test
+
+import (
+	"slices"
+	"testing"
+	"testing/synctest"
+
+	"go.uber.org/goleak"
+
+	"github.com/informer-gen/informer-gen/runtime/fleet"
+	"github.com/informer-gen/informer-gen/runtime/informer"
+	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	"github.com/informer-gen/informer-gen/runtime/workqueue"
+)
+
+// TestWatchAfterEngage: a Watch registered while clusters run reaches each
+// of them (late handlers get the cache as synthetic adds) and every
+// cluster engaged later, with its own cluster name.
+func TestWatchAfterEngage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fl := newFleet(nil)
+		mustEngage(t, fl, "a", newSource(widget("ns", "x", "")))
+		_, stop := run(t, fl)
+		defer stop()
+		synctest.Wait()
+
+		q := workqueue.New(workqueue.Options[fleet.Key]{})
+		defer q.ShutDown()
+		fleet.Watch(fl, widgets, fleet.Enqueue[*lwt.Widget](q), informer.HandlerOptions{})
+		mustEngage(t, fl, "b", newSource(widget("other", "x", "")))
+		synctest.Wait()
+		if got, want := drain(q), []string{"a:ns/x", "b:other/x"}; !slices.Equal(got, want) {
+			t.Fatalf("queued %v, want %v", got, want)
+		}
+	})
+}
+
+// TestDisengageDuringReplacement: disengaging a cluster whose replacement
+// is still syncing stops both, and nothing is left.
+func TestDisengageDuringReplacement(t *testing.T) {
+	fl := newFleet(workqueue.New(workqueue.Options[fleet.Key]{}))
+	mustEngage(t, fl, "a", newSource(widget("ns", "x", "")))
+	ctx, stop := run(t, fl)
+	defer stop()
+	if err := fl.WaitForCacheSync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := goleak.IgnoreCurrent()
+	repl := newGated(newSource())
+	mustEngage(t, fl, "a", repl)
+	if !fl.Disengage("a") {
+		t.Fatal("Disengage(a) = false")
+	}
+	if _, ok := fl.Cluster("a"); ok || len(fl.Clusters()) != 0 {
+		t.Fatal("cluster a still engaged")
+	}
+	goleak.VerifyNone(t, before)
+}
+
+// TestReplacementThatFailsIsSwappedIn: a rotated kubeconfig whose
+// credentials are refused (403) replaces the old cluster all the same, so
+// its failure shows in LastError instead of an old credential serving on.
+func TestReplacementThatFailsIsSwappedIn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fl := newFleet(workqueue.New(workqueue.Options[fleet.Key]{}))
+		mustEngage(t, fl, "a", newSource(widget("ns", "x", "")))
+		ctx, stop := run(t, fl)
+		defer stop()
+		if err := fl.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		first := cluster(t, fl, "a")
+		mustEngage(t, fl, "a", forbidden{})
+		synctest.Wait()
+		c := cluster(t, fl, "a")
+		if c == first || c.LastError() == nil || c.HasSynced() {
+			t.Fatalf("after a refused replacement: swapped %v, LastError %v, synced %v", c != first, c.LastError(), c.HasSynced())
+		}
+	})
+}
