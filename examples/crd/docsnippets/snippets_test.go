@@ -15,6 +15,7 @@ import (
 	v1alpha1informers "github.com/informer-gen/informer-gen/examples/crd/generated/informers/samplecontroller/v1alpha1"
 	v1listers "github.com/informer-gen/informer-gen/examples/crd/generated/listers/samplecontroller/v1"
 	"github.com/informer-gen/informer-gen/runtime/factory"
+	"github.com/informer-gen/informer-gen/runtime/fleet"
 	"github.com/informer-gen/informer-gen/runtime/freshness"
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
@@ -201,4 +202,31 @@ func shardingByUID(ctx context.Context, cfg *rest.Config, fooClient rest.Interfa
 	f.Start(ctx)
 	// doc:end sharding-byuid
 	return nil
+}
+
+// docs/guide.md, "Many clusters".
+func guideFleet(ctx context.Context) {
+	// doc:begin guide-fleet
+	q := workqueue.New(workqueue.Options[fleet.Key]{Name: "foos"})
+	fl := fleet.New(fleet.Options[*informers.SharedInformerFactory]{
+		NewFactory: informers.NewSharedInformerFactory,
+		Providers:  []fleet.Provider{fleet.KubeconfigDir{Dir: "/etc/clusters"}},
+	})
+	fleet.Watch(fl, func(f *informers.SharedInformerFactory) *informer.Informer[*v1alpha1.Foo] {
+		return f.Samplecontroller().V1alpha1().Foos().Informer()
+	}, fleet.Enqueue[*v1alpha1.Foo](q), informer.HandlerOptions{})
+	go fl.Run(ctx)
+	q.Run(ctx, 4, func(ctx context.Context, k fleet.Key) error {
+		c, ok := fl.Cluster(k.Cluster)
+		if !ok {
+			return nil // disengaged since the key was queued
+		}
+		foo, err := c.Factory().Samplecontroller().V1alpha1().Foos().Lister().Foos(k.Namespace).Get(k.Name)
+		if err != nil {
+			return err
+		}
+		_ = foo // reconcile foo in cluster k.Cluster
+		return nil
+	})
+	// doc:end guide-fleet
 }
