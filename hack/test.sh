@@ -75,12 +75,14 @@ if [ -f hack/next.mod ]; then
   next_go=$(awk '$1 == "toolchain" { print $2 }' hack/next.mod)
   next_k8s=$(awk '$1 == "k8s.io/client-go" { print $2 }' hack/next.mod)
   echo "== go vet, go test (root module on k8s.io $next_k8s, $next_go)"
+  next_start=$SECONDS
   GOTOOLCHAIN=$next_go go vet -modfile=hack/next.mod ./...
   # Code generated on the older minor still compiles after a user raises
   # client-go without generating again (generator's TestGenerateOnNextMinor
   # generates on the newer one).
   GOTOOLCHAIN=$next_go go build -modfile=hack/next.mod ./testdata/golden/...
   GOTOOLCHAIN=$next_go go test -modfile=hack/next.mod -vet=off -count=1 -timeout 60m ./...
+  echo "== the next minor's leg took $((SECONDS - next_start)) s"
 fi
 
 if [ -x hack/verify-codegen.sh ]; then
@@ -89,4 +91,4 @@ if [ -x hack/verify-codegen.sh ]; then
   # runs through go test (the shared decoders, the golden trees).
   hack/verify-codegen.sh --skip-go-tests
 fi
-echo "== all checks passed"
+echo "== all checks passed in $SECONDS s"

@@ -89,7 +89,7 @@ func fillCanary(v reflect.Value) {
 			v.Set(reflect.ValueOf(runtime.RawExtension{Raw: []byte(`{"a":"` + canary + `"}`)}))
 			return
 		case fieldsV1Type:
-			v.Set(reflect.ValueOf(metav1.FieldsV1{Raw: []byte(`{"f:` + canary + `":{}}`)}))
+			v.Set(reflect.ValueOf(*metav1.NewFieldsV1(`{"f:` + canary + `":{}}`)))
 			return
 		case timeType, microType:
 			return
