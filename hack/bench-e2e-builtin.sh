@@ -29,12 +29,27 @@
 # -disable-compression (no gzip for any contender), -hold (keep the seeded
 # server up afterwards and print its kubeconfig, to run ./contender by hand
 # with BENCHBUILTIN_CONFIG set, e.g. under GODEBUG=gctrace=1).
+# The next Kubernetes minor beside this one: with NEXT=1 the script also
+# builds ./contender on bench/builtin/next.mod (the k8s.io client libraries
+# raised to the next minor, on the Go it needs; hack/update-bench-next.sh
+# writes it) and passes it as -contender-bin-next; a contender named
+# NAME@next in -contenders runs from it, against the same v1.37.2 server, and
+# its ratios are taken against client-go-typed@next (client-go-typed@next's
+# against client-go-typed). The tables' header names the libraries of both.
 # Usage: hack/bench-e2e-builtin.sh [flags]
 #   e.g. hack/bench-e2e-builtin.sh -pods 2000 -secrets 500 -runs 1   (quick)
+#   NEXT=1 hack/bench-e2e-builtin.sh -secrets "" \
+#     -contenders ours,ours-projection,client-go-typed,ours@next,client-go-typed@next
 set -euo pipefail
 cd "$(dirname "$0")/../bench/builtin"
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/bench-builtin" .
 go build -o "$bin/contender" ./contender
-"$bin/bench-builtin" -contender-bin "$bin/contender" "$@"
+next=()
+if [ "${NEXT:-}" = 1 ]; then
+  GOTOOLCHAIN=$(awk '$1 == "toolchain" { print $2 }' next.mod) \
+    go build -modfile=next.mod -o "$bin/contender-next" ./contender
+  next=(-contender-bin-next "$bin/contender-next")
+fi
+"$bin/bench-builtin" -contender-bin "$bin/contender" "${next[@]}" "$@"

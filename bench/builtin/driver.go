@@ -49,6 +49,9 @@ type driverConfig struct {
 	Exe string
 	// ContenderExe is the contender binary (bench/builtin/contender).
 	ContenderExe string
+	// ContenderNextExe is the same built on the next Kubernetes minor
+	// (next.mod): it runs the contenders named with proto.NextSuffix.
+	ContenderNextExe string
 	// ServerProfileDir, when not empty, receives a CPU profile of the
 	// server for every run's sync (<run>.server-sync.pprof);
 	// ClientProfileDir one of every contender from its start to its sync
@@ -361,9 +364,17 @@ func (d *driver) requestCounts(ctx context.Context, resource string) (lists, wat
 // runOne runs one contender in a fresh process until it is synced.
 func (d *driver) runOne(ctx context.Context, resource string, size int, name string, watchList bool, round string) (runResult, error) {
 	res := runResult{Resource: resource, Size: size, Contender: name, WatchList: watchList}
+	contender, fromNext := proto.CutNext(name)
+	exe := d.cfg.ContenderExe
+	if fromNext {
+		exe = d.cfg.ContenderNextExe
+		if exe == "" {
+			return res, fmt.Errorf("%s: no next contender binary (build ./contender with -modfile=next.mod)", name)
+		}
+	}
 	cc := proto.ContenderConfig{
 		Kubeconfig: d.kubeconfig,
-		Contender:  name,
+		Contender:  contender,
 		Resource:   resource,
 		WatchList:  watchList,
 		Expect:     size,
@@ -395,7 +406,7 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 			return res, err
 		}
 	}
-	cmd := exec.Command(d.cfg.ContenderExe)
+	cmd := exec.Command(exe)
 	ccJSON, _ := json.Marshal(cc)
 	cmd.Env = append(os.Environ(), proto.EnvConfig+"="+string(ccJSON),
 		"KUBE_FEATURE_WatchListClient="+strconv.FormatBool(watchList))

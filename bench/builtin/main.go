@@ -20,6 +20,7 @@ package main
 
 import (
 	"context"
+	"debug/buildinfo"
 	"flag"
 	"fmt"
 	"os"
@@ -51,6 +52,7 @@ func main() {
 	flag.DurationVar(&cfg.Settle, "settle", time.Second, "pause before each run, for the server to settle")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every run as JSON")
 	flag.StringVar(&cfg.ContenderExe, "contender-bin", "", "the contender binary (go build ./contender); required")
+	flag.StringVar(&cfg.ContenderNextExe, "contender-bin-next", "", "a second contender binary, built on the next Kubernetes minor (go build -modfile=next.mod ./contender), which runs the contenders named NAME"+proto.NextSuffix+" in -contenders")
 	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced)")
 	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof, and a heap profile once synced, after a forced GC (GODEBUG=memprofilerate=1 for every allocation): RUN.client-heap.pprof")
 	flag.BoolVar(&cfg.DisableCompression, "disable-compression", false, "every contender's client asks for uncompressed responses (rest.Config.DisableCompression), for measuring what gzip costs; the default is client-go's (gzip)")
@@ -71,8 +73,13 @@ func main() {
 	}
 	cfg.Contenders = splitList(contenders)
 	for _, c := range cfg.Contenders {
-		if !slices.Contains(proto.Contenders, c) {
-			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s)\n", c, strings.Join(proto.Contenders, ","))
+		base, next := proto.CutNext(c)
+		if !slices.Contains(proto.Contenders, base) {
+			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s, each also as NAME%s)\n", c, strings.Join(proto.Contenders, ","), proto.NextSuffix)
+			os.Exit(2)
+		}
+		if next && cfg.ContenderNextExe == "" {
+			fmt.Fprintf(os.Stderr, "-contenders: %q runs from -contender-bin-next, which is not set\n", c)
 			os.Exit(2)
 		}
 	}
@@ -101,6 +108,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	for _, bin := range []struct{ flag, path string }{{"-contender-bin", cfg.ContenderExe}, {"-contender-bin-next", cfg.ContenderNextExe}} {
+		if bin.path != "" {
+			fmt.Printf("%s: %s\n", bin.flag, clientLibraries(bin.path))
+		}
+	}
 	start := time.Now()
 	res, err := runDriver(ctx, cfg, os.Stderr)
 	if err != nil {
@@ -110,6 +122,26 @@ func main() {
 	}
 	printTables(os.Stdout, cfg, res)
 	fmt.Printf("\nwall time %s\n", time.Since(start).Round(time.Second))
+}
+
+// clientLibraries names the Go and the client libraries a contender binary
+// was built with, from its build information, for the tables' header.
+func clientLibraries(path string) string {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("%s (no build information: %v)", path, err)
+	}
+	out := []string{bi.GoVersion}
+	for _, d := range bi.Deps {
+		switch d.Path {
+		case "k8s.io/client-go", "sigs.k8s.io/controller-runtime":
+			if d.Replace != nil {
+				d = d.Replace
+			}
+			out = append(out, d.Path+" "+d.Version)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func splitList(s string) []string {

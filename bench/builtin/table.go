@@ -57,10 +57,10 @@ func median(v []float64) float64 {
 }
 
 // printTables prints one table per resource, size and WatchList mode: the
-// median of every metric per contender, then, when client-go-typed ran,
-// client-go-typed/contender for every other contender and lower-is-better
-// metric (">1" means the contender is better), and the content types the
-// server answered each contender with.
+// median of every metric per contender, then, for every lower-is-better
+// metric, anchor/contender for every contender whose anchor ran (">1" means
+// the contender is better), and the content types the server answered each
+// contender with.
 func printTables(w io.Writer, cfg driverConfig, res []runResult) {
 	for _, kind := range []struct {
 		resource string
@@ -94,12 +94,10 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 	header := []string{"metric"}
 	header = append(header, cfg.Contenders...)
 	var versus []string // the contenders with a ratio column
-	if slices.Contains(cfg.Contenders, proto.Typed) {
-		for _, c := range cfg.Contenders {
-			if c != proto.Typed {
-				versus = append(versus, c)
-				header = append(header, "typed/"+abbrev(c))
-			}
+	for _, c := range cfg.Contenders {
+		if a := anchor(c); a != "" && slices.Contains(cfg.Contenders, a) {
+			versus = append(versus, c)
+			header = append(header, abbrev(a)+"/"+abbrev(c))
 		}
 	}
 	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
@@ -117,7 +115,7 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 		for _, c := range versus {
 			ratio := "-"
 			if m.lessIsBetter && med[c] > 0 {
-				ratio = fmt.Sprintf("%.2fx", med[proto.Typed]/med[c])
+				ratio = fmt.Sprintf("%.2fx", med[anchor(c)]/med[c])
 			}
 			row = append(row, ratio)
 		}
@@ -137,9 +135,28 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 	fmt.Fprintf(w, "responses: %s\n", strings.Join(wire, "; "))
 }
 
+// anchor is the contender c's ratios are taken against: client-go-typed
+// from c's own binary, so that ours@next is read against client-go on the
+// same libraries, and for client-go-typed@next client-go-typed (what the
+// next minor's client-go gained by itself). "" for client-go-typed.
+func anchor(c string) string {
+	switch base, next := proto.CutNext(c); {
+	case c == proto.Typed:
+		return ""
+	case base == proto.Typed || !next:
+		return proto.Typed
+	}
+	return proto.Typed + proto.NextSuffix
+}
+
 // abbrev is a contender's short name for a column header.
 func abbrev(c string) string {
+	if base, next := proto.CutNext(c); next {
+		return abbrev(base) + proto.NextSuffix
+	}
 	switch c {
+	case proto.Typed:
+		return "typed"
 	case proto.OursProjection:
 		return "proj"
 	case proto.OursProjectionInterned:
