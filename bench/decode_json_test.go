@@ -219,7 +219,7 @@ func newBenchFoo(i int) *benchFoo {
 			ManagedFields: []metav1.ManagedFieldsEntry{{
 				Manager: "e2e", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "samplecontroller.example.com/v1",
 				Time: &created, FieldsType: "FieldsV1",
-				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:app":{},"f:tier":{}}},"f:spec":{".":{},"f:deploymentName":{},"f:hostName":{},"f:replicas":{}}}`)},
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:app":{},"f:tier":{}}},"f:spec":{".":{},"f:deploymentName":{},"f:hostName":{},"f:replicas":{}}}`),
 			}},
 		},
 		Spec:   benchFooSpec{DeploymentName: fmt.Sprintf("deploy-%d", i), Replicas: int32(i % 5), HostName: fmt.Sprintf("host-%d", i%benchNodes)},
@@ -359,9 +359,9 @@ func newE2EFoo(i int) *benchFoo {
 			ManagedFields: []metav1.ManagedFieldsEntry{{
 				Manager: "e2e.test", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "samplecontroller.example.com/v1",
 				Time: &created, FieldsType: "FieldsV1",
-				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:annotations":{".":{},"f:example.com/description":{},"f:example.com/owner":{}},` +
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:annotations":{".":{},"f:example.com/description":{},"f:example.com/owner":{}},` +
 					`"f:labels":{".":{},"f:app.kubernetes.io/name":{},"f:app.kubernetes.io/part-of":{},"f:environment":{},"f:team":{},"f:tier":{}}},` +
-					`"f:spec":{".":{},"f:deploymentName":{},"f:hostName":{},"f:replicas":{}}}`)},
+					`"f:spec":{".":{},"f:deploymentName":{},"f:hostName":{},"f:replicas":{}}}`),
 			}},
 		},
 		Spec: benchFooSpec{DeploymentName: "deploy-" + name, Replicas: int32(i % 5), HostName: fmt.Sprintf("host-%d", i%20)},

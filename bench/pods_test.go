@@ -61,12 +61,12 @@ func newBenchPod(i int) *corev1.Pod {
 				APIVersion: "v1",
 				Time:       benchPtr(metav1.Unix(1700000000+int64(i), 0)),
 				FieldsType: "FieldsV1",
-				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:generateName":{},"f:labels":{".":{},"f:app":{},` +
+				FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:generateName":{},"f:labels":{".":{},"f:app":{},` +
 					`"f:env":{},"f:pod-template-hash":{},"f:team":{},"f:version":{}},"f:ownerReferences":{".":{},` +
 					`"k:{\"uid\":\"9a8b7c6d\"}":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},` +
 					`"f:image":{},"f:name":{},"f:ports":{},"f:resources":{}},"k:{\"name\":\"sidecar\"}":{".":{},` +
 					`"f:image":{},"f:name":{}},"k:{\"name\":\"metrics\"}":{".":{},"f:image":{},"f:name":{}}},` +
-					`"f:restartPolicy":{},"f:schedulerName":{}}}`)},
+					`"f:restartPolicy":{},"f:schedulerName":{}}}`),
 			}},
 		},
 		Spec: corev1.PodSpec{
