@@ -117,19 +117,7 @@ func TestSharedFile(t *testing.T) {
 // decoders for the types of SharedTypes (here a stand-in metav1 package) and
 // plans no copy of them; what is not in the table is its own.
 func TestPlanUsesSharedTypes(t *testing.T) {
-	fset := token.NewFileSet()
-	check := func(path, src string, imp types.Importer) *types.Package {
-		t.Helper()
-		f, err := parser.ParseFile(fset, path+"/x.go", src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pkg, err := (&types.Config{Importer: imp}).Check(path, fset, []*ast.File{f}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pkg
-	}
+	check := checker(t)
 	meta := check(metav1Path, `package v1
 type ObjectMeta struct{ Name string `+"`json:\"name\"`"+` }
 type Condition struct{ Type string `+"`json:\"type\"`"+` }
@@ -196,19 +184,7 @@ func TestPlanUsesCoreV1Shared(t *testing.T) {
 	// verdict).
 	defer func(m map[string]string) { coreV1Set.members = m }(coreV1Set.members)
 	coreV1Set.members = nil
-	fset := token.NewFileSet()
-	check := func(path, src string, imp types.Importer) *types.Package {
-		t.Helper()
-		f, err := parser.ParseFile(fset, path+"/x.go", src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pkg, err := (&types.Config{Importer: imp}).Check(path, fset, []*ast.File{f}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pkg
-	}
+	check := checker(t)
 	core := check(CoreV1Path, `package v1
 type PodTemplateSpec struct{ Spec PodSpec `+"`json:\"spec\"`"+` }
 type PodSpec struct{ NodeName string `+"`json:\"nodeName\"`"+` }
@@ -276,19 +252,7 @@ type Obj struct {
 // reflective decoder (Current), and plans its own decoders of the core/v1
 // types instead.
 func TestPlanCoreV1Stale(t *testing.T) {
-	fset := token.NewFileSet()
-	check := func(path, src string, imp types.Importer) *types.Package {
-		t.Helper()
-		f, err := parser.ParseFile(fset, path+"/x.go", src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pkg, err := (&types.Config{Importer: imp}).Check(path, fset, []*ast.File{f}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pkg
-	}
+	check := checker(t)
 	core := check(CoreV1Path, `package v1
 type PodTemplateSpec struct{ Spec PodSpec `+"`json:\"spec\"`"+` }
 type PodSpec struct{ NodeName string `+"`json:\"nodeName\"`"+` }
@@ -333,4 +297,22 @@ func generatedAgainst(api string) bool {
 		return apiversion.Generated("k8s.io/apimachinery")
 	}
 	return apiversion.Generated("k8s.io/api")
+}
+
+// checker returns a function that type-checks src as the package at path,
+// with imp for its imports, failing t on any error.
+func checker(t *testing.T) func(path, src string, imp types.Importer) *types.Package {
+	fset := token.NewFileSet()
+	return func(path, src string, imp types.Importer) *types.Package {
+		t.Helper()
+		f, err := parser.ParseFile(fset, path+"/x.go", src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg, err := (&types.Config{Importer: imp}).Check(path, fset, []*ast.File{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pkg
+	}
 }
