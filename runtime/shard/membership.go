@@ -194,6 +194,8 @@ func (s *Shard) ackedLocked(now time.Time) bool {
 // storeLocked publishes the assignment for Owns and tells the filters.
 func (s *Shard) storeLocked() {
 	s.refreshLocked()
+	close(s.changed)
+	s.changed = make(chan struct{})
 	poke(s.wakeReplay)
 	poke(s.wakeWriter) // a drain may now be complete, or a write due
 }

@@ -82,6 +82,9 @@ type Shard struct {
 	ackWrite     bool // a member moved to our view: renew soon, as its ack
 	filters      []replayer
 	logger       klog.Logger
+	// changed is closed and replaced whenever the assignment Owns reads
+	// changes (storeLocked): see Changed.
+	changed chan struct{}
 
 	wakeLoop   chan struct{}
 	wakeWriter chan struct{}
@@ -110,6 +113,7 @@ func New(opts Options) (*Shard, error) {
 		inflight:   map[string]*flight{},
 		drained:    make(chan struct{}),
 		logger:     klog.Background(),
+		changed:    make(chan struct{}),
 	}
 	s.target = newView([]string{opts.Identity})
 	s.asg.Store(&assignment{self: opts.Identity, byUID: opts.ByUID})
@@ -180,6 +184,20 @@ func (s *Shard) HasSynced() bool {
 // Synced returns a channel closed when HasSynced becomes true, so a Shard is
 // an informer.Syncable: informer.WaitForCacheSync(ctx, inf, shard) works.
 func (s *Shard) Synced() <-chan struct{} { return s.synced }
+
+// Changed returns a channel that is closed when what this replica owns may
+// have changed: a handover gave it keys, a new membership took keys away,
+// the renew deadline passed, Run is stopping. Read the channel first, then
+// Owns, then wait on the channel: no change is missed that way. Every change
+// closes the channel and makes a new one, so a caller that wants the next
+// change calls Changed again. For code that holds something per key for
+// long (a cluster engaged under Begin, see runtime/fleet's Sharded) rather
+// than through a Filter.
+func (s *Shard) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
 
 // LastError returns the last error writing this replica's Lease, or nil
 // once a later write succeeded.
