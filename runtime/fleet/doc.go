@@ -34,9 +34,15 @@
 //     (added, removed, rotated); KubeconfigSecrets one per Cluster API
 //     kubeconfig Secret ("<cluster>-kubeconfig", key "value") in a home
 //     cluster, read with an informer of the runtime's own. A provider
-//     sees only the Engager interface, so one that engages a share of the
-//     clusters (a runtime/shard assignment over cluster names) wraps
-//     another.
+//     sees only the Engager interface, so one provider can wrap another.
+//   - Sharded wraps a provider so that M replicas split its clusters:
+//     each replica engages only the cluster names a runtime/shard.Shard
+//     (rendezvous hashing over the replicas' Leases in the home cluster)
+//     assigns to it. A cluster is never engaged by two replicas at once:
+//     the one that loses it disengages it before the one that gains it may
+//     engage it; a replica cut off from its Lease lets go at its renew
+//     deadline, LeaseDuration-RenewDeadline before the others take over
+//     (see Sharded for the bound).
 //
 // Failure isolation. Every cluster has its own factory, informers,
 // Reflectors, backoff and HTTP client, and its handlers run in its own
