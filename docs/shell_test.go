@@ -31,8 +31,9 @@ import (
 //   - "ci: …": CI runs it, or the code it runs, where named.
 //   - "not offline: …" / "not run: …": why not, in the test's words.
 var shellCommands = map[string]string{
-	"go run -C examples/crd ./cmd/demo": "ci: examples/crd/cmd/demo's TestDemo runs the demo's run func (a smaller batch) against the same local API server",
-	"hack/test.sh":                      "ci: it is what CI runs (.ci/run)",
+	"go run -C examples/crd ./cmd/demo":   "ci: examples/crd/cmd/demo's TestDemo runs the demo's run func (a smaller batch) against the same local API server",
+	"go run -C examples/fleet ./cmd/demo": "not run: starts a kube-apiserver and three member servers (a minute of two cores); CI runs what it shows in examples/fleet/e2e (replicas splitting clusters on real Leases, one stopping)",
+	"hack/test.sh":                        "ci: it is what CI runs (.ci/run)",
 	"go tool github.com/informer-gen/informer-gen/cmd/informer-gen --output-dir ./generated --output-pkg example.com/project/generated ./apis/...": "run",
 	"/path/to/informer-gen/hack/use-local.sh .":                                                                 "not offline: edits the reader's go.mod and runs go mod tidy, which downloads what the module cache lacks",
 	"go tool github.com/informer-gen/informer-gen/cmd/informer-gen --output-dir ./internal/generated ./api/...": "run",
