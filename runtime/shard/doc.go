@@ -29,6 +29,10 @@
 //     through a handover when it can renew again.
 //   - Run's end releases: Owns turns false, reconciles are cancelled and
 //     awaited, and the Lease is deleted, so the others take over at once.
+//   - What is held for long per key (a cluster engaged by runtime/fleet's
+//     Sharded) is held as one reconcile (Begin) for as long as it is held,
+//     and let go when Changed says ownership moved: the handover then waits
+//     for it as for any reconcile.
 //   - Optionally (Options.ByUID), objects are assigned by buckets of the API
 //     server's shard hash of their uid, so that each replica's informers
 //     list and watch only its share (Tweak, RelistTrigger; Kubernetes 1.36+
