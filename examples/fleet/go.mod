@@ -53,6 +53,7 @@ require (
 	github.com/informer-gen/informer-gen/examples/builtin v0.0.0-00010101000000-000000000000
 	github.com/informer-gen/informer-gen/examples/crd v0.0.0-00010101000000-000000000000
 	github.com/informer-gen/informer-gen/examples/crd/localapi v0.0.0-00010101000000-000000000000
+	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
 )
@@ -171,7 +172,6 @@ require (
 	gopkg.in/go-jose/go-jose.v2 v2.6.3 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
-	k8s.io/api v0.37.2 // indirect
 	k8s.io/apiextensions-apiserver v0.37.2 // indirect
 	k8s.io/apiserver v0.37.2 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
