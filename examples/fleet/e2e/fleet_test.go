@@ -71,7 +71,8 @@ func churn(ctx context.Context, t *testing.T, ns string, mbs []*member) {
 // TestFleetUnderChurnAndOutage: one fleet over the four members, found in
 // a kubeconfig directory, with the example controller. Under churn (Foos
 // created, updated, deleted in every cluster all along): a cluster is
-// disengaged (its file removed) and engaged again; one member's API server
+// disengaged (its file removed) and engaged again, another's kubeconfig
+// is rotated (re-engaged beside its old factory); one member's API server
 // is stopped — only its cluster fails, the others' handlers, workers and
 // listers go on — and started again on the same port and etcd data, after
 // which its cluster recovers. At the end every cluster's cache and the
@@ -146,6 +147,29 @@ func TestFleetUnderChurnAndOutage(t *testing.T) {
 			return fmt.Errorf("m3 not engaged")
 		}
 		return c.WaitForCacheSync(ctx)
+	})
+
+	// Rotate m2's kubeconfig (new content, same server): the fleet
+	// re-engages m2, whose new factory syncs beside the old one; queued
+	// keys stay valid (checked at the end, with everything else).
+	m2 := members[2]
+	before, _ := fl.Cluster(m2.name)
+	b, err := os.ReadFile(m2.srv.KubeconfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, m2.name+".kubeconfig"), append(b, "\n# rotated\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, 3*time.Minute, "m2 re-engaged with its rotated kubeconfig", func() error {
+		c, ok := fl.Cluster(m2.name)
+		if !ok || c == before {
+			return fmt.Errorf("m2 still served by its first factory")
+		}
+		if !c.HasSynced() {
+			return fmt.Errorf("m2's new factory not synced: %v", c.LastError())
+		}
+		return nil
 	})
 
 	// Stop m1's API server: only m1 fails.

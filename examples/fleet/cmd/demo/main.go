@@ -190,6 +190,7 @@ func startReplica(ctx context.Context, homeCfg *rest.Config, id, dir string) (*r
 	if err != nil {
 		return nil, err
 	}
+	// The demo's clusters are namespaces of three servers: each reads its own.
 	clusters := fleet.KubeconfigDir{Dir: dir, Configure: func(name string, ep *fleet.Endpoint) {
 		ep.Options = func(o *factory.Options) { o.Namespaces = []string{name} }
 	}}
