@@ -30,7 +30,8 @@ import (
 // Engage and Disengage, as inner sees them, report on the clusters inner
 // provides: Disengage reports whether inner had engaged the name, and
 // Engage returns the fleet's error when the cluster is owned and engaging
-// it failed.
+// it failed. Both are serialized with the provider's own changes, so they
+// may wait while clusters this replica lost are being disengaged.
 //
 // A cluster is engaged by one replica at a time. Each engaged cluster is
 // held as one reconcile of s (shard.Shard.Begin on its name) for as long

@@ -64,10 +64,13 @@ type owners struct {
 	mu      sync.Mutex
 	by      map[string]string // cluster → replica
 	engages map[string]int    // Engage calls per cluster
+	// failNext: the next Engage of these clusters fails, as the fleet's
+	// does for an Endpoint no client can be built from.
+	failNext map[string]bool
 }
 
 func newOwners(t *testing.T) *owners {
-	return &owners{t: t, by: map[string]string{}, engages: map[string]int{}}
+	return &owners{t: t, by: map[string]string{}, engages: map[string]int{}, failNext: map[string]bool{}}
 }
 
 // recorder is one replica's Engager: it records in owners instead of
@@ -80,6 +83,10 @@ type recorder struct {
 func (r recorder) Engage(name string, _ fleet.Endpoint) error {
 	r.o.mu.Lock()
 	defer r.o.mu.Unlock()
+	if r.o.failNext[name] {
+		delete(r.o.failNext, name)
+		return fmt.Errorf("injected: cannot engage %s", name)
+	}
 	if other, ok := r.o.by[name]; ok && other != r.id {
 		r.o.t.Errorf("cluster %s engaged by %s while %s has it engaged", name, r.id, other)
 	}
@@ -439,3 +446,41 @@ func TestShardedFleets(t *testing.T) {
 type providerFunc func(ctx context.Context, e fleet.Engager) error
 
 func (f providerFunc) Run(ctx context.Context, e fleet.Engager) error { return f(ctx, e) }
+
+// TestShardedEngageFailure: the fleet's error engaging an owned cluster
+// reaches the provider's Engage, the cluster stays disengaged (its shard
+// reconcile ended: a handover does not wait for it), and the provider
+// engaging it again retries.
+func TestShardedEngageFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		leases, o := leasefake.New(), newOwners(t)
+		a := startReplica(t, leases, o, "a", []string{"probe"})
+		// Alone, a owns every name once its first handover is done.
+		for o.count() != 1 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		o.mu.Lock()
+		o.failNext["bad"] = true
+		o.mu.Unlock()
+		e := a.inner.engager()
+		if err := e.Engage("bad", fleet.Endpoint{}); err == nil {
+			t.Fatal("Engage(bad) = nil; want the fleet's error")
+		}
+		if _, ok := o.perReplicaFlat()["bad"]; ok {
+			t.Fatal("bad is engaged after its Engage failed")
+		}
+		if err := e.Engage("bad", fleet.Endpoint{}); err != nil {
+			t.Fatalf("Engage(bad) again = %v; want a retry that succeeds", err)
+		}
+		if _, ok := o.perReplicaFlat()["bad"]; !ok {
+			t.Errorf("bad not engaged after the provider engaged it again: %v", o.perReplica())
+		}
+		a.stop(t)
+	})
+}
+
+func (o *owners) perReplicaFlat() map[string]string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return maps.Clone(o.by)
+}
