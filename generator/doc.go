@@ -8,8 +8,9 @@
 // (*loaded, *marked, *Model, then the rendered files); file names and
 // import paths are resolved in paths.go:
 //
-//   - load (load.go; the type checker in typecheck.go, its diagnostics in
-//     loaddiag.go): go/packages — the loader under k8s.io/gengo/v2's
+//   - load (load.go; the type checker in typecheck.go, the version-skew
+//     checks in versionskew.go, its diagnostics in loaddiag.go and, for the
+//     module graph (go.sum, build tags), loadmodules.go): go/packages — the loader under k8s.io/gengo/v2's
 //     parser — lists the input packages and their import graph (go list,
 //     nothing compiled); the inputs are then parsed and type-checked once,
 //     from source, without function bodies, and once more with the bodies
@@ -67,7 +68,7 @@
 //     near-miss spellings and markers in the wrong place are errors. The
 //     markers are then read into each package's group settings and each
 //     type's selection (generated or not, scope, resource, indexes).
-//   - model (model.go; kind.go, objectmeta.go, registration.go and index.go
+//   - model (the types in model.go, built by modelbuild.go; kind.go, objectmeta.go, registration.go and index.go
 //     check what it reads, projection.go builds the projections): the
 //     selected types become a small typed Model (Group, Version, Kind,
 //     Index, Projection) with resolved plurals (gengo's plural namer),

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"golang.org/x/tools/go/packages"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // marker is one "// +name=value" comment line.

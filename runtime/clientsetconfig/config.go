@@ -383,10 +383,17 @@ func statusResponse(req *http.Request, err error) *http.Response {
 		st = apierrors.NewInternalError(err).ErrStatus
 	}
 	st.APIVersion, st.Kind = "v1", "Status"
-	body, _ := json.Marshal(st)
 	code := int(st.Code)
 	if code == 0 {
 		code = http.StatusInternalServerError
+	}
+	body, merr := json.Marshal(st)
+	if merr != nil {
+		// A Status has only plain fields, so this does not happen; if it
+		// did, an empty body would read as a success-less nothing, so say
+		// what failed instead (a 500, without err's text).
+		code = http.StatusInternalServerError
+		body = []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"InternalError","code":500,"message":"encoding the error's Status failed"}`)
 	}
 	return response(req, code, io.NopCloser(bytes.NewReader(body)))
 }

@@ -15,9 +15,9 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
-	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/restsource"
 	"github.com/informer-gen/informer-gen/runtime/internal/redact"
-	"github.com/informer-gen/informer-gen/runtime/internal/restsource"
 	"github.com/informer-gen/informer-gen/runtime/internal/scope"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"

@@ -4,7 +4,7 @@
 // hands out one shared informer per resource (and per projection of it),
 // starts and stops them together and waits for their sync. Where objects
 // come from is not its business: REST sources and the choice of wire codec
-// live with runtime/listwatch (its untyped core, runtime/internal/restsource),
+// live with runtime/listwatch (its untyped core, runtime/internal/engine/restsource),
 // and a client-gen clientset is turned into a rest.Config by
 // runtime/clientsetconfig.
 //

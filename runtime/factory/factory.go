@@ -16,9 +16,9 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/restsource"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
-	"github.com/informer-gen/informer-gen/runtime/internal/restsource"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/wire"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
-	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 

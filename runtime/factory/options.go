@@ -11,9 +11,9 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
-	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/internal/redact"
-	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )

@@ -9,7 +9,7 @@
 // Design choices that are not obvious:
 //
 //   - Typed view, untyped core. The runtime's informer core
-//     (runtime/internal/core) does the work on untyped objects and is not
+//     (runtime/internal/engine/core) does the work on untyped objects and is not
 //     generic; Informer[T] is a defined type over it whose methods convert
 //     (handlers and index funcs are wrapped once, at registration). Go
 //     compiles generic code again in every package that instantiates it, so

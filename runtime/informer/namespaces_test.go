@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
@@ -145,5 +148,67 @@ func TestNewMultiNamespaceRejectsBadSources(t *testing.T) {
 			}()
 			informer.NewMultiNamespace(sources, informer.Options[CM]{})
 		})
+	}
+}
+
+// TestMultiNamespaceForeignObjectLogged: a watch event the server sends
+// outside the informer's namespaces cannot move any namespace's
+// resourceVersion (a relist holding one is refused by the FIFO); that is
+// logged once through Run's logger (naming the namespace, not the object),
+// not dropped in silence, and the informer goes on.
+func TestMultiNamespaceForeignObjectLogged(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		lines []string
+	)
+	logger := funcr.New(func(prefix, args string) {
+		mu.Lock()
+		lines = append(lines, args)
+		mu.Unlock()
+	}, funcr.Options{})
+	a := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "x"))
+	b := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("b", "y"))
+	inf := abInformer(a, b)
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	waitSynced(t, inf)
+	for _, o := range []CM{cm("elsewhere", "stray-1"), cm("elsewhere", "stray-2"), cm("a", "after")} {
+		if _, err := a.Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, wcancel := context.WithTimeout(ctx, time.Minute)
+	defer wcancel()
+	for {
+		if _, ok := inf.Indexer().Get("a/after"); ok {
+			break
+		}
+		select {
+		case <-wctx.Done():
+			t.Fatal("the event after the strays never reached the cache")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var found []string
+	for _, l := range lines {
+		if strings.Contains(l, "outside the informer's namespaces") {
+			found = append(found, l)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("lines about objects outside the namespaces: %q, want one", found)
+	}
+	if !strings.Contains(found[0], "elsewhere") {
+		t.Errorf("line %s does not name the namespace", found[0])
+	}
+	if strings.Contains(found[0], "stray") {
+		t.Errorf("line %s names the object", found[0])
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
-	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
 	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"

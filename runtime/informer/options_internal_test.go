@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
-	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )

@@ -3,7 +3,7 @@ package informer
 import (
 	"time"
 
-	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
 )
 
 // Registration is the handle AddHandler returns: one handler's place in its

@@ -5,9 +5,9 @@ import (
 	"reflect"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
-	"github.com/informer-gen/informer-gen/runtime/internal/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/internal/relist"
-	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )

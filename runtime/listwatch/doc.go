@@ -15,7 +15,7 @@
 //     responses are always decoded by the serializer, so they stay apierrors
 //     errors.
 //   - The factory's sources are built here too, without type parameters, in
-//     runtime/internal/restsource (compiled once, not per type): one REST
+//     runtime/internal/engine/restsource (compiled once, not per type): one REST
 //     client per group-version (NewRESTClient; several share one
 //     *http.Client), a scheme per group-version and Go package of the types,
 //     and one codec choice per type: protobuf for built-in kinds (a group

@@ -57,6 +57,14 @@
 //     tries WatchList again. The WatchList request asks the server for a
 //     timeout in [30m, 60m), not the 5 to 10 minutes of other watches: the
 //     server ends a watch at its timeout, initial events included.
+//   - Errors never stop a Reflector: every one goes to
+//     Options.WatchErrorHandler and LastError and is followed by a wait (a
+//     429's Retry-After exactly, else a backoff step and a turn of the
+//     Budget); a 403 or 404 on LIST is retried forever, and the informer
+//     surfaces LastError. Watches ask for bookmarks (they move
+//     LastSyncResourceVersion) and a server-side timeout random in
+//     [5m, 10m), as client-go's, so that many clients' watches do not end
+//     together.
 //   - ListOptions may change while it runs (a ListerWatcher whose Tweak
 //     reads a shard's selector): the trigger in Options.Relist stops the
 //     watch and relists with them. client-go's Reflector cannot be told.
@@ -64,8 +72,10 @@
 // # States
 //
 // Run is a loop over four states; each does one thing and its outcome
-// alone decides the next (state.go holds them, with the transitions in one
-// function):
+// alone decides the next. This is the one description of the behaviour;
+// state.go holds the states, each with its own data, and one transition
+// function, next, of (state, outcome) only, and TestNext lists every
+// transition as a table:
 //
 //   - initialEvents (a sync by WatchList): opens a watch with
 //     sendInitialEvents=true and reads its events up to the

@@ -13,9 +13,10 @@ import (
 )
 
 // list reads the collection with a consistent LIST (every page, if
-// Options.PageSize pages it, at the first page's resourceVersion) and
-// replaces the Sink's content with it.
-func (r *Reflector[T]) list(ctx context.Context) error {
+// Options.PageSize pages it, at the first page's resourceVersion), replaces
+// the Sink's content with it (the Mark it hands over carries gen: see
+// replace) and returns the list's resourceVersion.
+func (r *Reflector[T]) list(ctx context.Context, gen uint64) (uint64, error) {
 	logger := klog.FromContext(ctx)
 	opts := metav1.ListOptions{Limit: r.opts.PageSize}
 	var (
@@ -24,8 +25,8 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 		pages int
 	)
 	// A LIST counts as one request for the Budget, however many pages.
-	if err := r.request(ctx); err != nil {
-		return fmt.Errorf("list %s: %w", r.opts.Name, err)
+	if err := r.pacer.request(ctx); err != nil {
+		return 0, fmt.Errorf("list %s: %w", r.opts.Name, err)
 	}
 	for {
 		next, page, ok, err := r.listPage(ctx, opts, items)
@@ -41,7 +42,7 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 			err = errors.New("lister returned no page and no error")
 		}
 		if err != nil {
-			return fmt.Errorf("list %s: %w", r.opts.Name, err)
+			return 0, fmt.Errorf("list %s: %w", r.opts.Name, err)
 		}
 		items = next
 		pages++
@@ -53,19 +54,20 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 		}
 		opts.Continue = page.Continue
 	}
-	if !validRV(rv) {
-		return fmt.Errorf("list %s: %w %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
+	n, ok := parseRV(rv)
+	if !ok {
+		return 0, fmt.Errorf("list %s: %w %s", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv))
 	}
 	if err := r.checkItems("list", items, rv); err != nil {
-		return r.counted(err)
+		return 0, r.counted(err)
 	}
-	if err := r.replace(items, rv); err != nil {
-		return fmt.Errorf("list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
+	if err := r.replace(items, rv, gen); err != nil {
+		return 0, fmt.Errorf("list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err)
 	}
-	r.setLastRV(rv)
+	r.publish(rv)
 	r.clearErr()
 	logger.V(4).Info("listed", "resourceVersion", rv, "items", len(items), "pages", pages)
-	return nil
+	return n, nil
 }
 
 // listPage lists the page opts asks for and returns items with its items
@@ -89,8 +91,9 @@ func (r *Reflector[T]) listPage(ctx context.Context, opts metav1.ListOptions, it
 // Options.Relist, the sync's relist.Mark to a Sink that takes one (the
 // informer's FIFO): so the informer's handlers learn, in order with the
 // events, that a list made with the options of that trigger generation has
-// been applied (a shard gains keys only once it has: see shard.Filter).
-func (r *Reflector[T]) replace(items []T, rv string) error {
+// been applied (a shard gains keys only once it has: see shard.Filter); gen
+// is the trigger's generation when the sync began.
+func (r *Reflector[T]) replace(items []T, rv string, gen uint64) error {
 	if err := r.sink.Replace(items, rv); err != nil {
 		return err
 	}
@@ -98,7 +101,7 @@ func (r *Reflector[T]) replace(items []T, rv string) error {
 		return nil
 	}
 	if l, ok := r.sink.(interface{ Listed(relist.Mark) error }); ok {
-		return l.Listed(relist.Mark{Trigger: r.opts.Relist, Gen: r.requestedGen})
+		return l.Listed(relist.Mark{Trigger: r.opts.Relist, Gen: gen})
 	}
 	return nil
 }

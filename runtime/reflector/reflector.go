@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/informer-gen/informer-gen/runtime/internal/budget"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
@@ -49,56 +48,10 @@ const (
 // Reflector keeps a Sink in step with the server: it lists (or streams the
 // initial list with WatchList), hands the result to Sink.Replace, then watches
 // from that resourceVersion and forwards every change, until its context ends.
-//
-// Behaviour, in client-go's terms:
-//   - Lists use resourceVersion "" (a consistent read, which current API
-//     servers answer from the watch cache), so a relist never goes back in
-//     time; they are one request without a limit unless Options.PageSize
-//     pages them. Pages are read at the first page's resourceVersion; if a
-//     continue token expires (410), it falls back to one full LIST.
-//   - The watch asks for bookmarks (they advance LastSyncResourceVersion) and a
-//     random timeout in [5m, 10m) ([30m, 60m) for a WatchList, whose initial
-//     stream the timeout bounds too). When the server closes it, the
-//     Reflector watches again from the last resourceVersion it saw, without
-//     relisting.
-//   - 410 Expired/Gone on the watch (the resourceVersion was compacted), and
-//     400 Bad Request or 422 Invalid (the server rejects the resourceVersion),
-//     whether as the watch's answer or as an ERROR event, make it relist: a
-//     rejected resourceVersion is never retried. It relists at once after a
-//     watch that stayed open a minute, else after a backoff step.
-//   - A watch that ends within a second of its start, whatever it delivered,
-//     is followed by a backoff step, so watch requests per second stay
-//     bounded whatever the server does; one that stayed open resets the
-//     backoff and is resumed at once if it stayed open a minute, else at the
-//     next free turn of the Budget (at once unless the Reflectors sharing it
-//     are backing off).
-//   - While backing off, every request waits for a turn of the Budget
-//     (Options.Budget), which the Reflectors of an informer share: about
-//     one request a second for the informer, not per Reflector.
-//   - Events and LISTs that a broken server or proxy garbled are refused by
-//     one rule (package doc, "Hostile servers"): never applied, reported,
-//     counted, and followed by a backoff step.
-//   - Every error goes to Options.WatchErrorHandler and LastError and is
-//     followed by a wait: the Retry-After of a 429 (or any error suggesting a
-//     client delay), else an exponential backoff with jitter (see
-//     Options.InitialBackoff). Errors never stop the Reflector: a 403 or 404
-//     on LIST is retried forever, and the informer surfaces LastError.
-//   - WatchList (Options.WatchList nil or true): the first sync is a watch with
-//     sendInitialEvents=true; its ADDED events up to the bookmark annotated
-//     k8s.io/initial-events-end become one Sink.Replace, and the same watch
-//     goes on. If the server refuses it (400/422, or such an ERROR event before
-//     the end marker), the Reflector uses LIST from then on. If the stream
-//     stalls, no event or bookmark for Options.WatchListTimeout (one minute
-//     without progress, however long the stream has run; client-go waits
-//     up to the watch timeout, 5 to 10 minutes from the start, and a
-//     fake's forever), or fails otherwise, it LISTs this once and tries
-//     WatchList again on the next relist.
-//   - Options.Relist (not in client-go): when its trigger fires, the
-//     open watch is stopped and the Reflector relists, so ListOptions that
-//     changed (a shard's selector) take effect without a gap.
-//   - HasSynced is true once the initial list is applied and a watch after
-//     it was accepted (package doc, "Synced"): a client that may list but
-//     not watch is never synced. client-go's is true once the list is.
+// Errors never stop it: each goes to Options.WatchErrorHandler and LastError
+// and is retried after a wait. What it does in each case, and where that
+// differs from client-go's Reflector, is described once, in the package doc
+// ("States", "Hostile servers", "Synced"); state.go implements it.
 //
 // A Reflector is run once. LastSyncResourceVersion, LastError, HasSynced and
 // Synced are safe for concurrent use.
@@ -112,35 +65,22 @@ type Reflector[T cache.Obj] struct {
 
 	running atomic.Bool
 
+	// objectRVs says the source's objects carry resourceVersions, so they
+	// are checked (false for client-go's fakes; see watchListUnsupported).
+	objectRVs bool
+
+	// What other goroutines read (LastSyncResourceVersion, LastError).
 	mu      sync.Mutex
 	lastRV  string
 	lastErr error
 
-	budget *budget.Budget
-
-	// synced is closed once the Reflector has synced (see Synced).
+	// synced is closed once the Reflector has synced (see Synced); only the
+	// Run goroutine closes it.
 	synced chan struct{}
 
-	// Owned by the Run goroutine: what the loop remembers across its states
-	// (see next).
-	isSynced    bool // synced is closed
-	freeWatch   bool // the next watch is the first after the initial LIST: no Budget turn
-	listedOnce  bool // a sync has succeeded
-	backoff     *backoff
-	maxBackoff  time.Duration // the backoff's cap before the Budget's (Options.MaxBackoff)
-	turn        bool          // the next request has its turn booked (wait)
-	noWatchList bool          // WatchList is off, or given up: syncs LIST
-	// objectRVs says the source's objects carry resourceVersions, so they
-	// are checked (false for client-go's fakes; see watchListUnsupported).
-	objectRVs   bool
-	resumeRV    uint64 // lastRV as a number, 0 before the first sync
-	rejectedRun int    // watches in a row ended by a rejected event, without progress
-	// requested is closed when Options.Relist fires after the last sync
-	// step (initialEvents, listing) began (nil without a trigger: never).
-	requested <-chan struct{}
-	// requestedGen is Options.Relist's generation when requested was taken:
-	// the Mark of the sync that began then (see replace).
-	requestedGen uint64
+	// pacer is how the Run loop waits between requests (backoff, Budget).
+	// What else the loop remembers is in its state (state.go).
+	pacer pacer
 }
 
 // New returns a Reflector that reads lw into sink. It does nothing until Run.
@@ -155,24 +95,15 @@ func New[T cache.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflecto
 		var zero T
 		opts.Name = fmt.Sprintf("%T", zero)
 	}
-	b := opts.Budget
-	if b == nil {
-		b = budget.New(0)
-	}
-	b.Join()
-	bo := newBackoff(opts.InitialBackoff, opts.MaxBackoff)
 	appender, _ := lw.(listpage.Appender[T])
 	return &Reflector[T]{
-		lw:          lw,
-		appender:    appender,
-		sink:        sink,
-		opts:        opts,
-		budget:      b,
-		backoff:     bo,
-		maxBackoff:  bo.max,
-		synced:      make(chan struct{}),
-		noWatchList: opts.WatchList != nil && !*opts.WatchList || watchListUnsupported(lw),
-		objectRVs:   !watchListUnsupported(lw),
+		lw:        lw,
+		appender:  appender,
+		sink:      sink,
+		opts:      opts,
+		objectRVs: !watchListUnsupported(lw),
+		synced:    make(chan struct{}),
+		pacer:     newPacer(opts.Budget, opts.InitialBackoff, opts.MaxBackoff),
 	}
 }
 
@@ -224,30 +155,26 @@ func (r *Reflector[T]) HasSynced() bool {
 // Synced returns a channel closed when HasSynced becomes true.
 func (r *Reflector[T]) Synced() <-chan struct{} { return r.synced }
 
-// markSynced makes HasSynced true, once.
+// markSynced makes HasSynced true, once (Run goroutine only).
 func (r *Reflector[T]) markSynced() {
-	if !r.isSynced {
-		r.isSynced = true
+	if !r.HasSynced() {
 		close(r.synced)
 	}
 }
 
-// setLastRV makes rv, a valid resourceVersion, the one to resume from.
-func (r *Reflector[T]) setLastRV(rv string) {
-	n, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		return
-	}
-	r.setResumeRV(rv, n)
-}
-
-// setResumeRV is setLastRV for rv already parsed as n.
-func (r *Reflector[T]) setResumeRV(rv string, n uint64) {
-	r.resumeRV = n
+// publish makes rv, a valid resourceVersion, LastSyncResourceVersion (the
+// loop's own copy, the number to resume from, is in its state).
+func (r *Reflector[T]) publish(rv string) {
 	r.mu.Lock()
 	r.lastRV = rv
 	r.mu.Unlock()
 	if m := r.opts.Metrics; m != nil {
 		m.Synced(rv)
 	}
+}
+
+// parseRV returns rv as a number, and whether it is one.
+func parseRV(rv string) (uint64, bool) {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	return n, err == nil
 }

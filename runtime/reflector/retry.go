@@ -6,6 +6,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/budget"
 )
 
 // How a Reflector reports a failure and waits before its next request:
@@ -34,11 +36,34 @@ func (r *Reflector[T]) report(ctx context.Context, err error) {
 	}
 }
 
+// pacer is how a Reflector's Run loop waits between requests: its backoff,
+// the Budget it shares with the informer's other Reflectors, and whether the
+// next request's turn is booked. Owned by the Run goroutine.
+type pacer struct {
+	budget  *budget.Budget
+	backoff *backoff
+	// maxBackoff is the backoff's cap before the Budget's (Options.MaxBackoff).
+	maxBackoff time.Duration
+	// turn: the next request has its turn booked (wait, pace).
+	turn bool
+}
+
+// newPacer joins b (a Budget of its own when nil) with a backoff from
+// initial to ceiling (their defaults when 0).
+func newPacer(b *budget.Budget, initial, ceiling time.Duration) pacer {
+	if b == nil {
+		b = budget.New(0)
+	}
+	b.Join()
+	bo := newBackoff(initial, ceiling)
+	return pacer{budget: b, backoff: bo, maxBackoff: bo.max}
+}
+
 // wait sleeps after err until the next request's turn: the server's
 // suggested delay (429 Retry-After) exactly, else the later of the next
 // backoff step and the Budget's next free turn (see Options.Budget). It returns
 // false if ctx ended first.
-func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
+func (r *pacer) wait(ctx context.Context, err error) bool {
 	now := time.Now()
 	var at time.Time
 	if s, ok := apierrors.SuggestsClientDelay(err); ok && s > 0 {
@@ -55,7 +80,7 @@ func (r *Reflector[T]) wait(ctx context.Context, err error) bool {
 // resuming a watch that stayed open a second but less than longWatch, and
 // before a request made while backing off without a turn (see request). It
 // returns false if ctx ended first.
-func (r *Reflector[T]) pace(ctx context.Context) bool {
+func (r *pacer) pace(ctx context.Context) bool {
 	now := time.Now()
 	at := r.budget.Reserve(now, now, r.budget.Ceiling(r.maxBackoff))
 	return r.sleepUntil(ctx, at.Sub(now))
@@ -67,7 +92,7 @@ func (r *Reflector[T]) pace(ctx context.Context) bool {
 // the backoff) waits for the Budget's next free turn, so the watch that
 // follows a LIST after a failure is paced too; a healthy one's requests
 // cost its Budget nothing. It returns ctx's error if ctx ended first.
-func (r *Reflector[T]) request(ctx context.Context) error {
+func (r *pacer) request(ctx context.Context) error {
 	if !r.turn && r.backoff.base > 0 && !r.pace(ctx) {
 		return ctx.Err()
 	}
@@ -77,7 +102,7 @@ func (r *Reflector[T]) request(ctx context.Context) error {
 
 // sleepUntil sleeps d, the wait for a booked turn, unless ctx ends first
 // (then it returns false).
-func (r *Reflector[T]) sleepUntil(ctx context.Context, d time.Duration) bool {
+func (r *pacer) sleepUntil(ctx context.Context, d time.Duration) bool {
 	r.turn = true
 	if d <= 0 {
 		return ctx.Err() == nil

@@ -14,75 +14,30 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
-// The Run loop is a state machine. Each turn of loop runs what the current
-// state does (step: a request, or reading a watch) and gets a result; next,
-// the one place where transitions are decided, turns the state and that
-// result's outcome into the next state and what happens in between (a
-// report, a relist counted, a wait). The states are kube-rs's
-// watcher::State in Go; the transitions:
-//
-//	from           outcome           to
-//	initialEvents  synced            watching, on the same watch
-//	               refused           listing, WatchList given up
-//	               timedOut, failed  listing
-//	               rejected          listing, after a backoff step
-//	listing        synced            resume
-//	               rejected, failed  sync, after a backoff step
-//	resume         opened            watching
-//	               requested         sync
-//	               expired, invalid  sync, after a backoff step
-//	               failed            resume, after a backoff step
-//	watching       closed            resume: after a backoff step if it was
-//	                                 open < shortWatch, a Budget turn if
-//	                                 < longWatch, else at once
-//	               requested         sync
-//	               rejected          resume (sync after maxRejectedWatches+1
-//	                                 in a row), after a backoff step
-//	               expired, invalid  sync, after a backoff step unless it
-//	                                 was open ≥ longWatch
-//	               failed            resume, after a backoff step
-//
-// where sync is initialEvents, or listing when WatchList is off or given up
-// (syncState), and any outcome ends the loop once ctx has ended.
+// The Run loop is a state machine: each turn runs what the current state
+// does (step: a request, or reading a watch) and gets a result; next, a
+// pure function of the state and that result, returns the next state and
+// what happens in between (effects: synced, a report, a relist counted, a
+// wait). The states are kube-rs's watcher::State in Go: each phase carries
+// its own data (the open watch, the resourceVersion to resume from, the
+// run of refused watches, the relist trigger as armed when the sync
+// began), so nothing a transition reads or writes lives on the Reflector.
+// The behaviour, state by state, is described once, in the package doc
+// ("States"); TestNext lists every transition as a table.
 
-// phase names a state of the Run loop.
+// phase names a state of the Run loop (package doc, "States").
 type phase uint8
 
 const (
-	// initialEvents: the Sink's content is to be (re)built, and WatchList
-	// is on (Options.WatchList, the source's marker) and has not been given
-	// up. The step opens a watch with sendInitialEvents=true and reads its
-	// events up to the initial-events-end bookmark, then hands them to
-	// Sink.Replace. Synced, it moves to watching with that same watch; the
-	// server refusing WatchList moves to listing and gives WatchList up for
-	// good; the stream stalling (no event or bookmark within
-	// Options.WatchListTimeout) or another failure moves to listing at
-	// once, this time only; the stream's content refused moves to listing
-	// after a backoff step.
+	// initialEvents: a sync by WatchList (the initial events of a watch
+	// with sendInitialEvents=true, up to the initial-events-end bookmark).
 	initialEvents phase = iota + 1
-	// listing: the Sink's content is to be (re)built by a LIST (all its
-	// pages): WatchList is off, given up, or failed this time. Synced,
-	// it moves to resume; failed, it backs off and starts the sync again
-	// (syncState).
+	// listing: a sync by LIST (every page), when WatchList is off, given up
+	// or failed this time.
 	listing
-	// resume: the Sink holds the server's state up to
-	// LastSyncResourceVersion and no watch is open. The step opens one from
-	// there; the first after the initial LIST takes no Budget turn (see
-	// Options.Budget), any other waits for one while the Reflector backs
-	// off.
-	// Opened, it moves to watching and the Reflector is synced; a 410 or a
-	// 400/422 relists after a backoff step; another failure backs off and
-	// resumes again; Options.Relist having fired relists at once.
+	// resume: the Sink holds the server's state up to rv; no watch is open.
 	resume
-	// watching: a watch is open (resume's, or initialEvents' stream after
-	// its initial events). The step applies its events until it ends. Closed
-	// by the server, it resumes: after a backoff step if it lasted less
-	// than shortWatch, else at the Budget's next free turn if it lasted
-	// less than longWatch, else at once. A refused event resumes after a
-	// backoff step, or relists when more than maxRejectedWatches watches in
-	// a row ended so without progress. An ERROR event or failure goes as in
-	// resume. Options.Relist firing relists at once. One that stayed open
-	// shortWatch and ended without a refused event resets the backoff.
+	// watching: a watch is open (w, opened at since).
 	watching
 )
 
@@ -100,12 +55,59 @@ func (p phase) String() string {
 	return "unknown"
 }
 
-// state is where the Run loop is: a phase, and in watching the open watch.
+// memory is what the loop carries through every state for the
+// Reflector's lifetime.
+type memory struct {
+	// noWatchList: WatchList is off (Options.WatchList, a source without
+	// it) or the server refused it; syncs LIST.
+	noWatchList bool
+	// listedOnce: a sync has succeeded.
+	listedOnce bool
+}
+
+// armed is Options.Relist as armed when a sync began: ch is closed once the
+// trigger fires after that, gen is the generation the sync's relist.Mark
+// carries. The zero value (no trigger) never fires.
+type armed struct {
+	ch  <-chan struct{}
+	gen uint64
+}
+
+// fired reports whether the trigger fired since the sync began.
+func (a armed) fired() bool { return relist.Fired(a.ch) }
+
+// state is where the Run loop is: a phase and the data it carries.
 type state struct {
 	phase phase
-	// w is watching's open watch, opened at since (before its request).
+	mem   memory
+	// resume, watching: the trigger as armed when the last sync began; the
+	// resourceVersion to resume from (0 before a sync, or from a source
+	// without resourceVersions); how many watches in a row ended in a
+	// refused event without progress.
+	relist      armed
+	rv          uint64
+	rejectedRun int
+	// resume: the first watch after the initial LIST, which takes no turn of
+	// the Budget (package doc, "Synced").
+	free bool
+	// watching: the open watch, opened at since.
 	w     watch.Interface
 	since time.Time
+}
+
+// syncState is where a sync (the first, or a relist) starts: initialEvents
+// unless WatchList is off or given up, else listing.
+func syncState(mem memory) state {
+	if mem.noWatchList {
+		return state{phase: listing, mem: mem}
+	}
+	return state{phase: initialEvents, mem: mem}
+}
+
+// resumed is s's resume state: the same watch data, no watch open, rv the
+// resourceVersion reached.
+func (s state) resumed(rv uint64) state {
+	return state{phase: resume, mem: s.mem, relist: s.relist, rv: rv, rejectedRun: s.rejectedRun}
 }
 
 // outcome is how a step ended.
@@ -157,6 +159,11 @@ type result struct {
 	// initialEvents, outOpened), since when it was opened.
 	w     watch.Interface
 	since time.Time
+	// armed (initialEvents, listing): the trigger as armed when the sync
+	// began. rv: the resourceVersion reached (a sync's, a watching step's
+	// last applied; a resume step's is its state's).
+	armed armed
+	rv    uint64
 	// For a watching step: how long the watch stayed open, whether the
 	// resourceVersion to resume from advanced, how many events it read.
 	open       time.Duration
@@ -179,18 +186,27 @@ const (
 // move is a transition: the next state and what happens before it.
 type move struct {
 	to state
+	// synced: the Reflector is synced now (HasSynced); populated: a sync
+	// put its list in the Sink (logged); clearErr: LastError is nil again;
+	// resetBackoff: the next failure waits from the initial step.
+	synced, populated, clearErr, resetBackoff bool
 	// report, when not nil, is reported (LastError, WatchErrorHandler, log).
 	report error
 	// relist, when not 0, is counted (Metrics.Relist).
 	relist relistCause
 	pause  pause
 	after  error // what pauseBackoff backs off after
+	// note, when not "", is logged at V(2) with noteKV (and the
+	// resourceVersion, with noteRV).
+	note   string
+	noteKV []any
+	noteRV bool
 }
 
 // loop runs the state machine until ctx ends.
 func (r *Reflector[T]) loop(ctx context.Context) {
 	r.relisted(relistInitial)
-	s := r.syncState()
+	s := syncState(memory{noWatchList: r.opts.WatchList != nil && !*r.opts.WatchList || !r.objectRVs})
 	defer func() {
 		if s.w != nil {
 			stopWatch(s.w)
@@ -205,20 +221,45 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			}
 			return
 		}
-		m := r.next(ctx, s, res)
+		m := next(s, res)
 		s = m.to
-		if m.report != nil {
-			r.report(ctx, m.report)
+		r.apply(ctx, m)
+	}
+}
+
+// apply does what move m says happens before its state.
+func (r *Reflector[T]) apply(ctx context.Context, m move) {
+	logger := klog.FromContext(ctx)
+	if m.synced {
+		r.markSynced()
+	}
+	if m.populated {
+		logger.V(2).Info("cache populated", "resourceVersion", r.LastSyncResourceVersion())
+	}
+	if m.clearErr {
+		r.clearErr()
+	}
+	if m.resetBackoff {
+		r.pacer.backoff.reset()
+	}
+	if m.note != "" {
+		kv := m.noteKV
+		if m.noteRV {
+			kv = append(kv, "resourceVersion", r.LastSyncResourceVersion())
 		}
-		if m.relist != 0 {
-			r.relisted(m.relist)
-		}
-		switch m.pause {
-		case pauseTurn:
-			r.pace(ctx)
-		case pauseBackoff:
-			r.wait(ctx, m.after)
-		}
+		logger.V(2).Info(m.note, kv...)
+	}
+	if m.report != nil {
+		r.report(ctx, m.report)
+	}
+	if m.relist != 0 {
+		r.relisted(m.relist)
+	}
+	switch m.pause {
+	case pauseTurn:
+		r.pacer.pace(ctx)
+	case pauseBackoff:
+		r.pacer.wait(ctx, m.after)
 	}
 }
 
@@ -229,26 +270,17 @@ func (r *Reflector[T]) relisted(c relistCause) {
 	}
 }
 
-// syncState is where a sync (the first, or a relist) starts: initialEvents
-// unless WatchList is off or given up, else listing.
-func (r *Reflector[T]) syncState() state {
-	if r.noWatchList {
-		return state{phase: listing}
-	}
-	return state{phase: initialEvents}
-}
-
 // step does what state s does and says how it ended.
 func (r *Reflector[T]) step(ctx context.Context, s state) result {
 	switch s.phase {
 	case initialEvents:
-		r.requested, r.requestedGen = r.opts.Relist.ArmedAt()
-		w, since, err := r.watchList(ctx)
+		a := r.arm()
+		w, since, rv, err := r.watchList(ctx, a.gen)
 		switch {
 		case ctx.Err() != nil:
 			return result{out: outDone, w: w}
 		case err == nil:
-			return result{out: outSynced, w: w, since: since}
+			return result{out: outSynced, w: w, since: since, armed: a, rv: rv}
 		case isRejection(err):
 			return result{out: outRejected, err: err}
 		case isRefusal(err):
@@ -258,141 +290,146 @@ func (r *Reflector[T]) step(ctx context.Context, s state) result {
 		}
 		return result{out: outFailed, err: err}
 	case listing:
-		r.requested, r.requestedGen = r.opts.Relist.ArmedAt()
-		err := r.timedList(ctx)
+		a := r.arm()
+		rv, err := r.timedList(ctx, a.gen)
 		switch {
 		case ctx.Err() != nil:
 			return result{out: outDone}
 		case err == nil:
-			return result{out: outSynced}
+			return result{out: outSynced, armed: a, rv: rv}
 		case isRejection(err):
 			return result{out: outRejected, err: err}
 		}
 		return result{out: outFailed, err: err}
 	case resume:
-		if relist.Fired(r.requested) {
-			return result{out: outRequested}
+		if s.relist.fired() {
+			return result{out: outRequested, rv: s.rv}
 		}
 		since := time.Now()
-		w, err := r.openWatch(ctx)
+		w, err := r.openWatch(ctx, s.free)
 		if ctx.Err() != nil {
 			return result{out: outDone, w: w}
 		}
 		if err != nil {
-			return result{out: watchFailure(err), err: err}
+			return result{out: watchFailure(err), err: err, rv: s.rv}
 		}
-		return result{out: outOpened, w: w, since: since}
+		return result{out: outOpened, w: w, since: since, rv: s.rv}
 	case watching:
-		return r.read(ctx, s.w, s.since)
+		return r.read(ctx, s)
 	}
 	// Not a state: next starts a sync after a backoff step.
 	return result{out: outFailed, err: fmt.Errorf("reflector %s: no state %d", r.opts.Name, s.phase)}
 }
 
+// arm returns Options.Relist as armed now, when a sync begins.
+func (r *Reflector[T]) arm() armed {
+	ch, gen := r.opts.Relist.ArmedAt()
+	return armed{ch: ch, gen: gen}
+}
+
 // next is the transition function: from state s, after the step's result
-// res, the next state and what happens before it. It updates what the
-// Reflector remembers across states (WatchList given up, the first sync
-// done, the run of rejected watches, the backoff's reset, synced).
-func (r *Reflector[T]) next(ctx context.Context, s state, res result) move {
-	logger := klog.FromContext(ctx)
+// res, the next state and what happens before it. It reads nothing but its
+// arguments.
+func next(s state, res result) move {
 	switch s.phase {
 	case initialEvents:
 		switch res.out {
 		case outSynced:
 			// The server accepted the watch and streamed the initial
 			// list through it.
-			r.markSynced()
-			r.populated(ctx)
-			return move{to: state{phase: watching, w: res.w, since: res.since}}
+			mem := s.mem
+			mem.listedOnce = true
+			return move{to: state{phase: watching, mem: mem, relist: res.armed, rv: res.rv, w: res.w, since: res.since}, synced: true, populated: true}
 		case outRefused:
-			r.noWatchList = true
-			logger.V(2).Info("server refused WatchList; using LIST from now on", "err", res.err)
-			return move{to: state{phase: listing}}
+			mem := s.mem
+			mem.noWatchList = true
+			return move{to: state{phase: listing, mem: mem}, note: "server refused WatchList; using LIST from now on", noteKV: []any{"err", res.err}}
 		case outTimedOut:
 			// The stream stalled (no event or bookmark within
 			// Options.WatchListTimeout): a LIST for this sync, and
 			// WatchList again at the next; a stream that is slow but
 			// moving never gets here.
-			return move{to: state{phase: listing}, report: res.err}
+			return move{to: state{phase: listing, mem: s.mem}, report: res.err}
 		case outRejected:
 			// Its content was refused: back off like any failed request,
 			// then LIST, in case only the watch streams are broken, and
 			// WatchList again at the next sync.
-			return move{to: state{phase: listing}, report: res.err, pause: pauseBackoff, after: res.err}
+			return move{to: state{phase: listing, mem: s.mem}, report: res.err, pause: pauseBackoff, after: res.err}
 		}
 		// A real failure (not a missing feature): make progress with a
 		// LIST rather than wait for WatchList to recover.
-		logger.V(2).Info("WatchList failed; falling back to LIST this time")
-		return move{to: state{phase: listing}, report: res.err}
+		return move{to: state{phase: listing, mem: s.mem}, report: res.err, note: "WatchList failed; falling back to LIST this time"}
 	case listing:
 		if res.out == outSynced {
-			if !r.listedOnce {
-				// The watch after the initial LIST decides HasSynced;
-				// it goes at once, without a turn of the Budget, so that
-				// a new informer's sync is not held back by the turns its
-				// LIST took (see Options.Budget).
-				r.freeWatch = true
-			}
-			r.populated(ctx)
-			return move{to: state{phase: resume}}
+			mem := s.mem
+			mem.listedOnce = true
+			// The watch after the initial LIST decides HasSynced; it goes
+			// at once, without a turn of the Budget, so that a new
+			// informer's sync is not held back by the turns its LIST took
+			// (see Options.Budget).
+			return move{to: state{phase: resume, mem: mem, relist: res.armed, rv: res.rv, free: !s.mem.listedOnce}, populated: true}
 		}
-		return move{to: r.syncState(), report: res.err, pause: pauseBackoff, after: res.err}
+		return move{to: syncState(s.mem), report: res.err, pause: pauseBackoff, after: res.err}
 	case resume:
 		switch res.out {
 		case outOpened:
 			// The server accepted it (a REST watch returns once the
 			// response headers came back 200).
-			r.markSynced()
-			r.clearErr()
-			return move{to: state{phase: watching, w: res.w, since: res.since}}
+			to := s.resumed(s.rv)
+			to.phase, to.w, to.since = watching, res.w, res.since
+			return move{to: to, synced: true, clearErr: true}
 		case outRequested:
-			logger.V(2).Info("relist requested: list options changed")
-			return move{to: r.syncState(), relist: relistRequested}
+			return move{to: syncState(s.mem), relist: relistRequested, note: "relist requested: list options changed"}
 		}
-		return r.watchFailed(res)
+		return watchFailed(s, res)
 	case watching:
-		if res.open >= shortWatch && res.out != outRejected {
-			// It stayed open and nothing it sent was refused: healthy.
-			r.backoff.reset()
-		}
-		switch res.out {
-		case outRequested:
-			logger.V(2).Info("relist requested: list options changed", "resourceVersion", r.LastSyncResourceVersion())
-			return move{to: r.syncState(), relist: relistRequested}
-		case outRejected:
-			// Not applied, reported, and backed off like a failed request
-			// whatever the watch delivered before; resumed from the last
-			// resourceVersion applied, so the event is read again (a
-			// proxy's glitch is usually gone the second time). One the
-			// server keeps sending is not: relist.
-			if res.progressed {
-				r.rejectedRun = 0
-			}
-			r.rejectedRun++
-			if r.rejectedRun > maxRejectedWatches {
-				logger.V(2).Info("watches keep ending in events that cannot be applied; relisting", "resourceVersion", r.LastSyncResourceVersion())
-				return move{to: r.syncState(), relist: relistUndecodable, pause: pauseBackoff, after: res.err}
-			}
-			return move{to: state{phase: resume}, pause: pauseBackoff, after: res.err}
-		case outClosed:
-			switch {
-			case res.open < shortWatch:
-				logger.V(2).Info("watch closed soon after it opened; backing off", "events", res.events)
-				return move{to: state{phase: resume}, pause: pauseBackoff, after: errShortWatch}
-			case res.open < longWatch:
-				// The server closed the watch (timeout, restart): resume
-				// from the last resourceVersion at the Budget's next free
-				// turn, which is at once unless other Reflectors sharing
-				// it are backing off.
-				return move{to: state{phase: resume}, pause: pauseTurn}
-			}
-			// A long-lived watch (the server's timeout, a restart):
-			// resume at once.
-			return move{to: state{phase: resume}}
-		}
-		return r.watchFailed(res)
+		m := watchingNext(s, res)
+		// It stayed open and nothing it sent was refused: healthy.
+		m.resetBackoff = res.open >= shortWatch && res.out != outRejected
+		return m
 	}
-	return move{to: r.syncState(), pause: pauseBackoff, after: res.err}
+	return move{to: syncState(s.mem), pause: pauseBackoff, after: res.err}
+}
+
+// watchingNext is next from watching (but the backoff's reset).
+func watchingNext(s state, res result) move {
+	switch res.out {
+	case outRequested:
+		return move{to: syncState(s.mem), relist: relistRequested, note: "relist requested: list options changed", noteRV: true}
+	case outRejected:
+		// Not applied, reported, and backed off like a failed request
+		// whatever the watch delivered before; resumed from the last
+		// resourceVersion applied, so the event is read again (a proxy's
+		// glitch is usually gone the second time). One the server keeps
+		// sending is not: relist.
+		to := s.resumed(res.rv)
+		if res.progressed {
+			to.rejectedRun = 0
+		}
+		to.rejectedRun++
+		if to.rejectedRun > maxRejectedWatches {
+			return move{to: syncState(s.mem), relist: relistUndecodable, pause: pauseBackoff, after: res.err,
+				note: "watches keep ending in events that cannot be applied; relisting", noteRV: true}
+		}
+		return move{to: to, pause: pauseBackoff, after: res.err}
+	case outClosed:
+		to := s.resumed(res.rv)
+		switch {
+		case res.open < shortWatch:
+			return move{to: to, pause: pauseBackoff, after: errShortWatch,
+				note: "watch closed soon after it opened; backing off", noteKV: []any{"events", res.events}}
+		case res.open < longWatch:
+			// The server closed the watch (timeout, restart): resume from
+			// the last resourceVersion at the Budget's next free turn,
+			// which is at once unless other Reflectors sharing it are
+			// backing off.
+			return move{to: to, pause: pauseTurn}
+		}
+		// A long-lived watch (the server's timeout, a restart): resume
+		// at once.
+		return move{to: to}
+	}
+	return watchFailed(s, res)
 }
 
 // watchFailed is the transition after a watch that failed, to open
@@ -400,15 +437,15 @@ func (r *Reflector[T]) next(ctx context.Context, s state, res result) move {
 // serves (410) or rejects (400, 422) relists, anything else resumes; both
 // after a backoff step, except a relist after a watch that stayed open
 // longWatch.
-func (r *Reflector[T]) watchFailed(res result) move {
+func watchFailed(s state, res result) move {
 	var m move
 	switch res.out {
 	case outExpired:
-		m = move{to: r.syncState(), relist: relistExpired}
+		m = move{to: syncState(s.mem), relist: relistExpired}
 	case outInvalid:
-		m = move{to: r.syncState(), relist: relistRejected}
+		m = move{to: syncState(s.mem), relist: relistRejected}
 	default:
-		m = move{to: state{phase: resume}}
+		m = move{to: s.resumed(res.rv)}
 	}
 	m.report = res.err
 	if m.relist == 0 || res.open < longWatch {
@@ -420,23 +457,16 @@ func (r *Reflector[T]) watchFailed(res result) move {
 	return m
 }
 
-// populated records a sync that put the list in the Sink.
-func (r *Reflector[T]) populated(ctx context.Context) {
-	r.rejectedRun = 0
-	r.listedOnce = true
-	klog.FromContext(ctx).V(2).Info("cache populated", "resourceVersion", r.LastSyncResourceVersion())
-}
-
 // timedList is list, timed for Metrics.ListDone.
-func (r *Reflector[T]) timedList(ctx context.Context) error {
+func (r *Reflector[T]) timedList(ctx context.Context, gen uint64) (uint64, error) {
 	m := r.opts.Metrics
 	if m == nil {
-		return r.list(ctx)
+		return r.list(ctx, gen)
 	}
 	start := time.Now()
-	err := r.list(ctx)
+	rv, err := r.list(ctx, gen)
 	m.ListDone(time.Since(start), err)
-	return err
+	return rv, err
 }
 
 // watchFailure classifies err, why a watch failed to open or an ERROR

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
 
-	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
@@ -96,8 +95,8 @@ func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions, 
 		opts.TimeoutSeconds = r.watchTimeout()
 	}
 	if free {
-		r.turn = false
-	} else if err := r.request(ctx); err != nil {
+		r.pacer.turn = false
+	} else if err := r.pacer.request(ctx); err != nil {
 		return nil, err
 	}
 	w, err := r.lw.Watch(ctx, opts)
@@ -110,12 +109,10 @@ func (r *Reflector[T]) startWatch(ctx context.Context, opts metav1.ListOptions, 
 	return w, err
 }
 
-// openWatch opens a watch from the last resourceVersion (the first after
-// the initial LIST without a Budget turn).
-func (r *Reflector[T]) openWatch(ctx context.Context) (watch.Interface, error) {
+// openWatch opens a watch from the last resourceVersion (free: without a
+// Budget turn, the first after the initial LIST).
+func (r *Reflector[T]) openWatch(ctx context.Context, free bool) (watch.Interface, error) {
 	rv := r.LastSyncResourceVersion()
-	free := r.freeWatch
-	r.freeWatch = false
 	w, err := r.startWatch(ctx, metav1.ListOptions{ResourceVersion: rv}, free)
 	if err != nil {
 		return nil, fmt.Errorf("watch %s from resourceVersion %s: %w", r.opts.Name, rv, err)
@@ -123,20 +120,23 @@ func (r *Reflector[T]) openWatch(ctx context.Context) (watch.Interface, error) {
 	return w, nil
 }
 
-// read applies the events of w, a watch opened at since, until it ends, ctx
-// ends or Options.Relist fires, stops it, and says how it ended (a watching
-// step).
-func (r *Reflector[T]) read(ctx context.Context, w watch.Interface, since time.Time) (res result) {
+// read applies the events of s's watch until it ends, ctx ends or
+// Options.Relist fires, stops it, and says how it ended and the
+// resourceVersion reached (a watching step).
+func (r *Reflector[T]) read(ctx context.Context, s state) (res result) {
+	w := s.w
 	rv := r.LastSyncResourceVersion()
+	cur := s.rv // the resourceVersion to resume from, as events move it
 	defer stopWatch(w)
 	defer func() {
-		res.open = time.Since(since)
+		res.rv = cur
+		res.open = time.Since(s.since)
 		res.progressed = r.LastSyncResourceVersion() != rv
 		if m := r.opts.Metrics; m != nil {
 			m.WatchDone(res.open, res.err)
 		}
 	}()
-	if relist.Fired(r.requested) {
+	if s.relist.fired() {
 		// The options changed while listing: the watch (a WatchList's)
 		// carries the old selection.
 		return result{out: outRequested}
@@ -149,7 +149,7 @@ func (r *Reflector[T]) read(ctx context.Context, w watch.Interface, since time.T
 		select {
 		case <-ctx.Done():
 			return result{out: outDone}
-		case <-r.requested:
+		case <-s.relist.ch:
 			return result{out: outRequested}
 		case ev, ok = <-w.ResultChan():
 		}
@@ -163,7 +163,7 @@ func (r *Reflector[T]) read(ctx context.Context, w watch.Interface, since time.T
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			obj, n, err := r.applicable(ev)
+			obj, n, err := r.applicable(ev, cur)
 			if err != nil {
 				return result{out: outRejected, err: r.reject(ctx, err), events: res.events}
 			}
@@ -179,16 +179,21 @@ func (r *Reflector[T]) read(ctx context.Context, w watch.Interface, since time.T
 				r.report(ctx, fmt.Errorf("watch %s: %s %s (resourceVersion %s): %w", r.opts.Name, ev.Type, store.Key(obj), obj.GetResourceVersion(), err))
 			}
 			if n != 0 {
-				r.setResumeRV(obj.GetResourceVersion(), n)
-			} else if rv := obj.GetResourceVersion(); validRV(rv) {
-				r.setLastRV(rv)
+				cur = n
+				r.publish(obj.GetResourceVersion())
+			} else if m, ok := parseRV(obj.GetResourceVersion()); ok {
+				// A source without resourceVersions (n is 0): resume from
+				// a valid one when it has it.
+				cur = m
+				r.publish(obj.GetResourceVersion())
 			}
 		case watch.Bookmark:
-			rv, err := r.bookmarkRV(ev.Object)
+			rv, n, err := r.bookmarkRV(ev.Object, cur)
 			if err != nil {
 				return result{out: outRejected, err: r.reject(ctx, err), events: res.events}
 			}
-			r.setLastRV(rv)
+			cur = n
+			r.publish(rv)
 			if err := r.bookmark(rv); err != nil {
 				r.report(ctx, err)
 			}
@@ -208,8 +213,8 @@ func (r *Reflector[T]) read(ctx context.Context, w watch.Interface, since time.T
 // resourceVersion is not a number (ErrInvalidResourceVersion) or not newer
 // than the one the Reflector resumes from (ErrStaleResourceVersion). The
 // last two are not checked for a source without resourceVersions (see
-// objectRVs).
-func (r *Reflector[T]) applicable(ev watch.Event) (T, uint64, error) {
+// objectRVs). cur is the resourceVersion the Reflector resumes from.
+func (r *Reflector[T]) applicable(ev watch.Event, cur uint64) (T, uint64, error) {
 	var zero T
 	if m, ok := ev.Object.(*MalformedObject); ok && m != nil {
 		return zero, 0, fmt.Errorf("watch %s after resourceVersion %s: %w: %s event: %w", r.opts.Name, r.LastSyncResourceVersion(), ErrMalformedEvent, ev.Type, m.Err)
@@ -229,7 +234,7 @@ func (r *Reflector[T]) applicable(ev watch.Event) (T, uint64, error) {
 	if err != nil {
 		return zero, 0, fmt.Errorf("watch %s after resourceVersion %s: %w %s on %s %s", r.opts.Name, r.LastSyncResourceVersion(), ErrInvalidResourceVersion, quoteRV(rv), ev.Type, store.Key(obj))
 	}
-	if n <= r.resumeRV {
+	if n <= cur {
 		return zero, 0, fmt.Errorf("watch %s after resourceVersion %s: %w: %s %s at resourceVersion %s", r.opts.Name, r.LastSyncResourceVersion(), ErrStaleResourceVersion, ev.Type, store.Key(obj), rv)
 	}
 	return obj, n, nil
@@ -239,21 +244,22 @@ func (r *Reflector[T]) applicable(ev watch.Event) (T, uint64, error) {
 // why the Reflector cannot move to it: the object has no metadata
 // (ErrMalformedEvent), its resourceVersion is not a number
 // (ErrInvalidResourceVersion) or older than the one the Reflector resumes
-// from (ErrStaleResourceVersion; the same one is fine).
-func (r *Reflector[T]) bookmarkRV(obj runtime.Object) (string, error) {
+// from, cur (ErrStaleResourceVersion; the same one is fine); else the
+// resourceVersion and its number.
+func (r *Reflector[T]) bookmarkRV(obj runtime.Object, cur uint64) (string, uint64, error) {
 	m, err := bookmarkMeta(obj)
 	if err != nil {
-		return "", fmt.Errorf("watch %s after resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), err)
+		return "", 0, fmt.Errorf("watch %s after resourceVersion %s: %w", r.opts.Name, r.LastSyncResourceVersion(), err)
 	}
 	rv := m.GetResourceVersion()
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {
-		return "", fmt.Errorf("watch %s after resourceVersion %s: %w %s on a bookmark", r.opts.Name, r.LastSyncResourceVersion(), ErrInvalidResourceVersion, quoteRV(rv))
+		return "", 0, fmt.Errorf("watch %s after resourceVersion %s: %w %s on a bookmark", r.opts.Name, r.LastSyncResourceVersion(), ErrInvalidResourceVersion, quoteRV(rv))
 	}
-	if n < r.resumeRV {
-		return "", fmt.Errorf("watch %s after resourceVersion %s: %w: bookmark at resourceVersion %s", r.opts.Name, r.LastSyncResourceVersion(), ErrStaleResourceVersion, rv)
+	if n < cur {
+		return "", 0, fmt.Errorf("watch %s after resourceVersion %s: %w: bookmark at resourceVersion %s", r.opts.Name, r.LastSyncResourceVersion(), ErrStaleResourceVersion, rv)
 	}
-	return rv, nil
+	return rv, n, nil
 }
 
 // reject reports err, the reason a watch event was refused, counts it

@@ -110,9 +110,10 @@ func (l *initialList[T]) apply(typ watch.EventType, obj T) {
 }
 
 // watchList streams the initial list (sendInitialEvents=true) up to the
-// initial-events-end bookmark, replaces the Sink's content with it, and
-// returns the still-open watch and when it was opened.
-func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, time.Time, error) {
+// initial-events-end bookmark, replaces the Sink's content with it (the
+// Mark it hands over carries gen: see replace), and returns the still-open
+// watch, when it was opened and the list's resourceVersion.
+func (r *Reflector[T]) watchList(ctx context.Context, gen uint64) (watch.Interface, time.Time, uint64, error) {
 	sendInitial := true
 	w, err := r.startWatch(ctx, metav1.ListOptions{
 		SendInitialEvents:    &sendInitial,
@@ -120,15 +121,15 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, time.Tim
 		TimeoutSeconds:       r.watchListTimeout(),
 	}, false)
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
+		return nil, time.Time{}, 0, fmt.Errorf("watch-list %s: %w", r.opts.Name, err)
 	}
 	since := time.Now()
-	done := func(err error) (watch.Interface, time.Time, error) {
+	done := func(err error) (watch.Interface, time.Time, uint64, error) {
 		stopWatch(w)
 		if m := r.opts.Metrics; m != nil {
 			m.WatchDone(time.Since(since), err)
 		}
-		return nil, time.Time{}, err
+		return nil, time.Time{}, 0, err
 	}
 	var initial initialList[T]
 	prog := newProgress(r.opts.WatchListTimeout)
@@ -183,16 +184,17 @@ func (r *Reflector[T]) watchList(ctx context.Context) (watch.Interface, time.Tim
 				continue
 			}
 			rv := m.GetResourceVersion()
-			if !validRV(rv) {
+			n, ok := parseRV(rv)
+			if !ok {
 				return done(fmt.Errorf("watch-list %s: %w %s on the initial-events-end bookmark", r.opts.Name, ErrInvalidResourceVersion, quoteRV(rv)))
 			}
-			if err := r.replace(initial.items, rv); err != nil {
+			if err := r.replace(initial.items, rv, gen); err != nil {
 				return done(fmt.Errorf("watch-list %s: replace at resourceVersion %s: %w", r.opts.Name, rv, err))
 			}
-			r.setLastRV(rv)
+			r.publish(rv)
 			r.clearErr()
 			klog.FromContext(ctx).V(4).Info("streamed initial list", "resourceVersion", rv, "items", len(initial.items))
-			return w, since, nil
+			return w, since, n, nil
 		case watch.Error:
 			return done(fmt.Errorf("watch-list %s: %w", r.opts.Name, statusError(ev.Object)))
 		default:

@@ -386,10 +386,20 @@ func TestListErrorsSurface(t *testing.T) {
 			p.Inject(func(r faultproxy.Request) bool {
 				return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/foos")
 			}, tc.code, tc.reason, `foos.samplecontroller.example.com is not available (injected)`)
-			f, _ := fooInformer(t, p.Config(), "errors", nil, nil)
+			f, inf := fooInformer(t, p.Config(), "errors", nil, nil)
 			f.Start(ctx)
-			sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			defer cancel()
+			// The informer never syncs here, so WaitForCacheSync returns only
+			// when its context ends: end it once the refused LIST has been
+			// seen (however long that takes on a busy machine), and the
+			// error must then carry the 403/404, not a bare deadline.
+			e2eutil.Eventually(t, ctx, e2eutil.Patience, "the informer records the refused LIST", func() error {
+				if inf.LastError() == nil {
+					return errors.New("no LastError yet")
+				}
+				return nil
+			})
+			sctx, cancel := context.WithCancel(ctx)
+			cancel()
 			err := f.WaitForCacheSync(sctx)
 			if err == nil {
 				t.Fatal("WaitForCacheSync succeeded against a server that refuses every LIST")

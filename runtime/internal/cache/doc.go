@@ -4,7 +4,7 @@
 // bookkeeping are compiled once, here, however many types use them. The
 // public, typed API is package store (Indexer[T], Writer[T], Lister[T]),
 // whose views are defined types over Cache and Writer; the informer's core
-// (runtime/internal/core) owns a Writer.
+// (runtime/internal/engine/core) owns a Writer.
 //
 // Between the untyped core and a typed view, a type mismatch is an error
 // naming both types (TypeError), never a silent nil: As converts with an

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
-	"github.com/informer-gen/informer-gen/runtime/internal/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 

@@ -79,7 +79,7 @@ func (i *Shared) applied(b fifo.Batch[cache.Obj]) {
 	if !b.Atomic {
 		if i.namespaces == nil {
 			if n := len(b.Deltas); n > 0 {
-				_ = i.writer.SetResourceVersion("", b.Deltas[n-1].Object.GetResourceVersion())
+				i.recordRV("", b.Deltas[n-1].Object.GetResourceVersion())
 			}
 		} else {
 			// Per namespace; within a run of one namespace's deltas only
@@ -89,12 +89,12 @@ func (i *Shared) applied(b fifo.Batch[cache.Obj]) {
 				if j+1 < len(b.Deltas) && b.Deltas[j+1].Object.GetNamespace() == ns {
 					continue
 				}
-				_ = i.writer.SetResourceVersion(ns, d.Object.GetResourceVersion())
+				i.recordRV(ns, d.Object.GetResourceVersion())
 			}
 		}
 	}
 	if b.ResourceVersion != "" {
-		_ = i.writer.SetResourceVersion(b.Namespace, b.ResourceVersion)
+		i.recordRV(b.Namespace, b.ResourceVersion)
 	}
 }
 
@@ -184,5 +184,18 @@ func (i *Shared) markSynced(ctx context.Context) {
 	klog.FromContext(ctx).V(4).Info("informer synced", "objects", i.indexer.Len(), "resourceVersion", i.LastSyncResourceVersion())
 	for _, l := range i.handlers {
 		l.pushOne(note{op: opSynced})
+	}
+}
+
+// recordRV records rv as the cache's resourceVersion for ns. The one error
+// SetResourceVersion returns is for a namespace a multi-namespace informer
+// does not hold: an object the server sent outside the namespaces asked
+// for. Its resourceVersion then covers nothing this cache promises (a read
+// waiting for it waits for the namespaces' own streams), which the first
+// time is logged, naming the namespace and not the object.
+func (i *Shared) recordRV(ns, rv string) {
+	if err := i.writer.SetResourceVersion(ns, rv); err != nil && !i.foreignNSLogged {
+		i.foreignNSLogged = true
+		i.logger.Error(err, "the server sent an object outside the informer's namespaces; its resourceVersion is not recorded (logged once)")
 	}
 }

@@ -70,6 +70,9 @@ type Shared struct {
 	// delivered, for handlers added later (see AddHandler).
 	marks  []relist.Mark
 	logger klog.Logger // Run's logger, for the pop loop
+	// foreignNSLogged: recordRV has logged an object outside namespaces
+	// (pop loop only).
+	foreignNSLogged bool
 
 	// indexLog is Run's logger for index funcs that fail (they run in
 	// store writes from the pop loop and in AddIndexers calls), nil before
