@@ -12,14 +12,17 @@
 //     (wire's decoder options), fifo (the DeltaFIFO), listpage (LIST page
 //     appending), logctx (the resource key in loggers), redact (what an
 //     error may say), relist (the relist trigger and marks), scope (cluster
-//     or namespace scope), leasefake (an in-memory Lease API for tests).
+//     or namespace scope).
 //  1. Primitives, public: store, wire (and wire/corev1), reflector,
 //     listwatch (and listwatchtest), workqueue, freshness, clientsetconfig,
 //     runtimetest. Each is usable alone.
 //  2. Engines, runtime/internal/engine/<name>: what the assemblies are built
 //     from, above the primitives — core (the shared informer: FIFO, pop
 //     loop, handlers), restsource (a typed REST source: listwatch + wire +
-//     reflector options), untypedlw (a typed ListerWatcher seen untyped).
+//     reflector options), untypedlw (a typed ListerWatcher seen untyped);
+//     and runtime/internal/leasefake, an in-memory Lease API over
+//     runtimetest's source for the tests of shard and fleet (never linked
+//     into a program).
 //  3. Assemblies, public: informer (and informer/clientgo), factory, shard,
 //     fleet: what a controller author uses.
 //

@@ -26,7 +26,6 @@ var layers = map[string]int{
 	"runtime/internal/redact":    0,
 	"runtime/internal/relist":    0,
 	"runtime/internal/scope":     0,
-	"runtime/internal/leasefake": 0,
 
 	"runtime/store":                   1,
 	"runtime/wire":                    1,
@@ -42,6 +41,7 @@ var layers = map[string]int{
 	"runtime/internal/engine/core":       2,
 	"runtime/internal/engine/restsource": 2,
 	"runtime/internal/engine/untypedlw":  2,
+	"runtime/internal/leasefake":         2, // over runtimetest, for shard's and fleet's tests
 
 	"runtime/informer":          3,
 	"runtime/informer/clientgo": 3,
