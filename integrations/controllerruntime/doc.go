@@ -23,6 +23,29 @@
 //     controller-runtime controller — a source to watch and a reconciler
 //     wrapper that defers a request until the cache has applied the
 //     controller's last write for it, then queues it again.
+//   - Fleets (runtime/fleet, one generated factory per cluster):
+//     AddFleet / NewFleetRunnable run the fleet in the manager on every
+//     replica, with a readyz check "fleet" and one per cluster
+//     (ClusterReadyzCheck, Statuses); FleetKind is a source of one
+//     informer's events in every engaged cluster, clusters engaged later
+//     included, whose requests are FleetRequest{ClusterName, Request};
+//     EnqueueFleetRequestForObject and Lift make its handlers;
+//     FleetReconciler hands the reconciler the request's cluster and drops
+//     requests of clusters no longer engaged.
+//
+// # Fleets compared with multicluster-runtime
+//
+// multicluster-runtime wraps the manager (mcmanager) and its builder, and
+// engages a cluster by starting a cluster.Cluster (an untyped cache and
+// client per cluster) and, in every controller, a source for it. Here the
+// manager and builder stay controller-runtime's own: the fleet is one
+// Runnable, a controller is built with builder.TypedControllerManagedBy
+// over FleetRequest, and one FleetKind source covers every cluster, present
+// and future, through fleet.Watch; each cluster's cache is the typed,
+// generated factory (reads are generated Listers and By<Index> methods).
+// A cluster's failure never fails a controller: WaitForSync waits for
+// "synced or failed" and logs, where a multicluster-runtime source that
+// times out on one cluster's sync reports an error for it.
 //
 // # Leader election
 //

@@ -26,7 +26,6 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
-
 func configMaps(f *factory.Factory) *informer.Informer[*corev1.ConfigMap] {
 	return factory.InformerFor(f, configMapType)
 }

@@ -24,10 +24,11 @@ type FleetOptions struct {
 	// ReadyzName is the readyz check AddFleet registers; default "fleet".
 	ReadyzName string
 	// RequireAllClusters makes ReadyzCheck fail while any engaged cluster
-	// has failed (not synced, with a LastError). By default a failed
-	// cluster does not make the replica unready: the cluster is at fault,
-	// not the replica, and restarting or not routing to the replica helps
-	// no cluster.
+	// is failing (its LastError is set: its last list or watch failed, so
+	// it is unreachable or forbidden now, synced before or not). By default
+	// a failing cluster does not make the replica unready: the cluster is at
+	// fault, not the replica, and restarting the replica or routing around
+	// it helps no cluster.
 	RequireAllClusters bool
 }
 
@@ -108,8 +109,9 @@ func (r *FleetRunnable[F]) Start(ctx context.Context) error {
 type ClusterStatus struct {
 	Name   string
 	Synced bool
-	// Err is the cluster's LastError (nil when none): with Synced false,
-	// the cluster has failed and keeps retrying.
+	// Err is the cluster's LastError, nil when none: its last list or
+	// watch failed, so it is failing now (it keeps retrying). A synced
+	// cluster that is failing serves its last state.
 	Err error
 }
 
@@ -130,8 +132,8 @@ func (r *FleetRunnable[F]) Statuses() []ClusterStatus {
 // still syncing with no error (a cluster just engaged, until its first
 // LIST ends: so engaging a cluster makes the replica unready for that
 // long), naming those clusters; and, with Options.RequireAllClusters, while
-// some cluster has failed, naming them and wrapping their LastError.
-// Otherwise nil: by default a failed cluster (unreachable, forbidden) does
+// some cluster is failing, naming them and wrapping their LastError.
+// Otherwise nil: by default a failing cluster (unreachable, forbidden) does
 // not make the replica unready. It never blocks.
 func (r *FleetRunnable[F]) ReadyzCheck(_ *http.Request) error {
 	if err := r.runningErr(); err != nil {
@@ -141,11 +143,10 @@ func (r *FleetRunnable[F]) ReadyzCheck(_ *http.Request) error {
 	var failed []error
 	for _, s := range r.Statuses() {
 		switch {
-		case s.Synced:
-		case s.Err == nil:
-			syncing = append(syncing, s.Name)
-		default:
+		case s.Err != nil:
 			failed = append(failed, s.Err)
+		case !s.Synced:
+			syncing = append(syncing, s.Name)
 		}
 	}
 	var errs []error
@@ -153,15 +154,16 @@ func (r *FleetRunnable[F]) ReadyzCheck(_ *http.Request) error {
 		errs = append(errs, fmt.Errorf("clusters still syncing: %s", joinNames(syncing)))
 	}
 	if r.opts.RequireAllClusters && len(failed) > 0 {
-		errs = append(errs, fmt.Errorf("%d clusters failed: %w", len(failed), errors.Join(failed...)))
+		errs = append(errs, fmt.Errorf("%d clusters failing: %w", len(failed), errors.Join(failed...)))
 	}
 	return errors.Join(errs...)
 }
 
 // ClusterReadyzCheck returns a healthz.Checker for the cluster name alone:
-// nil while it is engaged and synced; an error when the fleet does not run,
-// the cluster is not engaged, or it has not synced (wrapping its LastError
-// when it has failed). Register it for clusters known at start-up
+// nil while it is engaged, synced and not failing; an error when the fleet
+// does not run, the cluster is not engaged, it is failing (wrapping its
+// LastError: a 403, an unreachable server, whether it synced before or
+// not) or it is still syncing. Register it for clusters known at start-up
 // (mgr.AddReadyzCheck takes no checks once the manager runs); Statuses
 // covers the others.
 func (r *FleetRunnable[F]) ClusterReadyzCheck(name string) healthz.Checker {
@@ -173,13 +175,13 @@ func (r *FleetRunnable[F]) ClusterReadyzCheck(name string) healthz.Checker {
 		if !ok {
 			return fmt.Errorf("cluster %q is not engaged", name)
 		}
-		if c.HasSynced() {
-			return nil
-		}
 		if err := c.LastError(); err != nil {
-			return fmt.Errorf("cluster %q failed: %w", name, err)
+			return fmt.Errorf("cluster %q failing: %w", name, err)
 		}
-		return fmt.Errorf("cluster %q still syncing", name)
+		if !c.HasSynced() {
+			return fmt.Errorf("cluster %q still syncing", name)
+		}
+		return nil
 	}
 }
 
