@@ -35,17 +35,20 @@
 //
 // # Fleets compared with multicluster-runtime
 //
-// multicluster-runtime wraps the manager (mcmanager) and its builder, and
-// engages a cluster by starting a cluster.Cluster (an untyped cache and
-// client per cluster) and, in every controller, a source for it. Here the
-// manager and builder stay controller-runtime's own: the fleet is one
-// Runnable, a controller is built with builder.TypedControllerManagedBy
+// multicluster-runtime wraps the manager (mcmanager, over a local
+// manager) and the controller: engaging a cluster starts a cluster.Cluster
+// (an untyped cache and client of its own) and, in every controller, one
+// more source per cluster (the controller's Watch of a source made for
+// that cluster), which does not wait for the cluster's sync. Here the
+// manager, builder and controller stay controller-runtime's own: the fleet
+// is one Runnable, a controller is built with builder.TypedControllerManagedBy
 // over FleetRequest, and one FleetKind source covers every cluster, present
-// and future, through fleet.Watch; each cluster's cache is the typed,
-// generated factory (reads are generated Listers and By<Index> methods).
-// A cluster's failure never fails a controller: WaitForSync waits for
-// "synced or failed" and logs, where a multicluster-runtime source that
-// times out on one cluster's sync reports an error for it.
+// and future, through fleet.Watch (the fleet adds the handler to each
+// cluster it engages); each cluster's cache is the typed, generated
+// factory (reads are generated Listers and By<Index> methods, no type
+// assertion). FleetKind's WaitForSync waits once, at the controller's
+// start, for the clusters engaged then to sync or fail, and never fails
+// the controller for a cluster's sake.
 //
 // # Leader election
 //
