@@ -207,15 +207,6 @@ func measure(args []string) error {
 			c.fl.Disengage(ep.Name)
 		}
 		heap2, g2 := liveHeap(), runtime.NumGoroutine()
-		// BENCH_FLEET_DEBUG=file: the goroutines left to stderr and a heap
-		// profile to file (every allocation sampled), to see what stays.
-		if os.Getenv("BENCH_FLEET_DEBUG") != "" {
-			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
-			if f, err := os.Create(os.Getenv("BENCH_FLEET_DEBUG")); err == nil {
-				_ = pprof.Lookup("heap").WriteTo(f, 0)
-				f.Close()
-			}
-		}
 		report(fmt.Sprintf("fixed heap per engaged cluster (%d empty, REST)", n), kb(float64(int64(heap1)-int64(heap0))/float64(n)), "target <= 1 MB")
 		report("goroutines per engaged cluster", fmt.Sprintf("%.1f", float64(g1-g0)/float64(n)), fmt.Sprintf("%.1f left per cluster once disengaged", float64(g2-g0)/float64(n)))
 		report("heap after disengaging them all / before", fmt.Sprintf("%.3f", float64(heap2)/float64(heap0)), fmt.Sprintf("before %.1f MB, left %s per cluster", float64(heap0)/1e6, kb(float64(int64(heap2)-int64(heap0))/float64(n))))
@@ -223,6 +214,15 @@ func measure(args []string) error {
 			time.Sleep(*idleWait)
 			heap3, g3 := liveHeap(), runtime.NumGoroutine()
 			report(fmt.Sprintf("  the same %s later", *idleWait), fmt.Sprintf("%.3f", float64(heap3)/float64(heap0)), fmt.Sprintf("left %s and %.1f goroutines per cluster", kb(float64(int64(heap3)-int64(heap0))/float64(n)), float64(g3-g0)/float64(n)))
+		}
+		// BENCH_FLEET_DEBUG=file: after disengaging them all (and the idle wait), the goroutines left to stderr and a heap
+		// profile to file (every allocation sampled), to see what stays.
+		if os.Getenv("BENCH_FLEET_DEBUG") != "" {
+			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
+			if f, err := os.Create(os.Getenv("BENCH_FLEET_DEBUG")); err == nil {
+				_ = pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
 		}
 		if err := c.stop(); err != nil {
 			return err
