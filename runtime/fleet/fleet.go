@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sync"
 
-	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
@@ -341,14 +340,9 @@ func (f *Fleet[F]) newCluster(name string, ep Endpoint) (*Cluster[F], error) {
 }
 
 // closeIdle releases the cluster's pooled connections; a nil client (a
-// shared Options.Factory.HTTPClient, or no Config) is left alone. It
-// unwraps client-go's round trippers (utilnet.CloseIdleConnectionsFor):
-// http.Client.CloseIdleConnections stops at the first that does not
-// implement CloseIdleConnections, such as the bearer-token one, so a
-// cluster reached with a token kept its HTTP/2 connection (and its read
-// loop goroutine) until the transport's idle timeout.
+// shared Options.Factory.HTTPClient, or no Config) is left alone.
 func closeIdle(hc *http.Client) {
 	if hc != nil {
-		utilnet.CloseIdleConnectionsFor(hc.Transport)
+		hc.CloseIdleConnections()
 	}
 }
