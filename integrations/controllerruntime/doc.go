@@ -23,6 +23,32 @@
 //     controller-runtime controller — a source to watch and a reconciler
 //     wrapper that defers a request until the cache has applied the
 //     controller's last write for it, then queues it again.
+//   - Fleets (runtime/fleet, one generated factory per cluster):
+//     AddFleet / NewFleetRunnable run the fleet in the manager on every
+//     replica, with a readyz check "fleet" and one per cluster
+//     (ClusterReadyzCheck, Statuses); FleetKind is a source of one
+//     informer's events in every engaged cluster, clusters engaged later
+//     included, whose requests are FleetRequest{ClusterName, Request};
+//     EnqueueFleetRequestForObject and Lift make its handlers;
+//     FleetReconciler hands the reconciler the request's cluster and drops
+//     requests of clusters no longer engaged.
+//
+// # Fleets compared with multicluster-runtime
+//
+// multicluster-runtime wraps the manager (mcmanager, over a local
+// manager) and the controller: engaging a cluster starts a cluster.Cluster
+// (an untyped cache and client of its own) and, in every controller, one
+// more source per cluster (the controller's Watch of a source made for
+// that cluster), which does not wait for the cluster's sync. Here the
+// manager, builder and controller stay controller-runtime's own: the fleet
+// is one Runnable, a controller is built with builder.TypedControllerManagedBy
+// over FleetRequest, and one FleetKind source covers every cluster, present
+// and future, through fleet.Watch (the fleet adds the handler to each
+// cluster it engages); each cluster's cache is the typed, generated
+// factory (reads are generated Listers and By<Index> methods, no type
+// assertion). FleetKind's WaitForSync waits once, at the controller's
+// start, for the clusters engaged then to sync or fail, and never fails
+// the controller for a cluster's sake.
 //
 // # Leader election
 //
