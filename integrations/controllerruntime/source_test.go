@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -37,33 +38,37 @@ func (forbiddenLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, 
 // times out with the informer's last error; a cancelled wait is not an
 // error (as controller-runtime's Kind); Start twice is an error.
 func TestKindWaitForSyncNamesLastError(t *testing.T) {
-	inf := informer.New[*corev1.ConfigMap](forbiddenLW{}, informer.Options[*corev1.ConfigMap]{Reflector: reflector.Options{Name: "configmaps"}})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- inf.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	// Virtual time: the 2 s wait and the informer's backoff cost no real
+	// time, and a busy machine cannot make the LIST miss the wait.
+	synctest.Test(t, func(t *testing.T) {
+		inf := informer.New[*corev1.ConfigMap](forbiddenLW{}, informer.Options[*corev1.ConfigMap]{Reflector: reflector.Options{Name: "configmaps"}})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		defer func() {
+			cancel()
+			<-done
+		}()
 
-	src := crinformers.Kind(inf, &handler.TypedEnqueueRequestForObject[*corev1.ConfigMap]{})
-	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
-	defer q.ShutDown()
-	if err := src.Start(ctx, q); err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Start(ctx, q); err == nil {
-		t.Error("second Start: nil error")
-	}
-	wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
-	defer wcancel()
-	err := src.WaitForSync(wctx)
-	if !errors.Is(err, errForbidden) {
-		t.Fatalf("WaitForSync = %v, want an error wrapping the informer's last error", err)
-	}
-	cctx, ccancel := context.WithCancel(ctx)
-	ccancel()
-	if err := src.WaitForSync(cctx); err != nil {
-		t.Errorf("WaitForSync with a cancelled ctx = %v, want nil", err)
-	}
+		src := crinformers.Kind(inf, &handler.TypedEnqueueRequestForObject[*corev1.ConfigMap]{})
+		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+		defer q.ShutDown()
+		if err := src.Start(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		if err := src.Start(ctx, q); err == nil {
+			t.Error("second Start: nil error")
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 2*time.Second)
+		defer wcancel()
+		err := src.WaitForSync(wctx)
+		if !errors.Is(err, errForbidden) {
+			t.Fatalf("WaitForSync = %v, want an error wrapping the informer's last error", err)
+		}
+		cctx, ccancel := context.WithCancel(ctx)
+		ccancel()
+		if err := src.WaitForSync(cctx); err != nil {
+			t.Errorf("WaitForSync with a cancelled ctx = %v, want nil", err)
+		}
+	})
 }

@@ -189,10 +189,21 @@ func TestSyncTimeoutSurfacesLastError(t *testing.T) {
 	f := factory.New(server.Config(), factory.Options{})
 	gone := samplev1Type()
 	gone.Resource.Resource = "notinstalleds"
-	factory.InformerFor(f, gone)
+	inf := factory.InformerFor(f, gone)
 	r := crinformers.NewRunnable(f, crinformers.Options{SyncTimeout: 2 * time.Second, SyncLogPeriod: 500 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
+	// The informer's LIST has been refused before SyncTimeout starts, however
+	// long that takes on a busy machine, so the timeout's error must carry
+	// the 404, not a bare deadline (Start starts the factory again: a no-op
+	// for a started informer).
+	f.Start(ctx)
+	eventually(t, patience, "the informer records the 404", func() error {
+		if inf.LastError() == nil {
+			return errors.New("no LastError yet")
+		}
+		return nil
+	})
 	done := make(chan error, 1)
 	go func() { done <- r.Start(ctx) }()
 	var err error

@@ -49,9 +49,13 @@ func newReplica(t *testing.T, id, ns string, leases *fake.Clientset) *replica {
 	opts.LeaderElectionID = "foo-controller"
 	opts.LeaderElectionResourceLockInterface = lock
 	opts.LeaderElectionReleaseOnCancel = true
-	opts.LeaseDuration = new(2 * time.Second)
-	opts.RenewDeadline = new(time.Second)
-	opts.RetryPeriod = new(100 * time.Millisecond)
+	// A lease a busy machine can renew in time (the test asserts the
+	// standby is not elected while a leads); the takeover after a steps
+	// down does not wait for it to expire (LeaderElectionReleaseOnCancel),
+	// only for b's next retry.
+	opts.LeaseDuration = new(30 * time.Second)
+	opts.RenewDeadline = new(20 * time.Second)
+	opts.RetryPeriod = new(200 * time.Millisecond)
 	mgr, err := ctrl.NewManager(server.Config(), opts)
 	if err != nil {
 		t.Fatal(err)
