@@ -262,7 +262,13 @@ func (s *Shard) Run(ctx context.Context) error {
 		case <-inner.Done():
 		}
 	})
-	wg.Go(func() { _ = inf.Run(inner) })
+	wg.Go(func() {
+		// Its only error is a second Run, which this fresh informer cannot
+		// get; should that change, it is logged, not dropped.
+		if err := inf.Run(inner); err != nil {
+			logger.Error(err, "the Lease informer did not run")
+		}
+	})
 	wg.Go(func() { s.loop(inner) })
 	wg.Go(func() { s.writer(inner) })
 	wg.Go(func() { s.replayLoop(inner) })
