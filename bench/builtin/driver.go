@@ -61,6 +61,11 @@ type driverConfig struct {
 	DisableCompression bool
 	// Hold keeps the server up after the runs, until ctx ends.
 	Hold bool
+	// MemLimit, when its Ladder is set, replaces the runs with the
+	// memory-limited start (memlimit.go) at each size of Pods; its table
+	// goes to MemLimitOut.
+	MemLimit    memLimitConfig
+	MemLimitOut io.Writer
 }
 
 // runResult is one contender run.
@@ -156,6 +161,12 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 				}
 				fmt.Fprintf(log, "created %s %d..%d in %.1fs\n", kind.resource, have, size-1, time.Since(start).Seconds())
 				have = size
+			}
+			if len(cfg.MemLimit.Ladder) > 0 {
+				if err := d.memLimits(ctx, kind.resource, size, cfg.MemLimitOut); err != nil {
+					return results, err
+				}
+				continue
 			}
 			for r := 0; r < max(cfg.Runs, cfg.RunsOff); r++ {
 				for _, wl := range cfg.WatchList {
