@@ -78,8 +78,9 @@ type memTrial struct {
 	PeakBytes         int64
 	Failcnt, OOMKills int64
 	// MaxRSSBytes is the contender's own peak RSS (VmHWM) when it reported
-	// one.
+	// one; HeapAfterGC its heap once synced, after a GC.
 	MaxRSSBytes int64
+	HeapAfterGC uint64
 }
 
 func (t memTrial) passed() bool { return t.Outcome == "synced" }
@@ -193,6 +194,9 @@ func (d *driver) memTrial(ctx context.Context, size int, name string, limitMiB i
 		Timeout:            mc.SyncTimeout + mc.Hold + time.Minute,
 		DisableCompression: d.cfg.DisableCompression,
 	}
+	if dir := d.cfg.ClientProfileDir; dir != "" {
+		cc.HeapProfile = filepath.Join(dir, fmt.Sprintf("memlimit-%s-%d.client-heap.pprof", strings.ReplaceAll(name, "@", "-"), limitMiB))
+	}
 	time.Sleep(d.cfg.Settle)
 	if err := d.srv.gc(ctx); err != nil {
 		return t, err
@@ -293,6 +297,7 @@ func (d *driver) memTrial(ctx context.Context, size int, name string, limitMiB i
 	}
 	t.SyncSeconds = synced.SyncSeconds
 	t.MaxRSSBytes = synced.MaxRSSBytes
+	t.HeapAfterGC = synced.HeapAfterGC
 	if synced.Objects != size {
 		return finish(fmt.Errorf("synced %d objects, want %d", synced.Objects, size))
 	}
