@@ -15,7 +15,8 @@ import (
 )
 
 // pbTableDecoder decodes objects with pbTables, keeping what objects
-// decoded by it may share: interned strings, maps and Quantities. One
+// decoded by it may share: interned strings, maps, sub-objects and
+// Quantities. One
 // decodes the objects of one codec (so of one informer), one object at a
 // time; what it keeps is bounded (pbInternMax…), and dropped whole when a
 // bound is reached.
@@ -23,9 +24,16 @@ import (
 // Sharing is what the objects of an informer's cache are for: they are
 // read-only. Two objects whose maps (labels, annotations, a container's
 // resource requests, a node selector) were encoded with the same bytes hold
-// the same map; a caller that writes to a map of a cached object changes
-// every object sharing it. Strings are immutable, and a Quantity is shared
-// by value only when it holds no pointer (no inf.Dec).
+// the same map; so do two whose share fields (a pointer to a message, a
+// repeated field of messages or strings) were: a caller that writes to a
+// map, a slice element or a pointed-to struct of a cached object changes
+// every object sharing it. What the decoder itself writes after a shared
+// value in the same object never reaches it: a later entry of a shared map
+// goes to a copy (unshare), a shared slice's capacity is its length (an
+// append copies), and a second occurrence of a shared pointer field (which
+// the generated code merges into the message) first gives the field a
+// private copy (mergePointer). Strings are immutable, and a Quantity is
+// shared by value only when it holds no pointer (no inf.Dec).
 type pbTableDecoder struct {
 	strings     map[string]string
 	stringBytes int
