@@ -57,6 +57,9 @@ func main() {
 	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced)")
 	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof, and a heap profile once synced, after a forced GC (GODEBUG=memprofilerate=1 for every allocation): RUN.client-heap.pprof")
 	flag.BoolVar(&cfg.DisableCompression, "disable-compression", false, "every contender's client asks for uncompressed responses (rest.Config.DisableCompression), for measuring what gzip costs; the default is client-go's (gzip)")
+	var seed string
+	flag.StringVar(&seed, "seed", "etcd", "how Pods are written: etcd (straight into the server's etcd as kube-apiserver stores them, in the server process; thousands per second) or api (create, then status, through the API; hundreds per second)")
+	flag.StringVar(&cfg.PodShape, "pod-shape", shapeRealistic, "Pods to write: realistic (two containers and an init container, ~10 labels, a status with conditions) or small (one container, four labels, a short status)")
 	flag.BoolVar(&cfg.Hold, "hold", false, "after the runs, keep the seeded server up (print its kubeconfig) until interrupted, for running ./contender by hand")
 	var ladder string
 	flag.StringVar(&ladder, "memlimit", "", "memory-limited start instead of the runs: comma-separated hard limits in MiB, increasing; each contender runs in a memory cgroup at the limits a bisection of this ladder picks, until the smallest at which it syncs the Pods and stays up for -memlimit-hold under updates (Pods only, the first -watchlist mode; see hack/bench-memlimit.sh)")
@@ -72,6 +75,18 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.MemLimitOut = os.Stdout
+	switch seed {
+	case "etcd":
+	case "api":
+		cfg.SeedAPI = true
+	default:
+		fmt.Fprintf(os.Stderr, "-seed: %q is neither etcd nor api\n", seed)
+		os.Exit(2)
+	}
+	if !slices.Contains(podShapes, cfg.PodShape) {
+		fmt.Fprintf(os.Stderr, "-pod-shape: %q is not one of %s\n", cfg.PodShape, strings.Join(podShapes, ", "))
+		os.Exit(2)
+	}
 	if cfg.Pods, err = parseInts(pods); err != nil {
 		fmt.Fprintln(os.Stderr, "-pods:", err)
 		os.Exit(2)
