@@ -3,10 +3,12 @@
 # each contender syncs every Pod of a real kube-apiserver and stays up for
 # 60 s of updates, the way a user's container is limited. It drives
 # bench/builtin (the driver and ./contender, as hack/bench-e2e-builtin.sh):
-# starts the kube-apiserver, creates N realistic Pods (the bench's shape: two
+# starts the kube-apiserver, writes N realistic Pods (the bench's shape: two
 # containers and an init container, ~10 labels, status with conditions, two
-# managedFields entries; default 88,000, the size of the cluster in the
-# report that opened the issue), then, for each contender, bisects a ladder of
+# managedFields entries, the kube-api-access volume the server adds; default
+# 88,000, the size of the cluster in the report that opened the issue)
+# straight into its etcd (the driver's seeder; -seed api creates them
+# through the API instead), then, for each contender, bisects a ladder of
 # limits (MiB): every trial starts the contender in a fresh memory cgroup of
 # its own (cgroup v1: /sys/fs/cgroup/memory/NAME with memory.limit_in_bytes
 # and memory.memsw.limit_in_bytes when swap accounting is on; cgroup v2:
@@ -21,9 +23,10 @@
 # contender's smallest passing limit and the outcome of the ladder's step
 # below it.
 # Needs root (it makes cgroups) and, for 88k Pods, ~12 GB for the server:
-# on a shared machine run it under `flock /work/bigmem.lock`. Time: creating
-# 88k Pods through the API ~6-12 min; each trial sync + 60 s, 4 trials per
-# contender.
+# on a shared machine run it under `flock /work/bigmem.lock`. Time: seeding
+# 20k Pods took ~2 min at load 16 (88k: ~9 min); each trial is its sync plus
+# 60 s, ~4 trials per contender (a 13-step ladder): 20k Pods and six
+# contenders took 35 min.
 # Every flag after the defaults below goes to the driver and overrides them:
 # -memlimit LADDER, -memlimit-gomemlimit PERCENT, -memlimit-hold, -memlimit-
 # update-rate, -memlimit-sync-timeout, -memlimit-cgroup-root,
