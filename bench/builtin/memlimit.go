@@ -100,27 +100,20 @@ func (d *driver) memLimits(ctx context.Context, resource string, size int, out i
 	}
 	var rows []row
 	for _, name := range d.cfg.Contenders {
-		r := row{name: name, pass: -1}
-		// Bisection over the ladder: the answer is in [lo, hi] where hi ==
-		// len(ladder) means "none passes".
-		lo, hi := 0, len(mc.Ladder)
-		for lo < hi {
-			mid := (lo + hi) / 2
-			t, err := d.memTrial(ctx, size, name, mc.Ladder[mid])
+		r := row{name: name}
+		var err error
+		r.pass, err = bisectLadder(len(mc.Ladder), func(i int) (bool, error) {
+			t, err := d.memTrial(ctx, size, name, mc.Ladder[i])
 			if err != nil {
-				return err
+				return false, err
 			}
 			r.trials = append(r.trials, t)
 			b, _ := json.Marshal(t)
 			fmt.Fprintf(d.log, "memlimit %s\n", b)
-			if t.passed() {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		if lo < len(mc.Ladder) {
-			r.pass = lo
+			return t.passed(), nil
+		})
+		if err != nil {
+			return err
 		}
 		rows = append(rows, r)
 	}
@@ -153,6 +146,29 @@ func (d *driver) memLimits(ctx context.Context, resource string, size int, out i
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", r.name, passing, below, syncS, peak, strings.Join(tr, ", "))
 	}
 	return tw.Flush()
+}
+
+// bisectLadder returns the smallest index in [0, n) at which pass is
+// true, or -1 when there is none, calling pass about log2(n+1) times: pass
+// is taken to be monotone (true at an index, true at every larger one).
+func bisectLadder(n int, pass func(int) (bool, error)) (int, error) {
+	lo, hi := 0, n // the answer is in [lo, hi]; hi == n: none passes
+	for lo < hi {
+		mid := (lo + hi) / 2
+		ok, err := pass(mid)
+		if err != nil {
+			return -1, err
+		}
+		if ok {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo == n {
+		return -1, nil
+	}
+	return lo, nil
 }
 
 func joinInts(v []int) string {
