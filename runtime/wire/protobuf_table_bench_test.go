@@ -198,15 +198,21 @@ func BenchmarkProtobufPodDecode(b *testing.B) {
 			}
 		}
 	})
-	b.Run("table", func(b *testing.B) {
-		d := newPBTableDecoder()
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			if _, err := pbDecodePodTable(d, tab, pods[i%len(pods)]); err != nil {
-				b.Fatal(err)
+	for _, v := range []struct {
+		name         string
+		noSharedObjs bool
+	}{{"table", false}, {"table-strings-maps-only", true}} {
+		b.Run(v.name, func(b *testing.B) {
+			d := newPBTableDecoder()
+			d.noSharedObjs = v.noSharedObjs
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := pbDecodePodTable(d, tab, pods[i%len(pods)]); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
 
 // TestProtobufTableRetainedHeap reports the heap 10,000 realistic Pods
