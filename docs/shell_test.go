@@ -56,13 +56,15 @@ var shellCommands = map[string]string{
 	"hack/bench-e2e.sh -sizes 10000,50000 -runs 5 -updates 1000 -contenders ours,ours:projection,client-go-typed": "not run: a benchmark, as above",
 	"hack/bench-e2e.sh -sizes 2000 -runs 1": "not run: a benchmark, as above (a minute of wall time, timings with no check)",
 	"hack/bench-e2e-builtin.sh":             "not run: a benchmark against kube-apiserver (tens of minutes)",
-	"hack/bench-e2e-builtin.sh -pods 10000 -secrets 10000 -runs 3 -contenders ours,ours-projection,client-go-typed,controller-runtime-metadata": "not run: a benchmark, as above",
-	"hack/bench-runtime.sh -count 3 'InformerInitialSync|InformerUpdates|InformerOverhead|StoreGetLister|StoreList'":                            "not run: a benchmark (~15 minutes); CI's go test runs the benchmarked code's tests",
-	"hack/bench-runtime.sh -count 3 'BenchmarkStore(Overhead|Get|Update|PodBytes)$|BenchmarkWorkQueue(Workers1|Workers8|AddGetDone)$'":          "not run: a benchmark, as above",
-	"go test -count=1 -run TestDecodeCPUAlternated -v ./bench -args -decode-cpu-rounds=100":                                                     "ci: CI's go test ./... runs TestDecodeCPUAlternated in ./bench with its default rounds",
-	"go test -run '^$' -bench 'DecodeJSON(ListPage|WatchEvent)$' -benchmem -benchtime 2s ./bench | go run ./hack/benchratio":                    "not run: a benchmark; timings with no check",
-	"hack/bench-codegen.sh --runs 1 --case crd --case cold":                                                                                     "not offline: fetches code-generator v0.37.2 through the module proxy to compare against",
-	"hack/bench-codegen.sh --runs 1 --case kapi":                                                                                                "not offline: as above",
+	"hack/bench-memlimit.sh":                "not run: a benchmark against kube-apiserver (~12 GB for the server at 88k Pods, an hour), and it needs root for its memory cgroups",
+	"hack/bench-memlimit.sh -pods 20000 -memlimit 32,40,48,64,80,96,112,128,160,192,256,384,512,640 -memlimit-base-bin /tmp/contender-base -contenders ours@base,ours,ours-projection@base,ours-projection,client-go-typed,client-go-metadata": "not run: the same benchmark at 20k Pods (~35 minutes), as above",
+	"hack/bench-e2e-builtin.sh -pods 10000 -secrets 10000 -runs 3 -contenders ours,ours-projection,client-go-typed,controller-runtime-metadata":                                                                                                "not run: a benchmark, as above",
+	"hack/bench-runtime.sh -count 3 'InformerInitialSync|InformerUpdates|InformerOverhead|StoreGetLister|StoreList'":                                                                                                                           "not run: a benchmark (~15 minutes); CI's go test runs the benchmarked code's tests",
+	"hack/bench-runtime.sh -count 3 'BenchmarkStore(Overhead|Get|Update|PodBytes)$|BenchmarkWorkQueue(Workers1|Workers8|AddGetDone)$'":                                                                                                         "not run: a benchmark, as above",
+	"go test -count=1 -run TestDecodeCPUAlternated -v ./bench -args -decode-cpu-rounds=100":                                                                                                                                                    "ci: CI's go test ./... runs TestDecodeCPUAlternated in ./bench with its default rounds",
+	"go test -run '^$' -bench 'DecodeJSON(ListPage|WatchEvent)$' -benchmem -benchtime 2s ./bench | go run ./hack/benchratio":                                                                                                                   "not run: a benchmark; timings with no check",
+	"hack/bench-codegen.sh --runs 1 --case crd --case cold":                                                                                                                                                                                    "not offline: fetches code-generator v0.37.2 through the module proxy to compare against",
+	"hack/bench-codegen.sh --runs 1 --case kapi": "not offline: as above",
 }
 
 var shellCommentRe = regexp.MustCompile(`\s+#.*$`)

@@ -61,6 +61,16 @@ type driverConfig struct {
 	DisableCompression bool
 	// Hold keeps the server up after the runs, until ctx ends.
 	Hold bool
+	// MemLimit, when its Ladder is set, replaces the runs with the
+	// memory-limited start (memlimit.go) at each size of Pods; its table
+	// goes to MemLimitOut.
+	MemLimit    memLimitConfig
+	MemLimitOut io.Writer
+	// SeedAPI creates the Pods through the API (create, then status) rather
+	// than writing them into the server's etcd (podSeeder).
+	SeedAPI bool
+	// PodShape is shapeRealistic (the default) or shapeSmall.
+	PodShape string
 }
 
 // runResult is one contender run.
@@ -129,7 +139,7 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 	pbCfg := rest.CopyConfig(restCfg)
 	pbCfg.ContentType = "application/vnd.kubernetes.protobuf"
 	pbCfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	pbCfg.UserAgent = "bench-builtin-seed"
+	pbCfg.UserAgent = seedUserAgent
 	cs, err := kubernetes.NewForConfig(pbCfg)
 	if err != nil {
 		return nil, err
@@ -156,6 +166,12 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 				}
 				fmt.Fprintf(log, "created %s %d..%d in %.1fs\n", kind.resource, have, size-1, time.Since(start).Seconds())
 				have = size
+			}
+			if len(cfg.MemLimit.Ladder) > 0 {
+				if err := d.memLimits(ctx, kind.resource, size, cfg.MemLimitOut); err != nil {
+					return results, err
+				}
+				continue
 			}
 			for r := 0; r < max(cfg.Runs, cfg.RunsOff); r++ {
 				for _, wl := range cfg.WatchList {
@@ -237,16 +253,57 @@ feed:
 
 func namespace(i int) string { return proto.NamespacePrefix + strconv.Itoa(i%proto.Namespaces) }
 
-// createPods creates Pods from..to-1 and then writes each one's status
+// createPods writes Pods from..to-1 into the server's etcd (podSeeder, in
+// the server process), or through the API with cfg.SeedAPI (createPodsAPI).
+// Either way, it then waits until the server serves all of them: a LIST
+// (a consistent read, from the watch cache once it has caught up) counts
+// to Pods.
+func (d *driver) createPods(ctx context.Context, from, to int) error {
+	if d.cfg.SeedAPI {
+		if err := d.createPodsAPI(ctx, from, to); err != nil {
+			return err
+		}
+	} else {
+		shape := d.cfg.PodShape
+		if shape == "" {
+			shape = shapeRealistic
+		}
+		l, err := d.srv.commandWithin(ctx, 2*time.Hour, fmt.Sprintf("SEED %s %d %d %d", shape, from, to, d.cfg.Writers), "SEEDED", "SEEDERR")
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(l, "SEEDED") {
+			return fmt.Errorf("server: %s", l)
+		}
+	}
+	list, err := d.cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return fmt.Errorf("counting the Pods: %w", err)
+	}
+	n := len(list.Items)
+	if list.RemainingItemCount != nil {
+		n += int(*list.RemainingItemCount)
+	}
+	if n != to {
+		return fmt.Errorf("the server serves %d Pods, want %d", n, to)
+	}
+	return nil
+}
+
+// createPodsAPI creates Pods from..to-1 and then writes each one's status
 // through the status subresource, as a kubelet does: the server drops a
 // status sent with a create, and each Pod ends with two managedFields
 // entries as the server writes them (the create's manager, and the status
 // update's with subresource "status"). Writes the server fails for a
 // transient reason (a timeout, etcd's "request timed out" on a loaded
 // machine, 429, 5xx) are retried (retry).
-func (d *driver) createPods(ctx context.Context, from, to int) error {
+func (d *driver) createPodsAPI(ctx context.Context, from, to int) error {
+	shape := d.cfg.PodShape
+	if shape == "" {
+		shape = shapeRealistic
+	}
 	return parallel(ctx, d.cfg.Writers, from, to, func(ctx context.Context, i int) error {
-		p := objects.Pod(namespace(i), i)
+		p := makePod(shape, namespace(i), i)
 		pods := d.cs.CoreV1().Pods(p.Namespace)
 		var created *corev1.Pod
 		err := retry(ctx, func() (err error) {
@@ -263,7 +320,7 @@ func (d *driver) createPods(ctx context.Context, from, to int) error {
 			if created.Status.Phase == corev1.PodRunning {
 				return nil // an earlier attempt went through
 			}
-			objects.PodStatus(created, i)
+			setPodStatus(shape, created, i)
 			_, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{})
 			if err != nil {
 				var gerr error

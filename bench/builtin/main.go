@@ -39,6 +39,7 @@ func main() {
 		os.Exit(code)
 	}
 	var cfg driverConfig
+	var err error
 	var pods, secrets, contenders, modes string
 	flag.StringVar(&pods, "pods", "50000", "comma-separated Pod counts, increasing (objects accumulate); empty skips Pods")
 	flag.StringVar(&secrets, "secrets", "10000", "comma-separated Secret counts, increasing (objects accumulate); empty skips Secrets")
@@ -56,9 +57,36 @@ func main() {
 	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced)")
 	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof, and a heap profile once synced, after a forced GC (GODEBUG=memprofilerate=1 for every allocation): RUN.client-heap.pprof")
 	flag.BoolVar(&cfg.DisableCompression, "disable-compression", false, "every contender's client asks for uncompressed responses (rest.Config.DisableCompression), for measuring what gzip costs; the default is client-go's (gzip)")
+	var seed string
+	flag.StringVar(&seed, "seed", "etcd", "how Pods are written: etcd (straight into the server's etcd as kube-apiserver stores them, in the server process; thousands per second) or api (create, then status, through the API; hundreds per second)")
+	flag.StringVar(&cfg.PodShape, "pod-shape", shapeRealistic, "Pods to write: realistic (two containers and an init container, ~10 labels, a status with conditions) or small (one container, four labels, a short status)")
 	flag.BoolVar(&cfg.Hold, "hold", false, "after the runs, keep the seeded server up (print its kubeconfig) until interrupted, for running ./contender by hand")
+	var ladder string
+	flag.StringVar(&ladder, "memlimit", "", "memory-limited start instead of the runs: comma-separated hard limits in MiB, increasing; each contender runs in a memory cgroup at the limits a bisection of this ladder picks, until the smallest at which it syncs the Pods and stays up for -memlimit-hold under updates (Pods only, the first -watchlist mode; see hack/bench-memlimit.sh)")
+	flag.IntVar(&cfg.MemLimit.GoMemLimitPercent, "memlimit-gomemlimit", 90, "with -memlimit: the contender's GOMEMLIMIT, percent of the hard limit")
+	flag.DurationVar(&cfg.MemLimit.Hold, "memlimit-hold", time.Minute, "with -memlimit: how long a synced contender must stay up under updates")
+	flag.IntVar(&cfg.MemLimit.UpdateRate, "memlimit-update-rate", 100, "with -memlimit: Pod updates per second during the hold (a merge patch of one annotation, round-robin)")
+	flag.DurationVar(&cfg.MemLimit.SyncTimeout, "memlimit-sync-timeout", 5*time.Minute, "with -memlimit: a contender not synced by then fails at that limit")
+	flag.StringVar(&cfg.MemLimit.CgroupRoot, "memlimit-cgroup-root", "/sys/fs/cgroup/memory", "with -memlimit: where to make the trials' memory cgroups (cgroup v1: the memory controller's mount; v2: e.g. /sys/fs/cgroup, with memory in its cgroup.subtree_control)")
+	flag.StringVar(&cfg.MemLimit.BaseExe, "memlimit-base-bin", "", "with -memlimit: a second contender binary (e.g. built from another commit) that runs the contenders named NAME"+BaseSuffix+" in -contenders")
 	flag.Parse()
-	var err error
+	if cfg.MemLimit.Ladder, err = parseInts(ladder); err != nil {
+		fmt.Fprintln(os.Stderr, "-memlimit:", err)
+		os.Exit(2)
+	}
+	cfg.MemLimitOut = os.Stdout
+	switch seed {
+	case "etcd":
+	case "api":
+		cfg.SeedAPI = true
+	default:
+		fmt.Fprintf(os.Stderr, "-seed: %q is neither etcd nor api\n", seed)
+		os.Exit(2)
+	}
+	if !slices.Contains(podShapes, cfg.PodShape) {
+		fmt.Fprintf(os.Stderr, "-pod-shape: %q is not one of %s\n", cfg.PodShape, strings.Join(podShapes, ", "))
+		os.Exit(2)
+	}
 	if cfg.Pods, err = parseInts(pods); err != nil {
 		fmt.Fprintln(os.Stderr, "-pods:", err)
 		os.Exit(2)
@@ -73,6 +101,13 @@ func main() {
 	}
 	cfg.Contenders = splitList(contenders)
 	for _, c := range cfg.Contenders {
+		if b, ok := strings.CutSuffix(c, BaseSuffix); ok && len(cfg.MemLimit.Ladder) > 0 {
+			if cfg.MemLimit.BaseExe == "" {
+				fmt.Fprintf(os.Stderr, "-contenders: %q runs from -memlimit-base-bin, which is not set\n", c)
+				os.Exit(2)
+			}
+			c = b
+		}
 		base, next := proto.CutNext(c)
 		if !slices.Contains(proto.Contenders, base) {
 			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s, each also as NAME%s)\n", c, strings.Join(proto.Contenders, ","), proto.NextSuffix)
@@ -115,6 +150,14 @@ func main() {
 	}
 	start := time.Now()
 	res, err := runDriver(ctx, cfg, os.Stderr)
+	if len(cfg.MemLimit.Ladder) > 0 {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench-builtin:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("\nwall time %s\n", time.Since(start).Round(time.Second))
+		return
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-builtin:", err)
 		printTables(os.Stdout, cfg, res)

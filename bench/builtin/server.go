@@ -89,6 +89,22 @@ func serve(dir string) error {
 			}
 			prof = f
 			fmt.Println("PROFOK")
+		case strings.HasPrefix(line, "SEED "):
+			// SEED <shape> <from> <to> <workers>: write Pods from..to-1
+			// into etcd (podSeeder).
+			var shape string
+			var from, to, workers int
+			if _, err := fmt.Sscanf(line, "SEED %s %d %d %d", &shape, &from, &to, &workers); err != nil {
+				fmt.Println("SEEDERR", err)
+				continue
+			}
+			start := time.Now()
+			err := seedPods(ctx, srv, shape, from, to, workers)
+			if err != nil {
+				fmt.Println("SEEDERR", strings.ReplaceAll(err.Error(), "\n", " "))
+				continue
+			}
+			fmt.Printf("SEEDED %d %.1f\n", to-from, time.Since(start).Seconds())
 		case line == "PROFSTOP":
 			if prof != nil {
 				pprof.StopCPUProfile()
@@ -106,6 +122,22 @@ func serve(dir string) error {
 	defer cancel()
 	return srv.Stop(stopCtx)
 }
+
+// seedPods writes Pods from..to-1 of shape into srv's etcd, with a seeder
+// (and its template Pod) per shape made on first use.
+func seedPods(ctx context.Context, srv *kubeapiserver.Server, shape string, from, to, workers int) error {
+	s, ok := seeders[shape]
+	if !ok {
+		var err error
+		if s, err = newPodSeeder(ctx, srv, shape); err != nil {
+			return err
+		}
+		seeders[shape] = s
+	}
+	return s.seed(ctx, from, to, workers)
+}
+
+var seeders = map[string]*podSeeder{}
 
 // startCPUProfile starts this process's CPU profile into a new file at path.
 func startCPUProfile(path string) (*os.File, error) {
@@ -211,8 +243,13 @@ func (s *serverProc) stopProfile(ctx context.Context) error {
 }
 
 // command writes line to the server's stdin and returns its first answer
-// line that starts with one of answers.
+// line that starts with one of answers, within two minutes.
 func (s *serverProc) command(ctx context.Context, line string, answers ...string) (string, error) {
+	return s.commandWithin(ctx, 2*time.Minute, line, answers...)
+}
+
+// commandWithin is command with a timeout of d.
+func (s *serverProc) commandWithin(ctx context.Context, d time.Duration, line string, answers ...string) (string, error) {
 	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {
 		return "", fmt.Errorf("server command %q: %w", line, err)
 	}
@@ -229,8 +266,8 @@ func (s *serverProc) command(ctx context.Context, line string, answers ...string
 			}
 		case <-ctx.Done():
 			return "", context.Cause(ctx)
-		case <-time.After(2 * time.Minute):
-			return "", fmt.Errorf("server did not answer %q within 2m", line)
+		case <-time.After(d):
+			return "", fmt.Errorf("server did not answer %q within %v", line, d)
 		}
 	}
 }

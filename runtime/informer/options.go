@@ -70,10 +70,11 @@ type Options[T store.Object[T]] struct {
 	// are dropped unless KeepManagedFields, and strings interned if
 	// InternStrings. It may modify the object in place: it gets freshly
 	// decoded objects nobody else holds, with one exception: a codec made
-	// by runtime/wire's NewProtobuf shares maps between objects whose
-	// entries had the same bytes (its doc), so with one replace a map
-	// rather than write into it. (The factory's informers with a Transform
-	// get maps of their own.)
+	// by runtime/wire's NewProtobuf shares maps and sub-objects (pointed-to
+	// structs, slices) between objects whose bytes for them were the same
+	// (its doc), so with one replace a map, slice or pointer rather than
+	// write into it. (The factory's informers with a Transform get maps and
+	// sub-objects of their own.)
 	Transform func(T) (T, error)
 	// KeepManagedFields keeps metadata.managedFields in cached objects; by
 	// default they are dropped (server-side apply bookkeeping that

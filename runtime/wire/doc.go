@@ -17,8 +17,9 @@
 //     table-driven decoder built once per Go type from its protobuf struct
 //     tags (protobuf_table.go; the generated Unmarshal's rules, compiled
 //     once here rather than per type), which interns repeated strings and
-//     shares maps whose entries have the same bytes between the objects of
-//     one Codec (which makes them read-only: see NewProtobuf); built-in
+//     shares maps and sub-objects (pointed-to messages, repeated fields)
+//     whose bytes are the same between the objects of one Codec (which
+//     makes them read-only: see NewProtobuf); built-in
 //     k8s.io/api types.
 //   - NewProtobufProjection: a projection of a built-in kind (a generated
 //     type holding the kind's ObjectMeta and some of its fields) read from

@@ -48,13 +48,21 @@ var protobufMagic = []byte{0x6b, 0x38, 0x73, 0x00}
 // container's resource limits and requests) whose entries were encoded with
 // the same bytes as those of an earlier object is that object's map; a
 // resource.Quantity holding no pointer is copied from the one decoded from
-// the same bytes. This is what lets a cache of Pods of one ReplicaSet hold
-// their labels once. It makes the objects read-only, as the objects of every
-// informer cache are: a caller that writes to a map of an object writes to
-// every object sharing it; copy the object (DeepCopy) before changing it.
-// What a Codec keeps for sharing is bounded (64Ki strings of up to 1 KiB and
-// 4 MiB, 16Ki maps and 8 MiB of their bytes, 4Ki Quantities) and dropped
-// whole when full, so a stream of unique values cannot grow it.
+// the same bytes; a sub-object — the message a pointer field points to, the
+// slice of a repeated field of messages or strings (containers, volumes,
+// tolerations, probes, owner references, a managedFields entry's fields) —
+// encoded with the same bytes as an earlier object's is that object's. This
+// is what lets a cache of Pods of one ReplicaSet hold their labels and
+// container specs once. It makes the objects read-only, as the objects of
+// every informer cache are: a caller that writes to a map, a slice element
+// or a pointed-to struct of an object writes to every object sharing it;
+// copy the object (DeepCopy) before changing it. (Appending to a shared
+// slice copies it: its capacity is its length.) What a Codec keeps for
+// sharing is bounded (64Ki strings of up to 1 KiB and 4 MiB, 16Ki maps and
+// 8 MiB of their bytes, 16Ki sub-objects of up to 16 KiB and 16 MiB of their
+// bytes, 4Ki Quantities) and dropped whole when full, so a stream of unique
+// values cannot grow it. codecopts' DistinctMaps (the factory's, for an
+// informer with a Transform) turns map and sub-object sharing off.
 //
 // Objects come out as client-go's typed clients leave them: TypeMeta empty.
 // An object whose apiVersion or kind in its envelope is not gvk's (or, for an

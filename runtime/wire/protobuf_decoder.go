@@ -72,8 +72,7 @@ func (d *ProtobufDecoder) reset(obj []byte, skipManagedFields bool) {
 	if d.table == nil {
 		d.table = newPBTableDecoder()
 	}
-	clear(d.table.shared)
-	d.table.shared = d.table.shared[:0]
+	d.table.beginObject()
 }
 
 // Err returns the first error, or nil.

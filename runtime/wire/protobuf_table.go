@@ -65,6 +65,10 @@ type pbField struct {
 	wt   int // the wire type of one value
 	// intern: string values are interned (see pbInternExempt).
 	intern bool
+	// share: the field's value is shared between objects whose bytes for
+	// it are equal (pbTableDecoder.shareable): a pointer to a message, or
+	// a repeated field of messages or strings.
+	share  bool
 	typ    reflect.Type // the Go field's type
 	elem   reflect.Type // one value's type (typ, or its element)
 	msg    *pbTable     // pbKMessage
@@ -223,7 +227,12 @@ func pbBuildField(owner reflect.Type, sf reflect.StructField, tag string, buildi
 		return nil // *[]T, []*T, [][]T: not in k8s.io/api
 	}
 	f.intern = !pbInternExempt[owner.PkgPath()+"."+owner.Name()+"."+sf.Name]
-	return pbValue(f, f.elem, building)
+	if pbValue(f, f.elem, building) == nil {
+		return nil
+	}
+	f.share = f.card == pbPointer && f.kind == pbKMessage ||
+		f.card == pbRepeated && (f.kind == pbKMessage || f.kind == pbKString)
+	return f
 }
 
 // pbValue sets f's kind and wire type for a value of Go type vt, or

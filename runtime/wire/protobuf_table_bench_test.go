@@ -198,15 +198,21 @@ func BenchmarkProtobufPodDecode(b *testing.B) {
 			}
 		}
 	})
-	b.Run("table", func(b *testing.B) {
-		d := newPBTableDecoder()
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			if _, err := pbDecodePodTable(d, tab, pods[i%len(pods)]); err != nil {
-				b.Fatal(err)
+	for _, v := range []struct {
+		name         string
+		noSharedObjs bool
+	}{{"table", false}, {"table-strings-maps-only", true}} {
+		b.Run(v.name, func(b *testing.B) {
+			d := newPBTableDecoder()
+			d.noSharedObjs = v.noSharedObjs
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := pbDecodePodTable(d, tab, pods[i%len(pods)]); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
 
 // TestProtobufTableRetainedHeap reports the heap 10,000 realistic Pods
@@ -244,14 +250,19 @@ func TestProtobufTableRetainedHeap(t *testing.T) {
 		p.ManagedFields = nil
 		return p
 	})
-	d := newPBTableDecoder()
-	table := measure(func(b []byte) *corev1.Pod {
-		p, err := pbDecodePodTable(d, tab, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	})
+	tableWith := func(d *pbTableDecoder) uint64 {
+		return measure(func(b []byte) *corev1.Pod {
+			p, err := pbDecodePodTable(d, tab, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		})
+	}
+	mapsOnly := newPBTableDecoder()
+	mapsOnly.noSharedObjs = true
+	tableMaps := tableWith(mapsOnly)
+	table := tableWith(newPBTableDecoder())
 	for i, b := range pods {
 		want := new(corev1.Pod)
 		if err := want.Unmarshal(b); err != nil {
@@ -262,9 +273,10 @@ func TestProtobufTableRetainedHeap(t *testing.T) {
 			t.Fatalf("pod %d kept by the table decoder differs from gogo's", i)
 		}
 	}
-	t.Logf("retained heap of %d Pods after GC: gogo %d B/pod, table %d B/pod (%.2f×)",
-		len(pods), gogo/uint64(len(pods)), table/uint64(len(pods)), float64(table)/float64(gogo))
-	if table >= gogo {
-		t.Errorf("the table decoder keeps %d B, gogo %d B", table, gogo)
+	t.Logf("retained heap of %d Pods after GC: gogo %d B/pod, table sharing strings and maps %d B/pod (%.2f×), and sub-objects %d B/pod (%.2f×)",
+		len(pods), gogo/uint64(len(pods)), tableMaps/uint64(len(pods)), float64(tableMaps)/float64(gogo),
+		table/uint64(len(pods)), float64(table)/float64(gogo))
+	if table >= tableMaps || tableMaps >= gogo {
+		t.Errorf("the table decoder keeps %d B sharing sub-objects, %d B sharing strings and maps only, gogo %d B", table, tableMaps, gogo)
 	}
 }

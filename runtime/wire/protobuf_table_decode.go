@@ -15,7 +15,8 @@ import (
 )
 
 // pbTableDecoder decodes objects with pbTables, keeping what objects
-// decoded by it may share: interned strings, maps and Quantities. One
+// decoded by it may share: interned strings, maps, sub-objects and
+// Quantities. One
 // decodes the objects of one codec (so of one informer), one object at a
 // time; what it keeps is bounded (pbInternMax…), and dropped whole when a
 // bound is reached.
@@ -23,9 +24,16 @@ import (
 // Sharing is what the objects of an informer's cache are for: they are
 // read-only. Two objects whose maps (labels, annotations, a container's
 // resource requests, a node selector) were encoded with the same bytes hold
-// the same map; a caller that writes to a map of a cached object changes
-// every object sharing it. Strings are immutable, and a Quantity is shared
-// by value only when it holds no pointer (no inf.Dec).
+// the same map; so do two whose share fields (a pointer to a message, a
+// repeated field of messages or strings) were: a caller that writes to a
+// map, a slice element or a pointed-to struct of a cached object changes
+// every object sharing it. What the decoder itself writes after a shared
+// value in the same object never reaches it: a later entry of a shared map
+// goes to a copy (unshare), a shared slice's capacity is its length (an
+// append copies), and a second occurrence of a shared pointer field (which
+// the generated code merges into the message) first gives the field a
+// private copy (mergePointer). Strings are immutable, and a Quantity is
+// shared by value only when it holds no pointer (no inf.Dec).
 type pbTableDecoder struct {
 	strings     map[string]string
 	stringBytes int
@@ -43,8 +51,34 @@ type pbTableDecoder struct {
 	// decoded that hold a shared map: an entry that follows is written to
 	// a copy.
 	shared []unsafe.Pointer
-	// noSharedMaps turns map sharing off (codecopts.Options.DistinctMaps).
+	// noSharedMaps turns map and sub-object sharing off
+	// (codecopts.Options.DistinctMaps).
 	noSharedMaps bool
+	// objs holds the shared sub-objects (the values of share fields) by
+	// their bytes on the wire, per field: the slice header of a repeated
+	// field (its capacity its length, so that an append copies), the
+	// pointer of a pointer field (in data). Kept the second time their
+	// bytes are seen, as maps are.
+	objs     map[*pbField]map[string]pbSliceHeader
+	objCount int
+	objBytes int
+	// sharedPtrs are the pointer fields of the object being decoded that
+	// hold a shared message, with the bytes it was decoded from: a second
+	// occurrence of the field (merged into the message by the generated
+	// code) first gives the field a private copy decoded from those bytes.
+	sharedPtrs []pbSharedPtr
+	// private > 0 while such a copy is decoded: nothing in it is shared.
+	private int
+	// noSharedObjs turns sub-object sharing off alone (for measuring what
+	// it saves: TestProtobufTableRetainedHeap).
+	noSharedObjs bool
+}
+
+// pbSharedPtr is a pointer field holding a shared message (see
+// pbTableDecoder.sharedPtrs).
+type pbSharedPtr struct {
+	fp    unsafe.Pointer
+	first []byte
 }
 
 // Bounds of what a pbTableDecoder keeps.
@@ -57,6 +91,9 @@ const (
 	pbShareMaxEntries  = 1 << 14
 	pbShareMaxBytes    = 8 << 20
 	pbSeenMax          = 1 << 16
+	pbShareObjMaxRun   = 16 << 10 // the bytes of a larger sub-object are not shared
+	pbShareObjEntries  = 1 << 14
+	pbShareObjBytes    = 16 << 20
 )
 
 func newPBTableDecoder() *pbTableDecoder {
@@ -64,6 +101,7 @@ func newPBTableDecoder() *pbTableDecoder {
 		strings:    map[string]string{},
 		quantities: map[string]resource.Quantity{},
 		maps:       map[*pbMapField]map[string]unsafe.Pointer{},
+		objs:       map[*pbField]map[string]pbSliceHeader{},
 		seen:       map[uint64]struct{}{},
 		seed:       maphash.MakeSeed(),
 	}
@@ -71,11 +109,149 @@ func newPBTableDecoder() *pbTableDecoder {
 
 // decode decodes obj, an object's bytes, into the struct at p of table tab.
 func (d *pbTableDecoder) decode(tab *pbTable, p unsafe.Pointer, obj []byte) error {
-	d.shared = d.shared[:0]
+	d.beginObject()
 	err := d.message(tab, p, obj)
+	d.beginObject()
+	return err
+}
+
+// beginObject forgets what the previous object shares (shared, sharedPtrs).
+func (d *pbTableDecoder) beginObject() {
 	clear(d.shared)
 	d.shared = d.shared[:0]
-	return err
+	clear(d.sharedPtrs)
+	d.sharedPtrs = d.sharedPtrs[:0]
+	d.private = 0
+}
+
+// sharing reports whether maps and sub-objects are shared now.
+func (d *pbTableDecoder) sharing() bool { return !d.noSharedMaps && d.private == 0 }
+
+// sharedObj returns the shared value of field f for the bytes run, if any;
+// otherwise (ok false) the hash of run for keepObj, or 0 when run is not to
+// be shared.
+func (d *pbTableDecoder) sharedObj(f *pbField, run []byte) (v pbSliceHeader, h uint64, ok bool) {
+	if len(run) > pbShareObjMaxRun || len(run) == 0 {
+		return v, 0, false
+	}
+	if v, ok := d.objs[f][string(run)]; ok {
+		return v, 0, true
+	}
+	return v, maphash.Bytes(d.seed, run) | 1, false
+}
+
+// keepObj keeps v, field f's value decoded from run (h its hash from
+// sharedObj), for sharing when run was seen before, and reports whether it
+// did.
+func (d *pbTableDecoder) keepObj(f *pbField, run []byte, h uint64, v pbSliceHeader) bool {
+	if h == 0 {
+		return false
+	}
+	if _, ok := d.seen[h]; !ok {
+		if len(d.seen) >= pbSeenMax {
+			clear(d.seen)
+		}
+		d.seen[h] = struct{}{}
+		return false
+	}
+	if d.objCount >= pbShareObjEntries || d.objBytes+len(run) > pbShareObjBytes {
+		clear(d.objs)
+		d.objCount, d.objBytes = 0, 0
+	}
+	byRun := d.objs[f]
+	if byRun == nil {
+		byRun = map[string]pbSliceHeader{}
+		d.objs[f] = byRun
+	}
+	byRun[string(run)] = v
+	d.objCount++
+	d.objBytes += len(run)
+	return true
+}
+
+// sharedRun decodes the run of repeated field f (messages or strings) that
+// starts at b[at:] (a tag, tag) into the nil slice at fp, or gives it the
+// slice of an earlier object whose run had the same bytes. It returns the
+// offset after the run, and false (having read nothing) when the run is
+// not to be shared: too long, or malformed (read field by field then, for
+// the generated code's errors).
+func (d *pbTableDecoder) sharedRun(f *pbField, fp unsafe.Pointer, b []byte, at int, tag uint64) (int, bool, error) {
+	runEnd, n := pbRunEnd(b, at, tag)
+	if n == 0 {
+		return 0, false, nil
+	}
+	run := b[at:runEnd]
+	v, h, ok := d.sharedObj(f, run)
+	if ok {
+		*(*pbSliceHeader)(fp) = v
+		return runEnd, true, nil
+	}
+	if h == 0 {
+		return 0, false, nil
+	}
+	i := at
+	for i < runEnd {
+		_, j, err := pbVarintAt(b, i)
+		if err != nil {
+			return 0, false, err
+		}
+		start, end, err := pbLengthAt(b, j)
+		if err != nil {
+			return 0, false, err
+		}
+		if err := d.value(f, d.appendElem(f, fp, b, at, tag), b[start:end]); err != nil {
+			return 0, false, err
+		}
+		i = end
+	}
+	sh := (*pbSliceHeader)(fp)
+	sh.cap = sh.len // an append (a later run of the field) copies
+	d.keepObj(f, run, h, *sh)
+	return runEnd, true, nil
+}
+
+// sharedPointer decodes v, the first occurrence of pointer field f, into
+// a new message at the nil pointer at fp, or points it to the message of an
+// earlier object whose bytes were the same.
+func (d *pbTableDecoder) sharedPointer(f *pbField, fp unsafe.Pointer, v []byte) error {
+	sv, h, ok := d.sharedObj(f, v)
+	if ok {
+		*(*unsafe.Pointer)(fp) = sv.data
+		d.sharedPtrs = append(d.sharedPtrs, pbSharedPtr{fp: fp, first: v})
+		return nil
+	}
+	vp := reflect.New(f.elem).UnsafePointer()
+	*(*unsafe.Pointer)(fp) = vp
+	if err := d.value(f, vp, v); err != nil {
+		return err
+	}
+	if d.keepObj(f, v, h, pbSliceHeader{data: vp}) {
+		d.sharedPtrs = append(d.sharedPtrs, pbSharedPtr{fp: fp, first: v})
+	}
+	return nil
+}
+
+// mergePointer decodes v, a later occurrence of pointer field f, into the
+// message at fp, merging as the generated code does; when that message is
+// shared the field first gets a private copy, decoded from the bytes the
+// shared one was.
+func (d *pbTableDecoder) mergePointer(f *pbField, fp unsafe.Pointer, v []byte) error {
+	for k, s := range d.sharedPtrs {
+		if s.fp != fp {
+			continue
+		}
+		d.sharedPtrs = append(d.sharedPtrs[:k], d.sharedPtrs[k+1:]...)
+		vp := reflect.New(f.elem).UnsafePointer()
+		d.private++
+		err := d.value(f, vp, s.first)
+		if err == nil {
+			err = d.value(f, vp, v)
+		}
+		d.private--
+		*(*unsafe.Pointer)(fp) = vp
+		return err
+	}
+	return d.value(f, *(*unsafe.Pointer)(fp), v)
 }
 
 // intern returns string(b), the same string for the same bytes while it is
@@ -274,6 +450,16 @@ func (d *pbTableDecoder) message(tab *pbTable, p unsafe.Pointer, b []byte) error
 			}
 			continue
 		}
+		if f.share && f.card == pbRepeated && (*pbSliceHeader)(fp).cap == 0 && d.sharing() && !d.noSharedObjs {
+			j, done, err := d.sharedRun(f, fp, b, tagStart, tag)
+			if err != nil {
+				return err
+			}
+			if done {
+				i = j
+				continue
+			}
+		}
 		v := b[start:end]
 		i = end
 		switch f.card {
@@ -281,11 +467,18 @@ func (d *pbTableDecoder) message(tab *pbTable, p unsafe.Pointer, b []byte) error
 			err = d.value(f, fp, v)
 		case pbPointer:
 			vp := *(*unsafe.Pointer)(fp)
-			if vp == nil {
+			switch {
+			case vp == nil && f.share && d.sharing() && !d.noSharedObjs:
+				err = d.sharedPointer(f, fp, v)
+			case vp == nil:
 				vp = reflect.New(f.elem).UnsafePointer()
 				*(*unsafe.Pointer)(fp) = vp
+				err = d.value(f, vp, v)
+			case f.share:
+				err = d.mergePointer(f, fp, v)
+			default:
+				err = d.value(f, vp, v)
 			}
-			err = d.value(f, vp, v)
 		case pbRepeated:
 			err = d.value(f, d.appendElem(f, fp, b, tagStart, tag), v)
 		}
@@ -482,7 +675,7 @@ func (d *pbTableDecoder) mapField(f *pbField, fp unsafe.Pointer, b []byte, at in
 	}
 	runEnd, n := pbRunEnd(b, at, tag)
 	run := b[at:runEnd]
-	share := !d.noSharedMaps && len(run) <= pbShareMaxRun && runEnd > at
+	share := d.sharing() && len(run) <= pbShareMaxRun && runEnd > at
 	var h uint64
 	if share {
 		if m, ok := d.maps[mp][string(run)]; ok {

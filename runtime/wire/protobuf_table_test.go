@@ -318,6 +318,8 @@ func TestProtobufTableBounded(t *testing.T) {
 			t.Fatalf("after %d objects the interner holds %d strings, %d bytes", i+1, len(d.strings), d.stringBytes)
 		case d.mapCount > pbShareMaxEntries || d.mapBytes > pbShareMaxBytes:
 			t.Fatalf("after %d objects %d maps of %d bytes are kept", i+1, d.mapCount, d.mapBytes)
+		case d.objCount > pbShareObjEntries || d.objBytes > pbShareObjBytes:
+			t.Fatalf("after %d objects %d sub-objects of %d bytes are kept", i+1, d.objCount, d.objBytes)
 		case len(d.seen) > pbSeenMax:
 			t.Fatalf("after %d objects %d hashes are kept", i+1, len(d.seen))
 		}
@@ -362,3 +364,108 @@ func TestProtobufTableConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestProtobufTableSharedSubObjects checks that sub-objects encoded with the
+// same bytes (a pointer to a message, a repeated field of messages or of
+// strings) are one between objects from the second time their bytes are
+// seen, that every object still equals the generated Unmarshal's, and that
+// what follows a shared value in the same object (a later run of a
+// repeated field, a second occurrence of a pointer field, which the
+// generated code merges into the message) never reaches the shared value.
+func TestProtobufTableSharedSubObjects(t *testing.T) {
+	tab := pbTableOf(reflect.TypeFor[corev1.Pod]())
+	d := newPBTableDecoder()
+	decode := func(b []byte) *corev1.Pod {
+		t.Helper()
+		got := new(corev1.Pod)
+		if err := d.decode(tab, unsafe.Pointer(got), b); err != nil {
+			t.Fatal(err)
+		}
+		want := new(corev1.Pod)
+		if err := want.Unmarshal(b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decoded %+v, want %+v", got, want)
+		}
+		return got
+	}
+	pod := func(name string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", UID: "u"}}},
+			Spec: corev1.PodSpec{
+				Containers: []corev1.Container{{Name: "c", Image: "i", Command: []string{"/bin", "-x"},
+					LivenessProbe: &corev1.Probe{PeriodSeconds: 10}}},
+				Tolerations:     []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}},
+				SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptrTo(int64(1000))},
+			},
+		}
+	}
+	a, b, c := decode(pbMarshal(t, pod("a"))), decode(pbMarshal(t, pod("b"))), decode(pbMarshal(t, pod("c")))
+	same := func(x, y any) bool { return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() }
+	if same(a.Spec.Containers, b.Spec.Containers) {
+		t.Error("the first two objects share their containers: a sub-object is kept for sharing the second time its bytes are seen")
+	}
+	for what, pair := range map[string][2]any{
+		"containers":       {b.Spec.Containers, c.Spec.Containers},
+		"tolerations":      {b.Spec.Tolerations, c.Spec.Tolerations},
+		"owner references": {b.OwnerReferences, c.OwnerReferences},
+		"security context": {b.Spec.SecurityContext, c.Spec.SecurityContext},
+	} {
+		if !same(pair[0], pair[1]) {
+			t.Errorf("equal %s are not shared", what)
+		}
+	}
+	if cap(c.Spec.Containers) != len(c.Spec.Containers) {
+		t.Errorf("a shared slice has room beyond its length (%d > %d): an append would write into it", cap(c.Spec.Containers), len(c.Spec.Containers))
+	}
+
+	// A later run of a repeated field appends to a copy; a second
+	// occurrence of a shared pointer field is merged into a private copy.
+	body := pbMarshal(t, pod("d"))
+	extra := pbMarshal(t, &corev1.Pod{Spec: corev1.PodSpec{
+		Tolerations:     []corev1.Toleration{{Key: "late"}},
+		SecurityContext: &corev1.PodSecurityContext{RunAsGroup: ptrTo(int64(7))},
+	}})
+	merged := decode(append(body, extra...))
+	if len(merged.Spec.Tolerations) != 2 || merged.Spec.SecurityContext.RunAsGroup == nil || *merged.Spec.SecurityContext.RunAsUser != 1000 {
+		t.Fatalf("merged: tolerations %v, security context %+v", merged.Spec.Tolerations, merged.Spec.SecurityContext)
+	}
+	if len(c.Spec.Tolerations) != 1 || c.Spec.SecurityContext.RunAsGroup != nil || len(c.Spec.Tolerations[:cap(c.Spec.Tolerations)]) != 1 {
+		t.Fatalf("what followed a shared value reached it: tolerations %v, security context %+v", c.Spec.Tolerations, c.Spec.SecurityContext)
+	}
+	if e := decode(pbMarshal(t, pod("e"))); !same(e.Spec.SecurityContext, c.Spec.SecurityContext) || e.Spec.SecurityContext.RunAsGroup != nil {
+		t.Fatal("the shared security context changed or was dropped after a merge into a copy")
+	}
+
+	// The same with the nested values: a container's probe merged.
+	twice := append(pbMarshal(t, pod("f")), pbMarshal(t, &corev1.Pod{Spec: corev1.PodSpec{
+		SecurityContext: &corev1.PodSecurityContext{FSGroup: ptrTo(int64(3))},
+	}})...)
+	for range 3 {
+		p := decode(twice)
+		if p.Spec.SecurityContext.FSGroup == nil || *p.Spec.SecurityContext.RunAsUser != 1000 {
+			t.Fatalf("merged twice: %+v", p.Spec.SecurityContext)
+		}
+	}
+	if c.Spec.SecurityContext.FSGroup != nil {
+		t.Fatal("a merge reached the shared security context")
+	}
+
+	// DistinctMaps (a Transform may write into the objects) shares no
+	// sub-object either.
+	codec := must(NewProtobuf[*corev1.Pod](pbPodGVK, func(o *codecopts.Options) { o.DistinctMaps = true }))
+	list := &corev1.PodList{Items: []corev1.Pod{*pod("x"), *pod("y"), *pod("z")}}
+	var pods []*corev1.Pod
+	if _, err := codec.DecodeList(bytes.NewReader(pbServerList(t, list, corev1.SchemeGroupVersion.WithKind("PodList"), false)), func(p *corev1.Pod) error {
+		pods = append(pods, p)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if same(pods[1].Spec.Containers, pods[2].Spec.Containers) || same(pods[1].Spec.SecurityContext, pods[2].Spec.SecurityContext) {
+		t.Fatal("sub-objects shared with DistinctMaps")
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
@@ -178,7 +179,7 @@ func (s *Server) startAPIServer(ctx context.Context) (err error) {
 		"--tls-private-key-file=" + path("tls.key"),
 		"--cert-dir=" + path("certs"),
 		"--etcd-servers=" + s.etcdURL,
-		"--etcd-prefix=/registry",
+		"--etcd-prefix=" + EtcdPrefix,
 		"--watch-cache=" + strconv.FormatBool(!s.opts.DisableWatchCache),
 		// Only tokens authenticate: the admin's (token file) and service
 		// accounts' (NewUser); anonymous requests get 401.
@@ -424,6 +425,20 @@ func (s *Server) CompactEtcd(ctx context.Context) (int64, error) {
 	}
 	return rev, nil
 }
+
+// EtcdPrefix is the server's --etcd-prefix: kube-apiserver stores an object
+// of resource R (core group) at EtcdPrefix+"/"+R+"/"+namespace+"/"+name,
+// e.g. /registry/pods/default/web-0.
+const EtcdPrefix = "/registry"
+
+// EtcdKV returns the embedded etcd's key-value API, in process (no network,
+// no credentials), for benchmark tooling that writes objects straight into
+// storage as kube-apiserver stores them (bench/builtin's seeder): at
+// EtcdPrefix, protobuf-encoded, the etcd revision being the
+// resourceVersion. Such writes bypass admission, validation and defaulting;
+// the watch cache sees them through its etcd watch like any other write.
+// Valid until Stop.
+func (s *Server) EtcdKV() etcdserver.RaftKV { return s.etcd.Server }
 
 // WriteKubeconfig writes cfg's host, CA data and bearer token as a
 // kubeconfig at path, mode 0600, atomically (through path.tmp).

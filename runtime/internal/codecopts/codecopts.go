@@ -27,10 +27,11 @@ type Options struct {
 	// naming both types. When nil, T itself is the object type.
 	ObjectType reflect.Type
 	// DistinctMaps stops the protobuf codecs of a built-in kind and of its
-	// projections from sharing a map between objects whose entries were
-	// encoded with the same bytes (strings are still interned: they are
-	// immutable). The factory sets it for an informer with a Transform,
-	// which may write into the maps of the objects it gets.
+	// projections from sharing a map or a sub-object (a pointed-to message,
+	// a repeated field's slice) between objects whose bytes for it were
+	// the same (strings are still interned: they are immutable). The
+	// factory sets it for an informer with a Transform, which may write
+	// into the objects it gets.
 	DistinctMaps bool
 	// FakeTypeMeta makes the JSON codec read what clientsetconfig's
 	// transport over client-go's fake clientsets sends: LIST items and watch
