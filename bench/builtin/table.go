@@ -80,14 +80,24 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 		mode = "on"
 	}
 	runs := map[string][]runResult{}
+	var failed []string
 	for _, r := range res {
 		if r.Resource == resource && r.Size == size && r.WatchList == wl {
+			if r.Error != "" {
+				failed = append(failed, fmt.Sprintf("%s died (last peak RSS %.0f MB): %s", r.Contender, float64(r.MaxRSS)/1e6, r.Error))
+				continue
+			}
 			runs[r.Contender] = append(runs[r.Contender], r)
 		}
 	}
-	if len(runs) == 0 {
+	if len(runs)+len(failed) == 0 {
 		return
 	}
+	defer func() {
+		for _, f := range failed {
+			fmt.Fprintln(w, f)
+		}
+	}()
 	n := len(runs[cfg.Contenders[0]])
 	fmt.Fprintf(w, "\n%d %s, WatchList %s, medians of %d runs\n", size, resource, mode, n)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -110,6 +120,10 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 				vals = append(vals, m.value(r))
 			}
 			med[c] = median(vals)
+			if len(vals) == 0 {
+				row = append(row, "died")
+				continue
+			}
 			row = append(row, fmt.Sprintf(m.format, med[c]))
 		}
 		for _, c := range versus {
