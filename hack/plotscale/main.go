@@ -244,7 +244,7 @@ func draw(w io.Writer, title string, all []series) {
 			ylo, yhi = 1, 10
 		}
 		if pn.logY {
-			ylo, yhi = decadeBelow(ylo), decadeAbove(yhi)
+			ylo, yhi = niceFloor(ylo), niceCeil(yhi)
 		} else {
 			ylo, yhi = 0, niceCeil(yhi*1.1)
 		}
@@ -367,13 +367,24 @@ func niceCeil(v float64) float64 {
 	return d * 10
 }
 
+// niceFloor rounds v down to 1, 2 or 5 times a power of ten.
+func niceFloor(v float64) float64 {
+	d := decadeBelow(v)
+	for _, m := range []float64{5, 2, 1} {
+		if d*m <= v {
+			return d * m
+		}
+	}
+	return d
+}
+
 func yTicks(lo, hi float64, logY bool) []float64 {
 	var out []float64
 	if logY {
-		for d := lo; d <= hi*1.0001; d *= 10 {
+		for d := decadeBelow(lo); d <= hi*1.0001; d *= 10 {
 			for _, m := range []float64{1, 2, 5} {
-				if d*m <= hi*1.0001 {
-					out = append(out, d*m)
+				if v := d * m; v >= lo*0.9999 && v <= hi*1.0001 {
+					out = append(out, v)
 				}
 			}
 		}
