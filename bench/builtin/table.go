@@ -98,7 +98,10 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 			fmt.Fprintln(w, f)
 		}
 	}()
-	n := len(runs[cfg.Contenders[0]])
+	n := 0
+	for _, r := range runs {
+		n = max(n, len(r))
+	}
 	fmt.Fprintf(w, "\n%d %s, WatchList %s, medians of %d runs\n", size, resource, mode, n)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{"metric"}
@@ -114,12 +117,13 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 	for _, m := range metrics {
 		row := []string{m.name}
 		med := map[string]float64{}
+		synced := map[string]bool{} // a contender with a run that synced
 		for _, c := range cfg.Contenders {
 			var vals []float64
 			for _, r := range runs[c] {
 				vals = append(vals, m.value(r))
 			}
-			med[c] = median(vals)
+			med[c], synced[c] = median(vals), len(vals) > 0
 			if len(vals) == 0 {
 				row = append(row, "died")
 				continue
@@ -128,7 +132,7 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 		}
 		for _, c := range versus {
 			ratio := "-"
-			if m.lessIsBetter && med[c] > 0 {
+			if m.lessIsBetter && med[c] > 0 && synced[c] && synced[anchor(c)] {
 				ratio = fmt.Sprintf("%.2fx", med[anchor(c)]/med[c])
 			}
 			row = append(row, ratio)
