@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -71,6 +72,16 @@ type driverConfig struct {
 	SeedAPI bool
 	// PodShape is shapeRealistic (the default) or shapeSmall.
 	PodShape string
+	// JSON, when not empty, is a file the results are written to (all runs
+	// so far, rewritten after each run): what hack/plotscale reads.
+	JSON string
+}
+
+// jsonReport is the -json file.
+type jsonReport struct {
+	PodShape   string
+	Contenders []string
+	Runs       []runResult
 }
 
 // runResult is one contender run.
@@ -89,6 +100,12 @@ type runResult struct {
 	// TotalCPU is the child's user+sys at exit, MaxRSS its peak RSS.
 	TotalCPU float64
 	MaxRSS   int64
+	// Load1 is the machine's load average over a minute at the run's start.
+	Load1 float64
+	// Error, when not empty, is why the run failed (the contender died, was
+	// OOM-killed, timed out); MaxRSS is then the last peak RSS read from
+	// /proc while it ran.
+	Error string `json:",omitempty"`
 }
 
 // runsOf is how many runs the mode gets.
@@ -164,7 +181,8 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 				if err := kind.create(ctx, have, size); err != nil {
 					return results, err
 				}
-				fmt.Fprintf(log, "created %s %d..%d in %.1fs\n", kind.resource, have, size-1, time.Since(start).Seconds())
+				el := time.Since(start).Seconds()
+				fmt.Fprintf(log, "created %s %d..%d in %.1fs: %.0f/s (load average %.1f)\n", kind.resource, have, size-1, el, float64(size-have)/el, load1())
 				have = size
 			}
 			if len(cfg.MemLimit.Ladder) > 0 {
@@ -186,7 +204,19 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 						name := cfg.Contenders[(i+r)%n]
 						res, err := d.runOne(ctx, kind.resource, size, name, wl, fmt.Sprintf("%s%d-r%d-%s-%t", kind.resource, size, r, name, wl))
 						if err != nil {
-							return results, fmt.Errorf("%s, %d %s, WatchList %t, run %d: %w", name, size, kind.resource, wl, r+1, err)
+							err = fmt.Errorf("%s, %d %s, WatchList %t, run %d: %w", name, size, kind.resource, wl, r+1, err)
+							if ctx.Err() != nil || !d.srv.alive() {
+								return results, err
+							}
+							// The contender died (OOM-killed, crashed,
+							// timed out): a row that says so.
+							res.Error = err.Error()
+							fmt.Fprintf(log, "%6d %-7s %-27s watchlist=%-5t run %d: FAILED, last peak RSS %.0f MB: %v\n", size, kind.resource, name, wl, r+1, float64(res.MaxRSS)/1e6, err)
+							results = append(results, res)
+							if err := d.writeJSON(results); err != nil {
+								return results, err
+							}
+							continue
 						}
 						if cfg.Verbose {
 							b, _ := json.Marshal(res)
@@ -197,6 +227,9 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 								float64(res.Sync.MaxRSSBytes)/1e6, float64(res.Sync.HeapAfterGC)/1e6, res.Lists, res.Watches, res.Sync.Wire)
 						}
 						results = append(results, res)
+						if err := d.writeJSON(results); err != nil {
+							return results, err
+						}
 					}
 				}
 			}
@@ -207,6 +240,22 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 		<-ctx.Done()
 	}
 	return results, nil
+}
+
+// writeJSON writes the results so far into cfg.JSON, if set.
+func (d *driver) writeJSON(res []runResult) error {
+	if d.cfg.JSON == "" {
+		return nil
+	}
+	shape := d.cfg.PodShape
+	if shape == "" {
+		shape = shapeRealistic
+	}
+	b, err := json.MarshalIndent(jsonReport{PodShape: shape, Contenders: d.cfg.Contenders, Runs: res}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(d.cfg.JSON, b, 0o644)
 }
 
 type driver struct {
@@ -418,9 +467,36 @@ func (d *driver) requestCounts(ctx context.Context, resource string) (lists, wat
 	return lists, watches, sc.Err()
 }
 
+// load1 is the machine's load average over the last minute (0 if
+// unreadable).
+func load1() float64 {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+// procHWM is VmHWM of pid (its peak RSS so far) in bytes.
+func procHWM(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmHWM")
+}
+
 // runOne runs one contender in a fresh process until it is synced.
-func (d *driver) runOne(ctx context.Context, resource string, size int, name string, watchList bool, round string) (runResult, error) {
-	res := runResult{Resource: resource, Size: size, Contender: name, WatchList: watchList}
+func (d *driver) runOne(ctx context.Context, resource string, size int, name string, watchList bool, round string) (res runResult, err error) {
+	res = runResult{Resource: resource, Size: size, Contender: name, WatchList: watchList}
 	contender, fromNext := proto.CutNext(name)
 	exe := d.cfg.ContenderExe
 	if fromNext {
@@ -481,9 +557,34 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 	if err != nil {
 		return res, err
 	}
+	res.Load1 = load1()
 	if err := cmd.Start(); err != nil {
 		return res, err
 	}
+	// The child's peak RSS as /proc shows it while it runs, for a run
+	// that fails (an OOM kill leaves no report).
+	hwmDone := make(chan struct{})
+	var hwm atomic.Int64
+	go func() {
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v, err := procHWM(cmd.Process.Pid); err == nil {
+				hwm.Store(v)
+			}
+			select {
+			case <-hwmDone:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	defer func() {
+		close(hwmDone)
+		if res.MaxRSS == 0 {
+			res.MaxRSS = hwm.Load()
+		}
+	}()
 	waited := false
 	defer func() {
 		if !waited {

@@ -57,6 +57,7 @@ func main() {
 	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced)")
 	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof, and a heap profile once synced, after a forced GC (GODEBUG=memprofilerate=1 for every allocation): RUN.client-heap.pprof")
 	flag.BoolVar(&cfg.DisableCompression, "disable-compression", false, "every contender's client asks for uncompressed responses (rest.Config.DisableCompression), for measuring what gzip costs; the default is client-go's (gzip)")
+	flag.StringVar(&cfg.JSON, "json", "", "write every run's measurements into this file as JSON (rewritten after each run), for hack/plotscale")
 	var seed string
 	flag.StringVar(&seed, "seed", "etcd", "how Pods are written: etcd (straight into the server's etcd as kube-apiserver stores them, in the server process; thousands per second) or api (create, then status, through the API; hundreds per second)")
 	flag.StringVar(&cfg.PodShape, "pod-shape", shapeRealistic, "Pods to write: realistic (two containers and an init container, ~10 labels, a status with conditions) or small (one container, four labels, a short status)")

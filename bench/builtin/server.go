@@ -272,6 +272,17 @@ func (s *serverProc) commandWithin(ctx context.Context, d time.Duration, line st
 	}
 }
 
+// alive reports whether the server process still runs (not exited, not a
+// zombie).
+func (s *serverProc) alive() bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z'
+}
+
 // cpu returns the server process's user+sys CPU seconds from /proc.
 func (s *serverProc) cpu() (float64, error) { return procCPU(s.pid) }
 

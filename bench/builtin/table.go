@@ -80,15 +80,28 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 		mode = "on"
 	}
 	runs := map[string][]runResult{}
+	var failed []string
 	for _, r := range res {
 		if r.Resource == resource && r.Size == size && r.WatchList == wl {
+			if r.Error != "" {
+				failed = append(failed, fmt.Sprintf("%s died (last peak RSS %.0f MB): %s", r.Contender, float64(r.MaxRSS)/1e6, r.Error))
+				continue
+			}
 			runs[r.Contender] = append(runs[r.Contender], r)
 		}
 	}
-	if len(runs) == 0 {
+	if len(runs)+len(failed) == 0 {
 		return
 	}
-	n := len(runs[cfg.Contenders[0]])
+	defer func() {
+		for _, f := range failed {
+			fmt.Fprintln(w, f)
+		}
+	}()
+	n := 0
+	for _, r := range runs {
+		n = max(n, len(r))
+	}
 	fmt.Fprintf(w, "\n%d %s, WatchList %s, medians of %d runs\n", size, resource, mode, n)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{"metric"}
@@ -104,17 +117,22 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 	for _, m := range metrics {
 		row := []string{m.name}
 		med := map[string]float64{}
+		synced := map[string]bool{} // a contender with a run that synced
 		for _, c := range cfg.Contenders {
 			var vals []float64
 			for _, r := range runs[c] {
 				vals = append(vals, m.value(r))
 			}
-			med[c] = median(vals)
+			med[c], synced[c] = median(vals), len(vals) > 0
+			if len(vals) == 0 {
+				row = append(row, "died")
+				continue
+			}
 			row = append(row, fmt.Sprintf(m.format, med[c]))
 		}
 		for _, c := range versus {
 			ratio := "-"
-			if m.lessIsBetter && med[c] > 0 {
+			if m.lessIsBetter && med[c] > 0 && synced[c] && synced[anchor(c)] {
 				ratio = fmt.Sprintf("%.2fx", med[anchor(c)]/med[c])
 			}
 			row = append(row, ratio)

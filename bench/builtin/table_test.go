@@ -42,3 +42,26 @@ func TestTableAnchors(t *testing.T) {
 		t.Errorf("heap ratios %q, want %q\n%s", got, want, out.String())
 	}
 }
+
+// TestTableDied: a contender whose run died is a column that says so and a
+// line with its last peak RSS and why; the others' figures stay.
+func TestTableDied(t *testing.T) {
+	contenders := []string{proto.Ours, proto.Typed}
+	ok := runResult{Resource: proto.Pods, Size: 10, Contender: proto.Ours, WatchList: true}
+	ok.Sync.HeapAfterGC = 100e6
+	died := runResult{Resource: proto.Pods, Size: 10, Contender: proto.Typed, WatchList: true, MaxRSS: 2048e6, Error: "contender exited before SYNCED: signal: killed"}
+	var out strings.Builder
+	printTables(&out, driverConfig{Pods: []int{10}, Contenders: contenders, WatchList: []bool{true}}, []runResult{ok, died})
+	var row []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "heap after GC (MB)") {
+			row = strings.Fields(strings.TrimPrefix(l, "heap after GC (MB)"))
+		}
+	}
+	if strings.Join(row, " ") != "100.0 died -" {
+		t.Errorf("heap row %q, want ours' figure, died, no ratio\n%s", row, out.String())
+	}
+	if !strings.Contains(out.String(), "client-go-typed died (last peak RSS 2048 MB): contender exited before SYNCED: signal: killed") {
+		t.Errorf("no line for the run that died:\n%s", out.String())
+	}
+}
