@@ -20,11 +20,27 @@
 #   -write patch|put            how the updates are written (default patch)
 #   -v                          every run as JSON (phases included)
 # Built-in kinds (Pods, Secrets) against a real kube-apiserver: hack/bench-e2e-builtin.sh.
+# The next Kubernetes minor beside this one: with NEXT=1 the script also
+# builds ./contender on bench/e2e/next.mod (the k8s.io client libraries
+# raised to the next minor, on the Go it needs; hack/update-bench-next.sh
+# writes it) and passes it as -contender-bin-next; a contender named
+# NAME@next in -contenders runs from it, against the same server (on go.mod's
+# apiextensions-apiserver), and its ratios are taken against
+# client-go-typed@next (client-go-typed@next's against client-go-typed). The
+# tables' header names the libraries of both.
 # Usage: hack/bench-e2e.sh [flags]        e.g. hack/bench-e2e.sh -sizes 2000 -runs 1 (quick)
+#   NEXT=1 hack/bench-e2e.sh -contenders \
+#     ours,client-go-typed,controller-runtime,ours@next,client-go-typed@next,controller-runtime@next
 set -euo pipefail
 cd "$(dirname "$0")/../bench/e2e"
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/bench-e2e" .
 go build -o "$bin/contender" ./contender
-"$bin/bench-e2e" -contender-bin "$bin/contender" "$@"
+next=()
+if [ "${NEXT:-}" = 1 ]; then
+  GOTOOLCHAIN=$(awk '$1 == "toolchain" { print $2 }' next.mod) \
+    go build -modfile=next.mod -o "$bin/contender-next" ./contender
+  next=(-contender-bin-next "$bin/contender-next")
+fi
+"$bin/bench-e2e" -contender-bin "$bin/contender" "${next[@]}" "$@"

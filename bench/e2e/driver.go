@@ -43,6 +43,9 @@ type driverConfig struct {
 	Exe string
 	// ContenderExe is the contender binary (bench/e2e/contender).
 	ContenderExe string
+	// ContenderNextExe is the same built on the next Kubernetes minor
+	// (next.mod): it runs the contenders named with proto.NextSuffix.
+	ContenderNextExe string
 	// Write is how the updates are written: "patch" (a JSON merge patch of
 	// one label, the default) or "put" (an Update of the whole object with
 	// the resourceVersion read by a LIST before the run).
@@ -330,14 +333,24 @@ func (d *driver) requestCounts(ctx context.Context) (lists, watches int, err err
 func (d *driver) runOne(ctx context.Context, size int, name string, watchList bool, round string) (runResult, error) {
 	res := runResult{Size: size, Contender: name, WatchList: watchList}
 	nUpdates := min(d.cfg.Updates, size)
-	base, listMode, _ := strings.Cut(name, ":")
+	contender, fromNext := proto.CutNext(name)
+	exe := d.cfg.ContenderExe
+	if fromNext {
+		exe = d.cfg.ContenderNextExe
+		if exe == "" {
+			return res, fmt.Errorf("%s: no next contender binary (build ./contender with -modfile=next.mod)", name)
+		}
+	}
+	base, listMode, _ := strings.Cut(contender, ":")
+	// The round names the run in a label value and in file names.
+	round = strings.NewReplacer(":", "_", proto.NextSuffix, "_next").Replace(round)
 	cc := proto.ContenderConfig{
 		Kubeconfig: d.kubeconfig,
 		Contender:  base,
 		OursList:   listMode,
 		WatchList:  watchList,
 		Expect:     size,
-		Round:      strings.ReplaceAll(round, ":", "_"), // a label value
+		Round:      round,
 		Updates:    nUpdates,
 		Timeout:    d.cfg.Timeout,
 	}
@@ -345,7 +358,7 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 		if dir == "" {
 			return ""
 		}
-		return filepath.Join(dir, strings.ReplaceAll(round, ":", "_")+"."+what+".pprof")
+		return filepath.Join(dir, round+"."+what+".pprof")
 	}
 	cc.CPUProfile = profile(d.cfg.ClientProfileDir, "client-sync")
 	var rvs []string
@@ -371,7 +384,7 @@ func (d *driver) runOne(ctx context.Context, size int, name string, watchList bo
 			return res, err
 		}
 	}
-	cmd := exec.Command(d.cfg.ContenderExe)
+	cmd := exec.Command(exe)
 	cc.ExecUnixNano = time.Now().UnixNano()
 	ccJSON, _ := json.Marshal(cc)
 	cmd.Env = append(os.Environ(), proto.EnvConfig+"="+string(ccJSON),

@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"debug/buildinfo"
 	"flag"
 	"fmt"
 	"maps"
@@ -45,6 +46,7 @@ func main() {
 	flag.DurationVar(&cfg.Settle, "settle", time.Second, "pause before each run, for the server to settle")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every run as JSON")
 	flag.StringVar(&cfg.ContenderExe, "contender-bin", "", "the contender binary (go build ./contender); required")
+	flag.StringVar(&cfg.ContenderNextExe, "contender-bin-next", "", "a second contender binary, built on the next Kubernetes minor (go build -modfile=next.mod ./contender), which runs the contenders named NAME"+proto.NextSuffix+" in -contenders")
 	flag.StringVar(&cfg.Write, "write", "patch", "how updates are written: patch (a JSON merge patch of one label) or put (an Update of the whole object at the resourceVersion of a LIST before the run)")
 	flag.StringVar(&cfg.ServerProfileDir, "server-cpuprofile", "", "directory for a CPU profile of the server per run: RUN.server-sync.pprof (contender start → synced) and RUN.server-updates.pprof")
 	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof")
@@ -64,9 +66,14 @@ func main() {
 	}
 	cfg.Contenders = splitList(contenders)
 	for _, c := range cfg.Contenders {
-		base, mode, _ := strings.Cut(c, ":")
+		contender, next := proto.CutNext(c)
+		base, mode, _ := strings.Cut(contender, ":")
 		if _, known := proto.OursModes[mode]; !slices.Contains(proto.Contenders, base) || (mode != "" && (base != proto.Ours || !known)) {
-			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s)\n", c, strings.Join(proto.Contenders, ","))
+			fmt.Fprintf(os.Stderr, "-contenders: unknown contender %q (known: %s, each also as NAME%s)\n", c, strings.Join(proto.Contenders, ","), proto.NextSuffix)
+			os.Exit(2)
+		}
+		if next && cfg.ContenderNextExe == "" {
+			fmt.Fprintf(os.Stderr, "-contenders: %q runs from -contender-bin-next, which is not set\n", c)
 			os.Exit(2)
 		}
 	}
@@ -95,12 +102,37 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	for _, bin := range []struct{ flag, path string }{{"-contender-bin", cfg.ContenderExe}, {"-contender-bin-next", cfg.ContenderNextExe}} {
+		if bin.path != "" {
+			fmt.Printf("%s: %s\n", bin.flag, clientLibraries(bin.path))
+		}
+	}
 	res, err := runDriver(ctx, cfg, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-e2e:", err)
 		os.Exit(1)
 	}
 	printTables(os.Stdout, cfg, res)
+}
+
+// clientLibraries names the Go and the client libraries a contender binary
+// was built with, from its build information, for the tables' header.
+func clientLibraries(path string) string {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("%s (no build information: %v)", path, err)
+	}
+	out := []string{bi.GoVersion}
+	for _, d := range bi.Deps {
+		switch d.Path {
+		case "k8s.io/client-go", "sigs.k8s.io/controller-runtime":
+			if d.Replace != nil {
+				d = d.Replace
+			}
+			out = append(out, d.Path+" "+d.Version)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func splitList(s string) []string {

@@ -16,8 +16,8 @@ type metric struct {
 	name   string
 	value  func(r runResult) float64
 	format string
-	// lessIsBetter: the ratio column is client-go-typed/ours, so >1 means we
-	// win either way.
+	// lessIsBetter: the ratio columns are anchor/contender (client-go-typed
+	// over the contender), so >1 means the contender wins either way.
 	lessIsBetter bool
 }
 
@@ -74,8 +74,9 @@ func median(v []float64) float64 {
 }
 
 // printTables prints one table per size and WatchList mode: the median of
-// every metric per contender, and client-go-typed/ours for lower-is-better
-// metrics (">1" means ours is better).
+// every metric per contender, then, for every lower-is-better metric,
+// anchor/contender for every contender whose anchor ran (">1" means the
+// contender is better; see anchor).
 func printTables(w io.Writer, cfg driverConfig, res []runResult) {
 	for _, size := range cfg.Sizes {
 		for _, wl := range cfg.WatchList {
@@ -93,9 +94,12 @@ func printTables(w io.Writer, cfg driverConfig, res []runResult) {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			header := []string{"metric"}
 			header = append(header, cfg.Contenders...)
-			showRatio := slices.Contains(cfg.Contenders, proto.Ours) && slices.Contains(cfg.Contenders, proto.Typed)
-			if showRatio {
-				header = append(header, "typed/ours")
+			var versus []string // the contenders with a ratio column
+			for _, c := range cfg.Contenders {
+				if a := anchor(c); a != "" && slices.Contains(cfg.Contenders, a) {
+					versus = append(versus, c)
+					header = append(header, abbrev(a)+"/"+abbrev(c))
+				}
 			}
 			fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
 			for _, m := range metrics {
@@ -111,10 +115,10 @@ func printTables(w io.Writer, cfg driverConfig, res []runResult) {
 					med[c] = median(vals)
 					row = append(row, fmt.Sprintf(m.format, med[c]))
 				}
-				if showRatio {
+				for _, c := range versus {
 					ratio := "-"
-					if m.lessIsBetter && med[proto.Ours] > 0 {
-						ratio = fmt.Sprintf("%.2fx", med[proto.Typed]/med[proto.Ours])
+					if m.lessIsBetter && med[c] > 0 {
+						ratio = fmt.Sprintf("%.2fx", med[anchor(c)]/med[c])
 					}
 					row = append(row, ratio)
 				}
@@ -123,4 +127,34 @@ func printTables(w io.Writer, cfg driverConfig, res []runResult) {
 			tw.Flush()
 		}
 	}
+}
+
+// anchor is the contender c's ratios are taken against: client-go-typed
+// from c's own binary, so that ours@next is read against client-go on the
+// same libraries, and for client-go-typed@next client-go-typed (what the
+// next minor's client-go gained by itself). "" for client-go-typed.
+func anchor(c string) string {
+	switch base, next := proto.CutNext(c); {
+	case c == proto.Typed:
+		return ""
+	case base == proto.Typed || !next:
+		return proto.Typed
+	}
+	return proto.Typed + proto.NextSuffix
+}
+
+// abbrev is a contender's short name for a column header.
+func abbrev(c string) string {
+	if base, next := proto.CutNext(c); next {
+		return abbrev(base) + proto.NextSuffix
+	}
+	switch c {
+	case proto.Typed:
+		return "typed"
+	case proto.Dynamic:
+		return "dyn"
+	case proto.CtrlRtime:
+		return "cr"
+	}
+	return c
 }

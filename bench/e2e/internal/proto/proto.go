@@ -4,6 +4,7 @@
 package proto
 
 import (
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,6 +29,20 @@ const (
 
 // Contenders are all contenders, in table order.
 var Contenders = []string{Ours, Typed, Dynamic, CtrlRtime}
+
+// NextSuffix after a contender's name runs it from the second contender
+// binary (the driver's -contender-bin-next: ./contender built with
+// next.mod, on the next Kubernetes minor's client libraries), so that one
+// run measures both minors side by side against the same server:
+// "client-go-typed@next" is client-go's typed informer on client-go v0.38,
+// "ours@next" ours on it, "ours:h1@next" a variant of ours on it.
+const NextSuffix = "@next"
+
+// CutNext returns the contender a name runs and whether it runs from the
+// next binary.
+func CutNext(name string) (contender string, next bool) {
+	return strings.CutSuffix(name, NextSuffix)
+}
 
 // The driver creates the Foos in Namespaces namespaces, NamespacePrefix
 // followed by 0, 1, ….
