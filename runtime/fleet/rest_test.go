@@ -108,8 +108,9 @@ func TestDisengageOverTLSWithTokenLeavesNothing(t *testing.T) {
 	goleak.VerifyNone(t, before)
 	// Nothing runs for the clusters any more (goleak above); the
 	// transports are garbage once their connections' health-check timers
-	// have fired (1 s). A busy machine may take longer: wait up to 2 min.
-	for deadline := time.Now().Add(2 * time.Minute); ; {
+	// have fired (1 s); a busy machine may take longer, so up to 2 min.
+	start := time.Now()
+	for deadline := start.Add(2 * time.Minute); ; {
 		runtime.GC()
 		runtime.GC() // the first GC's cleanups (client-go's cache) run before the second
 		var live []string
@@ -119,6 +120,7 @@ func TestDisengageOverTLSWithTokenLeavesNothing(t *testing.T) {
 			}
 		}
 		if len(live) == 0 {
+			t.Logf("the transports were garbage %v after Disengage", time.Since(start).Round(time.Millisecond))
 			break
 		}
 		if time.Now().After(deadline) {

@@ -70,10 +70,29 @@ func (s *conns) DialContext(ctx context.Context, network, address string) (net.C
 	return tc, nil
 }
 
-// closeAll closes every open connection; later dials fail.
+// closeAll closes every connection of the transport; later dials fail.
+//
+// Gracefully first: the cluster's watch streams were just cancelled, and
+// x/net's HTTP/2 client ends a stream in a goroutine of its own, after
+// which the connection is idle and CloseIdleConnections closes it cleanly.
+// Closing the connection under a stream still ending instead makes that
+// goroutine re-arm the connection's idle timer (90 s), which then keeps
+// the transport reachable until it fires. So idle connections are closed
+// every few milliseconds for up to closeGrace, while connections remain;
+// what remains after it (a stream that does not end) is closed by force.
 func (s *conns) closeAll() {
 	s.mu.Lock()
 	s.closed = true
+	s.mu.Unlock()
+	if s.transport != nil {
+		for deadline := time.Now().Add(closeGrace); ; time.Sleep(5 * time.Millisecond) {
+			s.transport.CloseIdleConnections()
+			if s.count() == 0 || time.Now().After(deadline) {
+				break
+			}
+		}
+	}
+	s.mu.Lock()
 	open := s.open
 	s.open = nil
 	s.mu.Unlock()
@@ -81,10 +100,18 @@ func (s *conns) closeAll() {
 		_ = c.Close()
 	}
 	if s.transport != nil {
-		// Drops the pool's entries and their idle timers (90 s), which
-		// would reach the transport until they fire.
+		// Drops the pool's entries of the connections closed by force.
 		s.transport.CloseIdleConnections()
 	}
+}
+
+// closeGrace bounds how long closeAll waits for connections to go idle.
+const closeGrace = time.Second
+
+func (s *conns) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.open)
 }
 
 // clusterHTTPClient builds the HTTP client of one cluster: rest.HTTPClientFor
