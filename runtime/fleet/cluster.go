@@ -17,6 +17,7 @@ type Cluster[F Factory] struct {
 	name       string
 	factory    F
 	httpClient *http.Client // built by the fleet for this cluster, or nil
+	conns      *conns       // httpClient's connections, or nil
 
 	mu      sync.Mutex
 	errs    chan struct{} // closed and replaced on every list/watch error
@@ -101,7 +102,11 @@ func (c *Cluster[F]) start(ctx context.Context) {
 	close(c.running)
 }
 
-// stop stops the cluster's informers and waits for their goroutines.
+// stop stops the cluster's informers and waits for their goroutines;
+// then it closes the connections of the HTTP client the fleet built for
+// the cluster, idle or not (its informers were their only users), so the
+// transport's goroutines end and nothing but the caller's references keeps
+// the cluster's memory.
 func (c *Cluster[F]) stop() {
 	c.mu.Lock()
 	if !c.stopped {
@@ -115,6 +120,9 @@ func (c *Cluster[F]) stop() {
 	}
 	c.factory.Shutdown()
 	closeIdle(c.httpClient)
+	if c.conns != nil {
+		c.conns.closeAll()
+	}
 }
 
 // reportError wakes waiters: a list or watch of the cluster failed.

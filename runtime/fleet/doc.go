@@ -67,7 +67,11 @@
 // returns false for them, and a reconciler drops them.
 //
 // Sharing. Each cluster gets one HTTP client (one transport, one
-// connection pool) shared by all its group-versions, closed on disengage.
+// connection pool) shared by all its group-versions. The transport is the
+// cluster's alone, kept out of client-go's process-wide TLS transport cache
+// (which would keep one entry per cluster's CA), and disengaging closes
+// every connection of it, so a disengaged cluster leaves no connection,
+// goroutine or transport behind.
 // The generated decoders and runtime/wire's tables are process-wide, and
 // with Options.Factory.InternStrings equal strings and label sets are one
 // copy across every cluster's cache (Go's unique package). What each

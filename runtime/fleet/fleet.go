@@ -37,8 +37,12 @@ type Options[F Factory] struct {
 	// Factory holds the factory options every cluster starts from; an
 	// Endpoint's Options func edits a copy of them. When Factory.HTTPClient
 	// is nil, the fleet builds one HTTP client per cluster from its
-	// rest.Config, shared by all of that cluster's group-versions, and
-	// closes its idle connections when the cluster is disengaged.
+	// rest.Config, shared by all of that cluster's group-versions, with a
+	// transport of its own (not in client-go's process-wide TLS transport
+	// cache), and closes all its connections once the cluster's informers
+	// have stopped, so a disengaged cluster leaves no connection, goroutine
+	// or transport behind (unless the rest.Config sets its own Transport,
+	// which is used as it is).
 	Factory factory.Options
 	// Providers engage and disengage clusters while Run runs (see Provider).
 	Providers []Provider
@@ -321,12 +325,12 @@ func (f *Fleet[F]) newCluster(name string, ep Endpoint) (*Cluster[F], error) {
 		ep.Options(&opts)
 	}
 	if opts.HTTPClient == nil && ep.Config != nil {
-		hc, err := rest.HTTPClientFor(ep.Config)
+		hc, conns, err := clusterHTTPClient(ep.Config)
 		if err != nil {
 			return nil, err
 		}
 		opts.HTTPClient = hc
-		c.httpClient = hc
+		c.httpClient, c.conns = hc, conns
 	}
 	userHook := opts.Reflector.WatchErrorHandler
 	opts.Reflector.WatchErrorHandler = func(ctx context.Context, err error) {

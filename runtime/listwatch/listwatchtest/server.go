@@ -3,6 +3,7 @@ package listwatchtest
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -29,6 +30,7 @@ import (
 type Server struct {
 	srv       *httptest.Server
 	transport *http.Transport
+	token     string // the bearer token every request must carry, or ""
 
 	mu       sync.Mutex
 	rv       int
@@ -51,9 +53,33 @@ type watchFilter struct {
 // NewServer starts a Server; it is closed (and its client's idle connections
 // too, so goleak stays quiet) when the test ends.
 func NewServer(t testing.TB) *Server {
-	s := &Server{objects: map[string]*Widget{}, watchers: map[chan watch.Event]watchFilter{}, rv: 1, watchersChanged: make(chan struct{})}
+	s := newServer()
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.transport = &http.Transport{}
+	s.cleanup(t)
+	return s
+}
+
+// NewTLSServer starts a Server that speaks HTTP/2 over TLS (as an API
+// server does) and answers 401 to a request without the bearer token
+// token; Config carries the server's CA and the token. It is closed when
+// the test ends, as NewServer's.
+func NewTLSServer(t testing.TB, token string) *Server {
+	s := newServer()
+	s.token = token
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.EnableHTTP2 = true
+	s.srv.StartTLS()
+	s.transport = s.srv.Client().Transport.(*http.Transport)
+	s.cleanup(t)
+	return s
+}
+
+func newServer() *Server {
+	return &Server{objects: map[string]*Widget{}, watchers: map[chan watch.Event]watchFilter{}, rv: 1, watchersChanged: make(chan struct{})}
+}
+
+func (s *Server) cleanup(t testing.TB) {
 	t.Cleanup(func() {
 		s.mu.Lock()
 		for ch := range s.watchers {
@@ -64,11 +90,19 @@ func NewServer(t testing.TB) *Server {
 		s.transport.CloseIdleConnections()
 		s.srv.Close()
 	})
-	return s
 }
 
 // Config returns a rest.Config pointing at the server.
-func (s *Server) Config() *rest.Config { return &rest.Config{Host: s.srv.URL} }
+// For a NewTLSServer, it trusts the server's certificate and carries the
+// token.
+func (s *Server) Config() *rest.Config {
+	cfg := &rest.Config{Host: s.srv.URL}
+	if cert := s.srv.Certificate(); cert != nil {
+		cfg.CAData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
+		cfg.BearerToken = s.token
+	}
+	return cfg
+}
 
 // HTTPClient returns an http.Client whose connections the server closes at
 // the end of the test.
@@ -142,6 +176,10 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, &http.Request{Method: r.Method, URL: new(*r.URL), Header: r.Header.Clone()})
 	fail := s.failWith
 	s.mu.Unlock()
+	if s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token {
+		writeStatus(rw, apierrors.NewUnauthorized("a bearer token is required"))
+		return
+	}
 	if fail != nil {
 		writeJSON(rw, int(fail.Code), fail)
 		return
