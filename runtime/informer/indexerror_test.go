@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/klog/v2"
 
@@ -20,15 +21,7 @@ import (
 // and the object's key, never its contents nor the func's error text), not
 // klog's global logger.
 func TestIndexErrorsGoToRunsLogger(t *testing.T) {
-	var (
-		mu    sync.Mutex
-		lines []string
-	)
-	logger := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		lines = append(lines, args)
-		mu.Unlock()
-	}, funcr.Options{})
+	logs, logger := recordLogs()
 	src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "bad", "secret-value"), cm("ns", "good"))
 	inf := newInformer(src, informer.Options[CM]{Indexers: store.Indexers[CM]{
 		"byData": func(o CM) ([]string, error) {
@@ -46,14 +39,7 @@ func TestIndexErrorsGoToRunsLogger(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	var found []string
-	for _, l := range lines {
-		if strings.Contains(l, "index func failed") {
-			found = append(found, l)
-		}
-	}
+	found := logs.matching("index func failed")
 	if len(found) != 1 {
 		t.Fatalf("index error lines in Run's logger: %q, want one", found)
 	}
@@ -68,4 +54,33 @@ func TestIndexErrorsGoToRunsLogger(t *testing.T) {
 	if strings.Contains(l, "secret-value") || strings.Contains(l, "no index value") {
 		t.Errorf("index error line %s carries the object's contents", l)
 	}
+}
+
+// logLines records the lines of a logger (funcr's "key"="value" form).
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// recordLogs returns a logger whose every line is kept in the logLines.
+func recordLogs() (*logLines, logr.Logger) {
+	l := &logLines{}
+	return l, funcr.New(func(_, args string) {
+		l.mu.Lock()
+		l.lines = append(l.lines, args)
+		l.mu.Unlock()
+	}, funcr.Options{})
+}
+
+// matching returns the lines recorded so far that contain s.
+func (l *logLines) matching(s string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range l.lines {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return out
 }

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 
@@ -157,15 +155,7 @@ func TestNewMultiNamespaceRejectsBadSources(t *testing.T) {
 // logged once through Run's logger (naming the namespace, not the object),
 // not dropped in silence, and the informer goes on.
 func TestMultiNamespaceForeignObjectLogged(t *testing.T) {
-	var (
-		mu    sync.Mutex
-		lines []string
-	)
-	logger := funcr.New(func(prefix, args string) {
-		mu.Lock()
-		lines = append(lines, args)
-		mu.Unlock()
-	}, funcr.Options{})
+	logs, logger := recordLogs()
 	a := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "x"))
 	b := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("b", "y"))
 	inf := abInformer(a, b)
@@ -194,14 +184,7 @@ func TestMultiNamespaceForeignObjectLogged(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	var found []string
-	for _, l := range lines {
-		if strings.Contains(l, "outside the informer's namespaces") {
-			found = append(found, l)
-		}
-	}
+	found := logs.matching("outside the informer's namespaces")
 	if len(found) != 1 {
 		t.Fatalf("lines about objects outside the namespaces: %q, want one", found)
 	}
