@@ -14,7 +14,7 @@
 # time; BENCH_FLEET_NO_LOCK=1 skips the lock, for small trial runs). Figures
 # are printed with the load average; nothing is asserted.
 #
-# Usage: hack/bench-fleet.sh [-clusters 100] [-direct 3] [-objects 1000] [-rounds 3] [-settle 10s] [-idle-wait 95s] [-skip-compare]
+# Usage: hack/bench-fleet.sh [-clusters 100] [-direct 3] [-objects 1000] [-rounds 3] [-unreachable-rounds N] [-settle 10s] [-idle-wait 95s] [-skip-compare]
 set -euo pipefail
 cd "$(dirname "$0")/../bench/fleet"
 bin=$(mktemp -d)

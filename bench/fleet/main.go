@@ -1,7 +1,7 @@
 // Command bench-fleet measures runtime/fleet against the targets
 // (docs/performance.md, "Fleets"); hack/bench-fleet.sh builds and runs it.
 //
-//	bench-fleet run [-clusters 100] [-direct 3] [-objects 1000] [-rounds 3] [-settle 10s] [-idle-wait 95s]
+//	bench-fleet run [-clusters 100] [-direct 3] [-objects 1000] [-rounds 3] [-unreachable-rounds N] [-settle 10s] [-idle-wait 95s]
 //
 // run starts "serve" as a child process: one real API server (the example
 // project's localapi: etcd + apiextensions-apiserver, loopback, TLS and a
@@ -63,6 +63,7 @@ func runAll(args []string) error {
 	direct := fs.Int("direct", 3, "of those, clusters that are a real API server of their own")
 	objects := fs.Int("objects", 1000, "Foos per cluster")
 	rounds := fs.Int("rounds", 3, "rounds of measure's repeated figures")
+	badRounds := fs.Int("unreachable-rounds", 0, "rounds of the unreachable-cluster pair (default: -rounds)")
 	settle := fs.Duration("settle", 10*time.Second, "compare: how long after the last sync the processes are measured")
 	idleWait := fs.Duration("idle-wait", 95*time.Second, "measure: how long after disengaging the empty clusters to measure again (0 skips)")
 	skipCompare := fs.Bool("skip-compare", false, "do not run the one-process-per-cluster comparison")
@@ -120,7 +121,7 @@ func runAll(args []string) error {
 		c.Stdout, c.Stderr = os.Stdout, os.Stderr
 		return c.Run()
 	}
-	if err := child("measure", "-endpoints", endpoints, "-rounds", strconv.Itoa(*rounds), "-idle-wait", idleWait.String()); err != nil {
+	if err := child("measure", "-endpoints", endpoints, "-rounds", strconv.Itoa(*rounds), "-unreachable-rounds", strconv.Itoa(*badRounds), "-idle-wait", idleWait.String()); err != nil {
 		return fmt.Errorf("measure: %w", err)
 	}
 	if *skipCompare {

@@ -169,6 +169,7 @@ func measure(args []string) error {
 	fs := flag.NewFlagSet("measure", flag.ExitOnError)
 	path := fs.String("endpoints", "", "the serve command's endpoints file")
 	rounds := fs.Int("rounds", 3, "rounds of the engage/disengage and unreachable measurements")
+	badRounds := fs.Int("unreachable-rounds", 0, "rounds of the unreachable-cluster pair (default: -rounds)")
 	idleWait := fs.Duration("idle-wait", 95*time.Second, "after disengaging the empty clusters, wait this long (past client-go's 90 s idle-connection timeout) and measure again; 0 skips")
 	_ = fs.Parse(args)
 	eps, err := endpoints.Read(*path)
@@ -297,7 +298,11 @@ func measure(args []string) error {
 	// alternating, each in a fresh fleet.
 	good := all[:len(all)-1]
 	var without, with []time.Duration
-	for r := range *rounds {
+	var paired []float64 // with/without within one round: load drifts between rounds more than within one
+	if *badRounds <= 0 {
+		*badRounds = *rounds
+	}
+	for r := range *badRounds {
 		for i := range 2 {
 			withBad := (r+i)%2 == 1
 			runtime.GC()
@@ -326,10 +331,12 @@ func measure(args []string) error {
 				return err
 			}
 		}
+		paired = append(paired, float64(with[r])/float64(without[r]))
 	}
 	report(fmt.Sprintf("%d clusters synced, without an unreachable one", len(good)), ms(median(without)), fmt.Sprintf("rounds %v", roundMs(without)))
 	report(fmt.Sprintf("%d clusters synced, with 1 unreachable (hung TCP)", len(good)), ms(median(with)), fmt.Sprintf("rounds %v", roundMs(with)))
 	report("  ratio with/without (medians)", fmt.Sprintf("%.2f", float64(median(with))/float64(median(without))), "target <= 1.05")
+	report("  ratio with/without within each round (median)", fmt.Sprintf("%.2f", medianF(paired)), fmt.Sprintf("rounds %v", roundF(paired)))
 	fmt.Printf("# load average: %s\n", loadavg())
 	return nil
 }
