@@ -17,7 +17,8 @@
 //   - measure: the fixed heap per engaged cluster; the whole fleet's sync;
 //     engaging one more cluster beside the others (synced, against a LIST
 //     of it alone) and disengaging it (heap after GC against before); the
-//     others' sync with and without an unreachable cluster, alternating.
+//     others' sync with and without an unreachable cluster, two fleet
+//     processes side by side in each round (both under the same load).
 //   - compare: the same fleet in one process against one process per
 //     cluster (one generated factory each, no fleet), total RSS and CPU
 //     once all have synced.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,11 +27,17 @@ import (
 // factory over one cluster (no fleet), a queue and two workers; otherwise a
 // fleet over every cluster, as in measure. It prints "synced" once every
 // cluster has synced and the queue has drained, then runs until stdin
-// closes.
+// closes. With -timed it prints "ready" once started, engages on a line
+// "go" on stdin and prints "took <ns>" (from engaging until the last of
+// eps.Clusters synced) before "synced"; -unreachable adds the unreachable
+// cluster to the fleet (it never syncs and is not waited for).
 func member(args []string) error {
 	fs := flag.NewFlagSet("member", flag.ExitOnError)
 	path := fs.String("endpoints", "", "the serve command's endpoints file")
 	single := fs.Int("single", -1, "index of the one cluster this process serves with a plain factory; -1: a fleet over all")
+	timed := fs.Bool("timed", false, "print ready, engage on \"go\", print took <ns> (fleet only)")
+	unreachable := fs.Bool("unreachable", false, "engage the unreachable cluster too (fleet only)")
+	first := fs.Int("first", 0, "engage only the first N clusters (fleet only; 0: all)")
 	_ = fs.Parse(args)
 	eps, err := endpoints.Read(*path)
 	if err != nil {
@@ -39,17 +46,39 @@ func member(args []string) error {
 	quietKlog()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		cancel()
-	}()
+	stdin := bufio.NewReader(os.Stdin)
+	var c *controller
 	if *single < 0 {
-		c := startController(ctx)
-		if err := c.engage(eps.Clusters...); err != nil {
+		c = startController(ctx)
+	}
+	if *timed {
+		fmt.Println("ready")
+		if _, err := stdin.ReadString('\n'); err != nil {
 			return err
 		}
-		if _, err := c.waitSynced(ctx, time.Now(), eps.Clusters); err != nil {
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, stdin)
+		cancel()
+	}()
+	if *first > 0 && *first < len(eps.Clusters) {
+		eps.Clusters = eps.Clusters[:*first]
+	}
+	if *single < 0 {
+		set := eps.Clusters
+		if *unreachable {
+			set = append(slices.Clone(set), eps.Unreachable)
+		}
+		t0 := time.Now()
+		if err := c.engage(set...); err != nil {
 			return err
+		}
+		d, err := c.waitSynced(ctx, t0, eps.Clusters)
+		if err != nil {
+			return err
+		}
+		if *timed {
+			fmt.Printf("took %d\n", slices.Max(d))
 		}
 		c.drained(ctx)
 		fmt.Println("synced")
@@ -91,7 +120,9 @@ func member(args []string) error {
 type proc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
+	ready  chan struct{} // closed on "ready" (members started with -timed)
 	synced chan error
+	took   time.Duration // from "took <ns>", set before synced is sent
 }
 
 func startMember(self, endpoints string, extra ...string) (*proc, error) {
@@ -108,10 +139,17 @@ func startMember(self, endpoints string, extra ...string) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: stdin, synced: make(chan error, 1)}
+	p := &proc{cmd: cmd, stdin: stdin, ready: make(chan struct{}), synced: make(chan error, 1)}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			if sc.Text() == "ready" {
+				close(p.ready)
+			}
+			if ns, ok := strings.CutPrefix(sc.Text(), "took "); ok {
+				n, _ := strconv.ParseInt(ns, 10, 64)
+				p.took = time.Duration(n)
+			}
 			if sc.Text() == "synced" {
 				p.synced <- nil
 				_, _ = io.Copy(io.Discard, stdout)
