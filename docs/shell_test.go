@@ -68,7 +68,9 @@ var shellCommands = map[string]string{
 	"hack/bench-e2e-builtin.sh -pods 30000 -secrets \"\" -runs 1 -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r30k.json":                                                                                          "not run: a benchmark, as above (the server holds ~3.4 GB at 30k realistic Pods)",
 	"hack/bench-e2e-builtin.sh -pod-shape small -pods 10000,30000,100000 -secrets \"\" -runs 1 -contenders ours,ours-projection,client-go-typed,client-go-metadata -json small.json":                                                           "not run: a benchmark, as above (the server holds ~3.7 GB at 100k small Pods)",
 	"go run ./hack/plotscale -o docs/images/scale.svg docs/images/scale-realistic.json docs/images/scale-small.json":                                                                                                                           "not run: redraws the checked-in plot from the checked-in runs; hack/plotscale's TestDrawCheckedInRuns draws them",
-	"hack/bench-codegen.sh --runs 1 --case kapi": "not offline: as above",
+	"hack/bench-codegen.sh --runs 1 --case kapi":                                     "not offline: as above",
+	"hack/bench-fleet.sh -rounds 3":                                                  "not run: a benchmark (five API servers, 100,000 Foos, 100 client processes; ~25 minutes of two cores)",
+	"hack/bench-fleet.sh -rounds 1 -unreachable-rounds 9 -skip-compare -idle-wait 0": "not run: the same benchmark, its unreachable-cluster rounds",
 }
 
 var shellCommentRe = regexp.MustCompile(`\s+#.*$`)
