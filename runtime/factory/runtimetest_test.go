@@ -5,9 +5,9 @@ import (
 	"testing"
 	"testing/synctest"
 
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )

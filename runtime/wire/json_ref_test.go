@@ -27,7 +27,7 @@ import (
 	restclientwatch "k8s.io/client-go/rest/watch"
 	"sigs.k8s.io/randfill"
 
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 )
 
 // The reference: what client-go's REST client does with a JSON response, for
