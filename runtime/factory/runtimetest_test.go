@@ -24,7 +24,7 @@ func TestFactoryOverRuntimetestSource(t *testing.T) {
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		inf := factory.InformerFor(f, WidgetType)
-		rec := runtimetest.NewRecorder[*lwt.Widget]()
+		rec := new(runtimetest.Recorder[*lwt.Widget])
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
