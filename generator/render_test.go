@@ -77,7 +77,7 @@ func TestFieldIndexBodies(t *testing.T) {
 		{"Pointer", LeafPointer, false, "if obj.Spec.X == nil {\n\t\treturn nil, nil\n\t}\n\treturn store.Values(*obj.Spec.X), nil"},
 		{"NamedPointer", LeafPointer, true, "if obj.Spec.X == nil {\n\t\treturn nil, nil\n\t}\n\treturn store.Values(string(*obj.Spec.X)), nil"},
 		{"Slice", LeafSlice, false, "return store.Values(obj.Spec.X...), nil"},
-		{"NamedSlice", LeafSlice, true, "return store.StringValues(obj.Spec.X), nil"},
+		{"NamedSlice", LeafSlice, true, "return store.Values(obj.Spec.X...), nil"},
 		{"PointerSlice", LeafPointerSlice, false, "return store.PointerValues(obj.Spec.X), nil"},
 	} {
 		k.Indexes = append(k.Indexes, &Index{Kind: k, Name: c.name, GoName: c.name, Source: ".spec.x", Match: "whose .spec.x is",

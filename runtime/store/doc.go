@@ -1,7 +1,7 @@
 // Package store is the bottom stage of the runtime: the Indexer, a thread-safe
 // local cache of typed objects keyed by "namespace/name" with named indices,
 // the Listers that generated code embeds, index func helpers (Values,
-// StringValues, PointerValues), keys (Key, SplitKey), resourceVersion
+// PointerValues), keys (Key, SplitKey), resourceVersion
 // comparison (CompareResourceVersions) and InternStrings, the memory
 // transform the informer applies with its InternStrings option.
 //
