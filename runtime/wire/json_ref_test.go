@@ -259,7 +259,7 @@ func compareList(a *apiType, body []byte) (diff string, ourErr, refErr error) {
 		}
 	}
 	acc := reflect.ValueOf(list).Elem().FieldByName("ListMeta").Interface().(metav1.ListMeta)
-	want := ListMeta{ResourceVersion: acc.ResourceVersion, Continue: acc.Continue, RemainingItemCount: acc.RemainingItemCount}
+	want := metav1.ListMeta{ResourceVersion: acc.ResourceVersion, Continue: acc.Continue, RemainingItemCount: acc.RemainingItemCount}
 	if !reflect.DeepEqual(lm, want) {
 		return "list metadata differs", nil, nil
 	}
