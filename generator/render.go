@@ -21,6 +21,7 @@ import (
 	"github.com/informer-gen/informer-gen/generator/decode"
 	"golang.org/x/tools/go/ast/astutil"
 
+	"github.com/informer-gen/informer-gen/internal/apigroups"
 	"github.com/informer-gen/informer-gen/templates"
 )
 
@@ -527,20 +528,7 @@ func wantsJSONDecoder(mode, group string) bool {
 	case "all":
 		return true
 	}
-	return !builtInGroups[group]
-}
-
-// builtInGroups are the groups kube-apiserver serves, whose objects the
-// factory reads as protobuf: runtime/listwatch.BuiltInGroup's (a test keeps the
-// two equal; the generator does not import the runtime).
-var builtInGroups = map[string]bool{
-	"": true, "admissionregistration.k8s.io": true, "apiextensions.k8s.io": true, "apiregistration.k8s.io": true,
-	"apps": true, "authentication.k8s.io": true, "authorization.k8s.io": true, "autoscaling": true, "batch": true,
-	"certificates.k8s.io": true, "coordination.k8s.io": true, "discovery.k8s.io": true, "events.k8s.io": true,
-	"extensions": true, "flowcontrol.apiserver.k8s.io": true, "internal.apiserver.k8s.io": true,
-	"lifecycle.k8s.io": true, "networking.k8s.io": true, "node.k8s.io": true, "policy": true,
-	"rbac.authorization.k8s.io": true, "resource.k8s.io": true, "scheduling.k8s.io": true, "storage.k8s.io": true,
-	"storagemigration.k8s.io": true,
+	return !apigroups.BuiltIn(group)
 }
 
 // dropUnusedImports removes from the formatted file src the imports that

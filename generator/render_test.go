@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"text/template"
-
-	"github.com/informer-gen/informer-gen/runtime/listwatch"
 )
 
 // A template that yields invalid Go is reported with its name, the output
@@ -79,7 +77,7 @@ func TestFieldIndexBodies(t *testing.T) {
 		{"Pointer", LeafPointer, false, "if obj.Spec.X == nil {\n\t\treturn nil, nil\n\t}\n\treturn store.Values(*obj.Spec.X), nil"},
 		{"NamedPointer", LeafPointer, true, "if obj.Spec.X == nil {\n\t\treturn nil, nil\n\t}\n\treturn store.Values(string(*obj.Spec.X)), nil"},
 		{"Slice", LeafSlice, false, "return store.Values(obj.Spec.X...), nil"},
-		{"NamedSlice", LeafSlice, true, "return store.StringValues(obj.Spec.X), nil"},
+		{"NamedSlice", LeafSlice, true, "return store.Values(obj.Spec.X...), nil"},
 		{"PointerSlice", LeafPointerSlice, false, "return store.PointerValues(obj.Spec.X), nil"},
 	} {
 		k.Indexes = append(k.Indexes, &Index{Kind: k, Name: c.name, GoName: c.name, Source: ".spec.x", Match: "whose .spec.x is",
@@ -200,21 +198,6 @@ var _ {{.Alias}}.Foo
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("store=%v api=%v: imports %q, want %q\n%s", tc.store, tc.api, got, tc.want, out)
-		}
-	}
-}
-
-// TestBuiltInGroupsMatchTheFactory: --json-decoders auto leaves out exactly
-// the groups the factory reads as protobuf.
-func TestBuiltInGroupsMatchTheFactory(t *testing.T) {
-	for _, g := range []string{"", "apps", "lifecycle.k8s.io", "apiextensions.k8s.io", "gateway.networking.k8s.io", "chaos-mesh.org", "metrics.k8s.io"} {
-		if builtInGroups[g] != listwatch.BuiltInGroup(g) {
-			t.Errorf("group %q: generator says built-in=%v, runtime/factory %v", g, builtInGroups[g], listwatch.BuiltInGroup(g))
-		}
-	}
-	for g := range builtInGroups {
-		if !listwatch.BuiltInGroup(g) {
-			t.Errorf("group %q is built in for the generator only", g)
 		}
 	}
 }

@@ -24,8 +24,9 @@
 //   - Start(ctx.Done()) and WaitForCacheSync(ctx.Done()) become Start(ctx)
 //     and WaitForCacheSync(ctx);
 //   - handler registration on X.Informer(): AddEventHandler(h) becomes
-//     clientgo.AddHandler(X.Informer(), h), AddEventHandlerWithResyncPeriod
-//     becomes clientgo.AddHandlerWithOptions; RemoveEventHandler becomes
+//     clientgo.AddHandler(X.Informer(), h, informer.HandlerOptions{}),
+//     AddEventHandlerWithResyncPeriod(h, d) the same with
+//     informer.HandlerOptions{ResyncPeriod: d}; RemoveEventHandler becomes
 //     RemoveHandler; the handlers keep their client-go signatures and
 //     tombstones (package runtime/informer/clientgo);
 //   - cache seeding in tests: X.Informer().GetIndexer().Add(obj) (or

@@ -50,7 +50,7 @@ func TestMigrateRewritesTheKnownPatterns(t *testing.T) {
 		name + ":12: import \"github.com/informer-gen/informer-gen/generator/migrate/testdata/ctl/generated/informers/externalversions\" -> \"github.com/informer-gen/informer-gen/generator/migrate/testdata/ctl/generated/informers\"",
 		name + ":24: SharedInformerFactory -> *SharedInformerFactory",
 		name + ":25: NewSharedInformerFactoryWithOptions(clientset, ...)",
-		name + ":33: Informer().AddEventHandler(h) -> clientgo.AddHandler(Informer(), h)",
+		name + ":33: Informer().AddEventHandler(h) -> clientgo.AddHandler(Informer(), h, opts)",
 		name + ":38: Informer().GetIndexer().Add(obj) -> Informer().Seed(obj)",
 		name + ":39: Start(ctx.Done()) -> Start(ctx)",
 		"dry run: 1 file(s) would change",

@@ -369,17 +369,14 @@ func (r *rewriter) informerUse(inf *ast.CallExpr) {
 			r.refuse(s, "%s as a method value: call it", s.Sel.Name)
 			return
 		}
-		fn := "AddHandler"
-		args := []ast.Expr{inf, call.Args[0]}
+		opts := &ast.CompositeLit{Type: r.pkgSel(informerPkg, "informer", "HandlerOptions")}
 		if s.Sel.Name == "AddEventHandlerWithResyncPeriod" {
-			fn += "WithOptions"
-			args = append(args, &ast.CompositeLit{Type: r.pkgSel(informerPkg, "informer", "HandlerOptions"),
-				Elts: []ast.Expr{&ast.KeyValueExpr{Key: ast.NewIdent("ResyncPeriod"), Value: call.Args[1]}}})
+			opts.Elts = []ast.Expr{&ast.KeyValueExpr{Key: ast.NewIdent("ResyncPeriod"), Value: call.Args[1]}}
 		}
-		fun := r.pkgSel(clientgoPkg, "clientgo", fn)
+		fun := r.pkgSel(clientgoPkg, "clientgo", "AddHandler")
 		fun.X.(*ast.Ident).NamePos = call.Pos() // keeps the comments above the statement above it
-		r.repl[call] = &ast.CallExpr{Fun: fun, Args: args, Rparen: call.Rparen}
-		r.changed(call, "Informer().%s(h) -> clientgo.%s(Informer(), h)", s.Sel.Name, fn)
+		r.repl[call] = &ast.CallExpr{Fun: fun, Args: []ast.Expr{inf, call.Args[0], opts}, Rparen: call.Rparen}
+		r.changed(call, "Informer().%s(h) -> clientgo.AddHandler(Informer(), h, opts)", s.Sel.Name)
 	case "RemoveEventHandler":
 		r.repl[s.Sel] = ast.NewIdent("RemoveHandler")
 		r.changed(s, "Informer().RemoveEventHandler -> RemoveHandler")

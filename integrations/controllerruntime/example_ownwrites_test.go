@@ -22,7 +22,7 @@ import (
 func ExampleOwnWrites() {
 	setup := func(mgr manager.Manager, configMaps *informer.Informer[*corev1.ConfigMap]) error {
 		res := freshness.Resource{Name: "configmaps", Cache: configMaps.Indexer()}
-		ow := crinformers.NewOwnWrites(freshness.New[reconcile.Request](freshness.Options{}))
+		ow := crinformers.NewOwnWrites(&freshness.Tracker[reconcile.Request]{})
 		r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 			cm, ok := configMaps.Indexer().Get(req.String())
 			if !ok {

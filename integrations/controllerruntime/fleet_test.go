@@ -203,7 +203,7 @@ func TestFleetReadyzRequireAllClusters(t *testing.T) {
 		_ = fl.Engage("east", overCM(cmSource(configMap("ns", "a", "e1"))))
 		_ = fl.Engage("north", overCM(forbiddenCM{}))
 		fleet.Watch(fl, configMaps, func(string) informer.Handler[*corev1.ConfigMap] {
-			return runtimetest.NewRecorder[*corev1.ConfigMap]()
+			return new(runtimetest.Recorder[*corev1.ConfigMap])
 		}, informer.HandlerOptions{})
 		run := crinformers.NewFleetRunnable(fl, crinformers.FleetOptions{RequireAllClusters: true})
 		done := make(chan error, 1)

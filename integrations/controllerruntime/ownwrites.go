@@ -37,7 +37,7 @@ type OwnWrites[request comparable] struct {
 	early []request                                     // requeues before Start
 }
 
-// NewOwnWrites returns an OwnWrites over tracker (a freshness.New[request]
+// NewOwnWrites returns an OwnWrites over tracker (a &freshness.Tracker[request]{}
 // of the controller's request type; reconcile.Request for builder's
 // controllers).
 func NewOwnWrites[request comparable](tracker *freshness.Tracker[request]) *OwnWrites[request] {

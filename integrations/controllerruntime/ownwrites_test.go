@@ -117,7 +117,7 @@ func TestOwnWritesDefersUntilTheCacheHasTheWrite(t *testing.T) {
 	inf := informer.New[*corev1.ConfigMap](lw, informer.Options[*corev1.ConfigMap]{Reflector: reflector.Options{WatchList: &noWL}})
 	res := freshness.Resource{Name: "configmaps", Cache: inf.Indexer()}
 	counts := &freshnessCounts{}
-	ow := crinformers.NewOwnWrites(freshness.New[reconcile.Request](freshness.Options{Metrics: counts}))
+	ow := crinformers.NewOwnWrites(&freshness.Tracker[reconcile.Request]{Metrics: counts})
 
 	type seen struct{ v, rv string }
 	var mu sync.Mutex

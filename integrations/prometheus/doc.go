@@ -2,7 +2,8 @@
 // under the names that client-go's and controller-runtime's users already
 // chart and alert on.
 //
-// WorkqueueMetrics is a workqueue.MetricsProvider (runtime/workqueue) with
+// WorkqueueMetrics is a client-go workqueue.MetricsProvider (what
+// runtime/workqueue's Options.Metrics takes) with
 // exactly controller-runtime's (v0.25) workqueue metric families:
 //
 //	workqueue_depth                              gauge     {name, controller, priority}

@@ -9,6 +9,8 @@ import (
 
 	prom "github.com/prometheus/client_golang/prometheus"
 
+	clientgo "k8s.io/client-go/util/workqueue"
+
 	"github.com/informer-gen/informer-gen/runtime/workqueue"
 )
 
@@ -24,7 +26,8 @@ const (
 	RetriesKey                 = "retries_total"
 )
 
-// WorkqueueMetrics is a workqueue.MetricsProvider over Prometheus collectors
+// WorkqueueMetrics is a client-go workqueue.MetricsProvider (what
+// runtime/workqueue's Options.Metrics takes) over Prometheus collectors
 // registered in (or reused from) one prometheus.Registerer; see the package
 // documentation for the families. It is safe for concurrent use and may be
 // shared by any number of queues, each with its own name.
@@ -38,7 +41,7 @@ type WorkqueueMetrics struct {
 	retries                 *prom.CounterVec
 }
 
-var _ workqueue.MetricsProvider = (*WorkqueueMetrics)(nil)
+var _ clientgo.MetricsProvider = (*WorkqueueMetrics)(nil)
 
 // newWorkqueueCollectors returns fresh collectors with controller-runtime's
 // exact definitions (sigs.k8s.io/controller-runtime v0.25
@@ -155,7 +158,7 @@ func register[C prom.Collector](reg prom.Registerer, c C, key string) (C, error)
 // queue does not call it: WorkqueueMetrics is a
 // workqueue.PriorityMetricsProvider, so the queue's depth is reported per
 // priority (NewDepthMetricWithPriority).
-func (m *WorkqueueMetrics) NewDepthMetric(name string) workqueue.Gauge {
+func (m *WorkqueueMetrics) NewDepthMetric(name string) clientgo.GaugeMetric {
 	return m.depth.WithLabelValues(name, name, "")
 }
 
@@ -209,36 +212,36 @@ func (d *priorityDepth) Dec(priority int) {
 }
 
 // NewAddsMetric returns the workqueue_adds_total series of the queue name.
-func (m *WorkqueueMetrics) NewAddsMetric(name string) workqueue.Counter {
+func (m *WorkqueueMetrics) NewAddsMetric(name string) clientgo.CounterMetric {
 	return m.adds.WithLabelValues(name, name)
 }
 
 // NewLatencyMetric returns the workqueue_queue_duration_seconds series of
 // the queue name.
-func (m *WorkqueueMetrics) NewLatencyMetric(name string) workqueue.Histogram {
+func (m *WorkqueueMetrics) NewLatencyMetric(name string) clientgo.HistogramMetric {
 	return m.latency.WithLabelValues(name, name)
 }
 
 // NewWorkDurationMetric returns the workqueue_work_duration_seconds series
 // of the queue name.
-func (m *WorkqueueMetrics) NewWorkDurationMetric(name string) workqueue.Histogram {
+func (m *WorkqueueMetrics) NewWorkDurationMetric(name string) clientgo.HistogramMetric {
 	return m.workDuration.WithLabelValues(name, name)
 }
 
 // NewUnfinishedWorkSecondsMetric returns the
 // workqueue_unfinished_work_seconds series of the queue name.
-func (m *WorkqueueMetrics) NewUnfinishedWorkSecondsMetric(name string) workqueue.SettableGauge {
+func (m *WorkqueueMetrics) NewUnfinishedWorkSecondsMetric(name string) clientgo.SettableGaugeMetric {
 	return m.unfinished.WithLabelValues(name, name)
 }
 
 // NewLongestRunningProcessorSecondsMetric returns the
 // workqueue_longest_running_processor_seconds series of the queue name.
-func (m *WorkqueueMetrics) NewLongestRunningProcessorSecondsMetric(name string) workqueue.SettableGauge {
+func (m *WorkqueueMetrics) NewLongestRunningProcessorSecondsMetric(name string) clientgo.SettableGaugeMetric {
 	return m.longestRunningProcessor.WithLabelValues(name, name)
 }
 
 // NewRetriesMetric returns the workqueue_retries_total series of the queue
 // name.
-func (m *WorkqueueMetrics) NewRetriesMetric(name string) workqueue.Counter {
+func (m *WorkqueueMetrics) NewRetriesMetric(name string) clientgo.CounterMetric {
 	return m.retries.WithLabelValues(name, name)
 }

@@ -130,7 +130,7 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{LabelSelector: "app=x"})
 		defer f.Shutdown()
 		inf := factory.InformerFor(f, configMapType)
-		rec := runtimetest.NewRecorder[*corev1.ConfigMap]()
+		rec := new(runtimetest.Recorder[*corev1.ConfigMap])
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestClientsetConfigOverAFakeWithoutResourceVersions(t *testing.T) {
 		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{})
 		defer f.Shutdown()
 		inf := factory.InformerFor(f, configMapType)
-		rec := runtimetest.NewRecorder[*corev1.ConfigMap]()
+		rec := new(runtimetest.Recorder[*corev1.ConfigMap])
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +289,7 @@ func TestClientsetConfigOverAFakeOfAKindNamedOtherwise(t *testing.T) {
 		f := factory.New(clientsetconfig.For(fakeClientset{core}), factory.Options{})
 		defer f.Shutdown()
 		inf := factory.InformerFor(f, lowerCase)
-		rec := runtimetest.NewRecorder[*corev1.ConfigMap]()
+		rec := new(runtimetest.Recorder[*corev1.ConfigMap])
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}

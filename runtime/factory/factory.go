@@ -45,7 +45,7 @@ type Type[T store.Object[T]] struct {
 	DecodeJSON func(*wire.JSONDecoder, T) error
 	// DecodeProtobuf, when not nil, is a projection's generated protobuf
 	// decoder (informer-gen's decode_protobuf.go, for projections of kinds
-	// with generated protobuf methods): for a built-in kind (BuiltInGroup)
+	// with generated protobuf methods): for a built-in kind (a group kube-apiserver serves)
 	// the factory then asks for protobuf, as for the kind's own informer,
 	// and decodes each object straight into the projection, skipping the
 	// other fields on the wire (wire.NewProtobufProjection).

@@ -8,9 +8,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
@@ -39,12 +39,12 @@ func TestRemoveInformer(t *testing.T) {
 		defer f.Shutdown()
 		winf := factory.InformerFor(f, WidgetType)
 		ginf := factory.InformerFor(f, GadgetType)
-		wrec := runtimetest.NewRecorder[*lwt.Widget]()
+		wrec := new(runtimetest.Recorder[*lwt.Widget])
 		wreg, err := winf.AddHandler(wrec, informer.HandlerOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		grec := runtimetest.NewRecorder[*lwt.Widget]()
+		grec := new(runtimetest.Recorder[*lwt.Widget])
 		if _, err := ginf.AddHandler(grec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -173,11 +173,11 @@ func TestRunInformerOwnsOneInformer(t *testing.T) {
 		defer f.Shutdown()
 		winf := factory.InformerFor(f, WidgetType)
 		ginf := factory.InformerFor(f, GadgetType)
-		wreg, err := winf.AddHandler(runtimetest.NewRecorder[*lwt.Widget](), informer.HandlerOptions{})
+		wreg, err := winf.AddHandler(new(runtimetest.Recorder[*lwt.Widget]), informer.HandlerOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		grec := runtimetest.NewRecorder[*lwt.Widget]()
+		grec := new(runtimetest.Recorder[*lwt.Widget])
 		greg, err := ginf.AddHandler(grec, informer.HandlerOptions{})
 		if err != nil {
 			t.Fatal(err)

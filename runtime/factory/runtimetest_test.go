@@ -5,9 +5,9 @@ import (
 	"testing"
 	"testing/synctest"
 
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
@@ -24,7 +24,7 @@ func TestFactoryOverRuntimetestSource(t *testing.T) {
 		f := factory.New(nil, opts)
 		defer f.Shutdown()
 		inf := factory.InformerFor(f, WidgetType)
-		rec := runtimetest.NewRecorder[*lwt.Widget]()
+		rec := new(runtimetest.Recorder[*lwt.Widget])
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"testing"
 
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/fleet"
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/workqueue"
 )
 

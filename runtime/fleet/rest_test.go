@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/fleet"
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/workqueue"
 )
 

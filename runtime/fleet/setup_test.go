@@ -9,10 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/fleet"
 	"github.com/informer-gen/informer-gen/runtime/informer"
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 	"github.com/informer-gen/informer-gen/runtime/store"

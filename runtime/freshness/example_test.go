@@ -39,7 +39,7 @@ func ExampleTracker_Reconciler_shard() {
 		inf := informer.New(pods, informer.Options[*corev1.Pod]{})
 		podsRes := freshness.Resource{Name: "pods", Cache: inf.Indexer()}
 		q := workqueue.New(workqueue.Options[string]{Name: "pods"})
-		tracker := freshness.New[string](freshness.Options{})
+		tracker := &freshness.Tracker[string]{}
 		enqueue := func(p *corev1.Pod) { q.Add(store.Key(p)) }
 		_, err = inf.AddHandler(shard.Filter(s, informer.HandlerFuncs[*corev1.Pod]{
 			AddFunc:    func(p *corev1.Pod, _ bool) { enqueue(p) },

@@ -44,12 +44,6 @@ type Metrics interface {
 	NotComparable(resource string)
 }
 
-// Options configures New. The zero value is usable.
-type Options struct {
-	// Metrics, when set, receives the Tracker's counts and waiting times.
-	Metrics Metrics
-}
-
 // Tracker is a controller's record of its own writes, per key: the
 // resourceVersion each write returned, and the cache that must apply it
 // before the key's next reconcile may read that cache (KEP-5647's
@@ -58,12 +52,17 @@ type Options struct {
 // reconcile only once every such cache has caught up, and otherwise requeues
 // key at the moment its cache does.
 //
-// All methods are safe for concurrent use. A key nobody wrote for costs one
-// map lookup and no allocation per reconcile.
+// The zero value is an empty Tracker that reports nothing, ready to use;
+// it must not be copied once used (use a *Tracker). All methods are safe
+// for concurrent use. A key nobody wrote for costs one map lookup and no
+// allocation per reconcile.
 type Tracker[K comparable] struct {
-	mu      sync.Mutex
-	keys    map[K]*record
-	metrics Metrics
+	// Metrics, when set, receives the Tracker's counts and waiting times.
+	// Set it before the Tracker is first used, and not after.
+	Metrics Metrics
+
+	mu   sync.Mutex
+	keys map[K]*record // made by the first Wrote
 }
 
 // record is what is pending for one key.
@@ -78,11 +77,6 @@ type record struct {
 type write struct {
 	res    Resource
 	ns, rv string
-}
-
-// New returns an empty Tracker.
-func New[K comparable](opts Options) *Tracker[K] {
-	return &Tracker[K]{keys: map[K]*record{}, metrics: opts.Metrics}
 }
 
 // Wrote records that a write made for key returned obj (the response of a
@@ -106,6 +100,9 @@ func (t *Tracker[K]) WroteAt(key K, res Resource, ns, rv string) error {
 	defer t.mu.Unlock()
 	r := t.keys[key]
 	if r == nil {
+		if t.keys == nil {
+			t.keys = map[K]*record{}
+		}
 		r = &record{}
 		t.keys[key] = r
 	}
@@ -167,15 +164,15 @@ func (t *Tracker[K]) Defer(key K, requeue func(K)) bool {
 		w := r.writes[0]
 		waiting, stop, err := w.res.Cache.AfterResourceVersion(w.ns, w.rv, func() { t.caughtUp(key, r, w.res.Name, requeue) })
 		if err != nil || !waiting {
-			if err != nil && t.metrics != nil {
-				t.metrics.NotComparable(w.res.Name)
+			if err != nil && t.Metrics != nil {
+				t.Metrics.NotComparable(w.res.Name)
 			}
 			r.writes = r.writes[1:]
 			continue
 		}
 		r.stop, r.since = stop, time.Now()
-		if t.metrics != nil {
-			t.metrics.Deferred(w.res.Name)
+		if t.Metrics != nil {
+			t.Metrics.Deferred(w.res.Name)
 		}
 		return true
 	}
@@ -198,8 +195,8 @@ func (t *Tracker[K]) caughtUp(key K, r *record, resource string, requeue func(K)
 		delete(t.keys, key)
 	}
 	t.mu.Unlock()
-	if t.metrics != nil {
-		t.metrics.Waited(resource, waited)
+	if t.Metrics != nil {
+		t.Metrics.Waited(resource, waited)
 	}
 	requeue(key)
 }

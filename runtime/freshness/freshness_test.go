@@ -45,7 +45,7 @@ func at(ns, rv string) metav1.Object {
 func TestDeferUntilTheCacheHasTheWrite(t *testing.T) {
 	w, pods := newCache()
 	m := &metrics{}
-	tr := freshness.New[string](freshness.Options{Metrics: m})
+	tr := &freshness.Tracker[string]{Metrics: m}
 	var requeued []string
 	requeue := func(k string) { requeued = append(requeued, k) }
 
@@ -87,7 +87,7 @@ func TestDeferUntilTheCacheHasTheWrite(t *testing.T) {
 func TestDeferWaitsForEveryResourceAndNamespace(t *testing.T) {
 	podsW, pods := newCache("a", "b")
 	cmsW, cms := newCache()
-	tr := freshness.New[string](freshness.Options{})
+	tr := &freshness.Tracker[string]{}
 	requeues := 0
 	requeue := func(string) { requeues++ }
 	must(t, tr.Wrote("k", pods, at("a", "10")))
@@ -109,7 +109,7 @@ func TestDeferWaitsForEveryResourceAndNamespace(t *testing.T) {
 func TestNotComparableIsNeverWaitedFor(t *testing.T) {
 	w, pods := newCache()
 	m := &metrics{}
-	tr := freshness.New[string](freshness.Options{Metrics: m})
+	tr := &freshness.Tracker[string]{Metrics: m}
 	if err := tr.Wrote("k", pods, at("ns", "abc")); !errors.Is(err, store.ErrNotComparable) {
 		t.Fatalf("Wrote with a malformed resourceVersion: %v", err)
 	}
@@ -128,7 +128,7 @@ func TestNotComparableIsNeverWaitedFor(t *testing.T) {
 
 func TestForgetCancelsTheRequeue(t *testing.T) {
 	w, pods := newCache()
-	tr := freshness.New[string](freshness.Options{})
+	tr := &freshness.Tracker[string]{}
 	must(t, tr.Wrote("k", pods, at("ns", "5")))
 	if !tr.Defer("k", func(string) { t.Error("requeued after Forget") }) {
 		t.Fatal("not deferred")
@@ -147,7 +147,7 @@ func TestReconcilerWithWorkqueue(t *testing.T) {
 	w, pods := newCache()
 	must(t, w.SetResourceVersion("", "1"))
 	q := workqueue.New(workqueue.Options[string]{Name: "test"})
-	tr := freshness.New[string](freshness.Options{})
+	tr := &freshness.Tracker[string]{}
 	var mu sync.Mutex
 	var seen []string // cache resourceVersion at each reconcile
 	ran := make(chan struct{}, 10)

@@ -61,8 +61,8 @@
 //     period gets fewer resyncs rather than an ever-growing buffer.
 //   - The default transform drops managedFields (not with
 //     KeepManagedFields); with InternStrings it also interns repeated
-//     strings and label maps (store.Compact, or store.InternStrings alone
-//     with KeepManagedFields). It runs after Options.Transform, before
+//     strings and label maps (store.InternStrings, also with
+//     KeepManagedFields). It runs after Options.Transform, before
 //     queueing. Interning is opt-in because it costs about as much CPU per
 //     event as the rest of the informer, for a memory saving only where
 //     labels repeat (docs/performance.md has the figures).

@@ -133,7 +133,7 @@ func TestHandlerPanicIsReportedAndDeliveryGoesOn(t *testing.T) {
 				panics = append(panics, p)
 			},
 		})
-		rec := runtimetest.NewRecorder[CM]()
+		rec := new(runtimetest.Recorder[CM])
 		reg := must(inf.AddHandler(informer.HandlerFuncs[CM]{
 			AddFunc: func(o CM, initial bool) {
 				if o.Name == "bad" {

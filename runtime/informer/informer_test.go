@@ -74,7 +74,7 @@ func newInformer(src *runtimetest.Source[CM], opts informer.Options[CM]) *inform
 
 func addRecorder(t *testing.T, inf *informer.Informer[CM], opts informer.HandlerOptions) (*runtimetest.Recorder[CM], *informer.Registration) {
 	t.Helper()
-	rec := runtimetest.NewRecorder[CM]()
+	rec := new(runtimetest.Recorder[CM])
 	reg, err := inf.AddHandler(rec, opts)
 	if err != nil {
 		t.Fatalf("AddHandler: %v", err)

@@ -18,7 +18,7 @@ func TestSeedFillsTheCacheOfAnInformerNotRun(t *testing.T) {
 	inf := informer.New[CM](src, informer.Options[CM]{Indexers: store.Indexers[CM]{
 		"v": func(o CM) ([]string, error) { return []string{o.Data["v"]}, nil },
 	}})
-	rec := runtimetest.NewRecorder[CM]()
+	rec := new(runtimetest.Recorder[CM])
 	if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@
 //     error may say), relist (the relist trigger and marks), scope (cluster
 //     or namespace scope).
 //  1. Primitives, public: store, wire (and wire/corev1), reflector,
-//     listwatch (and listwatchtest), workqueue, freshness, clientsetconfig,
+//     listwatch, workqueue, freshness, clientsetconfig,
 //     runtimetest. Each is usable alone.
 //  2. Engines, runtime/internal/engine/<name>: what the assemblies are built
 //     from, above the primitives — core (the shared informer: FIFO, pop

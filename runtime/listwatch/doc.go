@@ -19,7 +19,7 @@
 //     client per group-version (NewRESTClient; several share one
 //     *http.Client), a scheme per group-version and Go package of the types,
 //     and one codec choice per type: protobuf for built-in kinds (a group
-//     kube-apiserver serves, BuiltInGroup, and a Go type with the generated
+//     kube-apiserver serves, internal/apigroups, and a Go type with the generated
 //     protobuf Unmarshal, or a projection of such a kind that has a generated
 //     protobuf decoder), JSON for everything else (custom resources, also when
 //     their Go types carry protobuf methods, and their projections), CBOR when

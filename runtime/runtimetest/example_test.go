@@ -20,7 +20,7 @@ func Example() {
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "app"}},
 	)
 	inf := informer.New(src, informer.Options[CM]{})
-	rec := runtimetest.NewRecorder[CM]()
+	rec := new(runtimetest.Recorder[CM])
 	if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 		panic(err)
 	}

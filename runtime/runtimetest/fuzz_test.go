@@ -80,7 +80,7 @@ func checkConverges(t *testing.T, data []byte) {
 	if cfg&0x20 != 0 {
 		hopts.ResyncPeriod = time.Minute
 	}
-	rec := runtimetest.NewRecorder[fuzzObj]()
+	rec := new(runtimetest.Recorder[fuzzObj])
 	if _, err := inf.AddHandler(rec, hopts); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func checkConverges(t *testing.T, data []byte) {
 				trace = append(trace, "settle")
 				break
 			}
-			late := runtimetest.NewRecorder[fuzzObj]()
+			late := new(runtimetest.Recorder[fuzzObj])
 			if _, err := inf.AddHandler(late, informer.HandlerOptions{}); err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ func TestRelistAfterCompactionYieldsTombstones(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{}, cm("a"), cm("b"), cm("c"))
 		inf := informer.New(src, informer.Options[obj]{})
-		rec := runtimetest.NewRecorder[obj]()
+		rec := new(runtimetest.Recorder[obj])
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -75,7 +75,7 @@ func pod(name, node string, phase corev1.PodPhase) *corev1.Pod {
 // bubble ends.
 func runInformer[T store.Object[T]](t *testing.T, ctx context.Context, wg *sync.WaitGroup, inf *informer.Informer[T]) *runtimetest.Recorder[T] {
 	t.Helper()
-	rec := runtimetest.NewRecorder[T]()
+	rec := new(runtimetest.Recorder[T])
 	if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func ExampleProject() {
 	summaries := runtimetest.Project[*PodSummary](pods)
 	full := informer.New(pods, informer.Options[*corev1.Pod]{})
 	projected := informer.New(summaries, informer.Options[*PodSummary]{})
-	fullRec, projectedRec := runtimetest.NewRecorder[*corev1.Pod](), runtimetest.NewRecorder[*PodSummary]()
+	fullRec, projectedRec := new(runtimetest.Recorder[*corev1.Pod]), new(runtimetest.Recorder[*PodSummary])
 	_, _ = full.AddHandler(fullRec, informer.HandlerOptions{})
 	_, _ = projected.AddHandler(projectedRec, informer.HandlerOptions{})
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))

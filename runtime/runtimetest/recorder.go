@@ -45,8 +45,9 @@ type Event[T any] struct {
 // violation (see Err). Objects are kept as received; they are shared with the
 // informer's cache, so neither the Recorder nor the test may mutate them.
 //
-// A Recorder is safe for concurrent use. Its handler methods never block
-// beyond a short critical section.
+// The zero value is an empty Recorder, ready to use; it must not be copied
+// once used (use a *Recorder). A Recorder is safe for concurrent use. Its
+// handler methods never block beyond a short critical section.
 type Recorder[T store.Object[T]] struct {
 	mu         sync.Mutex
 	changed    chan struct{} // closed and replaced on every event
@@ -55,15 +56,20 @@ type Recorder[T store.Object[T]] struct {
 	violations []error
 }
 
-// NewRecorder returns an empty Recorder.
-func NewRecorder[T store.Object[T]]() *Recorder[T] {
-	return &Recorder[T]{changed: make(chan struct{}), state: make(map[string]T)}
+// lock takes r's lock and makes its map and channel on first use, so the
+// zero Recorder is ready.
+func (r *Recorder[T]) lock() {
+	r.mu.Lock()
+	if r.state == nil {
+		r.state = make(map[string]T)
+		r.changed = make(chan struct{})
+	}
 }
 
 // OnAdd implements the informer's Handler.
 func (r *Recorder[T]) OnAdd(obj T, isInInitialList bool) {
 	key := store.Key(obj)
-	r.mu.Lock()
+	r.lock()
 	defer r.mu.Unlock()
 	if _, ok := r.state[key]; ok {
 		r.violations = append(r.violations, fmt.Errorf("add of %s, which the handler already holds", key))
@@ -75,7 +81,7 @@ func (r *Recorder[T]) OnAdd(obj T, isInInitialList bool) {
 // OnUpdate implements the informer's Handler.
 func (r *Recorder[T]) OnUpdate(oldObj, newObj T) {
 	key := store.Key(newObj)
-	r.mu.Lock()
+	r.lock()
 	defer r.mu.Unlock()
 	if _, ok := r.state[key]; !ok {
 		r.violations = append(r.violations, fmt.Errorf("update of %s, which the handler does not hold", key))
@@ -87,7 +93,7 @@ func (r *Recorder[T]) OnUpdate(oldObj, newObj T) {
 // OnDelete implements the informer's Handler.
 func (r *Recorder[T]) OnDelete(obj T, finalStateUnknown bool) {
 	key := store.Key(obj)
-	r.mu.Lock()
+	r.lock()
 	defer r.mu.Unlock()
 	if _, ok := r.state[key]; !ok {
 		r.violations = append(r.violations, fmt.Errorf("delete of %s, which the handler does not hold", key))
@@ -105,7 +111,7 @@ func (r *Recorder[T]) appendLocked(ev Event[T]) {
 // State returns the last object seen per key (deleted keys absent). The map
 // is a copy; the objects are shared and read-only.
 func (r *Recorder[T]) State() map[string]T {
-	r.mu.Lock()
+	r.lock()
 	defer r.mu.Unlock()
 	return maps.Clone(r.state)
 }
@@ -136,7 +142,7 @@ func (r *Recorder[T]) Err() error {
 //	err := rec.WaitFor(ctx, func(got map[string]T) bool { return sameRVs(got, want) })
 func (r *Recorder[T]) WaitFor(ctx context.Context, cond func(state map[string]T) bool) error {
 	for {
-		r.mu.Lock()
+		r.lock()
 		ok, ch, n := cond(r.state), r.changed, len(r.events)
 		r.mu.Unlock()
 		if ok {

@@ -17,7 +17,7 @@ var _ informer.Handler[obj] = (*runtimetest.Recorder[obj])(nil)
 func rv(o obj, v string) obj { o.ResourceVersion = v; return o }
 
 func TestRecorderKeepsLastStateAndEvents(t *testing.T) {
-	rec := runtimetest.NewRecorder[obj]()
+	rec := new(runtimetest.Recorder[obj])
 	a1, a2 := rv(cm("a"), "1"), rv(cm("a"), "3")
 	rec.OnAdd(a1, true)
 	rec.OnAdd(rv(cm("b"), "2"), false)
@@ -44,7 +44,7 @@ func TestRecorderKeepsLastStateAndEvents(t *testing.T) {
 }
 
 func TestRecorderFlagsContractViolations(t *testing.T) {
-	rec := runtimetest.NewRecorder[obj]()
+	rec := new(runtimetest.Recorder[obj])
 	rec.OnAdd(cm("a"), false)
 	rec.OnAdd(cm("a"), false)      // add of a held key
 	rec.OnUpdate(cm("x"), cm("x")) // update of an unknown key
@@ -70,7 +70,7 @@ func contains(s, sub string) bool {
 }
 
 func TestRecorderWaitFor(t *testing.T) {
-	rec := runtimetest.NewRecorder[obj]()
+	rec := new(runtimetest.Recorder[obj])
 	var wg sync.WaitGroup
 	ready := make(chan struct{})
 	var waitErr error

@@ -27,7 +27,7 @@ func (a *assignment) live() bool {
 // (Options.ByUID) or by its key.
 func (a *assignment) ownsObj(key string, uid types.UID) bool {
 	if a != nil && a.byUID {
-		return a.ownsBucket(bucketOf(UIDHash(uid)))
+		return a.ownsBucket(bucketOf(uidHash(uid)))
 	}
 	return a.owns(key)
 }

@@ -22,13 +22,13 @@ const buckets = 256
 
 const bucketShift = 64 - 8 // log2(buckets) bits select the bucket
 
-// UIDField is the field the selectors of this package hash.
-const UIDField = "object.metadata.uid"
+// uidField is the field the selectors of this package hash.
+const uidField = "object.metadata.uid"
 
-// UIDHash is the API server's shard hash of uid: 64-bit FNV-1a of its
+// uidHash is the API server's shard hash of uid: 64-bit FNV-1a of its
 // bytes, as k8s.io/apimachinery/pkg/sharding.HashField computes it (the
 // tests check the two agree).
-func UIDHash(uid types.UID) uint64 { return fnv64a(string(uid)) }
+func uidHash(uid types.UID) uint64 { return fnv64a(string(uid)) }
 
 // bucketOf returns the bucket of a shard hash.
 func bucketOf(h uint64) int { return int(h >> bucketShift) }
@@ -143,11 +143,11 @@ func selectorFor(set bucketSet) string {
 		for j < buckets && set.has(j) {
 			j++
 		}
-		reqs = append(reqs, sharding.ShardRangeRequirement{Key: UIDField, Start: hashHex(uint64(i) << bucketShift), End: bucketEnd(j)})
+		reqs = append(reqs, sharding.ShardRangeRequirement{Key: uidField, Start: hashHex(uint64(i) << bucketShift), End: bucketEnd(j)})
 		i = j
 	}
 	if len(reqs) == 0 {
-		reqs = append(reqs, sharding.ShardRangeRequirement{Key: UIDField, Start: hashHex(0), End: hashHex(1)})
+		reqs = append(reqs, sharding.ShardRangeRequirement{Key: uidField, Start: hashHex(0), End: hashHex(1)})
 	}
 	return sharding.NewSelector(reqs...).String()
 }

@@ -90,7 +90,7 @@ func TestBucketsMinimalMovement(t *testing.T) {
 	t.Logf("worst join movement: %.2f× the minimum", worst)
 }
 
-// UIDHash is the server's hash: apimachinery's HashField, and the bucket's
+// uidHash is the server's hash: apimachinery's HashField, and the bucket's
 // range in our selector contains it (checked with apimachinery's Matches).
 func TestUIDHashIsTheServers(t *testing.T) {
 	for i := range 2000 {
@@ -98,8 +98,8 @@ func TestUIDHashIsTheServers(t *testing.T) {
 		if i == 0 {
 			uid = ""
 		}
-		if got, want := hashHex(UIDHash(uid))[2:], sharding.HashField(string(uid)); got != want {
-			t.Fatalf("UIDHash(%q) = %s, HashField = %s", uid, got, want)
+		if got, want := hashHex(uidHash(uid))[2:], sharding.HashField(string(uid)); got != want {
+			t.Fatalf("uidHash(%q) = %s, HashField = %s", uid, got, want)
 		}
 	}
 }
@@ -118,7 +118,7 @@ func TestSelectorMatchesOwnedBuckets(t *testing.T) {
 		sel := selectorFor(set)
 		reqs := selectorRanges(t, sel)
 		for _, r := range reqs {
-			if r.Key != UIDField {
+			if r.Key != uidField {
 				t.Fatalf("%s: key %q", id, r.Key)
 			}
 		}
@@ -134,7 +134,7 @@ func TestSelectorMatchesOwnedBuckets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := set.has(bucketOf(UIDHash(obj.UID))); ok != want {
+			if want := set.has(bucketOf(uidHash(obj.UID))); ok != want {
 				t.Fatalf("%s: uid %s matches %v, holds its bucket %v", id, obj.UID, ok, want)
 			}
 		}
@@ -164,10 +164,10 @@ func selectorRanges(t *testing.T, sel string) []sharding.ShardRangeRequirement {
 	var out []sharding.ShardRangeRequirement
 	for _, part := range strings.Split(sel, " || ") {
 		f := strings.Split(part, "'")
-		if len(f) != 5 || f[0] != "shardRange("+UIDField+", " || f[2] != ", " || f[4] != ")" {
+		if len(f) != 5 || f[0] != "shardRange("+uidField+", " || f[2] != ", " || f[4] != ")" {
 			t.Fatalf("cannot parse %q of %q", part, sel)
 		}
-		out = append(out, sharding.ShardRangeRequirement{Key: UIDField, Start: f[1], End: f[3]})
+		out = append(out, sharding.ShardRangeRequirement{Key: uidField, Start: f[1], End: f[3]})
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func matcher(t *testing.T, sel string) func(*obj) bool {
 			t.Errorf("unparsable selector %q", sel)
 			return func(*obj) bool { return false }
 		}
-		reqs = append(reqs, sharding.ShardRangeRequirement{Key: shard.UIDField, Start: f[1], End: f[3]})
+		reqs = append(reqs, sharding.ShardRangeRequirement{Key: "object.metadata.uid", Start: f[1], End: f[3]})
 	}
 	m := sharding.NewSelector(reqs...)
 	return func(o *obj) bool {

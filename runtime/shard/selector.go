@@ -55,7 +55,7 @@ func (s *Shard) checkSelected(uid types.UID) {
 	if recent == nil {
 		return
 	}
-	b := bucketOf(UIDHash(uid))
+	b := bucketOf(uidHash(uid))
 	now := time.Now()
 	for _, sel := range *recent {
 		if sel.set.has(b) && (sel.replaced.IsZero() || now.Before(sel.replaced.Add(s.opts.LeaseDuration))) {
@@ -176,7 +176,7 @@ func (s *Shard) relistedLocked(now time.Time, next *time.Time) bool {
 // probeSelector selects every hash: a server that honours shardSelector
 // answers it with the list's metadata.shardInfo (built-in resources), one
 // that does not ignores the parameter.
-const probeSelector = "shardRange(" + UIDField + ", '0x0000000000000000', '0x10000000000000000')"
+const probeSelector = "shardRange(" + uidField + ", '0x0000000000000000', '0x10000000000000000')"
 
 // probeList is what ServerSelects decodes of a LIST: metadata, and the
 // items' names and uids only.
@@ -219,9 +219,9 @@ func ServerSelects(ctx context.Context, client rest.Interface, namespace, resour
 		return false, nil
 	}
 	o := first.Items[0].Metadata
-	other := "shardRange(" + UIDField + ", '0x0000000000000000', '0x8000000000000000')"
-	if UIDHash(o.UID) < 1<<63 {
-		other = "shardRange(" + UIDField + ", '0x8000000000000000', '0x10000000000000000')"
+	other := "shardRange(" + uidField + ", '0x0000000000000000', '0x8000000000000000')"
+	if uidHash(o.UID) < 1<<63 {
+		other = "shardRange(" + uidField + ", '0x8000000000000000', '0x10000000000000000')"
 	}
 	again, err := probe(ctx, client, namespace, resource, other, "metadata.name="+o.Name)
 	if err != nil {

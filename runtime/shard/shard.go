@@ -153,7 +153,7 @@ func (s *Shard) Owns(key string) bool {
 		if !ok {
 			continue
 		}
-		if !a.ownsBucket(bucketOf(UIDHash(uid))) {
+		if !a.ownsBucket(bucketOf(uidHash(uid))) {
 			return false
 		}
 		found = true
@@ -165,7 +165,7 @@ func (s *Shard) Owns(key string) bool {
 // Options.ByUID; false otherwise), as Owns does for a key. Lock-free.
 func (s *Shard) OwnsUID(uid types.UID) bool {
 	a := s.asg.Load()
-	return a.byUID && a.ownsBucket(bucketOf(UIDHash(uid)))
+	return a.byUID && a.ownsBucket(bucketOf(uidHash(uid)))
 }
 
 // HasSynced reports whether the first handover has completed: this replica

@@ -1,9 +1,9 @@
 // Package store is the bottom stage of the runtime: the Indexer, a thread-safe
 // local cache of typed objects keyed by "namespace/name" with named indices,
 // the Listers that generated code embeds, index func helpers (Values,
-// StringValues, PointerValues), keys (Key, SplitKey), resourceVersion
-// comparison (CompareResourceVersions) and Compact, the full memory transform
-// (the informer's default only drops managedFields).
+// PointerValues), keys (Key, SplitKey), resourceVersion
+// comparison (CompareResourceVersions) and InternStrings, the memory
+// transform the informer applies with its InternStrings option.
 //
 // Ownership is visible in the types (an idea borrowed from kube-rs): New returns
 // the single *Writer, which the informer owns; everyone else gets the *Indexer
@@ -75,14 +75,14 @@
 // first time a selector asks for it and maintained from then on, so users pay
 // memory and update time only for the keys they select on.
 //
-// # Compact
+// # Compaction
 //
-// Compact drops managedFields and applies InternStrings, which gives objects
-// with equal labels one shared labels map and interns the other strings that
-// repeat (namespace, annotation keys, finalizers, owner reference kind and
-// apiVersion) with the unique package, through a small per-P cache of plain
-// maps in front of it (intern.go says why). The informer drops managedFields
-// from freshly decoded objects by default and interns when asked to.
+// The informer drops managedFields from freshly decoded objects by default
+// and, with its InternStrings option, applies InternStrings: objects with
+// equal labels get one shared labels map, and it interns the other strings that repeat (namespace,
+// annotation keys, finalizers, owner reference kind and apiVersion) with the
+// unique package, through a small per-P cache of plain maps in front of it
+// (runtime/internal/cache's intern.go says why).
 //
 // # Freshness
 //

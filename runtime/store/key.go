@@ -1,6 +1,10 @@
 package store
 
-import "github.com/informer-gen/informer-gen/runtime/internal/cache"
+import (
+	"unsafe"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+)
 
 // Key returns the cache key of obj: "namespace/name", or "name" for
 // cluster-scoped objects (empty namespace). It is the key every stage of the
@@ -18,14 +22,16 @@ func Key(obj interface {
 // key, an empty namespace or name around the "/", or more than one "/".
 func SplitKey(key string) (namespace, name string, err error) { return cache.SplitKey(key) }
 
-// Values returns its arguments without the empty strings, for index funcs:
-// an empty field is not indexed. It returns s itself when nothing is dropped
-// and nil when everything is.
+// Values returns its arguments without the empty strings, as strings, for
+// index funcs: an empty field is not indexed. It takes strings or any
+// string type (say Zone), one by one or as a slice (Values(zones...)). It
+// returns s itself, as a []string, when nothing is dropped and nil when
+// everything is.
 //
 //	func FooNodeIndexFunc(obj *v1alpha1.Foo) ([]string, error) {
 //		return store.Values(obj.Spec.NodeName), nil
 //	}
-func Values(s ...string) []string {
+func Values[S ~string](s ...S) []string {
 	n := 0
 	for _, v := range s {
 		if v != "" {
@@ -33,27 +39,13 @@ func Values(s ...string) []string {
 		}
 	}
 	switch n {
-	case len(s):
-		if n == 0 {
-			return nil
-		}
-		return s
 	case 0:
 		return nil
+	case len(s):
+		// S's underlying type is string: []S and []string have one layout.
+		return unsafe.Slice((*string)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 	}
 	out := make([]string, 0, n)
-	for _, v := range s {
-		if v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// StringValues is Values for a slice of a named string type (say []Zone):
-// the non-empty elements as strings, nil when there are none.
-func StringValues[S ~string](s []S) []string {
-	var out []string
 	for _, v := range s {
 		if v != "" {
 			out = append(out, string(v))

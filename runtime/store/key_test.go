@@ -62,16 +62,18 @@ func TestValues(t *testing.T) {
 	}
 }
 
-func TestStringAndPointerValues(t *testing.T) {
+func TestNamedAndPointerValues(t *testing.T) {
 	type zone string
 	a, empty := zone("a"), zone("")
 	for _, tc := range []struct {
 		name      string
 		got, want []string
 	}{
-		{"StringValues(nil)", store.StringValues[zone](nil), nil},
-		{"StringValues(empty only)", store.StringValues([]zone{""}), nil},
-		{"StringValues(mixed)", store.StringValues([]zone{"", "a", "b"}), []string{"a", "b"}},
+		{"Values[zone](nil)", store.Values[zone](), nil},
+		{"Values(zones, empty only)", store.Values([]zone{""}...), nil},
+		{"Values(zones, mixed)", store.Values([]zone{"", "a", "b"}...), []string{"a", "b"}},
+		{"Values(zones, none empty)", store.Values([]zone{"a", "b"}...), []string{"a", "b"}},
+		{"Values(one zone)", store.Values(a), []string{"a"}},
 		{"PointerValues(nil)", store.PointerValues[zone](nil), nil},
 		{"PointerValues(nil and empty)", store.PointerValues([]*zone{nil, &empty}), nil},
 		{"PointerValues(mixed)", store.PointerValues([]*zone{nil, &a, &empty, &a}), []string{"a", "a"}},

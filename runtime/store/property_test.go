@@ -138,7 +138,7 @@ func checkReadsAgainstModel(t *testing.T, ix *store.Indexer[*corev1.Pod], model 
 		t.Fatalf("ListKeys = %q, want %q", got, wantKeys)
 	}
 
-	indexes := map[string]store.IndexFunc[*corev1.Pod]{
+	indexes := store.Indexers[*corev1.Pod]{
 		store.NamespaceIndex: func(p *corev1.Pod) ([]string, error) { return []string{p.Namespace}, nil },
 		"c":                  byContainer,
 	}

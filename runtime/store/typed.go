@@ -8,17 +8,15 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
-// IndexFunc computes the index values of obj for one named index. It must be
-// a pure function of obj: the Indexer calls it on add, update and delete (on
-// the old object, to find where it was indexed), so it must return the same
-// values for the same object every time. Duplicate values are ignored. It runs
-// with the cache's write lock held, so it must be quick and must not call the
-// Indexer or the Writer (that deadlocks). An error leaves the object out of
-// that index (see Options.OnIndexError).
-type IndexFunc[T any] func(obj T) ([]string, error)
-
-// Indexers maps index names to index funcs.
-type Indexers[T any] map[string]IndexFunc[T]
+// Indexers maps index names to index funcs. An index func computes the
+// index values of obj for one named index (client-go's IndexFunc). It must
+// be a pure function of obj: the Indexer calls it on add, update and delete
+// (on the old object, to find where it was indexed), so it must return the
+// same values for the same object every time. Duplicate values are ignored.
+// It runs with the cache's write lock held, so it must be quick and must not
+// call the Indexer or the Writer (that deadlocks). An error leaves the object
+// out of that index (see Options.OnIndexError).
+type Indexers[T any] map[string]func(obj T) ([]string, error)
 
 // NamespaceIndex is the name of the built-in index on metadata.namespace that
 // every Indexer maintains; namespace-scoped listers use it. Cluster-scoped

@@ -100,34 +100,34 @@ func (c *cborCodec[T]) MediaType() string { return mediaTypeCBOR }
 // type and metadata and validates the body; then each element of "items" is
 // decoded into a fresh T, as apimachinery decodes the elements of a typed
 // list's Items.
-func (c *cborCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta, error) {
+func (c *cborCodec[T]) DecodeList(body io.Reader, each func(T) error) (metav1.ListMeta, error) {
 	src := &pbErrRecorder{r: body}
 	data, err := io.ReadAll(src)
 	if err != nil {
-		return ListMeta{}, err
+		return metav1.ListMeta{}, err
 	}
 	var lm cborListMeta
 	out, _, err := c.object.Decode(data, nil, &lm)
 	switch {
 	case err != nil:
-		return ListMeta{}, &DecodeError{Err: fmt.Errorf("list: %w", contentFree(err))}
+		return metav1.ListMeta{}, &DecodeError{Err: fmt.Errorf("list: %w", contentFree(err))}
 	case out != &lm:
-		return ListMeta{}, &DecodeError{Err: fmt.Errorf("list is a %T, not %s", out, c.gvk.Kind+"List")}
+		return metav1.ListMeta{}, &DecodeError{Err: fmt.Errorf("list is a %T, not %s", out, c.gvk.Kind+"List")}
 	}
 	items, err := cborListItems(data)
 	if err != nil {
-		return ListMeta{}, &DecodeError{Err: fmt.Errorf("list: %w", err)}
+		return metav1.ListMeta{}, &DecodeError{Err: fmt.Errorf("list: %w", err)}
 	}
 	for _, it := range items {
 		t, err := c.decodeObject(data[it.start:it.end], false)
 		if err != nil {
-			return ListMeta{}, &DecodeError{Offset: int64(it.start), Err: fmt.Errorf("list item: %w", contentFree(err))}
+			return metav1.ListMeta{}, &DecodeError{Offset: int64(it.start), Err: fmt.Errorf("list item: %w", contentFree(err))}
 		}
 		if err := each(t); err != nil {
-			return ListMeta{}, err
+			return metav1.ListMeta{}, err
 		}
 	}
-	return ListMeta{ResourceVersion: lm.Meta.ResourceVersion, Continue: lm.Meta.Continue, RemainingItemCount: lm.Meta.RemainingItemCount}, nil
+	return metav1.ListMeta{ResourceVersion: lm.Meta.ResourceVersion, Continue: lm.Meta.Continue, RemainingItemCount: lm.Meta.RemainingItemCount}, nil
 }
 
 // decodeObject decodes one object into a fresh T. An item of a list is

@@ -17,22 +17,14 @@ type Codec[T any] interface {
 	MediaType() string
 	// DecodeList reads one LIST response body to its end and calls each with
 	// every item, in order, as soon as the item is decoded, so that a caller
-	// never holds a decoded list next to its items. An error from each stops
-	// decoding and is returned as is; a malformed body gives a *DecodeError.
-	DecodeList(body io.Reader, each func(T) error) (ListMeta, error)
+	// never holds a decoded list next to its items, and returns what the
+	// list says besides its items (resourceVersion, continue,
+	// remainingItemCount). An error from each stops decoding and is
+	// returned as is; a malformed body gives a *DecodeError.
+	DecodeList(body io.Reader, each func(T) error) (metav1.ListMeta, error)
 	// NewWatchDecoder returns a decoder for the events of one WATCH response
 	// body.
 	NewWatchDecoder(body io.Reader) WatchDecoder[T]
-}
-
-// ListMeta is what a LIST response says besides its items.
-type ListMeta struct {
-	ResourceVersion string
-	// Continue is the token for the next page; empty on the last page.
-	Continue string
-	// RemainingItemCount is the number of items after this page, when the
-	// server knows it.
-	RemainingItemCount *int64
 }
 
 // Event is one decoded watch event.

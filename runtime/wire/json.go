@@ -178,11 +178,11 @@ func (c *jsonCodec[T]) MediaType() string { return mediaTypeJSON }
 // is whole or it is an error, as it is to client-go. A second "items" member
 // (which client-go would decode over the first) is an error, because the first
 // one's items were already handed to each.
-func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta, error) {
-	var lm ListMeta
+func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (metav1.ListMeta, error) {
+	var lm metav1.ListMeta
 	r := &ioErrReader{r: body}
 	dec := jsontext.NewDecoder(r, c.opts)
-	fail := func(recoverable bool, key, rv string, err error) (ListMeta, error) {
+	fail := func(recoverable bool, key, rv string, err error) (metav1.ListMeta, error) {
 		if r.err != nil {
 			return lm, fmt.Errorf("read list body: %w", r.err)
 		}
@@ -272,7 +272,7 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta,
 		}
 		return fail(false, "", "", err)
 	}
-	lm = ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
+	lm = metav1.ListMeta{ResourceVersion: meta.ResourceVersion, Continue: meta.Continue, RemainingItemCount: meta.RemainingItemCount}
 	return lm, nil
 }
 

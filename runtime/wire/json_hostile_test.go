@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/watch"
 
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 

@@ -27,7 +27,7 @@ import (
 	restclientwatch "k8s.io/client-go/rest/watch"
 	"sigs.k8s.io/randfill"
 
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 )
 
 // The reference: what client-go's REST client does with a JSON response, for
@@ -259,7 +259,7 @@ func compareList(a *apiType, body []byte) (diff string, ourErr, refErr error) {
 		}
 	}
 	acc := reflect.ValueOf(list).Elem().FieldByName("ListMeta").Interface().(metav1.ListMeta)
-	want := ListMeta{ResourceVersion: acc.ResourceVersion, Continue: acc.Continue, RemainingItemCount: acc.RemainingItemCount}
+	want := metav1.ListMeta{ResourceVersion: acc.ResourceVersion, Continue: acc.Continue, RemainingItemCount: acc.RemainingItemCount}
 	if !reflect.DeepEqual(lm, want) {
 		return "list metadata differs", nil, nil
 	}

@@ -213,26 +213,26 @@ var (
 )
 
 // DecodeList reads a LIST body: the magic, then a runtime.Unknown whose raw
-// (field 2) is the XList message (ListMeta in field 1, items in field 2).
+// (field 2) is the XList message (metav1.ListMeta in field 1, items in field 2).
 // Items are decoded one by one as the body arrives and handed to each; the
 // list is never built. See k8s.io/apimachinery/pkg/runtime/serializer/protobuf
 // (Serializer.Decode, collections.go) for the encoding.
-func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListMeta, error) {
+func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (metav1.ListMeta, error) {
 	s := newPBStream(body)
-	fail := func(err error) (ListMeta, error) {
+	fail := func(err error) (metav1.ListMeta, error) {
 		var de *DecodeError
 		if se, ok := err.(pbStopError); ok {
-			return ListMeta{}, se.err
+			return metav1.ListMeta{}, se.err
 		}
 		switch {
 		case s.readErr() != nil:
 			// The body failed (a cancelled request, a reset connection):
 			// not malformed bytes.
-			return ListMeta{}, s.readErr()
+			return metav1.ListMeta{}, s.readErr()
 		case errors.As(err, &de):
-			return ListMeta{}, err
+			return metav1.ListMeta{}, err
 		}
-		return ListMeta{}, &DecodeError{Offset: s.off, Err: err}
+		return metav1.ListMeta{}, &DecodeError{Offset: s.off, Err: err}
 	}
 	magic, err := s.next(len(protobufMagic))
 	switch {
@@ -328,7 +328,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (ListM
 	case !sawRaw:
 		return fail(errNoRaw)
 	}
-	return ListMeta{
+	return metav1.ListMeta{
 		ResourceVersion:    lm.ResourceVersion,
 		Continue:           lm.Continue,
 		RemainingItemCount: lm.RemainingItemCount,

@@ -48,7 +48,7 @@ func pbPodListBody(t testing.TB, n int, streamingItems bool) ([]byte, []*corev1.
 	return pbServerList(t, list, pbPodGV.WithKind("PodList"), streamingItems), pods
 }
 
-func pbCollect[T any](codec Codec[T], body io.Reader) ([]T, ListMeta, error) {
+func pbCollect[T any](codec Codec[T], body io.Reader) ([]T, metav1.ListMeta, error) {
 	var items []T
 	lm, err := codec.DecodeList(body, func(t T) error {
 		items = append(items, t)
@@ -494,7 +494,7 @@ func asPods(c Codec[runtime.Object]) Codec[*corev1.Pod] { return podCodec{c} }
 type podCodec struct{ c Codec[runtime.Object] }
 
 func (p podCodec) MediaType() string { return p.c.MediaType() }
-func (p podCodec) DecodeList(body io.Reader, each func(*corev1.Pod) error) (ListMeta, error) {
+func (p podCodec) DecodeList(body io.Reader, each func(*corev1.Pod) error) (metav1.ListMeta, error) {
 	return p.c.DecodeList(body, func(o runtime.Object) error { return each(o.(*corev1.Pod)) })
 }
 func (p podCodec) NewWatchDecoder(body io.Reader) WatchDecoder[*corev1.Pod] {

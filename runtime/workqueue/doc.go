@@ -109,7 +109,7 @@
 //     the FIFO in order and Done a processing set of a line or two.
 //   - No goroutine unless needed: the delay goroutine (one timer, one heap) is
 //     started by the first AddAfter/AddRateLimited with a positive delay, the
-//     metrics goroutine only when a MetricsProvider is set. ShutDown stops
+//     metrics goroutine only when Options.Metrics is set. ShutDown stops
 //     both and waits for them. To stop a queue with a context, use
 //     context.AfterFunc(ctx, q.ShutDown) (or ShutDownWithDrain).
 //   - Run(ctx, workers, reconcile) is the controller loop most users write
@@ -117,9 +117,12 @@
 //     recovered (logged with the key, the value's type and the stack, never
 //     the value) and ctx tied to ShutDown; the methods stay public for loops
 //     it does not fit.
-//   - The token bucket is written here (golang.org/x/time/rate is not a
-//     dependency) with the reservation semantics client-go relies on.
-//   - Metrics have client-go's set and meaning, through a MetricsProvider
-//     whose methods return tiny interfaces that Prometheus types satisfy.
-//     Without a provider, the hot path pays one nil check.
+//   - The token bucket is written here (not golang.org/x/time/rate's) with
+//     the reservation semantics client-go relies on.
+//   - Metrics have client-go's set and meaning, through client-go's own
+//     workqueue.MetricsProvider interface (its methods return tiny
+//     interfaces that Prometheus types satisfy), so a provider written for
+//     client-go's queues needs no change; the queue imports that package
+//     for its interfaces only. Without a provider, the hot path pays one
+//     nil check.
 package workqueue

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	clientgo "k8s.io/client-go/util/workqueue"
+
 	"github.com/informer-gen/informer-gen/runtime/workqueue"
 )
 
@@ -50,12 +52,15 @@ func Example() {
 	// Output: true
 }
 
-// A MetricsProvider backed by Prometheus is a few lines; prometheus types
-// already have the Inc/Dec/Set/Observe methods the hooks need:
+// Options.Metrics takes client-go's workqueue.MetricsProvider, so a provider
+// written for client-go's queues (controller-runtime's, or
+// integrations/prometheus's WorkqueueMetrics) is used as it is. One backed by
+// Prometheus is a few lines; prometheus types already have the
+// Inc/Dec/Set/Observe methods the hooks need:
 //
 //	type promProvider struct{ reg prometheus.Registerer }
 //
-//	func (p promProvider) NewDepthMetric(name string) workqueue.Gauge {
+//	func (p promProvider) NewDepthMetric(name string) clientgo.GaugeMetric {
 //		g := prometheus.NewGauge(prometheus.GaugeOpts{
 //			Subsystem: "workqueue", Name: "depth",
 //			ConstLabels: prometheus.Labels{"name": name},
@@ -70,7 +75,7 @@ func Example() {
 //	// (Counter "retries_total").
 //
 // This example backs it with plain counters instead.
-func ExampleMetricsProvider() {
+func ExampleOptions_metrics() {
 	m := &counters{}
 	q := workqueue.New(workqueue.Options[string]{Name: "foos", Metrics: m})
 	q.Add("a")
@@ -98,19 +103,19 @@ func (f fn) Dec() {
 func (fn) Set(float64)     {}
 func (fn) Observe(float64) {}
 
-func (c *counters) NewDepthMetric(string) workqueue.Gauge {
+func (c *counters) NewDepthMetric(string) clientgo.GaugeMetric {
 	return fn{func() { c.depth++ }, func() { c.depth-- }}
 }
-func (c *counters) NewAddsMetric(string) workqueue.Counter           { return fn{inc: func() { c.adds++ }} }
-func (c *counters) NewLatencyMetric(string) workqueue.Histogram      { return fn{} }
-func (c *counters) NewWorkDurationMetric(string) workqueue.Histogram { return fn{} }
-func (c *counters) NewUnfinishedWorkSecondsMetric(string) workqueue.SettableGauge {
+func (c *counters) NewAddsMetric(string) clientgo.CounterMetric           { return fn{inc: func() { c.adds++ }} }
+func (c *counters) NewLatencyMetric(string) clientgo.HistogramMetric      { return fn{} }
+func (c *counters) NewWorkDurationMetric(string) clientgo.HistogramMetric { return fn{} }
+func (c *counters) NewUnfinishedWorkSecondsMetric(string) clientgo.SettableGaugeMetric {
 	return fn{}
 }
-func (c *counters) NewLongestRunningProcessorSecondsMetric(string) workqueue.SettableGauge {
+func (c *counters) NewLongestRunningProcessorSecondsMetric(string) clientgo.SettableGaugeMetric {
 	return fn{}
 }
-func (c *counters) NewRetriesMetric(string) workqueue.Counter { return fn{} }
+func (c *counters) NewRetriesMetric(string) clientgo.CounterMetric { return fn{} }
 
 // Run is the worker loop of Example in one call: retries with backoff,
 // Forget on success, panics recovered, and it returns once ctx is cancelled

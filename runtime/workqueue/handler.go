@@ -1,11 +1,5 @@
 package workqueue
 
-// Versioned is what Handler needs of an object: its resourceVersion, to tell
-// a change from a resync. Every Kubernetes object (metav1.Object) has it.
-type Versioned interface {
-	GetResourceVersion() string
-}
-
 // Handler is the informer handler that puts objects' keys into a queue,
 // with controller-runtime's priorities: the adds of an informer's initial
 // list, and updates whose resourceVersion did not change (resyncs, relists
@@ -22,7 +16,10 @@ type Versioned interface {
 // informer recovers and reports per event). Key maps an object to its key;
 // for a delete it gets the last known state. The methods are safe for
 // concurrent use and never block.
-type Handler[T Versioned, K comparable] struct {
+//
+// T needs only GetResourceVersion, to tell a change from a resync; every
+// Kubernetes object (metav1.Object) has it.
+type Handler[T interface{ GetResourceVersion() string }, K comparable] struct {
 	Queue *Queue[K]
 	Key   func(obj T) K
 }

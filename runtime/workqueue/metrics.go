@@ -1,39 +1,19 @@
 package workqueue
 
-import "time"
+import (
+	"time"
 
-// MetricsProvider creates the metrics of a queue named name. It has the
-// shape of client-go's workqueue.MetricsProvider, so a Prometheus-backed
-// provider written for client-go ports by changing its return types; see
-// ExampleMetricsProvider. Each method is called once, from New.
-type MetricsProvider interface {
-	// NewDepthMetric: keys waiting to be processed (queued or re-added while
-	// processing).
-	NewDepthMetric(name string) Gauge
-	// NewAddsMetric: adds that were not deduplicated.
-	NewAddsMetric(name string) Counter
-	// NewLatencyMetric: seconds a key waited between Add and Get.
-	NewLatencyMetric(name string) Histogram
-	// NewWorkDurationMetric: seconds between Get and Done.
-	NewWorkDurationMetric(name string) Histogram
-	// NewUnfinishedWorkSecondsMetric: sum of the seconds every in-flight key
-	// has been processed so far; refreshed periodically.
-	NewUnfinishedWorkSecondsMetric(name string) SettableGauge
-	// NewLongestRunningProcessorSecondsMetric: seconds the oldest in-flight
-	// key has been processed; refreshed periodically.
-	NewLongestRunningProcessorSecondsMetric(name string) SettableGauge
-	// NewRetriesMetric: calls of AddAfter (whatever the delay, even 0) and
-	// AddRateLimited before shutdown, as client-go counts them.
-	NewRetriesMetric(name string) Counter
-}
+	clientgo "k8s.io/client-go/util/workqueue"
+)
 
-// PriorityMetricsProvider is a MetricsProvider that also reports the depth
-// per priority. When the queue's provider implements it, the queue calls
+// PriorityMetricsProvider is a metrics provider (Options.Metrics, client-go's
+// workqueue.MetricsProvider) that also reports the depth per priority. When
+// the queue's provider implements it, the queue calls
 // NewDepthMetricWithPriority instead of NewDepthMetric (the shape of
 // controller-runtime's MetricsProviderWithPriority, whose workqueue_depth
 // has a "priority" label).
 type PriorityMetricsProvider interface {
-	MetricsProvider
+	clientgo.MetricsProvider
 	// NewDepthMetricWithPriority: keys waiting to be processed, by the
 	// priority they wait at.
 	NewDepthMetricWithPriority(name string) PriorityGauge
@@ -45,38 +25,23 @@ type PriorityGauge interface {
 	Dec(priority int)
 }
 
-// Gauge goes up and down (prometheus.Gauge satisfies it).
-type Gauge interface {
-	Inc()
-	Dec()
-}
-
-// SettableGauge is set to a value (prometheus.Gauge satisfies it).
-type SettableGauge interface{ Set(float64) }
-
-// Counter only goes up (prometheus.Counter satisfies it).
-type Counter interface{ Inc() }
-
-// Histogram observes values (prometheus.Histogram and Summary satisfy it).
-type Histogram interface{ Observe(float64) }
-
 // metrics is the per-queue state behind the hooks; every method runs with the
 // queue's lock held.
 type metrics[K comparable] struct {
-	depth        Gauge         // nil when depthPrio is set
-	depthPrio    PriorityGauge // nil unless the provider has priorities
-	adds         Counter
-	latency      Histogram
-	workDuration Histogram
-	unfinished   SettableGauge
-	longest      SettableGauge
-	retries      Counter
+	depth        clientgo.GaugeMetric // nil when depthPrio is set
+	depthPrio    PriorityGauge        // nil unless the provider has priorities
+	adds         clientgo.CounterMetric
+	latency      clientgo.HistogramMetric
+	workDuration clientgo.HistogramMetric
+	unfinished   clientgo.SettableGaugeMetric
+	longest      clientgo.SettableGaugeMetric
+	retries      clientgo.CounterMetric
 
 	addTimes        map[K]time.Time
 	processingSince map[K]time.Time
 }
 
-func newMetrics[K comparable](p MetricsProvider, name string) *metrics[K] {
+func newMetrics[K comparable](p clientgo.MetricsProvider, name string) *metrics[K] {
 	m := &metrics[K]{
 		adds:            p.NewAddsMetric(name),
 		latency:         p.NewLatencyMetric(name),

@@ -7,10 +7,12 @@ import (
 	"testing/synctest"
 	"time"
 
+	clientgo "k8s.io/client-go/util/workqueue"
+
 	"github.com/informer-gen/informer-gen/runtime/workqueue"
 )
 
-// recorder is a MetricsProvider that keeps every value, for assertions.
+// recorder is a metrics provider (client-go's MetricsProvider) that keeps every value, for assertions.
 type recorder struct {
 	mu     sync.Mutex
 	names  []string
@@ -44,19 +46,19 @@ func (r *recorder) metric(kind, name string) recMetric {
 	r.names = append(r.names, name)
 	return recMetric{r, kind}
 }
-func (r *recorder) NewDepthMetric(n string) workqueue.Gauge       { return r.metric("depth", n) }
-func (r *recorder) NewAddsMetric(n string) workqueue.Counter      { return r.metric("adds", n) }
-func (r *recorder) NewLatencyMetric(n string) workqueue.Histogram { return r.metric("latency", n) }
-func (r *recorder) NewWorkDurationMetric(n string) workqueue.Histogram {
+func (r *recorder) NewDepthMetric(n string) clientgo.GaugeMetric       { return r.metric("depth", n) }
+func (r *recorder) NewAddsMetric(n string) clientgo.CounterMetric      { return r.metric("adds", n) }
+func (r *recorder) NewLatencyMetric(n string) clientgo.HistogramMetric { return r.metric("latency", n) }
+func (r *recorder) NewWorkDurationMetric(n string) clientgo.HistogramMetric {
 	return r.metric("work", n)
 }
-func (r *recorder) NewUnfinishedWorkSecondsMetric(n string) workqueue.SettableGauge {
+func (r *recorder) NewUnfinishedWorkSecondsMetric(n string) clientgo.SettableGaugeMetric {
 	return r.metric("unfinished", n)
 }
-func (r *recorder) NewLongestRunningProcessorSecondsMetric(n string) workqueue.SettableGauge {
+func (r *recorder) NewLongestRunningProcessorSecondsMetric(n string) clientgo.SettableGaugeMetric {
 	return r.metric("longest", n)
 }
-func (r *recorder) NewRetriesMetric(n string) workqueue.Counter { return r.metric("retries", n) }
+func (r *recorder) NewRetriesMetric(n string) clientgo.CounterMetric { return r.metric("retries", n) }
 
 func (r *recorder) value(name string) float64 {
 	r.mu.Lock()

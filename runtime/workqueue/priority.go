@@ -50,8 +50,8 @@ import (
 // an initial list and resyncs (controller-runtime's handler.LowPriority).
 const LowPriority = -100
 
-// DefaultStarvationLimit is Options.StarvationLimit's default.
-const DefaultStarvationLimit = 16
+// defaultStarvationLimit is Options.StarvationLimit's default.
+const defaultStarvationLimit = 16
 
 // maxLanes bounds the distinct priorities with a lane of their own.
 const maxLanes = 32

@@ -138,7 +138,7 @@ func TestPriorityDelayedKeepsPriority(t *testing.T) {
 // TestPriorityLowNeverStarves: with a steady supply of high-priority keys,
 // a low-priority key is handed out after at most StarvationLimit of them.
 func TestPriorityLowNeverStarves(t *testing.T) {
-	for _, limit := range []int{1, 3, workqueue.DefaultStarvationLimit} {
+	for _, limit := range []int{1, 3, 16 /* the default */} {
 		q := workqueue.New(workqueue.Options[int]{StarvationLimit: limit})
 		addP(q, workqueue.LowPriority, -1, -2)
 		addP(q, 0, -3)

@@ -5,27 +5,34 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	clientgo "k8s.io/client-go/util/workqueue"
 )
 
 // Options configures New. The zero value is a usable queue with
 // DefaultRateLimiter and no metrics.
 type Options[K comparable] struct {
-	// Name identifies the queue to the MetricsProvider (the "name" label of
-	// client-go's workqueue metrics).
+	// Name identifies the queue to the Metrics provider (the "name" label
+	// of client-go's workqueue metrics).
 	Name string
 	// RateLimiter decides the delay of AddRateLimited; nil means
 	// DefaultRateLimiter[K]().
 	RateLimiter RateLimiter[K]
-	// Metrics, when not nil, receives the queue's metrics. With metrics the
-	// queue runs one goroutine that refreshes the unfinished-work and
-	// longest-running gauges every MetricsUpdatePeriod until ShutDown.
-	Metrics MetricsProvider
+	// Metrics, when not nil, receives the queue's metrics: client-go's
+	// workqueue.MetricsProvider itself, so a provider written for
+	// client-go's queues (controller-runtime's, a Prometheus one) is used
+	// as it is. Each of its methods is called once, from New; a provider
+	// that is also a PriorityMetricsProvider reports the depth per
+	// priority. With metrics the queue runs one goroutine that refreshes
+	// the unfinished-work and longest-running gauges every
+	// MetricsUpdatePeriod until ShutDown.
+	Metrics clientgo.MetricsProvider
 	// MetricsUpdatePeriod defaults to 500ms, as in client-go.
 	MetricsUpdatePeriod time.Duration
 	// StarvationLimit bounds how long keys of a low priority wait behind
 	// keys of higher priorities: while keys of a priority are queued, at
 	// most StarvationLimit keys of higher priorities are handed out in a
-	// row before one of them. 0 means DefaultStarvationLimit. It does not
+	// row before one of them. 0 means 16. It does not
 	// matter to a queue whose keys are all added at one priority.
 	StarvationLimit int
 }
@@ -106,7 +113,7 @@ type Queue[K comparable] struct {
 	shuttingDown atomic.Bool // set under pmu
 	drain        atomic.Bool // ShutDownWithDrain is waiting
 	seed         maphash.Seed
-	m            *metrics[K] // nil without a MetricsProvider
+	m            *metrics[K] // nil without Options.Metrics
 	mmu          sync.Mutex  // guards m
 	_            [56]byte
 	processing   inflightSet[K]
@@ -126,7 +133,7 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	q.lanes = []*lane[K]{&q.def}
 	q.starvationLimit = opts.StarvationLimit
 	if q.starvationLimit <= 0 {
-		q.starvationLimit = DefaultStarvationLimit
+		q.starvationLimit = defaultStarvationLimit
 	}
 	if q.rl == nil {
 		q.rl = DefaultRateLimiter[K]()

@@ -8,8 +8,10 @@ import (
 	"time"
 )
 
-// RateLimiter decides how long a key waits before it is retried. Every
-// implementation here is safe for concurrent use; custom ones must be too.
+// RateLimiter decides how long a key waits before it is retried (client-go's
+// TypedRateLimiter). The New…RateLimiter constructors return the three
+// limiters client-go offers, combined as DefaultRateLimiter does; each is
+// safe for concurrent use, and custom ones must be too.
 type RateLimiter[K comparable] interface {
 	// When records one more failure of key and returns how long to wait
 	// before retrying it.
@@ -31,9 +33,8 @@ func DefaultRateLimiter[K comparable]() RateLimiter[K] {
 	)
 }
 
-// ExponentialRateLimiter waits base·2^n for a key's n-th failure (counting
-// from 0), capped at max.
-type ExponentialRateLimiter[K comparable] struct {
+// exponentialRateLimiter is NewExponentialRateLimiter's limiter.
+type exponentialRateLimiter[K comparable] struct {
 	base, max time.Duration
 	mu        sync.Mutex
 	failures  map[K]int
@@ -49,27 +50,27 @@ type ExponentialRateLimiter[K comparable] struct {
 	seed       maphash.Seed
 }
 
-// failureBuckets is the number of ExponentialRateLimiter.backingOff
+// failureBuckets is the number of exponentialRateLimiter.backingOff
 // buckets: with f keys backing off, a Forget of another key takes the lock
 // with probability at most f/failureBuckets.
 const failureBuckets = 256
 
-// NewExponentialRateLimiter returns a per-key exponential backoff from base
-// to max.
-func NewExponentialRateLimiter[K comparable](base, max time.Duration) *ExponentialRateLimiter[K] {
-	return &ExponentialRateLimiter[K]{base: base, max: max, failures: make(map[K]int), seed: maphash.MakeSeed()}
+// NewExponentialRateLimiter returns a per-key exponential backoff: a key's
+// n-th failure (counting from 0) waits base·2^n, capped at max.
+func NewExponentialRateLimiter[K comparable](base, max time.Duration) RateLimiter[K] {
+	return &exponentialRateLimiter[K]{base: base, max: max, failures: make(map[K]int), seed: maphash.MakeSeed()}
 }
 
-func (r *ExponentialRateLimiter[K]) bucket(key K) *atomic.Int32 {
+func (r *exponentialRateLimiter[K]) bucket(key K) *atomic.Int32 {
 	return &r.backingOff[r.bucketOf(key)]
 }
 
-func (r *ExponentialRateLimiter[K]) bucketOf(key K) uint64 {
+func (r *exponentialRateLimiter[K]) bucketOf(key K) uint64 {
 	return maphash.Comparable(r.seed, key) % failureBuckets
 }
 
 // When implements RateLimiter.
-func (r *ExponentialRateLimiter[K]) When(key K) time.Duration {
+func (r *exponentialRateLimiter[K]) When(key K) time.Duration {
 	b := r.bucket(key)
 	r.mu.Lock()
 	n := r.failures[key]
@@ -90,7 +91,7 @@ func (r *ExponentialRateLimiter[K]) When(key K) time.Duration {
 // A Forget that sees no failures recorded, or none in its key's bucket,
 // returns without the lock: a When it races with is then ordered after it, as if it had taken
 // the lock last.
-func (r *ExponentialRateLimiter[K]) Forget(key K) {
+func (r *exponentialRateLimiter[K]) Forget(key K) {
 	if r.keys.Load() == 0 {
 		return
 	}
@@ -109,7 +110,7 @@ func (r *ExponentialRateLimiter[K]) Forget(key K) {
 }
 
 // NumRequeues implements RateLimiter.
-func (r *ExponentialRateLimiter[K]) NumRequeues(key K) int {
+func (r *exponentialRateLimiter[K]) NumRequeues(key K) int {
 	if r.keys.Load() == 0 || r.bucket(key).Load() == 0 {
 		return 0
 	}
@@ -118,12 +119,8 @@ func (r *ExponentialRateLimiter[K]) NumRequeues(key K) int {
 	return r.failures[key]
 }
 
-// BucketRateLimiter is an overall (not per-key) token bucket: burst tokens,
-// refilled at qps per second. Each When takes a token, going into debt when
-// the bucket is empty, and returns how long until that debt is repaid — the
-// semantics of rate.Limiter.Reserve().Delay() that client-go uses. It keeps
-// no per-key state: Forget does nothing and NumRequeues is 0.
-type BucketRateLimiter[K comparable] struct {
+// bucketRateLimiter is NewBucketRateLimiter's limiter.
+type bucketRateLimiter[K comparable] struct {
 	qps   float64
 	burst float64
 	mu    sync.Mutex
@@ -132,14 +129,18 @@ type BucketRateLimiter[K comparable] struct {
 	last   time.Time
 }
 
-// NewBucketRateLimiter returns a token bucket of burst tokens refilled at qps
-// per second. qps <= 0 means no limit.
-func NewBucketRateLimiter[K comparable](qps float64, burst int) *BucketRateLimiter[K] {
-	return &BucketRateLimiter[K]{qps: qps, burst: float64(burst), tokens: float64(burst)}
+// NewBucketRateLimiter returns an overall (not per-key) token bucket: burst
+// tokens, refilled at qps per second; qps <= 0 means no limit. Each When
+// takes a token, going into debt when the bucket is empty, and returns how
+// long until that debt is repaid — the semantics of
+// rate.Limiter.Reserve().Delay() that client-go uses. It keeps no per-key
+// state: Forget does nothing and NumRequeues is 0.
+func NewBucketRateLimiter[K comparable](qps float64, burst int) RateLimiter[K] {
+	return &bucketRateLimiter[K]{qps: qps, burst: float64(burst), tokens: float64(burst)}
 }
 
 // When implements RateLimiter.
-func (r *BucketRateLimiter[K]) When(K) time.Duration {
+func (r *bucketRateLimiter[K]) When(K) time.Duration {
 	if r.qps <= 0 {
 		return 0
 	}
@@ -158,22 +159,22 @@ func (r *BucketRateLimiter[K]) When(K) time.Duration {
 }
 
 // Forget implements RateLimiter; it does nothing.
-func (r *BucketRateLimiter[K]) Forget(K) {}
+func (r *bucketRateLimiter[K]) Forget(K) {}
 
 // NumRequeues implements RateLimiter; it is always 0.
-func (r *BucketRateLimiter[K]) NumRequeues(K) int { return 0 }
+func (r *bucketRateLimiter[K]) NumRequeues(K) int { return 0 }
 
-// MaxOfRateLimiter combines limiters: When asks every one and returns the
+// maxOfRateLimiter is NewMaxOfRateLimiter's limiter.
+type maxOfRateLimiter[K comparable] struct{ limiters []RateLimiter[K] }
+
+// NewMaxOfRateLimiter combines limiters: When asks every one and returns the
 // longest delay, Forget forgets in all, NumRequeues is the largest count.
-type MaxOfRateLimiter[K comparable] struct{ limiters []RateLimiter[K] }
-
-// NewMaxOfRateLimiter returns the max-of combination of limiters.
-func NewMaxOfRateLimiter[K comparable](limiters ...RateLimiter[K]) *MaxOfRateLimiter[K] {
-	return &MaxOfRateLimiter[K]{limiters: limiters}
+func NewMaxOfRateLimiter[K comparable](limiters ...RateLimiter[K]) RateLimiter[K] {
+	return &maxOfRateLimiter[K]{limiters: limiters}
 }
 
 // When implements RateLimiter.
-func (r *MaxOfRateLimiter[K]) When(key K) time.Duration {
+func (r *maxOfRateLimiter[K]) When(key K) time.Duration {
 	var d time.Duration
 	for _, l := range r.limiters {
 		d = max(d, l.When(key))
@@ -182,14 +183,14 @@ func (r *MaxOfRateLimiter[K]) When(key K) time.Duration {
 }
 
 // Forget implements RateLimiter.
-func (r *MaxOfRateLimiter[K]) Forget(key K) {
+func (r *maxOfRateLimiter[K]) Forget(key K) {
 	for _, l := range r.limiters {
 		l.Forget(key)
 	}
 }
 
 // NumRequeues implements RateLimiter.
-func (r *MaxOfRateLimiter[K]) NumRequeues(key K) int {
+func (r *maxOfRateLimiter[K]) NumRequeues(key K) int {
 	n := 0
 	for _, l := range r.limiters {
 		n = max(n, l.NumRequeues(key))

@@ -12,7 +12,7 @@ import (
 // share buckets, and checks every count against a plain map and the bucket
 // counts against the keys backing off.
 func TestExponentialRateLimiterMatchesModel(t *testing.T) {
-	r := NewExponentialRateLimiter[string](time.Millisecond, time.Second)
+	r := NewExponentialRateLimiter[string](time.Millisecond, time.Second).(*exponentialRateLimiter[string])
 	model := map[string]int{}
 	rng := rand.New(rand.NewPCG(5, 5))
 	key := func() string { return "k" + strconv.Itoa(rng.IntN(3*failureBuckets)) }
@@ -50,7 +50,7 @@ func TestExponentialRateLimiterMatchesModel(t *testing.T) {
 // without the lock, so that workers finishing keys do not queue on it
 // because some other key is failing.
 func TestExponentialRateLimiterForgetSkipsLock(t *testing.T) {
-	r := NewExponentialRateLimiter[string](time.Millisecond, time.Second)
+	r := NewExponentialRateLimiter[string](time.Millisecond, time.Second).(*exponentialRateLimiter[string])
 	r.When("failing")
 	other := ""
 	for i := 0; other == ""; i++ {

@@ -40,7 +40,7 @@ func TestGeneratedInformersOverFakeClientsets(t *testing.T) {
 			f := informers.NewSharedInformerFactory(clientsetconfig.For(cs), factory.Options{})
 			defer f.Shutdown()
 			cms := f.Core().V1().ConfigMaps()
-			rec := runtimetest.NewRecorder[*corev1.ConfigMap]() // requests the informer before Start, as with client-go
+			rec := new(runtimetest.Recorder[*corev1.ConfigMap]) // requests the informer before Start, as with client-go
 			if _, err := cms.Informer().AddHandler(rec, informer.HandlerOptions{}); err != nil {
 				t.Fatal(err)
 			}

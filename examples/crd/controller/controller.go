@@ -165,7 +165,7 @@ func New(cfg *rest.Config, f *informers.SharedInformerFactory, opts Options) (*C
 		fooInf:  v1.Foos().Informer(),
 		hostInf: v1.Hosts().Informer(),
 
-		own:       freshness.New[Key](freshness.Options{Metrics: opts.Freshness}),
+		own:       &freshness.Tracker[Key]{Metrics: opts.Freshness},
 		lastWrite: map[Key]string{},
 	}
 	c.fooRes = freshness.Resource{Name: "foos." + samplev1.SchemeGroupVersion.Group, Cache: c.fooInf.Indexer()}

@@ -94,7 +94,7 @@ func guideGetAtLeast(ctx context.Context, client rest.Interface, fooLister v1lis
 func guideFreshness(ctx context.Context, client rest.Interface, fooInformer *informer.Informer[*v1.Foo], q *workqueue.Queue[string], s *shard.Shard,
 	m freshness.Metrics, reconcile func(context.Context, string) error, key, ns, name string, foo *v1.Foo, workers int) error {
 	// doc:begin guide-freshness
-	own := freshness.New[string](freshness.Options{Metrics: m}) // m: optional hooks
+	own := &freshness.Tracker[string]{Metrics: m} // m: optional hooks
 	foos := freshness.Resource{Name: "foos", Cache: fooInformer.Indexer()}
 
 	// in reconcile, after a successful write:

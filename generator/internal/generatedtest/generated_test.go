@@ -32,7 +32,7 @@ func TestNamedSliceItemsKind(t *testing.T) {
 		done := make(chan error)
 		go func() { done <- inf.Run(ctx) }()
 		defer func() { cancel(); <-done }()
-		rec := runtimetest.NewRecorder[*wfv1.Workflow]()
+		rec := new(runtimetest.Recorder[*wfv1.Workflow])
 		if _, err := inf.AddHandler(rec, informer.HandlerOptions{}); err != nil {
 			t.Fatal(err)
 		}

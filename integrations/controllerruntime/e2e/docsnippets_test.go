@@ -22,7 +22,7 @@ import (
 // the block against the region.
 func guideOwnWrites(mgr manager.Manager, fooInformer *informer.Informer[*v1.Foo], r reconcile.Reconciler) error {
 	// doc:begin guide-ownwrites
-	ow := crinformers.NewOwnWrites(freshness.New[reconcile.Request](freshness.Options{}))
+	ow := crinformers.NewOwnWrites(&freshness.Tracker[reconcile.Request]{})
 	res := freshness.Resource{Name: "foos", Cache: fooInformer.Indexer()}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("foo"). // no For(): the sources are informer-gen's, so the controller needs a name

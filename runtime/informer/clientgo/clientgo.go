@@ -4,7 +4,7 @@
 // rewritten to typed informer.Handlers later:
 //
 //	// was: fooInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{...})
-//	reg, err := clientgo.AddHandler(foos.Informer(), cache.ResourceEventHandlerFuncs{...})
+//	reg, err := clientgo.AddHandler(foos.Informer(), cache.ResourceEventHandlerFuncs{...}, informer.HandlerOptions{})
 //
 // It is a package of its own so that only controllers that use it compile
 // client-go's tools/cache (package informer does not import it).
@@ -77,29 +77,16 @@ func (c typedClientGoHandler[T]) OnDelete(obj T, finalStateUnknown bool) {
 	c.h.OnDelete(d)
 }
 
-// AddHandler registers a client-go event handler on inf, as
-// client-go's AddEventHandler does: it is inf.AddHandler(Handler[T](h),
-// informer.HandlerOptions{}), with the informer's default resync. The Registration
-// replaces client-go's ResourceEventHandlerRegistration (HasSynced, and
-// RemoveHandler to unregister). It returns inf.AddHandler's error.
-func AddHandler[T store.Object[T]](inf *informer.Informer[T], h cache.ResourceEventHandler) (*informer.Registration, error) {
-	return inf.AddHandler(Handler[T](h), informer.HandlerOptions{})
-}
-
-// AddHandlerWithOptions is AddHandler with informer.HandlerOptions
-// (a resync period of its own, as client-go's AddEventHandlerWithResyncPeriod).
-func AddHandlerWithOptions[T store.Object[T]](inf *informer.Informer[T], h cache.ResourceEventHandler, opts informer.HandlerOptions) (*informer.Registration, error) {
+// AddHandler registers a client-go event handler on inf: it is
+// inf.AddHandler(Handler[T](h), opts), which spells out T. As client-go's
+// AddEventHandler it is called with informer.HandlerOptions{} (the
+// informer's default resync); as AddEventHandlerWithResyncPeriod, with
+// informer.HandlerOptions{ResyncPeriod: d}. The Registration replaces
+// client-go's ResourceEventHandlerRegistration (HasSynced, and RemoveHandler
+// to unregister). It returns inf.AddHandler's error.
+//
+// A typed handler needs no such helper, as T is inferred from it:
+// inf.AddHandler(TypedHandler(h), opts).
+func AddHandler[T store.Object[T]](inf *informer.Informer[T], h cache.ResourceEventHandler, opts informer.HandlerOptions) (*informer.Registration, error) {
 	return inf.AddHandler(Handler[T](h), opts)
-}
-
-// AddTypedHandler registers a client-go typed event handler on inf:
-// inf.AddHandler(TypedHandler(h), informer.HandlerOptions{}).
-func AddTypedHandler[T comparableObject[T]](inf *informer.Informer[T], h cache.TypedResourceEventHandler[T]) (*informer.Registration, error) {
-	return inf.AddHandler(TypedHandler(h), informer.HandlerOptions{})
-}
-
-// AddTypedHandlerWithOptions is AddTypedHandler with
-// informer.HandlerOptions.
-func AddTypedHandlerWithOptions[T comparableObject[T]](inf *informer.Informer[T], h cache.TypedResourceEventHandler[T], opts informer.HandlerOptions) (*informer.Registration, error) {
-	return inf.AddHandler(TypedHandler(h), opts)
 }

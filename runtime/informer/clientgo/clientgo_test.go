@@ -121,7 +121,7 @@ func TestAddHandlerDeliversTombstones(t *testing.T) {
 			},
 		}
 		cgScenario(t, func(inf *informer.Informer[*corev1.ConfigMap]) (*informer.Registration, error) {
-			return clientgo.AddHandler(inf, h)
+			return clientgo.AddHandler(inf, h, informer.HandlerOptions{})
 		}, log)
 		equal(t, "client-go handler calls", sortInitial(log.snapshot()), []string{
 			"add a", "add b", "update a 1->2", "delete a",
@@ -130,7 +130,7 @@ func TestAddHandlerDeliversTombstones(t *testing.T) {
 	})
 }
 
-func TestAddTypedHandlerDeliversDeletedObject(t *testing.T) {
+func TestTypedHandlerDeliversDeletedObject(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		log := &cgLog{}
 		h := cache.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]{
@@ -147,7 +147,7 @@ func TestAddTypedHandlerDeliversDeletedObject(t *testing.T) {
 			},
 		}
 		cgScenario(t, func(inf *informer.Informer[*corev1.ConfigMap]) (*informer.Registration, error) {
-			return clientgo.AddTypedHandlerWithOptions(inf, h, informer.HandlerOptions{})
+			return inf.AddHandler(clientgo.TypedHandler(h), informer.HandlerOptions{})
 		}, log)
 		equal(t, "typed client-go handler calls", sortInitial(log.snapshot()), []string{
 			"add a", "add b", "update a 1->2", "delete a key=ns/a",

@@ -2,7 +2,7 @@ package cache
 
 import "unsafe"
 
-// Compact is the full memory transform (store.Compact's): it drops
+// Compact is the informer's default transform with InternStrings: it drops
 // metadata.managedFields and then applies InternStrings, in place.
 func Compact(obj Obj) {
 	obj.SetManagedFields(nil)

@@ -16,7 +16,7 @@ import (
 // values for the same object every time. Duplicate values are ignored. It runs
 // with the cache's write lock held, so it must be quick and must not call the
 // Indexer or the Writer (that deadlocks). An error leaves the object out of
-// that index (see Options.OnIndexError). store.IndexFunc is its typed
+// that index (see Options.OnIndexError). store.Indexers holds its typed
 // counterpart; IndexersOf converts.
 type IndexFunc func(obj Obj) ([]string, error)
 

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 )
 
 // TestSourcesSchemePerPackage: kinds of one group-version from two Go

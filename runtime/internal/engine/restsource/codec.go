@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/informer-gen/informer-gen/internal/apigroups"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/codecopts"
-	"github.com/informer-gen/informer-gen/runtime/listwatch"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 
@@ -29,7 +29,7 @@ const mediaTypeJSON = "application/json"
 // The media type asked for is contentType (the informer's ContentType) when not
 // empty, else the first of cfg.AcceptContentTypes, else cfg.ContentType:
 //   - empty or protobuf: protobuf for built-in types (a group kube-apiserver
-//     serves, listwatch.BuiltInGroup, and T has the Unmarshal method go-to-protobuf
+//     serves, apigroups.BuiltIn, and T has the Unmarshal method go-to-protobuf
 //     generates for every k8s.io/api type), JSON for everything else (custom
 //     resources are served as JSON only, even when their Go types carry
 //     protobuf methods);
@@ -95,7 +95,7 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 	if projection {
 		switch mt {
 		case "", runtime.ContentTypeProtobuf:
-			if !listwatch.BuiltInGroup(gvk.Group) {
+			if !apigroups.BuiltIn(gvk.Group) {
 				return jsonCodec, nil, nil
 			}
 			pbc, err := wire.NewProtobufProjection[cache.Obj](gvk, pb, pbOpts...)
@@ -109,7 +109,7 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 	}
 	switch mt {
 	case "", runtime.ContentTypeProtobuf:
-		if !listwatch.BuiltInGroup(gvk.Group) {
+		if !apigroups.BuiltIn(gvk.Group) {
 			return jsonCodec, nil, nil
 		}
 		if pb, err := wire.NewProtobuf[cache.Obj](gvk, pbOpts...); err == nil {

@@ -7,8 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
-	lwt "github.com/informer-gen/informer-gen/runtime/listwatch/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
 

@@ -7,6 +7,6 @@
 // namespace decoding straight into the type's Go type (Clients.Sources).
 //
 // It is the untyped core under runtime/listwatch: the public package holds
-// the typed ListerWatcher and the facts both share (BuiltInGroup,
-// NewRESTClient).
+// the typed ListerWatcher and NewRESTClient; which groups are built in is
+// internal/apigroups's, which the generator reads too.
 package restsource

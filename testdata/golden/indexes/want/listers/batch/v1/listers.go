@@ -109,7 +109,7 @@ const TaskZonesIndex = "Zones"
 
 // TaskZonesIndexFunc indexes a Task by .spec.zones (empty values are not indexed).
 func TaskZonesIndexFunc(obj *v1.Task) ([]string, error) {
-	return store.StringValues(obj.Spec.Zones), nil
+	return store.Values(obj.Spec.Zones...), nil
 }
 
 // TaskIndexers returns every index declared on Task with +informer-gen:index.

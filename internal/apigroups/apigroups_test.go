@@ -1,4 +1,4 @@
-package listwatch
+package apigroups
 
 import (
 	"testing"
@@ -7,11 +7,12 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// TestBuiltInGroupsAreKubeAPIServers: the groups BuiltInGroup names are
+// TestBuiltInAreKubeAPIServers: the groups BuiltIn names are
 // exactly those of client-go's kubernetes/scheme (kube-apiserver's own
 // types) plus apiextensions.k8s.io and apiregistration.k8s.io, so a new
-// built-in group in a k8s.io bump fails here instead of being read as JSON.
-func TestBuiltInGroupsAreKubeAPIServers(t *testing.T) {
+// built-in group in a k8s.io bump fails here instead of being read as JSON
+// (by the factory) and given a generated JSON decoder (by the generator).
+func TestBuiltInAreKubeAPIServers(t *testing.T) {
 	want := map[string]bool{"apiextensions.k8s.io": true, "apiregistration.k8s.io": true}
 	for gvk := range scheme.Scheme.AllKnownTypes() {
 		if gvk.Version != runtime.APIVersionInternal && gvk.Group != "meta.k8s.io" {
@@ -19,13 +20,13 @@ func TestBuiltInGroupsAreKubeAPIServers(t *testing.T) {
 		}
 	}
 	for g := range want {
-		if !BuiltInGroup(g) {
-			t.Errorf("BuiltInGroup(%q) = false; kube-apiserver serves it", g)
+		if !BuiltIn(g) {
+			t.Errorf("BuiltIn(%q) = false; kube-apiserver serves it", g)
 		}
 	}
-	for g := range builtInGroups {
+	for g := range builtIn {
 		if !want[g] {
-			t.Errorf("BuiltInGroup(%q) = true; client-go's scheme has no such group", g)
+			t.Errorf("BuiltIn(%q) = true; client-go's scheme has no such group", g)
 		}
 	}
 }

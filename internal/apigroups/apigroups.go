@@ -1,12 +1,16 @@
-package listwatch
+// Package apigroups knows which API groups kube-apiserver serves itself.
+// The runtime's factory reads those groups' objects as protobuf and the
+// generator's --json-decoders auto leaves them out, so both ask this one
+// list. It imports nothing and is internal to this module.
+package apigroups
 
-// builtInGroups are the API groups kube-apiserver serves itself (with its
+// builtIn are the API groups kube-apiserver serves itself (with its
 // aggregator's apiregistration.k8s.io and apiextensions.k8s.io): the groups
 // of client-go's kubernetes/scheme and those two. Only these are served as
 // protobuf; custom resources are served as JSON (and CBOR) whatever methods
 // their Go types have, so a CRD type with generated protobuf methods (common
 // in projects that also speak gRPC) is still read as JSON.
-var builtInGroups = map[string]bool{
+var builtIn = map[string]bool{
 	"":                             true,
 	"admissionregistration.k8s.io": true,
 	"apiextensions.k8s.io":         true,
@@ -34,8 +38,7 @@ var builtInGroups = map[string]bool{
 	"storagemigration.k8s.io":      true,
 }
 
-// BuiltInGroup reports whether kube-apiserver serves group itself, so that
-// its objects can be read as protobuf; false for custom resources and
-// aggregated APIs, which the factory reads as JSON unless a content type is
-// asked for.
-func BuiltInGroup(group string) bool { return builtInGroups[group] }
+// BuiltIn reports whether kube-apiserver serves group itself, so that its
+// objects can be read as protobuf; false for custom resources and
+// aggregated APIs.
+func BuiltIn(group string) bool { return builtIn[group] }

@@ -1,4 +1,4 @@
-package store_test
+package cache_test
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/informer-gen/informer-gen/runtime/store"
+	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 )
 
 // internBenchPod is the metadata of bench/pods_test.go's pod i (10 labels, an
@@ -66,7 +66,7 @@ var internSink *corev1.Pod
 //     decodes an event just before the Reflector sees it (ns/op includes the
 //     copy: compare with hot/touch).
 //
-// go test ./runtime/store -run '^$' -bench InternStrings -benchtime 300000x -count 3
+// go test ./runtime/internal/cache -run '^$' -bench InternStrings -benchtime 300000x -count 3
 func BenchmarkInternStrings(b *testing.B) {
 	const n = 100_000
 	tmpl := make([]*corev1.Pod, n)
@@ -78,7 +78,7 @@ func BenchmarkInternStrings(b *testing.B) {
 		fn   func(*corev1.Pod)
 	}{
 		{"touch", func(p *corev1.Pod) { p.SetManagedFields(nil) }},
-		{"InternStrings", func(p *corev1.Pod) { store.InternStrings(p) }},
+		{"InternStrings", func(p *corev1.Pod) { cache.InternStrings(p) }},
 		{"unique", uniqueOnly},
 	}
 	for _, impl := range impls {
