@@ -27,15 +27,18 @@
 # 20k Pods took ~2 min at load 16 (88k: ~9 min); each trial is its sync plus
 # 60 s, ~4 trials per contender (a 13-step ladder): 20k Pods and six
 # contenders took 35 min.
+# The defaults give each of the four contenders a short ladder of its own
+# around its 88k limit (-memlimit-for), so that the bisection takes two or
+# three trials each; other contenders bisect -memlimit's.
 # Every flag after the defaults below goes to the driver and overrides them:
-# -memlimit LADDER, -memlimit-gomemlimit PERCENT, -memlimit-hold, -memlimit-
+# -memlimit LADDER, -memlimit-for 'NAME=LADDER;...', -memlimit-gomemlimit PERCENT, -memlimit-hold, -memlimit-
 # update-rate, -memlimit-sync-timeout, -memlimit-cgroup-root,
 # -memlimit-base-bin BIN (runs contenders named NAME@base from another
 # contender binary, for a before/after comparison in one run), -pods,
 # -contenders, -watchlist (the first mode is used).
 # Usage: hack/bench-memlimit.sh [flags]
 #   e.g. flock /work/bigmem.lock hack/bench-memlimit.sh
-#        hack/bench-memlimit.sh -pods 2000 -memlimit 32,48,64,96 -memlimit-hold 10s   (quick)
+#        hack/bench-memlimit.sh -pods 2000 -memlimit 32,48,64,96 -memlimit-for '' -memlimit-hold 10s   (quick)
 set -euo pipefail
 cd "$(dirname "$0")/../bench/builtin"
 bin=$(mktemp -d)
@@ -45,5 +48,6 @@ go build -o "$bin/contender" ./contender
 "$bin/bench-builtin" -contender-bin "$bin/contender" \
   -pods 88000 -secrets "" -watchlist on \
   -contenders ours,ours-projection,client-go-typed,client-go-metadata \
-  -memlimit 96,128,160,192,256,320,384,512,640,768,1024,1536,2048 \
+  -memlimit 96,128,160,192,256,320,384,448,512,640,768,1024,1536,2048,2560 \
+  -memlimit-for 'ours-projection=112,128,160,192,256;ours=448,512,640,768,1024;client-go-metadata=384,512,640,768,1024;client-go-typed=1536,2048,2560,3072' \
   "$@"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,6 +56,45 @@ type memLimitConfig struct {
 	BaseExe string
 }
 
+// memLimitFor holds the ladders of -memlimit-for, by contender: a
+// contender named there bisects its own ladder rather than -memlimit's, so
+// that contenders whose limits lie far apart (at 88k Pods, ~150 MiB for the
+// projection, ~2 GiB for client-go's typed informer) each take two or three
+// trials rather than four or five over one ladder spanning them all.
+var memLimitFor = map[string][]int{}
+
+func init() {
+	flag.Func("memlimit-for", "with -memlimit: a ladder of its own per contender, `NAME=MiB,MiB,...;NAME=...` (increasing), bisected instead of -memlimit's for that contender (the last -memlimit-for replaces any earlier; empty: none)", func(s string) error {
+		clear(memLimitFor)
+		for _, part := range strings.Split(s, ";") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			name, list, ok := strings.Cut(part, "=")
+			if !ok {
+				return fmt.Errorf("%q is not NAME=MiB,MiB,...", part)
+			}
+			ladder, err := parseInts(list)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if len(ladder) == 0 {
+				return fmt.Errorf("%s: empty ladder", name)
+			}
+			memLimitFor[strings.TrimSpace(name)] = ladder
+		}
+		return nil
+	})
+}
+
+// ladder is the ladder contender name bisects.
+func (mc memLimitConfig) ladder(name string) []int {
+	if l, ok := memLimitFor[name]; ok {
+		return l
+	}
+	return mc.Ladder
+}
+
 // BaseSuffix names a contender run from memLimitConfig.BaseExe.
 const BaseSuffix = "@base"
 
@@ -95,15 +135,16 @@ func (d *driver) memLimits(ctx context.Context, resource string, size int, out i
 	}
 	type row struct {
 		name   string
+		ladder []int
 		trials []memTrial
 		pass   int // index in the ladder of the smallest passing limit, -1: none
 	}
 	var rows []row
 	for _, name := range d.cfg.Contenders {
-		r := row{name: name}
+		r := row{name: name, ladder: mc.ladder(name)}
 		var err error
-		r.pass, err = bisectLadder(len(mc.Ladder), func(i int) (bool, error) {
-			t, err := d.memTrial(ctx, size, name, mc.Ladder[i])
+		r.pass, err = bisectLadder(len(r.ladder), func(i int) (bool, error) {
+			t, err := d.memTrial(ctx, size, name, r.ladder[i])
 			if err != nil {
 				return false, err
 			}
@@ -119,23 +160,29 @@ func (d *driver) memLimits(ctx context.Context, resource string, size int, out i
 	}
 	fmt.Fprintf(out, "\nMemory-limited start: %d %s, hard limit (memory cgroup) with GOMEMLIMIT at %d%% of it, synced and up for %v under %d Pod updates/s; WatchList %v\n",
 		size, resource, mc.GoMemLimitPercent, mc.Hold, mc.UpdateRate, d.cfg.WatchList[0])
-	fmt.Fprintf(out, "ladder (MiB): %s\n\n", joinInts(mc.Ladder))
+	fmt.Fprintf(out, "ladder (MiB): %s", joinInts(mc.Ladder))
+	for _, r := range rows {
+		if _, ok := memLimitFor[r.name]; ok {
+			fmt.Fprintf(out, "; %s: %s", r.name, joinInts(r.ladder))
+		}
+	}
+	fmt.Fprint(out, "\n\n")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "contender\tsmallest passing\tkilled / failed below it\tsync s\tpeak MiB\ttrials (MiB: outcome)\t")
 	for _, r := range rows {
 		passing, below, syncS, peak := "none", "-", "-", "-"
 		if r.pass >= 0 {
-			passing = fmt.Sprintf("%d MiB", mc.Ladder[r.pass])
+			passing = fmt.Sprintf("%d MiB", r.ladder[r.pass])
 		}
 		for _, t := range r.trials {
-			if r.pass >= 0 && t.LimitMiB == mc.Ladder[r.pass] {
+			if r.pass >= 0 && t.LimitMiB == r.ladder[r.pass] {
 				syncS = fmt.Sprintf("%.1f", t.SyncSeconds)
 				peak = fmt.Sprintf("%.0f", float64(t.PeakBytes)/(1<<20))
 			}
-			if r.pass > 0 && t.LimitMiB == mc.Ladder[r.pass-1] {
+			if r.pass > 0 && t.LimitMiB == r.ladder[r.pass-1] {
 				below = fmt.Sprintf("%d MiB %s", t.LimitMiB, t.Outcome)
 			}
-			if r.pass < 0 && t.LimitMiB == mc.Ladder[len(mc.Ladder)-1] {
+			if r.pass < 0 && t.LimitMiB == r.ladder[len(r.ladder)-1] {
 				below = fmt.Sprintf("%d MiB %s", t.LimitMiB, t.Outcome)
 			}
 		}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,4 +120,34 @@ func read(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestMemLimitFor checks -memlimit-for: a ladder per named contender, the
+// others bisecting -memlimit's; malformed values are flag errors.
+func TestMemLimitFor(t *testing.T) {
+	defer clear(memLimitFor)
+	f := flag.Lookup("memlimit-for")
+	if f == nil {
+		t.Fatal("no -memlimit-for flag")
+	}
+	if err := f.Value.Set("ours=448,512,640; client-go-typed=1536,2048 ;"); err != nil {
+		t.Fatal(err)
+	}
+	mc := memLimitConfig{Ladder: []int{96, 128}}
+	for name, want := range map[string][]int{"ours": {448, 512, 640}, "client-go-typed": {1536, 2048}, "ours-projection": {96, 128}} {
+		if got := mc.ladder(name); !slices.Equal(got, want) {
+			t.Errorf("ladder of %s: %v, want %v", name, got, want)
+		}
+	}
+	if err := f.Value.Set("ours-projection=64"); err != nil {
+		t.Fatal(err)
+	}
+	if got := mc.ladder("ours"); !slices.Equal(got, mc.Ladder) {
+		t.Errorf("a second -memlimit-for kept ours' ladder of the first: %v", got)
+	}
+	for _, bad := range []string{"ours", "ours=", "ours=512,448", "ours=a"} {
+		if err := f.Value.Set(bad); err == nil {
+			t.Errorf("-memlimit-for %q: no error", bad)
+		}
+	}
 }

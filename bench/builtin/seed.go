@@ -191,14 +191,19 @@ func (s *podSeeder) seed(ctx context.Context, from, to, workers int) error {
 			}}},
 		}
 		var resp *etcdserverpb.TxnResponse
+		attempts := 0
 		err := retrySeed(ctx, func() (err error) {
+			attempts++
 			resp, err = s.kv.Txn(ctx, txn)
 			return err
 		})
 		if err != nil {
 			return fmt.Errorf("writing Pod %s/%s into etcd: %w", p.Namespace, p.Name, err)
 		}
-		if !resp.Succeeded {
+		// A write that timed out may still have been applied: the key
+		// then exists when the retry runs, written by this seeder (the
+		// only writer of these keys).
+		if !resp.Succeeded && attempts == 1 {
 			return fmt.Errorf("writing Pod %s/%s into etcd: it exists already", p.Namespace, p.Name)
 		}
 		return nil

@@ -54,8 +54,8 @@
 //     that keeps them exactly the reflective decoder's), and CheckedDecoder,
 //     which drops a generated decoder whose types changed since it was
 //     generated;
-//   - *ProtobufDecoder's methods, ProtobufStringMap, ProtobufMessageMap and
-//     CheckedProtobufDecoder, for projection decoders.
+//   - *ProtobufDecoder's methods, ProtobufStringMap, ProtobufMessageMap,
+//     ProtobufMessages and CheckedProtobufDecoder, for projection decoders.
 //
 // The decoders of the core/v1 types custom resources embed (PodTemplateSpec,
 // PodSpec, …) are in subpackage corev1, reached through its X.

@@ -20,13 +20,14 @@ import (
 // struct and decode not nil; anything else is an error. SkipManagedFields
 // applies: each object's metadata.managedFields are skipped, not decoded.
 //
-// The metadata, and the maps the projection keeps (ProtobufStringMap,
-// ProtobufMessageMap), are decoded, and shared between the objects of one
-// Codec, as NewProtobuf decodes and shares them: repeated strings are one
-// string (names, UIDs and resourceVersions, unique to an object, are not
-// interned), and a map (labels, annotations, a node selector) whose entries
-// were encoded with the same bytes as those of an earlier object is that
-// object's map. The objects are read-only, as those of every informer cache:
+// The metadata, and the maps and repeated messages the projection keeps
+// (ProtobufStringMap, ProtobufMessageMap, ProtobufMessages), are decoded,
+// and shared between the objects of one Codec, as NewProtobuf decodes and
+// shares them: repeated strings are one string (names, UIDs and
+// resourceVersions, unique to an object, are not interned), and a map
+// (labels, annotations, a node selector) or a repeated message field
+// (tolerations) whose entries were encoded with the same bytes as those of
+// an earlier object is that object's. The objects are read-only, as those of every informer cache:
 // copy one before changing it.
 //
 // The Codec is safe for concurrent use; it decodes one object at a time.

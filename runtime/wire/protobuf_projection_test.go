@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -665,6 +666,90 @@ func TestProtobufProjectionSharesMetadata(t *testing.T) {
 			if len(c.Labels) != 2 || len(b.Labels) != 2 || len(c.Spec.NodeSelector) != 1 {
 				t.Fatalf("distinct %v, skip %v: a later entry was written into an earlier object's map: %v, %v", distinct, skip, c.Labels, c.Spec.NodeSelector)
 			}
+		}
+	}
+}
+
+// TestProtobufProjectionSharesMessages checks the repeated message fields of
+// projections (ProtobufMessages): decoded whole with the table decoder, each
+// in a slice made once with its length (no spare capacity), with repeated
+// strings interned, and shared between objects whose runs had the same
+// bytes (kept the second time, as maps are), unless the codec has
+// DistinctMaps; a later element of the field in the same object goes to a
+// copy, never into the shared slice.
+func TestProtobufProjectionSharesMessages(t *testing.T) {
+	pod := corev1.SchemeGroupVersion.WithKind("Pod")
+	same := func(x, y any) bool { return reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer() }
+	sameString := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	ts := metav1.Unix(1700000000, 0)
+	conds := []corev1.PodCondition{
+		{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: ts},
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: ts},
+		{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: ts},
+	}
+	var objs []runtime.Object
+	for i := range 3 {
+		objs = append(objs, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p%d", i)},
+			Spec:       corev1.PodSpec{Tolerations: []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}},
+			Status:     corev1.PodStatus{Conditions: conds},
+		})
+	}
+	for _, distinct := range []bool{false, true} {
+		var opts []wire.Option
+		if distinct {
+			opts = append(opts, func(o *codecopts.Options) { o.DistinctMaps = true })
+		}
+		codec := must(wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf, opts...))
+		var got []*pbprojv1.PodWire
+		if _, err := codec.DecodeList(bytes.NewReader(pbProjListBody(t, pod, objs)), func(p *pbprojv1.PodWire) error {
+			got = append(got, p)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range got {
+			if want := pbDecodeThenProject[pbprojv1.PodWire](t, objs[i], false); !reflect.DeepEqual(p, want) {
+				t.Fatalf("distinct %v: object %d is %+v, want %+v", distinct, i, p, want)
+			}
+			if c := p.Status.Conditions; cap(c) != len(c) {
+				t.Errorf("distinct %v: object %d's conditions have capacity %d for %d", distinct, i, cap(c), len(c))
+			}
+		}
+		a, b, c := got[0], got[1], got[2]
+		if same(a.Status.Conditions, b.Status.Conditions) {
+			t.Errorf("distinct %v: the first two objects share their conditions: a run is kept for sharing the second time its bytes are seen", distinct)
+		}
+		if shared := same(b.Status.Conditions, c.Status.Conditions) && same(b.Spec.Tolerations, c.Spec.Tolerations); shared == distinct {
+			t.Errorf("distinct %v: equal conditions and tolerations shared: %v", distinct, shared)
+		}
+		if !sameString(string(a.Status.Conditions[2].Type), string(c.Status.Conditions[2].Type)) ||
+			!sameString(a.Status.Conditions[2].Reason, c.Status.Conditions[2].Reason) {
+			t.Errorf("distinct %v: the conditions' strings are not interned", distinct)
+		}
+
+		// An object whose conditions come in two runs (the status twice):
+		// the second run is appended to a copy of the shared first.
+		first, err := objs[0].(*corev1.Pod).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		late, err := (&corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: "Late"}}}}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var split *pbprojv1.PodWire
+		if _, err := codec.DecodeList(bytes.NewReader(pbPodListEnvelope(append(first, late...))), func(p *pbprojv1.PodWire) error {
+			split = p
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if want := append(slices.Clone(conds), corev1.PodCondition{Type: "Late"}); !reflect.DeepEqual(split.Status.Conditions, want) {
+			t.Errorf("distinct %v: split status gives conditions %+v, want %+v", distinct, split.Status.Conditions, want)
+		}
+		if !reflect.DeepEqual(c.Status.Conditions, conds) {
+			t.Fatalf("distinct %v: a later condition was written into an earlier object's conditions: %+v", distinct, c.Status.Conditions)
 		}
 	}
 }

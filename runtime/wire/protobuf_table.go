@@ -188,7 +188,8 @@ func pbBuildTableLocked(t reflect.Type, building map[reflect.Type]*pbTable) *pbT
 }
 
 // pbBuildField describes the struct field sf of owner with protobuf tag
-// tag, or returns nil when it cannot. Only the tag's field number is used:
+// tag (owner nil: a field of no struct, a projection's map or slice, whose
+// strings are interned), or returns nil when it cannot. Only the tag's field number is used:
 // the generated Unmarshal follows the .proto files, which go-to-protobuf
 // derives from the Go types, and some hand-edited tags of k8s.io/api say
 // otherwise (core/v1 PodSpec's Tolerations are "opt", its Priority
@@ -226,7 +227,7 @@ func pbBuildField(owner reflect.Type, sf reflect.StructField, tag string, buildi
 		f.elem.Kind() == reflect.Slice && f.elem.Elem().Kind() != reflect.Uint8) {
 		return nil // *[]T, []*T, [][]T: not in k8s.io/api
 	}
-	f.intern = !pbInternExempt[owner.PkgPath()+"."+owner.Name()+"."+sf.Name]
+	f.intern = owner == nil || !pbInternExempt[owner.PkgPath()+"."+owner.Name()+"."+sf.Name]
 	if pbValue(f, f.elem, building) == nil {
 		return nil
 	}

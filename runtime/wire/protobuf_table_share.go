@@ -18,9 +18,11 @@ func (d *pbTableDecoder) sharing() bool { return !d.noSharedMaps && d.private ==
 
 // sharedObj returns the shared value of field f for the bytes run, if any;
 // otherwise (ok false) the hash of run for keepObj, or 0 when run is not to
-// be shared.
+// be shared. An empty run (a pointer field's empty message, such as the
+// `securityContext: {}` the API server's defaulting writes into every Pod)
+// is shared as any other: it is the same value in every object.
 func (d *pbTableDecoder) sharedObj(f *pbField, run []byte) (v pbSliceHeader, h uint64, ok bool) {
-	if len(run) > pbShareObjMaxRun || len(run) == 0 {
+	if len(run) > pbShareObjMaxRun {
 		return v, 0, false
 	}
 	if v, ok := d.objs[f][string(run)]; ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 	"unsafe"
@@ -469,3 +470,40 @@ func TestProtobufTableSharedSubObjects(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestProtobufTableSharesEmptyMessages checks that a pointer field holding an
+// empty message (the `securityContext: {}` kube-apiserver's defaulting
+// writes into every Pod) is shared like any other sub-object, and that a
+// later occurrence of the field in the same object merges into a copy.
+func TestProtobufTableSharesEmptyMessages(t *testing.T) {
+	tab := pbTableOf(reflect.TypeFor[corev1.Pod]())
+	d := newPBTableDecoder()
+	decode := func(b []byte) *corev1.Pod {
+		t.Helper()
+		got := new(corev1.Pod)
+		if err := d.decode(tab, unsafe.Pointer(got), b); err != nil {
+			t.Fatal(err)
+		}
+		want := new(corev1.Pod)
+		if err := want.Unmarshal(b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decoded %+v, want %+v", got, want)
+		}
+		return got
+	}
+	empty := pbMarshal(t, &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{}}})
+	a, b, c := decode(empty), decode(empty), decode(empty)
+	if a.Spec.SecurityContext == b.Spec.SecurityContext {
+		t.Error("the first two objects share their empty security context: a sub-object is kept for sharing the second time its bytes are seen")
+	}
+	if b.Spec.SecurityContext != c.Spec.SecurityContext {
+		t.Error("equal empty security contexts are not shared")
+	}
+	late := pbMarshal(t, &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptrTo(int64(7))}}})
+	merged := decode(append(slices.Clone(empty), late...))
+	if merged.Spec.SecurityContext == c.Spec.SecurityContext || !reflect.DeepEqual(*c.Spec.SecurityContext, corev1.PodSecurityContext{}) {
+		t.Fatalf("a later security context reached the shared empty one: %+v", c.Spec.SecurityContext)
+	}
+}

@@ -68,8 +68,7 @@ func pbProjv1PodSummaryStatus(d *wire.ProtobufDecoder, v *projv1.PodSummaryStatu
 		case 6:
 			v.PodIP = d.String()
 		case 2:
-			v.Conditions = append(v.Conditions, corev1.PodCondition{})
-			d.Unmarshal(&v.Conditions[len(v.Conditions)-1])
+			wire.ProtobufMessages(d, &v.Conditions)
 		default:
 			d.Skip()
 		}

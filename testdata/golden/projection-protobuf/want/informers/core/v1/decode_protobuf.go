@@ -84,8 +84,7 @@ func pbProjv1PodWireSpec(d *wire.ProtobufDecoder, v *projv1.PodWireSpec) {
 		case 32:
 			wire.ProtobufMessageMap(d, &v.Overhead)
 		case 22:
-			v.Tolerations = append(v.Tolerations, corev1.Toleration{})
-			d.Unmarshal(&v.Tolerations[len(v.Tolerations)-1])
+			wire.ProtobufMessages(d, &v.Tolerations)
 		case 18:
 			if v.Affinity == nil {
 				v.Affinity = new(corev1.Affinity)
@@ -133,8 +132,7 @@ func pbProjv1PodWireSpecContainer(d *wire.ProtobufDecoder, v *projv1.PodWireSpec
 		case 4:
 			v.Args = append(v.Args, d.String())
 		case 6:
-			v.Ports = append(v.Ports, corev1.ContainerPort{})
-			d.Unmarshal(&v.Ports[len(v.Ports)-1])
+			wire.ProtobufMessages(d, &v.Ports)
 		case 8:
 			d.Unmarshal(&v.Resources)
 		case 15:
@@ -188,8 +186,7 @@ func pbProjv1PodWireStatus(d *wire.ProtobufDecoder, v *projv1.PodWireStatus) {
 			}
 			d.Unmarshal(v.StartTime)
 		case 2:
-			v.Conditions = append(v.Conditions, corev1.PodCondition{})
-			d.Unmarshal(&v.Conditions[len(v.Conditions)-1])
+			wire.ProtobufMessages(d, &v.Conditions)
 		case 8:
 			if d.Message() {
 				v.ContainerStatuses = append(v.ContainerStatuses, projv1.PodWireStatusContainerStatus{})

@@ -57,8 +57,7 @@ func pbProjv1PodPlacementSpec(d *wire.ProtobufDecoder, v *projv1.PodPlacementSpe
 		case 10:
 			v.NodeName = d.String()
 		case 22:
-			v.Tolerations = append(v.Tolerations, corev1.Toleration{})
-			d.Unmarshal(&v.Tolerations[len(v.Tolerations)-1])
+			wire.ProtobufMessages(d, &v.Tolerations)
 		case 18:
 			if v.Affinity == nil {
 				v.Affinity = new(corev1.Affinity)
