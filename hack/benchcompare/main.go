@@ -2,7 +2,9 @@
 // the same benchmarks, run alternately (hack/bench-compare.sh), and prints
 // for every benchmark and metric the median of each and their ratio
 // after/before (<1 means the after build costs less; for rates, units ending
-// in "/s", >1 means it is faster). With -count N runs per build, the
+// in "/s", >1 means it is faster), and the ratio of their minimums: on a
+// busy machine a run's time is its own cost plus whatever waited for the
+// CPU, so the fastest run of each is the closest to the cost alone. The
 // spread (min..max) of each side is printed too, so a ratio can be read
 // against the noise.
 //
@@ -77,21 +79,26 @@ func read(file string, order *[]key) (map[key][]float64, error) {
 
 func print(order []key, before, after map[key][]float64) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "benchmark\tunit\tbefore\t(min..max)\tafter\t(min..max)\tafter/before\t")
+	fmt.Fprintln(w, "benchmark\tunit\tbefore\t(min..max)\tafter\t(min..max)\tafter/before\tmin/min\t")
 	for _, k := range order {
 		b, a := before[k], after[k]
 		if len(b) == 0 || len(a) == 0 {
 			continue
 		}
 		mb, ma := median(b), median(a)
-		ratio := "-"
-		if mb != 0 {
-			ratio = fmt.Sprintf("%.3f", ma/mb)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s..%s\t%s\t%s..%s\t%s\t\n", k.bench, k.unit,
-			num(mb), num(slices.Min(b)), num(slices.Max(b)), num(ma), num(slices.Min(a)), num(slices.Max(a)), ratio)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s..%s\t%s\t%s..%s\t%s\t%s\t\n", k.bench, k.unit,
+			num(mb), num(slices.Min(b)), num(slices.Max(b)), num(ma), num(slices.Min(a)), num(slices.Max(a)),
+			ratio(ma, mb), ratio(slices.Min(a), slices.Min(b)))
 	}
 	w.Flush()
+}
+
+// ratio is a/b with three decimals, "-" when b is 0.
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", a/b)
 }
 
 func median(v []float64) float64 {
