@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"sync"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,51 +18,60 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/restsource"
 	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 	"github.com/informer-gen/informer-gen/runtime/internal/scope"
+	"github.com/informer-gen/informer-gen/runtime/internal/settings"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// How the factory builds a type's shared informer: its settings, merged by
-// one rule (settingsFor), its sources (restsource's REST sources, or the
-// TypeOptions' ListerWatcher) and its options, all without type parameters
+// How the factory builds a type's shared informer: its settings, resolved
+// once by one rule (settingsFor) into one value, and from that value alone
+// its sources (restsource's REST sources, or the TypeOptions'
+// ListerWatcher) and its untyped core, all without type parameters
 // (typeInfo and override hold the few typed funcs), so this is compiled
 // once, here.
 
-// settings is the configuration of one informer once Options and the
-// TypeOptions that apply to it are merged (settingsFor).
-type settings struct {
-	namespaces    []string // nil for all, else sorted and distinct
-	labelSelector string
-	fieldSelector string
-	resyncPeriod  time.Duration
-	contentType   string
-	transform     func(cache.Obj) (cache.Obj, error)
+// resolved is everything one informer is built from, once Options and the
+// TypeOptions that apply to it are resolved (settingsFor): the core's
+// options (the informer, its Reflectors and FIFO read them), the request
+// (the REST source and its codecs read it) and the source. Nothing else of
+// Options is read for an informer.
+type resolved struct {
+	namespaces []string // nil for all, else sorted and distinct
 	// newLW is the user's source (TypeOptions.ListerWatcher), nil for the
 	// REST source; perNamespace says whether it is called per namespace.
-	newLW            func(namespace string) reflector.ListerWatcher[cache.Obj]
-	perNamespace     bool
-	informer         func(core.Options) core.Options
-	reflectorMetrics reflector.Metrics
-	informerMetrics  informer.Metrics
+	newLW        func(namespace string) reflector.ListerWatcher[cache.Obj]
+	perNamespace bool
+	core         core.Options
+	request      restsource.Request
 }
 
-// settingsFor merges the configuration of typ's informer, field by field,
+// settingsFor resolves the configuration of typ's informer, field by field,
 // by the one rule that Options and TypeOptions document: typ's own
 // TypeOptions (own), then for a projection its kind's (kind; only the
 // fields that do not depend on the Go type), then the factory's Options,
 // then the default (the zero value: all namespaces, no selector, no
-// resync, the rest.Config's content type, the REST source). The only place
-// that reads Options and Types for an informer. own and kind may be nil.
-func settingsFor(opts *Options, typ *typeInfo, own, kind *override) settings {
-	layers := []*override{own, kind}
-	s := settings{
-		labelSelector: opts.LabelSelector,
-		fieldSelector: opts.FieldSelector,
-		resyncPeriod:  opts.ResyncPeriod,
+// resync, the rest.Config's content type, the REST source); then own's
+// Informer edit, then what the type itself fixes (its indexes, name and
+// scope). The only place that reads Options and Types for an informer.
+// own and kind may be nil.
+func settingsFor(opts *Options, typ *typeInfo, own, kind *override) resolved {
+	s := resolved{
+		core: core.Options{
+			ResyncPeriod:      opts.ResyncPeriod,
+			KeepManagedFields: opts.KeepManagedFields,
+			InternStrings:     opts.InternStrings,
+			Reflector:         opts.Reflector,
+		},
+		request: restsource.Request{
+			LabelSelector: opts.LabelSelector,
+			FieldSelector: opts.FieldSelector,
+			Tweak:         opts.Tweak,
+		},
 	}
+	s.core.Reflector.Name = typ.key.String()
 	namespaces := opts.Namespaces
 	// The kind's layer first, so the informer's own overwrites it.
-	for _, o := range slices.Backward(layers) {
+	for _, o := range slices.Backward([]*override{own, kind}) {
 		if o == nil {
 			continue
 		}
@@ -71,33 +79,49 @@ func settingsFor(opts *Options, typ *typeInfo, own, kind *override) settings {
 			namespaces = o.namespaces
 		}
 		if o.labelSelector != nil {
-			s.labelSelector = *o.labelSelector
+			s.request.LabelSelector = *o.labelSelector
 		}
 		if o.fieldSelector != nil {
-			s.fieldSelector = *o.fieldSelector
+			s.request.FieldSelector = *o.fieldSelector
 		}
 		if o.resyncPeriod != nil {
-			s.resyncPeriod = *o.resyncPeriod
+			s.core.ResyncPeriod = *o.resyncPeriod
 		}
 		if o.contentType != "" {
-			s.contentType = o.contentType
+			s.request.ContentType = o.contentType
 		}
 	}
 	if typ.namespaced && len(namespaces) > 0 && !slices.Contains(namespaces, metav1.NamespaceAll) {
 		s.namespaces = slices.Compact(slices.Sorted(slices.Values(namespaces)))
 	}
 	if opts.Transform != nil {
-		s.transform = typedTransform(typ, opts.Transform)
+		s.core.Transform = typedTransform(typ, opts.Transform)
 	}
-	if own != nil {
-		if own.transform != nil {
-			s.transform = own.transform
-		}
-		s.newLW, s.perNamespace, s.informer = own.newLW, own.perNamespace, own.informer
+	if own != nil && own.transform != nil {
+		s.core.Transform = own.transform
 	}
 	if opts.Metrics != nil {
-		s.reflectorMetrics, s.informerMetrics = opts.Metrics(typ.key.String())
+		rm, im := opts.Metrics(typ.key.String())
+		if rm != nil {
+			s.core.Reflector.Metrics = rm
+		}
+		if im != nil {
+			s.core.Metrics = coreMetrics{im}
+		}
 	}
+	if own != nil {
+		s.newLW, s.perNamespace = own.newLW, own.perNamespace
+		if own.informer != nil {
+			s.core = own.informer(s.core)
+		}
+	}
+	s.core = typeCoreOptions(typ, s.core)
+	// managedFields the informer drops, and no Transform reads first, need
+	// not be decoded at all.
+	s.request.SkipManagedFields = !s.core.KeepManagedFields && s.core.Transform == nil
+	// A Transform may write into the maps of the objects it gets: they must
+	// be their own, not shared with other objects.
+	s.request.DistinctMaps = s.core.Transform != nil
 	return s
 }
 
@@ -144,25 +168,6 @@ func newShared(f *Factory, typ *typeInfo) (*core.Shared, error) {
 	}
 	s := settingsFor(&f.opts, typ, own, kind)
 
-	opts := core.Options{
-		ResyncPeriod:      s.resyncPeriod,
-		KeepManagedFields: f.opts.KeepManagedFields,
-		InternStrings:     f.opts.InternStrings,
-		Reflector:         f.opts.Reflector,
-		Transform:         s.transform,
-	}
-	opts.Reflector.Name = typ.key.String()
-	if s.reflectorMetrics != nil {
-		opts.Reflector.Metrics = s.reflectorMetrics
-	}
-	if s.informerMetrics != nil {
-		opts.Metrics = coreMetrics{s.informerMetrics}
-	}
-	if s.informer != nil {
-		opts = s.informer(opts)
-	}
-	opts = sharedOptions(typ, opts)
-
 	// newLW returns the source of one namespace ("" = all).
 	newLW, namespaces := s.newLW, s.namespaces
 	switch {
@@ -176,18 +181,7 @@ func newShared(f *Factory, typ *typeInfo) (*core.Shared, error) {
 			ObjectType:     typ.objectType,
 			DecodeJSON:     typ.jsonDecoder,
 			DecodeProtobuf: typ.pbDecoder,
-		}, restsource.Request{
-			ContentType:   s.contentType,
-			LabelSelector: s.labelSelector,
-			FieldSelector: s.fieldSelector,
-			Tweak:         f.opts.Tweak,
-			// managedFields the informer drops, and no Transform reads
-			// first, need not be decoded at all.
-			SkipManagedFields: !opts.KeepManagedFields && opts.Transform == nil,
-			// A Transform may write into the maps of the objects it gets:
-			// they must be their own, not shared with other objects.
-			DistinctMaps: opts.Transform != nil,
-		})
+		}, s.request)
 	case !s.perNamespace:
 		namespaces = nil // one source: its namespaces are its business
 	}
@@ -204,43 +198,35 @@ func newShared(f *Factory, typ *typeInfo) (*core.Shared, error) {
 		if len(namespaces) == 1 {
 			ns = namespaces[0]
 		}
-		return core.NewShared(newLW(ns), typ.objectType, opts), setupErr
+		return core.NewShared(newLW(ns), typ.objectType, s.core), setupErr
 	}
 	sources := make([]core.NamespaceSource, len(namespaces))
 	for n, ns := range namespaces {
 		sources[n] = core.NamespaceSource{Namespace: ns, ListerWatcher: newLW(ns)}
 	}
-	return core.NewSharedMultiNamespace(sources, typ.objectType, opts), setupErr
+	return core.NewSharedMultiNamespace(sources, typ.objectType, s.core), setupErr
 }
 
-// sharedOptions adds typ's indexes, name and scope to opts (as
-// typeInformerOptions does for a typed informer).
-func sharedOptions(typ *typeInfo, opts core.Options) core.Options {
+// typeCoreOptions adds what typ fixes to opts: its indexes, and its
+// Reflectors' name (the resource's and projection's, typeKey.String, for
+// logs and errors) unless opts name them, and scope (from the type's
+// declaration, so objects of the wrong scope are refused).
+func typeCoreOptions(typ *typeInfo, opts core.Options) core.Options {
 	if len(typ.indexers) > 0 {
 		merged := make(cache.Indexers, len(typ.indexers)+len(opts.Indexers))
 		maps.Copy(merged, typ.indexers)
 		maps.Copy(merged, opts.Indexers)
 		opts.Indexers = merged
 	}
-	opts.Reflector = reflectorDefaults(opts.Reflector, typ.key.String(), typ.namespaced)
+	if opts.Reflector.Name == "" {
+		opts.Reflector.Name = typ.key.String()
+	}
+	sc := scope.Cluster
+	if typ.namespaced {
+		sc = scope.Namespaced
+	}
+	opts.Reflector = settings.WithReflector(opts.Reflector, settings.Reflector{Scope: sc}).(reflector.Options)
 	return opts
-}
-
-// reflectorDefaults fills in what ro leaves unset for a type: its name (the
-// resource's and projection's, typeKey.String, for logs and errors) and its
-// scope (from the type's declaration, so objects of the wrong scope are
-// refused).
-func reflectorDefaults(ro reflector.Options, name string, namespaced bool) reflector.Options {
-	if ro.Name == "" {
-		ro.Name = name
-	}
-	if ro.Scope == scope.Unknown {
-		ro.Scope = scope.Cluster
-		if namespaced {
-			ro.Scope = scope.Namespaced
-		}
-	}
-	return ro
 }
 
 // coreMetrics is an informer.Metrics for the informer's untyped core. Unwrap

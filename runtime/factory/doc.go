@@ -24,10 +24,14 @@
 // (controller-runtime's cache) own one shared informer's lifetime.
 //
 // Design choices:
-//   - Configuration is merged in one place (settingsFor) by one rule, field
-//     by field: the type's own TypeOptions, then for a projection its kind's
-//     TypeOptions (the fields that do not depend on the Go type), then
-//     Options, then the default. TypeOptions is generic in the type's Go
+//   - Configuration is resolved in one place (settingsFor) by one rule,
+//     field by field: the type's own TypeOptions, then for a projection its
+//     kind's TypeOptions (the fields that do not depend on the Go type),
+//     then Options, then the default; into one value (build.go's
+//     resolved), from which alone the informer, its Reflectors, FIFO, REST
+//     source and codecs are built. A factory-wide option is one field of
+//     Options, one line of settingsFor (into the resolved core.Options or
+//     restsource.Request) and its use where the engine reads that. TypeOptions is generic in the type's Go
 //     type, so a ListerWatcher, Transform or options edit of the wrong type
 //     does not compile; what the compiler cannot see (two TypeOptions for
 //     one Type, a TypeOptions of another Go type for a resource, a Type

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/restsource"
+	"github.com/informer-gen/informer-gen/runtime/internal/engine/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -163,30 +163,19 @@ func New(cfg *rest.Config, opts Options) *Factory {
 
 // NewInformer returns a standalone informer for typ over lw: not shared,
 // not started, unknown to any Factory. Run it with its Run method. typ's
-// indexes are added to opts.Indexers, and opts.Reflector.Name and Scope
-// default to the resource's name and typ's scope. Generated code exposes
-// it as New<Kind>Informer.
+// indexes are added to opts.Indexers, opts.Reflector.Name defaults to the
+// resource's name, and its Reflector refuses objects of the wrong scope for
+// typ (as the factory's informers do). Generated code exposes it as
+// New<Kind>Informer.
 //
 // Use it when one informer's lifetime and source are the caller's: a unit
 // test over runtimetest's fake source, or a source of one's own. For
 // several namespaces in one cache, pass lw to informer.NewMultiNamespace
 // instead, or use the factory (Options.Namespaces).
 func NewInformer[T store.Object[T]](typ Type[T], lw reflector.ListerWatcher[T], opts informer.Options[T]) *informer.Informer[T] {
-	return informer.New(lw, typeInformerOptions(typ, opts))
-}
-
-// typeInformerOptions adds typ's indexes and name to opts.
-func typeInformerOptions[T store.Object[T]](typ Type[T], opts informer.Options[T]) informer.Options[T] {
-	if typ.Indexers != nil {
-		if idx := typ.Indexers(); len(idx) > 0 {
-			merged := make(store.Indexers[T], len(idx)+len(opts.Indexers))
-			maps.Copy(merged, idx)
-			maps.Copy(merged, opts.Indexers)
-			opts.Indexers = merged
-		}
-	}
-	opts.Reflector = reflectorDefaults(opts.Reflector, typ.key().String(), typ.Namespaced)
-	return opts
+	ti := typ.info()
+	c := typeCoreOptions(ti, core.OptionsOf(opts))
+	return (*informer.Informer[T])(core.NewShared(untypedlw.New(lw), ti.objectType, c))
 }
 
 // resourceName is "foos.v1alpha1.samplecontroller.example.com" (or "pods.v1").

@@ -42,9 +42,8 @@ type NamespaceSource[T any] struct {
 // NewMultiNamespace returns one informer over several namespaces: a
 // Reflector per source (each with its own resourceVersion, relists and
 // backoff, as the API server has no resourceVersion spanning namespaces, and
-// all sharing one request budget: Options.Reflector.Budget, or a new
-// reflector.Budget, so that their retries together make about one request
-// a second however many namespaces fail) feeding one DeltaFIFO partitioned
+// all sharing one request budget, so that their retries together make
+// about one request a second however many namespaces fail) feeding one DeltaFIFO partitioned
 // by namespace, so handlers get one event stream, the Indexer (and any
 // Lister over it) is one cache holding exactly the watched namespaces, and a
 // relist after a 410 in one namespace tombstones only that namespace's

@@ -12,7 +12,8 @@
 //     (wire's decoder options), fifo (the DeltaFIFO), listpage (LIST page
 //     appending), logctx (the resource key in loggers), redact (what an
 //     error may say), relist (the relist trigger and marks), scope (cluster
-//     or namespace scope).
+//     or namespace scope), settings (what the runtime sets on a Reflector
+//     beside the public reflector.Options: scope, request budget).
 //  1. Primitives, public: store, wire (and wire/corev1), reflector,
 //     listwatch, workqueue, freshness, clientsetconfig,
 //     runtimetest. Each is usable alone.

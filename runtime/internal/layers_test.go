@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"runtime/internal/redact":    0,
 	"runtime/internal/relist":    0,
 	"runtime/internal/scope":     0,
+	"runtime/internal/settings":  0,
 
 	"runtime/store":           1,
 	"runtime/wire":            1,

@@ -10,7 +10,7 @@ import (
 // resets on success (a watch that stayed open), so a burst of errors never
 // leaves a healthy server waiting out a long step, and the small cap bounds
 // how long the cache lags once the server heals: at most 2s after a fault of
-// any length (n seconds for an informer of n > 2 namespaces, see Options.Budget;
+// any length (n seconds for an informer of n > 2 namespaces, see Options.InitialBackoff;
 // client-go: up to 30s). The price is load on a server that
 // stays down: one request per 1-2s per informer (its Reflectors share a
 // Budget, one request a second at most) instead of one per 15-30s,

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/budget"
+	"github.com/informer-gen/informer-gen/runtime/internal/settings"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
@@ -85,7 +86,7 @@ func TestBudgetIsSharedByItsReflectors(t *testing.T) {
 					lw := &downLW{Source: src}
 					lw.down.Store(true)
 					lws = append(lws, lw)
-					hs = append(hs, start(t, lw, src, reflector.Options{WatchList: &no, Budget: b}))
+					hs = append(hs, start(t, lw, src, withBudget(reflector.Options{WatchList: &no}, b)))
 				}
 				began := time.Now()
 				time.Sleep(time.Minute)
@@ -136,13 +137,13 @@ func TestBudgetDoesNotDelayAHealthyReflector(t *testing.T) {
 		b := budget.New(0)
 		bad := &downLW{Source: runtimetest.NewSource[obj](runtimetest.SourceOptions{})}
 		bad.down.Store(true)
-		start(t, bad, bad.Source, reflector.Options{WatchList: &no, Budget: b})
+		start(t, bad, bad.Source, withBudget(reflector.Options{WatchList: &no}, b))
 		time.Sleep(10 * time.Second) // the failing one uses every turn by now
 
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		good := &downLW{Source: src}
 		began := time.Now()
-		h := start(t, good, src, reflector.Options{WatchList: &no, Budget: b})
+		h := start(t, good, src, withBudget(reflector.Options{WatchList: &no}, b))
 		synctest.Wait()
 		if reqs := good.requests(); len(reqs) != 2 || reqs[1] != began {
 			t.Fatalf("healthy reflector's first requests at %v, want a LIST and a WATCH at once", reqs)
@@ -159,4 +160,10 @@ func TestBudgetDoesNotDelayAHealthyReflector(t *testing.T) {
 		synctest.Wait()
 		h.converged()
 	})
+}
+
+// withBudget is opts with the request budget b, as an informer gives its
+// Reflectors one.
+func withBudget(opts reflector.Options, b *budget.Budget) reflector.Options {
+	return settings.WithReflector(opts, settings.Reflector{Budget: b}).(reflector.Options)
 }

@@ -35,7 +35,7 @@
 //     is hammered).
 //   - Retries are paced per informer, not per Reflector: the Reflectors
 //     of an informer (one per namespace of a multi-namespace one) share a
-//     request budget (Options.Budget) of one request a second for every
+//     request budget (the informer's; a Reflector alone has its own) of one request a second for every
 //     request they make while backing off, so N failing namespaces do not
 //     make N times the requests (controller-runtime's multi-namespace
 //     cache runs an informer, and a backoff, per namespace).
@@ -117,7 +117,8 @@
 // One rule covers every watch event the Reflector does not apply: an
 // undecodable one (MalformedObject), one whose object is not T, one whose
 // object has no valid key (no metadata.name, a "/" in it, a namespace that
-// contradicts Options.Scope), one whose resourceVersion is not a decimal
+// contradicts the resource's scope, which the
+// factory's informers know), one whose resourceVersion is not a decimal
 // uint64 (empty included) or is not newer than the last one applied (older,
 // or repeated), a bookmark without metadata or older than the last
 // resourceVersion, an event of unknown type. Such an event
@@ -146,7 +147,7 @@
 // budget being per informer, not per Reflector; and as no wait exceeds
 // max(Options.MaxBackoff, one second per Reflector of the informer), 2s for
 // one or two namespaces, its cache equals the server's within that bound
-// once the server is healthy again (see Options.Budget). A LIST, or a
+// once the server is healthy again (see Options.InitialBackoff). A LIST, or a
 // WatchList's initial stream, with an item that would be refused the same
 // way is not applied at all (a partial list would delete what it lacks):
 // it fails, is reported and counted the same way (Metrics.ListDone gets the

@@ -16,7 +16,7 @@ var ErrMalformedEvent = errors.New("malformed watch event")
 // ErrInvalidObject is wrapped by the error reported for a listed or watched
 // object that cannot be stored under a key of its own: it has no
 // metadata.name (or one with a "/"), or a namespace that contradicts
-// Options.Scope. It is not stored: the watch event ends the watch, the LIST
+// the resource's scope (which the factory's informers know from the type). It is not stored: the watch event ends the watch, the LIST
 // (or WatchList) fails and is retried (see the package doc, "Hostile
 // servers").
 var ErrInvalidObject = errors.New("object without a valid key")

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/scope"
+	"github.com/informer-gen/informer-gen/runtime/internal/settings"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -43,7 +44,7 @@ func TestObjectsWithoutValidKeyAreNotStored(t *testing.T) {
 				}
 				src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, good, tc.bad) // rv 1, 2
 				m := &rejectCounter{}
-				h := start(t, src, src, reflector.Options{WatchList: &no, Name: "configmaps", Scope: tc.scope, Metrics: m})
+				h := start(t, src, src, settings.WithReflector(reflector.Options{WatchList: &no, Name: "configmaps", Metrics: m}, settings.Reflector{Scope: tc.scope}).(reflector.Options))
 				time.Sleep(10 * time.Second)
 				synctest.Wait()
 				if _, _, n := h.sink.snapshot(); n != 0 {

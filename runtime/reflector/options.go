@@ -5,9 +5,8 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/informer-gen/informer-gen/runtime/internal/budget"
-	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 	"github.com/informer-gen/informer-gen/runtime/internal/scope"
+	"github.com/informer-gen/informer-gen/runtime/internal/settings"
 )
 
 // Options configures New; informers and the factory take it as
@@ -56,8 +55,9 @@ type Options struct {
 	// stayed open a second and did not end in a refused event starts again
 	// from InitialBackoff. An event or a LIST the Reflector refuses counts
 	// as a failure (see the package doc, "Hostile servers"). The request
-	// after the wait also waits for its turn of Options.Budget; with a
-	// Budget of interval I shared by n Reflectors, each one's step is
+	// after the wait also waits for its turn of the request budget (see the
+	// package doc: one per informer, shared by its Reflectors); with a
+	// budget of interval I shared by n Reflectors, each one's step is
 	// capped at max(I, MaxBackoff − (n−1)·I), so that no wait exceeds
 	// max(MaxBackoff, n·I).
 	InitialBackoff, MaxBackoff time.Duration
@@ -65,34 +65,40 @@ type Options struct {
 	// what the Reflector refuses (see Metrics).
 	Metrics Metrics
 
-	// The fields below are set by the runtime (their types live in its
-	// internal packages, so a program outside it cannot make one): the
-	// factory sets Scope from the type's declaration, an informer gives its
-	// Reflectors one Budget, a shard.Shard hands out the Relist trigger its
-	// selector fires (Shard.RelistTrigger). Leave them zero otherwise.
-
-	// Scope, when known, is checked against every object listed or watched:
-	// a namespaced resource's objects need a namespace, a cluster-scoped
-	// one's must have none. Objects that fail it (or have no name) are
-	// reported (ErrInvalidObject) and not stored. The zero value checks
-	// names only.
-	Scope scope.Scope
-	// Relist, when not nil, makes the Reflector relist whenever it fires
-	// (see relist.Trigger): for a ListerWatcher whose ListOptions change
-	// while it runs (a shard's selector). After each sync it applies, the
-	// Reflector hands a Sink that takes one (the informer's queue) the
-	// relist.Mark of the trigger generation that sync began at, for the
-	// handlers. Nil costs nothing.
-	Relist *relist.Trigger
-	// Budget, when not nil, is the request budget this Reflector shares
-	// with others (an informer's Reflectors, one per namespace): their
-	// retries together wait for its turns (see budget.Budget). Nil gives the
-	// Reflector a Budget of its own, of one request a second.
-	Budget *budget.Budget
+	// Relist, when not nil, makes the Reflector relist whenever it fires:
+	// for a ListerWatcher whose ListOptions change while it runs (a
+	// shard's selector: Shard.RelistTrigger). ArmedAt returns a channel
+	// that is closed at the next firing and how many times it has fired (a
+	// nil channel never fires); a sync that begins sees that generation and
+	// relists once the channel closes. After each sync it applies, the
+	// Reflector hands a Sink that takes one (the informer's queue) a mark
+	// of the generation that sync began at, for the handlers. Its dynamic
+	// type must be comparable (a pointer, as Shard.RelistTrigger's). Nil
+	// costs nothing.
+	Relist interface {
+		ArmedAt() (fired <-chan struct{}, gen uint64)
+	}
 	// ObjectType, when not nil, is the Go type every listed or watched
 	// object must have; a watch event carrying another is malformed
 	// (ErrMalformedEvent). It is for a Reflector whose T is an interface
 	// (cache.Obj, as the informer's untyped core uses); with a concrete T,
 	// T itself is the check.
 	ObjectType reflect.Type
+
+	// runtime are the settings only the runtime sets (the type's scope, the
+	// informer's request budget): settings.WithReflector.
+	runtime settings.Reflector
+}
+
+func init() {
+	settings.WithReflector = func(opts any, r settings.Reflector) any {
+		o := opts.(Options)
+		if r.Scope != scope.Unknown {
+			o.runtime.Scope = r.Scope
+		}
+		if r.Budget != nil {
+			o.runtime.Budget = r.Budget
+		}
+		return o
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
+	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
 
 const (
@@ -31,7 +32,7 @@ const (
 	// backoff.
 	shortWatch = time.Second
 	// longWatch is how long a watch must have stayed open for the watch
-	// that resumes it not to wait for a turn of the Budget (see Options.Budget).
+	// that resumes it not to wait for a turn of the Budget (see Options.InitialBackoff).
 	longWatch = time.Minute
 	// maxRejectedWatches is how many watches in a row may end in a rejected
 	// event without the resourceVersion advancing before the Reflector
@@ -95,6 +96,9 @@ func New[T cache.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflecto
 		var zero T
 		opts.Name = fmt.Sprintf("%T", zero)
 	}
+	if t, ok := opts.Relist.(*relist.Trigger); ok && t == nil {
+		opts.Relist = nil // a Shard without ByUID hands out none
+	}
 	appender, _ := lw.(listpage.Appender[T])
 	return &Reflector[T]{
 		lw:        lw,
@@ -103,7 +107,7 @@ func New[T cache.Obj](lw ListerWatcher[T], sink Sink[T], opts Options) *Reflecto
 		opts:      opts,
 		objectRVs: !watchListUnsupported(lw),
 		synced:    make(chan struct{}),
-		pacer:     newPacer(opts.Budget, opts.InitialBackoff, opts.MaxBackoff),
+		pacer:     newPacer(opts.runtime.Budget, opts.InitialBackoff, opts.MaxBackoff),
 	}
 }
 

@@ -61,7 +61,7 @@ func newPacer(b *budget.Budget, initial, ceiling time.Duration) pacer {
 
 // wait sleeps after err until the next request's turn: the server's
 // suggested delay (429 Retry-After) exactly, else the later of the next
-// backoff step and the Budget's next free turn (see Options.Budget). It returns
+// backoff step and the Budget's next free turn (see Options.InitialBackoff). It returns
 // false if ctx ended first.
 func (r *pacer) wait(ctx context.Context, err error) bool {
 	now := time.Now()

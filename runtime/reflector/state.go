@@ -323,6 +323,9 @@ func (r *Reflector[T]) step(ctx context.Context, s state) result {
 
 // arm returns Options.Relist as armed now, when a sync begins.
 func (r *Reflector[T]) arm() armed {
+	if r.opts.Relist == nil {
+		return armed{}
+	}
 	ch, gen := r.opts.Relist.ArmedAt()
 	return armed{ch: ch, gen: gen}
 }
@@ -366,7 +369,7 @@ func next(s state, res result) move {
 			// The watch after the initial LIST decides HasSynced; it goes
 			// at once, without a turn of the Budget, so that a new
 			// informer's sync is not held back by the turns its LIST took
-			// (see Options.Budget).
+			// (see Options.InitialBackoff).
 			return move{to: state{phase: resume, mem: mem, relist: res.armed, rv: res.rv, free: !s.mem.listedOnce}, populated: true}
 		}
 		return move{to: syncState(s.mem), report: res.err, pause: pauseBackoff, after: res.err}

@@ -517,3 +517,23 @@ func TestNext(t *testing.T) {
 		})
 	}
 }
+
+// A nil *relist.Trigger in Options.Relist (what a Shard without ByUID hands
+// out) is no trigger: the Reflector arms nothing and hands its Sink no
+// Marks, as before Relist took any value with ArmedAt.
+func TestNilTriggerIsNoTrigger(t *testing.T) {
+	var none *relist.Trigger
+	r := New[cmObj](&script{}, nopSink{}, Options{Relist: none})
+	if r.opts.Relist != nil {
+		t.Fatalf("Options.Relist holding a nil *relist.Trigger became %#v, want nil", r.opts.Relist)
+	}
+	if a := r.arm(); a.ch != nil || a.gen != 0 {
+		t.Errorf("arm() = %+v, want the zero armed", a)
+	}
+	trig := relist.NewTrigger()
+	trig.Fire()
+	r = New[cmObj](&script{}, nopSink{}, Options{Relist: trig})
+	if a := r.arm(); a.ch == nil || a.gen != 1 {
+		t.Errorf("arm() with a trigger fired once = %+v, want its channel and generation 1", a)
+	}
+}

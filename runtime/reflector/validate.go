@@ -37,7 +37,8 @@ func quoteRV(rv string) string {
 }
 
 // checkKey returns why obj cannot be stored (no name, or a namespace that
-// contradicts Options.Scope), or "".
+// contradicts the resource's scope when the runtime set it:
+// settings.Reflector.Scope), or "".
 func (r *Reflector[T]) checkKey(obj T) string {
 	name, ns := obj.GetName(), obj.GetNamespace()
 	switch {
@@ -45,9 +46,9 @@ func (r *Reflector[T]) checkKey(obj T) string {
 		return "has no metadata.name"
 	case strings.Contains(name, "/"):
 		return "has a \"/\" in metadata.name"
-	case r.opts.Scope == scope.Namespaced && ns == "":
+	case r.opts.runtime.Scope == scope.Namespaced && ns == "":
 		return "has no metadata.namespace (the resource is namespaced)"
-	case r.opts.Scope == scope.Cluster && ns != "":
+	case r.opts.runtime.Scope == scope.Cluster && ns != "":
 		return "has a metadata.namespace (the resource is cluster-scoped)"
 	}
 	return ""

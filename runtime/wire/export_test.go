@@ -25,7 +25,7 @@ func RegisterGeneratedDecoder(t reflect.Type, o Option) { generatedDecoders[t] =
 // out as T (elem's pointer, or an interface it implements), panicking on a
 // constructor error: the differential tests' codecs.
 func newTestJSONCodec[T any](elem reflect.Type, gvk schema.GroupVersionKind, opts ...Option) *jsonCodec[T] {
-	opts = append([]Option{func(o *codecopts.Options) { o.ObjectType = reflect.PointerTo(elem) }}, opts...)
+	opts = append([]Option{OptionOf(func(o *codecopts.Options) { o.ObjectType = reflect.PointerTo(elem) })}, opts...)
 	c, err := NewJSON[T](gvk, opts...)
 	if err != nil {
 		panic(err)
@@ -43,3 +43,7 @@ func must[C any](c C, err error) C {
 
 // ProtobufFieldError is protobufFieldError, for the external tests.
 type ProtobufFieldError = protobufFieldError
+
+// OptionOf is an Option that sets what set sets, for the tests of the
+// settings only the runtime sets (codecopts.Wrap).
+func OptionOf(set func(*codecopts.Options)) Option { return Option{set} }

@@ -234,7 +234,7 @@ func TestGeneratedDecoderIsUsed(t *testing.T) {
 	}
 	calls := 0
 	var cfg codecopts.Options
-	pod.gen.opts[0](&cfg)
+	pod.gen.opts[0].set(&cfg)
 	gen := cfg.JSONDecoder.(func(*JSONDecoder, any) error)
 	wrong := GeneratedDecoder(func(d *JSONDecoder, obj runtime.Object) error {
 		calls++
@@ -245,11 +245,11 @@ func TestGeneratedDecoderIsUsed(t *testing.T) {
 	// GeneratedDecoder checks the type it is given against the codec's;
 	// runtime.Object is not *Pod, so set the type by hand for this test.
 	var wcfg codecopts.Options
-	wrong(&wcfg)
+	wrong.set(&wcfg)
 	bad := *pod.gen
-	bad.codec = newTestJSONCodec[runtime.Object](pod.elem, pod.gvk, func(o *codecopts.Options) {
+	bad.codec = newTestJSONCodec[runtime.Object](pod.elem, pod.gvk, OptionOf(func(o *codecopts.Options) {
 		o.JSONDecoder, o.JSONDecoderType = wcfg.JSONDecoder, reflect.PointerTo(pod.elem)
-	})
+	}))
 	list := `{"apiVersion":"v1","kind":"PodList","metadata":{},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`
 	if d, _, _ := compareList(&bad, []byte(list)); d == "" || calls != 2 {
 		t.Fatalf("a wrong generated decoder went unnoticed (diff %q, %d calls)", d, calls)
@@ -293,7 +293,7 @@ func TestCheckedDecoder(t *testing.T) {
 	}
 	// A nil decoder is no option at all.
 	var cfg codecopts.Options
-	GeneratedDecoder[*outer](nil)(&cfg)
+	GeneratedDecoder[*outer](nil).set(&cfg)
 	if cfg.JSONDecoder != nil {
 		t.Error("GeneratedDecoder(nil) set a decoder")
 	}

@@ -13,8 +13,16 @@ import (
 // An Option changes what a codec decodes (SkipManagedFields) or how
 // (GeneratedDecoder). Options are made by those functions; a constructor
 // given an Option that does not apply to its codec returns an error saying
-// so, rather than ignoring it. A nil Option is ignored.
-type Option func(*codecopts.Options)
+// so, rather than ignoring it. The zero Option is ignored.
+type Option struct {
+	// set applies the option: codecopts.Options are the codec's settings,
+	// some of which only the runtime sets (codecopts.Wrap).
+	set func(*codecopts.Options)
+}
+
+func init() {
+	codecopts.Wrap = func(set func(*codecopts.Options)) any { return Option{set} }
+}
 
 // SkipManagedFields makes the JSON codec (NewJSON), the protobuf codec
 // (NewProtobuf) and the protobuf projection codec (NewProtobufProjection)
@@ -31,7 +39,7 @@ type Option func(*codecopts.Options)
 // array whose entries would not decode into ManagedFieldsEntry, an error to
 // apimachinery, is not reported.
 func SkipManagedFields() Option {
-	return func(o *codecopts.Options) { o.SkipManagedFields = true }
+	return Option{func(o *codecopts.Options) { o.SkipManagedFields = true }}
 }
 
 // GeneratedDecoder makes the JSON codec (NewJSON) decode every LIST item and
@@ -44,14 +52,14 @@ func SkipManagedFields() Option {
 // error naming both types if P is not the codec's object type. A nil fn (a
 // generated decoder that CheckedDecoder found out of date) changes nothing.
 func GeneratedDecoder[P any](fn func(*JSONDecoder, P) error) Option {
-	return func(o *codecopts.Options) {
+	return Option{func(o *codecopts.Options) {
 		if fn == nil {
 			o.JSONDecoder, o.JSONDecoderType = nil, nil
 			return
 		}
 		o.JSONDecoderType = reflect.TypeFor[P]()
 		o.JSONDecoder = func(d *JSONDecoder, obj any) error { return fn(d, obj.(P)) }
-	}
+	}}
 }
 
 // codecOf is what every codec constructor resolves first: the options, and
@@ -70,8 +78,8 @@ type codecOf[T any] struct {
 func resolve[T any](what string, gvk schema.GroupVersionKind, opts []Option) (codecOf[T], error) {
 	var c codecOf[T]
 	for _, o := range opts {
-		if o != nil {
-			o(&c.opts)
+		if o.set != nil {
+			o.set(&c.opts)
 		}
 	}
 	want := reflect.TypeFor[T]()

@@ -17,7 +17,7 @@ type named interface{ GetName() string }
 // objectType is the option the runtime's untyped core (runtime/factory)
 // builds its codecs with.
 func objectType(t reflect.Type) wire.Option {
-	return func(o *codecopts.Options) { o.ObjectType = t }
+	return wire.OptionOf(func(o *codecopts.Options) { o.ObjectType = t })
 }
 
 func TestCodecsOfARunTimeType(t *testing.T) {
@@ -85,8 +85,8 @@ func TestConstructorsCheckT(t *testing.T) {
 	check("NewCBOR with GeneratedDecoder", err, "GeneratedDecoder")
 	_, err = wire.NewProtobufProjection[*corev1.Pod](gvk, nil)
 	check("NewProtobufProjection without a decoder", err, "*v1.Pod")
-	if _, err := wire.NewJSON[*corev1.Pod](gvk, nil, wire.SkipManagedFields()); err != nil {
-		t.Errorf("NewJSON with a nil Option: %v", err)
+	if _, err := wire.NewJSON[*corev1.Pod](gvk, wire.Option{}, wire.SkipManagedFields()); err != nil {
+		t.Errorf("NewJSON with a zero Option: %v", err)
 	}
 }
 

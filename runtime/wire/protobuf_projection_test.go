@@ -567,7 +567,7 @@ func skipOpt(skip bool) wire.Option {
 	if skip {
 		return wire.SkipManagedFields()
 	}
-	return nil
+	return wire.Option{}
 }
 
 // TestProtobufProjectionSharesMetadata: a projection's metadata is decoded
@@ -610,7 +610,7 @@ func TestProtobufProjectionSharesMetadata(t *testing.T) {
 	for _, distinct := range []bool{false, true} {
 		var opts []wire.Option
 		if distinct {
-			opts = append(opts, func(o *codecopts.Options) { o.DistinctMaps = true })
+			opts = append(opts, wire.OptionOf(func(o *codecopts.Options) { o.DistinctMaps = true }))
 		}
 		for _, skip := range []bool{false, true} {
 			codec := must(wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf, append(opts, skipOpt(skip))...))
@@ -698,7 +698,7 @@ func TestProtobufProjectionSharesMessages(t *testing.T) {
 	for _, distinct := range []bool{false, true} {
 		var opts []wire.Option
 		if distinct {
-			opts = append(opts, func(o *codecopts.Options) { o.DistinctMaps = true })
+			opts = append(opts, wire.OptionOf(func(o *codecopts.Options) { o.DistinctMaps = true }))
 		}
 		codec := must(wire.NewProtobufProjection[*pbprojv1.PodWire](pod, pbcorev1.PodWireType.DecodeProtobuf, opts...))
 		var got []*pbprojv1.PodWire

@@ -259,7 +259,7 @@ func TestProtobufTableSharing(t *testing.T) {
 // codecopts.Options.DistinctMaps (the factory's, for an informer with a
 // Transform) gives every object maps of its own, and still interns strings.
 func TestProtobufTableDistinctMaps(t *testing.T) {
-	codec := must(NewProtobuf[*corev1.Pod](pbPodGVK, func(o *codecopts.Options) { o.DistinctMaps = true }))
+	codec := must(NewProtobuf[*corev1.Pod](pbPodGVK, OptionOf(func(o *codecopts.Options) { o.DistinctMaps = true })))
 	list := &corev1.PodList{}
 	for i := range 3 {
 		list.Items = append(list.Items, corev1.Pod{ObjectMeta: metav1.ObjectMeta{
@@ -455,7 +455,7 @@ func TestProtobufTableSharedSubObjects(t *testing.T) {
 
 	// DistinctMaps (a Transform may write into the objects) shares no
 	// sub-object either.
-	codec := must(NewProtobuf[*corev1.Pod](pbPodGVK, func(o *codecopts.Options) { o.DistinctMaps = true }))
+	codec := must(NewProtobuf[*corev1.Pod](pbPodGVK, OptionOf(func(o *codecopts.Options) { o.DistinctMaps = true })))
 	list := &corev1.PodList{Items: []corev1.Pod{*pod("x"), *pod("y"), *pod("z")}}
 	var pods []*corev1.Pod
 	if _, err := codec.DecodeList(bytes.NewReader(pbServerList(t, list, corev1.SchemeGroupVersion.WithKind("PodList"), false)), func(p *corev1.Pod) error {

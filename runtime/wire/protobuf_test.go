@@ -58,7 +58,7 @@ func pbCollect[T any](codec Codec[T], body io.Reader) ([]T, metav1.ListMeta, err
 }
 
 func TestProtobufPodList(t *testing.T) {
-	untyped, err := NewProtobuf[runtime.Object](pbPodGVK, func(o *codecopts.Options) { o.ObjectType = reflect.TypeFor[*corev1.Pod]() })
+	untyped, err := NewProtobuf[runtime.Object](pbPodGVK, OptionOf(func(o *codecopts.Options) { o.ObjectType = reflect.TypeFor[*corev1.Pod]() }))
 	if err != nil {
 		t.Fatal(err)
 	}

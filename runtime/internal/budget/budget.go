@@ -1,7 +1,7 @@
 // Package budget paces the retries of the Reflectors that share a Budget
 // (an informer's, one Reflector per namespace): their requests while backing
 // off wait for its turns, so the informer as a whole makes about one a
-// second. The runtime sets it in reflector.Options.Budget; see Budget.
+// second. The runtime sets it in settings.Reflector.Budget; see Budget.
 package budget
 
 import (
@@ -14,7 +14,7 @@ import (
 const DefaultInterval = time.Second
 
 // Budget is the request budget of the Reflectors that share it
-// (reflector.Options.Budget): an informer's, whose Reflectors (one per
+// (settings.Reflector.Budget): an informer's, whose Reflectors (one per
 // namespace of a multi-namespace informer) all use one Budget, so that the informer as a
 // whole, not each of its Reflectors, is held to it. A Reflector without one
 // makes its own.
@@ -59,7 +59,7 @@ type Budget struct {
 }
 
 // New returns a Budget of one request per interval (0 means
-// DefaultInterval) for the Reflectors given it in reflector.Options.Budget.
+// DefaultInterval) for the Reflectors given it in settings.Reflector.Budget.
 func New(interval time.Duration) *Budget {
 	if interval <= 0 {
 		interval = DefaultInterval

@@ -1,5 +1,5 @@
-// Package codecopts holds the options of runtime/wire's codecs: wire.Option
-// is a func over Options. It is internal so that one option stays out of the
+// Package codecopts holds the options of runtime/wire's codecs: a wire.Option
+// sets some of Options. It is internal so that one option stays out of the
 // public API: ObjectType, with which the runtime's untyped informer core
 // (runtime/factory) builds the codecs of a Go type known only at run time,
 // handing its objects out as an interface, so that the codecs are compiled
@@ -41,3 +41,9 @@ type Options struct {
 	// clients return the right Go type by construction.
 	FakeTypeMeta bool
 }
+
+// Wrap returns a wire.Option (held in an any: this package is below wire
+// and cannot name it) that applies set: how the runtime's engines set the
+// fields users do not (ObjectType, DistinctMaps, FakeTypeMeta). Package wire
+// sets it at init.
+var Wrap func(set func(*Options)) any

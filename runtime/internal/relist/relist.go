@@ -1,5 +1,6 @@
 // Package relist holds Trigger, which tells Reflectors that the ListOptions
-// their ListerWatcher sends have changed (reflector.Options.Relist).
+// their ListerWatcher sends have changed (reflector.Options.Relist), and
+// Mark, which a Reflector with one hands its Sink after each sync.
 package relist
 
 import "sync"
@@ -51,6 +52,13 @@ func (t *Trigger) ArmedAt() (<-chan struct{}, uint64) {
 	return t.c, t.gen
 }
 
+// Armer is what reflector.Options.Relist holds: a *Trigger (a shard's), or
+// any other value with its ArmedAt. Its dynamic type must be comparable
+// (Marks of one trigger are told apart from another's by ==).
+type Armer interface {
+	ArmedAt() (fired <-chan struct{}, gen uint64)
+}
+
 // Mark says, in an informer's event stream, that a Reflector using Trigger
 // has applied a sync (a LIST, or a WatchList's initial events) that began
 // at generation Gen: every event that sync caused (the objects it found,
@@ -60,7 +68,7 @@ func (t *Trigger) ArmedAt() (<-chan struct{}, uint64) {
 // Reflector in a multi-namespace informer (each has its own syncs), "" for
 // the only one.
 type Mark struct {
-	Trigger *Trigger
+	Trigger Armer
 	Gen     uint64
 	Source  string
 }

@@ -1,6 +1,6 @@
 // Package scope says whether a resource's objects live in namespaces: the
 // factory knows it from the type's declaration and sets it in
-// reflector.Options.Scope, so that objects of the wrong scope are refused.
+// settings.Reflector.Scope, so that objects of the wrong scope are refused.
 package scope
 
 // Scope is whether a resource's objects live in namespaces.

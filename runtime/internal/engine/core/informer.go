@@ -12,10 +12,12 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/budget"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/fifo"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 	"github.com/informer-gen/informer-gen/runtime/internal/relist"
+	"github.com/informer-gen/informer-gen/runtime/internal/settings"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 
@@ -96,7 +98,7 @@ const (
 // many types without instantiating the runtime for each (the factory).
 func NewShared(lw reflector.ListerWatcher[cache.Obj], objectType reflect.Type, opts Options) *Shared {
 	i, q := newShared(opts, objectType, nil)
-	i.reflectors = []source{reflector.New(lw, reflector.Sink[cache.Obj](q), i.reflectorOptions(opts, objectType, ""))}
+	i.reflectors = []source{reflector.New(lw, reflector.Sink[cache.Obj](q), i.reflectorOptions(opts, objectType, "", nil))}
 	return i
 }
 
@@ -148,12 +150,14 @@ func newShared(opts Options, objectType reflect.Type, namespaces []string) (*Sha
 }
 
 // reflectorOptions are opts.Reflector for the Reflector of namespace ns ("" =
-// the only one).
-func (i *Shared) reflectorOptions(opts Options, objectType reflect.Type, ns string) reflector.Options {
+// the only one), with b, the request budget it shares with the informer's
+// other Reflectors (nil: a budget of its own), beside what opts.Reflector's
+// runtime settings hold (the factory's scope).
+func (i *Shared) reflectorOptions(opts Options, objectType reflect.Type, ns string, b *budget.Budget) reflector.Options {
 	ropts := opts.Reflector
 	ropts.Name = i.reflectorName(ns)
 	ropts.ObjectType = objectType
-	return ropts
+	return settings.WithReflector(ropts, settings.Reflector{Budget: b}).(reflector.Options)
 }
 
 // reflectorName is the name of the Reflector of namespace ns ("" = the only

@@ -21,8 +21,7 @@ type NamespaceSource struct {
 // (informer.NewMultiNamespace is the typed constructor): a
 // Reflector per source (each with its own resourceVersion, relists and
 // backoff, as the API server has no resourceVersion spanning namespaces, and
-// all sharing one request budget: Options.Reflector.Budget, or a new
-// budget.Budget, so that their retries together make about one request
+// all sharing one request budget, a budget.Budget, so that their retries together make about one request
 // a second however many namespaces fail)
 // feeding one DeltaFIFO partitioned by namespace, so handlers get one event
 // stream, the Indexer (and any Lister over it) is one cache holding exactly
@@ -47,13 +46,11 @@ func NewSharedMultiNamespace(sources []NamespaceSource, objectType reflect.Type,
 		namespaces[n] = src.Namespace
 	}
 	i, q := newShared(opts, objectType, namespaces)
-	if opts.Reflector.Budget == nil {
-		// One request budget for the informer, not one per namespace.
-		opts.Reflector.Budget = budget.New(0)
-	}
+	// One request budget for the informer, not one per namespace.
+	b := budget.New(0)
 	for _, src := range sources {
 		sink := reflector.Sink[cache.Obj](q.Namespace(src.Namespace))
-		i.reflectors = append(i.reflectors, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace)))
+		i.reflectors = append(i.reflectors, reflector.New(src.ListerWatcher, sink, i.reflectorOptions(opts, objectType, src.Namespace, b)))
 	}
 	return i
 }

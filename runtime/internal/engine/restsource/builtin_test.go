@@ -26,7 +26,7 @@ func TestCodecsReadsCustomGroupsAsJSON(t *testing.T) {
 	s.AddKnownTypes(gv, &corev1.ConfigMap{}, &corev1.ConfigMapList{})
 	typ := reflect.TypeFor[*corev1.ConfigMap]()
 	for _, cfg := range []*rest.Config{{}, {ContentConfig: rest.ContentConfig{ContentType: runtime.ContentTypeProtobuf}}} {
-		codec, fallback, err := Codecs(cfg, "", s, gv.WithKind(""), typ, false, false, nil, false, nil, false)
+		codec, fallback, err := Codecs(cfg, s, typeOf(gv.WithKind(""), typ), Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,9 @@ func TestCodecsDistinctMaps(t *testing.T) {
 			if projection {
 				gvk, typ = corev1.SchemeGroupVersion.WithKind("ConfigMap"), reflect.TypeFor[*projectedPod]()
 			}
-			codec, _, err := Codecs(&rest.Config{}, "", s, gvk, typ, false, distinct, nil, projection, metaOnly, false)
+			ty := typeOf(gvk, typ)
+			ty.Projection, ty.DecodeProtobuf = projection, metaOnly
+			codec, _, err := Codecs(&rest.Config{}, s, ty, Request{DistinctMaps: distinct})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -168,11 +168,11 @@ func (c *Clients) Sources(t Type, r Request) (func(namespace string) reflector.L
 	if t.Projection && t.Kind == "" {
 		return nil, errors.New("a projection has no Type.Kind: its objects' kind cannot come from a scheme")
 	}
-	fake := c.cfg != nil && watchListUnsupported(c.cfg.Transport)
-	codec, fallback, err := Codecs(c.cfg, r.ContentType, scheme, t.Resource.GroupVersion().WithKind(t.Kind), t.ObjectType, r.SkipManagedFields, r.DistinctMaps, t.DecodeJSON, t.Projection, t.DecodeProtobuf, fake)
+	codec, fallback, err := Codecs(c.cfg, scheme, t, r)
 	if err != nil {
 		return nil, err
 	}
+	fake := c.cfg != nil && watchListUnsupported(c.cfg.Transport)
 	if fake {
 		if ks, ok := c.cfg.Transport.(kindSetter); ok {
 			// Codecs found the kind already: a type it could not make an

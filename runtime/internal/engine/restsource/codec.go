@@ -19,15 +19,14 @@ import (
 // mediaTypeJSON is the media type of the JSON codec.
 const mediaTypeJSON = "application/json"
 
-// Codecs returns the wire.Codec that the REST source of T (a type of
-// group-version gvk.GroupVersion(), registered in scheme unless gvk names
-// its kind: a projection's) decodes LIST and WATCH responses
-// with, and the JSON codec to fall back to when the server refuses the
-// first one's media type (nil when the first one is JSON): the one place that
-// chooses the encoding.
+// Codecs returns the wire.Codec that the REST source of t (a type
+// registered in scheme unless t.Kind names its kind: a projection's) decodes
+// LIST and WATCH responses with, as r asks, and the JSON codec to fall back
+// to when the server refuses the first one's media type (nil when the first
+// one is JSON): the one place that chooses the encoding.
 //
-// The media type asked for is contentType (the informer's ContentType) when not
-// empty, else the first of cfg.AcceptContentTypes, else cfg.ContentType:
+// The media type asked for is r.ContentType when not empty, else the first
+// of cfg.AcceptContentTypes, else cfg.ContentType:
 //   - empty or protobuf: protobuf for built-in types (a group kube-apiserver
 //     serves, apigroups.BuiltIn, and T has the Unmarshal method go-to-protobuf
 //     generates for every k8s.io/api type), JSON for everything else (custom
@@ -37,68 +36,72 @@ const mediaTypeJSON = "application/json"
 //   - JSON: JSON;
 //   - anything else is an error.
 //
-// t is the Go type of the objects (a pointer to a struct); the codecs hand
-// them out as cache.Obj, and are compiled once, here, for every type.
+// t.ObjectType is the Go type of the objects (a pointer to a struct); the
+// codecs hand them out as cache.Obj, and are compiled once, here, for every
+// type.
 //
-// skipManagedFields makes the JSON codec (the first or the fallback), and a
-// protobuf codec (a kind's or a projection's), read and drop each object's
-// metadata.managedFields instead of decoding it (wire.SkipManagedFields): for informers that would drop them after decoding
-// anyway, with no Transform that could read them first. decoder, when not
-// nil, is the type's generated JSON decoder (wire.GeneratedDecoder).
-// distinctMaps stops a built-in kind's protobuf codec, and a projection's,
-// from sharing maps between objects (codecopts.Options.DistinctMaps), for
-// informers whose Transform may write into them. fake, for a cfg whose
-// transport serves client-go's fake clientsets, makes the JSON codec keep
-// each object's TypeMeta as the test gave it, unchecked
+// r.SkipManagedFields makes the JSON codec (the first or the fallback), and
+// a protobuf codec (a kind's or a projection's), read and drop each object's
+// metadata.managedFields instead of decoding it (wire.SkipManagedFields):
+// for informers that would drop them after decoding anyway, with no
+// Transform that could read them first. t.DecodeJSON, when set, is the
+// type's generated JSON decoder (wire.GeneratedDecoder). r.DistinctMaps
+// stops a built-in kind's protobuf codec, and a projection's, from sharing
+// maps between objects (codecopts.Options.DistinctMaps), for informers whose
+// Transform may write into them. A cfg whose transport serves client-go's
+// fake clientsets (watchListUnsupported) makes the JSON codec keep each
+// object's TypeMeta as the test gave it, unchecked
 // (codecopts.Options.FakeTypeMeta).
 //
-// A projection (projection true) is read as JSON, except that a projection
-// of a built-in kind with a generated protobuf decoder (pb, see
-// Type.DecodeProtobuf) is read as protobuf when the media type asked for is
-// empty or protobuf, as its kind would be: the server encodes the full
-// object as it would for the kind's own informer, and the client builds only
-// the projection. A projection has no CBOR decoder: CBOR asks for JSON.
-func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk schema.GroupVersionKind, t reflect.Type, skipManagedFields, distinctMaps bool, decoder wire.Option, projection bool, pb func(*wire.ProtobufDecoder, cache.Obj), fake bool) (codec, fallback wire.Codec[cache.Obj], err error) {
-	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", t)
+// A projection (t.Projection) is read as JSON, except that a projection of
+// a built-in kind with a generated protobuf decoder (t.DecodeProtobuf) is
+// read as protobuf when the media type asked for is empty or protobuf, as
+// its kind would be: the server encodes the full object as it would for the
+// kind's own informer, and the client builds only the projection. A
+// projection has no CBOR decoder: CBOR asks for JSON.
+func Codecs(cfg *rest.Config, scheme *runtime.Scheme, t Type, r Request) (codec, fallback wire.Codec[cache.Obj], err error) {
+	typ := t.ObjectType
+	if typ == nil || typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
+		return nil, nil, fmt.Errorf("%v is not a pointer to a struct", typ)
 	}
-	obj, ok := reflect.New(t.Elem()).Interface().(runtime.Object)
+	obj, ok := reflect.New(typ.Elem()).Interface().(runtime.Object)
 	if !ok {
-		return nil, nil, fmt.Errorf("%v is not a runtime.Object", t)
+		return nil, nil, fmt.Errorf("%v is not a runtime.Object", typ)
 	}
-	if gvk, err = kindOf(scheme, gvk, obj, t); err != nil {
+	gvk, err := kindOf(scheme, t.Resource.GroupVersion().WithKind(t.Kind), obj, typ)
+	if err != nil {
 		return nil, nil, err
 	}
-	// The codecs decode into t and hand the objects out as cache.Obj.
+	// The codecs decode into typ and hand the objects out as cache.Obj.
 	// pbOpts are the protobuf codecs' options (a kind's or a projection's);
 	// the JSON codec takes the generated decoder besides.
-	objectType := wire.Option(func(o *codecopts.Options) { o.ObjectType = t })
+	objectType := option(func(o *codecopts.Options) { o.ObjectType = typ })
 	pbOpts := []wire.Option{objectType}
-	if skipManagedFields {
+	if r.SkipManagedFields {
 		pbOpts = append(pbOpts, wire.SkipManagedFields())
 	}
-	jsonOpts := append(pbOpts[:len(pbOpts):len(pbOpts)], decoder)
-	if fake {
-		jsonOpts = append(jsonOpts, func(o *codecopts.Options) { o.FakeTypeMeta = true })
+	jsonOpts := append(pbOpts[:len(pbOpts):len(pbOpts)], t.DecodeJSON)
+	if cfg != nil && watchListUnsupported(cfg.Transport) {
+		jsonOpts = append(jsonOpts, option(func(o *codecopts.Options) { o.FakeTypeMeta = true }))
 	}
 	jsonCodec, err := wire.NewJSON[cache.Obj](gvk, jsonOpts...)
 	if err != nil {
 		return nil, nil, err
 	}
-	if distinctMaps {
-		pbOpts = append(pbOpts, func(o *codecopts.Options) { o.DistinctMaps = true })
+	if r.DistinctMaps {
+		pbOpts = append(pbOpts, option(func(o *codecopts.Options) { o.DistinctMaps = true }))
 	}
-	mt, err := requestedMediaType(cfg, contentType)
+	mt, err := requestedMediaType(cfg, r.ContentType)
 	if err != nil {
 		return nil, nil, err
 	}
-	if projection {
+	if t.Projection {
 		switch mt {
 		case "", runtime.ContentTypeProtobuf:
 			if !apigroups.BuiltIn(gvk.Group) {
 				return jsonCodec, nil, nil
 			}
-			pbc, err := wire.NewProtobufProjection[cache.Obj](gvk, pb, pbOpts...)
+			pbc, err := wire.NewProtobufProjection[cache.Obj](gvk, t.DecodeProtobuf, pbOpts...)
 			if err != nil {
 				return jsonCodec, nil, nil // no generated protobuf decoder
 			}
@@ -126,6 +129,11 @@ func Codecs(cfg *rest.Config, contentType string, scheme *runtime.Scheme, gvk sc
 		return jsonCodec, nil, nil
 	}
 	return nil, nil, fmt.Errorf("content type %q: the runtime decodes %s, %s and %s", mt, mediaTypeJSON, runtime.ContentTypeProtobuf, runtime.ContentTypeCBOR)
+}
+
+// option is a wire.Option setting what users cannot (codecopts.Wrap).
+func option(set func(*codecopts.Options)) wire.Option {
+	return codecopts.Wrap(set).(wire.Option)
 }
 
 // requestedMediaType is the media type (without parameters) that

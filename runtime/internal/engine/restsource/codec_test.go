@@ -55,11 +55,11 @@ func TestCodecsChoosesByTypeAndConfig(t *testing.T) {
 		var err error
 		if c.builtin {
 			var cd, fb wire.Codec[cache.Obj]
-			cd, fb, err = Codecs(c.cfg, c.contentType, core, corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap](), false, false, nil, false, nil, false)
+			cd, fb, err = Codecs(c.cfg, core, typeOf(corev1.SchemeGroupVersion.WithKind(""), reflect.TypeFor[*corev1.ConfigMap]()), Request{ContentType: c.contentType})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		} else {
 			var cd, fb wire.Codec[cache.Obj]
-			cd, fb, err = Codecs(c.cfg, c.contentType, custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), false, false, nil, false, nil, false)
+			cd, fb, err = Codecs(c.cfg, custom, typeOf(lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget]()), Request{ContentType: c.contentType})
 			codec, fallback = nilIfNil(cd), nilIfNil(fb)
 		}
 		if c.wantErr != "" {
@@ -125,7 +125,9 @@ func TestCodecsProjection(t *testing.T) {
 		{name: "built-in, no decoder", gvk: corev1.SchemeGroupVersion.WithKind("Pod"), wantCodec: js},
 		{name: "custom resource, decoder", gvk: custom, dec: pb, wantCodec: js},
 	} {
-		cd, fb, err := Codecs(&rest.Config{}, c.contentType, core, c.gvk, reflect.TypeFor[*projectedPod](), true, false, nil, true, c.dec, false)
+		ty := typeOf(c.gvk, reflect.TypeFor[*projectedPod]())
+		ty.Projection, ty.DecodeProtobuf = true, c.dec
+		cd, fb, err := Codecs(&rest.Config{}, core, ty, Request{ContentType: c.contentType, SkipManagedFields: true})
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -149,4 +151,10 @@ func (p *projectedPod) DeepCopyObject() runtime.Object {
 	c := *p
 	p.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
 	return &c
+}
+
+// typeOf is the Type of objects of Go type typ, of gvk's kind ("": the
+// scheme's).
+func typeOf(gvk schema.GroupVersionKind, typ reflect.Type) Type {
+	return Type{Resource: gvk.GroupVersion().WithResource(""), Kind: gvk.Kind, ObjectType: typ}
 }

@@ -32,10 +32,12 @@ func TestTypeDecodeJSONReachesTheCodec(t *testing.T) {
 		wantCalls int
 	}{
 		{"with DecodeJSON", decoder, 2},
-		{"without", nil, 0},
+		{"without", wire.Option{}, 0},
 	} {
 		calls = 0
-		codec, _, err := Codecs(nil, "", custom, lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget](), true, false, c.decoder, false, nil, false)
+		ty := typeOf(lwt.GVR.GroupVersion().WithKind(""), reflect.TypeFor[*lwt.Widget]())
+		ty.DecodeJSON = c.decoder
+		codec, _, err := Codecs(nil, custom, ty, Request{SkipManagedFields: true})
 		if err != nil {
 			t.Fatal(err)
 		}
