@@ -70,6 +70,9 @@ type driverConfig struct {
 	// JSON, when not empty, is a file the results are written to (all runs
 	// so far, rewritten after each run): what hack/plotscale reads.
 	JSON string
+	// Relist forces a relist on every synced contender (relistProxy) and
+	// measures it (runResult.Relist).
+	Relist bool
 }
 
 // jsonReport is the -json file.
@@ -92,6 +95,8 @@ type runResult struct {
 	// Lists and Watches are the LIST and WATCH requests for Resource the
 	// server completed during the run (apiserver_request_total).
 	Lists, Watches int
+	// Relist is the forced relist after the sync, with -relist.
+	Relist *relistReport `json:",omitempty"`
 	// TotalCPU is the child's user+sys at exit, MaxRSS its peak RSS.
 	TotalCPU float64
 	MaxRSS   int64
@@ -329,6 +334,16 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 		}
 		return filepath.Join(dir, round+"."+what+".pprof")
 	}
+	var proxy *relistProxy
+	if d.cfg.Relist {
+		// The contender talks to the server through the proxy that
+		// forces its relist.
+		if proxy, err = startRelistProxyFor(d.kubeconfig, filepath.Join(d.dir, "kubeconfig-relist")); err != nil {
+			return res, err
+		}
+		defer proxy.close()
+		cc.Kubeconfig = proxy.kubeconfig
+	}
 	cc.CPUProfile = profile(d.cfg.ClientProfileDir, "client-sync")
 	cc.HeapProfile = profile(d.cfg.ClientProfileDir, "client-heap")
 	// Let the server settle after the previous run (closing watches), then
@@ -446,12 +461,24 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 	if res.Sync.Objects != size || res.Sync.Adds != int64(size) {
 		return res, fmt.Errorf("synced %d objects with %d adds, want %d", res.Sync.Objects, res.Sync.Adds, size)
 	}
+	var hwmSync int64
+	if proxy != nil {
+		if hwmSync, err = procHWM(cmd.Process.Pid); err != nil {
+			return res, err
+		}
+		rep, err := relist(ctx, proxy, cmd.Process.Pid, resource, d.cfg.Timeout)
+		if err != nil {
+			return res, fmt.Errorf("relist: %w", err)
+		}
+		res.Relist = &rep
+	}
 	stdin.Close()
 	var done proto.DoneReport
 	if err := next("DONE", &done); err != nil {
 		return res, err
 	}
-	res.MaxRSS = done.MaxRSSBytes
+	// The relist reset VmHWM: the peak before it counts too.
+	res.MaxRSS = max(done.MaxRSSBytes, hwmSync)
 	waited = true
 	if err := cmd.Wait(); err != nil {
 		return res, fmt.Errorf("contender: %w: %s", err, strings.TrimSpace(stderr.String()))
