@@ -33,7 +33,8 @@ var initialEventsEnd = []byte("k8s.io/initial-events-end")
 // resource and answers the next watch of it (the client's re-watch from
 // its last resourceVersion) with 410 Expired, as a server does for a
 // resourceVersion compacted away, so the client lists again (a LIST, or a
-// WatchList stream with WatchList on). It reports the relist done when the
+// WatchList stream with WatchList on); a client whose re-watch is itself a
+// WatchList stream of every object (client-go's) gets no 410. It reports the relist done when the
 // client is watching again after a LIST (the reflector starts its watch
 // once the LIST replaced its store) or a WatchList stream passed its
 // initial-events-end bookmark.
@@ -137,6 +138,10 @@ func (p *relistProxy) request(w http.ResponseWriter, r *http.Request) (context.C
 			w.WriteHeader(http.StatusGone)
 			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version (relist forced by bench/builtin)","reason":"Expired","code":410}`)
 			return ctx, false
+		case watching && p.state == relistArmed && initial:
+			// A WatchList client that streams everything again
+			// on a re-watch (client-go does) relists by itself.
+			p.state = relistExpired
 		case !watching && p.state == relistExpired:
 			p.state = relistListed
 		case watching && !initial && p.state == relistListed:
