@@ -6,10 +6,15 @@
 # own, writes realistic Pods (two containers and an init container, ~10
 # labels, a status with conditions, the two managedFields entries the server
 # writes for a create and a status update) straight into the server's etcd
-# as kube-apiserver stores them (-seed etcd, the default: in the server
-# process, one etcd transaction per Pod, what the server adds to a Pod taken
-# from a template Pod created through the API; TestSeed checks that the
-# server serves them as Pods created through the API; -seed api creates
+# as kube-apiserver stores them (-seed etcd, the default: for each Pod size
+# a new server process whose etcd gets the Pods before its kube-apiserver
+# starts, which then reads them with one LIST; one etcd transaction per Pod,
+# so each has a resourceVersion of its own, or -seed-batch N per
+# transaction; what the server adds to a Pod taken from a template Pod
+# created through the API of the first server; TestSeed checks that the
+# server serves them as Pods created through the API; -seed etcd-live
+# writes them into the running server's etcd instead, where the watch cache
+# takes each in as an event, and -seed api creates
 # them through the API, two writes each), -pod-shape small writes Pods of
 # one container, four labels and a short status instead, and creates
 # Secrets of 16 KB through the API (client throttling off), once per size,
@@ -28,12 +33,14 @@
 # last peak RSS. Every flag is passed on to the driver (see `-h`); the
 # defaults are -pods 50000 -secrets 10000 -secret-bytes 16384 -runs 3
 # (-runs-off N runs fewer with WatchList off).
-# Time, on 2 shared cores: kube-apiserver ready in 10-60 s; seeding costs
-# ~1.4 ms of the server process's CPU per realistic Pod (~0.4 ms per small
-# one), most of it the server taking the Pod in (its etcd watch, watch
-# cache and Pod informer): 10k realistic Pods in 85 s at load average 17;
-# 10k Secrets ~3.5 min; a run at 20k Pods 5-15 s. Above ~20k realistic
-# Pods the server process holds more than 3 GB (~12 GB at 100k).
+# Time, on 2 shared cores: kube-apiserver ready in 10-60 s; -seed etcd
+# costs ~0.3 ms of CPU per realistic Pod before the server starts (the
+# log line "seeded ..." gives it, the rate and the server's RSS), then the
+# server's first LIST decodes them; -seed etcd-live and api cost ~1.4 ms of
+# the server's CPU per realistic Pod (~0.4 ms per small one), the server
+# taking each Pod in as an event; 10k Secrets ~3.5 min; a run at 20k Pods
+# 5-15 s. Above ~20k realistic Pods the server process holds more than 3 GB
+# (~12 GB at 100k): run it under `flock /work/bigmem.lock` on shared machines.
 # Flags for digging: -server-cpuprofile DIR, -client-cpuprofile DIR (CPU
 # profile start → synced, and a heap profile once synced, after a GC), -v,
 # -disable-compression (no gzip for any contender), -hold (keep the seeded

@@ -13,20 +13,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/informer-gen/informer-gen/bench/builtin/internal/proto"
-	"github.com/informer-gen/informer-gen/examples/builtin/objects"
 )
 
 // driverConfig is the driver's flags.
@@ -67,14 +60,19 @@ type driverConfig struct {
 	// goes to MemLimitOut.
 	MemLimit    memLimitConfig
 	MemLimitOut io.Writer
-	// SeedAPI creates the Pods through the API (create, then status) rather
-	// than writing them into the server's etcd (podSeeder).
-	SeedAPI bool
+	// Seed is how Pods are written: seedEtcd (the default when empty),
+	// seedEtcdLive or seedAPI (create.go).
+	Seed string
+	// SeedBatch is the Pods per etcd transaction with seedEtcd.
+	SeedBatch int
 	// PodShape is shapeRealistic (the default) or shapeSmall.
 	PodShape string
 	// JSON, when not empty, is a file the results are written to (all runs
 	// so far, rewritten after each run): what hack/plotscale reads.
 	JSON string
+	// Relist forces a relist on every synced contender (relistProxy) and
+	// measures it (runResult.Relist).
+	Relist bool
 }
 
 // jsonReport is the -json file.
@@ -97,6 +95,8 @@ type runResult struct {
 	// Lists and Watches are the LIST and WATCH requests for Resource the
 	// server completed during the run (apiserver_request_total).
 	Lists, Watches int
+	// Relist is the forced relist after the sync, with -relist.
+	Relist *relistReport `json:",omitempty"`
 	// TotalCPU is the child's user+sys at exit, MaxRSS its peak RSS.
 	TotalCPU float64
 	MaxRSS   int64
@@ -137,31 +137,11 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	start := time.Now()
-	srv, err := startServer(ctx, cfg.Exe, dir)
-	if err != nil {
+	d := &driver{cfg: cfg, dir: dir, log: log}
+	if err := d.start(ctx, nil); err != nil {
 		return nil, err
 	}
-	defer srv.stop()
-	fmt.Fprintf(log, "kube-apiserver ready in %.1fs\n", time.Since(start).Seconds())
-	restCfg, err := clientcmd.BuildConfigFromFlags("", srv.kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	restCfg.QPS, restCfg.Burst = -1, 0 // seeding: no client-side throttling
-	httpClient, err := rest.HTTPClientFor(restCfg)
-	if err != nil {
-		return nil, err
-	}
-	pbCfg := rest.CopyConfig(restCfg)
-	pbCfg.ContentType = "application/vnd.kubernetes.protobuf"
-	pbCfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	pbCfg.UserAgent = seedUserAgent
-	cs, err := kubernetes.NewForConfig(pbCfg)
-	if err != nil {
-		return nil, err
-	}
-	d := &driver{cfg: cfg, srv: srv, cs: cs, http: httpClient, host: restCfg.Host, kubeconfig: srv.kubeconfig, log: log}
+	defer func() { d.srv.stop() }()
 
 	var results []runResult
 	for _, kind := range []struct {
@@ -177,6 +157,10 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 		have := 0
 		for _, size := range kind.sizes {
 			if size > have {
+				if kind.resource == proto.Pods && d.seedMode() == seedEtcd {
+					// A new server with all size Pods.
+					have = 0
+				}
 				start := time.Now()
 				if err := kind.create(ctx, have, size); err != nil {
 					return results, err
@@ -236,7 +220,7 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 		}
 	}
 	if cfg.Hold {
-		fmt.Fprintf(log, "holding the server: kubeconfig %s (interrupt to stop)\n", srv.kubeconfig)
+		fmt.Fprintf(log, "holding the server: kubeconfig %s (interrupt to stop)\n", d.srv.kubeconfig)
 		<-ctx.Done()
 	}
 	return results, nil
@@ -260,172 +244,13 @@ func (d *driver) writeJSON(res []runResult) error {
 
 type driver struct {
 	cfg        driverConfig
+	dir        string // the server's kubeconfig, seeding templates
 	srv        *serverProc
 	cs         kubernetes.Interface
 	http       *http.Client
 	host       string
 	kubeconfig string
 	log        io.Writer
-}
-
-// parallel runs fn(i) for i in [from, to) on n goroutines and returns the
-// first error (the rest are skipped once one failed).
-func parallel(ctx context.Context, n, from, to int, fn func(context.Context, int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < n; w++ {
-		wg.Go(func() {
-			for i := range next {
-				if err := fn(ctx, i); err != nil {
-					cancel(err)
-				}
-			}
-		})
-	}
-feed:
-	for i := from; i < to; i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return ctx.Err()
-}
-
-func namespace(i int) string { return proto.NamespacePrefix + strconv.Itoa(i%proto.Namespaces) }
-
-// createPods writes Pods from..to-1 into the server's etcd (podSeeder, in
-// the server process), or through the API with cfg.SeedAPI (createPodsAPI).
-// Either way, it then waits until the server serves all of them: a LIST
-// (a consistent read, from the watch cache once it has caught up) counts
-// to Pods.
-func (d *driver) createPods(ctx context.Context, from, to int) error {
-	if d.cfg.SeedAPI {
-		if err := d.createPodsAPI(ctx, from, to); err != nil {
-			return err
-		}
-	} else {
-		shape := d.cfg.PodShape
-		if shape == "" {
-			shape = shapeRealistic
-		}
-		l, err := d.srv.commandWithin(ctx, 2*time.Hour, fmt.Sprintf("SEED %s %d %d %d", shape, from, to, d.cfg.Writers), "SEEDED", "SEEDERR")
-		if err != nil {
-			return err
-		}
-		if !strings.HasPrefix(l, "SEEDED") {
-			return fmt.Errorf("server: %s", l)
-		}
-	}
-	list, err := d.cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1})
-	if err != nil {
-		return fmt.Errorf("counting the Pods: %w", err)
-	}
-	n := len(list.Items)
-	if list.RemainingItemCount != nil {
-		n += int(*list.RemainingItemCount)
-	}
-	if n != to {
-		return fmt.Errorf("the server serves %d Pods, want %d", n, to)
-	}
-	return nil
-}
-
-// createPodsAPI creates Pods from..to-1 and then writes each one's status
-// through the status subresource, as a kubelet does: the server drops a
-// status sent with a create, and each Pod ends with two managedFields
-// entries as the server writes them (the create's manager, and the status
-// update's with subresource "status"). Writes the server fails for a
-// transient reason (a timeout, etcd's "request timed out" on a loaded
-// machine, 429, 5xx) are retried (retry).
-func (d *driver) createPodsAPI(ctx context.Context, from, to int) error {
-	shape := d.cfg.PodShape
-	if shape == "" {
-		shape = shapeRealistic
-	}
-	return parallel(ctx, d.cfg.Writers, from, to, func(ctx context.Context, i int) error {
-		p := makePod(shape, namespace(i), i)
-		pods := d.cs.CoreV1().Pods(p.Namespace)
-		var created *corev1.Pod
-		err := retry(ctx, func() (err error) {
-			created, err = pods.Create(ctx, p, metav1.CreateOptions{})
-			if apierrors.IsAlreadyExists(err) { // an earlier attempt went through
-				created, err = pods.Get(ctx, p.Name, metav1.GetOptions{})
-			}
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("creating Pod %s/%s: %w", p.Namespace, p.Name, err)
-		}
-		err = retry(ctx, func() error {
-			if created.Status.Phase == corev1.PodRunning {
-				return nil // an earlier attempt went through
-			}
-			setPodStatus(shape, created, i)
-			_, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{})
-			if err != nil {
-				var gerr error
-				if created, gerr = pods.Get(ctx, p.Name, metav1.GetOptions{}); gerr != nil {
-					return errors.Join(err, gerr)
-				}
-			}
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("writing the status of Pod %s/%s: %w", p.Namespace, p.Name, err)
-		}
-		return nil
-	})
-}
-
-func (d *driver) createSecrets(ctx context.Context, from, to int) error {
-	return parallel(ctx, d.cfg.Writers, from, to, func(ctx context.Context, i int) error {
-		s := objects.Secret(namespace(i), i, d.cfg.SecretBytes)
-		err := retry(ctx, func() error {
-			_, err := d.cs.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{})
-			if apierrors.IsAlreadyExists(err) { // an earlier attempt went through
-				return nil
-			}
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("creating Secret %s/%s: %w", s.Namespace, s.Name, err)
-		}
-		return nil
-	})
-}
-
-// retry calls write until it succeeds, fails for a reason another attempt
-// cannot fix, or has failed 10 times, backing off 1 s, 2 s, … up to 10 s
-// between attempts. A conflict is retried too: write is expected to have
-// read the object again.
-func retry(ctx context.Context, write func() error) error {
-	var err error
-	for attempt := range 10 {
-		if err = write(); err == nil {
-			return nil
-		}
-		transient := apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
-			apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsConflict(err) ||
-			strings.Contains(err.Error(), "request timed out")
-		if !transient {
-			return err
-		}
-		select {
-		case <-time.After(min(time.Duration(attempt+1)*time.Second, 10*time.Second)):
-		case <-ctx.Done():
-			return errors.Join(err, context.Cause(ctx))
-		}
-	}
-	return err
 }
 
 // requestCounts returns the LIST and WATCH requests for resource (core/v1)
@@ -480,19 +305,7 @@ func load1() float64 {
 }
 
 // procHWM is VmHWM of pid (its peak RSS so far) in bytes.
-func procHWM(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, errors.New("no VmHWM")
-}
+func procHWM(pid int) (int64, error) { return procStatusBytes(pid, "VmHWM") }
 
 // runOne runs one contender in a fresh process until it is synced.
 func (d *driver) runOne(ctx context.Context, resource string, size int, name string, watchList bool, round string) (res runResult, err error) {
@@ -520,6 +333,16 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 			return ""
 		}
 		return filepath.Join(dir, round+"."+what+".pprof")
+	}
+	var proxy *relistProxy
+	if d.cfg.Relist {
+		// The contender talks to the server through the proxy that
+		// forces its relist.
+		if proxy, err = startRelistProxyFor(d.kubeconfig, filepath.Join(d.dir, "kubeconfig-relist")); err != nil {
+			return res, err
+		}
+		defer proxy.close()
+		cc.Kubeconfig = proxy.kubeconfig
 	}
 	cc.CPUProfile = profile(d.cfg.ClientProfileDir, "client-sync")
 	cc.HeapProfile = profile(d.cfg.ClientProfileDir, "client-heap")
@@ -638,12 +461,24 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 	if res.Sync.Objects != size || res.Sync.Adds != int64(size) {
 		return res, fmt.Errorf("synced %d objects with %d adds, want %d", res.Sync.Objects, res.Sync.Adds, size)
 	}
+	var hwmSync int64
+	if proxy != nil {
+		if hwmSync, err = procHWM(cmd.Process.Pid); err != nil {
+			return res, err
+		}
+		rep, err := relist(ctx, proxy, cmd.Process.Pid, resource, d.cfg.Timeout)
+		if err != nil {
+			return res, fmt.Errorf("relist: %w", err)
+		}
+		res.Relist = &rep
+	}
 	stdin.Close()
 	var done proto.DoneReport
 	if err := next("DONE", &done); err != nil {
 		return res, err
 	}
-	res.MaxRSS = done.MaxRSSBytes
+	// The relist reset VmHWM: the peak before it counts too.
+	res.MaxRSS = max(done.MaxRSSBytes, hwmSync)
 	waited = true
 	if err := cmd.Wait(); err != nil {
 		return res, fmt.Errorf("contender: %w: %s", err, strings.TrimSpace(stderr.String()))

@@ -58,9 +58,10 @@ func main() {
 	flag.StringVar(&cfg.ClientProfileDir, "client-cpuprofile", "", "directory for a CPU profile of every contender per run, start → synced: RUN.client-sync.pprof, and a heap profile once synced, after a forced GC (GODEBUG=memprofilerate=1 for every allocation): RUN.client-heap.pprof")
 	flag.BoolVar(&cfg.DisableCompression, "disable-compression", false, "every contender's client asks for uncompressed responses (rest.Config.DisableCompression), for measuring what gzip costs; the default is client-go's (gzip)")
 	flag.StringVar(&cfg.JSON, "json", "", "write every run's measurements into this file as JSON (rewritten after each run), for hack/plotscale")
-	var seed string
-	flag.StringVar(&seed, "seed", "etcd", "how Pods are written: etcd (straight into the server's etcd as kube-apiserver stores them, in the server process; thousands per second) or api (create, then status, through the API; hundreds per second)")
+	flag.StringVar(&cfg.Seed, "seed", seedEtcd, "how Pods are written: etcd (straight into the etcd of a new server per Pod size, before its kube-apiserver starts, as kube-apiserver stores them; the server then reads them with one LIST), etcd-live (into the running server's etcd, one Pod per transaction; the watch cache takes each in: hundreds per second) or api (create, then status, through the API; hundreds per second)")
+	flag.IntVar(&cfg.SeedBatch, "seed-batch", 1, "with -seed etcd: Pods per etcd transaction (those of one transaction share its revision, i.e. resourceVersion; 1 gives each Pod its own, as a real cluster does)")
 	flag.StringVar(&cfg.PodShape, "pod-shape", shapeRealistic, "Pods to write: realistic (two containers and an init container, ~10 labels, a status with conditions) or small (one container, four labels, a short status)")
+	flag.BoolVar(&cfg.Relist, "relist", false, "force a relist on every synced contender (through a loopback proxy that ends its watch and answers the re-watch with 410 Expired) and report its RSS before, its peak RSS during the relist (VmHWM reset through /proc/PID/clear_refs) and the time until it has relisted")
 	flag.BoolVar(&cfg.Hold, "hold", false, "after the runs, keep the seeded server up (print its kubeconfig) until interrupted, for running ./contender by hand")
 	var ladder string
 	flag.StringVar(&ladder, "memlimit", "", "memory-limited start instead of the runs: comma-separated hard limits in MiB, increasing; each contender runs in a memory cgroup at the limits a bisection of this ladder picks, until the smallest at which it syncs the Pods and stays up for -memlimit-hold under updates (Pods only, the first -watchlist mode; see hack/bench-memlimit.sh)")
@@ -76,12 +77,8 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.MemLimitOut = os.Stdout
-	switch seed {
-	case "etcd":
-	case "api":
-		cfg.SeedAPI = true
-	default:
-		fmt.Fprintf(os.Stderr, "-seed: %q is neither etcd nor api\n", seed)
+	if !slices.Contains(seedModes, cfg.Seed) {
+		fmt.Fprintf(os.Stderr, "-seed: %q is not one of %s\n", cfg.Seed, strings.Join(seedModes, ", "))
 		os.Exit(2)
 	}
 	if !slices.Contains(podShapes, cfg.PodShape) {

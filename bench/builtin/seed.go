@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -56,10 +57,11 @@ type podSeeder struct {
 	enc   runtime.Encoder
 }
 
-// newPodSeeder creates a template Pod of shape through the API as the
+// templatePod creates a template Pod of shape through the API as the
 // driver's API path does (create, then status, as seedUserAgent), reads it
-// back and deletes it.
-func newPodSeeder(ctx context.Context, srv *kubeapiserver.Server, shape string) (*podSeeder, error) {
+// back and deletes it. It needs the namespace namespace(0) with its
+// ServiceAccount "default".
+func templatePod(ctx context.Context, srv *kubeapiserver.Server, shape string) (*corev1.Pod, error) {
 	if !slices.Contains(podShapes, shape) {
 		return nil, fmt.Errorf("unknown Pod shape %q (known: %s)", shape, strings.Join(podShapes, ", "))
 	}
@@ -85,12 +87,47 @@ func newPodSeeder(ctx context.Context, srv *kubeapiserver.Server, shape string) 
 	if err := pods.Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 		return nil, fmt.Errorf("deleting the seeder's template Pod: %w", err)
 	}
-	return &podSeeder{
-		kv:    srv.EtcdKV(),
-		shape: shape,
-		tmpl:  tmpl,
-		enc:   scheme.Codecs.EncoderForVersion(protobuf.NewSerializer(scheme.Scheme, scheme.Scheme), corev1.SchemeGroupVersion),
-	}, nil
+	return tmpl, nil
+}
+
+// newPodSeeder returns a seeder of Pods of shape into kv, with what the
+// server adds to a Pod taken from tmpl (templatePod of the same shape, from
+// a server of the same version).
+func newPodSeeder(kv etcdserver.RaftKV, shape string, tmpl *corev1.Pod) *podSeeder {
+	return &podSeeder{kv: kv, shape: shape, tmpl: tmpl, enc: podEncoder()}
+}
+
+// podEncoder encodes as kube-apiserver's storage does: the protobuf
+// envelope of a v1 object.
+func podEncoder() runtime.Encoder {
+	return scheme.Codecs.EncoderForVersion(protobuf.NewSerializer(scheme.Scheme, scheme.Scheme), corev1.SchemeGroupVersion)
+}
+
+// writeTemplate writes tmpl into path (podEncoder's bytes), for a server
+// process that seeds before its kube-apiserver starts (readTemplate).
+func writeTemplate(path string, tmpl *corev1.Pod) error {
+	var buf bytes.Buffer
+	if err := podEncoder().Encode(tmpl, &buf); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o600)
+}
+
+// readTemplate reads a Pod writeTemplate wrote.
+func readTemplate(path string) (*corev1.Pod, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(b, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the template Pod %s: %w", path, err)
+	}
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil, fmt.Errorf("template %s: a %T, not a Pod", path, obj)
+	}
+	return p, nil
 }
 
 // pod returns the i-th Pod as the server would store it after its create
@@ -98,8 +135,21 @@ func newPodSeeder(ctx context.Context, srv *kubeapiserver.Server, shape string) 
 func (s *podSeeder) pod(i int, now metav1.Time) *corev1.Pod {
 	p := makePod(s.shape, namespace(i), i)
 	setPodStatus(s.shape, p, i)
-	k8sv1.SetObjectDefaults_Pod(p)
 	t := s.tmpl
+	// The pull policy the server's defaulting gave the template's
+	// container of the same name (the images differ only in their
+	// versioned tags): defaulting would parse each image reference, a
+	// quarter of this function's CPU.
+	for _, cs := range [][2][]corev1.Container{{p.Spec.InitContainers, t.Spec.InitContainers}, {p.Spec.Containers, t.Spec.Containers}} {
+		for c := range cs[0] {
+			for _, tc := range cs[1] {
+				if tc.Name == cs[0][c].Name && cs[0][c].ImagePullPolicy == "" {
+					cs[0][c].ImagePullPolicy = tc.ImagePullPolicy
+				}
+			}
+		}
+	}
+	k8sv1.SetObjectDefaults_Pod(p)
 	p.UID = uuid.NewUUID()
 	p.CreationTimestamp = now
 	p.Generation = t.Generation
@@ -165,48 +215,74 @@ func podKey(ns, name string) string {
 	return kubeapiserver.EtcdPrefix + "/pods/" + ns + "/" + name
 }
 
-// seed writes Pods from..to-1 on workers goroutines, one etcd transaction
-// per Pod that writes it only if its key is absent (a create, as
-// kube-apiserver's storage writes it). One Pod per transaction, not
-// batches: each Pod gets a revision (resourceVersion) of its own, as through
-// the API; the watch cache assumes that (it is fresh at a revision once it
-// has processed one event of it, and snapshots lists per revision).
-// Concurrent transactions still share raft entries and backend commits.
-func (s *podSeeder) seed(ctx context.Context, from, to, workers int) error {
+// maxSeedTxnBytes bounds one seeding transaction's values, under etcd's
+// request limit (--max-request-bytes, 1.5 MiB by default).
+const maxSeedTxnBytes = 1 << 20
+
+// seed writes Pods from..to-1 on workers goroutines, in etcd transactions
+// of up to batch Pods each, every one written only if its key is absent (a
+// create, as kube-apiserver's storage writes it). With batch 1 each Pod
+// gets a revision (resourceVersion) of its own, as through the API: what a
+// running server's watch cache assumes (it is fresh at a revision once it
+// has processed one event of it, and snapshots lists per revision), so
+// seeding into a running server must use 1. Pods of one transaction share
+// its revision; that is harmless only for Pods written before
+// kube-apiserver starts (Options.BeforeAPIServer), which it reads with one
+// LIST and never sees as events. Concurrent transactions share raft
+// entries and backend commits.
+func (s *podSeeder) seed(ctx context.Context, from, to, workers, batch int) error {
 	now := metav1.Now().Rfc3339Copy()
-	return parallel(ctx, workers, from, to, func(ctx context.Context, i int) error {
-		p := s.pod(i, now)
-		var buf bytes.Buffer
-		if err := s.enc.Encode(p, &buf); err != nil {
-			return fmt.Errorf("encoding Pod %s/%s: %w", p.Namespace, p.Name, err)
+	batch = max(batch, 1)
+	batches := (to - from + batch - 1) / batch
+	return parallel(ctx, workers, 0, batches, func(ctx context.Context, b int) error {
+		txn := &etcdserverpb.TxnRequest{}
+		var size int
+		flush := func() error {
+			if len(txn.Success) == 0 {
+				return nil
+			}
+			var resp *etcdserverpb.TxnResponse
+			attempts := 0
+			err := retrySeed(ctx, func() (err error) {
+				attempts++
+				resp, err = s.kv.Txn(ctx, txn)
+				return err
+			})
+			first := string(txn.Success[0].GetRequestPut().Key)
+			if err != nil {
+				return fmt.Errorf("writing Pods from %s on into etcd: %w", first, err)
+			}
+			// A write that timed out may still have been applied: its
+			// keys then exist when the retry runs, written by this seeder
+			// (the only writer of these keys).
+			if !resp.Succeeded && attempts == 1 {
+				return fmt.Errorf("writing Pods from %s on into etcd: one exists already", first)
+			}
+			txn, size = &etcdserverpb.TxnRequest{}, 0
+			return nil
 		}
-		key := []byte(podKey(p.Namespace, p.Name))
-		txn := &etcdserverpb.TxnRequest{
-			Compare: []*etcdserverpb.Compare{{
+		for i := from + b*batch; i < min(to, from+(b+1)*batch); i++ {
+			p := s.pod(i, now)
+			var buf bytes.Buffer
+			if err := s.enc.Encode(p, &buf); err != nil {
+				return fmt.Errorf("encoding Pod %s/%s: %w", p.Namespace, p.Name, err)
+			}
+			if size+buf.Len() > maxSeedTxnBytes {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			key := []byte(podKey(p.Namespace, p.Name))
+			txn.Compare = append(txn.Compare, &etcdserverpb.Compare{
 				Key: key, Target: etcdserverpb.Compare_MOD, Result: etcdserverpb.Compare_EQUAL,
 				TargetUnion: &etcdserverpb.Compare_ModRevision{ModRevision: 0},
-			}},
-			Success: []*etcdserverpb.RequestOp{{Request: &etcdserverpb.RequestOp_RequestPut{
+			})
+			txn.Success = append(txn.Success, &etcdserverpb.RequestOp{Request: &etcdserverpb.RequestOp_RequestPut{
 				RequestPut: &etcdserverpb.PutRequest{Key: key, Value: buf.Bytes()},
-			}}},
+			}})
+			size += buf.Len()
 		}
-		var resp *etcdserverpb.TxnResponse
-		attempts := 0
-		err := retrySeed(ctx, func() (err error) {
-			attempts++
-			resp, err = s.kv.Txn(ctx, txn)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("writing Pod %s/%s into etcd: %w", p.Namespace, p.Name, err)
-		}
-		// A write that timed out may still have been applied: the key
-		// then exists when the retry runs, written by this seeder (the
-		// only writer of these keys).
-		if !resp.Succeeded && attempts == 1 {
-			return fmt.Errorf("writing Pod %s/%s into etcd: it exists already", p.Namespace, p.Name)
-		}
-		return nil
+		return flush()
 	})
 }
 

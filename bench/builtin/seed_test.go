@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/server/v3/etcdserver"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +37,8 @@ import (
 // name; GET returns what was written; LIST returns every Pod, each with a
 // resourceVersion of its own; a WATCH from the LIST's resourceVersion sees
 // a PATCH of a seeded Pod made after it, and GET then shows the patch. Both
-// shapes.
+// shapes, seeded into a running server (seedEtcdLive) and into a new
+// server's etcd before its kube-apiserver starts (seedEtcd).
 func TestSeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts kube-apiserver")
@@ -70,17 +72,20 @@ func TestSeed(t *testing.T) {
 
 	const n = 2000
 	want := 0 // Pods on the server
+	templates := map[string]*corev1.Pod{}
 	for _, tc := range []struct {
 		shape    string
 		from, to int
 	}{{shapeRealistic, 0, n}, {shapeSmall, n + 1, n + 201}} {
-		s, err := newPodSeeder(ctx, srv, tc.shape)
+		tmpl, err := templatePod(ctx, srv, tc.shape)
 		if err != nil {
 			t.Fatal(err)
 		}
+		templates[tc.shape] = tmpl
+		s := newPodSeeder(srv.EtcdKV(), tc.shape, tmpl)
 		const workers = 32
 		start, cpu0 := time.Now(), processCPU(t)
-		if err := s.seed(ctx, tc.from, tc.to, workers); err != nil {
+		if err := s.seed(ctx, tc.from, tc.to, workers, 1); err != nil {
 			t.Fatal(err)
 		}
 		elapsed, cpu := time.Since(start), processCPU(t)-cpu0
@@ -107,7 +112,7 @@ func TestSeed(t *testing.T) {
 		if err := cs.CoreV1().Pods(ref.Namespace).Delete(ctx, ref.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.seed(ctx, tc.to, tc.to+1, 1); err != nil {
+		if err := s.seed(ctx, tc.to, tc.to+1, 1, 1); err != nil {
 			t.Fatal(err)
 		}
 		want++
@@ -124,21 +129,72 @@ func TestSeed(t *testing.T) {
 
 		// GET of a seeded Pod is what the seeder wrote, with etcd's
 		// revision as its resourceVersion.
-		i := tc.from + (tc.to-tc.from)/2
-		name := makePod(tc.shape, namespace(i), i)
-		got, err := cs.CoreV1().Pods(name.Namespace).Get(ctx, name.Name, metav1.GetOptions{})
-		if err != nil {
+		checkGet(ctx, t, srv, cs, tc.shape, tc.from+(tc.to-tc.from)/2)
+	}
+	checkListWatch(ctx, t, cs, want)
+
+	// Seeded before kube-apiserver starts (seedEtcd): a second server
+	// reads the same Pods with its first LIST.
+	start := time.Now()
+	var seeded time.Duration
+	srv2, err := kubeapiserver.Start(ctx, kubeapiserver.Options{
+		FeatureGates: map[string]bool{"WatchList": true},
+		BeforeAPIServer: func(ctx context.Context, kv etcdserver.RaftKV) error {
+			defer func() { seeded = time.Since(start) }()
+			if err := newPodSeeder(kv, shapeRealistic, templates[shapeRealistic]).seed(ctx, 0, n, 2, 1); err != nil {
+				return err
+			}
+			return newPodSeeder(kv, shapeSmall, templates[shapeSmall]).seed(ctx, n, n+200, 2, 1)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv2.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Logf("seeded %d Pods before kube-apiserver's start in %v, ready %v later", n+200, seeded.Round(time.Millisecond), (time.Since(start) - seeded).Round(time.Millisecond))
+	for i := range proto.Namespaces {
+		if err := srv2.CreateNamespace(ctx, proto.NamespacePrefix+strconv.Itoa(i)); err != nil {
 			t.Fatal(err)
 		}
-		raw, rev := etcdValueRev(ctx, t, srv, podKey(name.Namespace, name.Name))
-		written := decodePod(t, raw)
-		written.ResourceVersion = strconv.FormatInt(rev, 10)
-		written.TypeMeta = metav1.TypeMeta{} // the clientset's decoder clears it
-		if !equality.Semantic.DeepEqual(written, got) {
-			t.Errorf("%s: GET differs from what the seeder wrote:\n%s", tc.shape, cmp.Diff(written, got))
-		}
 	}
+	cfg2 := srv2.Config()
+	cfg2.ContentType = "application/vnd.kubernetes.protobuf"
+	cs2, err := kubernetes.NewForConfig(cfg2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGet(ctx, t, srv2, cs2, shapeRealistic, n/2)
+	checkGet(ctx, t, srv2, cs2, shapeSmall, n+100)
+	checkListWatch(ctx, t, cs2, n+200)
+}
 
+// checkGet checks that GET of seeded Pod i is what the seeder wrote into
+// srv's etcd, with etcd's revision as its resourceVersion.
+func checkGet(ctx context.Context, t *testing.T, srv *kubeapiserver.Server, cs kubernetes.Interface, shape string, i int) {
+	t.Helper()
+	name := makePod(shape, namespace(i), i)
+	got, err := cs.CoreV1().Pods(name.Namespace).Get(ctx, name.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, rev := etcdValueRev(ctx, t, srv, podKey(name.Namespace, name.Name))
+	written := decodePod(t, raw)
+	written.ResourceVersion = strconv.FormatInt(rev, 10)
+	written.TypeMeta = metav1.TypeMeta{} // the clientset's decoder clears it
+	if !equality.Semantic.DeepEqual(written, got) {
+		t.Errorf("%s: GET differs from what the seeder wrote:\n%s", shape, cmp.Diff(written, got))
+	}
+}
+
+// checkListWatch checks that a paged LIST returns want Pods, each with a
+// resourceVersion of its own, and that a WATCH from the LIST's
+// resourceVersion sees a PATCH of one of them made after it.
+func checkListWatch(ctx context.Context, t *testing.T, cs kubernetes.Interface, want int) {
+	t.Helper()
 	// LIST (paginated, as client-go lists) returns every Pod, each with a
 	// resourceVersion of its own.
 	var items []corev1.Pod

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,10 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"go.etcd.io/etcd/server/v3/etcdserver"
 
 	"github.com/informer-gen/informer-gen/examples/builtin/kubeapiserver"
 
@@ -22,6 +26,20 @@ import (
 
 // envRole selects a child's role; its configuration is in proto.EnvConfig.
 const envRole = "BENCHBUILTIN_ROLE"
+
+// envSeed, when set, is a server child's seedConfig (JSON): Pods it writes
+// into its etcd before its kube-apiserver starts.
+const envSeed = "BENCHBUILTIN_SEED"
+
+// seedConfig is a server's seeding before its kube-apiserver starts.
+type seedConfig struct {
+	// Shape is the Pods' shape, Template a file writeTemplate wrote (a
+	// template Pod of that shape from a server of this binary).
+	Shape, Template string
+	// Pods are written: 0..Pods-1, by Workers goroutines, Batch per etcd
+	// transaction (podSeeder.seed).
+	Pods, Workers, Batch int
+}
 
 // runRole runs the role named in the environment, if any ("server" is the
 // only one; contenders are a binary of their own), and returns whether it
@@ -35,7 +53,15 @@ func runRole() (bool, int) {
 	var err error
 	switch role {
 	case "server":
-		err = serve(os.Getenv(proto.EnvConfig))
+		var seed *seedConfig
+		if v := os.Getenv(envSeed); v != "" {
+			seed = new(seedConfig)
+			if err = json.Unmarshal([]byte(v), seed); err != nil {
+				err = fmt.Errorf("%s: %w", envSeed, err)
+				break
+			}
+		}
+		err = serve(os.Getenv(proto.EnvConfig), seed)
 	default:
 		err = fmt.Errorf("unknown role %q", role)
 	}
@@ -50,21 +76,43 @@ func runRole() (bool, int) {
 // default admission, watch cache on, WatchList on) with the benchmark's
 // namespaces (each with its ServiceAccount "default", which the
 // ServiceAccount admission plugin wants for Pods), writes the admin
-// kubeconfig into dir, prints "READY" and runs until stdin closes. A line
+// kubeconfig into dir, prints "READY" and runs until stdin closes. With
+// seed, it first writes seed's Pods into etcd before kube-apiserver starts
+// and prints "PRESEEDED <pods> <seconds> <CPU seconds>" before "READY". "TEMPLATE
+// <shape> <path>" writes a template Pod (templatePod) for such a server
+// into path and answers "TEMPLATED" (or "TEMPLATEERR <error>"). A line
 // "GC" on stdin runs a garbage collection and answers "GCDONE", so that the
 // driver starts every run without the previous run's garbage. "PROF <path>"
 // starts a CPU profile of this process into path and answers "PROFOK" (or
 // "PROFERR <error>"); "PROFSTOP" ends it and answers "PROFDONE".
-func serve(dir string) error {
+func serve(dir string, seed *seedConfig) error {
 	ctx := context.Background()
-	startCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	startCtx, cancel := context.WithTimeout(ctx, startTimeout(seed))
 	defer cancel()
-	srv, err := kubeapiserver.Start(startCtx, kubeapiserver.Options{
+	opts := kubeapiserver.Options{
 		FeatureGates:   map[string]bool{"WatchList": true},
 		KubeconfigPath: filepath.Join(dir, "kubeconfig"),
-	})
+	}
+	var seeded time.Duration
+	var seedCPU float64
+	if seed != nil {
+		tmpl, err := readTemplate(seed.Template)
+		if err != nil {
+			return err
+		}
+		opts.BeforeAPIServer = func(ctx context.Context, kv etcdserver.RaftKV) error {
+			start, cpu0 := time.Now(), selfCPU()
+			err := newPodSeeder(kv, seed.Shape, tmpl).seed(ctx, 0, seed.Pods, seed.Workers, seed.Batch)
+			seeded, seedCPU = time.Since(start), selfCPU()-cpu0
+			return err
+		}
+	}
+	srv, err := kubeapiserver.Start(startCtx, opts)
 	if err != nil {
 		return err
+	}
+	if seed != nil {
+		fmt.Printf("PRESEEDED %d %.2f %.2f\n", seed.Pods, seeded.Seconds(), seedCPU)
 	}
 	for i := range proto.Namespaces {
 		if err := srv.CreateNamespace(startCtx, proto.NamespacePrefix+strconv.Itoa(i)); err != nil {
@@ -89,6 +137,21 @@ func serve(dir string) error {
 			}
 			prof = f
 			fmt.Println("PROFOK")
+		case strings.HasPrefix(line, "TEMPLATE "):
+			var shape, path string
+			if _, err := fmt.Sscanf(line, "TEMPLATE %s %s", &shape, &path); err != nil {
+				fmt.Println("TEMPLATEERR", err)
+				continue
+			}
+			tmpl, err := templatePod(ctx, srv, shape)
+			if err == nil {
+				err = writeTemplate(path, tmpl)
+			}
+			if err != nil {
+				fmt.Println("TEMPLATEERR", strings.ReplaceAll(err.Error(), "\n", " "))
+				continue
+			}
+			fmt.Println("TEMPLATED")
 		case strings.HasPrefix(line, "SEED "):
 			// SEED <shape> <from> <to> <workers>: write Pods from..to-1
 			// into etcd (podSeeder).
@@ -123,18 +186,31 @@ func serve(dir string) error {
 	return srv.Stop(stopCtx)
 }
 
-// seedPods writes Pods from..to-1 of shape into srv's etcd, with a seeder
-// (and its template Pod) per shape made on first use.
+// startTimeout bounds a server's start: 5 minutes on a busy machine, and 2
+// ms per Pod it seeds and then reads with its first LIST.
+func startTimeout(seed *seedConfig) time.Duration {
+	d := 5 * time.Minute
+	if seed != nil {
+		d += time.Duration(seed.Pods) * 2 * time.Millisecond
+	}
+	return d
+}
+
+// seedPods writes Pods from..to-1 of shape into srv's running etcd, with a
+// seeder (and its template Pod) per shape made on first use.
 func seedPods(ctx context.Context, srv *kubeapiserver.Server, shape string, from, to, workers int) error {
 	s, ok := seeders[shape]
 	if !ok {
 		var err error
-		if s, err = newPodSeeder(ctx, srv, shape); err != nil {
+		tmpl, err := templatePod(ctx, srv, shape)
+		if err != nil {
 			return err
 		}
+		s = newPodSeeder(srv.EtcdKV(), shape, tmpl)
 		seeders[shape] = s
 	}
-	return s.seed(ctx, from, to, workers)
+	// One Pod per transaction: the watch cache takes each in.
+	return s.seed(ctx, from, to, workers, 1)
 }
 
 var seeders = map[string]*podSeeder{}
@@ -159,11 +235,33 @@ type serverProc struct {
 	kubeconfig string
 	pid        int
 	lines      chan string // the server's stdout after READY
+	// preseeded is how long seeding before kube-apiserver's start took
+	// (startServer with a seedConfig).
+	preseeded time.Duration
+	// preseedCPU is the server process's CPU seconds during it.
+	preseedCPU float64
 }
 
-func startServer(ctx context.Context, exe, dir string) (*serverProc, error) {
+// selfCPU is this process's user+sys CPU seconds.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return proto.CPUSeconds(&ru)
+}
+
+// startServer starts a server child with its files in dir and waits until
+// it is ready; with seed, the child writes seed's Pods into its etcd before
+// its kube-apiserver starts.
+func startServer(ctx context.Context, exe, dir string, seed *seedConfig) (*serverProc, error) {
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), envRole+"=server", proto.EnvConfig+"="+dir)
+	if seed != nil {
+		b, err := json.Marshal(seed)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Env = append(cmd.Env, envSeed+"="+string(b))
+	}
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -186,6 +284,11 @@ func startServer(ctx context.Context, exe, dir string) (*serverProc, error) {
 				ready <- nil
 				break
 			}
+			var n int
+			var secs, cpu float64
+			if _, err := fmt.Sscanf(sc.Text(), "PRESEEDED %d %g %g", &n, &secs, &cpu); err == nil {
+				s.preseeded, s.preseedCPU = time.Duration(secs*float64(time.Second)), cpu
+			}
 		}
 		for sc.Scan() {
 			s.lines <- sc.Text()
@@ -199,8 +302,8 @@ func startServer(ctx context.Context, exe, dir string) (*serverProc, error) {
 	case err = <-ready:
 	case <-ctx.Done():
 		err = context.Cause(ctx)
-	case <-time.After(5 * time.Minute):
-		err = errors.New("server not ready within 5m")
+	case <-time.After(startTimeout(seed)):
+		err = fmt.Errorf("server not ready within %v", startTimeout(seed))
 	}
 	if err != nil {
 		s.stop()

@@ -44,6 +44,15 @@ var metrics = []metric{
 	{"peak RSS total (MB)", func(r runResult) float64 { return float64(r.MaxRSS) / 1e6 }, "%.0f", true},
 }
 
+// relistMetrics are the rows of a run with -relist.
+var relistMetrics = []metric{
+	{"RSS before relist (MB)", func(r runResult) float64 { return float64(r.Relist.SteadyRSS) / 1e6 }, "%.0f", true},
+	{"peak RSS during relist (MB)", func(r runResult) float64 { return float64(r.Relist.PeakRSS) / 1e6 }, "%.0f", true},
+	{"relist peak ÷ RSS before", func(r runResult) float64 { return float64(r.Relist.PeakRSS) / float64(r.Relist.SteadyRSS) }, "%.2f", false},
+	{"relist → synced again (s)", func(r runResult) float64 { return r.Relist.Seconds }, "%.2f", true},
+	{"client CPU of relist (s)", func(r runResult) float64 { return r.Relist.CPUSeconds }, "%.2f", true},
+}
+
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -114,7 +123,11 @@ func printTable(w io.Writer, cfg driverConfig, res []runResult, resource string,
 		}
 	}
 	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
-	for _, m := range metrics {
+	rows := metrics
+	if cfg.Relist {
+		rows = append(slices.Clip(metrics), relistMetrics...)
+	}
+	for _, m := range rows {
 		row := []string{m.name}
 		med := map[string]float64{}
 		synced := map[string]bool{} // a contender with a run that synced

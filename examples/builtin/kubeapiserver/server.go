@@ -58,6 +58,12 @@ type Options struct {
 	// Flags are extra kube-apiserver flags ("--name=value"), applied after
 	// the ones Start sets, for what Options does not name.
 	Flags []string
+	// BeforeAPIServer, when set, runs once etcd is ready and before
+	// kube-apiserver starts, with etcd's key-value API (as EtcdKV): for
+	// benchmark tooling that writes objects straight into storage while
+	// no watch cache has to take each write in (the server then reads
+	// them with its first LIST). An error fails Start.
+	BeforeAPIServer func(ctx context.Context, kv etcdserver.RaftKV) error
 }
 
 // Server is a running etcd plus kube-apiserver. Its methods are safe for
@@ -112,6 +118,11 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	}()
 	if err := s.startEtcd(ctx); err != nil {
 		return nil, err
+	}
+	if opts.BeforeAPIServer != nil {
+		if err := opts.BeforeAPIServer(ctx, s.etcd.Server); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.startAPIServer(ctx); err != nil {
 		return nil, err
