@@ -69,10 +69,10 @@ var shellCommands = map[string]string{
 	"go run ./hack/plotscale -o docs/images/scale.svg docs/images/scale-realistic.json docs/images/scale-small.json":                                                                 "not run: redraws the checked-in plot from the checked-in runs; hack/plotscale's TestDrawCheckedInRuns draws them",
 	"hack/bench-codegen.sh --runs 1 --case kapi":                                                                                                                                     "not offline: as above",
 	"hack/bench-fleet.sh -rounds 3": "not run: a benchmark (five API servers, 100,000 Foos, 100 client processes; ~25 minutes of two cores)",
-	"hack/bench-fleet.sh -rounds 1 -unreachable-rounds 9 -skip-compare -idle-wait 0":                                                                                                    "not run: the same benchmark, its unreachable-cluster rounds",
-	"flock /work/bigmem.lock hack/bench-e2e-builtin.sh -pods 100000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r100k.json": "not run: a benchmark against kube-apiserver holding ~8 GB (minutes), under the shared machine's big-memory lock",
-	"flock /work/bigmem.lock hack/bench-e2e-builtin.sh -pods 50000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r50k.json":   "not run: a benchmark against kube-apiserver holding GBs (minutes), under the shared machine's big-memory lock",
-	"hack/bench-e2e-builtin.sh -pods 10000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r10k.json":                           "not run: a benchmark against kube-apiserver (minutes); bench/builtin's TestRelistProxy tests the proxy that forces the relist",
+	"hack/bench-fleet.sh -rounds 1 -unreachable-rounds 9 -skip-compare -idle-wait 0":                                                                            "not run: the same benchmark, its unreachable-cluster rounds",
+	"hack/bench-e2e-builtin.sh -pods 100000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r100k.json": "not run: a benchmark against kube-apiserver holding ~8 GB (minutes; one such run on a machine at a time)",
+	"hack/bench-e2e-builtin.sh -pods 50000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r50k.json":   "not run: a benchmark against kube-apiserver holding ~4 GB (minutes), as above",
+	"hack/bench-e2e-builtin.sh -pods 10000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r10k.json":   "not run: a benchmark against kube-apiserver (minutes); bench/builtin's TestRelistProxy tests the proxy that forces the relist",
 }
 
 var shellCommentRe = regexp.MustCompile(`\s+#.*$`)
