@@ -321,8 +321,9 @@ func measure(args []string) error {
 		if err != nil {
 			return err
 		}
-		<-pw.ready
-		<-po.ready
+		if err := errors.Join(pw.waitReady(), po.waitReady()); err != nil {
+			return errors.Join(err, pw.stop(), po.stop())
+		}
 		first, second := pw, po
 		if r%2 == 1 {
 			first, second = po, pw

@@ -77,6 +77,11 @@ func member(args []string) error {
 		if err != nil {
 			return err
 		}
+		if *unreachable {
+			if cl, ok := c.fl.Cluster(eps.Unreachable.Name); !ok || cl.HasSynced() {
+				return fmt.Errorf("the unreachable cluster synced")
+			}
+		}
 		if *timed {
 			fmt.Printf("took %d\n", slices.Max(d))
 		}
@@ -159,6 +164,20 @@ func startMember(self, endpoints string, extra ...string) (*proc, error) {
 		p.synced <- errors.New("member exited before it synced")
 	}()
 	return p, nil
+}
+
+// waitReady waits for a member started with -timed to print "ready", or
+// for it to end first (its error).
+func (p *proc) waitReady() error {
+	select {
+	case <-p.ready:
+		return nil
+	case err := <-p.synced:
+		if err == nil {
+			err = errors.New("member synced before it was ready")
+		}
+		return err
+	}
 }
 
 // usage returns the process's resident set, peak resident set (bytes) and
