@@ -374,23 +374,7 @@ func TestProtobufTableConcurrent(t *testing.T) {
 // repeated field, a second occurrence of a pointer field, which the
 // generated code merges into the message) never reaches the shared value.
 func TestProtobufTableSharedSubObjects(t *testing.T) {
-	tab := pbTableOf(reflect.TypeFor[corev1.Pod]())
-	d := newPBTableDecoder()
-	decode := func(b []byte) *corev1.Pod {
-		t.Helper()
-		got := new(corev1.Pod)
-		if err := d.decode(tab, unsafe.Pointer(got), b); err != nil {
-			t.Fatal(err)
-		}
-		want := new(corev1.Pod)
-		if err := want.Unmarshal(b); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("decoded %+v, want %+v", got, want)
-		}
-		return got
-	}
+	decode := pbPodDecoder(t)
 	pod := func(name string) *corev1.Pod {
 		return &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", UID: "u"}}},
@@ -471,14 +455,13 @@ func TestProtobufTableSharedSubObjects(t *testing.T) {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// TestProtobufTableSharesEmptyMessages checks that a pointer field holding an
-// empty message (the `securityContext: {}` kube-apiserver's defaulting
-// writes into every Pod) is shared like any other sub-object, and that a
-// later occurrence of the field in the same object merges into a copy.
-func TestProtobufTableSharesEmptyMessages(t *testing.T) {
+// pbPodDecoder returns a func that decodes a Pod with one table decoder (so
+// what it keeps for sharing carries over between calls) and fails t unless
+// the Pod equals the generated Unmarshal's.
+func pbPodDecoder(t *testing.T) func(b []byte) *corev1.Pod {
 	tab := pbTableOf(reflect.TypeFor[corev1.Pod]())
 	d := newPBTableDecoder()
-	decode := func(b []byte) *corev1.Pod {
+	return func(b []byte) *corev1.Pod {
 		t.Helper()
 		got := new(corev1.Pod)
 		if err := d.decode(tab, unsafe.Pointer(got), b); err != nil {
@@ -493,6 +476,14 @@ func TestProtobufTableSharesEmptyMessages(t *testing.T) {
 		}
 		return got
 	}
+}
+
+// TestProtobufTableSharesEmptyMessages checks that a pointer field holding an
+// empty message (the `securityContext: {}` kube-apiserver's defaulting
+// writes into every Pod) is shared like any other sub-object, and that a
+// later occurrence of the field in the same object merges into a copy.
+func TestProtobufTableSharesEmptyMessages(t *testing.T) {
+	decode := pbPodDecoder(t)
 	empty := pbMarshal(t, &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{}}})
 	a, b, c := decode(empty), decode(empty), decode(empty)
 	if a.Spec.SecurityContext == b.Spec.SecurityContext {
