@@ -9,7 +9,8 @@
 //  0. Parts, runtime/internal/<name>: small mechanisms that know nothing of
 //     informers — budget (the request budget Reflectors share), cache (the
 //     indexed store behind store.Indexer, with freshness waiters), codecopts
-//     (wire's decoder options), fifo (the DeltaFIFO), listpage (LIST page
+//     (wire's decoder options), fifo (the DeltaFIFO), known (a relist's
+//     lookup of the objects the cache holds), listpage (LIST page
 //     appending), logctx (the resource key in loggers), redact (what an
 //     error may say), relist (the relist trigger and marks), scope (cluster
 //     or namespace scope), settings (what the runtime sets on a Reflector

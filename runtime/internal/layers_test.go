@@ -21,6 +21,7 @@ var layers = map[string]int{
 	"runtime/internal/cache":     0,
 	"runtime/internal/codecopts": 0,
 	"runtime/internal/fifo":      0,
+	"runtime/internal/known":     0,
 	"runtime/internal/listpage":  0,
 	"runtime/internal/logctx":    0,
 	"runtime/internal/redact":    0,

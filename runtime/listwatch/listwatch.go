@@ -3,6 +3,7 @@ package listwatch
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/wire"
 )
@@ -189,10 +191,16 @@ func (lw *ListerWatcher[T, L]) listCodec(ctx context.Context, lo *metav1.ListOpt
 	if lo.Limit > 0 && lo.Limit <= 10000 {
 		items = make([]T, 0, lo.Limit)
 	}
-	lm, err := codec.DecodeList(body, func(obj T) error {
+	add := func(obj T) error {
 		items = append(items, obj)
 		return nil
-	})
+	}
+	var lm metav1.ListMeta
+	if kc, ok := codec.(knownCodec[T]); ok && known.From[T](ctx) != nil {
+		lm, err = kc.DecodeListKnown(body, known.From[T](ctx), add)
+	} else {
+		lm, err = codec.DecodeList(body, add)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", lw.where(), err)
 	}
@@ -247,7 +255,21 @@ func (lw *ListerWatcher[T, L]) watchCodec(ctx context.Context, lo *metav1.ListOp
 		}
 		return nil, fmt.Errorf("watch %s: %w", lw.where(), err)
 	}
-	return newStreamWatch(ctx, lw.where(), body, codec.NewWatchDecoder(body)), nil
+	dec := codec.NewWatchDecoder
+	if kc, ok := codec.(knownCodec[T]); ok && known.From[T](ctx) != nil {
+		l := known.From[T](ctx)
+		dec = func(body io.Reader) wire.WatchDecoder[T] { return kc.NewWatchDecoderKnown(body, l) }
+	}
+	return newStreamWatch(ctx, lw.where(), body, dec(body)), nil
+}
+
+// knownCodec is a Codec that can hand on the objects a relist's cache holds
+// instead of decoding them again (wire's protobuf and JSON codecs): the
+// Reflector asks for it, through the context of its LIST and WatchList
+// requests (runtime/internal/known).
+type knownCodec[T any] interface {
+	DecodeListKnown(body io.Reader, l known.Lookup[T], each func(T) error) (metav1.ListMeta, error)
+	NewWatchDecoderKnown(body io.Reader, l known.Lookup[T]) wire.WatchDecoder[T]
 }
 
 // The client-side rate limits that NewRESTClient sets when cfg leaves them

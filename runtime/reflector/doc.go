@@ -112,6 +112,17 @@
 // Run starts with a sync (cause "initial"). The causes are what
 // Metrics.Relist receives.
 //
+// A relist does not decode again what the cache holds already. Its LIST or
+// WatchList requests carry the Sink's lookup (the informer's FIFO) in their
+// context, and a codec that reads an item's metadata first (wire's protobuf
+// and JSON codecs; CBOR decodes every item) hands on the cached object for
+// an item at the same resourceVersion: the etcd revision of the object's
+// last write, so the same object. The relist then allocates only what
+// changed, instead of a second copy of the whole cache next to the first
+// (which a relist, applied atomically, holds live until it is applied):
+// the peak a relist adds to a process, and its decoding CPU, are those of
+// the objects that changed since the last sync.
+//
 // # Hostile servers
 //
 // One rule covers every watch event the Reflector does not apply: an

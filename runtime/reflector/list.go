@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
 	"github.com/informer-gen/informer-gen/runtime/internal/relist"
 )
@@ -28,6 +29,7 @@ func (r *Reflector[T]) list(ctx context.Context, gen uint64) (uint64, error) {
 	if err := r.pacer.request(ctx); err != nil {
 		return 0, fmt.Errorf("list %s: %w", r.opts.Name, err)
 	}
+	ctx = r.withKnown(ctx)
 	for {
 		next, page, ok, err := r.listPage(ctx, opts, items)
 		if err != nil && opts.Continue != "" && isExpired(err) {
@@ -68,6 +70,22 @@ func (r *Reflector[T]) list(ctx context.Context, gen uint64) (uint64, error) {
 	r.clearErr()
 	logger.V(4).Info("listed", "resourceVersion", rv, "items", len(items), "pages", pages)
 	return n, nil
+}
+
+// withKnown returns ctx carrying the Sink's Lookup, if it has one (the
+// informer's FIFO, once it holds something): a relist's LIST or WatchList
+// made with it gets, from a codec that can read an item's metadata first
+// (wire's protobuf and JSON codecs), the cached object itself for every item
+// the cache holds at the same resourceVersion, instead of a decoded copy. So
+// a relist does not hold a second copy of the whole cache while it is
+// applied, nor decode what did not change (runtime/internal/known).
+func (r *Reflector[T]) withKnown(ctx context.Context) context.Context {
+	if s, ok := r.sink.(interface{ Lookup() known.Lookup[T] }); ok {
+		if l := s.Lookup(); l != nil {
+			return known.With(ctx, l)
+		}
+	}
+	return ctx
 }
 
 // listPage lists the page opts asks for and returns items with its items

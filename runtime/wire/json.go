@@ -10,6 +10,7 @@ import (
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -179,6 +180,13 @@ func (c *jsonCodec[T]) MediaType() string { return mediaTypeJSON }
 // (which client-go would decode over the first) is an error, because the first
 // one's items were already handed to each.
 func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (metav1.ListMeta, error) {
+	return c.DecodeListKnown(body, nil, each)
+}
+
+// DecodeListKnown is DecodeList, except that an item that l knows (the same
+// name, namespace and resourceVersion, read before the item is decoded) is
+// not decoded: l's object is handed to each instead. A nil l knows nothing.
+func (c *jsonCodec[T]) DecodeListKnown(body io.Reader, l known.Lookup[T], each func(T) error) (metav1.ListMeta, error) {
 	var lm metav1.ListMeta
 	r := &ioErrReader{r: body}
 	dec := jsontext.NewDecoder(r, c.opts)
@@ -204,6 +212,10 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (metav1.Li
 	jd := c.newJSONDecoder(dec)
 	jd.intern = internPool.Get().(*internCache)
 	defer jd.done()
+	var jk *jsonKnown[T]
+	if l != nil {
+		jk = c.newKnown(l, jd.intern)
+	}
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
@@ -229,8 +241,22 @@ func (c *jsonCodec[T]) DecodeList(body io.Reader, each func(T) error) (metav1.Li
 					return fail(false, "", "", err)
 				}
 				for dec.PeekKind() != ']' {
+					from, fromJD := dec, jd
+					if jk != nil {
+						v, err := dec.ReadValue()
+						if err != nil {
+							return fail(false, "", "", err)
+						}
+						if obj, ok := jk.lookup(v, false); ok {
+							if err := each(obj); err != nil {
+								return lm, err
+							}
+							continue
+						}
+						from, fromJD = jk.decoder(v)
+					}
 					obj := c.newT()
-					if err := c.unmarshalObject(jd, dec, obj); err != nil {
+					if err := c.unmarshalObject(fromJD, from, obj); err != nil {
 						key, rv := identify(obj)
 						return fail(false, key, rv, fmt.Errorf("list item: %w", contentFree(err)))
 					}
@@ -296,19 +322,33 @@ func (c *jsonCodec[T]) checkKind(obj T, required bool) error {
 
 // NewWatchDecoder implements Codec.
 func (c *jsonCodec[T]) NewWatchDecoder(body io.Reader) WatchDecoder[T] {
+	return c.NewWatchDecoderKnown(body, nil)
+}
+
+// NewWatchDecoderKnown is NewWatchDecoder, except that the object of an
+// ADDED or MODIFIED event that l knows (the same name, namespace and
+// resourceVersion, read before the object is decoded) is not decoded: the
+// event carries l's object. A WatchList uses it for its initial events, most
+// of which a relist's cache holds.
+func (c *jsonCodec[T]) NewWatchDecoderKnown(body io.Reader, l known.Lookup[T]) WatchDecoder[T] {
 	r := &ioErrReader{r: body}
 	dec := jsontext.NewDecoder(r, c.opts)
-	return &jsonWatchDecoder[T]{c: c, r: r, dec: dec, jd: c.newJSONDecoder(dec)}
+	d := &jsonWatchDecoder[T]{c: c, r: r, dec: dec, jd: c.newJSONDecoder(dec)}
+	if l != nil {
+		d.known = c.newKnown(l, nil)
+	}
+	return d
 }
 
 // jsonWatchDecoder frames the events of a JSON watch stream itself: the body
 // is a sequence of {"type": ..., "object": {...}} objects.
 type jsonWatchDecoder[T any] struct {
-	c   *jsonCodec[T]
-	r   *ioErrReader
-	dec *jsontext.Decoder
-	jd  *JSONDecoder // over dec, for a generated decoder; its intern cache is taken per event
-	err error        // sticky: the stream is unusable
+	c     *jsonCodec[T]
+	r     *ioErrReader
+	dec   *jsontext.Decoder
+	jd    *JSONDecoder  // over dec, for a generated decoder; its intern cache is taken per event
+	known *jsonKnown[T] // see NewWatchDecoderKnown
+	err   error         // sticky: the stream is unusable
 }
 
 // Next implements WatchDecoder.
@@ -474,8 +514,19 @@ func (d *jsonWatchDecoder[T]) decodeObject(typ string, dec *jsontext.Decoder) (E
 	default:
 		return Event[T]{}, fmt.Errorf("unknown watch event type %q", typ)
 	}
+	jd := d.jd
+	if d.known != nil && (typ == string(watch.Added) || typ == string(watch.Modified)) {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return Event[T]{}, err
+		}
+		if obj, ok := d.known.lookup(v, true); ok {
+			return Event[T]{Object: obj}, nil
+		}
+		dec, jd = d.known.decoder(v)
+	}
 	obj := d.c.newT()
-	if err := d.c.unmarshalObject(d.jd, dec, obj); err != nil {
+	if err := d.c.unmarshalObject(jd, dec, obj); err != nil {
 		return Event[T]{Object: obj}, fmt.Errorf("%s watch event: %w", typ, contentFree(err))
 	}
 	if err := d.c.checkKind(obj, true); err != nil {

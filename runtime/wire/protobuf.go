@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -218,6 +219,13 @@ var (
 // list is never built. See k8s.io/apimachinery/pkg/runtime/serializer/protobuf
 // (Serializer.Decode, collections.go) for the encoding.
 func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (metav1.ListMeta, error) {
+	return c.DecodeListKnown(body, nil, each)
+}
+
+// DecodeListKnown is DecodeList, except that an item that l knows (the same
+// name, namespace and resourceVersion) is not decoded: l's object is handed
+// to each instead. A nil l knows nothing.
+func (c *protobufCodec[T]) DecodeListKnown(body io.Reader, l known.Lookup[T], each func(T) error) (metav1.ListMeta, error) {
 	s := newPBStream(body)
 	fail := func(err error) (metav1.ListMeta, error) {
 		var de *DecodeError
@@ -290,7 +298,7 @@ func (c *protobufCodec[T]) DecodeList(body io.Reader, each func(T) error) (metav
 			if n > 1<<62 {
 				return fail(io.ErrUnexpectedEOF)
 			}
-			if err := c.decodeItems(s, s.off+int64(n), &lm, each); err != nil {
+			if err := c.decodeItems(s, s.off+int64(n), &lm, l, each); err != nil {
 				return fail(err)
 			}
 		case n > pbMaxObjectBytes:
@@ -343,8 +351,9 @@ func (e pbStopError) Error() string { return e.err.Error() }
 
 // decodeItems reads an XList message that ends at offset end: metadata
 // (field 1, merged into lm as the generated code merges a repeated message
-// field) and items (field 2), each decoded into a fresh T and handed to each.
-func (c *protobufCodec[T]) decodeItems(s *pbStream, end int64, lm *metav1.ListMeta, each func(T) error) error {
+// field) and items (field 2), each decoded into a fresh T, or looked up in l
+// (see DecodeListKnown), and handed to each.
+func (c *protobufCodec[T]) decodeItems(s *pbStream, end int64, lm *metav1.ListMeta, l known.Lookup[T], each func(T) error) error {
 	for s.off < end {
 		v, err := s.varint()
 		if err != nil {
@@ -384,10 +393,13 @@ func (c *protobufCodec[T]) decodeItems(s *pbStream, end int64, lm *metav1.ListMe
 			}
 			continue
 		}
-		t := c.newT()
-		if err := c.unmarshal(t, b); err != nil {
-			key, rv := pbObjectKey(b)
-			return &DecodeError{Key: key, ResourceVersion: rv, Offset: start, Err: fmt.Errorf("list item: %w", contentFree(err))}
+		t, ok := c.lookup(l, b)
+		if !ok {
+			t = c.newT()
+			if err := c.unmarshal(t, b); err != nil {
+				key, rv := pbObjectKey(b)
+				return &DecodeError{Key: key, ResourceVersion: rv, Offset: start, Err: fmt.Errorf("list item: %w", contentFree(err))}
+			}
 		}
 		if err := each(t); err != nil {
 			return pbStopError{err}
@@ -397,6 +409,23 @@ func (c *protobufCodec[T]) decodeItems(s *pbStream, end int64, lm *metav1.ListMe
 		return io.ErrUnexpectedEOF
 	}
 	return nil
+}
+
+// lookup returns l's object for the object whose bytes are obj, if l knows
+// it (a nil l knows nothing). Only the metadata is read: an object with a
+// name and a resourceVersion l holds is, on the server, the one l's object
+// was decoded from.
+func (c *protobufCodec[T]) lookup(l known.Lookup[T], obj []byte) (T, bool) {
+	if l == nil {
+		var zero T
+		return zero, false
+	}
+	name, ns, rv := pbObjectMeta(obj)
+	if len(name) == 0 || len(rv) == 0 {
+		var zero T
+		return zero, false
+	}
+	return l(ns, name, rv)
 }
 
 // withoutManagedFields returns a codec like c that does not build each

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -27,13 +28,22 @@ var (
 )
 
 func (c *protobufCodec[T]) NewWatchDecoder(body io.Reader) WatchDecoder[T] {
-	return &protobufWatch[T]{c: c, s: newPBStream(body)}
+	return c.NewWatchDecoderKnown(body, nil)
+}
+
+// NewWatchDecoderKnown is NewWatchDecoder, except that the object of an
+// ADDED or MODIFIED event that l knows (the same name, namespace and
+// resourceVersion) is not decoded: the event carries l's object. A WatchList
+// uses it for its initial events, most of which a relist's cache holds.
+func (c *protobufCodec[T]) NewWatchDecoderKnown(body io.Reader, l known.Lookup[T]) WatchDecoder[T] {
+	return &protobufWatch[T]{c: c, s: newPBStream(body), known: l}
 }
 
 // protobufWatch is the WatchDecoder of a protobufCodec.
 type protobufWatch[T any] struct {
-	c *protobufCodec[T]
-	s *pbStream
+	c     *protobufCodec[T]
+	s     *pbStream
+	known known.Lookup[T] // see NewWatchDecoderKnown
 	// skip is the rest of an oversized frame, discarded before the next one.
 	skip int64
 	// broken is the error that ended the stream, returned again by Next.
@@ -88,7 +98,7 @@ func (w *protobufWatch[T]) next() (Event[T], error) {
 	if err != nil {
 		return Event[T]{}, &DecodeError{Offset: s.off, Err: err}
 	}
-	ev, pos, err := w.c.decodeEvent(frame)
+	ev, pos, err := w.c.decodeEvent(frame, w.known)
 	if err != nil {
 		var de *DecodeError
 		if errors.As(err, &de) {
@@ -101,8 +111,9 @@ func (w *protobufWatch[T]) next() (Event[T], error) {
 }
 
 // decodeEvent decodes the WatchEvent of one frame. On error pos is the
-// offset in frame where decoding failed.
-func (c *protobufCodec[T]) decodeEvent(frame []byte) (_ Event[T], pos int, _ error) {
+// offset in frame where decoding failed. The object of an ADDED or MODIFIED
+// event that l knows is l's (see NewWatchDecoderKnown).
+func (c *protobufCodec[T]) decodeEvent(frame []byte, l known.Lookup[T]) (_ Event[T], pos int, _ error) {
 	if len(frame) == 0 {
 		return Event[T]{}, 0, errPBEmptyFrame
 	}
@@ -200,6 +211,11 @@ func (c *protobufCodec[T]) decodeEvent(frame []byte) (_ Event[T], pos int, _ err
 		key, rv := pbObjectKey(u.raw)
 		return Event[T]{}, 0, &DecodeError{Key: key, ResourceVersion: rv, Offset: int64(objPos),
 			Err: fmt.Errorf("%s watch event object is %s, not %q %q", et, pbDescribeType(u.pbTypeMeta), c.apiVersion, c.kind)}
+	}
+	if et == watch.Added || et == watch.Modified {
+		if t, ok := c.lookup(l, u.raw); ok {
+			return Event[T]{Type: et, Object: t}, 0, nil
+		}
 	}
 	t := c.newT()
 	if err := c.unmarshal(t, u.raw); err != nil {

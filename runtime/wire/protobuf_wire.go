@@ -225,52 +225,9 @@ func (u *pbUnknown) unmarshal(b []byte) error {
 }
 
 // pbObjectKey reads the name, namespace and resourceVersion of an object's
-// metadata (field 1 of every Kubernetes object; ObjectMeta's fields 1, 3 and
-// 6) for an error message, as far as they can be read. It never fails.
+// metadata for an error message, as far as they can be read. It never fails.
 func pbObjectKey(obj []byte) (key, rv string) {
-	p := pbBytes{b: obj}
-	var name, ns, rvb []byte
-	for !p.done() {
-		field, wt, err := p.tag()
-		if err != nil {
-			break
-		}
-		if field != 1 || wt != wireBytes {
-			if p.skip(wt) != nil {
-				break
-			}
-			continue
-		}
-		meta, err := p.bytes()
-		if err != nil {
-			break
-		}
-		m := pbBytes{b: meta}
-		for !m.done() {
-			f, wt, err := m.tag()
-			if err != nil {
-				break
-			}
-			if wt != wireBytes || (f != 1 && f != 3 && f != 6) {
-				if m.skip(wt) != nil {
-					break
-				}
-				continue
-			}
-			v, err := m.bytes()
-			if err != nil {
-				break
-			}
-			switch f {
-			case 1:
-				name = v
-			case 3:
-				ns = v
-			case 6:
-				rvb = v
-			}
-		}
-	}
+	name, ns, rvb := pbObjectMeta(obj)
 	if !pbPrintable(name) || !pbPrintable(ns) {
 		name, ns = nil, nil
 	}
@@ -490,4 +447,54 @@ func pbEOFIsUnexpected(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// pbObjectMeta returns the name, namespace and resourceVersion in an
+// object's metadata (field 1 of every Kubernetes object; ObjectMeta's fields
+// 1, 3 and 6), as windows of obj, as far as they can be read (nil
+// otherwise). It never fails.
+func pbObjectMeta(obj []byte) (name, ns, rv []byte) {
+	p := pbBytes{b: obj}
+	for !p.done() {
+		field, wt, err := p.tag()
+		if err != nil {
+			break
+		}
+		if field != 1 || wt != wireBytes {
+			if p.skip(wt) != nil {
+				break
+			}
+			continue
+		}
+		meta, err := p.bytes()
+		if err != nil {
+			break
+		}
+		m := pbBytes{b: meta}
+		for !m.done() {
+			f, wt, err := m.tag()
+			if err != nil {
+				break
+			}
+			if wt != wireBytes || (f != 1 && f != 3 && f != 6) {
+				if m.skip(wt) != nil {
+					break
+				}
+				continue
+			}
+			v, err := m.bytes()
+			if err != nil {
+				break
+			}
+			switch f {
+			case 1:
+				name = v
+			case 3:
+				ns = v
+			case 6:
+				rv = v
+			}
+		}
+	}
+	return name, ns, rv
 }

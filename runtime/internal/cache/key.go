@@ -3,6 +3,7 @@ package cache
 import (
 	"fmt"
 	"strings"
+	"unsafe"
 )
 
 // Key returns the cache key of obj: "namespace/name", or "name" for
@@ -37,4 +38,14 @@ func SplitKey(key string) (namespace, name string, err error) {
 		return "", "", fmt.Errorf("invalid cache key %q: more than one %q", key, "/")
 	}
 	return ns, name, nil
+}
+
+// Same reports whether a and b are the same object: the same pointer (or,
+// for a value that is not pointer-shaped, the same boxed copy). Unlike ==
+// on interfaces it never panics, whatever the dynamic type.
+func Same[T any](a, b T) bool {
+	ea, eb := any(a), any(b)
+	wa := (*[2]unsafe.Pointer)(unsafe.Pointer(&ea))
+	wb := (*[2]unsafe.Pointer)(unsafe.Pointer(&eb))
+	return wa[0] == wb[0] && wa[1] == wb[1] && wa[1] != nil
 }

@@ -193,6 +193,11 @@ func (i *Cache) setLocked(key string, obj Obj) (Obj, bool) {
 	h := i.hash(key)
 	if _, id, ok := i.findLocked(key, h); ok {
 		old := i.objs.get(id)
+		if Same(old, obj) {
+			// A relist's unchanged object, handed on as is (see
+			// runtime/internal/known): its index entries are right already.
+			return old, true
+		}
 		i.objs.set(id, obj)
 		i.reindexLocked(id, key, old, obj, true, true)
 		return old, true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/relist"
@@ -220,6 +221,11 @@ type FIFO[T cache.Obj] struct {
 	syncedClosed bool
 
 	out []Delta[T] // consumer-owned buffer reused by Pop
+
+	// reused counts the objects Lookup has handed out: once there is one,
+	// Replace looks for them among its objects (of any partition), so as
+	// never to transform an object the cache holds.
+	reused atomic.Int64
 }
 
 // New returns an empty, open FIFO.

@@ -10,8 +10,8 @@ import (
 // first a Deleted{FinalStateUnknown: true} tombstone for every key that is
 // pending or in Known but absent from objs (carrying the newest pending
 // object, else Known's; keys whose newest pending delta is a Deleted get
-// none), then a Replaced delta for every object of objs (after Transform),
-// in order. Tombstones are ordered by key. An empty result queues nothing.
+// none), then a Replaced delta for every object of objs (after Transform,
+// except for an object Lookup handed out: see known.go), in order. Tombstones are ordered by key. An empty result queues nothing.
 //
 // The first Replace fixes the initial population: everything queued up to
 // and including its batch (see HasSynced). It returns ErrClosed after Close, or the
@@ -28,10 +28,18 @@ func (f *FIFO[T]) replace(objs []T, resourceVersion, ns string) error {
 		return ErrPartitioned
 	}
 	deltas := make([]Delta[T], 0, len(objs))
+	reusing := f.reused.Load() > 0
 	for _, o := range objs {
-		o, key, err := f.prepare(Replaced, o)
-		if err != nil {
-			return err
+		key, ok := "", false
+		if reusing {
+			// Lookup's object, transformed already, is queued as it is.
+			key, ok = f.knownAs(o)
+		}
+		if !ok {
+			var err error
+			if o, key, err = f.prepare(Replaced, o); err != nil {
+				return err
+			}
 		}
 		if ns != "" && !inNamespace(key, ns) {
 			return fmt.Errorf("fifo %s: relist of namespace %q holds %s", f.name, ns, key)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
@@ -27,7 +28,7 @@ func New[T cache.Obj](lw reflector.ListerWatcher[T]) reflector.ListerWatcher[cac
 type untyped[T cache.Obj] struct{ lw reflector.ListerWatcher[T] }
 
 func (u untyped[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[cache.Obj], error) {
-	page, err := u.lw.List(ctx, opts)
+	page, err := u.lw.List(typed[T](ctx), opts)
 	if page == nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func (u untyped[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflect
 // AppendList is List appending the page's items to items (see
 // listpage.Appender): one copy of each page, into the Reflector's list.
 func (u untyped[T]) AppendList(ctx context.Context, opts metav1.ListOptions, items []cache.Obj) ([]cache.Obj, listpage.Page, bool, error) {
-	page, err := u.lw.List(ctx, opts)
+	page, err := u.lw.List(typed[T](ctx), opts)
 	if page == nil || err != nil {
 		return items, listpage.Page{}, page != nil, err
 	}
@@ -59,7 +60,26 @@ func appendObjs[T cache.Obj](dst []cache.Obj, objs []T) []cache.Obj {
 }
 
 func (u untyped[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	return u.lw.Watch(ctx, opts)
+	return u.lw.Watch(typed[T](ctx), opts)
+}
+
+// typed returns ctx with the relist Lookup it carries (the Reflector's, of
+// cache.Obj: see runtime/internal/known) as one of T, which lw's codec asks
+// for.
+func typed[T cache.Obj](ctx context.Context) context.Context {
+	l := known.From[cache.Obj](ctx)
+	if l == nil {
+		return ctx
+	}
+	return known.With(ctx, known.Lookup[T](func(namespace, name, rv []byte) (T, bool) {
+		o, ok := l(namespace, name, rv)
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		t, ok := o.(T)
+		return t, ok
+	}))
 }
 
 // IsWatchListSemanticsUnSupported passes on lw's marker (see

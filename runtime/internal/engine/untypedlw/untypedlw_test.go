@@ -12,6 +12,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/untypedlw"
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	"github.com/informer-gen/informer-gen/runtime/internal/listpage"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
@@ -121,5 +122,63 @@ func TestFailedPageLeavesTheList(t *testing.T) {
 				t.Errorf("items = %q, want [a]", got)
 			}
 		})
+	}
+}
+
+// lookupLW records the relist Lookup for its own type that each request's
+// context carries (runtime/internal/known).
+type lookupLW struct {
+	reflector.ListerWatcher[*corev1.ConfigMap]
+	seen []known.Lookup[*corev1.ConfigMap]
+}
+
+func (l *lookupLW) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[*corev1.ConfigMap], error) {
+	l.seen = append(l.seen, known.From[*corev1.ConfigMap](ctx))
+	return &reflector.ListResult[*corev1.ConfigMap]{}, nil
+}
+
+func (l *lookupLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	l.seen = append(l.seen, known.From[*corev1.ConfigMap](ctx))
+	return watch.NewFake(), nil
+}
+
+// The Reflector's Lookup is of cache.Obj; the typed source's codec asks for
+// one of its own type: the adapter passes it on, as that type, to List,
+// AppendList and Watch.
+func TestLookupIsPassedOnTyped(t *testing.T) {
+	a := cm("a")
+	ctx := known.With(context.Background(), known.Lookup[cache.Obj](func(ns, name, rv []byte) (cache.Obj, bool) {
+		if string(ns) == "ns" && string(name) == "a" && string(rv) == "1" {
+			return a, true
+		}
+		return nil, false
+	}))
+	src := &lookupLW{}
+	lw := untypedlw.New[*corev1.ConfigMap](src)
+	if _, err := lw.List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := lw.(listpage.Appender[cache.Obj]).AppendList(ctx, metav1.ListOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lw.Watch(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lw.List(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(src.seen) != 4 || src.seen[3] != nil {
+		t.Fatalf("lookups seen %d, the last (a context without one) non-nil: %v", len(src.seen), src.seen)
+	}
+	for i, l := range src.seen[:3] {
+		if l == nil {
+			t.Fatalf("request %d: no typed Lookup", i)
+		}
+		if got, ok := l([]byte("ns"), []byte("a"), []byte("1")); !ok || got != a {
+			t.Errorf("request %d: Lookup(ns/a@1) = %v, %v; want the cached object", i, got, ok)
+		}
+		if _, ok := l([]byte("ns"), []byte("a"), []byte("2")); ok {
+			t.Errorf("request %d: Lookup(ns/a@2) found one", i)
+		}
 	}
 }
