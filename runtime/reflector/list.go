@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
@@ -29,7 +30,8 @@ func (r *Reflector[T]) list(ctx context.Context, gen uint64) (uint64, error) {
 	if err := r.pacer.request(ctx); err != nil {
 		return 0, fmt.Errorf("list %s: %w", r.opts.Name, err)
 	}
-	ctx = r.withKnown(ctx)
+	ctx, stop := r.withKnown(ctx)
+	defer stop()
 	for {
 		next, page, ok, err := r.listPage(ctx, opts, items)
 		if err != nil && opts.Continue != "" && isExpired(err) {
@@ -78,14 +80,26 @@ func (r *Reflector[T]) list(ctx context.Context, gen uint64) (uint64, error) {
 // (wire's protobuf and JSON codecs), the cached object itself for every item
 // the cache holds at the same resourceVersion, instead of a decoded copy. So
 // a relist does not hold a second copy of the whole cache while it is
-// applied, nor decode what did not change (runtime/internal/known).
-func (r *Reflector[T]) withKnown(ctx context.Context) context.Context {
-	if s, ok := r.sink.(interface{ Lookup() known.Lookup[T] }); ok {
-		if l := s.Lookup(); l != nil {
-			return known.With(ctx, l)
-		}
+// applied, nor decode what did not change (runtime/internal/known). The
+// Lookup answers nothing once stop is called: a WatchList's stream goes on
+// after its initial events, whose objects are new.
+func (r *Reflector[T]) withKnown(ctx context.Context) (_ context.Context, stop func()) {
+	s, ok := r.sink.(interface{ Lookup() known.Lookup[T] })
+	if !ok {
+		return ctx, func() {}
 	}
-	return ctx
+	l := s.Lookup()
+	if l == nil {
+		return ctx, func() {}
+	}
+	var stopped atomic.Bool
+	return known.With(ctx, known.Lookup[T](func(namespace, name, rv []byte) (T, bool) {
+		if stopped.Load() {
+			var zero T
+			return zero, false
+		}
+		return l(namespace, name, rv)
+	})), func() { stopped.Store(true) }
 }
 
 // listPage lists the page opts asks for and returns items with its items

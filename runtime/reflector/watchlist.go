@@ -115,7 +115,11 @@ func (l *initialList[T]) apply(typ watch.EventType, obj T) {
 // watch, when it was opened and the list's resourceVersion.
 func (r *Reflector[T]) watchList(ctx context.Context, gen uint64) (watch.Interface, time.Time, uint64, error) {
 	sendInitial := true
-	w, err := r.startWatch(r.withKnown(ctx), metav1.ListOptions{
+	// Objects the cache holds are looked up only until the initial events
+	// end (see withKnown).
+	kctx, stopLookups := r.withKnown(ctx)
+	defer stopLookups()
+	w, err := r.startWatch(kctx, metav1.ListOptions{
 		SendInitialEvents:    &sendInitial,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 		TimeoutSeconds:       r.watchListTimeout(),
