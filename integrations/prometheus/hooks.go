@@ -43,7 +43,7 @@ import (
 // It also holds client-go's informer families (k8s.io/component-base's
 // clientgo/fifo provider registers them in the legacy registry, Cluster API
 // in controller-runtime's), fed by the informer's pop loop
-// (informer.ProcessMetrics):
+// (informer.Metrics.Process):
 //
 //	informer_queued_items               gauge     {name, group, version, resource}
 //	informer_processing_latency_seconds histogram {name, group, version, resource}
@@ -163,8 +163,8 @@ func (m *RuntimeMetrics) Reflector(resource string) reflector.Metrics {
 // Informer returns the hooks of the informer of resource (its name, the
 // "resource" label of the informergen_ families and the "name" label of
 // client-go's): set them as informer.Options.Metrics, or return them from
-// factory.Options.Metrics as its second result. They implement
-// informer.ProcessMetrics too.
+// factory.Options.Metrics as its second result. They observe the pop loop
+// too (informer.Metrics.Process).
 func (m *RuntimeMetrics) Informer(resource string) informer.Metrics {
 	lv := informerLabelValues(resource)
 	return informerHooks{
@@ -280,8 +280,10 @@ type informerHooks struct {
 	process         prom.Observer
 }
 
-// Processed implements informer.ProcessMetrics.
-func (h informerHooks) Processed(d time.Duration, queued int, resourceVersion string) {
+// Process implements informer.Metrics: the pop loop's observer is processed.
+func (h informerHooks) Process() func(time.Duration, int, string) { return h.processed }
+
+func (h informerHooks) processed(d time.Duration, queued int, resourceVersion string) {
 	h.process.Observe(d.Seconds())
 	h.queued.Set(float64(queued))
 	// client-go's parseRVForMetricsWithTruncation: the last 15 digits stay
@@ -297,14 +299,14 @@ func (h informerHooks) Processed(d time.Duration, queued int, resourceVersion st
 	}
 }
 
-func (h informerHooks) Handler(reg *informer.Registration) informer.HandlerMetrics {
+func (h informerHooks) Handler(reg *informer.Registration) func(string) {
 	v := h.delivered.MustCurryWith(prom.Labels{"handler": reg.Name()})
-	return handlerHooks{add: v.WithLabelValues("add"), update: v.WithLabelValues("update"), del: v.WithLabelValues("delete")}
+	return handlerHooks{add: v.WithLabelValues("add"), update: v.WithLabelValues("update"), del: v.WithLabelValues("delete")}.delivered
 }
 
 type handlerHooks struct{ add, update, del prom.Counter }
 
-func (h handlerHooks) Delivered(ev string) {
+func (h handlerHooks) delivered(ev string) {
 	switch ev {
 	case "add":
 		h.add.Inc()

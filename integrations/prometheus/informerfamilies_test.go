@@ -112,8 +112,8 @@ func TestInformerFamiliesReuseRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := "foos.v1alpha1.samplecontroller.example.com/FooSummary"
-	h := m.Informer(name).(informer.ProcessMetrics)
-	h.Processed(0, 7, "1234567890123456789")
+	processed := m.Informer(name).Process()
+	processed(0, 7, "1234567890123456789")
 	lv := []string{name, "samplecontroller.example.com", "v1alpha1", "foos"}
 	if got := testutil.ToFloat64(queued.WithLabelValues(lv...)); got != 7 {
 		t.Errorf("the registered informer_queued_items = %v, want 7", got)
@@ -125,7 +125,7 @@ func TestInformerFamiliesReuseRegistered(t *testing.T) {
 		t.Errorf("%d series in the registered histogram, want 1", n)
 	}
 	// A resourceVersion that is not a number leaves the gauge as it was.
-	h.Processed(0, 0, "opaque")
+	processed(0, 0, "opaque")
 	if got := testutil.ToFloat64(rv.WithLabelValues(lv...)); got != 567890123456789 {
 		t.Errorf("after a resourceVersion that is not a number the gauge is %v, want it unchanged", got)
 	}

@@ -165,7 +165,7 @@ func TestClientsetConfigOverAFakeClientset(t *testing.T) {
 		}
 		var got []string
 		for _, e := range rec.Events() {
-			got = append(got, string(e.Type)+" "+e.Key)
+			got = append(got, e.Type+" "+e.Key)
 		}
 		if want := []string{"add ns/a", "add other/b", "update ns/a", "delete other/b"}; !slices.Equal(got, want) {
 			t.Errorf("handler events = %q, want %q", got, want)
@@ -260,7 +260,7 @@ func TestClientsetConfigOverAFakeWithoutResourceVersions(t *testing.T) {
 		}
 		var got []string
 		for _, e := range rec.Events() {
-			got = append(got, string(e.Type)+" "+e.Key)
+			got = append(got, e.Type+" "+e.Key)
 		}
 		if want := []string{"add ns/a", "add other/b", "update ns/a", "add ns/c", "delete other/b"}; !slices.Equal(got, want) {
 			t.Errorf("handler events = %q, want %q", got, want)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -229,18 +230,14 @@ func typeCoreOptions(typ *typeInfo, opts core.Options) core.Options {
 	return opts
 }
 
-// coreMetrics is an informer.Metrics for the informer's untyped core. Unwrap
-// returns m, where the core looks for an informer.ProcessMetrics.
+// coreMetrics is an informer.Metrics for the informer's untyped core.
 type coreMetrics struct{ m informer.Metrics }
 
-func (c coreMetrics) Unwrap() any { return c.m }
-
-func (c coreMetrics) Handler(reg *core.Registration) core.HandlerMetrics {
-	if hm := c.m.Handler((*informer.Registration)(reg)); hm != nil {
-		return hm
-	}
-	return nil
+func (c coreMetrics) Handler(reg *core.Registration) func(string) {
+	return c.m.Handler((*informer.Registration)(reg))
 }
+
+func (c coreMetrics) Process() func(time.Duration, int, string) { return c.m.Process() }
 
 // typedTransform checks that fn returns an object of typ's Go type.
 func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, error)) func(cache.Obj) (cache.Obj, error) {

@@ -7,6 +7,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"k8s.io/apimachinery/pkg/watch"
+
 	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/factory"
 	"github.com/informer-gen/informer-gen/runtime/informer"
@@ -14,20 +16,28 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 )
 
+// listCount is a reflector.Metrics that counts LISTs.
 type listCount struct {
-	reflector.NoMetrics
 	mu    sync.Mutex
 	lists int
 }
 
-func (l *listCount) ListDone(time.Duration, error) { l.mu.Lock(); l.lists++; l.mu.Unlock() }
+func (l *listCount) ListDone(time.Duration, error)  { l.mu.Lock(); l.lists++; l.mu.Unlock() }
+func (l *listCount) WatchStarted(error)             {}
+func (l *listCount) WatchDone(time.Duration, error) {}
+func (l *listCount) Relist(string)                  {}
+func (l *listCount) Event(watch.EventType)          {}
+func (l *listCount) Synced(string)                  {}
+func (l *listCount) Rejected(error)                 {}
 
 type handlerCount struct{ regs []*informer.Registration }
 
-func (h *handlerCount) Handler(r *informer.Registration) informer.HandlerMetrics {
+func (h *handlerCount) Handler(r *informer.Registration) func(string) {
 	h.regs = append(h.regs, r)
 	return nil
 }
+
+func (h *handlerCount) Process() func(time.Duration, int, string) { return nil }
 
 // Options.Metrics is asked once per informer, with its name, and its
 // hooks observe that informer; Informers enumerates what was created.
@@ -88,7 +98,7 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// processCount is an informer.Metrics that is an informer.ProcessMetrics.
+// processCount is an informer.Metrics that observes the pop loop.
 type processCount struct {
 	handlerCount
 	mu      sync.Mutex
@@ -96,15 +106,17 @@ type processCount struct {
 	rv      string
 }
 
-func (p *processCount) Processed(_ time.Duration, _ int, rv string) {
-	p.mu.Lock()
-	p.batches++
-	p.rv = rv
-	p.mu.Unlock()
+func (p *processCount) Process() func(time.Duration, int, string) {
+	return func(_ time.Duration, _ int, rv string) {
+		p.mu.Lock()
+		p.batches++
+		p.rv = rv
+		p.mu.Unlock()
+	}
 }
 
-// The informer.Metrics Options.Metrics returns observes the pop loop when it
-// is an informer.ProcessMetrics, also after a per-type Informer func edited
+// The informer.Metrics Options.Metrics returns observes the pop loop when its
+// Process returns an observer, also after a per-type Informer func edited
 // the options (which carries it through the typed options and back).
 func TestFactoryProcessMetrics(t *testing.T) {
 	for _, edit := range []bool{false, true} {

@@ -238,8 +238,12 @@ func benchSteadyStateUpdates(b *testing.B, vers [2][]CM, n int, metrics informer
 // nopProcessMetrics the pop loop too.
 type nopMetrics struct{}
 
-func (nopMetrics) Handler(*informer.Registration) informer.HandlerMetrics { return nil }
+func (nopMetrics) Handler(*informer.Registration) func(string) { return nil }
+
+func (nopMetrics) Process() func(time.Duration, int, string) { return nil }
 
 type nopProcessMetrics struct{ nopMetrics }
 
-func (nopProcessMetrics) Processed(time.Duration, int, string) {}
+func (nopProcessMetrics) Process() func(time.Duration, int, string) {
+	return func(time.Duration, int, string) {}
+}

@@ -27,16 +27,16 @@ import (
 func TestForbiddenWatchKeepsInformerUnsynced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var srcs []*runtimetest.Source[CM]
-		var sources []informer.NamespaceSource[CM]
+		sources := map[string]reflector.ListerWatcher[CM]{}
 		for _, ns := range []string{"a", "b"} {
 			src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm(ns, "o", "0"))
 			srcs = append(srcs, src)
-			sources = append(sources, informer.NamespaceSource[CM]{Namespace: ns, ListerWatcher: src})
+			sources[ns] = src
 		}
 		refused := apierrors.NewForbidden(resource, "", errors.New(`User "u" cannot watch resource "configmaps" in API group "" in the namespace "b"`))
 		const refusals = 8
 		for range refusals {
-			srcs[1].FailNext(runtimetest.VerbWatch, refused)
+			srcs[1].FailNext("watch", refused)
 		}
 		no := false
 		inf := informer.NewMultiNamespace(sources, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1", WatchList: &no}})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/runtimetest"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
@@ -50,11 +51,11 @@ func fuzzBody(t *testing.T, prog []byte, namespaces int) {
 		synctest.Test(t, func(t *testing.T) {
 			nsNames := []string{"ns", "ns2"}[:namespaces]
 			var srcs []*runtimetest.Source[CM]
-			var sources []informer.NamespaceSource[CM]
+			sources := map[string]reflector.ListerWatcher[CM]{}
 			for _, ns := range nsNames {
 				src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm(ns, "k0"), cm(ns, "k1"))
 				srcs = append(srcs, src)
-				sources = append(sources, informer.NamespaceSource[CM]{Namespace: ns, ListerWatcher: src})
+				sources[ns] = src
 			}
 			var inf *informer.Informer[CM]
 			if namespaces == 1 {

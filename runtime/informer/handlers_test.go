@@ -49,7 +49,7 @@ func TestLateHandlerGetsSyntheticAddsOnce(t *testing.T) {
 
 		adds := map[string]int{}
 		for _, e := range late.Events() {
-			if e.Type == runtimetest.EventAdd {
+			if e.Type == "add" {
 				adds[e.Key]++
 			}
 		}
@@ -178,7 +178,7 @@ func TestResyncPerHandler(t *testing.T) {
 		resyncs := func(rec *runtimetest.Recorder[CM]) int {
 			n := 0
 			for _, e := range rec.Events() {
-				if e.Type == runtimetest.EventUpdate {
+				if e.Type == "update" {
 					if e.Old != e.Obj {
 						t.Fatalf("resync update of %s with old != new", e.Key)
 					}

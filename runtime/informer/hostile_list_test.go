@@ -30,7 +30,7 @@ func TestInvalidListKeepsInformerUnsynced(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var srcs []*runtimetest.Source[CM]
 				var lws []*blankingLW
-				var sources []informer.NamespaceSource[CM]
+				sources := map[string]reflector.ListerWatcher[CM]{}
 				for _, ns := range []string{"a", "b"}[:namespaces] {
 					var objs []CM
 					for i := range 10 {
@@ -40,7 +40,7 @@ func TestInvalidListKeepsInformerUnsynced(t *testing.T) {
 					lw := &blankingLW{Source: src}
 					lw.on.Store(true)
 					srcs, lws = append(srcs, src), append(lws, lw)
-					sources = append(sources, informer.NamespaceSource[CM]{Namespace: ns, ListerWatcher: lw})
+					sources[ns] = lw
 				}
 				opts := informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}}
 				var inf *informer.Informer[CM]

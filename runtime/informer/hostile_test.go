@@ -131,12 +131,12 @@ func hostileRun(t *testing.T, shape string, seed uint64, namespaces int) (res ho
 			lws = append(lws, &hostileLW{Source: src, rnd: rnd, shape: shape})
 			inf = informer.New[CM](lws[0], opts)
 		} else {
-			var sources []informer.NamespaceSource[CM]
+			sources := map[string]reflector.ListerWatcher[CM]{}
 			for _, ns := range nss {
 				src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm(ns, "k0", "0"))
 				lw := &hostileLW{Source: src, rnd: rnd, shape: shape}
 				srcs, lws = append(srcs, src), append(lws, lw)
-				sources = append(sources, informer.NamespaceSource[CM]{Namespace: ns, ListerWatcher: lw})
+				sources[ns] = lw
 			}
 			inf = informer.NewMultiNamespace(sources, opts)
 		}
@@ -545,9 +545,9 @@ func TestHostileNamespaceDoesNotHoldBackAHealthyOne(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(1, 2)).IntN
 		bad := &hostileLW{Source: runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("a", "k0", "0")), rnd: rnd, shape: "stale-rv"}
 		good := &hostileLW{Source: runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("b", "k0", "0")), rnd: rnd, shape: "stale-rv"}
-		inf := informer.NewMultiNamespace([]informer.NamespaceSource[CM]{
-			{Namespace: "a", ListerWatcher: bad},
-			{Namespace: "b", ListerWatcher: good},
+		inf := informer.NewMultiNamespace(map[string]reflector.ListerWatcher[CM]{
+			"a": bad,
+			"b": good,
 		}, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}})
 		ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logr.Discard()))
 		done := make(chan error, 1)

@@ -133,7 +133,7 @@ func TestInitialListThenEvents(t *testing.T) {
 		waitSynced(t, inf, reg)
 		waitSame(t, rec, src)
 		for _, e := range rec.Events() {
-			if e.Type != runtimetest.EventAdd || !e.InInitialList {
+			if e.Type != "add" || !e.InInitialList {
 				t.Fatalf("initial list delivered %s %s (initial=%v), want adds in the initial list", e.Type, e.Key, e.InInitialList)
 			}
 		}
@@ -197,7 +197,7 @@ func TestRelistAfterExpiredWatch(t *testing.T) {
 		n := len(rec.Events())
 
 		// Break the watch, and make the next watch fail so the Reflector backs off.
-		src.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("down"))
+		src.FailNext("watch", apierrors.NewServiceUnavailable("down"))
 		src.DropWatches()
 		synctest.Wait() // the Reflector is now waiting out its backoff
 		must(src.Update(cm("ns", "a", "2")))
@@ -325,8 +325,8 @@ func TestWaitForCacheSyncReturnsLastError(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
 		forbidden := apierrors.NewForbidden(resource, "", errors.New("no RBAC"))
 		for range 1000 {
-			src.FailNext(runtimetest.VerbList, forbidden)
-			src.FailNext(runtimetest.VerbWatch, forbidden)
+			src.FailNext("list", forbidden)
+			src.FailNext("watch", forbidden)
 		}
 		noWL := false
 		inf := newInformer(src, informer.Options[CM]{Reflector: reflector.Options{WatchList: &noWL}})
@@ -424,8 +424,8 @@ func TestCancelExitsPromptly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("ns", "a"))
 		for range 10 {
-			src.FailNext(runtimetest.VerbList, apierrors.NewInternalError(errors.New("etcd down")))
-			src.FailNext(runtimetest.VerbWatch, apierrors.NewInternalError(errors.New("etcd down")))
+			src.FailNext("list", apierrors.NewInternalError(errors.New("etcd down")))
+			src.FailNext("watch", apierrors.NewInternalError(errors.New("etcd down")))
 		}
 		var watchErrs atomic.Int32
 		inf := newInformer(src, informer.Options[CM]{Reflector: reflector.Options{

@@ -18,12 +18,14 @@ type countMetrics struct {
 	n    map[string]int
 }
 
-func (m *countMetrics) Handler(reg *informer.Registration) informer.HandlerMetrics {
+func (m *countMetrics) Handler(reg *informer.Registration) func(string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.regs = append(m.regs, reg.Name())
-	return m
+	return m.Delivered
 }
+
+func (m *countMetrics) Process() func(time.Duration, int, string) { return nil }
 
 func (m *countMetrics) Delivered(ev string) {
 	m.mu.Lock()
@@ -83,7 +85,7 @@ func TestBacklogOffWithoutMetrics(t *testing.T) {
 	}
 }
 
-// processMetrics is a Metrics that is a ProcessMetrics too.
+// processMetrics is a Metrics that observes the pop loop too.
 type processMetrics struct {
 	countMetrics
 	calls []processed
@@ -95,10 +97,12 @@ type processed struct {
 	rv     string
 }
 
-func (m *processMetrics) Processed(d time.Duration, queued int, rv string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.calls = append(m.calls, processed{d, queued, rv})
+func (m *processMetrics) Process() func(time.Duration, int, string) {
+	return func(d time.Duration, queued int, rv string) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.calls = append(m.calls, processed{d, queued, rv})
+	}
 }
 
 func (m *processMetrics) last() processed {
@@ -107,7 +111,7 @@ func (m *processMetrics) last() processed {
 	return m.calls[len(m.calls)-1]
 }
 
-// A ProcessMetrics sees every batch the pop loop applies: how long it took,
+// A Metrics whose Process returns an observer sees every batch the pop loop applies: how long it took,
 // the changes queued behind it meanwhile and the cache's resourceVersion.
 func TestProcessMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

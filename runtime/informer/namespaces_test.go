@@ -52,9 +52,9 @@ func waitUnion(t *testing.T, rec *runtimetest.Recorder[CM], srcs ...*runtimetest
 
 // abInformer is an informer of namespaces a and b over their own sources.
 func abInformer(a, b *runtimetest.Source[CM]) *informer.Informer[CM] {
-	return informer.NewMultiNamespace([]informer.NamespaceSource[CM]{
-		{Namespace: "a", ListerWatcher: a},
-		{Namespace: "b", ListerWatcher: b},
+	return informer.NewMultiNamespace(map[string]reflector.ListerWatcher[CM]{
+		"a": a,
+		"b": b,
 	}, informer.Options[CM]{Reflector: reflector.Options{Name: "configmaps.v1"}})
 }
 
@@ -78,7 +78,7 @@ func TestMultiNamespaceOneCacheIndependentRelists(t *testing.T) {
 		n := len(rec.Events())
 		bLists, bWatches := b.Calls()
 
-		a.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("down"))
+		a.FailNext("watch", apierrors.NewServiceUnavailable("down"))
 		a.DropWatches()
 		synctest.Wait() // a's Reflector waits out its backoff
 		must(a.Delete(cm("a", "x")))
@@ -103,8 +103,8 @@ func TestMultiNamespaceSyncWaitsForEveryNamespace(t *testing.T) {
 		b := runtimetest.NewSource(runtimetest.SourceOptions{Resource: resource}, cm("b", "x"))
 		forbidden := apierrors.NewForbidden(resource, "", errors.New("no RBAC in b"))
 		for range 3 {
-			b.FailNext(runtimetest.VerbList, forbidden)
-			b.FailNext(runtimetest.VerbWatch, forbidden)
+			b.FailNext("list", forbidden)
+			b.FailNext("watch", forbidden)
 		}
 		inf := abInformer(a, b)
 		rec, reg := addRecorder(t, inf, informer.HandlerOptions{})
@@ -133,10 +133,9 @@ func TestMultiNamespaceSyncWaitsForEveryNamespace(t *testing.T) {
 
 func TestNewMultiNamespaceRejectsBadSources(t *testing.T) {
 	src := runtimetest.NewSource[CM](runtimetest.SourceOptions{Resource: resource})
-	for name, sources := range map[string][]informer.NamespaceSource[CM]{
-		"none":      nil,
-		"all":       {{Namespace: "", ListerWatcher: src}},
-		"duplicate": {{Namespace: "a", ListerWatcher: src}, {Namespace: "a", ListerWatcher: src}},
+	for name, sources := range map[string]map[string]reflector.ListerWatcher[CM]{
+		"none": nil,
+		"all":  {"": src},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

@@ -102,9 +102,9 @@ type Options[T store.Object[T]] struct {
 	// every panic a handler raises, from that handler's goroutine. The event
 	// is dropped for that handler and delivery goes on with the next one.
 	HandlerPanic func(ctx context.Context, p HandlerPanicInfo)
-	// Metrics, when not nil, observes every handler's deliveries and turns
-	// on Registration.Backlog; when it implements ProcessMetrics it observes
-	// the pop loop too. Its Reflector counterpart is Reflector.Metrics.
+	// Metrics, when not nil, observes every handler's deliveries and, if
+	// its Process returns an observer, the pop loop; it turns on
+	// Registration.Backlog. Its Reflector counterpart is Reflector.Metrics.
 	Metrics Metrics
 }
 
@@ -178,60 +178,49 @@ func init() {
 	core.SetOptions = func(typed any, c core.Options) { typed.(interface{ setCore(core.Options) }).setCore(c) }
 }
 
-// Metrics observes an informer's handlers (Options.Metrics).
+// Metrics observes an informer (Options.Metrics): each handler's
+// deliveries and, if it asks to, the pop loop. Both of its methods return
+// an observer or nil for none; an observer is called synchronously, from
+// the goroutine it observes, so it must be cheap and must not block
+// (count, set an atomic; never do I/O).
 type Metrics interface {
-	// Handler is called by AddHandler with the new registration; the
-	// HandlerMetrics it returns (nil for none) observes that handler.
-	Handler(reg *Registration) HandlerMetrics
+	// Handler is called by AddHandler with the new registration. The func
+	// it returns observes that handler: it is called from the handler's
+	// goroutine after each call of it, with the event ("add", "update" —
+	// resyncs included — or "delete").
+	Handler(reg *Registration) func(event string)
+	// Process is called once, when the informer is built. The func it
+	// returns observes the informer's pop loop, the one goroutine that
+	// applies what the Reflector received to the cache and queues the
+	// handlers' notifications (handlers run on goroutines of their own): it
+	// is called after each batch of changes applied (a watch event or a run
+	// of them, a whole LIST, a bookmark) with how long applying the batch
+	// took, how many changes were still queued behind it (received from the
+	// server, not yet in the cache), and the resourceVersion the cache
+	// reached (LastStoreSyncResourceVersion). These are what client-go's
+	// informer_queued_items, informer_processing_latency_seconds and
+	// informer_store_resource_version report; integrations/prometheus
+	// exports them under those names. Nil costs the pop loop nothing (it
+	// then reads no clock).
+	Process() func(d time.Duration, queued int, resourceVersion string)
 }
 
-// HandlerMetrics observes one handler. Delivered is called from the
-// handler's goroutine after each call of it, with the event ("add",
-// "update" — resyncs included — or "delete"): it must be cheap and must not
-// block.
-type HandlerMetrics interface {
-	Delivered(event string)
-}
-
-// ProcessMetrics, when the Options.Metrics of an informer implements it,
-// observes the informer's pop loop, the one goroutine that applies what the
-// Reflector received to the cache and queues the handlers' notifications
-// (handlers run on goroutines of their own). Processed is called after each
-// batch of changes it applied (a watch event or a run of them, a whole
-// LIST, a bookmark), from that goroutine, with how long applying the batch
-// took, how many changes were still queued behind it (received from the
-// server, not yet in the cache), and the resourceVersion the cache reached
-// (LastStoreSyncResourceVersion): it must be cheap and must not block.
-// These are what client-go's informer_queued_items,
-// informer_processing_latency_seconds and informer_store_resource_version
-// report; integrations/prometheus exports them under those names.
-type ProcessMetrics interface {
-	Processed(d time.Duration, queued int, resourceVersion string)
-}
-
-// coreMetrics is a Metrics for the core; typedMetrics the reverse. Each
-// Unwrap returns what it wraps, where the core looks for a ProcessMetrics.
+// coreMetrics is a Metrics for the core; typedMetrics the reverse.
 type coreMetrics struct{ m Metrics }
 
-func (c coreMetrics) Unwrap() any { return c.m }
-
-func (c coreMetrics) Handler(reg *core.Registration) core.HandlerMetrics {
-	if hm := c.m.Handler((*Registration)(reg)); hm != nil {
-		return hm
-	}
-	return nil
+func (c coreMetrics) Handler(reg *core.Registration) func(string) {
+	return c.m.Handler((*Registration)(reg))
 }
+
+func (c coreMetrics) Process() func(time.Duration, int, string) { return c.m.Process() }
 
 type typedMetrics struct{ m core.Metrics }
 
-func (t typedMetrics) Unwrap() any { return t.m }
-
-func (t typedMetrics) Handler(reg *Registration) HandlerMetrics {
-	if hm := t.m.Handler((*core.Registration)(reg)); hm != nil {
-		return hm
-	}
-	return nil
+func (t typedMetrics) Handler(reg *Registration) func(string) {
+	return t.m.Handler((*core.Registration)(reg))
 }
+
+func (t typedMetrics) Process() func(time.Duration, int, string) { return t.m.Process() }
 
 // HandlerPanicInfo describes a recovered handler panic.
 type HandlerPanicInfo struct {
@@ -249,11 +238,8 @@ type HandlerPanicInfo struct {
 type HandlerOptions struct {
 	// ResyncPeriod, when positive, delivers OnUpdate(obj, obj) for every cached
 	// object at that period to this handler. 0 means the informer's
-	// Options.ResyncPeriod; negative means never. Periods below MinResyncPeriod
-	// are raised to it.
+	// Options.ResyncPeriod; negative means never. Periods below one second
+	// are raised to one second (as in client-go: a resync lists the whole
+	// cache).
 	ResyncPeriod time.Duration
 }
-
-// MinResyncPeriod is the smallest resync period a handler gets (as in
-// client-go): a resync lists the whole cache.
-const MinResyncPeriod = core.MinResyncPeriod

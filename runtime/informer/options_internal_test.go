@@ -20,7 +20,9 @@ type podOptions = Options[*corev1.Pod]
 
 type nopMetrics struct{}
 
-func (nopMetrics) Handler(*Registration) HandlerMetrics { return nil }
+func (nopMetrics) Handler(*Registration) func(string) { return nil }
+
+func (nopMetrics) Process() func(time.Duration, int, string) { return nil }
 
 // nonZero returns a non-zero value for every field type Options has; a new
 // field of a type not listed fails TestOptionsConversion until it is added

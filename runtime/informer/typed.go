@@ -2,7 +2,9 @@ package informer
 
 import (
 	"context"
+	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
@@ -32,31 +34,25 @@ func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Inf
 	return (*Informer[T])(core.NewShared(untypedlw.New(lw), reflect.TypeFor[T](), opts.core()))
 }
 
-// NamespaceSource is one namespace of a multi-namespace informer: the
-// namespace and a ListerWatcher that lists and watches only that namespace.
-type NamespaceSource[T any] struct {
-	Namespace     string
-	ListerWatcher reflector.ListerWatcher[T]
-}
-
-// NewMultiNamespace returns one informer over several namespaces: a
-// Reflector per source (each with its own resourceVersion, relists and
-// backoff, as the API server has no resourceVersion spanning namespaces, and
-// all sharing one request budget, so that their retries together make
-// about one request a second however many namespaces fail) feeding one DeltaFIFO partitioned
-// by namespace, so handlers get one event stream, the Indexer (and any
-// Lister over it) is one cache holding exactly the watched namespaces, and a
-// relist after a 410 in one namespace tombstones only that namespace's
-// vanished objects. HasSynced turns true once every namespace has been
-// listed and applied. LastError and LastSyncResourceVersion report per
-// namespace.
+// NewMultiNamespace returns one informer over several namespaces: sources
+// maps each namespace to a ListerWatcher that lists and watches only that
+// namespace. A Reflector per namespace (each with its own resourceVersion,
+// relists and backoff, as the API server has no resourceVersion spanning
+// namespaces, and all sharing one request budget, so that their retries
+// together make about one request a second however many namespaces fail)
+// feeds one DeltaFIFO partitioned by namespace, so handlers get one event
+// stream, the Indexer (and any Lister over it) is one cache holding exactly
+// the watched namespaces, and a relist after a 410 in one namespace
+// tombstones only that namespace's vanished objects. HasSynced turns true
+// once every namespace has been listed and applied. LastError and
+// LastSyncResourceVersion report per namespace, in namespace order.
 //
-// It panics on no sources, on "" (all namespaces: use New) and on a
-// namespace given twice: programming errors.
-func NewMultiNamespace[T store.Object[T]](sources []NamespaceSource[T], opts Options[T]) *Informer[T] {
-	untyped := make([]core.NamespaceSource, len(sources))
-	for n, src := range sources {
-		untyped[n] = core.NamespaceSource{Namespace: src.Namespace, ListerWatcher: untypedlw.New(src.ListerWatcher)}
+// It panics on no sources and on "" (all namespaces: use New): programming
+// errors.
+func NewMultiNamespace[T store.Object[T]](sources map[string]reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+	untyped := make([]core.NamespaceSource, 0, len(sources))
+	for _, ns := range slices.Sorted(maps.Keys(sources)) {
+		untyped = append(untyped, core.NamespaceSource{Namespace: ns, ListerWatcher: untypedlw.New(sources[ns])})
 	}
 	return (*Informer[T])(core.NewSharedMultiNamespace(untyped, reflect.TypeFor[T](), opts.core()))
 }

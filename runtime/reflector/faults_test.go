@@ -76,9 +76,21 @@ func TestUnusableResourceVersionIsNotApplied(t *testing.T) {
 	}
 }
 
+// nopMetrics is a reflector.Metrics that does nothing, to embed in one that
+// observes only some calls.
+type nopMetrics struct{}
+
+func (nopMetrics) ListDone(time.Duration, error)  {}
+func (nopMetrics) WatchStarted(error)             {}
+func (nopMetrics) WatchDone(time.Duration, error) {}
+func (nopMetrics) Relist(string)                  {}
+func (nopMetrics) Event(watch.EventType)          {}
+func (nopMetrics) Synced(string)                  {}
+func (nopMetrics) Rejected(error)                 {}
+
 // rejectCounter counts Rejected calls and watches that ended with an error.
 type rejectCounter struct {
-	reflector.NoMetrics
+	nopMetrics
 	n, watchErrs, listErrs atomic.Int64
 }
 
@@ -163,7 +175,7 @@ func (s *staleWatches) Watch(ctx context.Context, opts metav1.ListOptions) (watc
 		return s.Source.Watch(ctx, opts)
 	}
 	// Recorded in the Source's requests, without opening one of its watches.
-	s.Source.FailNext(runtimetest.VerbWatch, errAnswered)
+	s.Source.FailNext("watch", errAnswered)
 	_, _ = s.Source.Watch(ctx, opts)
 	rv, _ := strconv.ParseUint(opts.ResourceVersion, 10, 64)
 	w := watch.NewFakeWithChanSize(1, false)
@@ -252,7 +264,7 @@ func TestRejectedWatchRelists(t *testing.T) {
 					st := tc.err.Status()
 					src.Inject(watch.Event{Type: watch.Error, Object: &st})
 				} else {
-					src.FailNext(runtimetest.VerbWatch, tc.err)
+					src.FailNext("watch", tc.err)
 					src.DropWatches()
 				}
 				time.Sleep(time.Minute)
@@ -376,13 +388,13 @@ func TestBackoffResetsOnSuccess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		for range 8 {
-			src.FailNext(runtimetest.VerbList, apierrors.NewServiceUnavailable("down"))
+			src.FailNext("list", apierrors.NewServiceUnavailable("down"))
 		}
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		time.Sleep(time.Minute) // eight failed lists, at the cap by now; then list+watch
 		synctest.Wait()
 		time.Sleep(time.Minute) // a long-lived watch
-		src.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("blip"))
+		src.FailNext("watch", apierrors.NewServiceUnavailable("blip"))
 		src.DropWatches()
 		time.Sleep(time.Minute)
 		synctest.Wait()

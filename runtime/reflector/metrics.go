@@ -9,8 +9,7 @@ import (
 // Metrics observes a Reflector (Options.Metrics). The Reflector calls its
 // methods from its Run goroutine, synchronously: they must be cheap and must
 // not block (count, set an atomic; never do I/O). A nil Metrics costs one
-// branch per call site. Embed NoMetrics to implement only some methods (and
-// to keep compiling if a method is added).
+// branch per call site.
 type Metrics interface {
 	// ListDone is called after each LIST of the whole collection (all its
 	// pages) with how long it took and its error (nil on success, when the
@@ -73,14 +72,3 @@ func (c relistCause) String() string {
 	}
 	return "unknown"
 }
-
-// NoMetrics implements Metrics with methods that do nothing, to embed.
-type NoMetrics struct{}
-
-func (NoMetrics) ListDone(time.Duration, error)  {}
-func (NoMetrics) WatchStarted(error)             {}
-func (NoMetrics) WatchDone(time.Duration, error) {}
-func (NoMetrics) Relist(string)                  {}
-func (NoMetrics) Event(watch.EventType)          {}
-func (NoMetrics) Synced(string)                  {}
-func (NoMetrics) Rejected(error)                 {}

@@ -51,7 +51,7 @@ func TestReflectorMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource(runtimetest.SourceOptions{},
 			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
-		src.FailNext(runtimetest.VerbList, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", fmt.Errorf("no")))
+		src.FailNext("list", apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", fmt.Errorf("no")))
 		m := &recMetrics{}
 		noWL := false
 		r := reflector.New(src, nopSink{}, reflector.Options{Name: "cms", WatchList: &noWL, Metrics: m})

@@ -173,7 +173,7 @@ func rvs(m map[string]obj) map[string]string {
 func verbs(reqs []runtimetest.Request) []string {
 	var out []string
 	for _, r := range reqs {
-		s := string(r.Verb)
+		s := r.Verb
 		o := r.Options
 		if o.SendInitialEvents != nil && *o.SendInitialEvents {
 			s += " sendInitialEvents"
@@ -296,7 +296,7 @@ func TestBookmarksAdvanceResourceVersion(t *testing.T) {
 		src.DropWatches()
 		synctest.Wait()
 		reqs := src.Requests()
-		if last := reqs[len(reqs)-1]; last.Verb != runtimetest.VerbWatch || last.Options.ResourceVersion != "3" {
+		if last := reqs[len(reqs)-1]; last.Verb != "watch" || last.Options.ResourceVersion != "3" {
 			t.Errorf("rewatch = %s rv=%q, want watch from the bookmark's rv 3", last.Verb, last.Options.ResourceVersion)
 		}
 	})
@@ -332,7 +332,7 @@ func TestTooOldResourceVersionRelists(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{EventLogSize: 2}, cm("a", "1"), cm("b", "1"))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
-		src.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("restarting"))
+		src.FailNext("watch", apierrors.NewServiceUnavailable("restarting"))
 		src.DropWatches()
 		synctest.Wait() // the Reflector is backing off after the 503
 		must(src.Delete(cm("a", "")))
@@ -506,7 +506,7 @@ func TestWatchTimeoutIsRenewed(t *testing.T) {
 			t.Fatalf("requests %q, want at least 3 watches", verbs(reqs))
 		}
 		for i, r := range reqs[1:] {
-			if r.Verb != runtimetest.VerbWatch || r.Options.ResourceVersion != "2" && i > 0 {
+			if r.Verb != "watch" || r.Options.ResourceVersion != "2" && i > 0 {
 				t.Errorf("request %d = %s rv=%s, want a watch from 2", i+1, r.Verb, r.Options.ResourceVersion)
 			}
 			if i > 0 {
@@ -531,7 +531,7 @@ func TestCancelStopsEverything(t *testing.T) {
 				opts := reflector.Options{WatchList: &no}
 				switch phase {
 				case "backing off":
-					src.FailNext(runtimetest.VerbList, apierrors.NewServiceUnavailable("down"))
+					src.FailNext("list", apierrors.NewServiceUnavailable("down"))
 				case "streaming":
 					opts.WatchList = nil
 					// A WatchList stream that never ends its initial events.

@@ -58,7 +58,7 @@ func (l *tweaked) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Int
 func selectors(reqs []runtimetest.Request) []string {
 	var out []string
 	for _, r := range reqs {
-		out = append(out, string(r.Verb)+" "+r.Options.LabelSelector)
+		out = append(out, r.Verb+" "+r.Options.LabelSelector)
 	}
 	return out
 }

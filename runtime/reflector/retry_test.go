@@ -16,13 +16,13 @@ import (
 func TestTooManyRequestsHonoursRetryAfter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
-		src.FailNext(runtimetest.VerbList, apierrors.NewTooManyRequests("slow down", 7))
+		src.FailNext("list", apierrors.NewTooManyRequests("slow down", 7))
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		synctest.Wait()
 		if err := h.r.LastError(); !apierrors.IsTooManyRequests(err) {
 			t.Errorf("LastError while waiting = %v, want 429", err)
 		}
-		src.FailNext(runtimetest.VerbWatch, apierrors.NewTooManyRequests("slow down", 3))
+		src.FailNext("watch", apierrors.NewTooManyRequests("slow down", 3))
 		time.Sleep(time.Minute)
 		synctest.Wait()
 
@@ -46,7 +46,7 @@ func TestForbiddenListKeepsRetrying(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("rbac"))
 		for range 5 {
-			src.FailNext(runtimetest.VerbList, forbidden)
+			src.FailNext("list", forbidden)
 		}
 		h := start(t, src, src, reflector.Options{WatchList: &no, Name: "configmaps"})
 		synctest.Wait()
@@ -76,7 +76,7 @@ func TestBackoffGrowsWithJitterAndIsCapped(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		const failures = 10
 		for range failures {
-			src.FailNext(runtimetest.VerbList, apierrors.NewServiceUnavailable("down"))
+			src.FailNext("list", apierrors.NewServiceUnavailable("down"))
 		}
 		start(t, src, src, reflector.Options{WatchList: &no})
 		time.Sleep(10 * time.Minute)

@@ -34,7 +34,7 @@ func TestRefusedWatchKeepsReflectorUnsynced(t *testing.T) {
 				}
 				const refusals = 5
 				for range refusals {
-					src.FailNext(runtimetest.VerbWatch, refused)
+					src.FailNext("watch", refused)
 				}
 				h := start(t, src, src, reflector.Options{WatchList: &no, Name: "configmaps"})
 				synctest.Wait()
@@ -86,7 +86,7 @@ func TestFirstWatchAfterListTakesNoTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := runtimetest.NewSource[obj](runtimetest.SourceOptions{}, cm("a", "1"))
 		for range 3 {
-			src.FailNext(runtimetest.VerbList, apierrors.NewInternalError(errors.New("etcd leader changed")))
+			src.FailNext("list", apierrors.NewInternalError(errors.New("etcd leader changed")))
 		}
 		h := start(t, src, src, reflector.Options{WatchList: &no})
 		<-h.r.Synced()

@@ -166,7 +166,7 @@ func bookmark(rv string, end bool) watch.Event {
 
 // watchDoneErrs records the errors Metrics.WatchDone receives.
 type watchDoneErrs struct {
-	reflector.NoMetrics
+	nopMetrics
 	mu   sync.Mutex
 	errs []error
 }

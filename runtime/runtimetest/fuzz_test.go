@@ -136,9 +136,9 @@ func checkConverges(t *testing.T, data []byte) {
 			recs = append(recs, late)
 			trace = append(trace, "late handler")
 		case 8:
-			verb := runtimetest.VerbWatch
+			verb := "watch"
 			if arg&1 == 1 {
-				verb = runtimetest.VerbList
+				verb = "list"
 			}
 			var err error
 			switch arg >> 1 % 3 {

@@ -37,7 +37,7 @@ func TestRelistAfterCompactionYieldsTombstones(t *testing.T) {
 		defer cancel()
 		synctest.Wait()
 
-		src.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("apiserver restarting"))
+		src.FailNext("watch", apierrors.NewServiceUnavailable("apiserver restarting"))
 		src.DropWatches()
 		synctest.Wait() // disconnected, backing off
 		must(src.Delete(cm("a")))
@@ -69,7 +69,7 @@ func TestRelistAfterCompactionYieldsTombstones(t *testing.T) {
 			if r.Options.SendInitialEvents != nil {
 				reqs = append(reqs, "watch-list")
 			} else {
-				reqs = append(reqs, string(r.Verb)+" from "+r.Options.ResourceVersion)
+				reqs = append(reqs, r.Verb+" from "+r.Options.ResourceVersion)
 			}
 		}
 		if want := []string{"watch-list", "watch from 3", "watch from 3", "watch-list"}; !slices.Equal(reqs, want) {

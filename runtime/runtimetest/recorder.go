@@ -11,19 +11,11 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
 
-// EventType says which handler method a Recorder saw.
-type EventType string
-
-// The handler calls a Recorder records.
-const (
-	EventAdd    EventType = "add"
-	EventUpdate EventType = "update"
-	EventDelete EventType = "delete"
-)
-
 // Event is one handler call a Recorder saw.
 type Event[T any] struct {
-	Type EventType
+	// Type is the handler method called: "add", "update" or "delete" (the
+	// names the informer gives events, as in informer.HandlerPanicInfo).
+	Type string
 	Key  string
 	// Obj is the new object (add, update) or the last known one (delete).
 	Obj T
@@ -75,7 +67,7 @@ func (r *Recorder[T]) OnAdd(obj T, isInInitialList bool) {
 		r.violations = append(r.violations, fmt.Errorf("add of %s, which the handler already holds", key))
 	}
 	r.state[key] = obj
-	r.appendLocked(Event[T]{Type: EventAdd, Key: key, Obj: obj, InInitialList: isInInitialList})
+	r.appendLocked(Event[T]{Type: "add", Key: key, Obj: obj, InInitialList: isInInitialList})
 }
 
 // OnUpdate implements the informer's Handler.
@@ -87,7 +79,7 @@ func (r *Recorder[T]) OnUpdate(oldObj, newObj T) {
 		r.violations = append(r.violations, fmt.Errorf("update of %s, which the handler does not hold", key))
 	}
 	r.state[key] = newObj
-	r.appendLocked(Event[T]{Type: EventUpdate, Key: key, Obj: newObj, Old: oldObj})
+	r.appendLocked(Event[T]{Type: "update", Key: key, Obj: newObj, Old: oldObj})
 }
 
 // OnDelete implements the informer's Handler.
@@ -99,7 +91,7 @@ func (r *Recorder[T]) OnDelete(obj T, finalStateUnknown bool) {
 		r.violations = append(r.violations, fmt.Errorf("delete of %s, which the handler does not hold", key))
 	}
 	delete(r.state, key)
-	r.appendLocked(Event[T]{Type: EventDelete, Key: key, Obj: obj, FinalStateUnknown: finalStateUnknown})
+	r.appendLocked(Event[T]{Type: "delete", Key: key, Obj: obj, FinalStateUnknown: finalStateUnknown})
 }
 
 func (r *Recorder[T]) appendLocked(ev Event[T]) {

@@ -29,7 +29,7 @@ func TestRecorderKeepsLastStateAndEvents(t *testing.T) {
 	}
 	var got []string
 	for _, e := range rec.Events() {
-		got = append(got, string(e.Type)+" "+e.Key)
+		got = append(got, e.Type+" "+e.Key)
 	}
 	if want := []string{"add ns/a", "add ns/b", "update ns/a", "delete ns/b"}; !slices.Equal(got, want) {
 		t.Errorf("Events = %v, want %v", got, want)

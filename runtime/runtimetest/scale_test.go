@@ -185,7 +185,7 @@ func TestSourceAtScaleMeasuresTheInformer(t *testing.T) {
 	for _, r := range src.Requests() {
 		if r.Options.SendInitialEvents != nil && *r.Options.SendInitialEvents {
 			wl++
-		} else if r.Verb == runtimetest.VerbList {
+		} else if r.Verb == "list" {
 			l++
 		}
 	}

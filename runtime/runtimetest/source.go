@@ -29,22 +29,21 @@ type SourceOptions struct {
 	EventLogSize int
 }
 
-// Verb names a ListerWatcher call, for FailNext and Request.
-type Verb string
-
-// The verbs a Source serves.
-const (
-	VerbList  Verb = "list"
-	VerbWatch Verb = "watch"
-)
-
 // Request is one call a Source received, in arrival order (see Source.Requests).
 type Request struct {
-	Verb    Verb
+	// Verb is the call: "list" or "watch" (the API server's verbs, as
+	// client-go's testing.Action.GetVerb names them).
+	Verb    string
 	Options metav1.ListOptions
 	// Time is when the call arrived (fake time inside a synctest bubble).
 	Time time.Time
 }
+
+// The verbs a Source serves (Request.Verb, FailNext).
+const (
+	verbList  = "list"
+	verbWatch = "watch"
+)
 
 // Source is a deterministic, in-memory API server for one resource. It
 // implements reflector.ListerWatcher[T], so a Reflector or an informer can run
@@ -104,7 +103,7 @@ type Source[T store.Object[T]] struct {
 	compact  int64       // continue tokens and exact lists below this rv are expired
 	watches  map[*fakeWatch]struct{}
 	pages    map[int64][]T // snapshots behind outstanding continue tokens
-	fail     map[Verb][]error
+	fail     map[string][]error
 	refuseWL bool
 	requests []Request
 }
@@ -132,7 +131,7 @@ func NewSource[T store.Object[T]](opts SourceOptions, objs ...T) *Source[T] {
 		objects:  make(map[string]T),
 		watches:  make(map[*fakeWatch]struct{}),
 		pages:    make(map[int64][]T),
-		fail:     make(map[Verb][]error),
+		fail:     make(map[string][]error),
 	}
 	for _, o := range objs {
 		if _, err := s.writeLocked(watch.Added, o); err != nil {
@@ -315,12 +314,17 @@ func (s *Source[T]) RefuseWatchList(refuse bool) {
 	s.refuseWL = refuse
 }
 
-// FailNext makes the next call of verb return err instead of being served.
-// Calls queue up: FailNext(VerbList, a); FailNext(VerbList, b) fails the next
-// two lists with a, then b. Use apierrors constructors for realistic errors,
-// e.g. apierrors.NewTooManyRequests("slow down", 3) (Retry-After: 3s) or
-// apierrors.NewForbidden(...).
-func (s *Source[T]) FailNext(verb Verb, err error) {
+// FailNext makes the next call of verb ("list" or "watch") return err
+// instead of being served. Calls queue up: FailNext("list", a);
+// FailNext("list", b) fails the next two lists with a, then b. Use
+// apierrors constructors for realistic errors, e.g.
+// apierrors.NewTooManyRequests("slow down", 3) (Retry-After: 3s) or
+// apierrors.NewForbidden(...). It panics on another verb, which no call
+// would ever match (a test's mistake).
+func (s *Source[T]) FailNext(verb string, err error) {
+	if verb != verbList && verb != verbWatch {
+		panic(fmt.Sprintf("runtimetest: FailNext(%q): the verbs are %q and %q", verb, verbList, verbWatch))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fail[verb] = append(s.fail[verb], err)
@@ -331,7 +335,7 @@ func (s *Source[T]) Calls() (lists, watches int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.requests {
-		if r.Verb == VerbList {
+		if r.Verb == verbList {
 			lists++
 		} else {
 			watches++
@@ -382,7 +386,7 @@ func (s *Source[T]) watchesChangedLocked(closed bool) {
 }
 
 // record logs the call and returns the injected failure for it, if any.
-func (s *Source[T]) recordLocked(verb Verb, opts metav1.ListOptions) error {
+func (s *Source[T]) recordLocked(verb string, opts metav1.ListOptions) error {
 	s.requests = append(s.requests, Request{Verb: verb, Options: opts, Time: time.Now()})
 	if q := s.fail[verb]; len(q) > 0 {
 		s.fail[verb] = q[1:]

@@ -24,7 +24,7 @@ func (s *Source[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflect
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.recordLocked(VerbList, opts); err != nil {
+	if err := s.recordLocked(verbList, opts); err != nil {
 		return nil, err
 	}
 	sel, err := newSelector(opts)

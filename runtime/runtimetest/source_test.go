@@ -115,8 +115,8 @@ func TestFailNextAndRequests(t *testing.T) {
 	ctx := context.Background()
 	src := runtimetest.NewSource[obj](runtimetest.SourceOptions{})
 	boom := apierrors.NewTooManyRequests("slow down", 3)
-	src.FailNext(runtimetest.VerbList, boom)
-	src.FailNext(runtimetest.VerbList, errors.New("second"))
+	src.FailNext("list", boom)
+	src.FailNext("list", errors.New("second"))
 	if _, err := src.List(ctx, metav1.ListOptions{}); !errors.Is(err, boom) {
 		t.Errorf("first list = %v, want the injected 429", err)
 	}
@@ -126,7 +126,7 @@ func TestFailNextAndRequests(t *testing.T) {
 	if _, err := src.List(ctx, metav1.ListOptions{Limit: 7}); err != nil {
 		t.Errorf("third list = %v, want served", err)
 	}
-	src.FailNext(runtimetest.VerbWatch, boom)
+	src.FailNext("watch", boom)
 	if _, err := src.Watch(ctx, metav1.ListOptions{}); !errors.Is(err, boom) {
 		t.Errorf("watch = %v", err)
 	}
@@ -134,7 +134,7 @@ func TestFailNextAndRequests(t *testing.T) {
 	if lists != 3 || watches != 1 {
 		t.Errorf("Calls = %d, %d, want 3, 1", lists, watches)
 	}
-	if reqs := src.Requests(); len(reqs) != 4 || reqs[2].Options.Limit != 7 || reqs[3].Verb != runtimetest.VerbWatch {
+	if reqs := src.Requests(); len(reqs) != 4 || reqs[2].Options.Limit != 7 || reqs[3].Verb != "watch" {
 		t.Errorf("Requests = %+v", reqs)
 	}
 }

@@ -39,7 +39,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.recordLocked(VerbWatch, opts); err != nil {
+	if err := s.recordLocked(verbWatch, opts); err != nil {
 		return nil, err
 	}
 	sel, err := newSelector(opts)

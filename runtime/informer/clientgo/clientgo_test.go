@@ -90,7 +90,7 @@ func cgScenario(t *testing.T, add func(*informer.Informer[*corev1.ConfigMap]) (*
 	}
 	log.waitLen(t, 4)
 
-	src.FailNext(runtimetest.VerbWatch, apierrors.NewServiceUnavailable("down"))
+	src.FailNext("watch", apierrors.NewServiceUnavailable("down"))
 	src.DropWatches()
 	synctest.Wait()
 	if _, err := src.Delete(cgConfigMap("ns", "b", "")); err != nil {

@@ -50,7 +50,7 @@ type Shared struct {
 	metrics       Metrics
 	// processed observes the pop loop (nil: nobody does, and the loop reads
 	// no clock); queued counts the FIFO's deltas not yet popped.
-	processed ProcessMetrics
+	processed func(d time.Duration, queued int, resourceVersion string)
 	queued    func() int
 	running   atomic.Bool
 	// synced is closed once the FIFO's initial population has been applied
@@ -134,8 +134,10 @@ func newShared(opts Options, objectType reflect.Type, namespaces []string) (*Sha
 		defaultResync: opts.ResyncPeriod,
 		onPanic:       opts.HandlerPanic,
 		metrics:       opts.Metrics,
-		processed:     processMetricsOf(opts.Metrics),
 		synced:        make(chan struct{}),
+	}
+	if opts.Metrics != nil {
+		i.processed = opts.Metrics.Process()
 	}
 	w := cache.New(cache.Options{Indexers: opts.Indexers, OnIndexError: i.indexError, Namespaces: namespaces})
 	i.writer, i.indexer = w, w.Cache()
@@ -354,8 +356,8 @@ func (i *Shared) AddHandler(h Handler, opts HandlerOptions) (*Registration, erro
 	if resync < 0 {
 		resync = 0
 	}
-	if resync > 0 && resync < MinResyncPeriod {
-		resync = MinResyncPeriod
+	if resync > 0 && resync < minResyncPeriod {
+		resync = minResyncPeriod
 	}
 
 	i.mu.Lock()
@@ -373,11 +375,11 @@ func (i *Shared) AddHandler(h Handler, opts HandlerOptions) (*Registration, erro
 	l := newListener(i, h, reg, resync)
 	reg.backlog = l.backlog
 	if i.metrics != nil {
-		// Without a HandlerMetrics, a no-op one still turns tracking on.
+		// Without a handler observer, a no-op one still turns tracking on.
 		reg.tracked = true
 		l.hm = i.metrics.Handler(reg)
 		if l.hm == nil {
-			l.hm = noHandlerMetrics{}
+			l.hm = func(string) {}
 		}
 	}
 	i.handlers = append(slices.Clip(i.handlers), l)

@@ -142,7 +142,7 @@ type listener struct {
 	started bool          // its goroutine was started (guarded by inf.mu)
 
 	// Backlog tracking, only with Options.Metrics (hm not nil).
-	hm       HandlerMetrics
+	hm       func(event string)
 	done     atomic.Int64 // notes of cur delivered
 	cur      int          // length of the batch being delivered (under mu)
 	curSince time.Time    // when its first note was queued (under mu)
@@ -283,7 +283,7 @@ func (l *listener) run(ctx context.Context) {
 			if l.hm != nil {
 				l.done.Add(1)
 				if op := batch.notes[n].op; op != opSynced && op != opListed {
-					l.hm.Delivered(op.String())
+					l.hm(op.String())
 				}
 			}
 		}

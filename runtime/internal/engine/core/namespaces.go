@@ -9,8 +9,9 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 )
 
-// NamespaceSource is informer.NamespaceSource[T] untyped: one namespace of a
-// multi-namespace informer and a ListerWatcher of only that namespace.
+// NamespaceSource is one namespace of a multi-namespace informer and a
+// ListerWatcher of only that namespace (an entry of informer.NewMultiNamespace's
+// map, untyped).
 type NamespaceSource struct {
 	Namespace     string
 	ListerWatcher reflector.ListerWatcher[cache.Obj]

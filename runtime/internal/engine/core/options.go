@@ -32,35 +32,8 @@ type Options struct {
 
 // Metrics is informer.Metrics over the core's Registration.
 type Metrics interface {
-	Handler(reg *Registration) HandlerMetrics
-}
-
-// HandlerMetrics is informer.HandlerMetrics.
-type HandlerMetrics interface {
-	Delivered(event string)
-}
-
-// ProcessMetrics is informer.ProcessMetrics.
-type ProcessMetrics interface {
-	Processed(d time.Duration, queued int, resourceVersion string)
-}
-
-// processMetricsOf returns m as a ProcessMetrics, looking through the
-// wrappers that carry an informer.Metrics across the typed and untyped
-// options (their Unwrap returns what they wrap), or nil when m does not
-// implement it.
-func processMetricsOf(m any) ProcessMetrics {
-	for m != nil {
-		if pm, ok := m.(ProcessMetrics); ok {
-			return pm
-		}
-		u, ok := m.(interface{ Unwrap() any })
-		if !ok {
-			return nil
-		}
-		m = u.Unwrap()
-	}
-	return nil
+	Handler(reg *Registration) func(event string)
+	Process() func(d time.Duration, queued int, resourceVersion string)
 }
 
 // HandlerPanicInfo is informer.HandlerPanicInfo over the core's
@@ -78,8 +51,10 @@ type HandlerOptions struct {
 	ResyncPeriod time.Duration
 }
 
-// MinResyncPeriod is informer.MinResyncPeriod.
-const MinResyncPeriod = time.Second
+// minResyncPeriod is the smallest resync period a handler gets (as in
+// client-go: a resync lists the whole cache); informer.HandlerOptions
+// documents it.
+const minResyncPeriod = time.Second
 
 // OptionsOf and SetOptions convert informer.Options[T] (held in an any, for
 // the T of the informer at hand) to and from Options; package informer sets

@@ -49,7 +49,7 @@ func (i *Shared) process(b fifo.Batch[cache.Obj]) error {
 	}
 	i.applied(b)
 	if i.processed != nil {
-		i.processed.Processed(time.Since(start), i.queued(), i.indexer.ResourceVersion())
+		i.processed(time.Since(start), i.queued(), i.indexer.ResourceVersion())
 	}
 	return nil
 }

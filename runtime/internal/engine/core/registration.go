@@ -20,10 +20,6 @@ type Registration struct {
 // BacklogTracked reports whether Backlog is tracked (Options.Metrics set).
 func (r *Registration) BacklogTracked() bool { return r.tracked }
 
-type noHandlerMetrics struct{}
-
-func (noHandlerMetrics) Delivered(string) {}
-
 // Backlog returns how many notifications are queued for the handler and not
 // yet delivered, and when the oldest of them was queued (more precisely: the
 // first of the batch being delivered; zero when none). It is only tracked
