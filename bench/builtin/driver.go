@@ -73,6 +73,10 @@ type driverConfig struct {
 	// Relist forces a relist on every synced contender (relistProxy) and
 	// measures it (runResult.Relist).
 	Relist bool
+	// RelistChange is the percentage of the Pods changed (a label, through
+	// the API) after the contender's watch ended and before its relist: what
+	// the relist sees that the cache does not hold.
+	RelistChange float64
 }
 
 // jsonReport is the -json file.
@@ -466,7 +470,7 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 		if hwmSync, err = procHWM(cmd.Process.Pid); err != nil {
 			return res, err
 		}
-		rep, err := relist(ctx, proxy, cmd.Process.Pid, resource, d.cfg.Timeout)
+		rep, err := relist(ctx, proxy, cmd.Process.Pid, resource, d.cfg.Timeout, d.relistChange(resource, size))
 		if err != nil {
 			return res, fmt.Errorf("relist: %w", err)
 		}

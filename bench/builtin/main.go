@@ -62,6 +62,7 @@ func main() {
 	flag.IntVar(&cfg.SeedBatch, "seed-batch", 1, "with -seed etcd: Pods per etcd transaction (those of one transaction share its revision, i.e. resourceVersion; 1 gives each Pod its own, as a real cluster does)")
 	flag.StringVar(&cfg.PodShape, "pod-shape", shapeRealistic, "Pods to write: realistic (two containers and an init container, ~10 labels, a status with conditions) or small (one container, four labels, a short status)")
 	flag.BoolVar(&cfg.Relist, "relist", false, "force a relist on every synced contender (through a loopback proxy that ends its watch and answers the re-watch with 410 Expired) and report its RSS before, its peak RSS during the relist (VmHWM reset through /proc/PID/clear_refs) and the time until it has relisted")
+	flag.Float64Var(&cfg.RelistChange, "relist-change", 0, "with -relist: percent of the Pods changed (one label, through the API) after each contender's watch ends and before its relist, so the relist brings that many changed objects (0: none change)")
 	flag.BoolVar(&cfg.Hold, "hold", false, "after the runs, keep the seeded server up (print its kubeconfig) until interrupted, for running ./contender by hand")
 	var ladder string
 	flag.StringVar(&ladder, "memlimit", "", "memory-limited start instead of the runs: comma-separated hard limits in MiB, increasing; each contender runs in a memory cgroup at the limits a bisection of this ladder picks, until the smallest at which it syncs the Pods and stays up for -memlimit-hold under updates (Pods only, the first -watchlist mode; see hack/bench-memlimit.sh)")

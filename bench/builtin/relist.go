@@ -13,9 +13,12 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
@@ -47,6 +50,10 @@ type relistProxy struct {
 	state    int           // relistArmed, relistExpired, relistListed
 	watches  []openWatch   // watches served so far
 	done     chan struct{} // closed when the relist is done
+	// hold, while open, holds the armed resource's requests (the client's
+	// re-watch) back: the objects change meanwhile (-relist-change), unseen
+	// by any watch, and the relist is the first to see them.
+	hold chan struct{}
 }
 
 const (
@@ -125,6 +132,15 @@ func isResource(r *http.Request, resource string) bool {
 // context to proxy r with, and false when it answered.
 func (p *relistProxy) request(w http.ResponseWriter, r *http.Request) (context.Context, bool) {
 	ctx := r.Context()
+	p.mu.Lock()
+	hold := p.hold
+	p.mu.Unlock()
+	if hold != nil && isResource(r, p.armed()) {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+		}
+	}
 	q := r.URL.Query()
 	watching := q.Get("watch") == "true" || q.Get("watch") == "1"
 	initial := q.Get("sendInitialEvents") == "true"
@@ -240,13 +256,21 @@ func (p *relistProxy) scanForEnd(pr *io.PipeReader, gzipped bool) {
 	}
 }
 
+// armed returns the resource the proxy is armed for, "" if none.
+func (p *relistProxy) armed() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.resource
+}
+
 // force ends the open watches of resource and expires the client's next
-// watch of it; the returned channel is closed once the client has relisted.
-func (p *relistProxy) force(resource string) <-chan struct{} {
+// watch of it, which waits until hold is closed (nil: it does not wait);
+// the returned channel is closed once the client has relisted.
+func (p *relistProxy) force(resource string, hold chan struct{}) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	done := make(chan struct{})
-	p.resource, p.state, p.done = resource, relistArmed, done
+	p.resource, p.state, p.done, p.hold = resource, relistArmed, done, hold
 	kept := p.watches[:0]
 	for _, w := range p.watches {
 		if w.path == "/api/v1/"+resource {
@@ -271,8 +295,11 @@ type relistReport struct {
 }
 
 // relist forces a relist of resource on the synced contender pid through
-// p and measures it, waiting at most timeout.
-func relist(ctx context.Context, p *relistProxy, pid int, resource string, timeout time.Duration) (relistReport, error) {
+// p and measures it, waiting at most timeout. change, when not nil, changes
+// objects after the contender's watch has ended and before its relist
+// starts (the relist's time and CPU are counted from then; its peak RSS
+// from before).
+func relist(ctx context.Context, p *relistProxy, pid int, resource string, timeout time.Duration, change func(context.Context) error) (relistReport, error) {
 	var rep relistReport
 	var err error
 	if rep.SteadyRSS, err = procStatusBytes(pid, "VmRSS"); err != nil {
@@ -282,12 +309,23 @@ func relist(ctx context.Context, p *relistProxy, pid int, resource string, timeo
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
 		return rep, fmt.Errorf("resetting the contender's peak RSS: %w", err)
 	}
+	var hold chan struct{}
+	if change != nil {
+		hold = make(chan struct{})
+	}
+	done := p.force(resource, hold)
+	if change != nil {
+		err := change(ctx)
+		close(hold)
+		if err != nil {
+			return rep, fmt.Errorf("changing objects before the relist: %w", err)
+		}
+	}
 	cpu0, err := procCPU(pid)
 	if err != nil {
 		return rep, err
 	}
 	start := time.Now()
-	done := p.force(resource)
 	select {
 	case <-done:
 	case <-time.After(timeout):
@@ -305,4 +343,27 @@ func relist(ctx context.Context, p *relistProxy, pid int, resource string, timeo
 	}
 	rep.CPUSeconds, rep.PeakRSS = cpu1-cpu0, hwm
 	return rep, nil
+}
+
+// relistChange returns the change made before each forced relist: with
+// Config.RelistChange, a merge patch of one label on that percentage of the
+// size Pods, spread evenly over them; nil without it or for another
+// resource.
+func (d *driver) relistChange(resource string, size int) func(context.Context) error {
+	n := int(float64(size) * d.cfg.RelistChange / 100)
+	if resource != "pods" || n <= 0 {
+		return nil
+	}
+	gen := 0
+	return func(ctx context.Context) error {
+		gen++
+		patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{"bench-relist":"%d"}}}`, gen))
+		return parallel(ctx, d.cfg.Writers, 0, n, func(ctx context.Context, j int) error {
+			i := j * size / n
+			return retry(ctx, func() error {
+				_, err := d.cs.CoreV1().Pods(namespace(i)).Patch(ctx, "pod-"+strconv.Itoa(i), types.MergePatchType, patch, metav1.PatchOptions{})
+				return err
+			})
+		})
+	}
 }

@@ -85,7 +85,7 @@ func TestRelistProxy(t *testing.T) {
 
 	w := get("watch=true&resourceVersion=1")
 	ended := open(w)
-	done := p.force("pods")
+	done := p.force("pods", nil)
 	waitClosed(ended, "the open watch ended")
 	resp := get("watch=true&resourceVersion=1")
 	body, _ := io.ReadAll(resp.Body)
@@ -99,5 +99,37 @@ func TestRelistProxy(t *testing.T) {
 	notClosed(done, "relist done after the LIST")
 	w2 := get("watch=true&resourceVersion=2")
 	waitClosed(done, "relist done once watching after the LIST")
-	w2.Body.Close()
+
+	// With a hold (-relist-change), the re-watch waits for its release:
+	// what changes meanwhile only the relist sees.
+	hold := make(chan struct{})
+	ended = open(w2)
+	done = p.force("pods", hold)
+	waitClosed(ended, "the open watch ended (hold)")
+	rewatch := make(chan int, 1)
+	go func() {
+		resp, err := client.Get(cfg.Host + "/api/v1/pods?watch=true&resourceVersion=2")
+		if err != nil {
+			rewatch <- 0
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		rewatch <- resp.StatusCode
+	}()
+	select {
+	case code := <-rewatch:
+		t.Fatalf("the re-watch was answered (%d) before the hold was released", code)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(hold)
+	select {
+	case code := <-rewatch:
+		if code != http.StatusGone {
+			t.Fatalf("re-watch after the hold: %d, want 410", code)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the re-watch was not answered within a minute of the hold's release")
+	}
+	notClosed(done, "relist done after the held 410")
 }
