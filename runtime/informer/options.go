@@ -23,7 +23,9 @@ type Handler[T any] interface {
 	// synthetic adds a handler registered late receives for what is cached).
 	OnAdd(obj T, isInInitialList bool)
 	// OnUpdate is called for a change of an object the handler has seen, a
-	// relist that found it again, and a resync (then oldObj == newObj).
+	// relist that found it again (oldObj == newObj, the same pointer, when
+	// it had not changed: see the reflector package doc), and a resync
+	// (then oldObj == newObj).
 	OnUpdate(oldObj, newObj T)
 	// OnDelete is called when an object the handler has seen is deleted.
 	// finalStateUnknown is true when the deletion was missed while the watch
