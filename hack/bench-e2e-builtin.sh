@@ -46,7 +46,7 @@
 # process's GOGC and GOMEMLIMIT, not the contenders'); its memory (RSS:
 # anonymous and file-backed, i.e. etcd's bbolt mapping; Go heap after a GC)
 # is logged once it is ready, and its RSS at each contender's sync is a row
-# of the tables. The server holds ~10 KB of Go heap per small Pod (the
+# of the tables. The server holds ~11 KB of Go heap per small Pod (the
 # watch cache's decoded Pods). -contender-memmax
 # MiB runs every contender in a memory cgroup with that hard limit (no
 # GOMEMLIMIT), so that at a million Pods a contender that outgrows the
