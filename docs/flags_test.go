@@ -18,12 +18,13 @@ import (
 // otherTools are the double-dash flags the docs name that belong to another
 // command, with the command.
 var otherTools = map[string]string{
-	"case":        "hack/bench-codegen.sh",
-	"runs":        "hack/bench-codegen.sh",
-	"no-tool":     "hack/use-local.sh",
-	"with-watch":  "kube_codegen.sh gen_client (code-generator)",
-	"watch-cache": "kube-apiserver",
-	"help":        "every command",
+	"case":              "hack/bench-codegen.sh",
+	"runs":              "hack/bench-codegen.sh",
+	"no-tool":           "hack/use-local.sh",
+	"with-watch":        "kube_codegen.sh gen_client (code-generator)",
+	"watch-cache":       "kube-apiserver",
+	"watch-cache-sizes": "kube-apiserver",
+	"help":              "every command",
 }
 
 // helpFlags returns the flags `informer-gen --help` and `informer-gen

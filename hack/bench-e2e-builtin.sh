@@ -41,8 +41,20 @@
 # taking each Pod in as an event; 10k Secrets ~3.5 min; a run at 20k Pods
 # 5-15 s. Above ~20k realistic Pods the server process holds more than 3 GB
 # (~12 GB at 100k): run it under `flock /work/bigmem.lock` on shared machines.
+# The server's settings: -server-flags "--name=value ..." (extra
+# kube-apiserver flags), -server-gogc and -server-gomemlimit (the server
+# process's GOGC and GOMEMLIMIT, not the contenders'); its memory (RSS:
+# anonymous and file-backed, i.e. etcd's bbolt mapping; Go heap after a GC)
+# is logged once it is ready, and its RSS at each contender's sync is a row
+# of the tables. The server holds ~11 KB of Go heap per small Pod (the
+# watch cache's decoded Pods). -contender-memmax
+# MiB runs every contender in a memory cgroup with that hard limit (no
+# GOMEMLIMIT), so that at a million Pods a contender that outgrows the
+# machine is OOM-killed (a row that says so, with its last RSS), not the
+# server.
 # Flags for digging: -server-cpuprofile DIR, -client-cpuprofile DIR (CPU
 # profile start → synced, and a heap profile once synced, after a GC), -v,
+# -server-heapprofile DIR (the server's heap once ready and after each run),
 # -disable-compression (no gzip for any contender), -hold (keep the seeded
 # server up afterwards and print its kubeconfig, to run ./contender by hand
 # with BENCHBUILTIN_CONFIG set, e.g. under GODEBUG=gctrace=1).

@@ -61,7 +61,7 @@ func (d *driver) start(ctx context.Context, seed *seedConfig) error {
 		d.srv = nil
 	}
 	start := time.Now()
-	srv, err := startServer(ctx, d.cfg.Exe, d.dir, seed)
+	srv, err := startServer(ctx, d.cfg.Exe, d.dir, d.cfg.Server, seed)
 	if err != nil {
 		return err
 	}
@@ -73,6 +73,10 @@ func (d *driver) start(ctx context.Context, seed *seedConfig) error {
 			(ready - srv.preseeded).Seconds(), float64(seed.Pods)/ready.Seconds(), float64(rss)/1e6, load1())
 	} else {
 		fmt.Fprintf(d.log, "kube-apiserver ready in %.1fs, RSS %.0f MB\n", ready.Seconds(), float64(rss)/1e6)
+	}
+	if err := d.logServerMemory(ctx, srv, "ready"); err != nil {
+		srv.stop()
+		return err
 	}
 	restCfg, err := clientcmd.BuildConfigFromFlags("", srv.kubeconfig)
 	if err != nil {
@@ -112,6 +116,41 @@ func (d *driver) reseed(ctx context.Context, n int) error {
 		}
 	}
 	return d.start(ctx, &seedConfig{Shape: d.shape(), Template: tmpl, Pods: n, Workers: d.cfg.Writers, Batch: d.cfg.SeedBatch})
+}
+
+// logServerMemory logs what the server process's memory is made of, tagged
+// with when: its peak RSS so far, its RSS (anonymous: the Go heap and
+// runtime; file-backed: mostly etcd's memory-mapped bbolt file) and its Go
+// heap in use after a collection; with -server-heapprofile, it writes a heap
+// profile of the server into that directory first (when.server-heap.pprof).
+func (d *driver) logServerMemory(ctx context.Context, srv *serverProc, when string) error {
+	path := ""
+	if d.cfg.ServerHeapProfileDir != "" {
+		path = filepath.Join(d.cfg.ServerHeapProfileDir, when+".server-heap.pprof")
+	}
+	m := procMemory(srv.pid)
+	heap, heapSys, sys, err := srv.mem(ctx, path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.log, "server memory (%s): peak RSS %.0f MB; RSS %.0f MB = anonymous %.0f + file %.0f; Go heap after GC %.0f MB (heap from the OS %.0f, all %.0f)\n",
+		when, float64(m.HWM)/1e6, float64(m.RSS)/1e6, float64(m.Anon)/1e6, float64(m.File)/1e6, float64(heap)/1e6, float64(heapSys)/1e6, float64(sys)/1e6)
+	return nil
+}
+
+// procMem is a process's memory from /proc/PID/status (bytes; 0 if
+// unreadable).
+type procMem struct {
+	RSS, Anon, File, HWM int64
+}
+
+func procMemory(pid int) procMem {
+	var m procMem
+	m.RSS, _ = procStatusBytes(pid, "VmRSS")
+	m.Anon, _ = procStatusBytes(pid, "RssAnon")
+	m.File, _ = procStatusBytes(pid, "RssFile")
+	m.HWM, _ = procHWM(pid)
+	return m
 }
 
 // procStatusBytes is the field (VmRSS, VmHWM) of /proc/<pid>/status in bytes.

@@ -77,6 +77,17 @@ type driverConfig struct {
 	// the API) after the contender's watch ended and before its relist: what
 	// the relist sees that the cache does not hold.
 	RelistChange float64
+	// Server is the server child's own settings (kube-apiserver flags,
+	// GOGC, GOMEMLIMIT).
+	Server serverSettings
+	// ContenderMemMaxMiB, when > 0, runs every contender in a memory
+	// cgroup (under MemLimit.CgroupRoot) with this hard limit, so that the
+	// OOM killer takes the contender that outgrows it rather than the
+	// server or the machine's other processes; no GOMEMLIMIT is set.
+	ContenderMemMaxMiB int
+	// ServerHeapProfileDir, when not empty, receives a heap profile of the
+	// server once it is ready and after every run.
+	ServerHeapProfileDir string
 }
 
 // jsonReport is the -json file.
@@ -101,6 +112,10 @@ type runResult struct {
 	Lists, Watches int
 	// Relist is the forced relist after the sync, with -relist.
 	Relist *relistReport `json:",omitempty"`
+	// ServerRSS is the server process's RSS when the contender has synced,
+	// ServerPeakRSS its peak RSS from the contender's start to then
+	// (VmHWM, reset before the run).
+	ServerRSS, ServerPeakRSS int64
 	// TotalCPU is the child's user+sys at exit, MaxRSS its peak RSS.
 	TotalCPU float64
 	MaxRSS   int64
@@ -145,7 +160,11 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 	if err := d.start(ctx, nil); err != nil {
 		return nil, err
 	}
-	defer func() { d.srv.stop() }()
+	defer func() {
+		if d.srv != nil { // nil when a reseeded server failed to start
+			d.srv.stop()
+		}
+	}()
 
 	var results []runResult
 	for _, kind := range []struct {
@@ -206,13 +225,19 @@ func runDriver(ctx context.Context, cfg driverConfig, log io.Writer) ([]runResul
 							}
 							continue
 						}
+						if cfg.ServerHeapProfileDir != "" {
+							if err := d.logServerMemory(ctx, d.srv, fmt.Sprintf("%s%d-r%d-%s-%t", kind.resource, size, r, name, wl)); err != nil {
+								return results, err
+							}
+						}
 						if cfg.Verbose {
 							b, _ := json.Marshal(res)
 							fmt.Fprintf(log, "run %s\n", b)
 						} else {
-							fmt.Fprintf(log, "%6d %-7s %-27s watchlist=%-5t run %d: synced %.2fs, client CPU %.2fs, server CPU %.2fs, RSS %.0f MB, heap %.1f MB, %d LIST %d WATCH, %s\n",
+							fmt.Fprintf(log, "%6d %-7s %-27s watchlist=%-5t run %d: synced %.2fs, client CPU %.2fs, server CPU %.2fs, RSS %.0f MB, heap %.1f MB, %d LIST %d WATCH, %s; server RSS %.0f MB, peak %.0f MB\n",
 								size, kind.resource, name, wl, r+1, res.Sync.SyncSeconds, res.Sync.CPUSeconds, res.ServerCPUSync,
-								float64(res.Sync.MaxRSSBytes)/1e6, float64(res.Sync.HeapAfterGC)/1e6, res.Lists, res.Watches, res.Sync.Wire)
+								float64(res.Sync.MaxRSSBytes)/1e6, float64(res.Sync.HeapAfterGC)/1e6, res.Lists, res.Watches, res.Sync.Wire,
+								float64(res.ServerRSS)/1e6, float64(res.ServerPeakRSS)/1e6)
 						}
 						results = append(results, res)
 						if err := d.writeJSON(results); err != nil {
@@ -367,6 +392,22 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 		}
 	}
 	cmd := exec.Command(exe)
+	if d.cfg.ContenderMemMaxMiB > 0 {
+		cg, cgErr := newMemCgroup(d.cfg.MemLimit.CgroupRoot, fmt.Sprintf("bench-builtin-%d-%s", os.Getpid(), strings.ReplaceAll(round, "@", "-")), int64(d.cfg.ContenderMemMaxMiB)<<20)
+		if cgErr != nil {
+			return res, fmt.Errorf("-contender-memmax: %w", cgErr)
+		}
+		// Registered before the deferred kill below: runs after it.
+		defer cg.remove()
+		defer func() {
+			if _, _, oom := cg.stats(); err != nil && oom > 0 {
+				err = fmt.Errorf("OOM-killed at its %d MiB hard limit (-contender-memmax): %w", d.cfg.ContenderMemMaxMiB, err)
+			}
+		}()
+		// The shell joins the cgroup, then becomes the contender (exec
+		// keeps its pid).
+		cmd = exec.Command("/bin/sh", "-c", `echo $$ > "$1" && exec "$2"`, "sh", cg.procs(), exe)
+	}
 	ccJSON, _ := json.Marshal(cc)
 	cmd.Env = append(os.Environ(), proto.EnvConfig+"="+string(ccJSON),
 		"KUBE_FEATURE_WatchListClient="+strconv.FormatBool(watchList))
@@ -384,6 +425,10 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 	if err != nil {
 		return res, err
 	}
+	// The server's peak RSS from here to the sync.
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", d.srv.pid), []byte("5"), 0); err != nil {
+		return res, fmt.Errorf("resetting the server's peak RSS: %w", err)
+	}
 	res.Load1 = load1()
 	if err := cmd.Start(); err != nil {
 		return res, err
@@ -396,7 +441,8 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if v, err := procHWM(cmd.Process.Pid); err == nil {
+			// The largest seen: the relist resets VmHWM.
+			if v, err := procHWM(cmd.Process.Pid); err == nil && v > hwm.Load() {
 				hwm.Store(v)
 			}
 			select {
@@ -457,6 +503,8 @@ func (d *driver) runOne(ctx context.Context, resource string, size int, name str
 		return res, err
 	}
 	res.ServerCPUSync = cpu1 - cpu0
+	sm := procMemory(d.srv.pid)
+	res.ServerRSS, res.ServerPeakRSS = sm.RSS, sm.HWM
 	if d.cfg.ServerProfileDir != "" {
 		if err := d.srv.stopProfile(ctx); err != nil {
 			return res, err

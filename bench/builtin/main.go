@@ -64,6 +64,12 @@ func main() {
 	flag.BoolVar(&cfg.Relist, "relist", false, "force a relist on every synced contender (through a loopback proxy that ends its watch and answers the re-watch with 410 Expired) and report its RSS before, its peak RSS during the relist (VmHWM reset through /proc/PID/clear_refs) and the time until it has relisted")
 	flag.Float64Var(&cfg.RelistChange, "relist-change", 0, "with -relist: percent of the Pods changed (one label, through the API) after each contender's watch ends and before its relist, so the relist brings that many changed objects (0: none change)")
 	flag.BoolVar(&cfg.Hold, "hold", false, "after the runs, keep the seeded server up (print its kubeconfig) until interrupted, for running ./contender by hand")
+	flag.IntVar(&cfg.ContenderMemMaxMiB, "contender-memmax", 0, "runs every contender in a memory cgroup (under -memlimit-cgroup-root) with this hard limit in MiB and no GOMEMLIMIT, so that a contender that outgrows it is OOM-killed (a row that says so, with its last RSS) rather than the server or the machine's other processes; 0: no limit")
+	var serverFlags string
+	flag.StringVar(&serverFlags, "server-flags", "", "extra kube-apiserver flags for every server, space-separated (e.g. \"--watch-cache-sizes=pods#100 --max-requests-inflight=50\"); the server's own are in examples/builtin/kubeapiserver")
+	flag.StringVar(&cfg.Server.GOGC, "server-gogc", "", "GOGC of the server process (kube-apiserver and its etcd) only; empty: the driver's environment's")
+	flag.StringVar(&cfg.Server.GOMEMLIMIT, "server-gomemlimit", "", "GOMEMLIMIT of the server process only (e.g. 12GiB); empty: the driver's environment's")
+	flag.StringVar(&cfg.ServerHeapProfileDir, "server-heapprofile", "", "directory for a heap profile of the server (after a GC) once it is ready (ready.server-heap.pprof) and after every run (RUN.server-heap.pprof); the server's memory (RSS anonymous and file-backed, Go heap) is logged then either way at ready")
 	var ladder string
 	flag.StringVar(&ladder, "memlimit", "", "memory-limited start instead of the runs: comma-separated hard limits in MiB, increasing; each contender runs in a memory cgroup at the limits a bisection of this ladder picks, until the smallest at which it syncs the Pods and stays up for -memlimit-hold under updates (Pods only, the first -watchlist mode; see hack/bench-memlimit.sh)")
 	flag.IntVar(&cfg.MemLimit.GoMemLimitPercent, "memlimit-gomemlimit", 90, "with -memlimit: the contender's GOMEMLIMIT, percent of the hard limit")
@@ -132,7 +138,8 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	for _, dir := range []string{cfg.ServerProfileDir, cfg.ClientProfileDir} {
+	cfg.Server.Flags = strings.Fields(serverFlags)
+	for _, dir := range []string{cfg.ServerProfileDir, cfg.ClientProfileDir, cfg.ServerHeapProfileDir} {
 		if dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				fmt.Fprintln(os.Stderr, err)

@@ -326,12 +326,24 @@ func relist(ctx context.Context, p *relistProxy, pid int, resource string, timeo
 		return rep, err
 	}
 	start := time.Now()
-	select {
-	case <-done:
-	case <-time.After(timeout):
-		return rep, fmt.Errorf("not relisted within %v", timeout)
-	case <-ctx.Done():
-		return rep, context.Cause(ctx)
+	deadline := time.After(timeout)
+	// A contender that dies during the relist (OOM-killed) ends the wait.
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-tick.C:
+			if !procAlive(pid) {
+				return rep, fmt.Errorf("the contender exited during the relist (RSS before it %.0f MB)", float64(rep.SteadyRSS)/1e6)
+			}
+		case <-deadline:
+			return rep, fmt.Errorf("not relisted within %v", timeout)
+		case <-ctx.Done():
+			return rep, context.Cause(ctx)
+		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	// The old objects may be dropped just after the new list is in.

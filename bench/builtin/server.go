@@ -27,6 +27,10 @@ import (
 // envRole selects a child's role; its configuration is in proto.EnvConfig.
 const envRole = "BENCHBUILTIN_ROLE"
 
+// envServerFlags, when set, is a server child's extra kube-apiserver flags
+// (kubeapiserver.Options.Flags), one per line.
+const envServerFlags = "BENCHBUILTIN_SERVER_FLAGS"
+
 // envSeed, when set, is a server child's seedConfig (JSON): Pods it writes
 // into its etcd before its kube-apiserver starts.
 const envSeed = "BENCHBUILTIN_SEED"
@@ -61,7 +65,7 @@ func runRole() (bool, int) {
 				break
 			}
 		}
-		err = serve(os.Getenv(proto.EnvConfig), seed)
+		err = serve(os.Getenv(proto.EnvConfig), seed, splitLines(os.Getenv(envServerFlags)))
 	default:
 		err = fmt.Errorf("unknown role %q", role)
 	}
@@ -84,14 +88,20 @@ func runRole() (bool, int) {
 // "GC" on stdin runs a garbage collection and answers "GCDONE", so that the
 // driver starts every run without the previous run's garbage. "PROF <path>"
 // starts a CPU profile of this process into path and answers "PROFOK" (or
-// "PROFERR <error>"); "PROFSTOP" ends it and answers "PROFDONE".
-func serve(dir string, seed *seedConfig) error {
+// "PROFERR <error>"); "PROFSTOP" ends it and answers "PROFDONE". "MEM"
+// runs a garbage collection and answers "MEM <heap in use> <heap from the
+// OS> <all memory from the OS>" (bytes, runtime.MemStats' HeapAlloc,
+// HeapSys, Sys); "HEAP <path>" does too after writing a heap profile into
+// path (or answers "HEAPERR <error>"). flags are extra kube-apiserver
+// flags.
+func serve(dir string, seed *seedConfig, flags []string) error {
 	ctx := context.Background()
 	startCtx, cancel := context.WithTimeout(ctx, startTimeout(seed))
 	defer cancel()
 	opts := kubeapiserver.Options{
 		FeatureGates:   map[string]bool{"WatchList": true},
 		KubeconfigPath: filepath.Join(dir, "kubeconfig"),
+		Flags:          flags,
 	}
 	var seeded time.Duration
 	var seedCPU float64
@@ -129,6 +139,14 @@ func serve(dir string, seed *seedConfig) error {
 		case line == "GC":
 			runtime.GC()
 			fmt.Println("GCDONE")
+		case line == "MEM":
+			fmt.Println(memLine())
+		case strings.HasPrefix(line, "HEAP "):
+			if err := writeHeapProfile(strings.TrimPrefix(line, "HEAP ")); err != nil {
+				fmt.Println("HEAPERR", err)
+				continue
+			}
+			fmt.Println(memLine())
 		case strings.HasPrefix(line, "PROF "):
 			f, err := startCPUProfile(strings.TrimPrefix(line, "PROF "))
 			if err != nil {
@@ -215,6 +233,41 @@ func seedPods(ctx context.Context, srv *kubeapiserver.Server, shape string, from
 
 var seeders = map[string]*podSeeder{}
 
+// memLine collects the garbage and returns "MEM <HeapAlloc> <HeapSys>
+// <Sys>".
+func memLine() string {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return fmt.Sprintf("MEM %d %d %d", ms.HeapAlloc, ms.HeapSys, ms.Sys)
+}
+
+// writeHeapProfile collects the garbage and writes this process's heap
+// profile into a new file at path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// splitLines returns the non-empty lines of s.
+func splitLines(s string) []string {
+	var out []string
+	for l := range strings.Lines(s) {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // startCPUProfile starts this process's CPU profile into a new file at path.
 func startCPUProfile(path string) (*os.File, error) {
 	f, err := os.Create(path)
@@ -249,12 +302,38 @@ func selfCPU() float64 {
 	return proto.CPUSeconds(&ru)
 }
 
-// startServer starts a server child with its files in dir and waits until
-// it is ready; with seed, the child writes seed's Pods into its etcd before
-// its kube-apiserver starts.
-func startServer(ctx context.Context, exe, dir string, seed *seedConfig) (*serverProc, error) {
+// serverSettings are a server child's own settings (-server-flags,
+// -server-gogc, -server-gomemlimit).
+type serverSettings struct {
+	// Flags are extra kube-apiserver flags ("--name=value").
+	Flags []string
+	// GOGC and GOMEMLIMIT, when not empty, are the server process's (and
+	// only its: the contenders keep the driver's environment).
+	GOGC, GOMEMLIMIT string
+}
+
+// env returns the environment variables that carry s to a server child.
+func (s serverSettings) env() []string {
+	var env []string
+	if len(s.Flags) > 0 {
+		env = append(env, envServerFlags+"="+strings.Join(s.Flags, "\n"))
+	}
+	if s.GOGC != "" {
+		env = append(env, "GOGC="+s.GOGC)
+	}
+	if s.GOMEMLIMIT != "" {
+		env = append(env, "GOMEMLIMIT="+s.GOMEMLIMIT)
+	}
+	return env
+}
+
+// startServer starts a server child with its files in dir and settings set,
+// and waits until it is ready; with seed, the child writes seed's Pods into
+// its etcd before its kube-apiserver starts.
+func startServer(ctx context.Context, exe, dir string, set serverSettings, seed *seedConfig) (*serverProc, error) {
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), envRole+"=server", proto.EnvConfig+"="+dir)
+	cmd.Env = append(cmd.Env, set.env()...)
 	if seed != nil {
 		b, err := json.Marshal(seed)
 		if err != nil {
@@ -339,6 +418,25 @@ func (s *serverProc) startProfile(ctx context.Context, path string) error {
 	return err
 }
 
+// mem collects the server's garbage and returns its heap in use (HeapAlloc)
+// after it, the heap the runtime holds from the OS (HeapSys) and all memory
+// it holds from the OS (Sys); with path not empty, it first writes a heap
+// profile there.
+func (s *serverProc) mem(ctx context.Context, path string) (heap, heapSys, sys uint64, err error) {
+	cmd := "MEM"
+	if path != "" {
+		cmd = "HEAP " + path
+	}
+	l, err := s.commandWithin(ctx, 10*time.Minute, cmd, "MEM ", "HEAPERR")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if _, err := fmt.Sscanf(l, "MEM %d %d %d", &heap, &heapSys, &sys); err != nil {
+		return 0, 0, 0, fmt.Errorf("server: %s", l)
+	}
+	return heap, heapSys, sys, nil
+}
+
 // stopProfile ends the server's CPU profile and waits until it is written.
 func (s *serverProc) stopProfile(ctx context.Context) error {
 	_, err := s.command(ctx, "PROFSTOP", "PROFDONE")
@@ -377,8 +475,11 @@ func (s *serverProc) commandWithin(ctx context.Context, d time.Duration, line st
 
 // alive reports whether the server process still runs (not exited, not a
 // zombie).
-func (s *serverProc) alive() bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+func (s *serverProc) alive() bool { return procAlive(s.pid) }
+
+// procAlive reports whether pid still runs (not exited, not a zombie).
+func procAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return false
 	}

@@ -32,6 +32,8 @@ var metrics = []metric{
 		return float64(int64(r.Sync.HeapAfterGC)-int64(r.Sync.BaselineHeap)) / 1e6
 	}, "%.1f", true},
 	{"server CPU during sync (s)", func(r runResult) float64 { return r.ServerCPUSync }, "%.2f", true},
+	{"server RSS at sync (MB)", func(r runResult) float64 { return float64(r.ServerRSS) / 1e6 }, "%.0f", false},
+	{"server peak RSS during sync (MB)", func(r runResult) float64 { return float64(r.ServerPeakRSS) / 1e6 }, "%.0f", true},
 	{"server share of sync CPU (%)", func(r runResult) float64 {
 		return 100 * r.ServerCPUSync / (r.ServerCPUSync + r.Sync.CPUSeconds)
 	}, "%.0f", false},

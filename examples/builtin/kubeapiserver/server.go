@@ -328,10 +328,15 @@ func failedChecks(body []byte) string {
 }
 
 // poll calls f every 20 ms until it returns true or an error, the server
-// exits, or ctx ends (at most a busy machine's minutes: two of them).
+// exits, or ctx ends; a ctx without a deadline gets one of a busy machine's
+// minutes: two of them (a caller whose server first reads a million objects
+// from etcd gives ctx the deadline it needs).
 func (s *Server) poll(ctx context.Context, f func() (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+	}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
