@@ -68,10 +68,15 @@ var shellCommands = map[string]string{
 	"go run ./hack/plotscale -o docs/images/scale.svg docs/images/scale-realistic.json docs/images/scale-small.json":                            "not run: redraws the checked-in plot from the checked-in runs; hack/plotscale's TestDrawCheckedInRuns draws them",
 	"hack/bench-codegen.sh --runs 1 --case kapi":                                                                                                "not offline: as above",
 	"hack/bench-fleet.sh -rounds 3": "not run: a benchmark (five API servers, 100,000 Foos, 100 client processes; ~25 minutes of two cores)",
-	"hack/bench-fleet.sh -rounds 1 -unreachable-rounds 9 -skip-compare -idle-wait 0":                                                                            "not run: the same benchmark, its unreachable-cluster rounds",
-	"hack/bench-e2e-builtin.sh -pods 100000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r100k.json": "not run: a benchmark against kube-apiserver holding ~8 GB (minutes; one such run on a machine at a time)",
-	"hack/bench-e2e-builtin.sh -pods 50000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r50k.json":   "not run: a benchmark against kube-apiserver holding ~4 GB (minutes), as above",
-	"hack/bench-e2e-builtin.sh -pods 10000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r10k.json":   "not run: a benchmark against kube-apiserver (minutes); bench/builtin's TestRelistProxy tests the proxy that forces the relist",
+	"hack/bench-fleet.sh -rounds 1 -unreachable-rounds 9 -skip-compare -idle-wait 0": "not run: the same benchmark, its unreachable-cluster rounds",
+
+	"hack/bench-e2e-builtin.sh -pods 10000 -secrets \"\" -runs 1 -relist -watchlist on -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r10k-on.json":     "not run: a benchmark against kube-apiserver (minutes); bench/builtin's TestRelistProxy tests the proxy that forces the relist",
+	"hack/bench-e2e-builtin.sh -pods 10000 -secrets \"\" -runs 1 -relist -watchlist off -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r10k-off.json":   "not run: as above",
+	"hack/bench-e2e-builtin.sh -pods 50000 -secrets \"\" -runs 1 -relist -watchlist on -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r50k-on.json":     "not run: a benchmark against kube-apiserver holding ~4 GB (minutes)",
+	"hack/bench-e2e-builtin.sh -pods 50000 -secrets \"\" -runs 1 -relist -watchlist off -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r50k-off.json":   "not run: as above",
+	"hack/bench-e2e-builtin.sh -pods 100000 -secrets \"\" -runs 1 -relist -watchlist on -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r100k-on.json":   "not run: a benchmark against kube-apiserver holding ~8 GB (minutes; one such run on a machine at a time)",
+	"hack/bench-e2e-builtin.sh -pods 100000 -secrets \"\" -runs 1 -relist -watchlist off -contenders ours,ours-projection,client-go-typed,client-go-metadata -json r100k-off.json": "not run: as above",
+	"hack/bench-e2e-builtin.sh -pods 50000 -secrets \"\" -runs 1 -relist -relist-change 10 -watchlist on -contenders ours,ours-projection,client-go-typed,client-go-metadata":      "not run: a benchmark against kube-apiserver holding ~4 GB (minutes); TestRelistProxy tests the proxy's hold",
 
 	// Small Pods to a million (docs/performance.md, "At scale").
 	"hack/bench-e2e-builtin.sh -pod-shape small -pods 10000 -secrets \"\" -runs 1 -relist -contenders ours,ours-projection,client-go-typed,client-go-metadata -contender-memmax 6144 -server-gomemlimit 13GiB -json s10k.json":                                          "not run: a benchmark against kube-apiserver (minutes)",
