@@ -88,18 +88,7 @@ func TestJSONWatchKnown(t *testing.T) {
 	}
 	body.WriteString(`{"type":"MODIFIED","object":{"metadata":{"name":"pod-1","namespace":"ns","resourceVersion":"101"}}}`)
 	w := codec.NewWatchDecoderKnown(&body, known.Lookup[*corev1.Pod](k.lookup))
-	for i, wantCached := range []bool{false, true, false, false} {
-		ev, err := w.Next()
-		if err != nil {
-			t.Fatalf("event %d: %v", i, err)
-		}
-		if !apiequality.Semantic.DeepEqual(ev.Object, pbTestPod(i)) {
-			t.Errorf("event %d: object %v, want %v", i, ev.Object, pbTestPod(i))
-		}
-		if cached := ev.Object == k.pods[ev.Object.Namespace+"/"+ev.Object.Name]; cached != wantCached {
-			t.Errorf("event %d (%s): the cached object %v, want %v", i, ev.Type, cached, wantCached)
-		}
-	}
+	k.checkEvents(t, w, false, true, false, false)
 	if _, err := w.Next(); err == nil {
 		t.Error("an event object without apiVersion and kind, at a cached key and resourceVersion, was accepted")
 	}

@@ -35,6 +35,24 @@ func (k *pbKnown) lookup(ns, name, rv []byte) (*corev1.Pod, bool) {
 	return p, true
 }
 
+// checkEvents reads one event from w for each of wantCached: event i holds
+// pbTestPod(i), and is k's cached object exactly when wantCached[i].
+func (k *pbKnown) checkEvents(t *testing.T, w WatchDecoder[*corev1.Pod], wantCached ...bool) {
+	t.Helper()
+	for i, wantCached := range wantCached {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if !apiequality.Semantic.DeepEqual(ev.Object, pbTestPod(i)) {
+			t.Errorf("event %d: object %v, want %v", i, ev.Object, pbTestPod(i))
+		}
+		if cached := ev.Object == k.pods[ev.Object.Namespace+"/"+ev.Object.Name]; cached != wantCached {
+			t.Errorf("event %d (%s): the cached object %v, want %v", i, ev.Type, cached, wantCached)
+		}
+	}
+}
+
 // A relist's LIST hands on the cached object for an item at the same
 // resourceVersion, and decodes the others (a newer resourceVersion, a key
 // the cache does not hold) as DecodeList does.
@@ -92,18 +110,7 @@ func TestProtobufWatchKnown(t *testing.T) {
 		body = append(body, pbServerEvent(t, typ, pbServerObject(t, pbTestPod(i), pbPodGVK))...)
 	}
 	w := codec.NewWatchDecoderKnown(bytes.NewReader(body), known.Lookup[*corev1.Pod](k.lookup))
-	for i, wantCached := range []bool{false, true, false, false} {
-		ev, err := w.Next()
-		if err != nil {
-			t.Fatalf("event %d: %v", i, err)
-		}
-		if !apiequality.Semantic.DeepEqual(ev.Object, pbTestPod(i)) {
-			t.Errorf("event %d: object %v, want %v", i, ev.Object, pbTestPod(i))
-		}
-		if cached := ev.Object == k.pods[ev.Object.Namespace+"/"+ev.Object.Name]; cached != wantCached {
-			t.Errorf("event %d (%s): the cached object %v, want %v", i, ev.Type, cached, wantCached)
-		}
-	}
+	k.checkEvents(t, w, false, true, false, false)
 	if _, err := w.Next(); err != io.EOF {
 		t.Fatalf("at the end: %v, want io.EOF", err)
 	}
