@@ -10,10 +10,11 @@ import (
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
-	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 )
 
 // mediaTypeJSON is the media type the JSON Codec asks for (apimachinery's

@@ -11,9 +11,10 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 )
 
 // mediaTypeProtobuf is the media type of Kubernetes' protobuf encoding

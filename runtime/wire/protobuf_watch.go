@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/informer-gen/informer-gen/runtime/internal/known"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/informer-gen/informer-gen/runtime/internal/known"
 )
 
 // A protobuf WATCH body is a stream of frames (the API server's

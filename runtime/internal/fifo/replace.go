@@ -11,7 +11,8 @@ import (
 // pending or in Known but absent from objs (carrying the newest pending
 // object, else Known's; keys whose newest pending delta is a Deleted get
 // none), then a Replaced delta for every object of objs (after Transform,
-// except for an object Lookup handed out: see known.go), in order. Tombstones are ordered by key. An empty result queues nothing.
+// except for an object Lookup handed out: see known.go), in order.
+// Tombstones are ordered by key. An empty result queues nothing.
 //
 // The first Replace fixes the initial population: everything queued up to
 // and including its batch (see HasSynced). It returns ErrClosed after Close, or the
