@@ -196,8 +196,8 @@ func (lw *ListerWatcher[T, L]) listCodec(ctx context.Context, lo *metav1.ListOpt
 		return nil
 	}
 	var lm metav1.ListMeta
-	if kc, ok := codec.(knownCodec[T]); ok && known.From[T](ctx) != nil {
-		lm, err = kc.DecodeListKnown(body, known.From[T](ctx), add)
+	if kc, l := knownOf(ctx, codec); l != nil {
+		lm, err = kc.DecodeListKnown(body, l, add)
 	} else {
 		lm, err = codec.DecodeList(body, add)
 	}
@@ -255,12 +255,13 @@ func (lw *ListerWatcher[T, L]) watchCodec(ctx context.Context, lo *metav1.ListOp
 		}
 		return nil, fmt.Errorf("watch %s: %w", lw.where(), err)
 	}
-	dec := codec.NewWatchDecoder
-	if kc, ok := codec.(knownCodec[T]); ok && known.From[T](ctx) != nil {
-		l := known.From[T](ctx)
-		dec = func(body io.Reader) wire.WatchDecoder[T] { return kc.NewWatchDecoderKnown(body, l) }
+	var dec wire.WatchDecoder[T]
+	if kc, l := knownOf(ctx, codec); l != nil {
+		dec = kc.NewWatchDecoderKnown(body, l)
+	} else {
+		dec = codec.NewWatchDecoder(body)
 	}
-	return newStreamWatch(ctx, lw.where(), body, dec(body)), nil
+	return newStreamWatch(ctx, lw.where(), body, dec), nil
 }
 
 // knownCodec is a Codec that can hand on the objects a relist's cache holds
@@ -270,6 +271,16 @@ func (lw *ListerWatcher[T, L]) watchCodec(ctx context.Context, lo *metav1.ListOp
 type knownCodec[T any] interface {
 	DecodeListKnown(body io.Reader, l known.Lookup[T], each func(T) error) (metav1.ListMeta, error)
 	NewWatchDecoderKnown(body io.Reader, l known.Lookup[T]) wire.WatchDecoder[T]
+}
+
+// knownOf returns codec as a knownCodec and the Lookup ctx carries; l is
+// nil unless there are both.
+func knownOf[T any](ctx context.Context, codec wire.Codec[T]) (kc knownCodec[T], l known.Lookup[T]) {
+	kc, ok := codec.(knownCodec[T])
+	if !ok {
+		return nil, nil
+	}
+	return kc, known.From[T](ctx)
 }
 
 // The client-side rate limits that NewRESTClient sets when cfg leaves them
