@@ -24,7 +24,7 @@ import (
 //
 // A source made by Typed is unwrapped: New(Typed[T](lw)) is lw itself.
 func New[T cache.Obj](lw reflector.ListerWatcher[T]) reflector.ListerWatcher[cache.Obj] {
-	if v, ok := lw.(typedView[T]); ok {
+	if v, ok := lw.(*typedView[T]); ok {
 		return v.lw
 	}
 	return untyped[T]{lw}
@@ -37,14 +37,14 @@ func New[T cache.Obj](lw reflector.ListerWatcher[T]) reflector.ListerWatcher[cac
 // any other caller, copies a page's items into a new []T and fails with a
 // cache.TypeError on an item that is not a T.
 func Typed[T cache.Obj](lw reflector.ListerWatcher[cache.Obj]) reflector.ListerWatcher[T] {
-	return typedView[T]{lw}
+	return &typedView[T]{lw}
 }
 
 type typedView[T cache.Obj] struct {
 	lw reflector.ListerWatcher[cache.Obj]
 }
 
-func (v typedView[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[T], error) {
+func (v *typedView[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[T], error) {
 	page, err := v.lw.List(ctx, opts)
 	if page == nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (v typedView[T]) List(ctx context.Context, opts metav1.ListOptions) (*refle
 	}, err
 }
 
-func (v typedView[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (v *typedView[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return v.lw.Watch(ctx, opts)
 }
 
