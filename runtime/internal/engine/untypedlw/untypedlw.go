@@ -27,7 +27,7 @@ func New[T cache.Obj](lw reflector.ListerWatcher[T]) reflector.ListerWatcher[cac
 	if v, ok := lw.(*typedView[T]); ok {
 		return v.lw
 	}
-	return untyped[T]{lw}
+	return &untyped[T]{lw}
 }
 
 // Typed returns lw, a source of objects of T held as cache.Obj, as a
@@ -69,9 +69,11 @@ func (v *typedView[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watc
 	return v.lw.Watch(ctx, opts)
 }
 
+// untyped has pointer methods only, as typedView: value methods would add a
+// wrapper per method and type in every package that calls New.
 type untyped[T cache.Obj] struct{ lw reflector.ListerWatcher[T] }
 
-func (u untyped[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[cache.Obj], error) {
+func (u *untyped[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflector.ListResult[cache.Obj], error) {
 	page, err := u.lw.List(typed[T](ctx), opts)
 	if page == nil {
 		return nil, err
@@ -86,7 +88,7 @@ func (u untyped[T]) List(ctx context.Context, opts metav1.ListOptions) (*reflect
 
 // AppendList is List appending the page's items to items (see
 // listpage.Appender): one copy of each page, into the Reflector's list.
-func (u untyped[T]) AppendList(ctx context.Context, opts metav1.ListOptions, items []cache.Obj) ([]cache.Obj, listpage.Page, bool, error) {
+func (u *untyped[T]) AppendList(ctx context.Context, opts metav1.ListOptions, items []cache.Obj) ([]cache.Obj, listpage.Page, bool, error) {
 	page, err := u.lw.List(typed[T](ctx), opts)
 	if page == nil || err != nil {
 		return items, listpage.Page{}, page != nil, err
@@ -103,7 +105,7 @@ func appendObjs[T cache.Obj](dst []cache.Obj, objs []T) []cache.Obj {
 	return dst
 }
 
-func (u untyped[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+func (u *untyped[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return u.lw.Watch(typed[T](ctx), opts)
 }
 
@@ -128,7 +130,7 @@ func typed[T cache.Obj](ctx context.Context) context.Context {
 
 // IsWatchListSemanticsUnSupported passes on lw's marker (see
 // reflector.Options.WatchList).
-func (u untyped[T]) IsWatchListSemanticsUnSupported() bool {
+func (u *untyped[T]) IsWatchListSemanticsUnSupported() bool {
 	m, ok := u.lw.(interface{ IsWatchListSemanticsUnSupported() bool })
 	return ok && m.IsWatchListSemanticsUnSupported()
 }
