@@ -3,7 +3,6 @@ package factory
 import (
 	"context"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -27,12 +26,14 @@ import (
 // How the factory builds a type's shared informer: its settings, resolved
 // once by one rule (settingsFor) into one value, and from that value alone
 // its sources (restsource's REST sources, or the TypeOptions'
-// ListerWatcher) and its untyped core, all without type parameters
-// (typeInfo and override hold the few typed funcs), so this is compiled
-// once, here.
+// ListerWatcher) and the informer, all without type parameters but for the
+// few typed funcs of typeInfo and override (which put the settings into the
+// type's informer.Options[T] and build the informer with informer.New or
+// NewMultiNamespace, so that the one conversion to the untyped core's
+// options is theirs), so this is compiled once, here.
 
 // resolved is everything one informer is built from, once Options and the
-// TypeOptions that apply to it are resolved (settingsFor): the core's
+// TypeOptions that apply to it are resolved (settingsFor): the informer's
 // options (the informer, its Reflectors and FIFO read them), the request
 // (the REST source and its codecs read it) and the source. Nothing else of
 // Options is read for an informer.
@@ -42,8 +43,34 @@ type resolved struct {
 	// REST source; perNamespace says whether it is called per namespace.
 	newLW        func(namespace string) reflector.ListerWatcher[cache.Obj]
 	perNamespace bool
-	core         core.Options
+	informer     informerOptions
 	request      restsource.Request
+}
+
+// informerSettings are the informer options (informer.Options) that
+// Options and TypeOptions set, resolved without type parameters;
+// typeInfo.options puts each into the type's informer.Options[T].
+type informerSettings struct {
+	resyncPeriod      time.Duration
+	keepManagedFields bool
+	internStrings     bool
+	reflector         reflector.Options
+	// transform is Options.Transform, checked to return typ's Go type
+	// (typedTransform), or nil.
+	transform func(cache.Obj) (cache.Obj, error)
+	metrics   informer.Metrics
+}
+
+// informerOptions is an informer's informer.Options[T], final (the type's
+// own TypeOptions.Transform and Informer edit applied, then what the type
+// fixes), seen without type parameters: what the REST source needs to know
+// of it, and build, which builds the informer with it over sources (one
+// source: its Namespace is not read; several: one per namespace, sorted and
+// distinct).
+type informerOptions struct {
+	keepManagedFields bool
+	hasTransform      bool
+	build             func(sources []core.NamespaceSource) *core.Shared
 }
 
 // settingsFor resolves the configuration of typ's informer, field by field,
@@ -52,24 +79,23 @@ type resolved struct {
 // fields that do not depend on the Go type), then the factory's Options,
 // then the default (the zero value: all namespaces, no selector, no
 // resync, the rest.Config's content type, the REST source); then own's
-// Informer edit, then what the type itself fixes (its indexes, name and
-// scope). The only place that reads Options and Types for an informer.
-// own and kind may be nil.
+// Transform and Informer edit, then what the type itself fixes (its
+// indexes, name and scope): typeInfo.options. The only place that reads
+// Options and Types for an informer. own and kind may be nil.
 func settingsFor(opts *Options, typ *typeInfo, own, kind *override) resolved {
-	s := resolved{
-		core: core.Options{
-			ResyncPeriod:      opts.ResyncPeriod,
-			KeepManagedFields: opts.KeepManagedFields,
-			InternStrings:     opts.InternStrings,
-			Reflector:         opts.Reflector,
-		},
-		request: restsource.Request{
-			LabelSelector: opts.LabelSelector,
-			FieldSelector: opts.FieldSelector,
-			Tweak:         opts.Tweak,
-		},
+	var s resolved
+	in := informerSettings{
+		resyncPeriod:      opts.ResyncPeriod,
+		keepManagedFields: opts.KeepManagedFields,
+		internStrings:     opts.InternStrings,
+		reflector:         opts.Reflector,
 	}
-	s.core.Reflector.Name = typ.key.String()
+	s.request = restsource.Request{
+		LabelSelector: opts.LabelSelector,
+		FieldSelector: opts.FieldSelector,
+		Tweak:         opts.Tweak,
+	}
+	in.reflector.Name = typ.key.String()
 	namespaces := opts.Namespaces
 	// The kind's layer first, so the informer's own overwrites it.
 	for _, o := range slices.Backward([]*override{own, kind}) {
@@ -86,7 +112,7 @@ func settingsFor(opts *Options, typ *typeInfo, own, kind *override) resolved {
 			s.request.FieldSelector = *o.fieldSelector
 		}
 		if o.resyncPeriod != nil {
-			s.core.ResyncPeriod = *o.resyncPeriod
+			in.resyncPeriod = *o.resyncPeriod
 		}
 		if o.contentType != "" {
 			s.request.ContentType = o.contentType
@@ -96,33 +122,25 @@ func settingsFor(opts *Options, typ *typeInfo, own, kind *override) resolved {
 		s.namespaces = slices.Compact(slices.Sorted(slices.Values(namespaces)))
 	}
 	if opts.Transform != nil {
-		s.core.Transform = typedTransform(typ, opts.Transform)
-	}
-	if own != nil && own.transform != nil {
-		s.core.Transform = own.transform
+		in.transform = typedTransform(typ, opts.Transform)
 	}
 	if opts.Metrics != nil {
 		rm, im := opts.Metrics(typ.key.String())
 		if rm != nil {
-			s.core.Reflector.Metrics = rm
+			in.reflector.Metrics = rm
 		}
-		if im != nil {
-			s.core.Metrics = coreMetrics{im}
-		}
+		in.metrics = im
 	}
 	if own != nil {
 		s.newLW, s.perNamespace = own.newLW, own.perNamespace
-		if own.informer != nil {
-			s.core = own.informer(s.core)
-		}
 	}
-	s.core = typeCoreOptions(typ, s.core)
+	s.informer = typ.options(in, own)
 	// managedFields the informer drops, and no Transform reads first, need
 	// not be decoded at all.
-	s.request.SkipManagedFields = !s.core.KeepManagedFields && s.core.Transform == nil
+	s.request.SkipManagedFields = !s.informer.keepManagedFields && !s.informer.hasTransform
 	// A Transform may write into the maps of the objects it gets: they must
 	// be their own, not shared with other objects.
-	s.request.DistinctMaps = s.core.Transform != nil
+	s.request.DistinctMaps = s.informer.hasTransform
 	return s
 }
 
@@ -194,50 +212,30 @@ func newShared(f *Factory, typ *typeInfo) (*core.Shared, error) {
 		newLW = func(string) reflector.ListerWatcher[cache.Obj] { return failing }
 	}
 
-	if len(namespaces) <= 1 {
-		ns := ""
-		if len(namespaces) == 1 {
-			ns = namespaces[0]
-		}
-		return core.NewShared(newLW(ns), typ.objectType, s.core), setupErr
+	if len(namespaces) == 0 {
+		namespaces = []string{""}
 	}
 	sources := make([]core.NamespaceSource, len(namespaces))
 	for n, ns := range namespaces {
 		sources[n] = core.NamespaceSource{Namespace: ns, ListerWatcher: newLW(ns)}
 	}
-	return core.NewSharedMultiNamespace(sources, typ.objectType, s.core), setupErr
+	return s.informer.build(sources), setupErr
 }
 
-// typeCoreOptions adds what typ fixes to opts: its indexes, and its
-// Reflectors' name (the resource's and projection's, typeKey.String, for
-// logs and errors) unless opts name them, and scope (from the type's
-// declaration, so objects of the wrong scope are refused).
-func typeCoreOptions(typ *typeInfo, opts core.Options) core.Options {
-	if len(typ.indexers) > 0 {
-		merged := make(cache.Indexers, len(typ.indexers)+len(opts.Indexers))
-		maps.Copy(merged, typ.indexers)
-		maps.Copy(merged, opts.Indexers)
-		opts.Indexers = merged
-	}
-	if opts.Reflector.Name == "" {
-		opts.Reflector.Name = typ.key.String()
+// reflectorOptions returns r with what typ fixes of it: its name (the
+// resource's and projection's, typeKey.String, for logs and errors) unless r
+// names it, and its scope (from the type's declaration, so that objects of
+// the wrong scope are refused).
+func (typ *typeInfo) reflectorOptions(r reflector.Options) reflector.Options {
+	if r.Name == "" {
+		r.Name = typ.key.String()
 	}
 	sc := scope.Cluster
 	if typ.namespaced {
 		sc = scope.Namespaced
 	}
-	opts.Reflector = settings.WithReflector(opts.Reflector, settings.Reflector{Scope: sc}).(reflector.Options)
-	return opts
+	return settings.WithReflector(r, settings.Reflector{Scope: sc}).(reflector.Options)
 }
-
-// coreMetrics is an informer.Metrics for the informer's untyped core.
-type coreMetrics struct{ m informer.Metrics }
-
-func (c coreMetrics) Handler(reg *core.Registration) func(string) {
-	return c.m.Handler((*informer.Registration)(reg))
-}
-
-func (c coreMetrics) Process() func(time.Duration, int, string) { return c.m.Process() }
 
 // typedTransform checks that fn returns an object of typ's Go type.
 func typedTransform(typ *typeInfo, fn func(runtime.Object) (runtime.Object, error)) func(cache.Obj) (cache.Obj, error) {

@@ -30,8 +30,14 @@
 //     then Options, then the default; into one value (build.go's
 //     resolved), from which alone the informer, its Reflectors, FIFO, REST
 //     source and codecs are built. A factory-wide option is one field of
-//     Options, one line of settingsFor (into the resolved core.Options or
-//     restsource.Request) and its use where the engine reads that. TypeOptions is generic in the type's Go
+//     Options, one line of settingsFor (into restsource.Request, or, for
+//     an option of the informer's, into informerSettings, which
+//     typeInfo.options puts into the type's informer.Options[T], one line
+//     each) and its use where the engine reads that. The informer's
+//     options are resolved forward only, as a user's are: into an
+//     informer.Options[T], which TypeOptions.Informer edits, and which
+//     informer.New (or NewMultiNamespace) converts to the untyped core's
+//     options. TypeOptions is generic in the type's Go
 //     type, so a ListerWatcher, Transform or options edit of the wrong type
 //     does not compile; what the compiler cannot see (two TypeOptions for
 //     one Type, a TypeOptions of another Go type for a resource, a Type

@@ -17,7 +17,6 @@ import (
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/restsource"
-	"github.com/informer-gen/informer-gen/runtime/internal/engine/untypedlw"
 	"github.com/informer-gen/informer-gen/runtime/internal/logctx"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
@@ -173,9 +172,7 @@ func New(cfg *rest.Config, opts Options) *Factory {
 // several namespaces in one cache, pass lw to informer.NewMultiNamespace
 // instead, or use the factory (Options.Namespaces).
 func NewInformer[T store.Object[T]](typ Type[T], lw reflector.ListerWatcher[T], opts informer.Options[T]) *informer.Informer[T] {
-	ti := typ.info()
-	c := typeCoreOptions(ti, core.OptionsOf(opts))
-	return (*informer.Informer[T])(core.NewShared(untypedlw.New(lw), ti.objectType, c))
+	return informer.New(lw, withType(typ.info(), typ, opts))
 }
 
 // resourceName is "foos.v1alpha1.samplecontroller.example.com" (or "pods.v1").

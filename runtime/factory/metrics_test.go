@@ -117,7 +117,7 @@ func (p *processCount) Process() func(time.Duration, int, string) {
 
 // The informer.Metrics Options.Metrics returns observes the pop loop when its
 // Process returns an observer, also after a per-type Informer func edited
-// the options (which carries it through the typed options and back).
+// the options (which carries it through the typed options).
 func TestFactoryProcessMetrics(t *testing.T) {
 	for _, edit := range []bool{false, true} {
 		t.Run(map[bool]string{false: "plain", true: "edited"}[edit], func(t *testing.T) {

@@ -1,7 +1,6 @@
 package factory
 
 import (
-	"fmt"
 	"net/http"
 	"reflect"
 	"time"
@@ -11,9 +10,7 @@ import (
 
 	"github.com/informer-gen/informer-gen/runtime/informer"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
-	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/untypedlw"
-	"github.com/informer-gen/informer-gen/runtime/internal/redact"
 	"github.com/informer-gen/informer-gen/runtime/reflector"
 	"github.com/informer-gen/informer-gen/runtime/store"
 )
@@ -143,12 +140,15 @@ type override struct {
 	fieldSelector *string
 	resyncPeriod  *time.Duration
 	contentType   string
-	transform     func(cache.Obj) (cache.Obj, error)
 	// newLW returns the source of one namespace; perNamespace says whether
 	// it is called per namespace (else once, with "").
 	newLW        func(namespace string) reflector.ListerWatcher[cache.Obj]
 	perNamespace bool
-	informer     func(core.Options) core.Options
+	// informer, when not nil, is a func(*informer.Options[T]) of the
+	// override's T (objectType): it sets TypeOptions.Transform, if any, then
+	// calls TypeOptions.Informer, if any. typeInfo.options calls it on the
+	// informer's options as the factory resolved them.
+	informer any
 }
 
 func (o TypeOptions[T]) override() *override {
@@ -161,16 +161,6 @@ func (o TypeOptions[T]) override() *override {
 		resyncPeriod:  o.ResyncPeriod,
 		contentType:   o.ContentType,
 	}
-	if fn := o.Transform; fn != nil {
-		ov.transform = func(obj cache.Obj) (cache.Obj, error) {
-			t, ok := obj.(T)
-			if !ok {
-				return obj, fmt.Errorf("transform of %s got a %T, want %v", ov.key, obj, ov.objectType)
-			}
-			out, err := fn(t)
-			return out, redact.Withhold(err) // its text may quote the object
-		}
-	}
 	switch {
 	case o.perNamespace != nil:
 		fn := o.perNamespace
@@ -180,12 +170,14 @@ func (o TypeOptions[T]) override() *override {
 		lw := untypedlw.New(o.ListerWatcher)
 		ov.newLW = func(string) reflector.ListerWatcher[cache.Obj] { return lw }
 	}
-	if edit := o.Informer; edit != nil {
-		ov.informer = func(opts core.Options) core.Options {
-			var typed informer.Options[T]
-			core.SetOptions(&typed, opts)
-			edit(&typed)
-			return core.OptionsOf(typed)
+	if transform, edit := o.Transform, o.Informer; transform != nil || edit != nil {
+		ov.informer = func(opts *informer.Options[T]) {
+			if transform != nil {
+				opts.Transform = transform
+			}
+			if edit != nil {
+				edit(opts)
+			}
 		}
 	}
 	return ov

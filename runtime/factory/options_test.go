@@ -119,6 +119,75 @@ func TestTypedSettingsReplaceTheFactorys(t *testing.T) {
 	})
 }
 
+// A TypeOptions.Informer edit sees the informer's options as the factory
+// resolved them (the factory's settings, the factory's Metrics' observers,
+// its Transform, the informer's name), and not the type's index funcs, which
+// are added after it; what it sets is what the informer gets.
+func TestInformerEditSeesTheFactorysSettings(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := widget("ns", "a", "n1", nil)
+		a.ResourceVersion = "1"
+		rm, im := &listCount{}, &handlerCount{}
+		var saw informer.Options[*lwt.Widget]
+		opts := factory.Options{
+			ResyncPeriod:      time.Minute,
+			KeepManagedFields: true,
+			InternStrings:     true,
+			Reflector:         reflector.Options{PageSize: 7},
+			Transform: func(o runtime.Object) (runtime.Object, error) {
+				w := o.(*lwt.Widget)
+				w.Annotations = map[string]string{"by": "factory"}
+				return w, nil
+			},
+			Metrics: func(string) (reflector.Metrics, informer.Metrics) { return rm, im },
+			Types: []factory.TypeOverride{factory.TypeOptions[*lwt.Widget]{
+				Type:          WidgetType,
+				ListerWatcher: fakeLW{items: []*lwt.Widget{a}},
+				Informer: func(o *informer.Options[*lwt.Widget]) {
+					saw = *o
+					o.ResyncPeriod = time.Hour
+				},
+			}},
+		}
+		f := factory.New(nil, opts)
+		defer f.Shutdown()
+		inf := factory.InformerFor(f, WidgetType)
+		if saw.ResyncPeriod != time.Minute || !saw.KeepManagedFields || !saw.InternStrings {
+			t.Errorf("the edit saw ResyncPeriod %v, KeepManagedFields %v, InternStrings %v; want the factory's 1m0s, true, true", saw.ResyncPeriod, saw.KeepManagedFields, saw.InternStrings)
+		}
+		if saw.Reflector.PageSize != 7 || saw.Reflector.Name != "widgets.v1.test.informer-gen.dev" || saw.Reflector.Metrics != rm {
+			t.Errorf("the edit saw Reflector %+v; want the factory's PageSize 7 and reflector metrics, named after the resource", saw.Reflector)
+		}
+		if saw.Metrics != im {
+			t.Errorf("the edit saw Metrics %v, want the factory's informer metrics", saw.Metrics)
+		}
+		if saw.Indexers != nil {
+			t.Errorf("the edit saw Indexers %v, want none (the type's are added after it)", saw.Indexers)
+		}
+		if saw.Transform == nil {
+			t.Fatal("the edit saw no Transform, want the factory's")
+		}
+		if w, err := saw.Transform(widget("ns", "x", "n1", nil)); err != nil || w.Annotations["by"] != "factory" {
+			t.Errorf("the edit's Transform returned %v, %v; want the factory's Transform applied", w, err)
+		}
+		if _, err := inf.AddHandler(informer.HandlerFuncs[*lwt.Widget]{}, informer.HandlerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if regs := inf.Handlers(); len(regs) != 1 || len(im.regs) != 1 || im.regs[0] != regs[0] {
+			t.Errorf("the factory's informer metrics saw registrations %v, want the informer's %v", im.regs, regs)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		f.Start(ctx)
+		if err := f.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if w, _ := inf.Indexer().Get("ns/a"); w == nil || w.Annotations["by"] != "factory" {
+			t.Fatalf("cached %v, want the factory's Transform applied", w)
+		}
+	})
+}
+
 // Mistakes in Options.Types do not panic: each is a set-up mistake that
 // WaitForCacheSync returns at once, naming the types involved.
 func TestTypeOptionsMistakesAreSetupErrors(t *testing.T) {

@@ -110,9 +110,12 @@ type Options[T store.Object[T]] struct {
 	Metrics Metrics
 }
 
-// core returns opts for the untyped core. It is the one conversion from
-// Options to core.Options (setCore the one back); TestOptionsConversion sets
-// every field of Options in turn and checks that it survives both.
+// core resolves opts into the untyped core's options: the one conversion
+// from Options to core.Options, one line per field, done once by New and
+// NewMultiNamespace (and so for the factory's informers, which it builds
+// through them). Nothing converts back: the factory resolves its settings
+// into an Options[T] before its typed edit. TestOptionsConversion sets every
+// field of Options in turn and checks that it reaches core.Options.
 func (opts Options[T]) core() core.Options {
 	out := core.Options{
 		Indexers:          cache.IndexersOf(opts.Indexers),
@@ -142,44 +145,6 @@ func (opts Options[T]) core() core.Options {
 	return out
 }
 
-// setCore sets *opts from c, for a typed func that edits options built
-// without type parameters (the factory's per-type override): the inverse of
-// core. Index funcs are not carried over (they are the type's, added after
-// the edit); a Transform returning another type than T is an error naming
-// both types.
-func (opts *Options[T]) setCore(c core.Options) {
-	*opts = Options[T]{
-		KeepManagedFields: c.KeepManagedFields,
-		InternStrings:     c.InternStrings,
-		ResyncPeriod:      c.ResyncPeriod,
-		Reflector:         c.Reflector,
-	}
-	if fn := c.Transform; fn != nil {
-		opts.Transform = func(obj T) (T, error) {
-			o, err := fn(obj)
-			if err != nil {
-				return obj, err
-			}
-			return cache.As[T](o, "transform")
-		}
-	}
-	if fn := c.HandlerPanic; fn != nil {
-		opts.HandlerPanic = func(ctx context.Context, p HandlerPanicInfo) {
-			fn(ctx, core.HandlerPanicInfo{Registration: (*core.Registration)(p.Registration), Event: p.Event, Key: p.Key, Value: p.Value})
-		}
-	}
-	if m, ok := c.Metrics.(coreMetrics); ok {
-		opts.Metrics = m.m
-	} else if c.Metrics != nil {
-		opts.Metrics = typedMetrics{c.Metrics}
-	}
-}
-
-func init() {
-	core.OptionsOf = func(typed any) core.Options { return typed.(interface{ core() core.Options }).core() }
-	core.SetOptions = func(typed any, c core.Options) { typed.(interface{ setCore(core.Options) }).setCore(c) }
-}
-
 // Metrics observes an informer (Options.Metrics): each handler's
 // deliveries and, if it asks to, the pop loop. Both of its methods return
 // an observer or nil for none; an observer is called synchronously, from
@@ -207,7 +172,7 @@ type Metrics interface {
 	Process() func(d time.Duration, queued int, resourceVersion string)
 }
 
-// coreMetrics is a Metrics for the core; typedMetrics the reverse.
+// coreMetrics is a Metrics for the core.
 type coreMetrics struct{ m Metrics }
 
 func (c coreMetrics) Handler(reg *core.Registration) func(string) {
@@ -215,14 +180,6 @@ func (c coreMetrics) Handler(reg *core.Registration) func(string) {
 }
 
 func (c coreMetrics) Process() func(time.Duration, int, string) { return c.m.Process() }
-
-type typedMetrics struct{ m core.Metrics }
-
-func (t typedMetrics) Handler(reg *Registration) func(string) {
-	return t.m.Handler((*core.Registration)(reg))
-}
-
-func (t typedMetrics) Process() func(time.Duration, int, string) { return t.m.Process() }
 
 // HandlerPanicInfo describes a recovered handler panic.
 type HandlerPanicInfo struct {

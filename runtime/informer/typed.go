@@ -2,9 +2,7 @@ package informer
 
 import (
 	"context"
-	"maps"
 	"reflect"
-	"slices"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
 	"github.com/informer-gen/informer-gen/runtime/internal/engine/core"
@@ -50,9 +48,11 @@ func New[T store.Object[T]](lw reflector.ListerWatcher[T], opts Options[T]) *Inf
 // It panics on no sources and on "" (all namespaces: use New): programming
 // errors.
 func NewMultiNamespace[T store.Object[T]](sources map[string]reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+	// A plain loop (core sorts them): this is compiled by every package
+	// that calls it, the factory's typed funcs included.
 	untyped := make([]core.NamespaceSource, 0, len(sources))
-	for _, ns := range slices.Sorted(maps.Keys(sources)) {
-		untyped = append(untyped, core.NamespaceSource{Namespace: ns, ListerWatcher: untypedlw.New(sources[ns])})
+	for ns, lw := range sources {
+		untyped = append(untyped, core.NamespaceSource{Namespace: ns, ListerWatcher: untypedlw.New(lw)})
 	}
 	return (*Informer[T])(core.NewSharedMultiNamespace(untyped, reflect.TypeFor[T](), opts.core()))
 }

@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/informer-gen/informer-gen/runtime/internal/budget"
 	"github.com/informer-gen/informer-gen/runtime/internal/cache"
@@ -31,12 +33,14 @@ type NamespaceSource struct {
 // once every namespace has been listed and applied. LastError and
 // LastSyncResourceVersion report per namespace.
 //
-// It panics on no sources, on "" (all namespaces: use NewShared) and on a
-// namespace given twice: programming errors.
+// The sources are taken in namespace order, whatever their order in
+// sources. It panics on no sources, on "" (all namespaces: use NewShared)
+// and on a namespace given twice: programming errors.
 func NewSharedMultiNamespace(sources []NamespaceSource, objectType reflect.Type, opts Options) *Shared {
 	if len(sources) == 0 {
 		panic("informer: NewMultiNamespace without sources")
 	}
+	sources = slices.SortedFunc(slices.Values(sources), func(a, b NamespaceSource) int { return strings.Compare(a.Namespace, b.Namespace) })
 	namespaces := make([]string, len(sources))
 	seen := make(map[string]bool, len(sources))
 	for n, src := range sources {

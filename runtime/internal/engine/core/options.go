@@ -17,8 +17,12 @@ type Handler interface {
 }
 
 // Options configures NewShared: informer.Options[T] without the type
-// parameter (see there for each field's contract). informer.Options[T]
-// converts to it in one function, whose test sets every field in turn.
+// parameter (see there for each field's contract), resolved. It is the one
+// internal value the informer, its Reflectors and FIFO read. It is made in
+// one place only, informer.Options[T]'s core method (one line per field,
+// whose test sets every field in turn), when package informer's New or
+// NewMultiNamespace builds an informer; the factory builds its informers
+// through them, so it never makes one, and nothing converts one back.
 type Options struct {
 	Indexers          cache.Indexers
 	Transform         func(cache.Obj) (cache.Obj, error)
@@ -55,12 +59,3 @@ type HandlerOptions struct {
 // client-go: a resync lists the whole cache); informer.HandlerOptions
 // documents it.
 const minResyncPeriod = time.Second
-
-// OptionsOf and SetOptions convert informer.Options[T] (held in an any, for
-// the T of the informer at hand) to and from Options; package informer sets
-// both at init (core cannot import it). The factory uses them to let a typed
-// func edit options it builds without type parameters.
-var (
-	OptionsOf  func(typed any) Options
-	SetOptions func(typed any, opts Options)
-)

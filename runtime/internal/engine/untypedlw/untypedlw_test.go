@@ -182,3 +182,37 @@ func TestLookupIsPassedOnTyped(t *testing.T) {
 		}
 	}
 }
+
+// untypedPages serves objs, as cache.Obj, in one page.
+type untypedPages struct{ objs []cache.Obj }
+
+func (p untypedPages) List(context.Context, metav1.ListOptions) (*reflector.ListResult[cache.Obj], error) {
+	return &reflector.ListResult[cache.Obj]{Items: p.objs, ResourceVersion: "7", Continue: "next"}, nil
+}
+
+func (untypedPages) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	return watch.NewEmptyWatch(), nil
+}
+
+// Typed is a ListerWatcher of T over an untyped source, which New unwraps
+// (the untyped source itself, not a wrapper of a wrapper); its own List
+// converts every item and refuses one of another type.
+func TestTypedIsUnwrappedByNew(t *testing.T) {
+	src := untypedPages{objs: []cache.Obj{cm("a"), cm("b")}}
+	view := untypedlw.Typed[*corev1.ConfigMap](src)
+	if got, ok := untypedlw.New(view).(untypedPages); !ok || len(got.objs) != 2 {
+		t.Fatalf("New(Typed(src)) = %T, want src itself", untypedlw.New(view))
+	}
+	page, err := view.List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 2 || page.Items[0].Name != "a" || page.Items[1].Name != "b" || page.ResourceVersion != "7" || page.Continue != "next" {
+		t.Fatalf("Typed's List = %+v, want a and b at resourceVersion 7, continue next", page)
+	}
+	bad := untypedlw.Typed[*corev1.ConfigMap](untypedPages{objs: []cache.Obj{cm("a"), &corev1.Secret{}}})
+	var te *cache.TypeError
+	if _, err := bad.List(context.Background(), metav1.ListOptions{}); !errors.As(err, &te) {
+		t.Fatalf("Typed's List of a Secret as a ConfigMap: error = %v, want a cache.TypeError", err)
+	}
+}
