@@ -26,6 +26,9 @@ type Cluster[F Factory] struct {
 	done    chan struct{} // closed by stop
 	running chan struct{} // closed by start, after Engage registered the Watches
 	setup   []error       // Watch registrations that failed
+	// replays are the Watch handlers' replays, run once the cluster
+	// replaces another (Fleet.swapWhenSettled).
+	replays []func()
 }
 
 // Name is the cluster's name, as its provider engaged it: the Cluster field
@@ -122,6 +125,23 @@ func (c *Cluster[F]) stop() {
 	closeIdle(c.httpClient)
 	if c.conns != nil {
 		c.conns.closeAll()
+	}
+}
+
+// onSwap adds fn to what runs once the cluster has replaced another.
+func (c *Cluster[F]) onSwap(fn func()) {
+	c.mu.Lock()
+	c.replays = append(c.replays, fn)
+	c.mu.Unlock()
+}
+
+// swapped runs what onSwap added, in order.
+func (c *Cluster[F]) swapped() {
+	c.mu.Lock()
+	fns := c.replays
+	c.mu.Unlock()
+	for _, fn := range fns {
+		fn()
 	}
 }
 

@@ -181,7 +181,12 @@ func stopAll[F Factory](cs []*Cluster[F]) {
 // keeps serving reads and events until the new one has synced or failed
 // (see Cluster.HasSynced and Cluster.LastError); then the fleet swaps them
 // and stops the old one. Keys in a caller's queue stay valid throughout:
-// they name the cluster, not the factory. "Synced" means the informers the
+// they name the cluster, not the factory. The replacement's events reach
+// the Watch handlers before the swap, while reads still go to the old
+// cache, which may not hold what they announce yet: so after the swap each
+// Watch handler gets the replacement's cache once more (adds, as a handler
+// added late), and a reconciler reads every object again from the cluster
+// that serves. "Synced" means the informers the
 // new factory has then: those of every Watch. An informer a reconciler
 // creates lazily on the new factory (a first Lister() call) is created
 // after the swap, unsynced, so register what reconcilers read with Watch.
@@ -261,6 +266,7 @@ func (f *Fleet[F]) swapWhenSettled(ctx context.Context, c *Cluster[F]) {
 	if old != nil {
 		old.stop()
 	}
+	c.swapped()
 	klog.FromContext(ctx).V(2).Info("Re-engaged cluster", "cluster", c.name, "synced", c.HasSynced())
 }
 

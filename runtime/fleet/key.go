@@ -44,9 +44,28 @@ func (k Key) String() string {
 // cluster's LastError.
 func Watch[F Factory, T store.Object[T]](f *Fleet[F], inf func(F) *informer.Informer[T], handler func(cluster string) informer.Handler[T], opts informer.HandlerOptions) {
 	w := func(c *Cluster[F]) {
-		if _, err := inf(c.factory).AddHandler(handler(c.name), opts); err != nil {
+		h := handler(c.name)
+		if _, err := inf(c.factory).AddHandler(h, opts); err != nil {
 			c.setupError(fmt.Errorf("watch: %w", err))
+			return
 		}
+		// A replacement's events reach h while the cluster it replaces
+		// still serves reads, whose cache may not have those objects yet
+		// and is stopped at the swap: so after the swap h gets the new
+		// cache once more, as a handler added late does, and whoever reads
+		// what it announces reads the cluster that now serves.
+		c.onSwap(func() {
+			i := inf(c.factory)
+			reg, err := i.AddHandler(h, informer.HandlerOptions{ResyncPeriod: -1})
+			if err != nil {
+				return // the cluster was stopped meanwhile
+			}
+			select {
+			case <-reg.Synced():
+			case <-c.done:
+			}
+			_ = i.RemoveHandler(reg)
+		})
 	}
 	f.mu.Lock()
 	f.watches = append(f.watches, w)

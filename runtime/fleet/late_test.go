@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -75,6 +76,59 @@ func TestReplacementThatFailsIsSwappedIn(t *testing.T) {
 		c := cluster(t, fl, "a")
 		if c == first || c.LastError() == nil || c.HasSynced() {
 			t.Fatalf("after a refused replacement: swapped %v, LastError %v, synced %v", c != first, c.LastError(), c.HasSynced())
+		}
+	})
+}
+
+// TestReengageReadsAgainAfterTheSwap: while a replacement syncs, the old
+// cluster serves reads, so a reconciler that reads an object the
+// replacement's handler announced may find the old cache without it (here
+// y, only on the new server) — and once the old cluster is stopped nothing
+// would announce y again. After the swap every Watch handler gets the new
+// cache once more (adds, as a handler registered late), so the last read of
+// every object goes to the cluster that now serves.
+func TestReengageReadsAgainAfterTheSwap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fl := fleet.New(fleet.Options[*widgetFactory]{NewFactory: newWidgetFactory})
+		var mu sync.Mutex
+		last := map[string]*fleet.Cluster[*widgetFactory]{} // name → the cluster its last read found it in (nil: not found)
+		read := func(w *lwt.Widget) {
+			c, ok := fl.Cluster("a")
+			var in *fleet.Cluster[*widgetFactory]
+			if ok {
+				if _, exists := c.Factory().Widgets().Indexer().Get(w.Namespace + "/" + w.Name); exists {
+					in = c
+				}
+			}
+			mu.Lock()
+			last[w.Name] = in
+			mu.Unlock()
+		}
+		fleet.Watch(fl, widgets, func(string) informer.Handler[*lwt.Widget] {
+			return informer.HandlerFuncs[*lwt.Widget]{
+				AddFunc:    func(w *lwt.Widget, _ bool) { read(w) },
+				UpdateFunc: func(_, w *lwt.Widget) { read(w) },
+			}
+		}, informer.HandlerOptions{})
+		mustEngage(t, fl, "a", newSource(widget("ns", "x", "")))
+		ctx, stop := run(t, fl)
+		defer stop()
+		if err := fl.WaitForCacheSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		first := cluster(t, fl, "a")
+		mustEngage(t, fl, "a", newSource(widget("ns", "x", ""), widget("ns", "y", "")))
+		synctest.Wait()
+		second := cluster(t, fl, "a")
+		if second == first {
+			t.Fatal("the replacement was not swapped in")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, name := range []string{"x", "y"} {
+			if last[name] != second {
+				t.Errorf("the last read of %s found it in %v, want the replacement that serves now", name, last[name])
+			}
 		}
 	})
 }
