@@ -58,7 +58,8 @@
 // old, which serves until the new one has synced or failed; then they are
 // swapped and the old one stopped. Keys name clusters, not factories, so a
 // queue shared by both loses nothing; the new factory's initial list queues
-// every key again, at LowPriority.
+// every key again, at LowPriority, and once more after the swap (its
+// events came while reads went to the old cache, which may have lagged).
 //
 // Disengaging stops the cluster's informers and returns once their
 // goroutines have exited; the fleet keeps no reference to it, so its
