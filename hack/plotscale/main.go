@@ -1,8 +1,9 @@
 // Command plotscale draws what bench/builtin's -json files hold as one SVG:
 // client CPU per object, peak RSS and heap after GC against the number of
 // objects (log scale), one line per contender and WatchList mode (solid: on,
-// dashed: off), each size the median of its runs; a contender that died at a
-// size is a cross at its last peak RSS. Every file is one Pod shape; several
+// dashed: off), each size the median of its runs; a contender that died
+// before syncing a size is a cross at its last peak RSS (one that died
+// later, in its relist, synced: its point is drawn). Every file is one Pod shape; several
 // files (say realistic Pods at 10k–100k and small Pods at 1M) are drawn into
 // the same panels, a shape's lines marked by its points (circles:
 // realistic, squares: small). Standard library only: the SVG is written by
@@ -29,6 +30,7 @@ type run struct {
 	Contender string
 	WatchList bool
 	Sync      struct {
+		Objects     int // objects synced: a run that died later (in its relist) has them
 		CPUSeconds  float64
 		MaxRSSBytes int64
 		HeapAfterGC uint64
@@ -115,8 +117,9 @@ func fatal(err error) {
 }
 
 // collect groups r's Pod runs by contender and mode, one point per size
-// (medians of the runs that synced; a size where every run died is a
-// point that says so).
+// (medians of the runs that synced, also those that died afterwards, in
+// their relist; a size where every run died before syncing is a point
+// that says so).
 func collect(r report) []series {
 	shape := r.PodShape
 	if shape == "" {
@@ -150,7 +153,7 @@ func collect(r report) []series {
 		for _, n := range sizes {
 			var cpu, peak, heap, lastPeak []float64
 			for _, x := range bySize[k][n] {
-				if x.Error != "" {
+				if x.Error != "" && x.Sync.Objects < n {
 					lastPeak = append(lastPeak, float64(x.MaxRSS)/1e6)
 					continue
 				}

@@ -67,3 +67,28 @@ func TestDrawCheckedInRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestDiedInRelistIsAPoint: a run that synced and died afterwards (in its
+// relist) is drawn from its sync's figures; one that died before syncing
+// is a cross at its last peak RSS.
+func TestDiedInRelistIsAPoint(t *testing.T) {
+	var r report
+	r.PodShape = "small"
+	synced := run{Resource: "pods", Size: 1000, Contender: "a", WatchList: true, MaxRSS: 900e6, Error: "OOM-killed during the relist"}
+	synced.Sync.Objects, synced.Sync.CPUSeconds, synced.Sync.MaxRSSBytes, synced.Sync.HeapAfterGC = 1000, 0.05, 300e6, 200e6
+	killed := run{Resource: "pods", Size: 1000, Contender: "b", WatchList: true, MaxRSS: 800e6, Error: "OOM-killed before SYNCED"}
+	r.Runs = []run{synced, killed}
+	got := map[string]point{}
+	for _, s := range collect(r) {
+		if len(s.points) != 1 {
+			t.Fatalf("%s: %d points, want 1", s.contender, len(s.points))
+		}
+		got[s.contender] = s.points[0]
+	}
+	if p := got["a"]; p.died || p.peakMB != 300 || p.heapMB != 200 || p.cpuPerObjUS != 50 {
+		t.Errorf("the run that died in its relist: %+v, want its sync's figures (peak 300 MB, heap 200 MB, 50 µs)", p)
+	}
+	if p := got["b"]; !p.died || p.lastPeakMB != 800 {
+		t.Errorf("the run that died before syncing: %+v, want died at 800 MB", p)
+	}
+}
