@@ -82,14 +82,31 @@ func (p *progress) stop() { p.timer.Stop() }
 // initialList is the initial list of a WatchList as its events build it:
 // the objects by key, an event for a key seen before replacing (or, for a
 // DELETED one, removing) the earlier object.
+//
+// kube-apiserver sends the initial events in key order, each key once (its
+// watch cache lists an ordered snapshot), so while every key is above the
+// last one kept no key can repeat and the list needs no index: a sync of N
+// objects does not hold N keys and a map beside them when its heap is at its
+// highest (~50 B an object). The first key out of order builds the index.
 type initialList[T cache.Obj] struct {
 	items []T
-	index map[string]int // key → position in items
+	index map[string]int // key → position in items; nil while the keys rise
 }
 
 func (l *initialList[T]) apply(typ watch.EventType, obj T) {
 	if l.index == nil {
-		l.index = map[string]int{}
+		if n := len(l.items); n == 0 || cache.CompareKeys(l.items[n-1], obj) < 0 {
+			// Above every key kept, so not among them: a DELETED one
+			// removes nothing.
+			if typ != watch.Deleted {
+				l.items = append(l.items, obj)
+			}
+			return
+		}
+		l.index = make(map[string]int, len(l.items)+1)
+		for i, it := range l.items {
+			l.index[store.Key(it)] = i
+		}
 	}
 	key := store.Key(obj)
 	i, seen := l.index[key]

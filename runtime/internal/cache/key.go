@@ -49,3 +49,53 @@ func Same[T any](a, b T) bool {
 	wb := (*[2]unsafe.Pointer)(unsafe.Pointer(&eb))
 	return wa[0] == wb[0] && wa[1] == wb[1] && wa[1] != nil
 }
+
+// CompareKeys compares Key(a) and Key(b) as strings.Compare does, without
+// building them: the order of kube-apiserver's storage keys
+// (/registry/RESOURCE/namespace/name), in which its watch cache lists.
+func CompareKeys(a, b interface {
+	GetNamespace() string
+	GetName() string
+}) int {
+	return compareParts(keyParts(a), keyParts(b))
+}
+
+// keyParts are the strings Key(obj) joins.
+func keyParts(obj interface {
+	GetNamespace() string
+	GetName() string
+}) [3]string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return [3]string{ns, "/", obj.GetName()}
+	}
+	return [3]string{obj.GetName()}
+}
+
+// compareParts compares the concatenations of a's and b's parts.
+func compareParts(a, b [3]string) int {
+	i, j := 0, 0
+	x, y := a[0], b[0]
+	for {
+		for x == "" && i < len(a)-1 {
+			i++
+			x = a[i]
+		}
+		for y == "" && j < len(b)-1 {
+			j++
+			y = b[j]
+		}
+		switch {
+		case x == "" && y == "":
+			return 0
+		case x == "":
+			return -1
+		case y == "":
+			return 1
+		}
+		n := min(len(x), len(y))
+		if c := strings.Compare(x[:n], y[:n]); c != 0 {
+			return c
+		}
+		x, y = x[n:], y[n:]
+	}
+}
