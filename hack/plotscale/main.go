@@ -3,8 +3,9 @@
 // objects (log scale), one line per contender and WatchList mode (solid: on,
 // dashed: off), each size the median of its runs; a contender that died
 // before syncing a size is a cross at its last peak RSS (one that died
-// later, in its relist, synced: its point is drawn). Every file is one Pod shape; several
-// files (say realistic Pods at 10k–100k and small Pods at 1M) are drawn into
+// later, in its relist, synced: its point is drawn). Every file is one Pod
+// shape; several files (say realistic Pods at 10k–100k and small Pods at
+// 1M) are drawn into
 // the same panels, a shape's lines marked by its points (circles:
 // realistic, squares: small). Standard library only: the SVG is written by
 // hand.
