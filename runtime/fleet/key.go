@@ -45,7 +45,7 @@ func (k Key) String() string {
 // cluster's LastError.
 func Watch[F Factory, T store.Object[T]](f *Fleet[F], inf func(F) *informer.Informer[T], handler func(cluster string) informer.Handler[T], opts informer.HandlerOptions) {
 	w := func(c *Cluster[F]) {
-		h := serialized[T]{h: handler(c.name), mu: new(sync.Mutex)}
+		h := &serialized[T]{h: handler(c.name)}
 		if _, err := inf(c.factory).AddHandler(h, opts); err != nil {
 			c.setupError(fmt.Errorf("watch: %w", err))
 			return
@@ -90,22 +90,22 @@ func Watch[F Factory, T store.Object[T]](f *Fleet[F], inf func(F) *informer.Info
 // nanoseconds an event.
 type serialized[T any] struct {
 	h  informer.Handler[T]
-	mu *sync.Mutex
+	mu sync.Mutex
 }
 
-func (s serialized[T]) OnAdd(obj T, isInInitialList bool) {
+func (s *serialized[T]) OnAdd(obj T, isInInitialList bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.h.OnAdd(obj, isInInitialList)
 }
 
-func (s serialized[T]) OnUpdate(oldObj, newObj T) {
+func (s *serialized[T]) OnUpdate(oldObj, newObj T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.h.OnUpdate(oldObj, newObj)
 }
 
-func (s serialized[T]) OnDelete(obj T, finalStateUnknown bool) {
+func (s *serialized[T]) OnDelete(obj T, finalStateUnknown bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.h.OnDelete(obj, finalStateUnknown)

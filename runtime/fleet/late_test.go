@@ -11,6 +11,8 @@ import (
 	lwt "github.com/informer-gen/informer-gen/internal/listwatchtest"
 	"github.com/informer-gen/informer-gen/runtime/fleet"
 	"github.com/informer-gen/informer-gen/runtime/informer"
+	"github.com/informer-gen/informer-gen/runtime/reflector"
+	"github.com/informer-gen/informer-gen/runtime/store"
 	"github.com/informer-gen/informer-gen/runtime/workqueue"
 )
 
@@ -64,16 +66,8 @@ func TestDisengageDuringReplacement(t *testing.T) {
 func TestReplacementThatFailsIsSwappedIn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fl := newFleet(workqueue.New(workqueue.Options[fleet.Key]{}))
-		mustEngage(t, fl, "a", newSource(widget("ns", "x", "")))
-		ctx, stop := run(t, fl)
+		first, c, stop := reengage(t, fl, newSource(widget("ns", "x", "")), forbidden{})
 		defer stop()
-		if err := fl.WaitForCacheSync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		first := cluster(t, fl, "a")
-		mustEngage(t, fl, "a", forbidden{})
-		synctest.Wait()
-		c := cluster(t, fl, "a")
 		if c == first || c.LastError() == nil || c.HasSynced() {
 			t.Fatalf("after a refused replacement: swapped %v, LastError %v, synced %v", c != first, c.LastError(), c.HasSynced())
 		}
@@ -96,7 +90,7 @@ func TestReengageReadsAgainAfterTheSwap(t *testing.T) {
 			c, ok := fl.Cluster("a")
 			var in *fleet.Cluster[*widgetFactory]
 			if ok {
-				if _, exists := c.Factory().Widgets().Indexer().Get(w.Namespace + "/" + w.Name); exists {
+				if _, exists := c.Factory().Widgets().Indexer().Get(store.Key(w)); exists {
 					in = c
 				}
 			}
@@ -110,16 +104,8 @@ func TestReengageReadsAgainAfterTheSwap(t *testing.T) {
 				UpdateFunc: func(_, w *lwt.Widget) { read(w) },
 			}
 		}, informer.HandlerOptions{})
-		mustEngage(t, fl, "a", newSource(widget("ns", "x", "")))
-		ctx, stop := run(t, fl)
+		first, second, stop := reengage(t, fl, newSource(widget("ns", "x", "")), newSource(widget("ns", "x", ""), widget("ns", "y", "")))
 		defer stop()
-		if err := fl.WaitForCacheSync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		first := cluster(t, fl, "a")
-		mustEngage(t, fl, "a", newSource(widget("ns", "x", ""), widget("ns", "y", "")))
-		synctest.Wait()
-		second := cluster(t, fl, "a")
 		if second == first {
 			t.Fatal("the replacement was not swapped in")
 		}
@@ -131,4 +117,20 @@ func TestReengageReadsAgainAfterTheSwap(t *testing.T) {
 			}
 		}
 	})
+}
+
+// reengage engages cluster "a" of fl over lw, runs fl until synced, then
+// engages "a" again over replacement and waits until the bubble is idle. It
+// returns the cluster before and after, and what stops fl.
+func reengage(t *testing.T, fl *fleet.Fleet[*widgetFactory], lw, replacement reflector.ListerWatcher[*lwt.Widget]) (before, after *fleet.Cluster[*widgetFactory], stop func()) {
+	mustEngage(t, fl, "a", lw)
+	ctx, stop := run(t, fl)
+	if err := fl.WaitForCacheSync(ctx); err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	before = cluster(t, fl, "a")
+	mustEngage(t, fl, "a", replacement)
+	synctest.Wait()
+	return before, cluster(t, fl, "a"), stop
 }
